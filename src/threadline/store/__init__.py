@@ -1,0 +1,48 @@
+"""Conversation store: the single source of truth for sessions, messages and thread state."""
+
+from threadline.store.base import ID_PATTERN, ConversationStoreProtocol, validate_id
+from threadline.store.errors import (
+    CorruptSessionError,
+    InvalidIdError,
+    SessionExistsError,
+    SessionNotFoundError,
+    StoreBusyError,
+    StoreError,
+)
+from threadline.store.json_store import LANGCHAIN_KWARGS_KEY, ConversationStore
+from threadline.store.models import (
+    SCHEMA_VERSION,
+    Citation,
+    FollowupInfo,
+    Message,
+    OutlineItem,
+    Role,
+    Session,
+    SessionSummary,
+    ThreadState,
+    TurnMetadata,
+)
+
+__all__ = [
+    "ID_PATTERN",
+    "LANGCHAIN_KWARGS_KEY",
+    "SCHEMA_VERSION",
+    "Citation",
+    "ConversationStore",
+    "ConversationStoreProtocol",
+    "CorruptSessionError",
+    "FollowupInfo",
+    "InvalidIdError",
+    "Message",
+    "OutlineItem",
+    "Role",
+    "Session",
+    "SessionExistsError",
+    "SessionNotFoundError",
+    "SessionSummary",
+    "StoreBusyError",
+    "StoreError",
+    "ThreadState",
+    "TurnMetadata",
+    "validate_id",
+]

@@ -1,0 +1,50 @@
+# threadline: `make run` serves the API on the sample data, `make test` runs the suite.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip
+HOST ?= 127.0.0.1
+PORT ?= 8000
+TEST_FILE ?= tests/
+# This machine keeps a CPU build of torch on disk; from PyPI alone pip would pull a CUDA build.
+TORCH_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
+
+.PHONY: help install run serve ingest test lint format bench clean
+
+help: ## Show this help
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-10s %s\n", $$1, $$2}'
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet $(TORCH_LINKS) "torch==2.13.0"
+	$(PIP) install --quiet -e ".[dense,test]"
+	touch $@
+
+install: $(BIN)/.installed ## Create the virtual environment and install threadline
+
+ingest: install ## Ingest the sample data (unchanged files are skipped)
+	$(BIN)/threadline ingest data/sample
+
+run: ingest ## Ingest the sample data and serve the API on $(HOST):$(PORT)
+	$(BIN)/threadline serve --host $(HOST) --port $(PORT)
+
+serve: install ## Serve the API without ingesting
+	$(BIN)/threadline serve --host $(HOST) --port $(PORT)
+
+test: install ## Run the whole test suite
+	$(BIN)/python -m pytest $(TEST_FILE)
+
+lint: install ## Lint with ruff
+	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --diff src tests
+
+format: install ## Format with ruff
+	$(BIN)/ruff format src tests
+	$(BIN)/ruff check --fix src tests
+
+clean: ## Remove the virtual environment and everything the service wrote
+	rm -rf $(VENV) data/sessions data/qdrant data/catalog data/queries.sqlite3*

@@ -1,0 +1,105 @@
+"""Errors as JSON with a stable `code`: domain errors, validation errors, anything else."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from threadline.store import (
+    CorruptSessionError,
+    InvalidIdError,
+    SessionExistsError,
+    SessionNotFoundError,
+    StoreBusyError,
+)
+
+log = logging.getLogger("threadline.api")
+
+_HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "validation_error",
+    429: "rate_limited",
+    503: "unavailable",
+}
+
+
+class ApiError(Exception):
+    """An error a route raises on purpose, with its status and code."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        """Keep status, code and message."""
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def error_response(
+    status: int, code: str, message: str, details: object = None, headers: dict | None = None
+) -> JSONResponse:
+    """The one error body shape."""
+    body = {"error": {"code": code, "message": message, "details": details}}
+    return JSONResponse(status_code=status, content=body, headers=headers)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Map every failure to a JSON body with a stable code; never a traceback."""
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
+        return error_response(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(InvalidIdError)
+    async def _invalid_id(_: Request, exc: InvalidIdError) -> JSONResponse:
+        return error_response(400, "invalid_id", str(exc))
+
+    @app.exception_handler(SessionNotFoundError)
+    async def _not_found(_: Request, exc: SessionNotFoundError) -> JSONResponse:
+        return error_response(404, "session_not_found", "Session not found")
+
+    @app.exception_handler(SessionExistsError)
+    async def _exists(_: Request, exc: SessionExistsError) -> JSONResponse:
+        return error_response(409, "session_exists", "A session with this id already exists")
+
+    @app.exception_handler(StoreBusyError)
+    async def _busy(_: Request, exc: StoreBusyError) -> JSONResponse:
+        return error_response(
+            503,
+            "store_busy",
+            "The session is busy (lock timeout); retry shortly.",
+            headers={"Retry-After": "1"},
+        )
+
+    @app.exception_handler(CorruptSessionError)
+    async def _corrupt(_: Request, exc: CorruptSessionError) -> JSONResponse:
+        log.error("corrupt session file: %s", exc)
+        return error_response(
+            409, "session_corrupt", "This session's file is damaged; it is kept for repair."
+        )
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        details = [
+            {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+            for e in exc.errors()
+        ]
+        return error_response(422, "validation_error", "The request is not valid.", details)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = _HTTP_CODES.get(exc.status_code, "http_error")
+        return error_response(exc.status_code, code, str(exc.detail), headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error")
+        return error_response(500, "internal_error", "Internal error; the turn was not saved.")

@@ -1,0 +1,54 @@
+"""The FastAPI application: routers, error handlers, and the long-lived services."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from starlette.concurrency import run_in_threadpool
+
+from threadline import __version__
+from threadline.api.errors import install_error_handlers
+from threadline.api.routes import chat, health, sessions
+from threadline.chat import ChatService
+from threadline.services import Services
+from threadline.settings import get_settings
+
+
+def create_app(services: Services | None = None) -> FastAPI:
+    """Build the app; `services` defaults to the process settings' ones."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        svc = services or Services(get_settings())
+        # Open the index and load the models before the first request, not during it.
+        await run_in_threadpool(lambda: (svc.kb, svc.llm, svc.store, svc.querylog))
+        app.state.services = svc
+        app.state.chat = ChatService(svc)
+        try:
+            yield
+        finally:
+            if services is None:
+                await run_in_threadpool(svc.close)
+
+    app = FastAPI(
+        title="threadline",
+        version=__version__,
+        summary="Multi-turn, strictly grounded chat over a team's documents.",
+        lifespan=lifespan,
+    )
+    settings = services.settings if services else get_settings()
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["*"],
+            allow_headers=["*"],
+        )
+    install_error_handlers(app)
+    app.include_router(health.router)
+    app.include_router(chat.router)
+    app.include_router(sessions.router)
+    return app

@@ -1,0 +1,52 @@
+"""`POST /chat`: one user message through the graph."""
+
+from __future__ import annotations
+
+import uuid
+
+from fastapi import APIRouter
+from starlette.concurrency import run_in_threadpool
+
+from threadline.api.deps import ChatDep, StoreDep, TenantDep
+from threadline.api.errors import ApiError
+from threadline.api.schemas import ChatRequest, ChatResponse, ErrorResponse
+from threadline.chat import TurnRequest
+from threadline.store import validate_id
+
+router = APIRouter(tags=["chat"])
+
+ERRORS = {
+    400: {"model": ErrorResponse, "description": "Invalid id"},
+    404: {"model": ErrorResponse, "description": "Session not found"},
+    422: {"model": ErrorResponse, "description": "Invalid request"},
+    503: {"model": ErrorResponse, "description": "Session busy, retry"},
+}
+
+
+def to_turn_request(body: ChatRequest, tenant: str, store, *, new_id: str) -> TurnRequest:
+    """Validate ids and build the graph input (shared with the streaming route)."""
+    validate_id(body.caller_app, "caller_app")
+    thread_id = body.session_id or body.thread_id or new_id
+    validate_id(thread_id, "session_id")
+    if body.session_id and not body.thread_id:
+        if store.get_session(tenant=tenant, caller_app=body.caller_app, session_id=thread_id) is None:
+            raise ApiError(404, "session_not_found", "Session not found")
+    return TurnRequest(
+        query=body.query.strip(),
+        thread_id=thread_id,
+        tenant=tenant,
+        caller_app=body.caller_app,
+        source_app=body.source_app,
+        workspace=body.workspace,
+        language=body.language,
+        sources=body.sources,
+    )
+
+
+@router.post("/chat", response_model=ChatResponse, responses=ERRORS)
+async def create_chat_turn(body: ChatRequest, chat: ChatDep, store: StoreDep, tenant: TenantDep):
+    """Answer one message of a conversation (a new session when no id is given)."""
+    new_id = f"sess_{uuid.uuid4().hex[:16]}"
+    request = await run_in_threadpool(to_turn_request, body, tenant, store, new_id=new_id)
+    result = await chat.arun_turn(request)
+    return result.to_dict()

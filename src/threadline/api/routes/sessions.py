@@ -1,0 +1,140 @@
+"""Session CRUD: `/sessions` and `/sessions/{id}/messages`."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Query
+from starlette.concurrency import run_in_threadpool
+
+from threadline.api.deps import StoreDep, TenantDep
+from threadline.api.errors import ApiError
+from threadline.api.schemas import (
+    ErrorResponse,
+    Message,
+    MessagePublic,
+    MessagesPublic,
+    SessionCreate,
+    SessionPublic,
+    SessionsPublic,
+    SessionUpdate,
+)
+from threadline.store import Session
+
+router = APIRouter(prefix="/sessions", tags=["sessions"])
+
+ERRORS = {
+    400: {"model": ErrorResponse, "description": "Invalid id"},
+    404: {"model": ErrorResponse, "description": "Session not found"},
+    422: {"model": ErrorResponse, "description": "Invalid request"},
+}
+CallerApp = Query(default="default", max_length=128, description="The calling application.")
+
+
+def _public(session: Session) -> SessionPublic:
+    return SessionPublic(
+        id=session.id,
+        caller_app=session.caller_app,
+        title=session.title,
+        created_at=session.created_at,
+        updated_at=session.updated_at,
+        message_count=len(session.messages),
+    )
+
+
+@router.post("", response_model=SessionPublic, status_code=201, responses=ERRORS)
+async def create_session(body: SessionCreate, store: StoreDep, tenant: TenantDep):
+    """Create a session (409 if the given id exists)."""
+    session = await run_in_threadpool(
+        store.create_session,
+        tenant=tenant,
+        caller_app=body.caller_app,
+        session_id=body.session_id,
+        title=body.title,
+    )
+    return _public(session)
+
+
+@router.get("", response_model=SessionsPublic, responses=ERRORS)
+async def read_sessions(
+    store: StoreDep,
+    tenant: TenantDep,
+    caller_app: str = CallerApp,
+    offset: int = Query(default=0, ge=0),
+    limit: int = Query(default=50, ge=1, le=200),
+):
+    """List sessions, most recently updated first."""
+    summaries, total = await run_in_threadpool(
+        store.list_sessions, tenant=tenant, caller_app=caller_app, offset=offset, limit=limit
+    )
+    return SessionsPublic(
+        data=[SessionPublic(**s.model_dump(exclude={"tenant"})) for s in summaries], count=total
+    )
+
+
+async def _get(store, tenant: str, caller_app: str, session_id: str) -> Session:
+    session = await run_in_threadpool(
+        store.get_session, tenant=tenant, caller_app=caller_app, session_id=session_id
+    )
+    if session is None:
+        raise ApiError(404, "session_not_found", "Session not found")
+    return session
+
+
+@router.get("/{session_id}", response_model=SessionPublic, responses=ERRORS)
+async def read_session(session_id: str, store: StoreDep, tenant: TenantDep, caller_app: str = CallerApp):
+    """One session's summary."""
+    return _public(await _get(store, tenant, caller_app, session_id))
+
+
+@router.patch("/{session_id}", response_model=SessionPublic, responses=ERRORS)
+async def update_session(
+    session_id: str,
+    body: SessionUpdate,
+    store: StoreDep,
+    tenant: TenantDep,
+    caller_app: str = CallerApp,
+):
+    """Rename a session."""
+    session = await run_in_threadpool(
+        store.update_session,
+        tenant=tenant,
+        caller_app=caller_app,
+        session_id=session_id,
+        title=body.title,
+    )
+    return _public(session)
+
+
+@router.delete("/{session_id}", response_model=Message, responses=ERRORS)
+async def delete_session(session_id: str, store: StoreDep, tenant: TenantDep, caller_app: str = CallerApp):
+    """Delete a session and its messages."""
+    deleted = await run_in_threadpool(
+        store.delete_session, tenant=tenant, caller_app=caller_app, session_id=session_id
+    )
+    if not deleted:
+        raise ApiError(404, "session_not_found", "Session not found")
+    return Message(message="Session deleted successfully")
+
+
+@router.get("/{session_id}/messages", response_model=MessagesPublic, responses=ERRORS)
+async def read_session_messages(
+    session_id: str,
+    store: StoreDep,
+    tenant: TenantDep,
+    caller_app: str = CallerApp,
+    limit: int | None = Query(default=None, ge=1, le=1000),
+):
+    """Messages of a session, oldest first (the last `limit` when given)."""
+    session = await _get(store, tenant, caller_app, session_id)
+    messages = session.messages[-limit:] if limit else session.messages
+    data = [
+        MessagePublic(
+            id=m.id,
+            role=m.role,
+            content=m.content,
+            created_at=m.created_at,
+            turn_id=m.turn_id,
+            metadata=m.metadata.model_dump(mode="json") if m.metadata else None,
+        )
+        for m in messages
+    ]
+    return MessagesPublic(data=data, count=len(session.messages))

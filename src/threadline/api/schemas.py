@@ -1,0 +1,171 @@
+"""Request and response models of the HTTP API (the `POST /chat` contract of DESIGN.md §4)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+class ErrorDetail(BaseModel):
+    """A machine-readable error."""
+
+    code: str = Field(description="Stable error code, e.g. session_not_found.")
+    message: str
+    details: Any | None = None
+
+
+class ErrorResponse(BaseModel):
+    """Every error answer has this shape."""
+
+    error: ErrorDetail
+
+
+class ChatRequest(BaseModel):
+    """One user message."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, max_length=4000, description="The user's message.")
+    session_id: str | None = Field(
+        default=None, max_length=128, description="An existing session (404 if unknown)."
+    )
+    thread_id: str | None = Field(
+        default=None, max_length=128, description="A client-chosen id, created on first use."
+    )
+    caller_app: str = Field(
+        default="default", max_length=128, description="The calling application."
+    )
+    source_app: str | None = Field(default=None, max_length=128)
+    workspace: str | None = Field(default=None, max_length=128)
+    language: str | None = Field(default=None, pattern=r"^[a-z]{2}(-[A-Za-z]{2})?$")
+    sources: list[str] | None = Field(
+        default=None, max_length=32, description="Narrow the allowed sources for this turn."
+    )
+
+    @model_validator(mode="after")
+    def _one_id(self) -> ChatRequest:
+        if self.session_id and self.thread_id and self.session_id != self.thread_id:
+            raise ValueError("give session_id or thread_id, not two different ids")
+        if not self.query.strip():
+            raise ValueError("query is blank")
+        return self
+
+
+class OutlineItemPublic(BaseModel):
+    """One section of an answer's outline."""
+
+    id: str = Field(examples=["S2"])
+    title: str
+
+
+class CitationPublic(BaseModel):
+    """A source the answer cites."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str = Field(description="The label used in the answer text, e.g. 2 for [2].")
+    doc_id: str
+    chunk_id: str | None = None
+    title: str
+    section: str | None = None
+    source: str | None = None
+
+
+class FollowupPublic(BaseModel):
+    """How the message was understood relative to the previous turns."""
+
+    detected: bool = False
+    resolved: bool = False
+    ref_type: (
+        Literal["section", "letter", "ordinal", "title", "document", "anaphora", "context"] | None
+    ) = None
+    section_id: str | None = None
+    method: Literal["deterministic", "llm", "heuristic"] | None = None
+
+
+class ChatResponse(BaseModel):
+    """The answer to one message."""
+
+    session_id: str
+    answer: str = Field(description="The answer, without the SUIVI block.")
+    outline: list[OutlineItemPublic]
+    citations: list[CitationPublic]
+    route: str
+    outcome: Literal["grounded_answer", "tool_answer", "clarify", "reply"]
+    stop_reason: str | None
+    search_query: str | None
+    reformulated_query: str | None = None
+    followup: FollowupPublic
+    llm_calls: int
+    latency_ms: float
+
+
+class SessionCreate(BaseModel):
+    """A new session; the id is generated unless given."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    session_id: str | None = Field(default=None, max_length=128)
+    title: str | None = Field(default=None, max_length=200)
+    caller_app: str = Field(default="default", max_length=128)
+
+
+class SessionUpdate(BaseModel):
+    """Fields a client may change."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = Field(min_length=1, max_length=200)
+
+
+class SessionPublic(BaseModel):
+    """A session without its messages."""
+
+    id: str
+    caller_app: str
+    title: str | None
+    created_at: datetime
+    updated_at: datetime
+    message_count: int
+
+
+class SessionsPublic(BaseModel):
+    """A page of sessions, most recent first."""
+
+    data: list[SessionPublic]
+    count: int = Field(description="Total sessions, all pages.")
+
+
+class MessagePublic(BaseModel):
+    """One stored message; assistant messages carry the turn's metadata."""
+
+    id: str
+    role: Literal["user", "assistant"]
+    content: str
+    created_at: datetime
+    turn_id: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class MessagesPublic(BaseModel):
+    """Messages of a session, oldest first."""
+
+    data: list[MessagePublic]
+    count: int
+
+
+class Message(BaseModel):
+    """A plain confirmation."""
+
+    message: str
+
+
+class HealthPublic(BaseModel):
+    """Service readiness."""
+
+    status: Literal["ok"]
+    llm: str
+    embeddings: str
+    chunks: int
+    version: str

@@ -1,0 +1,103 @@
+"""The chat facade: one user turn in, one answer out, through the graph.
+
+The API and the CLI talk to this, never to the graph's nodes, so the HTTP layer
+knows nothing of LangGraph and the graph knows nothing of HTTP.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from threadline.graph import build_graph
+from threadline.graph.context import Context
+from threadline.services import Services
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    """One message and who sends it."""
+
+    query: str
+    thread_id: str
+    tenant: str = "default"
+    caller_app: str = "default"
+    source_app: str | None = None
+    workspace: str | None = None
+    language: str | None = None
+    sources: list[str] | None = None
+    turn_id: str = ""
+
+
+@dataclass
+class TurnResult:
+    """What a turn produced: the fields of the `POST /chat` contract."""
+
+    session_id: str
+    answer: str
+    outline: list[dict[str, str]]
+    citations: list[dict[str, Any]]
+    route: str
+    outcome: str
+    stop_reason: str | None
+    search_query: str | None
+    reformulated_query: str | None
+    followup: dict[str, Any]
+    llm_calls: int
+    message_ids: list[str] = field(default_factory=list)
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    latency_ms: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict."""
+        return asdict(self)
+
+
+_FOLLOWUP_KEYS = ("detected", "resolved", "ref_type", "section_id", "method")
+
+
+class ChatService:
+    """Runs turns through the compiled graph over one set of services."""
+
+    def __init__(self, services: Services) -> None:
+        """Compile the graph once for these services."""
+        self.services = services
+        self.graph = build_graph(lambda: services)
+
+    def _inputs(self, request: TurnRequest) -> tuple[dict[str, Any], dict[str, Any]]:
+        started = time.perf_counter()
+        inputs = {k: v for k, v in asdict(request).items() if v is not None}
+        config = {"metadata": {"threadline_started": started}}
+        return inputs, config
+
+    def _result(self, state: dict[str, Any], started: float) -> TurnResult:
+        followup = state.get("followup") or {}
+        return TurnResult(
+            session_id=state["thread_id"],
+            answer=state.get("answer", ""),
+            outline=state.get("outline", []),
+            citations=state.get("citations", []),
+            route=state.get("route", ""),
+            outcome=state.get("outcome", ""),
+            stop_reason=state.get("stop_reason"),
+            search_query=state.get("search_query") or None,
+            reformulated_query=state.get("reformulated_query") or None,
+            followup={k: followup.get(k) for k in _FOLLOWUP_KEYS},
+            llm_calls=state.get("llm_calls", 0),
+            message_ids=state.get("message_ids", []),
+            trace=state.get("trace", []),
+            latency_ms=round((time.perf_counter() - started) * 1000, 2),
+        )
+
+    def run_turn(self, request: TurnRequest, context: Context | None = None) -> TurnResult:
+        """Run one turn synchronously (CLI, benchmarks)."""
+        inputs, config = self._inputs(request)
+        state = self.graph.invoke(inputs, config=config, context=context or Context())
+        return self._result(state, config["metadata"]["threadline_started"])
+
+    async def arun_turn(self, request: TurnRequest, context: Context | None = None) -> TurnResult:
+        """Run one turn on the event loop; blocking node work runs in threads."""
+        inputs, config = self._inputs(request)
+        state = await self.graph.ainvoke(inputs, config=config, context=context or Context())
+        return self._result(state, config["metadata"]["threadline_started"])

@@ -1,0 +1,153 @@
+"""Structured product data for the tool node: stored catalogs, filters, comparisons.
+
+A catalog is a JSON file `{"products": [...]}` ingested like a document. The
+tool node queries it with typed arguments; each product it returns is a
+citable source, the same way a retrieved chunk is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from threadline.knowledge.text import fold
+
+_NAME = re.compile(r"[^a-z0-9_-]+")
+
+
+def is_catalog_payload(payload: Any) -> bool:
+    """A catalog is an object with a list of products that have a name and a price."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("products"), list):
+        return False
+    return all(
+        isinstance(p, dict) and isinstance(p.get("name"), str) and "price_usd" in p
+        for p in payload["products"]
+    )
+
+
+@dataclass(frozen=True)
+class Product:
+    """One catalog entry."""
+
+    id: str
+    name: str
+    brand: str
+    category: str
+    price_usd: float
+    specs: dict[str, Any]
+    highlights: str
+    catalog: str
+    release_year: int | None = None
+    warranty_years: int | None = None
+
+    def describe(self) -> str:
+        """A factual sentence block built only from the structured fields."""
+        specs = "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in self.specs.items())
+        parts = [f"{self.name} ({self.brand} {self.category}) costs ${self.price_usd:,.0f}."]
+        if specs:
+            parts.append(f"Specs: {specs}.")
+        if self.highlights:
+            parts.append(self.highlights.rstrip(".") + ".")
+        if self.warranty_years:
+            parts.append(f"Warranty: {self.warranty_years} years.")
+        return " ".join(parts)
+
+
+class Catalog:
+    """Catalogs saved per tenant under a directory, read on each query."""
+
+    def __init__(self, root: Path) -> None:
+        """Use `root` (created lazily) to keep catalogs."""
+        self._root = root
+        self._lock = threading.Lock()
+
+    def _dir(self, tenant: str) -> Path:
+        return self._root / _NAME.sub("-", tenant.lower())
+
+    def save(self, tenant: str, name: str, payload: dict[str, Any]) -> str:
+        """Store a catalog atomically; returns its name."""
+        clean = _NAME.sub("-", name.lower()).strip("-") or "catalog"
+        folder = self._dir(tenant)
+        folder.mkdir(parents=True, exist_ok=True)
+        data = json.dumps(payload, ensure_ascii=False, indent=1)
+        with self._lock:
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, folder / f"{clean}.json")
+        return clean
+
+    def products(self, tenant: str) -> list[Product]:
+        """Every product of the tenant's catalogs."""
+        folder = self._dir(tenant)
+        if not folder.is_dir():
+            return []
+        found: list[Product] = []
+        for file in sorted(folder.glob("*.json")):
+            payload = json.loads(file.read_text(encoding="utf-8"))
+            for raw in payload.get("products", []):
+                found.append(
+                    Product(
+                        id=str(raw.get("id") or raw["name"]),
+                        name=raw["name"],
+                        brand=str(raw.get("brand", "")),
+                        category=str(raw.get("category", "")),
+                        price_usd=float(raw["price_usd"]),
+                        specs=dict(raw.get("specs") or {}),
+                        highlights=str(raw.get("highlights", "")),
+                        catalog=file.stem,
+                        release_year=raw.get("release_year"),
+                        warranty_years=raw.get("warranty_years"),
+                    )
+                )
+        return found
+
+    def search(
+        self,
+        tenant: str,
+        *,
+        category: str | None = None,
+        brand: str | None = None,
+        min_price: float | None = None,
+        max_price: float | None = None,
+        text: str | None = None,
+    ) -> list[Product]:
+        """Filter products; sorted by price, cheapest first."""
+        hits = []
+        for product in self.products(tenant):
+            if category and fold(product.category) != fold(category):
+                continue
+            if brand and fold(product.brand) != fold(brand):
+                continue
+            if min_price is not None and product.price_usd < min_price:
+                continue
+            if max_price is not None and product.price_usd > max_price:
+                continue
+            if text and fold(text) not in fold(f"{product.name} {product.highlights}"):
+                continue
+            hits.append(product)
+        return sorted(hits, key=lambda p: (p.price_usd, p.name))
+
+    def find(self, tenant: str, names: list[str]) -> list[Product]:
+        """Products best matching each name (by shared words), in the order asked."""
+        products = self.products(tenant)
+        chosen: list[Product] = []
+        for name in names:
+            wanted = set(fold(name).split())
+            best, best_score = None, 0.0
+            for product in products:
+                words = set(fold(product.name).split())
+                score = len(wanted & words) / max(len(wanted), 1)
+                if score > best_score:
+                    best, best_score = product, score
+            if best is not None and best_score >= 0.5 and best not in chosen:
+                chosen.append(best)
+        return chosen

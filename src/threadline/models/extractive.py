@@ -1,0 +1,242 @@
+"""An offline, extractive LangChain chat model: answers made only of context sentences.
+
+It reads the same tag-structured prompt a real LLM gets (see
+`threadline.graph.prompts`), picks the sentences of the sources that best match
+the question, cites each one, and for deliverables appends a `SUIVI` outline
+built from the sources' section headings. Every fact it writes is a sentence
+copied from the context, so it cannot invent one.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+
+from threadline.knowledge.text import terms
+
+INSUFFICIENT_CONTEXT = "INSUFFICIENT_CONTEXT"
+MODEL_NAME = "threadline-extractive"
+
+_SOURCE = re.compile(
+    r'<source id="(?P<id>[^"]*)" title="(?P<title>[^"]*)" section="(?P<section>[^"]*)">\n?'
+    r"(?P<text>.*?)\n?</source>",
+    re.DOTALL,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(«A-ZÀ-Ý0-9])")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+# Words that say what to do with the answer, not what it is about.
+_REQUEST_TERMS = set(
+    terms(
+        "detail details detailed expand elaborate explain tell more say go deeper about "
+        "summary summarise summarize overview synthesis report give show describe "
+        "please point section part source document "
+        "détaille détailler développe développer précise préciser explique expliquer "
+        "approfondis résume résumer résumé synthèse fais donne parle moi plus "
+        "point partie section source document stp merci"
+    )
+)
+
+
+@dataclass(frozen=True)
+class _Source:
+    id: str
+    title: str
+    section: str
+    text: str
+
+
+def _tag(prompt: str, name: str) -> str:
+    match = re.search(rf"<{name}>(.*?)</{name}>", prompt, re.DOTALL)
+    return html.unescape(match.group(1).strip()) if match else ""
+
+
+def parse_sources(prompt: str) -> list[_Source]:
+    """Read the `<source>` elements of an answer prompt."""
+    context = re.search(r"<context>(.*?)</context>", prompt, re.DOTALL)
+    if not context:
+        return []
+    return [
+        _Source(
+            id=html.unescape(m.group("id")),
+            title=html.unescape(m.group("title")),
+            section=html.unescape(m.group("section")),
+            text=html.unescape(m.group("text")).strip(),
+        )
+        for m in _SOURCE.finditer(context.group(1))
+    ]
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences and bullet items of a passage, Markdown markers removed."""
+    sentences: list[str] = []
+    for line in text.splitlines():
+        line = _BULLET.sub("", line).strip()
+        if not line or line.startswith("#"):
+            continue
+        line = re.sub(r"\*\*|__|`", "", line)
+        sentences.extend(s.strip() for s in _SENTENCE_END.split(line) if s.strip())
+    return sentences
+
+
+class ExtractiveChatModel(BaseChatModel):
+    """Composes grounded answers from the context sentences; no network, no weights."""
+
+    max_sentences: int = 3
+    """Sentences in a plain answer."""
+    detail_sentences: int = 6
+    """Sentences when the user asks about one section of the previous answer."""
+    outline_keyword: str = "SUIVI"
+    """The outline block keyword (never translated)."""
+    max_outline_sections: int = 8
+
+    @property
+    def _llm_type(self) -> str:
+        return MODEL_NAME
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": MODEL_NAME}
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        text = self.compose(messages)
+        message = AIMessage(content=text, response_metadata={"model_name": MODEL_NAME})
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        text = self.compose(messages)
+        for piece in re.findall(r"\S+\s*|\s+", text):
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
+            if run_manager:
+                run_manager.on_llm_new_token(piece, chunk=chunk)
+            yield chunk
+        yield ChatGenerationChunk(
+            message=AIMessageChunk(content="", response_metadata={"model_name": MODEL_NAME})
+        )
+
+    # --- composition -----------------------------------------------------------
+    def compose(self, messages: list[BaseMessage]) -> str:
+        """Build the answer text for an answer prompt."""
+        prompt = "\n".join(m.text for m in messages if m.type == "human")
+        sources = parse_sources(prompt)
+        if not sources:
+            return INSUFFICIENT_CONTEXT
+        question = _tag(prompt, "question")
+        search_query = _tag(prompt, "search_query")
+        reference = _tag(prompt, "followup_reference")
+        if _tag(prompt, "answer_style") == "list":
+            return self._list_answer(sources, question, search_query)
+        if _tag(prompt, "deliverable") == "yes":
+            return self._deliverable(sources, question, search_query)
+        return self._answer(sources, question, search_query, reference)
+
+    def _weights(self, question: str, search_query: str) -> Counter[str]:
+        weights: Counter[str] = Counter()
+        for term in terms(search_query):
+            weights[term] = max(weights[term], 1)
+        for term in terms(question):
+            weights[term] = 2
+        for term in _REQUEST_TERMS:
+            weights.pop(term, None)
+        return weights
+
+    def _scored(
+        self, sources: list[_Source], weights: Counter[str]
+    ) -> list[tuple[float, int, int, str]]:
+        """(score, source index, sentence index, sentence) for every sentence."""
+        rows = []
+        doc_freq: Counter[str] = Counter()
+        per_sentence = []
+        for s_index, source in enumerate(sources):
+            for i, sentence in enumerate(split_sentences(source.text)):
+                found = set(terms(sentence)) | set(terms(source.section))
+                per_sentence.append((s_index, i, sentence, found))
+                doc_freq.update(found)
+        total = max(len(per_sentence), 1)
+        for s_index, i, sentence, found in per_sentence:
+            score = sum(
+                weights[t] * math.log(1 + total / doc_freq[t]) for t in found if t in weights
+            )
+            # Earlier sources ranked higher in retrieval: a small prior breaks ties.
+            score *= 1.0 + 0.15 / (1 + s_index)
+            rows.append((score, s_index, i, sentence))
+        return rows
+
+    def _answer(
+        self, sources: list[_Source], question: str, search_query: str, reference: str
+    ) -> str:
+        weights = self._weights(question, search_query)
+        rows = self._scored(sources, weights)
+        limit = self.max_sentences
+        if reference:
+            # "Détaille S2": the user wants that section, so give more of it.
+            limit = self.detail_sentences
+            ref_terms = set(terms(reference.split(":", 1)[-1]))
+            matching = {
+                idx
+                for idx, s in enumerate(sources)
+                if ref_terms and ref_terms <= set(terms(f"{s.section} {s.title}"))
+            }
+            if matching:
+                rows = [(score + 1.0, si, i, s) for score, si, i, s in rows if si in matching]
+        chosen = sorted((r for r in rows if r[0] > 0), key=lambda r: -r[0])[:limit]
+        if not chosen:
+            return INSUFFICIENT_CONTEXT
+        chosen.sort(key=lambda r: (r[1], r[2]))
+        return " ".join(f"{sentence} [{sources[si].id}]" for _, si, _, sentence in chosen)
+
+    def _list_answer(self, sources: list[_Source], question: str, search_query: str) -> str:
+        lines = []
+        for source in sources:
+            sentences = split_sentences(source.text)
+            if sentences:
+                lines.append(f"- {sentences[0]} [{source.id}]")
+        return "\n".join(lines) if lines else INSUFFICIENT_CONTEXT
+
+    def _deliverable(self, sources: list[_Source], question: str, search_query: str) -> str:
+        weights = self._weights(question, search_query)
+        sections: dict[str, list[_Source]] = {}
+        for source in sources:
+            sections.setdefault(source.section or source.title, []).append(source)
+        paragraphs = []
+        for name, members in sections.items():
+            best: list[tuple[float, str, str]] = []
+            for member in members:
+                for i, sentence in enumerate(split_sentences(member.text)):
+                    score = sum(weights[t] for t in set(terms(sentence)) if t in weights)
+                    # The lead sentence of a section usually states its main fact.
+                    best.append((score + (2.0 if i == 0 else 0.0), sentence, member.id))
+            best.sort(key=lambda r: -r[0])
+            picked = best[:2]
+            if picked:
+                body = " ".join(f"{sentence} [{sid}]" for _, sentence, sid in picked)
+                paragraphs.append(f"**{name}**: {body}")
+        if not paragraphs:
+            return INSUFFICIENT_CONTEXT
+        names = list(sections)[: self.max_outline_sections]
+        answer = "\n\n".join(paragraphs)
+        if len(names) >= 4:
+            outline = "\n".join(f"[S{i}] {name}" for i, name in enumerate(names, 1))
+            answer += f"\n\n{self.outline_keyword}\n{outline}"
+        return answer

@@ -1,0 +1,121 @@
+"""The queries log: one row per turn, queryable with SQL (SQLite by default).
+
+The `thread_state` view answers the seed's debug query ("does this thread have
+an outline?") from the same rows, so no second copy of the state can drift.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS queries_log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created_at TEXT NOT NULL,
+    tenant TEXT NOT NULL,
+    caller_app TEXT NOT NULL,
+    thread_id TEXT NOT NULL,
+    turn_id TEXT,
+    question TEXT NOT NULL,
+    route TEXT,
+    followup_detected INTEGER NOT NULL DEFAULT 0,
+    followup_resolved INTEGER NOT NULL DEFAULT 0,
+    followup_section_id TEXT,
+    followup_ref_type TEXT,
+    followup_method TEXT,
+    search_query TEXT,
+    doc_ids TEXT NOT NULL DEFAULT '[]',
+    titles TEXT NOT NULL DEFAULT '[]',
+    outline TEXT NOT NULL DEFAULT '[]',
+    outcome TEXT,
+    stop_reason TEXT,
+    llm_calls INTEGER NOT NULL DEFAULT 0,
+    latency_ms REAL
+);
+CREATE INDEX IF NOT EXISTS queries_log_thread
+    ON queries_log (tenant, caller_app, thread_id, created_at);
+CREATE VIEW IF NOT EXISTS thread_state AS
+    SELECT tenant, caller_app, thread_id, created_at AS updated_at,
+           outline AS last_outline, doc_ids AS last_doc_ids, titles AS last_titles,
+           search_query AS last_search_query
+    FROM queries_log WHERE outline != '[]';
+"""
+
+
+@dataclass
+class QueryRecord:
+    """One turn as the log stores it."""
+
+    tenant: str
+    caller_app: str
+    thread_id: str
+    question: str
+    route: str | None = None
+    turn_id: str | None = None
+    followup_detected: bool = False
+    followup_resolved: bool = False
+    followup_section_id: str | None = None
+    followup_ref_type: str | None = None
+    followup_method: str | None = None
+    search_query: str | None = None
+    doc_ids: list[str] = field(default_factory=list)
+    titles: list[str] = field(default_factory=list)
+    outline: list[dict[str, str]] = field(default_factory=list)
+    outcome: str | None = None
+    stop_reason: str | None = None
+    llm_calls: int = 0
+    latency_ms: float | None = None
+    created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
+
+
+class QueryLog:
+    """Append-only SQLite log of turns (WAL mode: readers never block the writer)."""
+
+    def __init__(self, path: Path) -> None:
+        """Open or create the log at `path`."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._path = path
+        self._lock = threading.Lock()
+        with self._connect() as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(SCHEMA)
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self._path, timeout=30)
+
+    def record(self, record: QueryRecord) -> None:
+        """Append one turn."""
+        row = asdict(record)
+        for key in ("doc_ids", "titles", "outline"):
+            row[key] = json.dumps(row[key], ensure_ascii=False)
+        for key in ("followup_detected", "followup_resolved"):
+            row[key] = int(row[key])
+        columns = ", ".join(row)
+        marks = ", ".join(f":{k}" for k in row)
+        with self._lock, self._connect() as db:
+            db.execute(f"INSERT INTO queries_log ({columns}) VALUES ({marks})", row)
+
+    def thread(
+        self, thread_id: str, *, tenant: str | None = None, caller_app: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Rows of one thread, oldest first."""
+        sql = "SELECT * FROM queries_log WHERE thread_id = ?"
+        args: list[Any] = [thread_id]
+        for name, value in (("tenant", tenant), ("caller_app", caller_app)):
+            if value is not None:
+                sql += f" AND {name} = ?"
+                args.append(value)
+        return self.query(sql + " ORDER BY id", args)
+
+    def query(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Run a read query; rows as dicts."""
+        with self._connect() as db:
+            db.row_factory = sqlite3.Row
+            return [dict(r) for r in db.execute(sql, list(args)).fetchall()]

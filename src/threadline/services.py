@@ -1,0 +1,68 @@
+"""The long-lived parts a turn needs, built lazily from settings, once per process.
+
+The graph, the API and the CLI all take a `Services`; tests build one on a
+temporary data directory. Nothing heavy happens until a part is first used.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cached_property
+
+from langchain_core.language_models import BaseChatModel
+
+from threadline.knowledge.index import KnowledgeBase
+from threadline.models import create_chat_model
+from threadline.querylog import QueryLog
+from threadline.settings import Settings, get_settings
+from threadline.store import ConversationStore
+
+
+class Services:
+    """Store, knowledge base, chat model and queries log for one process."""
+
+    def __init__(self, settings: Settings, *, llm: BaseChatModel | None = None) -> None:
+        """Keep the settings; parts are created on first use."""
+        self.settings = settings
+        self._llm = llm
+        self._build_lock = threading.Lock()
+
+    @cached_property
+    def store(self) -> ConversationStore:
+        """The conversation store (JSON files under the data directory)."""
+        return ConversationStore(self.settings.sessions_dir, lock_timeout=self.settings.lock_timeout)
+
+    @cached_property
+    def kb(self) -> KnowledgeBase:
+        """The knowledge base (opens the vector engine)."""
+        with self._build_lock:
+            return KnowledgeBase(self.settings)
+
+    @cached_property
+    def llm(self) -> BaseChatModel:
+        """The chat model."""
+        return self._llm or create_chat_model(self.settings)
+
+    @cached_property
+    def querylog(self) -> QueryLog:
+        """The SQLite queries log."""
+        return QueryLog(self.settings.queries_log_path)
+
+    def close(self) -> None:
+        """Release the vector engine if it was opened."""
+        if "kb" in self.__dict__:
+            self.kb.close()
+            del self.__dict__["kb"]
+
+
+_default: Services | None = None
+_default_lock = threading.Lock()
+
+
+def get_services() -> Services:
+    """The process-wide services (used by LangGraph Studio and the CLI)."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Services(get_settings())
+        return _default

@@ -1,0 +1,146 @@
+"""Process settings, read from the environment and `.env` (pydantic-settings).
+
+Per-run knobs that a caller may change for one turn live in
+`threadline.graph.context.Context`; everything here is fixed for the life of a
+process (where data lives, which engines and models are used, budgets).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+HistoryMode = Literal["minimal_trail", "full", "truncated", "titles", "none"]
+
+
+class Settings(BaseSettings):
+    """All process-wide settings of threadline.
+
+    Every field can be set by an environment variable of the same name in
+    upper case with the `THREADLINE_` prefix (for example
+    `THREADLINE_TOP_K=8`), except the conventional names that other tools
+    already use (`QDRANT_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`).
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="THREADLINE_",
+        env_file=".env",
+        env_ignore_empty=True,
+        extra="ignore",
+        populate_by_name=True,
+    )
+
+    # --- storage -----------------------------------------------------------
+    data_dir: Path = Field(
+        default=Path("data"),
+        description="Everything the service writes: sessions, index, queries log.",
+    )
+    sample_dir: Path = Field(
+        default=Path("data/sample"),
+        description="Documents `make run` ingests on a fresh machine.",
+    )
+    lock_timeout: float = Field(
+        default=10.0, gt=0, description="Seconds to wait for a session file lock."
+    )
+
+    # --- vector engine -----------------------------------------------------
+    qdrant_url: str | None = Field(
+        default=None,
+        validation_alias="QDRANT_URL",
+        description="A Qdrant server; empty means the embedded engine under data_dir.",
+    )
+    qdrant_api_key: SecretStr | None = Field(default=None, validation_alias="QDRANT_API_KEY")
+    collection: str = Field(default="threadline", description="Qdrant collection name.")
+
+    # --- models ------------------------------------------------------------
+    embeddings: Literal["hybrid", "sparse", "dense", "openai"] = Field(
+        default="hybrid",
+        description="hybrid = bundled MiniLM dense + built-in BM25 sparse, fused by Qdrant.",
+    )
+    dense_model_path: Path | None = Field(
+        default=None,
+        description="A sentence-transformers model directory; default: the bundled MiniLM.",
+    )
+    llm: Literal["offline", "openai"] | None = Field(
+        default=None,
+        description="Chat model provider; default: openai when a key or base URL is set.",
+    )
+    openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
+    openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
+    chat_model: str = Field(default="gpt-4o-mini", description="Model name for the openai LLM.")
+    embedding_model: str = Field(
+        default="text-embedding-3-small", description="Model name for openai embeddings."
+    )
+    embedding_dimensions: int | None = Field(
+        default=None, description="Vector size of openai embeddings (probed when unset)."
+    )
+    llm_timeout: float = Field(default=60.0, gt=0)
+
+    # --- history -----------------------------------------------------------
+    history_mode: HistoryMode = Field(default="minimal_trail")
+    history_turns: int = Field(default=6, ge=0, le=50, description="Past turns shown to prompts.")
+    history_max_titles: int = Field(default=5, ge=0, le=20)
+    history_max_chars: int = Field(default=400, ge=20, description="Cut for `truncated` mode.")
+
+    # --- retrieval budgets (seed 003) -------------------------------------
+    top_k: int = Field(default=8, ge=1, le=50)
+    max_top_k: int = Field(default=20, ge=1, le=100)
+    min_score: float = Field(default=0.0, description="Candidates scoring below are dropped.")
+    max_chunks: int = Field(default=8, ge=1, le=50)
+    max_chars: int = Field(default=6000, ge=200)
+    max_query_chars: int = Field(default=1000, ge=10)
+    source_policy: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description='Allowed sources per caller_app, JSON: {"support-bot": ["support"], "*": [...]}.',
+    )
+    citation_policy: Literal["remove", "refuse"] = Field(
+        default="remove",
+        description="A citation to a source that was not in the context: drop it, or refuse.",
+    )
+    context_window_before: int = Field(default=0, ge=0, le=5)
+    context_window_after: int = Field(default=0, ge=0, le=5)
+
+    # --- answers -----------------------------------------------------------
+    outline_keyword: str = Field(default="SUIVI", description="Never translated.")
+    max_outline_sections: int = Field(default=8, ge=4, le=8)
+
+    # --- HTTP --------------------------------------------------------------
+    host: str = Field(default="127.0.0.1")
+    port: int = Field(default=8000, ge=1, le=65535)
+    cors_origins: list[str] = Field(default_factory=list)
+    max_query_length: int = Field(default=4000, ge=10)
+
+    @model_validator(mode="after")
+    def _resolve_llm(self) -> Settings:
+        """Pick the LLM provider when it was not set explicitly."""
+        if self.llm is None:
+            configured = self.openai_api_key is not None or self.openai_base_url is not None
+            self.llm = "openai" if configured else "offline"
+        if self.embeddings == "openai" and not (self.openai_api_key or self.openai_base_url):
+            raise ValueError("THREADLINE_EMBEDDINGS=openai needs OPENAI_API_KEY or OPENAI_BASE_URL")
+        return self
+
+    @property
+    def sessions_dir(self) -> Path:
+        """Where session files live."""
+        return self.data_dir / "sessions"
+
+    @property
+    def qdrant_path(self) -> Path:
+        """Where the embedded vector engine keeps its files."""
+        return self.data_dir / "qdrant"
+
+    @property
+    def queries_log_path(self) -> Path:
+        """The SQLite queries log."""
+        return self.data_dir / "queries.sqlite3"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    """Return the process settings (cached; tests clear the cache or pass their own)."""
+    return Settings()

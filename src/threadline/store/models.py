@@ -1,0 +1,134 @@
+"""Pydantic models persisted by the conversation store.
+
+These are the on-disk schema (``Session.schema_version``) as well as the values the
+store returns. Timestamps are always timezone-aware and normalised to UTC so that
+ordering and comparisons never mix naive and aware datetimes.
+"""
+
+from datetime import UTC, datetime
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+
+SCHEMA_VERSION = 1
+"""Version of the session file layout this code reads and writes."""
+
+
+def _to_utc(value: datetime) -> datetime:
+    return value.astimezone(UTC)
+
+
+UtcDatetime = Annotated[AwareDatetime, AfterValidator(_to_utc)]
+"""A timezone-aware datetime (naive values are rejected) normalised to UTC."""
+
+Role = Literal["user", "assistant"]
+
+
+class OutlineItem(BaseModel):
+    """One section of an answer's outline, addressable by follow-ups ("section 2")."""
+
+    id: str
+    title: str
+
+
+class FollowupInfo(BaseModel):
+    """How a follow-up reference in the question was detected and resolved."""
+
+    detected: bool = False
+    resolved: bool = False
+    ref_type: str | None = None
+    section_id: str | None = None
+    method: str | None = None
+
+
+class Citation(BaseModel):
+    """A source cited by an answer.
+
+    Extra keys are kept (``extra="allow"``) so retrievers can attach fields such as
+    scores without a schema change.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str = Field(description='Label as shown in the answer, e.g. "1".')
+    doc_id: str
+    chunk_id: str | None = None
+    title: str
+    source: str | None = None
+    section: str | None = None
+
+
+class TurnMetadata(BaseModel):
+    """What an assistant turn did besides producing its text."""
+
+    search_query: str | None = None
+    doc_ids: list[str] = Field(default_factory=list)
+    titles: list[str] = Field(default_factory=list)
+    outline: list[OutlineItem] = Field(default_factory=list)
+    route: str | None = None
+    outcome: str | None = None
+    stop_reason: str | None = None
+    followup: FollowupInfo = Field(default_factory=FollowupInfo)
+    citations: list[Citation] = Field(default_factory=list)
+    llm_calls: int = 0
+
+
+class Message(BaseModel):
+    """One chat message; only assistant messages carry ``metadata``."""
+
+    id: str
+    role: Role
+    content: str
+    created_at: UtcDatetime
+    turn_id: str | None = None
+    metadata: TurnMetadata | None = None
+
+    @model_validator(mode="after")
+    def _metadata_only_on_assistant(self) -> "Message":
+        # Turn metadata describes what the assistant did; on a user message it would be
+        # a bug upstream and would confuse thread-state derivation.
+        if self.role == "user" and self.metadata is not None:
+            raise ValueError("metadata is only allowed on assistant messages")
+        return self
+
+
+class ThreadState(BaseModel):
+    """The per-thread state follow-ups resolve against.
+
+    Deliberately only identifiers, titles and the query: never document text, so the
+    state stays small and cannot leak stale content into prompts. ``extra="forbid"``
+    makes adding an undeclared field an error rather than a silent leak.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    last_outline: list[OutlineItem] = Field(default_factory=list)
+    last_doc_ids: list[str] = Field(default_factory=list)
+    last_titles: list[str] = Field(default_factory=list)
+    last_search_query: str | None = None
+    updated_at: UtcDatetime | None = None
+
+
+class Session(BaseModel):
+    """A conversation thread with all its messages, as stored in one file."""
+
+    id: str
+    tenant: str
+    caller_app: str
+    title: str | None = None
+    created_at: UtcDatetime
+    updated_at: UtcDatetime
+    messages: list[Message] = Field(default_factory=list)
+    schema_version: int = SCHEMA_VERSION
+
+
+class SessionSummary(BaseModel):
+    """A session without its messages, for listings."""
+
+    id: str
+    tenant: str
+    caller_app: str
+    title: str | None = None
+    created_at: UtcDatetime
+    updated_at: UtcDatetime
+    message_count: int
