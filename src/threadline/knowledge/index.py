@@ -30,6 +30,7 @@ from threadline.knowledge.documents import (
     load_document,
 )
 from threadline.knowledge.embeddings import EmbeddingSetup, create_embedding_setup
+from threadline.knowledge.sparse import sparse_vector_params
 from threadline.settings import Settings
 
 DENSE_VECTOR = "dense"
@@ -175,7 +176,7 @@ class KnowledgeBase:
         sparse = None
         if setup.sparse is not None:
             # IDF is computed by Qdrant at query time; our vectors carry only BM25 TF.
-            sparse = {SPARSE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)}
+            sparse = {SPARSE_VECTOR: sparse_vector_params()}
         self._client.create_collection(
             self._collection, vectors_config=vectors, sparse_vectors_config=sparse
         )
