@@ -41,10 +41,12 @@ SMALL_TALK = {
     ],
 }
 DELIVERABLE = {
-    "en": r"\b(summar(y|ise|ize|ies)|overview|synthesis|synthesi[sz]e|recap|report on|"
-    r"brief me|outline of|key points)\b",
-    "fr": r"\b(resume[rz]?|resumez|synthese|synthetise[rz]?|vue d'ensemble|recapitul\w*|"
-    r"fais le point|bilan de|points cles|apercu)\b",
+    "en": r"\b(summar(y|ies|ise|ize|ising|izing)|overview|synthesis|synthesi[sz]e|recap|"
+    r"report on|brief me|briefing|outline of|key points|main points|highlights of|"
+    r"walk me through|rundown|digest of|tl;?dr|gist of)\b",
+    "fr": r"\b(resume[rz]?|resumez|resumer|synthese|synthetise[rz]?|vue d'ensemble|"
+    r"recapitul\w*|recap|fais le point|bilan de|points cles|principaux points|grandes lignes|"
+    r"apercu|survol\w*|presente[rz]?(-moi)? (le|la|les)|l'essentiel)\b",
 }
 CATEGORY_WORDS = {
     "phone": r"\b(phones?|smartphones?|mobiles?|telephones?|portables? 5g)\b",

@@ -155,7 +155,7 @@ def _first_heading(body: str) -> str | None:
     return None
 
 
-def _sections(body: str, title: str) -> Iterable[tuple[str, str]]:
+def _sections(body: str) -> Iterable[tuple[str, str]]:
     """Yield (heading, text) pairs; the document's own H1 title is not a section name."""
     heading_stack: list[tuple[int, str]] = []
     buffer: list[str] = []
@@ -165,12 +165,7 @@ def _sections(body: str, title: str) -> Iterable[tuple[str, str]]:
     seen_text = False
 
     def current() -> str:
-        names = [
-            name
-            for entry in heading_stack
-            if entry != doc_heading and (name := entry[1]).casefold() != title.casefold()
-        ]
-        return " > ".join(names)
+        return " > ".join(name for level, name in heading_stack if (level, name) != doc_heading)
 
     for line in body.splitlines():
         match = _HEADING.match(line)
@@ -206,7 +201,7 @@ def chunk_document(doc: SourceDocument, *, chunk_size: int = 1200, overlap: int 
         separators=["\n\n", "\n", ". ", " ", ""],
     )
     chunks: list[Chunk] = []
-    for section, text in _sections(doc.text, doc.title):
+    for section, text in _sections(doc.text):
         pieces = [text] if len(text) <= chunk_size else splitter.split_text(text)
         for piece in pieces:
             position = len(chunks)

@@ -1,0 +1,92 @@
+"""The offline extractive model: only context sentences, cited; outlines for deliverables."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from threadline.followups.outline import split_outline
+from threadline.graph import prompts
+from threadline.models import ExtractiveChatModel
+
+SOURCES = [
+    ("Production", "The 24 turbines produced 312 GWh in 2023. December was the best month."),
+    ("Maintenance", "Availability reached 97.2 percent. Two gearboxes were replaced in spring."),
+    ("Biodiversity", "Cameras stop the rotors when raptors fly by. 42 bird species were seen."),
+    ("Local impact", "The park paid 1.8 million euros of taxes. Fourteen technicians work there."),
+    ("Grid", "The substation was upgraded to reduce losses."),
+]
+
+
+def prompt(question: str, *, deliverable: bool = False, reference: str = "", style: str = "prose"):
+    context = "\n".join(
+        prompts.SOURCE_TEMPLATE.format(
+            id=i, title="Wind park report", section=html.escape(s), text=html.escape(t)
+        )
+        for i, (s, t) in enumerate(SOURCES, 1)
+    )
+    return [
+        SystemMessage("system"),
+        HumanMessage(
+            prompts.ANSWER_USER_PROMPT.format(
+                history="",
+                followup_reference=reference,
+                deliverable="yes" if deliverable else "no",
+                answer_style=style,
+                search_query=question,
+                context=context,
+                question=question,
+            )
+        ),
+    ]
+
+
+def sentences_without_citations(text: str) -> list[str]:
+    return [s.strip() for s in re.split(r"\s*\[\d+\]\s*", text) if s.strip()]
+
+
+def test_answer_sentences_come_from_the_context_and_are_cited():
+    model = ExtractiveChatModel()
+    text = model.invoke(prompt("How many bird species were seen around the park?")).text
+    assert "42 bird species were seen." in text
+    assert "[3]" in text
+    all_text = " ".join(t for _, t in SOURCES)
+    for sentence in sentences_without_citations(text):
+        assert sentence in all_text
+
+
+def test_unanswerable_question_gives_the_insufficient_context_marker():
+    model = ExtractiveChatModel()
+    assert model.invoke(prompt("Who won the football world cup?")).text == "INSUFFICIENT_CONTEXT"
+    assert model.invoke([HumanMessage("<question>hi</question>")]).text == "INSUFFICIENT_CONTEXT"
+
+
+def test_deliverable_ends_with_a_parsable_outline_of_section_titles():
+    model = ExtractiveChatModel()
+    text = model.invoke(prompt("Summarise the report", deliverable=True)).text
+    body, outline = split_outline(text)
+    assert [o.title for o in outline] == [s for s, _ in SOURCES]
+    assert text.rstrip().endswith("[S5] Grid")
+    assert "SUIVI" not in body and "[1]" in body
+
+
+def test_reference_focuses_on_the_named_section():
+    model = ExtractiveChatModel()
+    text = model.invoke(prompt("Détaille S2", reference="FOLLOWUP_REFERENCE=S2: Maintenance")).text
+    assert "97.2 percent" in text and "gearboxes" in text
+    assert set(re.findall(r"\[(\d+)\]", text)) == {"2"}
+
+
+def test_list_style_gives_one_cited_bullet_per_source():
+    text = ExtractiveChatModel().invoke(prompt("list", style="list")).text
+    assert text.count("\n- ") + 1 == len(SOURCES) and "[5]" in text
+
+
+def test_streaming_yields_the_same_text_in_pieces():
+    model = ExtractiveChatModel()
+    messages = prompt("How many turbines produced energy?")
+    pieces = [chunk.text for chunk in model.stream(messages)]
+    assert len(pieces) > 3
+    assert "".join(pieces) == model.invoke(messages).text

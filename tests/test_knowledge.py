@@ -1,0 +1,141 @@
+"""Ingestion: heading-aware chunks, deterministic ids, idempotence, replacement, pruning."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import make_services
+from threadline.knowledge.documents import DocumentError, chunk_document, load_document
+from threadline.knowledge.index import SearchFilters
+
+DOC = """---
+title: Travel policy
+source: hr
+updated_at: 2024-05-01
+owner: people-team
+---
+# Travel policy
+
+## Booking
+Trains are booked through the travel desk. Flights need a manager's approval.
+
+## Expenses
+Meals are reimbursed up to 40 euros a day.
+
+### Receipts
+Every expense needs a receipt uploaded within 30 days.
+"""
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_front_matter_and_heading_chunks(tmp_path):
+    doc = load_document(write(tmp_path / "hr" / "travel.md", DOC), root=tmp_path)
+    assert (doc.doc_id, doc.title, doc.source, doc.updated_at) == (
+        "hr-travel", "Travel policy", "hr", "2024-05-01"
+    )
+    assert doc.metadata == {"owner": "people-team"}
+    chunks = chunk_document(doc)
+    assert [c.section for c in chunks] == ["Booking", "Expenses", "Expenses > Receipts"]
+    assert [c.position for c in chunks] == [0, 1, 2]
+    assert chunks[1].embedding_text.startswith("Travel policy — Expenses\n")
+    again = chunk_document(load_document(tmp_path / "hr" / "travel.md", root=tmp_path))
+    assert [c.chunk_id for c in again] == [c.chunk_id for c in chunks]  # deterministic ids
+
+
+def test_long_sections_are_split_and_keep_their_heading(tmp_path):
+    body = "## Long\n" + " ".join(f"Sentence number {i} is here." for i in range(300))
+    chunks = chunk_document(load_document(write(tmp_path / "long.md", body)))
+    assert len(chunks) > 3
+    assert {c.section for c in chunks} == {"Long"}
+    assert all(len(c.text) <= 1200 for c in chunks)
+
+
+def test_bad_front_matter_is_a_clear_error(tmp_path):
+    with pytest.raises(DocumentError, match="front matter"):
+        load_document(write(tmp_path / "bad.md", "---\ntitle: [unclosed\n---\ntext"))
+
+
+def test_ingest_is_idempotent_replaces_changed_files_and_prunes(tmp_path):
+    corpus = tmp_path / "corpus"
+    write(corpus / "hr" / "travel.md", DOC)
+    write(corpus / "notes.txt", "The office closes at 6 pm on Fridays.")
+    services = make_services(tmp_path / "data", corpus=[corpus])
+    kb = services.kb
+    try:
+        docs = {d.doc_id: d.chunks for d in kb.list_documents()}
+        assert docs == {"hr-travel": 3, "notes": 1}
+
+        report = kb.ingest_paths([corpus])
+        assert report.unchanged == ["hr-travel", "notes"] and report.chunks_written == 0
+
+        write(corpus / "hr" / "travel.md", DOC.replace("40 euros", "55 euros"))
+        report = kb.ingest_paths([corpus])
+        assert report.updated == ["hr-travel"] and report.unchanged == ["notes"]
+        hits = kb.search("meals reimbursed", k=3, filters=SearchFilters(tenant="default"))
+        assert "55 euros" in hits[0].chunk.text
+        assert kb.count() == 4  # the old chunks were replaced, not added to
+
+        (corpus / "notes.txt").unlink()
+        report = kb.ingest_paths([corpus], prune=True)
+        assert report.removed == ["notes"]
+        assert [d.doc_id for d in kb.list_documents()] == ["hr-travel"]
+    finally:
+        services.close()
+
+
+def test_bad_file_is_reported_and_others_still_ingest(tmp_path):
+    corpus = tmp_path / "corpus"
+    write(corpus / "good.md", "## A\nAlpha text.")
+    (corpus / "bad.md").write_bytes(b"\xff\xfe\x00 not utf-8")
+    write(corpus / "data.json", '{"not": "a catalog"}')
+    services = make_services(tmp_path / "data", corpus=[])
+    try:
+        report = services.kb.ingest_paths([corpus])
+        assert report.added == ["good"]
+        assert set(map(Path, report.errors)) == {corpus / "bad.md", corpus / "data.json"}
+    finally:
+        services.close()
+
+
+def test_tenants_and_sources_filter_search(tmp_path):
+    corpus = tmp_path / "corpus"
+    write(corpus / "a.md", "---\nsource: alpha\n---\n## Pricing\nThe alpha plan costs 10 dollars.")
+    write(corpus / "b.md", "---\nsource: beta\n---\n## Pricing\nThe beta plan costs 20 dollars.")
+    services = make_services(tmp_path / "data", corpus=[corpus])
+    kb = services.kb
+    try:
+        kb.ingest_paths([corpus / "a.md"], tenant="other")
+        default = kb.search("plan costs", k=5, filters=SearchFilters(tenant="default"))
+        assert {h.chunk.doc_id for h in default} == {"a", "b"}
+        only_beta = kb.search(
+            "plan costs", k=5, filters=SearchFilters(tenant="default", sources=("beta",))
+        )
+        assert {h.chunk.doc_id for h in only_beta} == {"b"}
+        other = kb.search("plan costs", k=5, filters=SearchFilters(tenant="other"))
+        assert {h.chunk.doc_id for h in other} == {"a"}
+        assert kb.count(tenant="other") == 1
+    finally:
+        services.close()
+
+
+@pytest.mark.dense
+def test_hybrid_embeddings_find_paraphrases(tmp_path):
+    corpus = tmp_path / "corpus"
+    write(corpus / "a.md", "## Refunds\nCustomers may return a device within 30 days for a full refund.")
+    write(corpus / "b.md", "## Parking\nStaff park in the north lot after 8 am.")
+    services = make_services(tmp_path / "data", corpus=[corpus], embeddings="hybrid")
+    try:
+        assert services.kb.embedding_name == "hybrid"
+        hits = services.kb.search(
+            "can I send back a phone I bought?", k=2, filters=SearchFilters(tenant="default")
+        )
+        assert hits[0].chunk.doc_id == "a"
+    finally:
+        services.close()
