@@ -7,6 +7,7 @@ knows nothing of LangGraph and the graph knows nothing of HTTP.
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -101,3 +102,53 @@ class ChatService:
         inputs, config = self._inputs(request)
         state = await self.graph.ainvoke(inputs, config=config, context=context or Context())
         return self._result(state, config["metadata"]["threadline_started"])
+
+    async def astream_turn(
+        self, request: TurnRequest, context: Context | None = None
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Run one turn, yielding events as the graph runs.
+
+        Events are `{"event": name, "data": {...}}` with name `phase` (a node
+        finished: route, reformulated query, sources found...), `token` (a piece
+        of the answer as the model writes it, before citation validation) and,
+        last, `final`: the same object `run_turn` returns, which is the truth.
+        """
+        inputs, config = self._inputs(request)
+        started = config["metadata"]["threadline_started"]
+        state: dict[str, Any] = {}
+        async for mode, chunk in self.graph.astream(
+            inputs,
+            config=config,
+            context=context or Context(),
+            stream_mode=["updates", "messages", "values"],
+        ):
+            if mode == "values":
+                state = chunk
+            elif mode == "messages":
+                message, meta = chunk
+                if meta.get("langgraph_node") == "generate" and message.text:
+                    yield {"event": "token", "data": {"text": message.text}}
+            elif mode == "updates":
+                for node, update in chunk.items():
+                    yield {"event": "phase", "data": phase_summary(node, update or {})}
+        yield {"event": "final", "data": self._result(state, started).to_dict()}
+
+
+def phase_summary(node: str, update: dict[str, Any]) -> dict[str, Any]:
+    """What a streaming client may show while a node's work is done (no document text)."""
+    summary: dict[str, Any] = {"node": node}
+    if node == "route_turn":
+        summary["route"] = update.get("route")
+        fu = update.get("followup") or {}
+        summary["followup"] = {k: fu.get(k) for k in _FOLLOWUP_KEYS}
+    elif node == "reformulate":
+        summary["reformulated_query"] = update.get("reformulated_query")
+    elif node in ("retrieve", "use_tool"):
+        summary["search_query"] = update.get("search_query")
+        summary["sources"] = [
+            {"id": c["label"], "title": c["title"], "section": c.get("section")}
+            for c in update.get("chunks", [])
+        ]
+    elif node in ("generate", "clarify", "reply"):
+        summary["outcome"] = update.get("outcome")
+    return summary

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import json
+import logging
 import uuid
 
 from fastapi import APIRouter
+from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from threadline.api.deps import ChatDep, StoreDep, TenantDep
 from threadline.api.errors import ApiError
 from threadline.api.schemas import ChatRequest, ChatResponse, ErrorResponse
 from threadline.chat import TurnRequest
-from threadline.store import validate_id
+from threadline.store import StoreBusyError, validate_id
+
+log = logging.getLogger("threadline.api")
 
 router = APIRouter(tags=["chat"])
 
@@ -50,3 +55,40 @@ async def create_chat_turn(body: ChatRequest, chat: ChatDep, store: StoreDep, te
     request = await run_in_threadpool(to_turn_request, body, tenant, store, new_id=new_id)
     result = await chat.arun_turn(request)
     return result.to_dict()
+
+
+def _sse(event: str, data: dict) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+@router.post(
+    "/chat/stream",
+    responses={
+        **ERRORS,
+        200: {
+            "description": "Server-Sent Events: `phase`*, `token`*, then `final` (the same "
+            "object `POST /chat` returns) or `error`.",
+            "content": {"text/event-stream": {}},
+        },
+    },
+)
+async def stream_chat_turn(body: ChatRequest, chat: ChatDep, store: StoreDep, tenant: TenantDep):
+    """Answer one message as Server-Sent Events while the graph runs."""
+    new_id = f"sess_{uuid.uuid4().hex[:16]}"
+    request = await run_in_threadpool(to_turn_request, body, tenant, store, new_id=new_id)
+
+    async def events():
+        try:
+            async for event in chat.astream_turn(request):
+                yield _sse(event["event"], event["data"])
+        except StoreBusyError:
+            yield _sse("error", {"code": "store_busy", "message": "Session busy; retry."})
+        except Exception:  # the stream has started: errors travel as an event, not a status
+            log.exception("stream failed")
+            yield _sse("error", {"code": "internal_error", "message": "The turn was not saved."})
+
+    return StreamingResponse(
+        events(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
