@@ -14,6 +14,8 @@ from typing import Literal
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from threadline.auth import ApiKeyEntry
+
 HistoryMode = Literal["minimal_trail", "full", "truncated", "titles", "none"]
 
 
@@ -113,6 +115,13 @@ class Settings(BaseSettings):
     port: int = Field(default=8000, ge=1, le=65535)
     cors_origins: list[str] = Field(default_factory=list)
     max_query_length: int = Field(default=4000, ge=10)
+    api_keys: list[ApiKeyEntry] = Field(
+        default_factory=list,
+        description='Hashed API keys, JSON: [{"sha256": ..., "tenant": ..., "caller_apps": [...]}].',
+    )
+    api_keys_file: Path | None = Field(
+        default=None, description="A file of hashed keys, one JSON object per line."
+    )
 
     @model_validator(mode="after")
     def _resolve_llm(self) -> Settings:

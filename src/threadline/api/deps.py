@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request, Security
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
+from threadline.api.errors import ApiError
+from threadline.auth import LOCAL_PRINCIPAL, KeyRing, Principal
 from threadline.chat import ChatService
 from threadline.services import Services
 from threadline.store import ConversationStore
+
+_bearer = HTTPBearer(auto_error=False, description="An API key as a bearer token.")
+_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="An API key.")
 
 
 def get_services(request: Request) -> Services:
@@ -26,11 +32,56 @@ def get_store(request: Request) -> ConversationStore:
     return request.app.state.services.store
 
 
-def get_tenant() -> str:
-    """The caller's tenant (one local tenant until API keys are configured)."""
-    return "default"
+def get_principal(
+    request: Request,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)],
+    api_key: Annotated[str | None, Security(_header)],
+) -> Principal:
+    """Authenticate the caller; with no keys configured, everyone is the local tenant.
+
+    Raises:
+        ApiError: 401 `unauthorized` when keys are configured and none valid is given.
+    """
+    keyring: KeyRing = request.app.state.keyring
+    if not keyring.enabled:
+        return LOCAL_PRINCIPAL
+    key = api_key or (bearer.credentials if bearer else None)
+    principal = keyring.authenticate(key) if key else None
+    if principal is None:
+        raise ApiError(401, "unauthorized", "A valid API key is required.")
+    return principal
 
 
+PrincipalDep = Annotated[Principal, Depends(get_principal)]
+
+
+def get_tenant(principal: PrincipalDep) -> str:
+    """The caller's tenant."""
+    return principal.tenant
+
+
+def authorize_caller_app(principal: Principal, caller_app: str) -> None:
+    """Refuse a caller app the key may not act as.
+
+    Raises:
+        ApiError: 403 `caller_app_forbidden`.
+    """
+    if not principal.may_act_as(caller_app):
+        raise ApiError(403, "caller_app_forbidden", f"This key may not act as {caller_app!r}.")
+
+
+def get_caller_app(
+    principal: PrincipalDep,
+    caller_app: Annotated[
+        str, Query(min_length=1, max_length=128, description="The calling application.")
+    ] = "default",
+) -> str:
+    """The `caller_app` query parameter, checked against the key."""
+    authorize_caller_app(principal, caller_app)
+    return caller_app
+
+
+CallerAppDep = Annotated[str, Depends(get_caller_app)]
 ServicesDep = Annotated[Services, Depends(get_services)]
 ChatDep = Annotated[ChatService, Depends(get_chat)]
 StoreDep = Annotated[ConversationStore, Depends(get_store)]

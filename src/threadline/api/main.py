@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from threadline import __version__
 from threadline.api.errors import install_error_handlers
 from threadline.api.routes import chat, health, sessions
+from threadline.auth import KeyRing, load_key_entries
 from threadline.chat import ChatService
 from threadline.services import Services
 from threadline.settings import get_settings
@@ -26,6 +27,9 @@ def create_app(services: Services | None = None) -> FastAPI:
         # Open the index and load the models before the first request, not during it.
         await run_in_threadpool(lambda: (svc.kb, svc.llm, svc.store, svc.querylog))
         app.state.services = svc
+        app.state.keyring = KeyRing(
+            load_key_entries(svc.settings.api_keys, svc.settings.api_keys_file)
+        )
         app.state.chat = ChatService(svc)
         try:
             yield

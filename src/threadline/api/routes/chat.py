@@ -10,11 +10,12 @@ from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from threadline.api.deps import ChatDep, StoreDep, TenantDep
+from threadline.api.deps import ChatDep, PrincipalDep, StoreDep, authorize_caller_app
 from threadline.api.errors import ApiError
 from threadline.api.schemas import ChatRequest, ChatResponse, ErrorResponse
 from threadline.chat import TurnRequest
-from threadline.store import StoreBusyError, validate_id
+from threadline.auth import Principal
+from threadline.store import ConversationStore, StoreBusyError, validate_id
 
 log = logging.getLogger("threadline.api")
 
@@ -28,8 +29,12 @@ ERRORS = {
 }
 
 
-def to_turn_request(body: ChatRequest, tenant: str, store, *, new_id: str) -> TurnRequest:
-    """Validate ids and build the graph input (shared with the streaming route)."""
+def to_turn_request(
+    body: ChatRequest, principal: Principal, store: ConversationStore, *, new_id: str
+) -> TurnRequest:
+    """Validate ids and rights and build the graph input (shared with the streaming route)."""
+    authorize_caller_app(principal, body.caller_app)
+    tenant = principal.tenant
     validate_id(body.caller_app, "caller_app")
     thread_id = body.session_id or body.thread_id or new_id
     validate_id(thread_id, "session_id")
@@ -49,10 +54,10 @@ def to_turn_request(body: ChatRequest, tenant: str, store, *, new_id: str) -> Tu
 
 
 @router.post("/chat", response_model=ChatResponse, responses=ERRORS)
-async def create_chat_turn(body: ChatRequest, chat: ChatDep, store: StoreDep, tenant: TenantDep):
+async def create_chat_turn(body: ChatRequest, chat: ChatDep, store: StoreDep, principal: PrincipalDep):
     """Answer one message of a conversation (a new session when no id is given)."""
     new_id = f"sess_{uuid.uuid4().hex[:16]}"
-    request = await run_in_threadpool(to_turn_request, body, tenant, store, new_id=new_id)
+    request = await run_in_threadpool(to_turn_request, body, principal, store, new_id=new_id)
     result = await chat.arun_turn(request)
     return result.to_dict()
 
@@ -72,10 +77,10 @@ def _sse(event: str, data: dict) -> str:
         },
     },
 )
-async def stream_chat_turn(body: ChatRequest, chat: ChatDep, store: StoreDep, tenant: TenantDep):
+async def stream_chat_turn(body: ChatRequest, chat: ChatDep, store: StoreDep, principal: PrincipalDep):
     """Answer one message as Server-Sent Events while the graph runs."""
     new_id = f"sess_{uuid.uuid4().hex[:16]}"
-    request = await run_in_threadpool(to_turn_request, body, tenant, store, new_id=new_id)
+    request = await run_in_threadpool(to_turn_request, body, principal, store, new_id=new_id)
 
     async def events():
         try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Query
 from starlette.concurrency import run_in_threadpool
 
-from threadline.api.deps import StoreDep, TenantDep
+from threadline.api.deps import CallerAppDep, PrincipalDep, StoreDep, TenantDep, authorize_caller_app
 from threadline.api.errors import ApiError
 from threadline.api.schemas import (
     ErrorResponse,
@@ -26,7 +26,6 @@ ERRORS = {
     404: {"model": ErrorResponse, "description": "Session not found"},
     422: {"model": ErrorResponse, "description": "Invalid request"},
 }
-CallerApp = Query(default="default", max_length=128, description="The calling application.")
 
 
 def _public(session: Session) -> SessionPublic:
@@ -41,8 +40,11 @@ def _public(session: Session) -> SessionPublic:
 
 
 @router.post("", response_model=SessionPublic, status_code=201, responses=ERRORS)
-async def create_session(body: SessionCreate, store: StoreDep, tenant: TenantDep):
+async def create_session(
+    body: SessionCreate, store: StoreDep, tenant: TenantDep, principal: PrincipalDep
+):
     """Create a session (409 if the given id exists)."""
+    authorize_caller_app(principal, body.caller_app)
     session = await run_in_threadpool(
         store.create_session,
         tenant=tenant,
@@ -57,7 +59,7 @@ async def create_session(body: SessionCreate, store: StoreDep, tenant: TenantDep
 async def read_sessions(
     store: StoreDep,
     tenant: TenantDep,
-    caller_app: str = CallerApp,
+    caller_app: CallerAppDep,
     offset: int = Query(default=0, ge=0),
     limit: int = Query(default=50, ge=1, le=200),
 ):
@@ -80,7 +82,7 @@ async def _get(store, tenant: str, caller_app: str, session_id: str) -> Session:
 
 
 @router.get("/{session_id}", response_model=SessionPublic, responses=ERRORS)
-async def read_session(session_id: str, store: StoreDep, tenant: TenantDep, caller_app: str = CallerApp):
+async def read_session(session_id: str, store: StoreDep, tenant: TenantDep, caller_app: CallerAppDep):
     """One session's summary."""
     return _public(await _get(store, tenant, caller_app, session_id))
 
@@ -91,7 +93,7 @@ async def update_session(
     body: SessionUpdate,
     store: StoreDep,
     tenant: TenantDep,
-    caller_app: str = CallerApp,
+    caller_app: CallerAppDep,
 ):
     """Rename a session."""
     session = await run_in_threadpool(
@@ -105,7 +107,7 @@ async def update_session(
 
 
 @router.delete("/{session_id}", response_model=Message, responses=ERRORS)
-async def delete_session(session_id: str, store: StoreDep, tenant: TenantDep, caller_app: str = CallerApp):
+async def delete_session(session_id: str, store: StoreDep, tenant: TenantDep, caller_app: CallerAppDep):
     """Delete a session and its messages."""
     deleted = await run_in_threadpool(
         store.delete_session, tenant=tenant, caller_app=caller_app, session_id=session_id
@@ -120,7 +122,7 @@ async def read_session_messages(
     session_id: str,
     store: StoreDep,
     tenant: TenantDep,
-    caller_app: str = CallerApp,
+    caller_app: CallerAppDep,
     limit: int | None = Query(default=None, ge=1, le=1000),
 ):
     """Messages of a session, oldest first (the last `limit` when given)."""

@@ -1,0 +1,98 @@
+"""API keys: hashed at rest, each mapped to a tenant and the caller apps it may act as.
+
+Keys come from settings (`THREADLINE_API_KEYS`, JSON) and/or a keys file
+(`THREADLINE_API_KEYS_FILE`, one JSON object per line). Only SHA-256 digests are
+stored; a key is high-entropy random, so a fast hash is the right tool (a slow
+password hash would only slow every request down).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+KEY_PREFIX = "tl_"
+
+
+class ApiKeyEntry(BaseModel):
+    """One configured key, as stored (never the key itself)."""
+
+    name: str = Field(default="", description="Who or what the key is for.")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="Hex SHA-256 of the key.")
+    tenant: str = Field(min_length=1, max_length=128)
+    caller_apps: list[str] = Field(
+        default_factory=lambda: ["*"], description='Caller apps allowed ("*" = any).'
+    )
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: a tenant and the caller apps it may use."""
+
+    tenant: str
+    caller_apps: frozenset[str]
+    key_name: str | None = None
+
+    def may_act_as(self, caller_app: str) -> bool:
+        """Whether this principal may send requests as `caller_app`."""
+        return "*" in self.caller_apps or caller_app in self.caller_apps
+
+
+LOCAL_PRINCIPAL = Principal(tenant="default", caller_apps=frozenset({"*"}))
+
+
+def hash_key(key: str) -> str:
+    """The stored form of a key."""
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def new_key() -> str:
+    """A fresh random key (shown once, never stored)."""
+    return KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+def load_key_entries(inline: list[ApiKeyEntry], file: Path | None) -> list[ApiKeyEntry]:
+    """All configured keys: the settings' list plus the keys file's lines."""
+    entries = list(inline)
+    if file is not None and file.exists():
+        for line in file.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.lstrip().startswith("#"):
+                entries.append(ApiKeyEntry.model_validate(json.loads(line)))
+    return entries
+
+
+def append_key(file: Path, entry: ApiKeyEntry) -> None:
+    """Add a key entry to a keys file."""
+    file.parent.mkdir(parents=True, exist_ok=True)
+    with file.open("a", encoding="utf-8") as handle:
+        handle.write(entry.model_dump_json() + "\n")
+
+
+class KeyRing:
+    """Looks keys up by digest, in constant time per entry."""
+
+    def __init__(self, entries: list[ApiKeyEntry]) -> None:
+        """Index the entries."""
+        self._entries = entries
+
+    @property
+    def enabled(self) -> bool:
+        """With no keys configured, the service runs as one local tenant."""
+        return bool(self._entries)
+
+    def authenticate(self, key: str) -> Principal | None:
+        """The principal a key belongs to, or None."""
+        digest = hash_key(key)
+        found = None
+        for entry in self._entries:
+            if hmac.compare_digest(entry.sha256, digest):
+                found = entry
+        if found is None:
+            return None
+        return Principal(found.tenant, frozenset(found.caller_apps), found.name or None)
