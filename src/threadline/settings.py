@@ -115,6 +115,7 @@ class Settings(BaseSettings):
     port: int = Field(default=8000, ge=1, le=65535)
     cors_origins: list[str] = Field(default_factory=list)
     max_query_length: int = Field(default=4000, ge=10)
+    max_upload_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
     api_keys: list[ApiKeyEntry] = Field(
         default_factory=list,
         description='Hashed API keys, JSON: [{"sha256": ..., "tenant": ..., "caller_apps": [...]}].',

@@ -20,7 +20,7 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 # Part of every content hash: changing how chunks are cut re-ingests unchanged files.
 CHUNKER_VERSION = "headings-v1"
-TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text"}
+TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text", ".html", ".htm", ".pdf"}
 CATALOG_SUFFIXES = {".json"}
 
 # Chunk ids are UUIDv5 so Qdrant accepts them and re-ingesting gives the same ids.
@@ -42,7 +42,7 @@ class SourceDocument:
     title: str
     text: str
     source: str
-    path: str
+    path: str | None
     updated_at: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
@@ -102,26 +102,47 @@ def parse_front_matter(raw: str) -> tuple[dict[str, Any], str]:
     return meta, raw[match.end() :]
 
 
-def load_document(path: Path, *, root: Path | None = None, raw: str | None = None) -> SourceDocument:
-    """Read a Markdown or text file into a `SourceDocument`.
+def load_document(
+    path: Path,
+    *,
+    root: Path | None = None,
+    raw: str | None = None,
+    title_hint: str | None = None,
+    default_source: str | None = None,
+) -> SourceDocument:
+    """Read a Markdown, text, HTML or PDF file into a `SourceDocument`.
 
     Args:
         path: The file (its name gives the default id and title).
         root: The ingest root the id is made relative to.
-        raw: The text when it was already read (uploads).
+        raw: The text when it was already read and converted (uploads).
+        title_hint: A title found by the converter (HTML <title>, PDF metadata).
+        default_source: The source when the front matter names none.
 
     Raises:
         DocumentError: on undecodable bytes or bad front matter.
     """
+    converted_title = title_hint
     if raw is None:
+        from threadline.knowledge.converters import to_markdown
+
         try:
-            raw = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise DocumentError(f"{path}: not UTF-8 text") from exc
+            raw, converted_title = to_markdown(path.read_bytes(), path.suffix)
+        except DocumentError as exc:
+            raise DocumentError(f"{path}: {exc}") from exc
     raw = raw.replace("\r\n", "\n").lstrip("\ufeff")
     meta, body = parse_front_matter(raw)
-    title = str(meta.pop("title", "") or "").strip() or _first_heading(body) or path.stem
-    source = str(meta.pop("source", "") or "").strip() or (path.parent.name or "documents")
+    title = (
+        str(meta.pop("title", "") or "").strip()
+        or converted_title
+        or _first_heading(body)
+        or path.stem
+    )
+    source = (
+        str(meta.pop("source", "") or "").strip()
+        or default_source
+        or (path.parent.name or "documents")
+    )
     updated = meta.pop("updated_at", None)
     doc_id = str(meta.pop("id", "") or "").strip() or doc_id_for(path, root)
     extra = {str(k): _plain(v) for k, v in meta.items()}
