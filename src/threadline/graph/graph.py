@@ -496,6 +496,14 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
                     "looking for?"
                 )
             stop_reason = f"unresolved_reference:{reason}"
+        elif stop_reason and stop_reason.startswith(("source_denied", "invalid_intent")):
+            text = (
+                "Cette recherche n'est pas autorisée pour cette application "
+                f"({stop_reason}). Reformulez ou limitez-vous aux sources permises."
+                if fr
+                else f"This search is not allowed for this application ({stop_reason}). "
+                "Rephrase, or ask within the sources it may use."
+            )
         else:
             text = (
                 "Je n'ai pas trouvé de quoi répondre dans les documents. Pouvez-vous préciser "
