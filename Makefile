@@ -35,7 +35,16 @@ run: ingest ## Ingest the sample data and serve the API on $(HOST):$(PORT)
 serve: install ## Serve the API without ingesting
 	$(BIN)/threadline serve --host $(HOST) --port $(PORT)
 
-test: install ## Run the whole test suite
+# One process serves LangGraph's API (for Studio) and threadline's API (/chat, /sessions) from
+# langgraph.json's http.app, so it owns the embedded index: use it instead of `make run`, not beside it.
+STUDIO_PORT ?= 2024
+.PHONY: studio
+studio: ingest ## Ingest the sample data and run `langgraph dev` (Studio + the API) on $(STUDIO_PORT)
+	LANGGRAPH_CLI_NO_ANALYTICS=1 LANGGRAPH_NO_VERSION_CHECK=true \
+		$(BIN)/langgraph dev --port $(STUDIO_PORT) --no-browser
+
+test: install ## Run the whole test suite (installs Debian's chromium for the web page test)
+	$(BIN)/python tests/support/browser.py
 	$(BIN)/python -m pytest $(TEST_FILE)
 
 lint: install ## Lint with ruff

@@ -16,6 +16,8 @@ from threadline.settings import get_settings
 app = typer.Typer(no_args_is_help=True, help="Multi-turn, strictly grounded chat over documents.")
 sessions_app = typer.Typer(no_args_is_help=True, help="List, show and delete sessions.")
 app.add_typer(sessions_app, name="sessions")
+bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks of the service's own pipeline.")
+app.add_typer(bench_app, name="bench")
 console = Console()
 
 TenantOpt = Annotated[str, typer.Option(help="Tenant that owns the data.")]
@@ -174,6 +176,48 @@ def sessions_delete(
     console.print(f"deleted {session_id}")
 
 
+@sessions_app.command("check")
+def sessions_check(
+    repair: Annotated[
+        bool, typer.Option(help="Salvage damaged sessions (the original is kept aside).")
+    ] = False,
+    quarantine: Annotated[
+        bool, typer.Option(help="Move sessions that stay damaged to the quarantine.")
+    ] = False,
+) -> None:
+    """Check every session file; exit 1 if a damaged one remains in place."""
+    from threadline.store import ConversationStore
+
+    settings = get_settings()
+    store = ConversationStore(settings.sessions_dir, lock_timeout=settings.lock_timeout)
+    checks = store.check_sessions(repair=repair, quarantine=quarantine)
+    colors = {"ok": "green", "corrupt": "red", "repaired": "yellow", "quarantined": "yellow"}
+    table = Table("status", "tenant", "caller_app", "session", "messages", "details")
+    for check in checks:
+        color = colors.get(check.status, "dim")
+        details = check.reason or ""
+        if check.dropped:
+            details += f" (dropped {check.dropped})"
+        if check.moved_to is not None:
+            details += f" -> {check.moved_to}"
+        table.add_row(
+            f"[{color}]{check.status}[/{color}]",
+            check.tenant,
+            check.caller_app,
+            check.session_id,
+            "" if check.message_count is None else str(check.message_count),
+            details,
+        )
+    console.print(table)
+    counts: dict[str, int] = {}
+    for check in checks:
+        counts[check.status] = counts.get(check.status, 0) + 1
+    summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    console.print(summary or "no session files")
+    if any(check.is_corrupt for check in checks):
+        raise typer.Exit(1)
+
+
 @app.command("log")
 def show_log(
     thread: Annotated[str, typer.Option("--thread", help="Thread (session) id.")],
@@ -200,6 +244,78 @@ def show_log(
             str(r["llm_calls"]),
         )
     console.print(table)
+
+
+@bench_app.command("retrieval")
+def bench_retrieval(
+    corpus: Annotated[Path, typer.Option(help="Corpus JSONL: id, title, text, domain.")],
+    tasks: Annotated[Path, typer.Option(help="Tasks JSONL: task_id, domain, turns.")],
+    out: Annotated[Path, typer.Option(help="Where to write the run JSONL.")],
+    embeddings: Annotated[
+        str, typer.Option(help="hybrid, sparse or dense (a fresh index is built).")
+    ] = "hybrid",
+    k: Annotated[int, typer.Option(help="Passage ids written per task.", min=10, max=30)] = 20,
+    limit: Annotated[int | None, typer.Option(help="Only the first N tasks.", min=1)] = None,
+    qrels: Annotated[Path | None, typer.Option(help="Qrels TSV, to score the run.")] = None,
+    score: Annotated[bool, typer.Option("--score", help="Score the run (needs --qrels).")] = False,
+    index_dir: Annotated[
+        Path | None, typer.Option(help="Keep the index here and reuse it across runs.")
+    ] = None,
+    fusion: Annotated[
+        list[str] | None,
+        typer.Option(help="Override a fusion weight, NAME=VALUE (repeatable), for ablations."),
+    ] = None,
+    trace: Annotated[
+        Path | None, typer.Option(help="Also write each task's route and query variants.")
+    ] = None,
+) -> None:
+    """Replay multi-turn tasks through router, reformulator and retriever; rank passages."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from threadline.bench.retrieval import parse_fusion, run_benchmark, score_run
+
+    if embeddings not in ("hybrid", "sparse", "dense"):
+        console.print("[red]--embeddings must be hybrid, sparse or dense[/red]")
+        raise typer.Exit(2)
+    if score and qrels is None:
+        console.print("[red]--score needs --qrels[/red]")
+        raise typer.Exit(2)
+    try:
+        config = parse_fusion(fusion or [])
+    except ValueError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from exc
+    err = Console(stderr=True)
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+    ) as bar:
+        bars: dict[str, object] = {}
+
+        def progress(phase: str, done: int, total: int) -> None:
+            if phase not in bars:
+                bars[phase] = bar.add_task(f"{phase:<6}", total=total)
+            bar.update(bars[phase], completed=done)
+
+        report = run_benchmark(
+            corpus,
+            tasks,
+            out,
+            embeddings=embeddings,
+            k=k,
+            limit=limit,
+            index_dir=index_dir,
+            fusion=config,
+            progress=progress,
+            trace_path=trace,
+        )
+    err.print(report.summary(), highlight=False)
+    err.print(f"run written to {out}", highlight=False)
+    if score and qrels is not None:
+        typer.echo(score_run(out, qrels, tasks_path=tasks), nl=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

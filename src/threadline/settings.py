@@ -57,6 +57,12 @@ class Settings(BaseSettings):
     )
     qdrant_api_key: SecretStr | None = Field(default=None, validation_alias="QDRANT_API_KEY")
     collection: str = Field(default="threadline", description="Qdrant collection name.")
+    vector_engine: Literal["edge", "local"] = Field(
+        default="edge",
+        description="Embedded engine without QDRANT_URL: edge = Qdrant Edge in-process "
+        "(HNSW, payload indexes); local = qdrant-client's local mode (brute force, for "
+        "comparisons).",
+    )
 
     # --- models ------------------------------------------------------------
     embeddings: Literal["hybrid", "sparse", "dense", "openai"] = Field(

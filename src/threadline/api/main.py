@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from threadline import __version__
 from threadline.api.errors import install_error_handlers
-from threadline.api.routes import chat, documents, health, sessions
+from threadline.api.routes import chat, documents, health, openai_compat, sessions, web
 from threadline.auth import KeyRing, load_key_entries
 from threadline.chat import ChatService
 from threadline.services import Services
@@ -55,5 +55,7 @@ def create_app(services: Services | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(chat.router)
     app.include_router(sessions.router)
+    app.include_router(openai_compat.router)
+    app.include_router(web.router)
     app.include_router(documents.router)
     return app

@@ -25,20 +25,11 @@ from threadline.followups.references import detect_language
 from threadline.followups.trail import TrailTurn, render_history
 from threadline.graph import prompts
 from threadline.graph.context import Context
-from threadline.graph.reformulation import condense, reference_query
-from threadline.graph.retrieval import (
-    Budget,
-    PolicyViolation,
-    RetrievalIntent,
-    allowed_sources,
-    outline_chunks,
-    pack_context,
-    validate_intent,
-)
+from threadline.graph.reformulation import reformulate_turn
+from threadline.graph.retrieval import retrieve_turn
 from threadline.graph.routing import plan_turn
 from threadline.graph.state import InputState, State
 from threadline.graph.tools import make_catalog_tools, products_as_sources
-from threadline.knowledge.index import ScoredChunk, SearchFilters
 from threadline.models import is_extractive
 from threadline.querylog import QueryRecord
 from threadline.services import Services, get_services
@@ -58,21 +49,6 @@ def _lang(state: State) -> str:
     return state.language or detect_language(state.query)
 
 
-def _chunk_dict(label: int, item: ScoredChunk) -> dict[str, Any]:
-    chunk = item.chunk
-    return {
-        "label": str(label),
-        "chunk_id": chunk.chunk_id,
-        "doc_id": chunk.doc_id,
-        "title": chunk.title,
-        "section": chunk.section,
-        "source": chunk.source,
-        "position": chunk.position,
-        "text": chunk.text,
-        "score": round(float(item.score), 6),
-    }
-
-
 def _trail(history: list[dict[str, Any]]) -> list[TrailTurn]:
     return [
         TrailTurn(
@@ -85,15 +61,53 @@ def _trail(history: list[dict[str, Any]]) -> list[TrailTurn]:
     ]
 
 
-def _budget(services: Services, context: Context) -> Budget:
-    s = services.settings
-    return Budget(
-        max_top_k=s.max_top_k,
-        max_query_chars=s.max_query_chars,
-        min_score=context.min_score if context.min_score is not None else s.min_score,
-        max_chunks=context.max_chunks or s.max_chunks,
-        max_chars=context.max_chars or s.max_chars,
+def route_update(state: State, services: Services) -> dict[str, Any]:
+    """The route_turn node: classify the message deterministically (no LLM).
+
+    Module-level so the retrieval benchmark replays turns through this very router.
+
+    Args:
+        state: The turn's state after loading the conversation.
+        services: Where the catalog's brands come from.
+
+    Returns:
+        The partial state update: route, followup, deliverable, tool_call, trace.
+    """
+    ts = state.thread_state
+    outline = [OutlineSection(o["id"], o["title"]) for o in ts.get("last_outline", [])]
+    brands = sorted({p.brand for p in services.kb.catalog.products(state.tenant)})
+    plan = plan_turn(
+        state.query,
+        outline=outline,
+        source_titles=ts.get("last_titles", []),
+        has_previous_turn=bool(state.history),
+        brands=brands,
     )
+    followup = dict(_NO_FOLLOWUP)
+    if plan.route in ("followup_context",):
+        followup.update(detected=True, ref_type="context")
+    if plan.reference is not None:
+        ref = plan.reference
+        followup.update(
+            detected=ref.detected,
+            resolved=ref.resolved,
+            ref_type=ref.ref_type,
+            section_id=ref.section_id,
+            method=ref.method,
+            document_index=ref.document_index,
+            reason=ref.reason,
+        )
+    route = plan.route
+    if route == "followup_reference" and not plan.reference.resolved:
+        route = "clarify"
+    tool_call = {"name": plan.tool.name, "args": plan.tool.args} if plan.tool else None
+    return {
+        "route": route,
+        "followup": followup,
+        "deliverable": plan.deliverable,
+        "tool_call": tool_call,
+        "trace": state.trace + [{"node": "route_turn", "route": route}],
+    }
 
 
 def build_graph(provider: Callable[[], Services] = get_services) -> Any:
@@ -155,159 +169,15 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
 
     def route_turn(state: State) -> dict[str, Any]:
         """Classify the message deterministically (no LLM)."""
-        services = provider()
-        ts = state.thread_state
-        outline = [OutlineSection(o["id"], o["title"]) for o in ts.get("last_outline", [])]
-        brands = sorted({p.brand for p in services.kb.catalog.products(state.tenant)})
-        plan = plan_turn(
-            state.query,
-            outline=outline,
-            source_titles=ts.get("last_titles", []),
-            has_previous_turn=bool(state.history),
-            brands=brands,
-        )
-        followup = dict(_NO_FOLLOWUP)
-        if plan.route in ("followup_context",):
-            followup.update(detected=True, ref_type="context")
-        if plan.reference is not None:
-            ref = plan.reference
-            followup.update(
-                detected=ref.detected,
-                resolved=ref.resolved,
-                ref_type=ref.ref_type,
-                section_id=ref.section_id,
-                method=ref.method,
-                document_index=ref.document_index,
-                reason=ref.reason,
-            )
-        route = plan.route
-        if route == "followup_reference" and not plan.reference.resolved:
-            route = "clarify"
-        tool_call = {"name": plan.tool.name, "args": plan.tool.args} if plan.tool else None
-        return {
-            "route": route,
-            "followup": followup,
-            "deliverable": plan.deliverable,
-            "tool_call": tool_call,
-            "trace": state.trace + [{"node": "route_turn", "route": route}],
-        }
+        return route_update(state, provider())
 
     def reformulate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         """Turn the message into a standalone retrieval query."""
-        services = provider()
-        ts, fu = state.thread_state, dict(state.followup)
-        query, scope, calls = state.query, None, 0
-        doc_ids, titles = ts.get("last_doc_ids", []), ts.get("last_titles", [])
-        if state.route == "followup_reference":
-            if fu.get("section_id"):
-                title = next(
-                    o["title"] for o in ts.get("last_outline", []) if o["id"] == fu["section_id"]
-                )
-                query, scope = reference_query(title, state.query), list(dict.fromkeys(doc_ids))
-            elif fu.get("document_index"):
-                index = fu["document_index"] - 1
-                query, scope = reference_query(titles[index], state.query), [doc_ids[index]]
-        elif state.route == "followup_context":
-            llm = services.llm
-            if is_extractive(llm):
-                query = condense(state.query, ts.get("last_search_query"), titles)
-                fu["method"] = "heuristic"
-            else:
-                context = runtime.context or Context()
-                history = render_history(
-                    _trail(state.history),
-                    mode="minimal_trail",
-                    phase="reformulation",
-                    max_titles=services.settings.history_max_titles,
-                )
-                reply = llm.invoke(
-                    [
-                        SystemMessage(context.condense_system_prompt),
-                        HumanMessage(
-                            prompts.CONDENSE_USER_PROMPT.format(
-                                history=history, question=state.query.replace('"', '\\"')
-                            )
-                        ),
-                    ]
-                )
-                calls = 1
-                query = reply.text.strip().splitlines()[0].strip() if reply.text.strip() else ""
-                query = query.strip('"') or state.query
-                fu["method"] = "llm"
-            fu["resolved"] = True
-        return {
-            "reformulated_query": query,
-            "doc_scope": scope,
-            "followup": fu,
-            "llm_calls": state.llm_calls + calls,
-            "trace": state.trace + [{"node": "reformulate", "query": query}],
-        }
+        return reformulate_turn(state, provider(), runtime.context or Context())
 
     def retrieve(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        """Search within policy and budgets; retry once broader; pack the context."""
-        services = provider()
-        settings, context = services.settings, runtime.context or Context()
-        budget = _budget(services, context)
-        try:
-            sources = allowed_sources(settings.source_policy, state.caller_app, state.sources)
-            intent = validate_intent(
-                RetrievalIntent(
-                    query=state.reformulated_query or state.query,
-                    top_k=context.top_k or settings.top_k,
-                    sources=sources,
-                ),
-                budget,
-            )
-        except PolicyViolation as violation:
-            return {
-                "stop_reason": violation.reason,
-                "trace": state.trace + [{"node": "retrieve", "stop_reason": violation.reason}],
-            }
-        base = SearchFilters(
-            tenant=state.tenant,
-            sources=intent.sources,
-            source_app=state.source_app,
-            workspace=state.workspace,
-        )
-        kb = services.kb
-        query, attempts = intent.query, []
-        candidates: list[ScoredChunk] = []
-        if state.doc_scope:
-            scoped = SearchFilters(**{**base.__dict__, "doc_ids": tuple(state.doc_scope)})
-            candidates = kb.search(query, k=intent.top_k, filters=scoped)
-            attempts.append({"query": query, "scope": state.doc_scope, "hits": len(candidates)})
-        if not candidates:
-            candidates = kb.search(query, k=intent.top_k, filters=base)
-            attempts.append({"query": query, "hits": len(candidates)})
-        pack = pack_context(candidates, budget)
-        previous = state.thread_state.get("last_search_query")
-        if not pack.chunks and previous and previous not in query:
-            # One broader retry: what was searched before, plus the new question.
-            query = f"{previous} {state.query}"
-            candidates = kb.search(query, k=intent.top_k, filters=base)
-            attempts.append({"query": query, "hits": len(candidates), "retry": True})
-            pack = pack_context(candidates, budget)
-        chosen = pack.chunks
-        if state.deliverable and chosen:
-            # A summary covers a document, not a handful of hits: take the best
-            # document's sections in reading order.
-            best_doc = chosen[0].chunk.doc_id
-            whole = [ScoredChunk(c, 0.0) for c in kb.document_chunks(best_doc, tenant=state.tenant)]
-            chosen = pack_context(outline_chunks(whole, budget.max_chunks), budget).chunks
-        chunks = [_chunk_dict(i, item) for i, item in enumerate(chosen, 1)]
-        trace = {
-            "node": "retrieve",
-            "attempts": attempts,
-            "candidates": len(candidates),
-            "selected": [c["chunk_id"] for c in chunks],
-            "rejected": pack.rejected,
-        }
-        return {
-            "search_query": query,
-            "chunks": chunks,
-            "stop_reason": None if chunks else "no_context",
-            "trace": state.trace + [trace],
-        }
+        """Search within policy and budgets (fusing query variants); retry once; pack."""
+        return retrieve_turn(state, provider(), runtime.context or Context()).update
 
     def use_tool(state: State) -> dict[str, Any]:
         """Run a catalog tool; with a real LLM the model picks the tool and its arguments."""
@@ -580,7 +450,9 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
                 latency_ms=(time.perf_counter() - started) * 1000 if started else None,
             )
         )
-        return {"message_ids": [user.id, assistant.id]}
+        # A LangGraph thread (Studio) checkpoints state between runs: clear the
+        # idempotency key so the next run in that thread is a new turn, not a retry.
+        return {"message_ids": [user.id, assistant.id], "turn_id": ""}
 
     def after_route(
         state: State,

@@ -1,23 +1,66 @@
-"""Standalone queries for follow-ups: reference queries and deterministic condensation.
+"""Standalone queries for follow-ups: reference queries, condensation and query variants.
 
-Both are pure functions. The LLM condensation (one call over the Minimal
-Trail) lives in the graph node; these are what runs with no LLM, and what an
-explicit reference always uses.
+The reformulator node turns a message into one readable standalone query
+(`reformulated_query`): `<title> — <question>` for an explicit reference, an
+LLM rewrite over the Minimal Trail when a real LLM is configured, and with no
+LLM a deterministic condensation that carries the salient terms of the
+previous search query and titles.
+
+One query cannot be right for every follow-up: "any awards" needs the topic of
+the conversation, "No, I meant photos in the air" needs the old question and a
+new direction, a fresh question needs nothing at all. So the retriever also
+searches a few variants of the question (alone, condensed, with the salient
+terms of the previous answer, ...) and fuses their rankings
+(:func:`query_variants`, :class:`FusionConfig`); the question alone always
+takes part, which keeps a topic shift from being dragged back to the old topic.
+
+Everything here except :func:`reformulate_turn` is a pure function of its
+arguments: deterministic, offline, no model call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from threadline.knowledge.text import fold, terms, tokenize
+from langchain_core.messages import HumanMessage, SystemMessage
 
-# Request words carry no topic: they must not be carried into the next query.
-_REQUEST_WORDS = set(
+from threadline.followups.trail import TrailTurn, render_history
+from threadline.graph import prompts
+from threadline.knowledge.text import STOPWORDS, fold, stem, terms, tokenize
+from threadline.models import is_extractive
+
+if TYPE_CHECKING:  # the node-facing function only; keeps the pure part light to import
+    from threadline.graph.context import Context
+    from threadline.graph.state import State
+    from threadline.services import Services
+
+# Request and conversation words carry no topic: they must not be carried into the next
+# query, and they do not make a message "about" anything.
+_REQUEST_WORDS = frozenset(
     terms(
         "tell more about detail details explain expand elaborate what which how why when "
         "and also please thanks one ones that this those these it them there "
+        "know can could would tell say said mean meant question ask asked answer thing things "
+        "like really yes no ok okay sure sorry thank thanks hi hello well still else "
+        "way good best idea ideas need want get got give example examples kind type types "
         "dis moi plus detaille explique precise developpe quoi quel quelle quels quelles "
         "comment pourquoi et aussi celui celle ceux ca cela"
+    )
+)
+
+# Words an answer uses to talk about its own sources rather than about the topic
+# ("The documents do not provide specific information about ..."): never salient.
+_ANSWER_FILLER = frozenset(
+    terms(
+        "document documents information provided provide provides mention mentioned "
+        "mentions specific specifically state states stated context source sources "
+        "include includes included however although based available unable able find found "
+        "discuss discussed discusses describe described details detail regarding refer "
+        "refers several many various different certain often usually generally also may "
+        "might include includes including"
     )
 )
 
@@ -27,29 +70,483 @@ def reference_query(title: str, question: str) -> str:
     return f"{title.strip()} — {question.strip()}"
 
 
-def condense(question: str, previous_query: str | None, previous_titles: Sequence[str]) -> str:
+def content_terms(text: str) -> set[str]:
+    """The stemmed topic terms of a text: no function words, no request words.
+
+    Args:
+        text: Any text (question, query, title).
+
+    Returns:
+        The set of stems that say what the text is about.
+    """
+    return set(terms(text)) - _REQUEST_WORDS
+
+
+def salient_words(
+    text: str,
+    *,
+    exclude: set[str] | frozenset[str] = frozenset(),
+    limit: int | None = None,
+    by_frequency: bool = False,
+) -> list[str]:
+    """The topic words of a text, as folded surface words, one per stem.
+
+    Args:
+        text: The text to draw words from (a previous query, title or answer).
+        exclude: Stems not to return (typically the new question's own terms).
+        limit: Most words returned; None keeps them all.
+        by_frequency: Order by how often a stem occurs in `text` (ties: first
+            occurrence), so a long answer gives its recurring topic first; otherwise
+            reading order.
+
+    Returns:
+        Surface words (accents and case folded) whose stems are neither stopwords,
+        request words, answer filler nor in `exclude`; one-letter tokens are dropped.
+    """
+    firsts: dict[str, str] = {}
+    counts: Counter[str] = Counter()
+    for word in tokenize(text):
+        if word in STOPWORDS or len(word) < 2:
+            continue
+        term = stem(word)
+        if term in _REQUEST_WORDS or term in _ANSWER_FILLER or term in exclude:
+            continue
+        counts[term] += 1
+        firsts.setdefault(term, word)
+    order = list(firsts)
+    if by_frequency:
+        position = {term: i for i, term in enumerate(order)}
+        order.sort(key=lambda term: (-counts[term], position[term]))
+    words = [firsts[term] for term in order]
+    return words if limit is None else words[:limit]
+
+
+def session_words(
+    exchanges: Sequence[tuple[str, str]],
+    *,
+    exclude: set[str] | frozenset[str] = frozenset(),
+    limit: int,
+    decay: float = 0.7,
+    question_weight: float = 2.0,
+) -> list[str]:
+    """The words a conversation keeps coming back to: its running topic.
+
+    Each stem scores, over the past turns, ``decay ** age`` times its count in the
+    turn, a question's words counting `question_weight` times an answer's (the user
+    names the topic; answers add the names of what was found). Recent turns weigh
+    most, so after a change of subject the new subject takes over within a turn or
+    two.
+
+    Args:
+        exchanges: Past (question, answer) pairs, oldest first.
+        exclude: Stems not to return (the new question's own terms).
+        limit: Most words returned.
+        decay: Weight kept per turn of age (1: all turns equal).
+        question_weight: Weight of a question's words relative to an answer's.
+
+    Returns:
+        Surface words, best first; ties go to the most recent first use.
+    """
+    score: dict[str, float] = {}
+    surface: dict[str, str] = {}
+    for age, (question, answer) in enumerate(reversed(exchanges)):
+        weight = decay**age
+        for text, factor in ((question, question_weight), (answer, 1.0)):
+            for word in tokenize(text):
+                if word in STOPWORDS or len(word) < 2:
+                    continue
+                term = stem(word)
+                if term in _REQUEST_WORDS or term in _ANSWER_FILLER or term in exclude:
+                    continue
+                score[term] = score.get(term, 0.0) + weight * factor
+                surface.setdefault(term, word)
+    order = sorted(score, key=lambda term: -score[term])  # stable: recent first use wins ties
+    return [surface[term] for term in order[:limit]]
+
+
+def recurring_words(
+    exchanges: Sequence[tuple[str, str]],
+    *,
+    exclude: set[str] | frozenset[str] = frozenset(),
+    limit: int,
+    min_texts: int = 2,
+) -> list[str]:
+    """The words several past messages share: the conversation's topic, not its details.
+
+    A follow-up in a long conversation is about the subject the turns share (a
+    series, a product, a tax), rather than about the details of the last answer,
+    which point back at the last turn's own sources. Each past question and each
+    past answer counts as one text; a stem scores the number of texts it occurs
+    in, ties going to the most recent.
+
+    Args:
+        exchanges: Past (question, answer) pairs, oldest first.
+        exclude: Stems not to return (the new question's own terms).
+        limit: Most words returned.
+        min_texts: Fewest texts a stem must occur in.
+
+    Returns:
+        Surface words, most widespread first.
+    """
+    texts_with: dict[str, int] = {}
+    last_seen: dict[str, int] = {}
+    surface: dict[str, str] = {}
+    index = 0
+    for question, answer in exchanges:
+        for text in (question, answer):
+            index += 1
+            for word in dict.fromkeys(tokenize(text)):
+                if word in STOPWORDS or len(word) < 2:
+                    continue
+                term = stem(word)
+                if term in _REQUEST_WORDS or term in _ANSWER_FILLER or term in exclude:
+                    continue
+                if last_seen.get(term) != index:
+                    texts_with[term] = texts_with.get(term, 0) + 1
+                    last_seen[term] = index
+                surface[term] = word
+    ranked = sorted(
+        (term for term, count in texts_with.items() if count >= min_texts),
+        key=lambda term: (-texts_with[term], -last_seen[term]),
+    )
+    return [surface[term] for term in ranked[:limit]]
+
+
+def condense(
+    question: str,
+    previous_query: str | None,
+    previous_titles: Sequence[str],
+    *,
+    max_words: int | None = None,
+) -> str:
     """Build a standalone query from the message and the previous turn, with no LLM.
 
     A previous source title that shares a topic word with the message (the
     "Samsung one") is named in full; otherwise the salient words of the
     previous search query that the message does not already contain are
     carried over, after the message's own words so those stay dominant.
+
+    Args:
+        question: The user's message.
+        previous_query: What the previous retrieval searched, if anything.
+        previous_titles: Titles of the previous turn's sources, best first.
+        max_words: Most words carried from the previous query (None: all).
+
+    Returns:
+        A readable query: the message, possibly followed by carried words in
+        parentheses or preceded by the title it names.
     """
     question = question.strip()
-    own = set(terms(question)) - _REQUEST_WORDS
+    own = content_terms(question)
     for title in previous_titles:
-        if own & set(terms(title)):
+        if own & content_terms(title):
             return f"{title} — {question}"
     if not previous_query:
         return question
-    carried: list[str] = []
-    seen = set(terms(question))
-    for word in tokenize(previous_query):
-        stemmed = terms(word)
-        if not stemmed or stemmed[0] in seen or stemmed[0] in _REQUEST_WORDS:
-            continue
-        seen.add(stemmed[0])
-        carried.append(word)
+    carried = salient_words(previous_query, exclude=set(terms(question)), limit=max_words)
     if not carried:
         return question
     return f"{question} ({' '.join(carried)})" if fold(question) else " ".join(carried)
+
+
+@dataclass(frozen=True)
+class PreviousTurn:
+    """What the retriever may use of the turn before: never document text.
+
+    Attributes:
+        question: The previous user message.
+        search_query: What that turn searched (thread state), if it searched.
+        titles: Titles of its sources, best first (thread state).
+        doc_ids: Ids of its sources, best first (thread state).
+        answer: The previous assistant answer (history), possibly empty.
+        first_question: The conversation's first user message (its opening topic).
+        exchanges: Every past (question, answer) pair in the history, oldest first.
+    """
+
+    question: str = ""
+    search_query: str | None = None
+    titles: tuple[str, ...] = ()
+    doc_ids: tuple[str, ...] = ()
+    answer: str = ""
+    first_question: str = ""
+    exchanges: tuple[tuple[str, str], ...] = ()
+
+
+def previous_turn(
+    history: Sequence[Mapping[str, Any]], thread_state: Mapping[str, Any]
+) -> PreviousTurn | None:
+    """Gather the previous turn from the graph state, or None on a first turn.
+
+    Args:
+        history: Past turns, oldest first, as `load_conversation` builds them.
+        thread_state: Last search query, titles and doc ids (the store's thread state).
+
+    Returns:
+        The previous turn, or None when the conversation has no earlier turn.
+    """
+    if not history:
+        return None
+    last = history[-1]
+    return PreviousTurn(
+        question=str(last.get("question") or ""),
+        search_query=thread_state.get("last_search_query"),
+        titles=tuple(t for t in thread_state.get("last_titles", []) if t),
+        doc_ids=tuple(dict.fromkeys(thread_state.get("last_doc_ids", []))),
+        answer=str(last.get("answer") or ""),
+        first_question=str(history[0].get("question") or ""),
+        exchanges=tuple(
+            (str(turn.get("question") or ""), str(turn.get("answer") or "")) for turn in history
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class QueryVariant:
+    """One query the retriever searches, and its weight in the fusion."""
+
+    name: str
+    text: str
+    weight: float
+
+
+@dataclass(frozen=True)
+class FusionConfig:
+    """How much each query variant and the previous turn's sources count.
+
+    Weights multiply reciprocal-rank contributions ``1 / (rrf_k + rank)``; a weight of
+    0 turns a variant off. The defaults were chosen on the MTRAG dev benchmark
+    (bench/results/mtrag-dev.md), one idea at a time.
+
+    Attributes:
+        question: The message alone: the new question must stay in charge.
+        condensed: The reformulator's query when it differs from the message (the
+            deterministic condensation of a follow-up, or the LLM rewrite).
+        context: The deterministic condensation (:func:`condense`) for every turn with
+            a previous one, whatever the route (deduplicated against `condensed`).
+        answer: The message plus the salient words of the previous answer.
+        topic: The message plus the salient words of the conversation's first question.
+        prior: The previous turn's sources, as one more ranking.
+        context_words: Most words `context` carries from the previous query (0: all).
+        answer_words: Most words taken from the previous answer.
+        answer_by_frequency: Take the answer's most frequent words rather than its first.
+        topic_words: Most words taken from the first question.
+        standalone: Scale of the history variants (and prior) when the router saw a
+            standalone question rather than a follow-up; 0 searches it alone.
+        rrf_k: The rank offset of reciprocal rank fusion (60 is the usual value).
+    """
+
+    question: float = 1.0
+    condensed: float = 1.0
+    context: float = 1.0
+    answer: float = 0.5
+    topic: float = 0.0
+    session: float = 0.0
+    previous_question: float = 0.0
+    recurring: float = 0.0
+    prior: float = 0.0
+    context_words: int = 0
+    answer_words: int = 8
+    answer_by_frequency: bool = True
+    topic_words: int = 6
+    session_words: int = 4
+    session_decay: float = 0.7
+    previous_words: int = 6
+    recurring_words: int = 4
+    recurring_min: int = 2
+    standalone: float = 1.0
+    rrf_k: float = 60.0
+
+
+DEFAULT_FUSION = FusionConfig()
+
+
+def _with_words(question: str, words: Sequence[str]) -> str:
+    return f"{question} ({' '.join(words)})" if words else question
+
+
+def query_variants(
+    question: str,
+    reformulated: str,
+    previous: PreviousTurn | None,
+    *,
+    followup: bool,
+    config: FusionConfig = DEFAULT_FUSION,
+) -> list[QueryVariant]:
+    """The queries to search for one turn, with their fusion weights.
+
+    Args:
+        question: The user's message as typed.
+        reformulated: The reformulator's standalone query (may equal `question`).
+        previous: The previous turn, or None on a first turn.
+        followup: Whether the router took the message as a follow-up; a standalone
+            message scales the history variants by `config.standalone`.
+        config: Weights and sizes.
+
+    Returns:
+        Distinct queries, the question alone first; a first turn gets only the
+        question. Variants with a zero weight or identical text are left out.
+    """
+    question = question.strip()
+    reformulated = reformulated.strip() or question
+    variants = [QueryVariant("question", question, config.question)]
+    if previous is None:
+        if reformulated != question:
+            variants.append(QueryVariant("condensed", reformulated, config.condensed))
+        return variants
+    scale = 1.0 if followup else config.standalone
+    own = set(terms(question))
+    context = condense(
+        question,
+        previous.search_query,
+        previous.titles,
+        max_words=config.context_words or None,
+    )
+    candidates = [
+        QueryVariant("condensed", reformulated, config.condensed * scale),
+        QueryVariant("context", context, config.context * scale),
+        QueryVariant(
+            "answer",
+            _with_words(
+                question,
+                salient_words(
+                    previous.answer,
+                    exclude=own,
+                    limit=config.answer_words,
+                    by_frequency=config.answer_by_frequency,
+                ),
+            ),
+            config.answer * scale,
+        ),
+        QueryVariant(
+            "topic",
+            _with_words(
+                question,
+                salient_words(previous.first_question, exclude=own, limit=config.topic_words),
+            ),
+            config.topic * scale,
+        ),
+        QueryVariant(
+            "session",
+            _with_words(
+                question,
+                session_words(
+                    previous.exchanges,
+                    exclude=own,
+                    limit=config.session_words,
+                    decay=config.session_decay,
+                ),
+            ),
+            config.session * scale,
+        ),
+        QueryVariant(
+            "recurring",
+            _with_words(
+                question,
+                recurring_words(
+                    previous.exchanges,
+                    exclude=own,
+                    limit=config.recurring_words,
+                    min_texts=config.recurring_min,
+                ),
+            ),
+            config.recurring * scale,
+        ),
+        QueryVariant(
+            "previous_question",
+            _with_words(
+                question,
+                salient_words(previous.question, exclude=own, limit=config.previous_words),
+            ),
+            config.previous_question * scale,
+        ),
+    ]
+    seen = {question}
+    for variant in candidates:
+        if variant.weight > 0 and variant.text not in seen:
+            seen.add(variant.text)
+            variants.append(variant)
+    return variants
+
+
+def prior_weight(previous: PreviousTurn | None, *, followup: bool, config: FusionConfig) -> float:
+    """The fusion weight of the previous turn's sources for this turn (0 on a first turn)."""
+    if previous is None or not previous.doc_ids:
+        return 0.0
+    return config.prior * (1.0 if followup else config.standalone)
+
+
+def trail_turns(history: Sequence[Mapping[str, Any]]) -> list[TrailTurn]:
+    """The graph's history entries as Minimal Trail turns."""
+    return [
+        TrailTurn(
+            question=turn["question"],
+            search_query=turn.get("search_query"),
+            titles=tuple(turn.get("titles", [])),
+            answer=turn.get("answer", ""),
+        )
+        for turn in history
+    ]
+
+
+def reformulate_turn(state: State, services: Services, context: Context) -> dict[str, Any]:
+    """The reformulate node: the message as a standalone retrieval query.
+
+    The graph node and the retrieval benchmark both call this, so the benchmark
+    measures exactly what the service does.
+
+    Args:
+        state: The turn's state after routing.
+        services: Where the chat model and settings come from (the model is only
+            touched for a context follow-up).
+        context: Per-run knobs (the condensation prompt).
+
+    Returns:
+        The partial state update: reformulated_query, doc_scope, followup,
+        llm_calls and trace.
+    """
+    ts, fu = state.thread_state, dict(state.followup)
+    query, scope, calls = state.query, None, 0
+    doc_ids, titles = ts.get("last_doc_ids", []), ts.get("last_titles", [])
+    if state.route == "followup_reference":
+        if fu.get("section_id"):
+            title = next(
+                o["title"] for o in ts.get("last_outline", []) if o["id"] == fu["section_id"]
+            )
+            query, scope = reference_query(title, state.query), list(dict.fromkeys(doc_ids))
+        elif fu.get("document_index"):
+            index = fu["document_index"] - 1
+            query, scope = reference_query(titles[index], state.query), [doc_ids[index]]
+    elif state.route == "followup_context":
+        llm = services.llm
+        if is_extractive(llm):
+            query = condense(state.query, ts.get("last_search_query"), titles)
+            fu["method"] = "heuristic"
+        else:
+            history = render_history(
+                trail_turns(state.history),
+                mode="minimal_trail",
+                phase="reformulation",
+                max_titles=services.settings.history_max_titles,
+            )
+            reply = llm.invoke(
+                [
+                    SystemMessage(context.condense_system_prompt),
+                    HumanMessage(
+                        prompts.CONDENSE_USER_PROMPT.format(
+                            history=history, question=state.query.replace('"', '\\"')
+                        )
+                    ),
+                ]
+            )
+            calls = 1
+            query = reply.text.strip().splitlines()[0].strip() if reply.text.strip() else ""
+            query = query.strip('"') or state.query
+            fu["method"] = "llm"
+        fu["resolved"] = True
+    return {
+        "reformulated_query": query,
+        "doc_scope": scope,
+        "followup": fu,
+        "llm_calls": state.llm_calls + calls,
+        "trace": state.trace + [{"node": "reformulate", "query": query}],
+    }

@@ -1,17 +1,34 @@
-"""Retrieval policy (seed 003): validate the intent, then pack the context within budgets.
+"""The retriever: policy (seed 003), query-variant fusion, and context packing.
 
 The retriever node proposes an intent (query, top_k, sources); this module
 decides what may run and what may be used. Violations become a `stop_reason`,
-never an exception.
+never an exception. For a turn with history it searches a few query variants
+(see `threadline.graph.reformulation.query_variants`) and fuses their rankings
+by reciprocal rank, with the previous turn's sources as a small prior.
+
+`retrieve_turn` is the body of the graph's `retrieve` node; the retrieval
+benchmark calls it too, so what is measured is what the service runs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from threadline.knowledge.index import ScoredChunk
+from threadline.graph.reformulation import (
+    DEFAULT_FUSION,
+    FusionConfig,
+    previous_turn,
+    prior_weight,
+    query_variants,
+)
+from threadline.knowledge.index import ScoredChunk, SearchFilters
+
+if TYPE_CHECKING:  # only the node-facing functions need these
+    from threadline.graph.context import Context
+    from threadline.graph.state import State
+    from threadline.services import Services
 
 
 class PolicyViolation(Exception):
@@ -128,3 +145,291 @@ def outline_chunks(chunks: Sequence[ScoredChunk], limit: int) -> list[ScoredChun
             rest.append(item)
     chosen = (firsts + rest)[:limit]
     return sorted(chosen, key=lambda c: c.chunk.position)
+
+
+# --- candidate search: query variants fused by reciprocal rank --------------------------
+
+
+@dataclass
+class CandidateSearch:
+    """The fused ranking of one turn and how it was obtained.
+
+    Attributes:
+        query: The query that stands for the search (state `search_query`).
+        candidates: Chunks best first; each keeps the best engine score it got, so
+            `min_score` keeps its meaning, while the order is the fusion's.
+        attempts: One trace entry per search run.
+        pack: The candidates packed within the budget.
+    """
+
+    query: str
+    candidates: list[ScoredChunk]
+    attempts: list[dict[str, Any]]
+    pack: ContextPack
+
+
+def fuse_rankings(
+    rankings: Sequence[tuple[float, Sequence[ScoredChunk]]],
+    *,
+    prior: Sequence[str] = (),
+    prior_weight: float = 0.0,
+    rrf_k: float = 60.0,
+) -> list[ScoredChunk]:
+    """Weighted reciprocal rank fusion of chunk rankings, with an optional document prior.
+
+    A chunk scores ``sum(weight / (rrf_k + rank))`` over the rankings it appears in
+    (rank from 1). The prior is a ranking of documents: every candidate chunk of the
+    document at rank r gets ``prior_weight / (rrf_k + r)``. It only reorders chunks some
+    query found; it never brings in a chunk on its own.
+
+    Args:
+        rankings: (weight, chunks best first) per query.
+        prior: Document ids, best first (the previous turn's sources).
+        prior_weight: Weight of the prior ranking; 0 disables it.
+        rrf_k: The rank offset.
+
+    Returns:
+        Distinct chunks, best fused score first (ties: first seen, after each ranking's
+        own score ties were ordered by chunk id), each carrying the best engine score
+        it had in any ranking.
+    """
+    fused: dict[str, float] = {}
+    best: dict[str, ScoredChunk] = {}
+    for weight, ranking in rankings:
+        seen: set[str] = set()
+        # Engines return equal scores in an arbitrary order (duplicated passages are
+        # common): ordering ties by chunk id makes the ranking reproducible.
+        ordered = sorted(ranking, key=lambda item: (-item.score, item.chunk.chunk_id))
+        for rank, item in enumerate(ordered, 1):
+            key = item.chunk.chunk_id
+            if key in seen:
+                continue
+            seen.add(key)
+            fused[key] = fused.get(key, 0.0) + weight / (rrf_k + rank)
+            if key not in best or item.score > best[key].score:
+                best[key] = item
+    if prior_weight:
+        doc_rank = {doc: rank for rank, doc in enumerate(dict.fromkeys(prior), 1)}
+        for key, item in best.items():
+            rank = doc_rank.get(item.chunk.doc_id)
+            if rank is not None:
+                fused[key] += prior_weight / (rrf_k + rank)
+    order = sorted(fused, key=lambda key: -fused[key])  # stable: ties keep first-seen order
+    return [best[key] for key in order]
+
+
+def search_ranked(kb: Any, query: str, *, k: int, filters: SearchFilters) -> list[ScoredChunk]:
+    """The top-k chunks for one query, equal scores ordered by chunk id.
+
+    The engine orders equal scores arbitrarily, and which of several tied chunks
+    makes its cut-off is arbitrary too; fetching a margin beyond k and cutting after
+    a stable sort makes the same index give the same ranking every time.
+    """
+    found = kb.search(query, k=k + max(k // 2, 5), filters=filters)
+    return sorted(found, key=lambda item: (-item.score, item.chunk.chunk_id))[:k]
+
+
+def search_candidates(
+    kb: Any,
+    *,
+    question: str,
+    query: str,
+    top_k: int,
+    filters: SearchFilters,
+    budget: Budget,
+    route: str,
+    history: Sequence[Mapping[str, Any]],
+    thread_state: Mapping[str, Any],
+    doc_scope: Sequence[str] | None = None,
+    fusion: FusionConfig = DEFAULT_FUSION,
+) -> CandidateSearch:
+    """Search for one turn: scoped reference, or fused variants; one broader retry.
+
+    Args:
+        kb: The knowledge base (anything with `search(query, k=, filters=)`).
+        question: The user's message as typed.
+        query: The validated standalone query from the reformulator.
+        top_k: Chunks wanted from each search and in the fused ranking.
+        filters: Tenant, sources, app and workspace restrictions.
+        budget: Packing limits (the retry happens when nothing packs).
+        route: The router's decision (a standalone message weighs history less).
+        history: Past turns, oldest first (for the previous answer).
+        thread_state: Last search query, titles and doc ids.
+        doc_scope: Documents an explicit reference points into, searched first.
+        fusion: Variant weights.
+
+    Returns:
+        The fused candidates, the query that stands for them, the trace and the pack.
+    """
+    attempts: list[dict[str, Any]] = []
+    candidates: list[ScoredChunk] = []
+    if doc_scope:
+        # An explicit reference names its target: search it as resolved, no variants.
+        scoped = SearchFilters(**{**filters.__dict__, "doc_ids": tuple(doc_scope)})
+        candidates = search_ranked(kb, query, k=top_k, filters=scoped)
+        attempts.append({"query": query, "scope": list(doc_scope), "hits": len(candidates)})
+        if not candidates:
+            candidates = search_ranked(kb, query, k=top_k, filters=filters)
+            attempts.append({"query": query, "hits": len(candidates)})
+    else:
+        followup = route != "standalone"
+        previous = previous_turn(history, thread_state)
+        variants = query_variants(question, query, previous, followup=followup, config=fusion)
+        rankings = []
+        for variant in variants:
+            found = search_ranked(kb, variant.text, k=top_k, filters=filters)
+            rankings.append((variant.weight, found))
+            attempts.append(
+                {
+                    "variant": variant.name,
+                    "query": variant.text,
+                    "weight": variant.weight,
+                    "hits": len(found),
+                }
+            )
+        prior = previous.doc_ids if previous is not None else ()
+        weight = prior_weight(previous, followup=followup, config=fusion)
+        if weight and len(rankings) > 1:
+            attempts.append({"variant": "prior", "doc_ids": list(prior), "weight": weight})
+        else:
+            weight = 0.0  # a lone query keeps the engine's own order
+        candidates = fuse_rankings(
+            rankings,
+            prior=prior,
+            prior_weight=weight,
+            rrf_k=fusion.rrf_k,
+        )
+        candidates = candidates[:top_k]
+    pack = pack_context(candidates, budget)
+    previous_query = thread_state.get("last_search_query")
+    if not pack.chunks and previous_query and previous_query not in query:
+        # One broader retry: what was searched before, plus the new question.
+        query = f"{previous_query} {question}"
+        candidates = search_ranked(kb, query, k=top_k, filters=filters)
+        attempts.append({"query": query, "hits": len(candidates), "retry": True})
+        pack = pack_context(candidates, budget)
+    return CandidateSearch(query=query, candidates=candidates, attempts=attempts, pack=pack)
+
+
+def budget_for(services: Services, context: Context) -> Budget:
+    """The retrieval budget of one run: per-run knobs over process settings."""
+    s = services.settings
+    return Budget(
+        max_top_k=s.max_top_k,
+        max_query_chars=s.max_query_chars,
+        min_score=context.min_score if context.min_score is not None else s.min_score,
+        max_chunks=context.max_chunks or s.max_chunks,
+        max_chars=context.max_chars or s.max_chars,
+    )
+
+
+def chunk_dict(label: int, item: ScoredChunk) -> dict[str, Any]:
+    """A packed chunk as the state and the generator prompt carry it."""
+    chunk = item.chunk
+    return {
+        "label": str(label),
+        "chunk_id": chunk.chunk_id,
+        "doc_id": chunk.doc_id,
+        "title": chunk.title,
+        "section": chunk.section,
+        "source": chunk.source,
+        "position": chunk.position,
+        "text": chunk.text,
+        "score": round(float(item.score), 6),
+    }
+
+
+@dataclass
+class RetrievalOutcome:
+    """What the retrieve node returns, plus the full ranking for the benchmark.
+
+    Attributes:
+        update: The partial state update (search_query, chunks, stop_reason, trace).
+        candidates: The fused ranking before packing (empty on a policy violation).
+    """
+
+    update: dict[str, Any]
+    candidates: list[ScoredChunk] = field(default_factory=list)
+
+
+def retrieve_turn(
+    state: State,
+    services: Services,
+    context: Context,
+    *,
+    fusion: FusionConfig = DEFAULT_FUSION,
+) -> RetrievalOutcome:
+    """The retrieve node: search within policy and budgets, retry once broader, pack.
+
+    Args:
+        state: The turn's state after reformulation.
+        services: Settings and the knowledge base.
+        context: Per-run knobs (top_k, budgets).
+        fusion: Variant weights (the benchmark's ablations change them).
+
+    Returns:
+        The node's state update and the fused candidates.
+    """
+    settings = services.settings
+    budget = budget_for(services, context)
+    try:
+        sources = allowed_sources(settings.source_policy, state.caller_app, state.sources)
+        intent = validate_intent(
+            RetrievalIntent(
+                query=state.reformulated_query or state.query,
+                top_k=context.top_k or settings.top_k,
+                sources=sources,
+            ),
+            budget,
+        )
+    except PolicyViolation as violation:
+        return RetrievalOutcome(
+            {
+                "stop_reason": violation.reason,
+                "trace": state.trace + [{"node": "retrieve", "stop_reason": violation.reason}],
+            }
+        )
+    filters = SearchFilters(
+        tenant=state.tenant,
+        sources=intent.sources,
+        source_app=state.source_app,
+        workspace=state.workspace,
+    )
+    kb = services.kb
+    found = search_candidates(
+        kb,
+        question=state.query,
+        query=intent.query,
+        top_k=intent.top_k,
+        filters=filters,
+        budget=budget,
+        route=state.route,
+        history=state.history,
+        thread_state=state.thread_state,
+        doc_scope=state.doc_scope,
+        fusion=fusion,
+    )
+    chosen = found.pack.chunks
+    if state.deliverable and chosen:
+        # A summary covers a document, not a handful of hits: take the best
+        # document's sections in reading order.
+        best_doc = chosen[0].chunk.doc_id
+        whole = [ScoredChunk(c, 0.0) for c in kb.document_chunks(best_doc, tenant=state.tenant)]
+        chosen = pack_context(outline_chunks(whole, budget.max_chunks), budget).chunks
+    chunks = [chunk_dict(i, item) for i, item in enumerate(chosen, 1)]
+    trace = {
+        "node": "retrieve",
+        "attempts": found.attempts,
+        "candidates": len(found.candidates),
+        "selected": [c["chunk_id"] for c in chunks],
+        "rejected": found.pack.rejected,
+    }
+    return RetrievalOutcome(
+        {
+            "search_query": found.query,
+            "chunks": chunks,
+            "stop_reason": None if chunks else "no_context",
+            "trace": state.trace + [trace],
+        },
+        found.candidates,
+    )

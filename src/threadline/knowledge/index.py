@@ -1,8 +1,11 @@
-"""The knowledge base: documents in, scored chunks out, over Qdrant via langchain-qdrant.
+"""The knowledge base: documents in, scored chunks out, over a Qdrant engine.
 
-One `KnowledgeBase` owns one Qdrant client. qdrant-client's embedded (local)
-mode accepts a single client per storage path and is not thread-safe when
-writes happen, so every client call goes through one re-entrant lock.
+One `KnowledgeBase` owns one vector engine (see :mod:`threadline.knowledge.engines`):
+Qdrant Edge in this process by default, a Qdrant server when ``QDRANT_URL`` is set, or
+qdrant-client's local mode on request. Writes go through one re-entrant lock, so an
+update (delete the old chunks, add the new ones) is never interleaved with another.
+Reads take the lock too unless the engine is safe for concurrent use (Qdrant Edge and
+servers are; qdrant-client's local mode is not).
 """
 
 from __future__ import annotations
@@ -11,12 +14,12 @@ import json
 import threading
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_qdrant import QdrantVectorStore, RetrievalMode
 from qdrant_client import QdrantClient, models
 
 from threadline.knowledge.catalog import Catalog, is_catalog_payload
@@ -30,11 +33,26 @@ from threadline.knowledge.documents import (
     load_document,
 )
 from threadline.knowledge.embeddings import EmbeddingSetup, create_embedding_setup
-from threadline.knowledge.sparse import sparse_vector_params
+from threadline.knowledge.engines import (
+    DENSE_VECTOR,
+    SPARSE_VECTOR,
+    VectorEngine,
+    create_qdrant_client,
+    open_engine,
+)
 from threadline.settings import Settings
 
-DENSE_VECTOR = "dense"
-SPARSE_VECTOR = "sparse"
+__all__ = [
+    "DENSE_VECTOR",
+    "SPARSE_VECTOR",
+    "DocumentInfo",
+    "IngestReport",
+    "KnowledgeBase",
+    "ScoredChunk",
+    "SearchFilters",
+    "create_qdrant_client",
+]
+
 _META = "metadata"
 _UPSERT_BATCH = 256
 
@@ -118,15 +136,6 @@ def _match_any(name: str, values: Sequence[str]) -> models.FieldCondition:
     return models.FieldCondition(key=_key(name), match=models.MatchAny(any=list(values)))
 
 
-def create_qdrant_client(settings: Settings) -> QdrantClient:
-    """Connect to the configured Qdrant server, or open the embedded engine."""
-    if settings.qdrant_url:
-        key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
-        return QdrantClient(url=settings.qdrant_url, api_key=key)
-    settings.qdrant_path.mkdir(parents=True, exist_ok=True)
-    return QdrantClient(path=str(settings.qdrant_path))
-
-
 class KnowledgeBase:
     """Ingestion and retrieval over one Qdrant collection."""
 
@@ -137,65 +146,38 @@ class KnowledgeBase:
         client: QdrantClient | None = None,
         embeddings: EmbeddingSetup | None = None,
     ) -> None:
-        """Open (and create if needed) the collection the settings name."""
+        """Open (and create if needed) the collection the settings name.
+
+        Args:
+            settings: Process settings (engine, paths, collection).
+            client: A qdrant-client to use instead of the configured engine.
+            embeddings: Embeddings to use instead of the configured ones.
+        """
         self._settings = settings
         self._lock = threading.RLock()
-        self._client = client or create_qdrant_client(settings)
         self._embeddings = embeddings or create_embedding_setup(settings)
-        self._collection = settings.collection
         self.catalog = Catalog(settings.data_dir / "catalog")
         with self._lock:
-            self._ensure_collection()
-            self._store = QdrantVectorStore(
-                client=self._client,
-                collection_name=self._collection,
-                embedding=self._embeddings.dense,
-                sparse_embedding=self._embeddings.sparse,
-                retrieval_mode=self._mode(),
-                vector_name=DENSE_VECTOR,
-                sparse_vector_name=SPARSE_VECTOR,
-            )
+            self._engine: VectorEngine = open_engine(settings, self._embeddings, client=client)
 
-    # --- set-up ------------------------------------------------------------
-    def _mode(self) -> RetrievalMode:
-        setup = self._embeddings
-        if setup.dense is not None and setup.sparse is not None:
-            return RetrievalMode.HYBRID
-        return RetrievalMode.DENSE if setup.dense is not None else RetrievalMode.SPARSE
-
-    def _ensure_collection(self) -> None:
-        if self._client.collection_exists(self._collection):
-            return
-        setup = self._embeddings
-        vectors: dict[str, models.VectorParams] = {}
-        if setup.dense is not None:
-            assert setup.dense_size is not None
-            vectors[DENSE_VECTOR] = models.VectorParams(
-                size=setup.dense_size, distance=models.Distance.COSINE
-            )
-        sparse = None
-        if setup.sparse is not None:
-            # IDF is computed by Qdrant at query time; our vectors carry only BM25 TF.
-            sparse = {SPARSE_VECTOR: sparse_vector_params()}
-        self._client.create_collection(
-            self._collection, vectors_config=vectors, sparse_vectors_config=sparse
-        )
-        if not self._settings.qdrant_url:
-            return  # the embedded engine ignores payload indexes (and warns about them)
-        for name in ("tenant", "doc_id", "source", "source_app", "workspace"):
-            self._client.create_payload_index(
-                self._collection, _key(name), models.PayloadSchemaType.KEYWORD
-            )
+    def _reading(self) -> AbstractContextManager[Any]:
+        """The lock reads need: none when the engine takes concurrent use."""
+        return nullcontext() if self._engine.concurrent_reads else self._lock
 
     @property
     def embedding_name(self) -> str:
         """Which embeddings this index uses (for health and benchmarks)."""
         return self._embeddings.name
 
+    @property
+    def engine_name(self) -> str:
+        """Which vector engine serves this index: "edge", "server" or "local"."""
+        return self._engine.name
+
     def close(self) -> None:
-        """Release the client (the embedded engine's storage lock with it)."""
+        """Release the engine (the embedded engine's storage lock with it)."""
         with self._lock:
-            self._client.close()
+            self._engine.close()
 
     # --- ingestion -----------------------------------------------------------
     def ingest_paths(
@@ -241,6 +223,11 @@ class KnowledgeBase:
                 if info.doc_id not in seen and info.path is not None:
                     self.delete_document(info.doc_id, tenant=tenant)
                     report.removed.append(info.doc_id)
+        if report.chunks_written or report.removed:
+            # Index what this run wrote (Qdrant Edge leaves that to its caller; cheap
+            # when little changed, a no-op for the other engines).
+            with self._lock:
+                self._engine.optimize()
         return report
 
     def ingest_document(
@@ -289,7 +276,7 @@ class KnowledgeBase:
             if previous is not None:
                 self._delete_where(SearchFilters(tenant=tenant, doc_ids=(doc.doc_id,)))
             if documents:
-                self._store.add_documents(documents, ids=ids, batch_size=_UPSERT_BATCH)
+                self._engine.add_documents(documents, ids, _UPSERT_BATCH)
         if report is not None:
             report.chunks_written += len(documents)
         return "added" if previous is None else "updated"
@@ -298,46 +285,26 @@ class KnowledgeBase:
         """Remove a document's chunks; returns how many were removed."""
         with self._lock:
             flt = SearchFilters(tenant=tenant, doc_ids=(doc_id,))
-            count = self._client.count(self._collection, count_filter=flt.to_qdrant()).count
+            count = self._engine.count(flt.to_qdrant())
             if count:
                 self._delete_where(flt)
             return count
 
     def _delete_where(self, flt: SearchFilters) -> None:
-        self._client.delete(
-            self._collection, points_selector=models.FilterSelector(filter=flt.to_qdrant())
-        )
+        self._engine.delete_where(flt.to_qdrant())
 
     def _document_hash(self, doc_id: str, tenant: str) -> str | None:
-        with self._lock:
-            points, _ = self._client.scroll(
-                self._collection,
-                scroll_filter=SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant(),
-                limit=1,
-                with_payload=True,
-                with_vectors=False,
-            )
-        if not points:
+        flt = SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant()
+        with self._reading():
+            metas = list(self._engine.metadatas(flt, limit=1))
+        if not metas:
             return None
-        return (points[0].payload or {}).get(_META, {}).get("content_hash")
+        return metas[0].get("content_hash")
 
     # --- reading -------------------------------------------------------------
     def _scroll(self, flt: models.Filter) -> list[dict[str, Any]]:
-        metas: list[dict[str, Any]] = []
-        offset = None
-        with self._lock:
-            while True:
-                points, offset = self._client.scroll(
-                    self._collection,
-                    scroll_filter=flt,
-                    limit=512,
-                    offset=offset,
-                    with_payload=True,
-                    with_vectors=False,
-                )
-                metas.extend((p.payload or {}).get(_META, {}) for p in points)
-                if offset is None:
-                    return metas
+        with self._reading():
+            return list(self._engine.metadatas(flt))
 
     def list_documents(self, *, tenant: str = "default") -> list[DocumentInfo]:
         """Documents of a tenant with their chunk counts, sorted by id."""
@@ -368,8 +335,8 @@ class KnowledgeBase:
     def count(self, *, tenant: str | None = None) -> int:
         """Number of chunks (of one tenant, or all)."""
         flt = SearchFilters(tenant=tenant).to_qdrant() if tenant else None
-        with self._lock:
-            return self._client.count(self._collection, count_filter=flt).count
+        with self._reading():
+            return self._engine.count(flt)
 
     def search(self, query: str, *, k: int, filters: SearchFilters) -> list[ScoredChunk]:
         """Top-k chunks for a query within the filters, best first."""
@@ -377,10 +344,8 @@ class KnowledgeBase:
             return []
         # Fusion needs more candidates per branch than the final k.
         fetch = max(k * 3, 20)
-        with self._lock:
-            hits = self._store.similarity_search_with_score(
-                query, k=fetch, filter=filters.to_qdrant()
-            )
+        with self._reading():
+            hits = self._engine.search(query, fetch, filters.to_qdrant())
         return [ScoredChunk(_chunk_from_meta(doc.metadata), score) for doc, score in hits][:k]
 
 
@@ -409,6 +374,10 @@ def _chunk_from_meta(meta: dict[str, Any]) -> Chunk:
         "chunk_count",
         "source_app",
         "workspace",
+        # What langchain-qdrant adds to the metadata of every hit: engine bookkeeping,
+        # not document metadata (Qdrant Edge hits do not carry it).
+        "_id",
+        "_collection_name",
     }
     return Chunk(
         chunk_id=meta.get("chunk_id", ""),

@@ -9,7 +9,7 @@ from threadline.store.errors import (
     StoreBusyError,
     StoreError,
 )
-from threadline.store.json_store import LANGCHAIN_KWARGS_KEY, ConversationStore
+from threadline.store.json_store import LANGCHAIN_KWARGS_KEY, QUARANTINE_DIR, ConversationStore
 from threadline.store.models import (
     SCHEMA_VERSION,
     Citation,
@@ -18,6 +18,7 @@ from threadline.store.models import (
     OutlineItem,
     Role,
     Session,
+    SessionCheck,
     SessionSummary,
     ThreadState,
     TurnMetadata,
@@ -26,6 +27,7 @@ from threadline.store.models import (
 __all__ = [
     "ID_PATTERN",
     "LANGCHAIN_KWARGS_KEY",
+    "QUARANTINE_DIR",
     "SCHEMA_VERSION",
     "Citation",
     "ConversationStore",
@@ -37,6 +39,7 @@ __all__ = [
     "OutlineItem",
     "Role",
     "Session",
+    "SessionCheck",
     "SessionExistsError",
     "SessionNotFoundError",
     "SessionSummary",

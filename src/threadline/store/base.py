@@ -13,12 +13,15 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from threadline.store.errors import InvalidIdError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from langchain_core.messages import BaseMessage
 
     from threadline.store.models import (
         Message,
         Role,
         Session,
+        SessionCheck,
         SessionSummary,
         ThreadState,
         TurnMetadata,
@@ -166,4 +169,14 @@ class ConversationStoreProtocol(Protocol):
 
     def get_thread_state(self, *, tenant: str, caller_app: str, session_id: str) -> ThreadState:
         """Derive the per-thread state from the stored assistant turns."""
+        ...
+
+    def quarantine_session(self, *, tenant: str, caller_app: str, session_id: str) -> Path:
+        """Move the session's data aside for repair (never deleting it); the id is free again."""
+        ...
+
+    def check_sessions(
+        self, *, repair: bool = False, quarantine: bool = False
+    ) -> list[SessionCheck]:
+        """Check every session; optionally salvage damaged ones or move them aside."""
         ...

@@ -6,6 +6,7 @@ ordering and comparisons never mix naive and aware datetimes.
 """
 
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, model_validator
@@ -110,7 +111,14 @@ class ThreadState(BaseModel):
 
 
 class Session(BaseModel):
-    """A conversation thread with all its messages, as stored in one file."""
+    """A conversation thread with all its messages, as stored in one file.
+
+    Unknown keys are ignored on purpose (``extra="ignore"``): the JSON backend adds
+    layout keys (``messages_bytes``, ``messages_crc32``) to its files, and older
+    code must keep reading files written by newer code of the same schema version.
+    """
+
+    model_config = ConfigDict(extra="ignore")
 
     id: str
     tenant: str
@@ -132,3 +140,37 @@ class SessionSummary(BaseModel):
     created_at: UtcDatetime
     updated_at: UtcDatetime
     message_count: int
+
+
+CheckStatus = Literal["ok", "corrupt", "repaired", "quarantined", "stale_temp", "temp_removed"]
+"""Outcome of checking one file: see ``SessionCheck``."""
+
+
+class SessionCheck(BaseModel):
+    """What ``check_sessions`` found (and did) for one file of the store.
+
+    Statuses: ``ok`` (the session loads), ``corrupt`` (it does not and is still in
+    place), ``repaired`` (salvaged and rewritten; the damaged original was moved to
+    ``moved_to``), ``quarantined`` (moved to ``moved_to``; the id is free again),
+    ``stale_temp`` (a temp file left by an interrupted write, never read as a
+    session) and ``temp_removed`` (such a file, removed by a repair run).
+    """
+
+    tenant: str
+    caller_app: str
+    session_id: str
+    path: Path
+    status: CheckStatus
+    reason: str | None = Field(default=None, description="What is wrong with the file.")
+    message_count: int | None = Field(
+        default=None, description="Messages that load (ok) or were salvaged (repaired)."
+    )
+    dropped: int = Field(default=0, description="Unreadable message fragments a repair dropped.")
+    moved_to: Path | None = Field(
+        default=None, description="Where the damaged file now is (repaired, quarantined)."
+    )
+
+    @property
+    def is_corrupt(self) -> bool:
+        """Whether a damaged session file is still in place after this check."""
+        return self.status == "corrupt"

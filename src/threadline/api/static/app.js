@@ -1,0 +1,482 @@
+// The threadline chat page: sessions in the sidebar, a streamed conversation in the main pane.
+
+import { api, ApiError, getKey, setKey, setKeyPrompt, streamChat } from "./api.js";
+import { AssistantMessage, h, icon, ICONS, storedResult, userMessage } from "./render.js";
+
+const $ = (id) => document.getElementById(id);
+
+const els = {
+  app: $("app"),
+  sidebar: $("sidebar"),
+  scrim: $("scrim"),
+  menu: $("menu-button"),
+  list: $("session-list"),
+  listEmpty: $("session-empty"),
+  newSession: $("new-session"),
+  title: $("chat-title"),
+  messages: $("messages"),
+  thread: $("thread"),
+  empty: $("empty-state"),
+  composer: $("composer"),
+  query: $("query"),
+  send: $("send-button"),
+  toast: $("toast"),
+  serviceInfo: $("service-info"),
+  keyButton: $("key-button"),
+  keyDialog: $("key-dialog"),
+  keyReason: $("key-dialog-reason"),
+  keyInput: $("key-input"),
+  keyForget: $("key-forget"),
+  keyCancel: $("key-cancel"),
+  confirmDialog: $("confirm-dialog"),
+  confirmText: $("confirm-dialog-text"),
+};
+
+const state = {
+  sessions: [],
+  current: null, // session id
+  busy: false,
+  loadToken: 0,
+};
+
+// ---------------------------------------------------------------- small helpers
+
+let toastTimer = 0;
+function toast(message, kind = "error") {
+  els.toast.textContent = message;
+  els.toast.dataset.kind = kind;
+  els.toast.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => {
+    els.toast.hidden = true;
+  }, 6000);
+}
+
+function describe(err) {
+  if (err instanceof ApiError) return `${err.message}${err.code ? ` (${err.code})` : ""}`;
+  return err && err.message ? err.message : String(err);
+}
+
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+const dateFormat = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short" });
+
+function when(iso) {
+  const then = new Date(iso);
+  const seconds = (then.getTime() - Date.now()) / 1000;
+  const abs = Math.abs(seconds);
+  if (abs < 45) return "just now";
+  if (abs < 3600) return relative.format(Math.round(seconds / 60), "minute");
+  if (abs < 86400) return relative.format(Math.round(seconds / 3600), "hour");
+  if (abs < 7 * 86400) return relative.format(Math.round(seconds / 86400), "day");
+  return dateFormat.format(then);
+}
+
+function sessionTitle(session) {
+  return (session && session.title) || "Untitled conversation";
+}
+
+// While a turn streams, follow the answer down until the question reaches the top of
+// the view (a long answer is then read from its start); stop if the person scrolls up.
+let follow = null;
+
+function scrollToTurn(anchor) {
+  const m = els.messages;
+  const bottom = m.scrollHeight - m.clientHeight;
+  const limit = anchor ? Math.max(anchor.offsetTop - 16, 0) : bottom;
+  const target = Math.min(bottom, limit);
+  if (target > m.scrollTop + 1) m.scrollTop = target;
+}
+
+function followTurn() {
+  if (follow && follow.active) scrollToTurn(follow.anchor);
+}
+
+function stopFollowing() {
+  if (follow) follow.active = false;
+}
+
+els.messages.addEventListener("wheel", (event) => event.deltaY < 0 && stopFollowing(), { passive: true });
+els.messages.addEventListener("touchmove", stopFollowing, { passive: true });
+els.messages.addEventListener("keydown", (event) => {
+  if (["ArrowUp", "PageUp", "Home"].includes(event.key)) stopFollowing();
+});
+
+function setBusy(busy) {
+  state.busy = busy;
+  els.app.classList.toggle("busy", busy);
+  els.send.disabled = busy;
+  els.send.setAttribute("aria-busy", String(busy));
+  for (const chip of document.querySelectorAll(".chip")) chip.disabled = busy;
+}
+
+// ---------------------------------------------------------------- API key
+
+function promptKey(reason) {
+  return new Promise((resolve) => {
+    els.keyReason.textContent = reason || "This server requires an API key.";
+    els.keyInput.value = "";
+    els.keyForget.hidden = !getKey();
+    const onClose = () => {
+      els.keyDialog.removeEventListener("close", onClose);
+      const value = els.keyInput.value.trim();
+      resolve(els.keyDialog.returnValue === "save" && value ? value : null);
+    };
+    els.keyDialog.returnValue = "";
+    els.keyDialog.addEventListener("close", onClose);
+    els.keyDialog.showModal();
+    els.keyInput.focus();
+  });
+}
+
+async function changeKey() {
+  const key = await promptKey(getKey() ? "Replace the saved API key." : "Set the API key sent with every request.");
+  if (key) {
+    setKey(key);
+    toast("API key saved.", "info");
+    await refreshSessions();
+  }
+}
+
+// ---------------------------------------------------------------- confirmation
+
+function confirmDialog(text) {
+  return new Promise((resolve) => {
+    els.confirmText.textContent = text;
+    els.confirmDialog.returnValue = "";
+    const onClose = () => {
+      els.confirmDialog.removeEventListener("close", onClose);
+      resolve(els.confirmDialog.returnValue === "confirm");
+    };
+    els.confirmDialog.addEventListener("close", onClose);
+    els.confirmDialog.showModal();
+  });
+}
+
+// ---------------------------------------------------------------- sidebar
+
+function openSidebar(open) {
+  els.app.classList.toggle("sidebar-open", open);
+  els.scrim.hidden = !open;
+  els.menu.setAttribute("aria-expanded", String(open));
+}
+
+function renderSessions() {
+  els.list.replaceChildren(...state.sessions.map(sessionItem));
+  els.listEmpty.hidden = state.sessions.length > 0;
+}
+
+function sessionItem(session) {
+  const current = session.id === state.current;
+  const title = sessionTitle(session);
+  const count = session.message_count;
+  const meta = `${count ? `${Math.ceil(count / 2)} turn${count > 2 ? "s" : ""}` : "empty"} · ${when(session.updated_at)}`;
+  return h(
+    "li",
+    { class: `session${current ? " current" : ""}`, dataset: { id: session.id } },
+    h(
+      "button",
+      {
+        type: "button",
+        class: "session-open",
+        "aria-current": current ? "page" : undefined,
+        onclick: () => selectSession(session.id),
+      },
+      h("span", { class: "session-title" }, title),
+      h("span", { class: "session-meta" }, meta),
+    ),
+    h(
+      "div",
+      { class: "session-actions" },
+      h(
+        "button",
+        {
+          type: "button",
+          class: "icon-button small",
+          "aria-label": `Rename “${title}”`,
+          title: "Rename",
+          dataset: { action: "rename" },
+          onclick: (event) => startRename(session.id, event.currentTarget.closest("li")),
+        },
+        icon(ICONS.pencil),
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "icon-button small danger",
+          "aria-label": `Delete “${title}”`,
+          title: "Delete",
+          dataset: { action: "delete" },
+          onclick: () => removeSession(session.id),
+        },
+        icon(ICONS.trash),
+      ),
+    ),
+  );
+}
+
+async function refreshSessions() {
+  try {
+    const page = await api.listSessions();
+    state.sessions = page.data;
+    renderSessions();
+    const current = state.sessions.find((s) => s.id === state.current);
+    if (current) setTitle(current);
+  } catch (err) {
+    toast(`Could not list conversations: ${describe(err)}`);
+  }
+}
+
+function setTitle(session) {
+  const title = session ? sessionTitle(session) : "New conversation";
+  els.title.textContent = title;
+  document.title = `${title} · threadline`;
+}
+
+function startRename(id, li) {
+  const session = state.sessions.find((s) => s.id === id);
+  if (!session || !li) return;
+  const input = h("input", {
+    type: "text",
+    class: "rename-input",
+    value: session.title || "",
+    maxlength: "200",
+    "aria-label": "New title",
+  });
+  const form = h("form", { class: "rename-form" }, input);
+  let done = false;
+  const finish = async (save) => {
+    if (done) return;
+    done = true;
+    const title = input.value.trim();
+    if (save && title && title !== session.title) {
+      try {
+        const updated = await api.renameSession(id, title);
+        Object.assign(session, updated);
+      } catch (err) {
+        toast(`Could not rename: ${describe(err)}`);
+      }
+    }
+    renderSessions();
+    if (id === state.current) setTitle(session);
+    const button = els.list.querySelector(`li[data-id="${CSS.escape(id)}"] .session-open`);
+    if (button) button.focus();
+  };
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    finish(true);
+  });
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      finish(false);
+    }
+  });
+  input.addEventListener("blur", () => finish(true));
+  li.classList.add("renaming");
+  li.replaceChildren(form);
+  input.focus();
+  input.select();
+}
+
+async function removeSession(id) {
+  const session = state.sessions.find((s) => s.id === id);
+  if (!session) return;
+  const ok = await confirmDialog(`“${sessionTitle(session)}” and its messages will be deleted.`);
+  if (!ok) return;
+  try {
+    await api.deleteSession(id);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.code === "session_not_found")) {
+      toast(`Could not delete: ${describe(err)}`);
+      return;
+    }
+  }
+  state.sessions = state.sessions.filter((s) => s.id !== id);
+  if (state.current === id) showSession(null);
+  renderSessions();
+  toast("Conversation deleted.", "info");
+}
+
+// ---------------------------------------------------------------- conversation
+
+const handlers = {
+  onExpand: (prompt) => send(prompt),
+  loadPassage: (docId, chunkId) => api.passage(docId, chunkId),
+  onGrow: () => followTurn(),
+};
+
+function showSession(id) {
+  state.current = id;
+  state.loadToken += 1;
+  els.thread.replaceChildren();
+  els.empty.hidden = false;
+  const session = state.sessions.find((s) => s.id === id);
+  setTitle(session);
+  const url = id ? `#${encodeURIComponent(id)}` : location.pathname + location.search;
+  if (location.hash !== (id ? url : "")) history.replaceState(null, "", url);
+}
+
+async function selectSession(id) {
+  openSidebar(false);
+  if (id === state.current && els.thread.childElementCount) return;
+  showSession(id);
+  renderSessions();
+  const token = state.loadToken;
+  els.thread.setAttribute("aria-busy", "true");
+  try {
+    const page = await api.messages(id);
+    if (token !== state.loadToken) return;
+    let lastUser = "";
+    const nodes = [];
+    for (const message of page.data) {
+      if (message.role === "user") {
+        lastUser = message.content;
+        nodes.push(userMessage(message.content));
+      } else {
+        nodes.push(new AssistantMessage(handlers, { userText: lastUser }).show(storedResult(message)).el);
+      }
+    }
+    els.thread.replaceChildren(...nodes);
+    els.empty.hidden = nodes.length > 0;
+    setBusy(state.busy);
+    els.messages.scrollTop = 0;
+    scrollToTurn([...els.thread.querySelectorAll(".msg.user")].pop());
+  } catch (err) {
+    if (token !== state.loadToken) return;
+    if (err instanceof ApiError && err.code === "session_not_found") {
+      toast("This conversation no longer exists.");
+      state.sessions = state.sessions.filter((s) => s.id !== id);
+      showSession(null);
+      renderSessions();
+    } else {
+      toast(`Could not load the conversation: ${describe(err)}`);
+    }
+  } finally {
+    els.thread.removeAttribute("aria-busy");
+  }
+}
+
+async function newSession() {
+  try {
+    const session = await api.createSession();
+    state.sessions.unshift(session);
+    showSession(session.id);
+    renderSessions();
+    openSidebar(false);
+    els.query.focus();
+    return session;
+  } catch (err) {
+    toast(`Could not create a conversation: ${describe(err)}`);
+    return null;
+  }
+}
+
+async function send(text) {
+  const query = (text || "").trim();
+  if (!query || state.busy) return;
+  setBusy(true);
+  try {
+    if (!state.current) {
+      const session = await newSession();
+      if (!session) return;
+    }
+    const sessionId = state.current;
+    els.empty.hidden = true;
+    const question = userMessage(query);
+    const answer = new AssistantMessage(handlers, { userText: query }).pending();
+    els.thread.append(question, answer.el);
+    follow = { anchor: question, active: true };
+    followTurn();
+
+    let finished = false;
+    try {
+      for await (const { event, data } of streamChat({ query, session_id: sessionId })) {
+        if (event === "phase") answer.phase(data);
+        else if (event === "token") answer.token(data.text || "");
+        else if (event === "final") {
+          answer.show(data);
+          finished = true;
+        } else if (event === "error") {
+          answer.error(data);
+          finished = true;
+        }
+        followTurn();
+      }
+      if (!finished) answer.error({ code: "stream_ended", message: "The connection closed before the answer was complete." });
+    } catch (err) {
+      answer.error(err instanceof ApiError ? err : { code: "network_error", message: describe(err) });
+    }
+    followTurn();
+    follow = null;
+    await refreshSessions();
+  } finally {
+    setBusy(false);
+  }
+}
+
+// ---------------------------------------------------------------- composer
+
+function autosize() {
+  els.query.style.height = "auto";
+  els.query.style.height = `${Math.min(els.query.scrollHeight, 220)}px`;
+}
+
+els.composer.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = els.query.value;
+  if (!text.trim() || state.busy) return;
+  els.query.value = "";
+  autosize();
+  send(text);
+});
+
+els.query.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    els.composer.requestSubmit();
+  }
+});
+els.query.addEventListener("input", autosize);
+
+els.newSession.addEventListener("click", () => newSession());
+els.menu.addEventListener("click", () => openSidebar(!els.app.classList.contains("sidebar-open")));
+els.scrim.addEventListener("click", () => openSidebar(false));
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && els.app.classList.contains("sidebar-open")) openSidebar(false);
+});
+els.keyButton.addEventListener("click", changeKey);
+els.keyCancel.addEventListener("click", () => els.keyDialog.close("cancel"));
+els.keyForget.addEventListener("click", () => {
+  setKey("");
+  els.keyDialog.close("forget");
+  toast("API key forgotten.", "info");
+});
+window.addEventListener("hashchange", () => {
+  const id = decodeURIComponent(location.hash.slice(1));
+  if (id && id !== state.current) selectSession(id);
+});
+
+// ---------------------------------------------------------------- start
+
+async function loadHealth() {
+  try {
+    const health = await api.health();
+    const chunks = new Intl.NumberFormat().format(health.chunks);
+    els.serviceInfo.textContent = `${chunks} passages · ${health.embeddings} · ${health.llm} model`;
+  } catch {
+    els.serviceInfo.textContent = "Service not ready";
+  }
+}
+
+async function start() {
+  setKeyPrompt(promptKey);
+  loadHealth();
+  await refreshSessions();
+  const id = decodeURIComponent(location.hash.slice(1));
+  if (id && state.sessions.some((s) => s.id === id)) await selectSession(id);
+  else showSession(null);
+  document.body.classList.add("ready");
+}
+
+start();

@@ -1,0 +1,1 @@
+"""Benchmarks that measure threadline's own pipeline (see /bench/README.md of the project)."""

@@ -1,0 +1,812 @@
+"""A LangChain `VectorStore` over Qdrant Edge: the Qdrant engine inside this process.
+
+`EdgeVectorStore` keeps one Qdrant Edge shard in a local directory and stores points
+exactly as langchain-qdrant's `QdrantVectorStore` does, so the two are interchangeable
+on the same data:
+
+* a dense vector named ``dense`` (cosine) and/or a sparse vector named ``sparse``
+  (with Qdrant's IDF modifier, which the BM25 vectors of
+  :mod:`threadline.knowledge.sparse` rely on);
+* the payload ``{"page_content": text, "metadata": {...}}``, so payload filters on
+  ``metadata.<key>`` mean the same thing on both;
+* hybrid retrieval = one dense and one sparse prefetch, fused by reciprocal rank with
+  Qdrant's default constant (k=2), as langchain-qdrant's ``RetrievalMode.HYBRID`` asks
+  a server to do.
+
+Filters are given as `qdrant_client.models.Filter` (what a server-side caller already
+builds) and translated to Qdrant Edge's own filter classes.
+
+Ids: Qdrant ids are unsigned integers or UUIDs, LangChain ids are any string. A
+canonical UUID string or a canonical decimal integer is used as the point id itself;
+any other id is mapped to a UUIDv5 and kept in the payload under ``id_payload_key``, so
+``Document.id`` always round-trips. Data written with UUID ids (all threadline writes)
+has exactly langchain-qdrant's payload layout.
+
+Concurrency (qdrant-edge-py 0.9.0): the shard is internally synchronised and every call
+of the Python binding holds the GIL for its whole duration, so calls from several
+threads are safe and simply run one after the other. Nothing here needs a lock for
+memory safety; :meth:`EdgeVectorStore.optimize` in particular blocks every Python
+thread of the process while it builds indexes, so it belongs to ingestion, never to a
+request path.
+
+Durability: every update goes to the shard's write-ahead log first, so an update that
+returned survives a crash (the log is replayed on the next open). :meth:`close` flushes
+segments and releases the directory, which only one shard may hold at a time.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import qdrant_edge as qe
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.vectorstores import VectorStore
+from langchain_qdrant import RetrievalMode, SparseEmbeddings
+from pydantic_core import to_jsonable_python
+from qdrant_client import models
+
+__all__ = [
+    "DEFAULT_INDEXED_FIELDS",
+    "DEFAULT_RRF_K",
+    "EdgeVectorStore",
+    "to_edge_filter",
+    "to_point_id",
+]
+
+DENSE_VECTOR = "dense"
+SPARSE_VECTOR = "sparse"
+CONTENT_KEY = "page_content"
+METADATA_KEY = "metadata"
+ID_KEY = "lc_id"
+# Metadata fields every threadline query filters on: keyword payload indexes make a
+# filtered query cost what the matching points cost, not what the shard holds.
+DEFAULT_INDEXED_FIELDS = ("tenant", "doc_id", "source", "source_app", "workspace")
+# Qdrant's RRF constant when a query does not set one (server and qdrant-client alike).
+DEFAULT_RRF_K = 2
+_CONFIG_FILE = "edge_config.json"
+_ID_NAMESPACE = uuid.UUID("8a0e1f3c-7d52-5f0b-9a8e-2c4b6d1e0f73")
+_MAX_POINT_INT = 2**64 - 1
+
+
+def to_point_id(doc_id: str | int) -> tuple[str | int, str | None]:
+    """Map a LangChain document id to a Qdrant point id.
+
+    Args:
+        doc_id: Any string id, or a non-negative integer.
+
+    Returns:
+        ``(point_id, original)``: the point id (a canonical UUID string or an integer)
+        and the id to keep in the payload, ``None`` when the point id already spells it.
+
+    Raises:
+        ValueError: for a negative integer id, or an integer past 64 bits.
+    """
+    if isinstance(doc_id, int) and not isinstance(doc_id, bool):
+        if not 0 <= doc_id <= _MAX_POINT_INT:
+            raise ValueError(f"integer ids must fit in 64 unsigned bits, got {doc_id}")
+        return doc_id, None
+    text = str(doc_id)
+    if text.isascii() and text.isdigit() and str(int(text)) == text:
+        number = int(text)
+        if number <= _MAX_POINT_INT:
+            return number, None
+    else:
+        try:
+            if str(uuid.UUID(text)) == text:
+                return text, None
+        except ValueError:
+            pass
+    return str(uuid.uuid5(_ID_NAMESPACE, text)), text
+
+
+class EdgeVectorStore(VectorStore):
+    """Dense, sparse or hybrid retrieval over a Qdrant Edge shard in a local directory.
+
+    The retrieval mode follows the embeddings given: both → hybrid (dense + sparse
+    prefetch, RRF fusion), only ``embedding`` → dense, only ``sparse_embedding`` →
+    sparse. The shard is created on first use and reopened (with its write-ahead log
+    replayed) afterwards.
+
+    Args:
+        path: Shard directory; ``None`` makes a temporary one, removed on :meth:`close`.
+        embedding: Dense embeddings (cosine similarity).
+        sparse_embedding: Sparse embeddings; scored with Qdrant's IDF modifier.
+        dense_size: Dense vector size; probed with one query embedding when omitted.
+        vector_name: Name of the dense vector.
+        sparse_vector_name: Name of the sparse vector.
+        content_payload_key: Payload key of the text.
+        metadata_payload_key: Payload key of the metadata dict.
+        id_payload_key: Payload key keeping ids that are not valid Qdrant ids.
+        indexed_fields: Metadata fields to keep a keyword payload index on.
+        rrf_k: Reciprocal rank fusion constant of hybrid queries.
+        batch_size: Points per upsert in :meth:`add_texts`.
+
+    Raises:
+        ValueError: when no embeddings are given, or the shard on disk was created for
+            other vectors (another size, distance or modifier).
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        embedding: Embeddings | None = None,
+        sparse_embedding: SparseEmbeddings | None = None,
+        dense_size: int | None = None,
+        vector_name: str = DENSE_VECTOR,
+        sparse_vector_name: str = SPARSE_VECTOR,
+        content_payload_key: str = CONTENT_KEY,
+        metadata_payload_key: str = METADATA_KEY,
+        id_payload_key: str = ID_KEY,
+        indexed_fields: Iterable[str] = DEFAULT_INDEXED_FIELDS,
+        rrf_k: int = DEFAULT_RRF_K,
+        batch_size: int = 256,
+    ) -> None:
+        if embedding is None and sparse_embedding is None:
+            raise ValueError("EdgeVectorStore needs dense embeddings, sparse embeddings or both")
+        self._embedding = embedding
+        self._sparse_embedding = sparse_embedding
+        self.vector_name = vector_name
+        self.sparse_vector_name = sparse_vector_name
+        self.content_payload_key = content_payload_key
+        self.metadata_payload_key = metadata_payload_key
+        self.id_payload_key = id_payload_key
+        self.rrf_k = rrf_k
+        self.batch_size = batch_size
+        if embedding is not None and sparse_embedding is not None:
+            self.retrieval_mode = RetrievalMode.HYBRID
+        elif embedding is not None:
+            self.retrieval_mode = RetrievalMode.DENSE
+        else:
+            self.retrieval_mode = RetrievalMode.SPARSE
+        if embedding is not None and dense_size is None:
+            dense_size = len(embedding.embed_query("dimension probe"))
+        self.dense_size = dense_size
+        self._temporary = path is None
+        self.path = Path(tempfile.mkdtemp(prefix="edge-shard-")) if path is None else Path(path)
+        self._closed = False
+        self._lifecycle = threading.Lock()
+        self._shard = self._open()
+        self._ensure_indexes(indexed_fields)
+
+    # --- set-up ------------------------------------------------------------------
+    def _config(self) -> qe.EdgeConfig:
+        vectors = None
+        if self._embedding is not None:
+            assert self.dense_size is not None
+            vectors = {
+                self.vector_name: qe.EdgeVectorParams(
+                    size=self.dense_size, distance=qe.Distance.Cosine
+                )
+            }
+        sparse = None
+        if self._sparse_embedding is not None:
+            # Our BM25 vectors carry term frequencies only; the engine supplies the IDF.
+            sparse = {self.sparse_vector_name: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
+        return qe.EdgeConfig(vectors=vectors, sparse_vectors=sparse)
+
+    def _open(self) -> qe.EdgeShard:
+        config = self._config()
+        if (self.path / _CONFIG_FILE).is_file():
+            try:
+                # With a config, the engine checks it against the stored segments (a
+                # subset is fine: vectors not named here are kept as they are).
+                return qe.EdgeShard.load(str(self.path), config)
+            except Exception as exc:  # the binding raises bare Exception
+                if "incompatible" in str(exc).lower():
+                    raise ValueError(f"{self.path}: {exc}") from exc
+                raise
+        self.path.mkdir(parents=True, exist_ok=True)
+        return qe.EdgeShard.create(str(self.path), config)
+
+    def _ensure_indexes(self, fields: Iterable[str]) -> None:
+        existing = set(self._shard.info().payload_schema)
+        for name in fields:
+            key = f"{self.metadata_payload_key}.{name}"
+            if key not in existing:
+                self._shard.update(
+                    qe.UpdateOperation.create_field_index(key, qe.PayloadSchemaType.Keyword)
+                )
+
+    # --- VectorStore properties ------------------------------------------------
+    @property
+    def embeddings(self) -> Embeddings | None:
+        """The dense embeddings, if any."""
+        return self._embedding
+
+    @property
+    def sparse_embeddings(self) -> SparseEmbeddings | None:
+        """The sparse embeddings, if any."""
+        return self._sparse_embedding
+
+    @property
+    def shard(self) -> qe.EdgeShard:
+        """The underlying Qdrant Edge shard (for engine operations not wrapped here)."""
+        return self._shard
+
+    @staticmethod
+    def _cosine_relevance_score_fn(distance: float) -> float:
+        """Map a cosine similarity to ``[0, 1]`` (as langchain-qdrant does)."""
+        return (distance + 1.0) / 2.0
+
+    def _select_relevance_score_fn(self) -> Callable[[float], float]:
+        return self._cosine_relevance_score_fn
+
+    # --- writing -----------------------------------------------------------------
+    def add_texts(
+        self,
+        texts: Iterable[str],
+        metadatas: list[dict] | None = None,
+        ids: Sequence[str | int | None] | None = None,
+        *,
+        batch_size: int | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
+        """Embed texts and upsert them, in batches.
+
+        Args:
+            texts: Texts to add.
+            metadatas: One metadata dict per text (JSON-compatible after pydantic's
+                encoding: dates and UUIDs become strings).
+            ids: One id per text; a missing (``None``) id gets a random UUID. Adding an
+                existing id replaces that document.
+            batch_size: Texts embedded and upserted together; the store's default when
+                omitted.
+            **kwargs: Ignored (accepted for `VectorStore` compatibility).
+
+        Returns:
+            The ids of the added texts, as strings.
+
+        Raises:
+            ValueError: when ``ids`` or ``metadatas`` do not match ``texts`` in length.
+        """
+        texts = list(texts)
+        if ids is not None and len(ids) != len(texts):
+            raise ValueError(f"got {len(ids)} ids for {len(texts)} texts")
+        if metadatas is not None and len(metadatas) != len(texts):
+            raise ValueError(f"got {len(metadatas)} metadatas for {len(texts)} texts")
+        doc_ids = [
+            str(uuid.uuid4()) if ids is None or ids[i] is None else str(ids[i])
+            for i in range(len(texts))
+        ]
+        size = batch_size or self.batch_size
+        for start in range(0, len(texts), size):
+            stop = start + size
+            self._upsert(
+                texts[start:stop],
+                metadatas[start:stop] if metadatas is not None else None,
+                doc_ids[start:stop],
+            )
+        return doc_ids
+
+    def _upsert(self, texts: list[str], metadatas: list[dict] | None, doc_ids: list[str]) -> None:
+        vectors = self._embed_documents(texts)
+        points = []
+        for i, (text, vector, doc_id) in enumerate(zip(texts, vectors, doc_ids, strict=True)):
+            if text is None:
+                raise ValueError("texts must not contain None")
+            metadata = metadatas[i] if metadatas is not None else None
+            payload: dict[str, Any] = {
+                self.content_payload_key: text,
+                self.metadata_payload_key: _jsonable(metadata),
+            }
+            point_id, original = to_point_id(doc_id)
+            if original is not None:
+                payload[self.id_payload_key] = original
+            points.append(qe.Point(point_id, vector, payload))
+        self._shard.update(qe.UpdateOperation.upsert_points(points))
+
+    def _embed_documents(self, texts: list[str]) -> list[dict[str, Any]]:
+        vectors: list[dict[str, Any]] = [{} for _ in texts]
+        if self._embedding is not None:
+            for slot, dense in zip(vectors, self._embedding.embed_documents(texts), strict=True):
+                slot[self.vector_name] = _dense(dense)
+        if self._sparse_embedding is not None:
+            sparse = self._sparse_embedding.embed_documents(texts)
+            for slot, vector in zip(vectors, sparse, strict=True):
+                slot[self.sparse_vector_name] = qe.SparseVector(
+                    list(vector.indices), list(vector.values)
+                )
+        return vectors
+
+    def delete(
+        self,
+        ids: list[str] | None = None,
+        *,
+        filter: models.Filter | qe.Filter | None = None,  # noqa: A002
+        **kwargs: Any,
+    ) -> bool:
+        """Delete documents by id, by payload filter, or all of them.
+
+        Args:
+            ids: Ids to delete; unknown ids are ignored.
+            filter: Delete every point matching this filter instead.
+            **kwargs: Ignored (accepted for `VectorStore` compatibility).
+
+        Returns:
+            True (the engine raises on failure).
+
+        Raises:
+            ValueError: when both ids and a filter are given.
+        """
+        if ids is not None and filter is not None:
+            raise ValueError("pass ids or a filter, not both")
+        if ids is not None:
+            if ids:
+                point_ids = [to_point_id(i)[0] for i in ids]
+                self._shard.update(qe.UpdateOperation.delete_points(point_ids))
+            return True
+        # No ids and no filter: delete all, as `VectorStore.delete` documents.
+        edge_filter = to_edge_filter(filter) if filter is not None else qe.Filter()
+        self._shard.update(qe.UpdateOperation.delete_points_by_filter(edge_filter))
+        return True
+
+    # --- reading -----------------------------------------------------------------
+    def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:
+        """Documents with these ids, in the order asked; unknown ids are skipped."""
+        wanted = list(dict.fromkeys(str(i) for i in ids))
+        if not wanted:
+            return []
+        point_ids = [to_point_id(i)[0] for i in wanted]
+        records = self._shard.retrieve(point_ids, True, False)
+        by_id = {doc.id: doc for doc in map(self._document, records)}
+        return [by_id[i] for i in wanted if i in by_id]
+
+    def similarity_search(
+        self,
+        query: str,
+        k: int = 4,
+        filter: models.Filter | qe.Filter | None = None,  # noqa: A002
+        **kwargs: Any,
+    ) -> list[Document]:
+        """Top-k documents for a query (see :meth:`similarity_search_with_score`)."""
+        return [doc for doc, _ in self.similarity_search_with_score(query, k, filter, **kwargs)]
+
+    def similarity_search_with_score(
+        self,
+        query: str,
+        k: int = 4,
+        filter: models.Filter | qe.Filter | None = None,  # noqa: A002
+        *,
+        score_threshold: float | None = None,
+        offset: int = 0,
+        **kwargs: Any,
+    ) -> list[tuple[Document, float]]:
+        """Top-k documents for a query with the engine's scores, best first.
+
+        Scores are cosine similarities (dense), BM25 (sparse with IDF) or RRF fusion
+        scores (hybrid), like langchain-qdrant's on a Qdrant server.
+
+        Args:
+            query: Query text.
+            k: How many documents.
+            filter: A payload filter (qdrant-client or Qdrant Edge model).
+            score_threshold: Drop results scoring below.
+            offset: Skip this many results first.
+            **kwargs: Ignored (accepted for `VectorStore` compatibility).
+        """
+        edge_filter = to_edge_filter(filter)
+        if self.retrieval_mode is RetrievalMode.HYBRID:
+            assert self._embedding is not None and self._sparse_embedding is not None
+            dense = _dense(self._embedding.embed_query(query))
+            sparse = self._sparse_query(query)
+            request = qe.QueryRequest(
+                limit=k,
+                offset=offset,
+                prefetches=[
+                    qe.Prefetch(
+                        limit=k,
+                        query=qe.Query.Nearest(dense, using=self.vector_name),
+                        filter=edge_filter,
+                    ),
+                    qe.Prefetch(
+                        limit=k,
+                        query=qe.Query.Nearest(sparse, using=self.sparse_vector_name),
+                        filter=edge_filter,
+                    ),
+                ],
+                query=qe.Fusion.Rrf(k=self.rrf_k),
+                filter=edge_filter,
+                score_threshold=score_threshold,
+                with_payload=True,
+                with_vector=False,
+            )
+        elif self.retrieval_mode is RetrievalMode.DENSE:
+            assert self._embedding is not None
+            return self.similarity_search_with_score_by_vector(
+                self._embedding.embed_query(query),
+                k,
+                filter,
+                score_threshold=score_threshold,
+                offset=offset,
+            )
+        else:
+            request = qe.QueryRequest(
+                limit=k,
+                offset=offset,
+                query=qe.Query.Nearest(self._sparse_query(query), using=self.sparse_vector_name),
+                filter=edge_filter,
+                score_threshold=score_threshold,
+                with_payload=True,
+                with_vector=False,
+            )
+        return [(self._document(p), p.score) for p in self._shard.query(request)]
+
+    def similarity_search_by_vector(
+        self,
+        embedding: list[float],
+        k: int = 4,
+        filter: models.Filter | qe.Filter | None = None,  # noqa: A002
+        **kwargs: Any,
+    ) -> list[Document]:
+        """Top-k documents for a dense vector."""
+        hits = self.similarity_search_with_score_by_vector(embedding, k, filter, **kwargs)
+        return [doc for doc, _ in hits]
+
+    def similarity_search_with_score_by_vector(
+        self,
+        embedding: list[float],
+        k: int = 4,
+        filter: models.Filter | qe.Filter | None = None,  # noqa: A002
+        *,
+        score_threshold: float | None = None,
+        offset: int = 0,
+        **kwargs: Any,
+    ) -> list[tuple[Document, float]]:
+        """Top-k documents for a dense vector, with cosine similarities.
+
+        Raises:
+            ValueError: when the store has no dense vectors.
+        """
+        if self._embedding is None:
+            raise ValueError("this store has no dense vectors")
+        request = qe.QueryRequest(
+            limit=k,
+            offset=offset,
+            query=qe.Query.Nearest(_dense(embedding), using=self.vector_name),
+            filter=to_edge_filter(filter),
+            score_threshold=score_threshold,
+            with_payload=True,
+            with_vector=False,
+        )
+        return [(self._document(p), p.score) for p in self._shard.query(request)]
+
+    def max_marginal_relevance_search(
+        self,
+        query: str,
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        filter: models.Filter | qe.Filter | None = None,  # noqa: A002
+        **kwargs: Any,
+    ) -> list[Document]:
+        """Diverse top-k by maximal marginal relevance, computed by the engine.
+
+        Raises:
+            ValueError: when the store has no dense vectors.
+        """
+        if self._embedding is None:
+            raise ValueError("maximal marginal relevance needs dense vectors")
+        return self.max_marginal_relevance_search_by_vector(
+            self._embedding.embed_query(query), k, fetch_k, lambda_mult, filter
+        )
+
+    def max_marginal_relevance_search_by_vector(
+        self,
+        embedding: list[float],
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        filter: models.Filter | qe.Filter | None = None,  # noqa: A002
+        **kwargs: Any,
+    ) -> list[Document]:
+        """Diverse top-k for a dense vector; ``lambda_mult`` 1 is plain similarity."""
+        if self._embedding is None:
+            raise ValueError("maximal marginal relevance needs dense vectors")
+        request = qe.QueryRequest(
+            limit=k,
+            query=qe.Mmr(_dense(embedding), lambda_mult, fetch_k, using=self.vector_name),
+            filter=to_edge_filter(filter),
+            with_payload=True,
+            with_vector=False,
+        )
+        return [self._document(p) for p in self._shard.query(request)]
+
+    # --- engine operations (not part of the VectorStore interface) ----------------
+    def count(self, filter: models.Filter | qe.Filter | None = None) -> int:  # noqa: A002
+        """Exact number of points, of those matching a filter when given."""
+        return self._shard.count(qe.CountRequest(exact=True, filter=to_edge_filter(filter)))
+
+    def iter_documents(
+        self,
+        filter: models.Filter | qe.Filter | None = None,  # noqa: A002
+        *,
+        batch_size: int = 512,
+        limit: int | None = None,
+    ) -> Iterator[Document]:
+        """Every document (matching a filter), in point id order, without vectors.
+
+        Args:
+            filter: Only documents matching this payload filter.
+            batch_size: Points fetched per engine call.
+            limit: Stop after this many documents.
+        """
+        edge_filter = to_edge_filter(filter)
+        offset = None
+        remaining = limit
+        while remaining is None or remaining > 0:
+            size = batch_size if remaining is None else min(batch_size, remaining)
+            records, offset = self._shard.scroll(
+                qe.ScrollRequest(
+                    offset=offset,
+                    limit=size,
+                    filter=edge_filter,
+                    with_payload=True,
+                    with_vector=False,
+                )
+            )
+            for record in records:
+                yield self._document(record)
+            if remaining is not None:
+                remaining -= len(records)
+            if offset is None or not records:
+                return
+
+    def optimize(self) -> bool:
+        """Merge segments and build HNSW / sparse indexes, blocking until done.
+
+        Run it after bulk ingestion: queries over an optimized shard no longer scan the
+        appendable segment. It holds the GIL throughout (qdrant-edge-py 0.9.0), so it
+        also stalls every other Python thread.
+
+        Returns:
+            True when something was optimized.
+        """
+        return self._shard.optimize()
+
+    def flush(self) -> None:
+        """Write pending segment changes to disk (the write-ahead log already has them)."""
+        self._shard.flush()
+
+    def close(self) -> None:
+        """Flush and release the shard (and remove a temporary directory); idempotent."""
+        with self._lifecycle:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                self._shard.flush()
+            finally:
+                self._shard.close()
+                if self._temporary:
+                    shutil.rmtree(self.path, ignore_errors=True)
+
+    def __enter__(self) -> EdgeVectorStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # --- construction ------------------------------------------------------------
+    @classmethod
+    def from_texts(
+        cls,
+        texts: list[str],
+        embedding: Embeddings | None,
+        metadatas: list[dict] | None = None,
+        *,
+        ids: list[str] | None = None,
+        path: str | Path | None = None,
+        sparse_embedding: SparseEmbeddings | None = None,
+        **kwargs: Any,
+    ) -> EdgeVectorStore:
+        """Open (or create) a store at ``path`` and add texts to it.
+
+        Args:
+            texts: Texts to add.
+            embedding: Dense embeddings, or None for a sparse-only store.
+            metadatas: One metadata dict per text.
+            ids: One id per text.
+            path: Shard directory; a temporary one when omitted.
+            sparse_embedding: Sparse embeddings (with ``embedding``: hybrid).
+            **kwargs: Further constructor arguments.
+        """
+        store = cls(path, embedding=embedding, sparse_embedding=sparse_embedding, **kwargs)
+        store.add_texts(texts, metadatas, ids=ids)
+        return store
+
+    # --- helpers -----------------------------------------------------------------
+    def _sparse_query(self, query: str) -> qe.SparseVector:
+        assert self._sparse_embedding is not None
+        vector = self._sparse_embedding.embed_query(query)
+        return qe.SparseVector(list(vector.indices), list(vector.values))
+
+    def _document(self, point: qe.ScoredPoint | qe.Record) -> Document:
+        payload = point.payload or {}
+        doc_id = payload.get(self.id_payload_key) or str(point.id)
+        return Document(
+            id=doc_id,
+            page_content=payload.get(self.content_payload_key) or "",
+            metadata=payload.get(self.metadata_payload_key) or {},
+        )
+
+
+def _dense(vector: Any) -> list[float]:
+    """A dense vector as a list of floats (embeddings may return numpy arrays)."""
+    return vector.tolist() if hasattr(vector, "tolist") else list(vector)
+
+
+def _jsonable(value: Any) -> Any:
+    """Payload values the binding accepts: JSON types only (it rejects dates, tuples…)."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, dict) and all(
+        isinstance(k, str) and (v is None or isinstance(v, str | int | float | bool))
+        for k, v in value.items()
+    ):
+        return value  # the common case, flat metadata, costs no conversion
+    return to_jsonable_python(value)
+
+
+# --- filters -------------------------------------------------------------------------
+
+
+def to_edge_filter(flt: models.Filter | qe.Filter | None) -> qe.Filter | None:
+    """Translate a qdrant-client filter into a Qdrant Edge filter.
+
+    Supports every condition a Qdrant server takes in a point filter: field conditions
+    (match value/any/except/text/text-any/phrase/prefix/substring, numeric and datetime
+    ranges, values count, geo box/radius/polygon, is-empty, is-null), is-empty,
+    is-null, has-id (with this store's id mapping), has-vector, nested conditions,
+    sub-filters and ``min_should``.
+
+    Args:
+        flt: A `qdrant_client.models.Filter`, a `qdrant_edge.Filter` (returned as is),
+            or None.
+
+    Returns:
+        The Qdrant Edge filter, or None.
+
+    Raises:
+        TypeError: for a condition this translation does not know.
+    """
+    if flt is None or isinstance(flt, qe.Filter):
+        return flt
+    if not isinstance(flt, models.Filter):
+        raise TypeError(f"expected a qdrant_client.models.Filter, got {type(flt).__name__}")
+    min_should = None
+    if flt.min_should is not None:
+        min_should = qe.MinShould(
+            conditions=[_condition(c) for c in flt.min_should.conditions],
+            min_count=flt.min_should.min_count,
+        )
+    return qe.Filter(
+        must=_conditions(flt.must),
+        should=_conditions(flt.should),
+        must_not=_conditions(flt.must_not),
+        min_should=min_should,
+    )
+
+
+def _conditions(value: Any) -> list[Any] | None:
+    if value is None:
+        return None
+    items = value if isinstance(value, list) else [value]
+    return [_condition(c) for c in items]
+
+
+def _condition(cond: Any) -> Any:
+    match cond:
+        case models.FieldCondition():
+            return _field_condition(cond)
+        case models.Filter():
+            return to_edge_filter(cond)
+        case models.IsEmptyCondition():
+            return qe.IsEmptyCondition(cond.is_empty.key)
+        case models.IsNullCondition():
+            return qe.IsNullCondition(cond.is_null.key)
+        case models.HasIdCondition():
+            return qe.HasIdCondition({to_point_id(i)[0] for i in cond.has_id})
+        case models.HasVectorCondition():
+            return qe.HasVectorCondition(cond.has_vector)
+        case models.NestedCondition():
+            nested = to_edge_filter(cond.nested.filter)
+            assert nested is not None
+            return qe.NestedCondition(cond.nested.key, nested)
+    raise TypeError(f"unsupported filter condition: {type(cond).__name__}")
+
+
+def _field_condition(cond: models.FieldCondition) -> qe.FieldCondition:
+    return qe.FieldCondition(
+        key=cond.key,
+        match=_match(cond.match) if cond.match is not None else None,
+        range=_range(cond.range) if cond.range is not None else None,
+        geo_bounding_box=_geo_box(cond.geo_bounding_box),
+        geo_radius=_geo_radius(cond.geo_radius),
+        geo_polygon=_geo_polygon(cond.geo_polygon),
+        values_count=_values_count(cond.values_count),
+        is_empty=cond.is_empty,
+        is_null=cond.is_null,
+    )
+
+
+def _match(match: Any) -> Any:
+    match match:
+        case models.MatchValue():
+            value = match.value
+            if isinstance(value, bool):
+                # qdrant-edge-py 0.9.0 reads a Python bool as the integer 0/1, which
+                # matches no boolean payload; numpy's bool is read as a bool.
+                value = np.bool_(value)
+            return qe.MatchValue(value)
+        case models.MatchAny():
+            return qe.MatchAny(list(match.any))
+        case models.MatchExcept():
+            return qe.MatchExcept(list(match.except_))
+        case models.MatchText():
+            return qe.MatchText(match.text)
+        case models.MatchTextAny():
+            return qe.MatchTextAny(match.text_any)
+        case models.MatchPhrase():
+            return qe.MatchPhrase(match.phrase)
+        case models.MatchPrefix():
+            return qe.MatchPrefix(match.prefix)
+        case models.MatchSubstring():
+            return qe.MatchSubstring(match.substring)
+    raise TypeError(f"unsupported match: {type(match).__name__}")
+
+
+def _range(rng: models.Range | models.DatetimeRange) -> Any:
+    if isinstance(rng, models.DatetimeRange):
+        return qe.RangeDateTime(
+            gte=_iso(rng.gte), gt=_iso(rng.gt), lte=_iso(rng.lte), lt=_iso(rng.lt)
+        )
+    return qe.RangeFloat(gte=rng.gte, gt=rng.gt, lte=rng.lte, lt=rng.lt)
+
+
+def _iso(value: datetime | date | str | None) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return datetime(value.year, value.month, value.day).isoformat()
+
+
+def _values_count(count: models.ValuesCount | None) -> qe.ValuesCount | None:
+    if count is None:
+        return None
+    return qe.ValuesCount(lt=count.lt, gt=count.gt, lte=count.lte, gte=count.gte)
+
+
+def _geo_point(point: models.GeoPoint) -> qe.GeoPoint:
+    return qe.GeoPoint(lon=point.lon, lat=point.lat)
+
+
+def _geo_box(box: models.GeoBoundingBox | None) -> qe.GeoBoundingBox | None:
+    if box is None:
+        return None
+    return qe.GeoBoundingBox(_geo_point(box.top_left), _geo_point(box.bottom_right))
+
+
+def _geo_radius(radius: models.GeoRadius | None) -> qe.GeoRadius | None:
+    if radius is None:
+        return None
+    return qe.GeoRadius(_geo_point(radius.center), radius.radius)
+
+
+def _geo_polygon(polygon: models.GeoPolygon | None) -> qe.GeoPolygon | None:
+    if polygon is None:
+        return None
+    interiors = None
+    if polygon.interiors is not None:
+        interiors = [[_geo_point(p) for p in ring.points] for ring in polygon.interiors]
+    return qe.GeoPolygon([_geo_point(p) for p in polygon.exterior.points], interiors)

@@ -1,0 +1,294 @@
+"""Vector engines behind `KnowledgeBase`: one small interface, three ways to run Qdrant.
+
+* ``edge`` (the embedded default): Qdrant Edge in this process, through
+  :class:`threadline.knowledge.edge.EdgeVectorStore`. HNSW, payload indexes, sparse
+  vectors with IDF, RRF fusion and a write-ahead log, all in the engine.
+* ``server`` (``QDRANT_URL`` set): a Qdrant server through langchain-qdrant's
+  `QdrantVectorStore` and qdrant-client.
+* ``local`` (``THREADLINE_VECTOR_ENGINE=local``): qdrant-client's own embedded mode, the
+  same client code path as a server, kept for comparisons. It searches by brute force in
+  Python and is not thread-safe, so it is slow past a few thousand chunks.
+
+All three store the same payload (``page_content`` + ``metadata``) and take the same
+`qdrant_client.models.Filter`, so `KnowledgeBase` code is identical across engines.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_core.vectorstores import VectorStore
+from langchain_qdrant import QdrantVectorStore, RetrievalMode
+from qdrant_client import QdrantClient, models
+
+from threadline.knowledge.edge import DEFAULT_INDEXED_FIELDS, EdgeVectorStore
+from threadline.knowledge.embeddings import EmbeddingSetup
+from threadline.knowledge.sparse import sparse_vector_params
+from threadline.settings import Settings
+
+__all__ = [
+    "DENSE_VECTOR",
+    "SPARSE_VECTOR",
+    "EdgeEngine",
+    "QdrantClientEngine",
+    "VectorEngine",
+    "create_qdrant_client",
+    "edge_shard_path",
+    "open_engine",
+]
+
+DENSE_VECTOR = "dense"
+SPARSE_VECTOR = "sparse"
+METADATA = "metadata"
+_SCROLL_PAGE = 512
+
+
+class VectorEngine(ABC):
+    """What `KnowledgeBase` needs from a vector engine, whichever it is.
+
+    Filters are `qdrant_client.models.Filter` over the ``metadata.<key>`` payload paths.
+    """
+
+    #: "edge", "server" or "local".
+    name: str
+    #: Whether reads may run concurrently with each other and with writes without a lock
+    #: held by the caller.
+    concurrent_reads: bool
+
+    @property
+    @abstractmethod
+    def store(self) -> VectorStore:
+        """The LangChain vector store over this engine."""
+
+    def add_documents(self, documents: list[Document], ids: list[str], batch_size: int) -> None:
+        """Embed and upsert documents under the given ids."""
+        self.store.add_documents(documents, ids=ids, batch_size=batch_size)
+
+    def search(self, query: str, k: int, flt: models.Filter) -> list[tuple[Document, float]]:
+        """Top-k documents for a query within a filter, with the engine's scores."""
+        return self.store.similarity_search_with_score(query, k=k, filter=flt)
+
+    @abstractmethod
+    def count(self, flt: models.Filter | None) -> int:
+        """Exact number of points (matching the filter when given)."""
+
+    @abstractmethod
+    def metadatas(self, flt: models.Filter, *, limit: int | None = None) -> Iterator[dict]:
+        """The ``metadata`` payload of every point matching the filter."""
+
+    @abstractmethod
+    def delete_where(self, flt: models.Filter) -> None:
+        """Delete every point matching the filter."""
+
+    def optimize(self) -> None:  # noqa: B027 - optional hook, a no-op by default
+        """Build indexes after bulk ingestion, when the engine leaves that to the caller."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the engine (its storage lock when embedded)."""
+
+
+class QdrantClientEngine(VectorEngine):
+    """A collection behind qdrant-client (a server, or the client's local mode).
+
+    Args:
+        client: The client.
+        collection: Collection name; created when missing.
+        embeddings: Which vectors the collection holds.
+        payload_indexes: Create keyword indexes on the filtered metadata fields (a
+            server uses them; the local mode ignores them and warns).
+        name: "server" or "local".
+    """
+
+    concurrent_reads = False
+
+    def __init__(
+        self,
+        client: QdrantClient,
+        collection: str,
+        embeddings: EmbeddingSetup,
+        *,
+        payload_indexes: bool,
+        name: str,
+    ) -> None:
+        self.name = name
+        self.client = client
+        self.collection = collection
+        self._ensure_collection(embeddings, payload_indexes)
+        self._store = QdrantVectorStore(
+            client=client,
+            collection_name=collection,
+            embedding=embeddings.dense,
+            sparse_embedding=embeddings.sparse,
+            retrieval_mode=retrieval_mode(embeddings),
+            vector_name=DENSE_VECTOR,
+            sparse_vector_name=SPARSE_VECTOR,
+        )
+
+    def _ensure_collection(self, setup: EmbeddingSetup, payload_indexes: bool) -> None:
+        if self.client.collection_exists(self.collection):
+            return
+        vectors: dict[str, models.VectorParams] = {}
+        if setup.dense is not None:
+            assert setup.dense_size is not None
+            vectors[DENSE_VECTOR] = models.VectorParams(
+                size=setup.dense_size, distance=models.Distance.COSINE
+            )
+        sparse = None
+        if setup.sparse is not None:
+            # IDF is computed by Qdrant at query time; our vectors carry only BM25 TF.
+            sparse = {SPARSE_VECTOR: sparse_vector_params()}
+        self.client.create_collection(
+            self.collection, vectors_config=vectors, sparse_vectors_config=sparse
+        )
+        if not payload_indexes:
+            return  # the local mode ignores payload indexes (and warns about them)
+        for name in DEFAULT_INDEXED_FIELDS:
+            self.client.create_payload_index(
+                self.collection, f"{METADATA}.{name}", models.PayloadSchemaType.KEYWORD
+            )
+
+    @property
+    def store(self) -> QdrantVectorStore:
+        """The langchain-qdrant store."""
+        return self._store
+
+    def count(self, flt: models.Filter | None) -> int:
+        """Exact number of points (matching the filter when given)."""
+        return self.client.count(self.collection, count_filter=flt).count
+
+    def metadatas(self, flt: models.Filter, *, limit: int | None = None) -> Iterator[dict]:
+        """The ``metadata`` payload of every point matching the filter."""
+        offset = None
+        remaining = limit
+        while remaining is None or remaining > 0:
+            page = _SCROLL_PAGE if remaining is None else min(_SCROLL_PAGE, remaining)
+            points, offset = self.client.scroll(
+                self.collection,
+                scroll_filter=flt,
+                limit=page,
+                offset=offset,
+                with_payload=True,
+                with_vectors=False,
+            )
+            for point in points:
+                yield (point.payload or {}).get(METADATA) or {}
+            if remaining is not None:
+                remaining -= len(points)
+            if offset is None or not points:
+                return
+
+    def delete_where(self, flt: models.Filter) -> None:
+        """Delete every point matching the filter."""
+        self.client.delete(self.collection, points_selector=models.FilterSelector(filter=flt))
+
+    def close(self) -> None:
+        """Close the client."""
+        self.client.close()
+
+
+class EdgeEngine(VectorEngine):
+    """A Qdrant Edge shard in a local directory (see `EdgeVectorStore`).
+
+    Args:
+        path: The shard directory.
+        embeddings: Which vectors the shard holds.
+    """
+
+    name = "edge"
+    concurrent_reads = True
+
+    def __init__(self, path: Path, embeddings: EmbeddingSetup) -> None:
+        self._store = EdgeVectorStore(
+            path,
+            embedding=embeddings.dense,
+            sparse_embedding=embeddings.sparse,
+            dense_size=embeddings.dense_size,
+            vector_name=DENSE_VECTOR,
+            sparse_vector_name=SPARSE_VECTOR,
+            metadata_payload_key=METADATA,
+        )
+
+    @property
+    def store(self) -> EdgeVectorStore:
+        """The Qdrant Edge store."""
+        return self._store
+
+    def count(self, flt: models.Filter | None) -> int:
+        """Exact number of points (matching the filter when given)."""
+        return self._store.count(flt)
+
+    def metadatas(self, flt: models.Filter, *, limit: int | None = None) -> Iterator[dict]:
+        """The ``metadata`` payload of every point matching the filter."""
+        for doc in self._store.iter_documents(flt, batch_size=_SCROLL_PAGE, limit=limit):
+            yield doc.metadata
+
+    def delete_where(self, flt: models.Filter) -> None:
+        """Delete every point matching the filter."""
+        self._store.delete(filter=flt)
+
+    def optimize(self) -> None:
+        """Merge segments and build the HNSW and sparse indexes (blocks the process)."""
+        self._store.optimize()
+
+    def close(self) -> None:
+        """Flush and release the shard."""
+        self._store.close()
+
+
+def retrieval_mode(setup: EmbeddingSetup) -> RetrievalMode:
+    """langchain-qdrant's retrieval mode for these embeddings."""
+    if setup.dense is not None and setup.sparse is not None:
+        return RetrievalMode.HYBRID
+    return RetrievalMode.DENSE if setup.dense is not None else RetrievalMode.SPARSE
+
+
+def create_qdrant_client(settings: Settings) -> QdrantClient:
+    """Connect to the configured Qdrant server, or open qdrant-client's local mode."""
+    if settings.qdrant_url:
+        key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+        return QdrantClient(url=settings.qdrant_url, api_key=key)
+    settings.qdrant_path.mkdir(parents=True, exist_ok=True)
+    return QdrantClient(path=str(settings.qdrant_path))
+
+
+def edge_shard_path(settings: Settings) -> Path:
+    """Where the embedded engine keeps a collection's shard.
+
+    A directory of its own under ``qdrant_path``, so data of qdrant-client's local mode
+    (kept at ``qdrant_path`` itself) is never mixed with it.
+    """
+    return settings.qdrant_path / "edge" / settings.collection
+
+
+def open_engine(
+    settings: Settings, embeddings: EmbeddingSetup, *, client: QdrantClient | None = None
+) -> VectorEngine:
+    """The engine the settings ask for.
+
+    Args:
+        settings: ``QDRANT_URL`` → a server; otherwise ``vector_engine`` picks the
+            embedded engine ("edge", the default, or qdrant-client's "local" mode).
+        embeddings: Which vectors the collection holds.
+        client: Use this qdrant-client instead (a server or local client made by the
+            caller); the collection named in the settings is used on it.
+    """
+    if client is not None or settings.qdrant_url or settings.vector_engine == "local":
+        name = "server" if settings.qdrant_url else "local"
+        return QdrantClientEngine(
+            client or create_qdrant_client(settings),
+            settings.collection,
+            embeddings,
+            payload_indexes=bool(settings.qdrant_url),
+            name=name if client is None else _client_kind(client),
+        )
+    return EdgeEngine(edge_shard_path(settings), embeddings)
+
+
+def _client_kind(client: QdrantClient) -> str:
+    inner: Any = getattr(client, "_client", None)
+    return "local" if type(inner).__name__ == "QdrantLocal" else "server"

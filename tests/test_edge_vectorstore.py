@@ -1,0 +1,457 @@
+"""EdgeVectorStore: LangChain's standard vector store tests, plus what threadline relies on.
+
+The standard suite (`langchain_tests.integration_tests.VectorStoreIntegrationTests`) runs
+twice, on a dense store (the suite's own fake embeddings) and on a hybrid one (the same
+dense embeddings plus our BM25 sparse vectors, RRF fusion). Each test gets a fresh
+shard in its own temporary directory.
+
+The rest checks the promises of `threadline.knowledge.edge` against qdrant-client's
+local mode, which stands in for a Qdrant server (same client code path as
+``QDRANT_URL``): same payload layout, same filter semantics, same scores.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from langchain_core.documents import Document
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_qdrant import QdrantVectorStore, RetrievalMode
+from qdrant_client import QdrantClient, models
+
+from threadline.knowledge.edge import ID_KEY, EdgeVectorStore, to_point_id
+from threadline.knowledge.sparse import Bm25SparseEmbeddings, sparse_vector_params
+
+langchain_tests = pytest.importorskip("langchain_tests.integration_tests")
+
+# The standard suite has async tests; they need pytest-asyncio's mark in its default
+# strict mode (sync tests ignore it, hence the filtered warning).
+pytestmark = [
+    pytest.mark.asyncio(loop_scope="function"),
+    pytest.mark.filterwarnings("ignore:The test <Function:pytest.PytestWarning"),
+]
+
+DIM = 6
+
+
+class TestEdgeVectorStoreDense(langchain_tests.VectorStoreIntegrationTests):
+    """The standard suite on a dense-only shard."""
+
+    @pytest.fixture
+    def vectorstore(self, tmp_path: Path) -> Iterator[EdgeVectorStore]:
+        """An empty dense store in its own directory."""
+        store = EdgeVectorStore(tmp_path / "shard", embedding=self.get_embeddings())
+        try:
+            yield store
+        finally:
+            store.close()
+
+
+class TestEdgeVectorStoreHybrid(langchain_tests.VectorStoreIntegrationTests):
+    """The standard suite on a hybrid shard (dense + BM25 sparse, RRF fusion)."""
+
+    @pytest.fixture
+    def vectorstore(self, tmp_path: Path) -> Iterator[EdgeVectorStore]:
+        """An empty hybrid store in its own directory."""
+        store = EdgeVectorStore(
+            tmp_path / "shard",
+            embedding=self.get_embeddings(),
+            sparse_embedding=Bm25SparseEmbeddings(),
+        )
+        try:
+            yield store
+        finally:
+            store.close()
+
+
+# --- a small corpus and a qdrant-client twin --------------------------------------
+
+TEXTS = [
+    "Refunds are issued within 14 days of the return being received.",
+    "The warranty covers manufacturing defects for two years.",
+    "Shipping to Canada takes five to seven business days.",
+    "Return shipping is free for defective items.",
+    "Our support team answers email within one business day.",
+    "Gift cards cannot be refunded or exchanged for cash.",
+    "Express shipping costs 15 euros and arrives the next day.",
+    "The battery warranty is limited to one year.",
+    "Damaged parcels must be reported within 48 hours.",
+    "Store credit never expires and can be used online.",
+]
+
+
+def _metadata(i: int) -> dict:
+    meta: dict = {
+        "tenant": "acme" if i % 2 == 0 else "globex",
+        "doc_id": f"doc-{i // 3}",
+        "source": ["support", "guides", "reports"][i % 3],
+        "position": i,
+        "price": 10.5 * i,
+        "tags": ["a", "b"] if i % 4 == 0 else ["c"],
+        "active": i % 5 != 0,
+        "updated": f"2024-0{1 + i % 9}-15T10:00:00Z",
+        "title": TEXTS[i].split()[0].lower(),
+    }
+    if i % 3 == 0:
+        meta["workspace"] = "north"
+    if i == 7:
+        meta["note"] = None
+    return meta
+
+
+METADATAS = [_metadata(i) for i in range(len(TEXTS))]
+IDS = [str(uuid.UUID(int=i + 1)) for i in range(len(TEXTS))]
+
+
+def _dense() -> DeterministicFakeEmbedding:
+    return DeterministicFakeEmbedding(size=DIM)
+
+
+@pytest.fixture
+def edge_hybrid(tmp_path: Path) -> Iterator[EdgeVectorStore]:
+    """A hybrid edge store holding the corpus."""
+    store = EdgeVectorStore(
+        tmp_path / "edge", embedding=_dense(), sparse_embedding=Bm25SparseEmbeddings()
+    )
+    store.add_texts(TEXTS, METADATAS, ids=IDS)
+    yield store
+    store.close()
+
+
+def _reference_store(path: Path, mode: RetrievalMode) -> QdrantVectorStore:
+    """The corpus through langchain-qdrant on qdrant-client's local mode."""
+    client = QdrantClient(path=str(path))
+    vectors = {}
+    if mode is not RetrievalMode.SPARSE:
+        vectors["dense"] = models.VectorParams(size=DIM, distance=models.Distance.COSINE)
+    sparse = None if mode is RetrievalMode.DENSE else {"sparse": sparse_vector_params()}
+    client.create_collection("docs", vectors_config=vectors, sparse_vectors_config=sparse)
+    store = QdrantVectorStore(
+        client=client,
+        collection_name="docs",
+        embedding=_dense() if mode is not RetrievalMode.SPARSE else None,
+        sparse_embedding=Bm25SparseEmbeddings() if mode is not RetrievalMode.DENSE else None,
+        retrieval_mode=mode,
+        vector_name="dense",
+        sparse_vector_name="sparse",
+    )
+    store.add_texts(TEXTS, METADATAS, ids=IDS)
+    return store
+
+
+@pytest.fixture
+def client_hybrid(tmp_path: Path) -> Iterator[QdrantVectorStore]:
+    """The corpus through langchain-qdrant on qdrant-client's local mode, hybrid."""
+    store = _reference_store(tmp_path / "local", RetrievalMode.HYBRID)
+    yield store
+    store.client.close()
+
+
+def assert_same_ranking(want: list[tuple[str, float]], got: list[tuple[str, float]]) -> None:
+    """Same scores in the same order, and the same ids for each score.
+
+    Equal scores (frequent with RRF) may come in any order, and the last group of equal
+    scores may be cut at a different member by the limit.
+    """
+    assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-4, abs=1e-6)
+    groups: dict[float, tuple[set[str], set[str]]] = {}
+    for (want_id, score), (got_id, _) in zip(want, got, strict=True):
+        pair = groups.setdefault(round(score, 4), (set(), set()))
+        pair[0].add(want_id)
+        pair[1].add(got_id)
+    last = round(want[-1][1], 4) if want else None
+    for score, (want_ids, got_ids) in groups.items():
+        if score != last:
+            assert got_ids == want_ids, f"different ids scoring {score}"
+
+
+def _key(name: str) -> str:
+    return f"metadata.{name}"
+
+
+FILTERS: dict[str, models.Filter] = {
+    "match value": models.Filter(
+        must=[models.FieldCondition(key=_key("tenant"), match=models.MatchValue(value="acme"))]
+    ),
+    "match any": models.Filter(
+        must=[
+            models.FieldCondition(
+                key=_key("source"), match=models.MatchAny(any=["support", "reports"])
+            )
+        ]
+    ),
+    "match except": models.Filter(
+        must=[
+            models.FieldCondition(
+                key=_key("source"), match=models.MatchExcept(**{"except": ["guides"]})
+            )
+        ]
+    ),
+    "tenant and doc ids": models.Filter(
+        must=[
+            models.FieldCondition(key=_key("tenant"), match=models.MatchValue(value="globex")),
+            models.FieldCondition(
+                key=_key("doc_id"), match=models.MatchAny(any=["doc-0", "doc-1"])
+            ),
+        ]
+    ),
+    "should": models.Filter(
+        should=[
+            models.FieldCondition(key=_key("source"), match=models.MatchValue(value="guides")),
+            models.FieldCondition(key=_key("workspace"), match=models.MatchValue(value="north")),
+        ]
+    ),
+    "must not": models.Filter(
+        must_not=[models.FieldCondition(key=_key("tenant"), match=models.MatchValue(value="acme"))]
+    ),
+    "single condition, not a list": models.Filter(
+        must=models.FieldCondition(key=_key("tenant"), match=models.MatchValue(value="acme"))
+    ),
+    "range": models.Filter(
+        must=[models.FieldCondition(key=_key("price"), range=models.Range(gte=20, lt=70))]
+    ),
+    "datetime range": models.Filter(
+        must=[
+            models.FieldCondition(
+                key=_key("updated"), range=models.DatetimeRange(gt="2024-03-01T00:00:00Z")
+            )
+        ]
+    ),
+    "bool": models.Filter(
+        must=[models.FieldCondition(key=_key("active"), match=models.MatchValue(value=False))]
+    ),
+    "array member": models.Filter(
+        must=[models.FieldCondition(key=_key("tags"), match=models.MatchValue(value="b"))]
+    ),
+    "values count": models.Filter(
+        must=[models.FieldCondition(key=_key("tags"), values_count=models.ValuesCount(gte=2))]
+    ),
+    "is empty": models.Filter(
+        must=[models.IsEmptyCondition(is_empty=models.PayloadField(key=_key("workspace")))]
+    ),
+    "is null": models.Filter(
+        must=[models.IsNullCondition(is_null=models.PayloadField(key=_key("note")))]
+    ),
+    "has id": models.Filter(must=[models.HasIdCondition(has_id=IDS[:3])]),
+    "min should": models.Filter(
+        min_should=models.MinShould(
+            conditions=[
+                models.FieldCondition(key=_key("tenant"), match=models.MatchValue(value="acme")),
+                models.FieldCondition(key=_key("source"), match=models.MatchValue(value="support")),
+                models.FieldCondition(key=_key("active"), match=models.MatchValue(value=True)),
+            ],
+            min_count=2,
+        )
+    ),
+    "nested filter": models.Filter(
+        must=[
+            models.Filter(
+                should=[
+                    models.FieldCondition(key=_key("position"), match=models.MatchValue(value=1)),
+                    models.FieldCondition(key=_key("position"), match=models.MatchValue(value=8)),
+                ]
+            )
+        ]
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FILTERS))
+def test_filters_select_the_same_points_as_qdrant_client(
+    name: str, edge_hybrid: EdgeVectorStore, client_hybrid: QdrantVectorStore
+) -> None:
+    flt = FILTERS[name]
+    expected = {
+        str(p.id) for p in client_hybrid.client.scroll("docs", scroll_filter=flt, limit=100)[0]
+    }
+    got = {doc.id for doc in edge_hybrid.iter_documents(flt)}
+    assert expected, f"{name}: the filter should select something"
+    assert got == expected
+    assert edge_hybrid.count(flt) == len(expected)
+
+
+def test_unsupported_filter_is_rejected(edge_hybrid: EdgeVectorStore) -> None:
+    with pytest.raises(TypeError):
+        edge_hybrid.count({"tenant": "acme"})  # type: ignore[arg-type]
+
+
+def test_payload_layout_is_langchain_qdrants(
+    edge_hybrid: EdgeVectorStore, client_hybrid: QdrantVectorStore
+) -> None:
+    expected = {
+        str(p.id): p.payload
+        for p in client_hybrid.client.scroll("docs", limit=100, with_payload=True)[0]
+    }
+    records = edge_hybrid.shard.retrieve(IDS, True, False)
+    got = {str(r.id): r.payload for r in records}
+    assert got == expected
+
+
+@pytest.mark.parametrize(
+    "mode", [RetrievalMode.HYBRID, RetrievalMode.SPARSE, RetrievalMode.DENSE], ids=str
+)
+@pytest.mark.parametrize("filtered", [False, True], ids=["all", "acme"])
+def test_scores_match_qdrant_client(tmp_path: Path, mode: RetrievalMode, filtered: bool) -> None:
+    dense = _dense() if mode is not RetrievalMode.SPARSE else None
+    sparse = Bm25SparseEmbeddings() if mode is not RetrievalMode.DENSE else None
+    edge = EdgeVectorStore(tmp_path / "edge", embedding=dense, sparse_embedding=sparse)
+    edge.add_texts(TEXTS, METADATAS, ids=IDS)
+    reference = _reference_store(tmp_path / "local", mode)
+    flt = FILTERS["match value"] if filtered else None
+    try:
+        for query in ("refund of gift cards", "warranty for the battery", "shipping days"):
+            want = reference.similarity_search_with_score(query, k=4, filter=flt)
+            got = edge.similarity_search_with_score(query, k=4, filter=flt)
+            assert_same_ranking(
+                [(d.metadata["_id"], s) for d, s in want], [(d.id, s) for d, s in got]
+            )
+    finally:
+        edge.close()
+        reference.client.close()
+
+
+def test_documents_come_back_as_given(edge_hybrid: EdgeVectorStore) -> None:
+    [doc] = edge_hybrid.get_by_ids([IDS[3]])
+    assert doc == Document(id=IDS[3], page_content=TEXTS[3], metadata=METADATAS[3])
+    hits = edge_hybrid.similarity_search(TEXTS[3], k=1, filter=FILTERS["must not"])
+    assert hits == [doc]
+
+
+def test_ids_that_are_not_qdrant_ids_round_trip(tmp_path: Path) -> None:
+    store = EdgeVectorStore(tmp_path / "s", sparse_embedding=Bm25SparseEmbeddings())
+    ids = ["plain", "7", "007", "A9F2C3D4-0000-4000-8000-000000000000", str(uuid.UUID(int=5))]
+    store.add_texts([f"text number {i}" for i in range(len(ids))], ids=ids)
+    assert {d.id for d in store.get_by_ids(ids)} == set(ids)
+    # Only ids that are not canonical Qdrant ids keep a copy in the payload.
+    stored = {
+        str(r.id): r.payload for r in store.shard.retrieve([7, str(uuid.UUID(int=5))], True, False)
+    }
+    assert all(ID_KEY not in payload for payload in stored.values())
+    assert to_point_id("7") == (7, None)
+    assert to_point_id("007")[1] == "007"
+    store.delete(["plain", "007"])
+    assert {d.id for d in store.get_by_ids(ids)} == set(ids) - {"plain", "007"}
+    store.delete()
+    assert store.count() == 0
+    store.close()
+
+
+def test_sparse_store_ignores_queries_without_terms(tmp_path: Path) -> None:
+    store = EdgeVectorStore(tmp_path / "s", sparse_embedding=Bm25SparseEmbeddings())
+    store.add_texts(TEXTS)
+    assert store.similarity_search("the of and", k=3) == []
+    hits = store.similarity_search("warranty", k=3)
+    assert len(hits) == 2
+    assert all("warranty" in doc.page_content for doc in hits)
+    with pytest.raises(ValueError, match="dense"):
+        store.similarity_search_by_vector([0.0] * DIM)
+    store.close()
+
+
+def test_reopening_keeps_the_data_and_indexes(tmp_path: Path) -> None:
+    path = tmp_path / "shard"
+    store = EdgeVectorStore(path, embedding=_dense(), sparse_embedding=Bm25SparseEmbeddings())
+    store.add_texts(TEXTS, METADATAS, ids=IDS)
+    before = store.similarity_search_with_score("express shipping", k=5)
+    store.close()
+    store.close()  # idempotent
+    again = EdgeVectorStore(path, embedding=_dense(), sparse_embedding=Bm25SparseEmbeddings())
+    assert again.count() == len(TEXTS)
+    after = again.similarity_search_with_score("express shipping", k=5)
+    assert_same_ranking([(d.id, s) for d, s in before], [(d.id, s) for d, s in after])
+    assert {d.id: d for d, _ in after} == {d.id: d for d, _ in before}
+    assert {"metadata.tenant", "metadata.doc_id", "metadata.source"} <= set(
+        again.shard.info().payload_schema
+    )
+    again.close()
+
+
+def test_reopening_with_other_vectors_fails(tmp_path: Path) -> None:
+    path = tmp_path / "shard"
+    EdgeVectorStore(path, embedding=_dense()).close()
+    with pytest.raises(ValueError, match="incompatible"):
+        EdgeVectorStore(path, embedding=DeterministicFakeEmbedding(size=DIM + 1))
+
+
+def test_only_one_store_may_hold_a_shard(tmp_path: Path) -> None:
+    store = EdgeVectorStore(tmp_path / "shard", embedding=_dense())
+    with pytest.raises(Exception, match="WAL"):
+        EdgeVectorStore(tmp_path / "shard", embedding=_dense())
+    store.close()
+
+
+_CRASH = """
+import os, sys
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from threadline.knowledge.edge import EdgeVectorStore
+store = EdgeVectorStore(sys.argv[1], embedding=DeterministicFakeEmbedding(size=6))
+store.add_texts(["kept by the write-ahead log"] * 300, [{"i": i} for i in range(300)])
+store.delete([str(i) for i in range(10)])
+os._exit(0)  # no flush, no close
+"""
+
+
+def test_writes_survive_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "shard"
+    subprocess.run([sys.executable, "-c", _CRASH, str(path)], check=True, timeout=120)
+    store = EdgeVectorStore(path, embedding=_dense())
+    assert store.count() == 300
+    store.close()
+
+
+def test_temporary_store_is_removed_on_close() -> None:
+    store = EdgeVectorStore.from_texts(TEXTS, _dense(), METADATAS)
+    path = store.path
+    assert path.exists()
+    assert store.similarity_search(TEXTS[0], k=1)[0].page_content == TEXTS[0]
+    store.close()
+    assert not path.exists()
+
+
+def test_mmr_without_diversity_is_similarity(edge_hybrid: EdgeVectorStore) -> None:
+    vector = _dense().embed_query("shipping")
+    plain = edge_hybrid.similarity_search_by_vector(vector, k=4)
+    mmr = edge_hybrid.max_marginal_relevance_search_by_vector(vector, k=4, lambda_mult=1.0)
+    assert [d.id for d in mmr] == [d.id for d in plain]
+
+
+def test_concurrent_writes_and_reads(tmp_path: Path) -> None:
+    store = EdgeVectorStore(
+        tmp_path / "s", embedding=_dense(), sparse_embedding=Bm25SparseEmbeddings()
+    )
+    errors: list[BaseException] = []
+    flt = FILTERS["match value"]
+
+    def write(worker: int) -> None:
+        try:
+            for batch in range(10):
+                ids = [f"w{worker}-{batch}-{i}" for i in range(20)]
+                metas = [{**METADATAS[i % len(METADATAS)]} for i in range(20)]
+                store.add_texts([TEXTS[i % len(TEXTS)] for i in range(20)], metas, ids=ids)
+                store.delete(ids[:5])
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    def read() -> None:
+        try:
+            for _ in range(50):
+                store.similarity_search("warranty shipping", k=5, filter=flt)
+                store.count(flt)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(3)]
+    threads += [threading.Thread(target=read) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert store.count() == 3 * 10 * 15
+    store.close()
