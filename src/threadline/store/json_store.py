@@ -1151,30 +1151,7 @@ class ConversationStore:
             CorruptSessionError: If the file cannot be read or parsed.
         """
         path = self._session_path(tenant, caller_app, session_id)
-        session = self._require(path, tenant, caller_app, session_id)
-        outline_msg: Message | None = None
-        search_msg: Message | None = None
-        for message in reversed(session.messages):
-            meta = message.metadata
-            if message.role != "assistant" or meta is None:
-                continue
-            if outline_msg is None and meta.outline:
-                outline_msg = message
-            if search_msg is None and (meta.search_query or meta.doc_ids):
-                search_msg = message
-            if outline_msg is not None and search_msg is not None:
-                break
-
-        state = ThreadState()
-        if outline_msg is not None and outline_msg.metadata is not None:
-            state.last_outline = [item.model_copy() for item in outline_msg.metadata.outline]
-        if search_msg is not None and search_msg.metadata is not None:
-            state.last_doc_ids = list(search_msg.metadata.doc_ids)
-            state.last_titles = list(search_msg.metadata.titles)
-            state.last_search_query = search_msg.metadata.search_query
-        contributors = [m.created_at for m in (outline_msg, search_msg) if m is not None]
-        state.updated_at = max(contributors) if contributors else None
-        return state
+        return self._require(path, tenant, caller_app, session_id).thread_state()
 
     # ------------------------------------------------------------------ damaged files
 

@@ -129,6 +129,39 @@ class Session(BaseModel):
     messages: list[Message] = Field(default_factory=list)
     schema_version: int = SCHEMA_VERSION
 
+    def thread_state(self) -> ThreadState:
+        """Derive the thread state from the stored assistant turns.
+
+        ``last_outline`` comes from the most recent assistant turn whose outline is
+        non-empty, so an answer without outline (e.g. a tool answer) does not make
+        "section 2" unresolvable. ``last_doc_ids``, ``last_titles`` and
+        ``last_search_query`` come together from the most recent assistant turn that
+        has a search query or doc ids, so they always describe the same retrieval.
+        ``updated_at`` is the time of the newest turn that contributed.
+        """
+        outline_msg: Message | None = None
+        search_msg: Message | None = None
+        for message in reversed(self.messages):
+            meta = message.metadata
+            if message.role != "assistant" or meta is None:
+                continue
+            if outline_msg is None and meta.outline:
+                outline_msg = message
+            if search_msg is None and (meta.search_query or meta.doc_ids):
+                search_msg = message
+            if outline_msg is not None and search_msg is not None:
+                break
+        state = ThreadState()
+        if outline_msg is not None and outline_msg.metadata is not None:
+            state.last_outline = [item.model_copy() for item in outline_msg.metadata.outline]
+        if search_msg is not None and search_msg.metadata is not None:
+            state.last_doc_ids = list(search_msg.metadata.doc_ids)
+            state.last_titles = list(search_msg.metadata.titles)
+            state.last_search_query = search_msg.metadata.search_query
+        contributors = [m.created_at for m in (outline_msg, search_msg) if m is not None]
+        state.updated_at = max(contributors) if contributors else None
+        return state
+
 
 class SessionSummary(BaseModel):
     """A session without its messages, for listings."""

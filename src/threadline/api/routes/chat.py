@@ -15,7 +15,12 @@ from threadline.api.errors import ApiError
 from threadline.api.schemas import ChatRequest, ChatResponse, ErrorResponse
 from threadline.chat import TurnRequest
 from threadline.auth import Principal
-from threadline.store import ConversationStore, StoreBusyError, validate_id
+from threadline.store import (
+    ConversationStore,
+    CorruptSessionError,
+    StoreBusyError,
+    validate_id,
+)
 
 log = logging.getLogger("threadline.api")
 
@@ -88,6 +93,11 @@ async def stream_chat_turn(body: ChatRequest, chat: ChatDep, store: StoreDep, pr
                 yield _sse(event["event"], event["data"])
         except StoreBusyError:
             yield _sse("error", {"code": "store_busy", "message": "Session busy; retry."})
+        except CorruptSessionError:
+            yield _sse(
+                "error",
+                {"code": "session_corrupt", "message": "This session's file is damaged."},
+            )
         except Exception:  # the stream has started: errors travel as an event, not a status
             log.exception("stream failed")
             yield _sse("error", {"code": "internal_error", "message": "The turn was not saved."})
