@@ -81,9 +81,13 @@ def fold(text: str) -> str:
         (œ→oe, æ→ae), compatibility forms flattened (ﬁ→fi, ²→2) and typographic
         apostrophes/quotes replaced by ``'`` and ``"``.
     """
-    text = text.lower().translate(_LIGATURES)
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    if text.isascii():
+        # Nothing to decompose: skipping NFKD gives the same result, much faster.
+        text = text.lower()
+    else:
+        text = text.lower().translate(_LIGATURES)
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in text if not unicodedata.combining(ch))
     text = _APOSTROPHES.sub("'", text)
     return _DOUBLE_QUOTES.sub('"', text)
 
