@@ -55,5 +55,20 @@ format: install ## Format with ruff
 	$(BIN)/ruff format src tests
 	$(BIN)/ruff check --fix src tests
 
+MTRAG ?= ../shared/bench/mtrag
+RESULTS ?= bench/results
+LOAD_SECONDS ?= 180
+
+bench: install ## Run every benchmark (about 30 min on 2 cores); results in bench/results
+	mkdir -p $(RESULTS)
+	$(BIN)/threadline bench retrieval --corpus $(MTRAG)/corpus.jsonl --tasks $(MTRAG)/dev.jsonl \
+		--out $(RESULTS)/mtrag-dev-run.jsonl --qrels $(MTRAG)/dev_qrels.tsv --score \
+		| tee $(RESULTS)/mtrag-dev.txt
+	$(BIN)/python -m threadline.knowledge.engine_bench $(RESULTS)
+	$(BIN)/python -m threadline.bench.history --out $(RESULTS)/history.json
+	$(BIN)/python -m threadline.bench.store_bench --out $(RESULTS)/store.json
+	$(BIN)/python -m threadline.bench.turns --out $(RESULTS)/turns.json
+	$(BIN)/python -m threadline.bench.load --out $(RESULTS)/load.json --duration $(LOAD_SECONDS)
+
 clean: ## Remove the virtual environment and everything the service wrote
 	rm -rf $(VENV) data/sessions data/qdrant data/catalog data/queries.sqlite3*

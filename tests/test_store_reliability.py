@@ -199,7 +199,9 @@ def test_waiting_writers_hand_over_and_one_write_persists_all(
     _turn(store, "s", "leader")
     for thread in threads:
         thread.join(timeout=10)
-    assert len(writes) == 1  # four turns, one rewrite (and one set of fsyncs)
+    # Four turns, fewer rewrites than turns: the leader wrote the waiters' turns for them
+    # (one rewrite on a quiet machine; a loaded one may split the batch in two rounds).
+    assert 1 <= len(writes) <= 2
     questions = [m.content for m in _history(store, "s") if m.role == "user"]
     assert sorted(questions[:3]) == ["h0", "h1", "h2"] and questions[3] == "leader"
     assert _leftovers(store.root) == []

@@ -8,6 +8,7 @@ from fastapi import Depends, Query, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from threadline.api.errors import ApiError
+from threadline.api.schemas import ID_SCHEMA
 from threadline.auth import LOCAL_PRINCIPAL, KeyRing, Principal
 from threadline.chat import ChatService
 from threadline.services import Services
@@ -73,7 +74,13 @@ def authorize_caller_app(principal: Principal, caller_app: str) -> None:
 def get_caller_app(
     principal: PrincipalDep,
     caller_app: Annotated[
-        str, Query(min_length=1, max_length=128, description="The calling application.")
+        str,
+        Query(
+            min_length=1,
+            max_length=128,
+            description="The calling application.",
+            json_schema_extra=ID_SCHEMA,
+        ),
     ] = "default",
 ) -> str:
     """The `caller_app` query parameter, checked against the key."""

@@ -7,6 +7,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+ID_SCHEMA: dict[str, Any] = {"pattern": r"^[A-Za-z0-9](?:\.?[A-Za-z0-9_:-])*\.?$", "maxLength": 128}
+"""How session ids and caller apps look (`threadline.store.validate_id`: ASCII letter or
+digit first, then letters, digits, `_ . : -`, no `..`, at most 128 chars). Documented in the
+OpenAPI schema only: the store enforces it, and answers any other id with 400 `invalid_id`
+wherever the id comes from (body, path, query or header)."""
+
+
 class ErrorDetail(BaseModel):
     """A machine-readable error."""
 
@@ -26,15 +33,29 @@ class ChatRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field(min_length=1, max_length=4000, description="The user's message.")
+    query: str = Field(
+        min_length=1,
+        max_length=4000,
+        description="The user's message (not blank).",
+        json_schema_extra={"pattern": r"\S"},  # documents the blank check below
+    )
     session_id: str | None = Field(
-        default=None, max_length=128, description="An existing session (404 if unknown)."
+        default=None,
+        max_length=128,
+        description="An existing session (404 if unknown).",
+        json_schema_extra=ID_SCHEMA,
     )
     thread_id: str | None = Field(
-        default=None, max_length=128, description="A client-chosen id, created on first use."
+        default=None,
+        max_length=128,
+        description="A client-chosen id, created on first use.",
+        json_schema_extra=ID_SCHEMA,
     )
     caller_app: str = Field(
-        default="default", max_length=128, description="The calling application."
+        default="default",
+        max_length=128,
+        description="The calling application.",
+        json_schema_extra=ID_SCHEMA,
     )
     source_app: str | None = Field(default=None, max_length=128)
     workspace: str | None = Field(default=None, max_length=128)
@@ -106,9 +127,9 @@ class SessionCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    session_id: str | None = Field(default=None, max_length=128)
+    session_id: str | None = Field(default=None, max_length=128, json_schema_extra=ID_SCHEMA)
     title: str | None = Field(default=None, max_length=200)
-    caller_app: str = Field(default="default", max_length=128)
+    caller_app: str = Field(default="default", max_length=128, json_schema_extra=ID_SCHEMA)
 
 
 class SessionUpdate(BaseModel):

@@ -135,3 +135,19 @@ def run(sample_dir: Path, out: Path | None = None) -> dict[str, Any]:
         out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
         out.with_suffix(".md").write_text(to_markdown(results) + "\n", encoding="utf-8")
     return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: `python -m threadline.bench.history --out bench/results/history.json`."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="threadline.bench.history", description=__doc__)
+    parser.add_argument("--out", type=Path, required=True, help="a .json file (the .md beside it)")
+    parser.add_argument("--sample-dir", type=Path, default=Path("data/sample"))
+    args = parser.parse_args(argv)
+    print(to_markdown(run(args.sample_dir, args.out)))  # noqa: T201 - a command's output
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

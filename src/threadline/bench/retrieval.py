@@ -263,13 +263,6 @@ def _conversation(task: Task) -> list[tuple[str, str]]:
     return pairs
 
 
-@dataclass
-class _Replayed:
-    """The stored turns of a conversation prefix, as the store would hold them."""
-
-    turns: list[dict[str, Any]]
-
-
 class RetrievalBench:
     """Replays tasks through the graph's node functions over one knowledge base.
 
@@ -289,9 +282,9 @@ class RetrievalBench:
         self.chunk_k = min(max(k * CHUNKS_PER_PASSAGE, k), services.settings.max_top_k)
         self.searches = 0
         self.turns_replayed = 0
-        # Conversation prefixes replayed already: the tasks of one conversation share
-        # their earlier turns, and a replay is a pure function of those turns.
-        self._prefixes: dict[str, _Replayed] = {}
+        # Stored turns per conversation prefix replayed already: the tasks of one
+        # conversation share their earlier turns, and a replay is a pure function of them.
+        self._prefixes: dict[str, list[dict[str, Any]]] = {}
 
     def _state(self, task: Task, question: str, stored: Sequence[dict[str, Any]]) -> State:
         limit = self.services.settings.history_turns
@@ -353,7 +346,7 @@ class RetrievalBench:
             key = json.dumps([task.domain, pairs[: i + 1]], ensure_ascii=False)
             cached = self._prefixes.get(key)
             if cached is not None:
-                stored = cached.turns
+                stored = cached
                 continue
             question, answer = pairs[i]
             state = self._state(task, question, stored)
@@ -373,7 +366,7 @@ class RetrievalBench:
                     ],
                 }
             ]
-            self._prefixes[key] = _Replayed(stored)
+            self._prefixes[key] = stored
         return stored
 
     def run_task(self, task: Task) -> RunLine:

@@ -122,7 +122,9 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
         if not thread_id:
             raise ValueError("a turn needs a thread_id")
         keys = {"tenant": state.tenant, "caller_app": state.caller_app, "session_id": thread_id}
-        messages = services.store.get_history(**keys) if services.store.get_session(**keys) else []
+        # One read per turn: history and thread state come from the same file version.
+        session = services.store.get_session(**keys)
+        messages = session.messages if session else []
         limit = services.settings.history_turns
         history: list[dict[str, Any]] = []
         question = None
@@ -141,9 +143,7 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
                     }
                 )
                 question = None
-        thread_state = (
-            services.store.get_thread_state(**keys).model_dump(mode="json") if messages else {}
-        )
+        thread_state = session.thread_state().model_dump(mode="json") if messages else {}
         return {
             "thread_id": thread_id,
             "turn_id": state.turn_id or uuid.uuid4().hex,

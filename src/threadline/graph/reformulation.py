@@ -4,15 +4,16 @@ The reformulator node turns a message into one readable standalone query
 (`reformulated_query`): `<title> — <question>` for an explicit reference, an
 LLM rewrite over the Minimal Trail when a real LLM is configured, and with no
 LLM a deterministic condensation that carries the salient terms of the
-previous search query and titles.
+previous search query and titles (:func:`condense`).
 
 One query cannot be right for every follow-up: "any awards" needs the topic of
-the conversation, "No, I meant photos in the air" needs the old question and a
-new direction, a fresh question needs nothing at all. So the retriever also
-searches a few variants of the question (alone, condensed, with the salient
-terms of the previous answer, ...) and fuses their rankings
-(:func:`query_variants`, :class:`FusionConfig`); the question alone always
-takes part, which keeps a topic shift from being dragged back to the old topic.
+the conversation, "where to purchase those?" needs the previous answer, a
+fresh question needs nothing at all. So the retriever searches a few variants
+of the message (:func:`query_variants`) and fuses their rankings by weighted
+reciprocal rank (:class:`FusionConfig`). The message alone always takes part
+with the largest weight, which keeps its own terms in charge and keeps a topic
+shift from being dragged back to the old topic; the variants only add the
+history's words that the message lacks.
 
 Everything here except :func:`reformulate_turn` is a pure function of its
 arguments: deterministic, offline, no model call.
@@ -21,7 +22,7 @@ arguments: deterministic, offline, no model call.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -55,14 +56,31 @@ _REQUEST_WORDS = frozenset(
 # ("The documents do not provide specific information about ..."): never salient.
 _ANSWER_FILLER = frozenset(
     terms(
-        "document documents information provided provide provides mention mentioned "
+        "document documents information provide provided provides mention mentioned "
         "mentions specific specifically state states stated context source sources "
-        "include includes included however although based available unable able find found "
-        "discuss discussed discusses describe described details detail regarding refer "
-        "refers several many various different certain often usually generally also may "
-        "might include includes including"
+        "include included includes including however although based available unable able "
+        "find found discuss discussed discusses describe described details detail regarding "
+        "refer refers several many various different certain often usually generally may might"
     )
 )
+
+
+# The previous search query may itself carry words from the turn before: a cap keeps a
+# long chain of follow-ups from growing the query without bound.
+_MAX_CARRIED = 12
+
+
+def _topic_words(text: str) -> Iterator[tuple[str, str]]:
+    """(folded word, stem) for each word of `text` that can carry a topic.
+
+    Stopwords, one-letter tokens, request words and answer filler are skipped.
+    """
+    for word in tokenize(text):
+        if word in STOPWORDS or len(word) < 2:
+            continue
+        term = stem(word)
+        if term not in _REQUEST_WORDS and term not in _ANSWER_FILLER:
+            yield word, term
 
 
 def reference_query(title: str, question: str) -> str:
@@ -105,63 +123,16 @@ def salient_words(
     """
     firsts: dict[str, str] = {}
     counts: Counter[str] = Counter()
-    for word in tokenize(text):
-        if word in STOPWORDS or len(word) < 2:
-            continue
-        term = stem(word)
-        if term in _REQUEST_WORDS or term in _ANSWER_FILLER or term in exclude:
-            continue
-        counts[term] += 1
-        firsts.setdefault(term, word)
+    for word, term in _topic_words(text):
+        if term not in exclude:
+            counts[term] += 1
+            firsts.setdefault(term, word)
     order = list(firsts)
     if by_frequency:
         position = {term: i for i, term in enumerate(order)}
         order.sort(key=lambda term: (-counts[term], position[term]))
     words = [firsts[term] for term in order]
     return words if limit is None else words[:limit]
-
-
-def session_words(
-    exchanges: Sequence[tuple[str, str]],
-    *,
-    exclude: set[str] | frozenset[str] = frozenset(),
-    limit: int,
-    decay: float = 0.7,
-    question_weight: float = 2.0,
-) -> list[str]:
-    """The words a conversation keeps coming back to: its running topic.
-
-    Each stem scores, over the past turns, ``decay ** age`` times its count in the
-    turn, a question's words counting `question_weight` times an answer's (the user
-    names the topic; answers add the names of what was found). Recent turns weigh
-    most, so after a change of subject the new subject takes over within a turn or
-    two.
-
-    Args:
-        exchanges: Past (question, answer) pairs, oldest first.
-        exclude: Stems not to return (the new question's own terms).
-        limit: Most words returned.
-        decay: Weight kept per turn of age (1: all turns equal).
-        question_weight: Weight of a question's words relative to an answer's.
-
-    Returns:
-        Surface words, best first; ties go to the most recent first use.
-    """
-    score: dict[str, float] = {}
-    surface: dict[str, str] = {}
-    for age, (question, answer) in enumerate(reversed(exchanges)):
-        weight = decay**age
-        for text, factor in ((question, question_weight), (answer, 1.0)):
-            for word in tokenize(text):
-                if word in STOPWORDS or len(word) < 2:
-                    continue
-                term = stem(word)
-                if term in _REQUEST_WORDS or term in _ANSWER_FILLER or term in exclude:
-                    continue
-                score[term] = score.get(term, 0.0) + weight * factor
-                surface.setdefault(term, word)
-    order = sorted(score, key=lambda term: -score[term])  # stable: recent first use wins ties
-    return [surface[term] for term in order[:limit]]
 
 
 def recurring_words(
@@ -191,20 +162,15 @@ def recurring_words(
     texts_with: dict[str, int] = {}
     last_seen: dict[str, int] = {}
     surface: dict[str, str] = {}
-    index = 0
-    for question, answer in exchanges:
-        for text in (question, answer):
-            index += 1
-            for word in dict.fromkeys(tokenize(text)):
-                if word in STOPWORDS or len(word) < 2:
-                    continue
-                term = stem(word)
-                if term in _REQUEST_WORDS or term in _ANSWER_FILLER or term in exclude:
-                    continue
-                if last_seen.get(term) != index:
-                    texts_with[term] = texts_with.get(term, 0) + 1
-                    last_seen[term] = index
-                surface[term] = word
+    texts = [text for exchange in exchanges for text in exchange]
+    for index, text in enumerate(texts):
+        for word, term in _topic_words(text):
+            if term in exclude:
+                continue
+            if last_seen.get(term) != index:  # a text counts once per stem
+                texts_with[term] = texts_with.get(term, 0) + 1
+                last_seen[term] = index
+            surface[term] = word
     ranked = sorted(
         (term for term, count in texts_with.items() if count >= min_texts),
         key=lambda term: (-texts_with[term], -last_seen[term]),
@@ -212,25 +178,19 @@ def recurring_words(
     return [surface[term] for term in ranked[:limit]]
 
 
-def condense(
-    question: str,
-    previous_query: str | None,
-    previous_titles: Sequence[str],
-    *,
-    max_words: int | None = None,
-) -> str:
+def condense(question: str, previous_query: str | None, previous_titles: Sequence[str]) -> str:
     """Build a standalone query from the message and the previous turn, with no LLM.
 
     A previous source title that shares a topic word with the message (the
     "Samsung one") is named in full; otherwise the salient words of the
     previous search query that the message does not already contain are
-    carried over, after the message's own words so those stay dominant.
+    carried over (at most twelve), after the message's own words so those stay
+    dominant.
 
     Args:
         question: The user's message.
         previous_query: What the previous retrieval searched, if anything.
         previous_titles: Titles of the previous turn's sources, best first.
-        max_words: Most words carried from the previous query (None: all).
 
     Returns:
         A readable query: the message, possibly followed by carried words in
@@ -243,7 +203,7 @@ def condense(
             return f"{title} — {question}"
     if not previous_query:
         return question
-    carried = salient_words(previous_query, exclude=set(terms(question)), limit=max_words)
+    carried = salient_words(previous_query, exclude=set(terms(question)), limit=_MAX_CARRIED)
     if not carried:
         return question
     return f"{question} ({' '.join(carried)})" if fold(question) else " ".join(carried)
@@ -251,24 +211,20 @@ def condense(
 
 @dataclass(frozen=True)
 class PreviousTurn:
-    """What the retriever may use of the turn before: never document text.
+    """What the retriever may use of the conversation so far: never document text.
 
     Attributes:
-        question: The previous user message.
-        search_query: What that turn searched (thread state), if it searched.
-        titles: Titles of its sources, best first (thread state).
-        doc_ids: Ids of its sources, best first (thread state).
+        search_query: What the previous retrieval searched (thread state), if any.
+        titles: Titles of the previous turn's sources, best first (thread state).
+        doc_ids: Ids of the previous turn's sources, best first (thread state).
         answer: The previous assistant answer (history), possibly empty.
-        first_question: The conversation's first user message (its opening topic).
-        exchanges: Every past (question, answer) pair in the history, oldest first.
+        exchanges: Every (question, answer) pair of the history, oldest first.
     """
 
-    question: str = ""
     search_query: str | None = None
     titles: tuple[str, ...] = ()
     doc_ids: tuple[str, ...] = ()
     answer: str = ""
-    first_question: str = ""
     exchanges: tuple[tuple[str, str], ...] = ()
 
 
@@ -286,14 +242,11 @@ def previous_turn(
     """
     if not history:
         return None
-    last = history[-1]
     return PreviousTurn(
-        question=str(last.get("question") or ""),
         search_query=thread_state.get("last_search_query"),
         titles=tuple(t for t in thread_state.get("last_titles", []) if t),
         doc_ids=tuple(dict.fromkeys(thread_state.get("last_doc_ids", []))),
-        answer=str(last.get("answer") or ""),
-        first_question=str(history[0].get("question") or ""),
+        answer=str(history[-1].get("answer") or ""),
         exchanges=tuple(
             (str(turn.get("question") or ""), str(turn.get("answer") or "")) for turn in history
         ),
@@ -311,46 +264,37 @@ class QueryVariant:
 
 @dataclass(frozen=True)
 class FusionConfig:
-    """How much each query variant and the previous turn's sources count.
+    """Which query variants a turn searches and how much each one counts.
 
-    Weights multiply reciprocal-rank contributions ``1 / (rrf_k + rank)``; a weight of
-    0 turns a variant off. The defaults were chosen on the MTRAG dev benchmark
-    (bench/results/mtrag-dev.md), one idea at a time.
+    Weights multiply reciprocal-rank contributions ``weight / (rrf_k + rank)``; a
+    weight of 0 leaves a variant out. The defaults were measured on the MTRAG dev
+    benchmark, one idea at a time (bench/results/mtrag-dev.md); the LLM weight could
+    not be measured offline.
 
     Attributes:
-        question: The message alone: the new question must stay in charge.
-        condensed: The reformulator's query when it differs from the message (the
-            deterministic condensation of a follow-up, or the LLM rewrite).
-        context: The deterministic condensation (:func:`condense`) for every turn with
-            a previous one, whatever the route (deduplicated against `condensed`).
+        question: The message alone: the largest weight, so its terms stay in charge.
+        condensed: The deterministic condensation (:func:`condense`), for every turn
+            that has a previous one, whatever the route.
+        llm: The LLM rewrite, when a real LLM reformulated the message.
         answer: The message plus the salient words of the previous answer.
-        topic: The message plus the salient words of the conversation's first question.
-        prior: The previous turn's sources, as one more ranking.
-        context_words: Most words `context` carries from the previous query (0: all).
+        recurring: The message plus the words several past messages share.
+        prior: The previous turn's sources as one more ranking of documents. Measured
+            harmful on MTRAG (a follow-up there mostly needs new passages), so 0.
         answer_words: Most words taken from the previous answer.
-        answer_by_frequency: Take the answer's most frequent words rather than its first.
-        topic_words: Most words taken from the first question.
-        standalone: Scale of the history variants (and prior) when the router saw a
-            standalone question rather than a follow-up; 0 searches it alone.
-        rrf_k: The rank offset of reciprocal rank fusion (60 is the usual value).
+        recurring_words: Most words taken from the past messages.
+        recurring_min: Fewest past messages (questions and answers) a word must occur in.
+        standalone: Scale of every history variant when the router took the message
+            as a standalone question rather than a follow-up.
+        rrf_k: The rank offset of reciprocal rank fusion (60, as usual).
     """
 
     question: float = 1.0
-    condensed: float = 1.0
-    context: float = 1.0
+    condensed: float = 0.25
+    llm: float = 1.0
     answer: float = 0.5
-    topic: float = 0.0
-    session: float = 0.0
-    previous_question: float = 0.0
-    recurring: float = 0.0
+    recurring: float = 0.25
     prior: float = 0.0
-    context_words: int = 0
-    answer_words: int = 8
-    answer_by_frequency: bool = True
-    topic_words: int = 6
-    session_words: int = 4
-    session_decay: float = 0.7
-    previous_words: int = 6
+    answer_words: int = 4
     recurring_words: int = 4
     recurring_min: int = 2
     standalone: float = 1.0
@@ -361,109 +305,63 @@ DEFAULT_FUSION = FusionConfig()
 
 
 def _with_words(question: str, words: Sequence[str]) -> str:
+    """The message followed by carried words, kept apart in parentheses."""
     return f"{question} ({' '.join(words)})" if words else question
 
 
 def query_variants(
     question: str,
-    reformulated: str,
     previous: PreviousTurn | None,
     *,
     followup: bool,
+    llm_rewrite: str | None = None,
     config: FusionConfig = DEFAULT_FUSION,
 ) -> list[QueryVariant]:
     """The queries to search for one turn, with their fusion weights.
 
     Args:
         question: The user's message as typed.
-        reformulated: The reformulator's standalone query (may equal `question`).
-        previous: The previous turn, or None on a first turn.
+        previous: The conversation so far, or None on a first turn.
         followup: Whether the router took the message as a follow-up; a standalone
             message scales the history variants by `config.standalone`.
+        llm_rewrite: The LLM's standalone rewrite of the message, if one was made.
         config: Weights and sizes.
 
     Returns:
-        Distinct queries, the question alone first; a first turn gets only the
-        question. Variants with a zero weight or identical text are left out.
+        Distinct queries, the message alone first. A first turn gets the message
+        alone (and the LLM rewrite, if any). Variants with a zero weight, or whose
+        text is already in the list, are left out.
     """
     question = question.strip()
-    reformulated = reformulated.strip() or question
-    variants = [QueryVariant("question", question, config.question)]
-    if previous is None:
-        if reformulated != question:
-            variants.append(QueryVariant("condensed", reformulated, config.condensed))
-        return variants
-    scale = 1.0 if followup else config.standalone
-    own = set(terms(question))
-    context = condense(
-        question,
-        previous.search_query,
-        previous.titles,
-        max_words=config.context_words or None,
-    )
-    candidates = [
-        QueryVariant("condensed", reformulated, config.condensed * scale),
-        QueryVariant("context", context, config.context * scale),
-        QueryVariant(
-            "answer",
-            _with_words(
-                question,
-                salient_words(
-                    previous.answer,
-                    exclude=own,
-                    limit=config.answer_words,
-                    by_frequency=config.answer_by_frequency,
-                ),
+    candidates = [QueryVariant("question", question, config.question)]
+    if llm_rewrite and llm_rewrite.strip():
+        candidates.append(QueryVariant("llm", llm_rewrite.strip(), config.llm))
+    if previous is not None:
+        scale = 1.0 if followup else config.standalone
+        own = set(terms(question))
+        answer_words = salient_words(
+            previous.answer, exclude=own, limit=config.answer_words, by_frequency=True
+        )
+        shared_words = recurring_words(
+            previous.exchanges,
+            exclude=own,
+            limit=config.recurring_words,
+            min_texts=config.recurring_min,
+        )
+        candidates += [
+            QueryVariant(
+                "condensed",
+                condense(question, previous.search_query, previous.titles),
+                config.condensed * scale,
             ),
-            config.answer * scale,
-        ),
-        QueryVariant(
-            "topic",
-            _with_words(
-                question,
-                salient_words(previous.first_question, exclude=own, limit=config.topic_words),
+            QueryVariant("answer", _with_words(question, answer_words), config.answer * scale),
+            QueryVariant(
+                "recurring", _with_words(question, shared_words), config.recurring * scale
             ),
-            config.topic * scale,
-        ),
-        QueryVariant(
-            "session",
-            _with_words(
-                question,
-                session_words(
-                    previous.exchanges,
-                    exclude=own,
-                    limit=config.session_words,
-                    decay=config.session_decay,
-                ),
-            ),
-            config.session * scale,
-        ),
-        QueryVariant(
-            "recurring",
-            _with_words(
-                question,
-                recurring_words(
-                    previous.exchanges,
-                    exclude=own,
-                    limit=config.recurring_words,
-                    min_texts=config.recurring_min,
-                ),
-            ),
-            config.recurring * scale,
-        ),
-        QueryVariant(
-            "previous_question",
-            _with_words(
-                question,
-                salient_words(previous.question, exclude=own, limit=config.previous_words),
-            ),
-            config.previous_question * scale,
-        ),
-    ]
-    seen = {question}
+        ]
+    variants: list[QueryVariant] = []
     for variant in candidates:
-        if variant.weight > 0 and variant.text not in seen:
-            seen.add(variant.text)
+        if variant.weight > 0 and variant.text and variant.text not in {v.text for v in variants}:
             variants.append(variant)
     return variants
 

@@ -4,7 +4,8 @@ The retriever node proposes an intent (query, top_k, sources); this module
 decides what may run and what may be used. Violations become a `stop_reason`,
 never an exception. For a turn with history it searches a few query variants
 (see `threadline.graph.reformulation.query_variants`) and fuses their rankings
-by reciprocal rank, with the previous turn's sources as a small prior.
+by weighted reciprocal rank; the previous turn's sources may be added as a
+prior ranking (off by default: it pulled follow-ups back to the old passages).
 
 `retrieve_turn` is the body of the graph's `retrieve` node; the retrieval
 benchmark calls it too, so what is measured is what the service runs.
@@ -241,6 +242,7 @@ def search_candidates(
     history: Sequence[Mapping[str, Any]],
     thread_state: Mapping[str, Any],
     doc_scope: Sequence[str] | None = None,
+    llm_rewrite: bool = False,
     fusion: FusionConfig = DEFAULT_FUSION,
 ) -> CandidateSearch:
     """Search for one turn: scoped reference, or fused variants; one broader retry.
@@ -256,6 +258,7 @@ def search_candidates(
         history: Past turns, oldest first (for the previous answer).
         thread_state: Last search query, titles and doc ids.
         doc_scope: Documents an explicit reference points into, searched first.
+        llm_rewrite: Whether `query` is an LLM's rewrite (then it is one more variant).
         fusion: Variant weights.
 
     Returns:
@@ -274,7 +277,13 @@ def search_candidates(
     else:
         followup = route != "standalone"
         previous = previous_turn(history, thread_state)
-        variants = query_variants(question, query, previous, followup=followup, config=fusion)
+        variants = query_variants(
+            question,
+            previous,
+            followup=followup,
+            llm_rewrite=query if llm_rewrite else None,
+            config=fusion,
+        )
         rankings = []
         for variant in variants:
             found = search_ranked(kb, variant.text, k=top_k, filters=filters)
@@ -407,6 +416,7 @@ def retrieve_turn(
         history=state.history,
         thread_state=state.thread_state,
         doc_scope=state.doc_scope,
+        llm_rewrite=state.followup.get("method") == "llm",
         fusion=fusion,
     )
     chosen = found.pack.chunks

@@ -27,8 +27,11 @@ log = logging.getLogger("threadline.api")
 router = APIRouter(tags=["chat"])
 
 ERRORS = {
-    400: {"model": ErrorResponse, "description": "Invalid id"},
+    400: {"model": ErrorResponse, "description": "Invalid id, or a body that cannot be parsed"},
+    401: {"model": ErrorResponse, "description": "Missing or wrong API key"},
+    403: {"model": ErrorResponse, "description": "Caller app not allowed for this key"},
     404: {"model": ErrorResponse, "description": "Session not found"},
+    409: {"model": ErrorResponse, "description": "The session's file is damaged"},
     422: {"model": ErrorResponse, "description": "Invalid request"},
     503: {"model": ErrorResponse, "description": "Session busy, retry"},
 }
@@ -41,6 +44,11 @@ def to_turn_request(
     authorize_caller_app(principal, body.caller_app)
     tenant = principal.tenant
     validate_id(body.caller_app, "caller_app")
+    # An id that is given is checked, the empty string too (400, like POST /sessions),
+    # rather than silently starting a new session.
+    for given, kind in ((body.session_id, "session_id"), (body.thread_id, "thread_id")):
+        if given is not None:
+            validate_id(given, kind)
     thread_id = body.session_id or body.thread_id or new_id
     validate_id(thread_id, "session_id")
     if body.session_id and not body.thread_id:

@@ -21,6 +21,7 @@ router = APIRouter(prefix="/documents", tags=["documents"])
 
 ERRORS = {
     400: {"model": ErrorResponse, "description": "The file could not be read"},
+    401: {"model": ErrorResponse, "description": "Missing or wrong API key"},
     404: {"model": ErrorResponse, "description": "Document not found"},
     413: {"model": ErrorResponse, "description": "File too large"},
     415: {"model": ErrorResponse, "description": "Unsupported file type"},

@@ -50,7 +50,7 @@ from threadline.api.openai_schemas import (
     ModelList,
     OpenAIError,
 )
-from threadline.api.schemas import ChatResponse
+from threadline.api.schemas import ID_SCHEMA, ChatResponse
 from threadline.chat import TurnRequest
 from threadline.store import (
     ConversationStore,
@@ -435,11 +435,15 @@ async def create_chat_completion(
     services: ServicesDep,
     principal: PrincipalDep,
     caller_app: Annotated[
-        str, Header(alias=CALLER_APP_HEADER, min_length=1, max_length=128)
+        str,
+        Header(alias=CALLER_APP_HEADER, min_length=1, max_length=128, json_schema_extra=ID_SCHEMA),
     ] = "default",
-    thread_header: Annotated[str | None, Header(alias=THREAD_HEADER, max_length=128)] = None,
+    # `str`, not `str | None`: a header cannot carry null, so the schema must not offer it.
+    thread_header: Annotated[
+        str, Header(alias=THREAD_HEADER, max_length=128, json_schema_extra=ID_SCHEMA)
+    ] = None,
     openwebui_chat: Annotated[
-        str | None, Header(alias=OPENWEBUI_CHAT_HEADER, max_length=128)
+        str, Header(alias=OPENWEBUI_CHAT_HEADER, max_length=128, json_schema_extra=ID_SCHEMA)
     ] = None,
 ) -> Response:
     """One threadline turn; the last user message is the query (see the module doc)."""

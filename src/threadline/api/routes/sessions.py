@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Query
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
 from starlette.concurrency import run_in_threadpool
 
 from threadline.api.deps import CallerAppDep, PrincipalDep, StoreDep, TenantDep, authorize_caller_app
 from threadline.api.errors import ApiError
 from threadline.api.schemas import (
+    ID_SCHEMA,
     ErrorResponse,
     Message,
     MessagePublic,
@@ -21,10 +24,17 @@ from threadline.store import Session
 
 router = APIRouter(prefix="/sessions", tags=["sessions"])
 
+# The id rule is documented, not enforced here: the store answers 400 `invalid_id`.
+SessionIdPath = Annotated[str, Path(description="The session id.", json_schema_extra=ID_SCHEMA)]
+
 ERRORS = {
     400: {"model": ErrorResponse, "description": "Invalid id"},
+    401: {"model": ErrorResponse, "description": "Missing or wrong API key"},
+    403: {"model": ErrorResponse, "description": "Caller app not allowed for this key"},
     404: {"model": ErrorResponse, "description": "Session not found"},
+    409: {"model": ErrorResponse, "description": "Session id taken, or the file is damaged"},
     422: {"model": ErrorResponse, "description": "Invalid request"},
+    503: {"model": ErrorResponse, "description": "Session busy, retry"},
 }
 
 
@@ -82,14 +92,16 @@ async def _get(store, tenant: str, caller_app: str, session_id: str) -> Session:
 
 
 @router.get("/{session_id}", response_model=SessionPublic, responses=ERRORS)
-async def read_session(session_id: str, store: StoreDep, tenant: TenantDep, caller_app: CallerAppDep):
+async def read_session(
+    session_id: SessionIdPath, store: StoreDep, tenant: TenantDep, caller_app: CallerAppDep
+):
     """One session's summary."""
     return _public(await _get(store, tenant, caller_app, session_id))
 
 
 @router.patch("/{session_id}", response_model=SessionPublic, responses=ERRORS)
 async def update_session(
-    session_id: str,
+    session_id: SessionIdPath,
     body: SessionUpdate,
     store: StoreDep,
     tenant: TenantDep,
@@ -107,7 +119,9 @@ async def update_session(
 
 
 @router.delete("/{session_id}", response_model=Message, responses=ERRORS)
-async def delete_session(session_id: str, store: StoreDep, tenant: TenantDep, caller_app: CallerAppDep):
+async def delete_session(
+    session_id: SessionIdPath, store: StoreDep, tenant: TenantDep, caller_app: CallerAppDep
+):
     """Delete a session and its messages."""
     deleted = await run_in_threadpool(
         store.delete_session, tenant=tenant, caller_app=caller_app, session_id=session_id
@@ -119,11 +133,12 @@ async def delete_session(session_id: str, store: StoreDep, tenant: TenantDep, ca
 
 @router.get("/{session_id}/messages", response_model=MessagesPublic, responses=ERRORS)
 async def read_session_messages(
-    session_id: str,
+    session_id: SessionIdPath,
     store: StoreDep,
     tenant: TenantDep,
     caller_app: CallerAppDep,
-    limit: int | None = Query(default=None, ge=1, le=1000),
+    # `int`, not `int | None`: a query string cannot carry null, so the schema must not offer it.
+    limit: int = Query(default=None, ge=1, le=1000),
 ):
     """Messages of a session, oldest first (the last `limit` when given)."""
     session = await _get(store, tenant, caller_app, session_id)

@@ -98,7 +98,12 @@ def find_passage(
     "/documents/{doc_id}/chunks/{chunk_id}",
     response_model=PassagePublic,
     tags=["documents"],
-    responses={404: {"model": ErrorResponse, "description": "Passage not found"}},
+    responses={
+        401: {"model": ErrorResponse, "description": "Missing or wrong API key"},
+        403: {"model": ErrorResponse, "description": "Caller app not allowed for this key"},
+        404: {"model": ErrorResponse, "description": "Passage not found"},
+        422: {"model": ErrorResponse, "description": "Invalid request"},
+    },
 )
 async def read_passage(
     services: ServicesDep,

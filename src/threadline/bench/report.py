@@ -1,0 +1,224 @@
+"""Shared helpers of the performance benchmarks, and the combined report.
+
+The benchmarks (`load`, `turns`, `store_bench`, plus `history`) each write a JSON
+file and a Markdown table. This module holds what they share (the machine's
+description, percentiles, output paths) with the standard library only, so the load
+client can import it without loading the service, and it merges their JSON files
+into one Markdown report for the README::
+
+    python -m threadline.bench.report --out bench-out/report.md \\
+        bench-out/load.json bench-out/turns.json bench-out/store.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "environment",
+    "machine_line",
+    "main",
+    "output_paths",
+    "percentiles",
+    "write_outputs",
+]
+
+
+def percentiles(values: Iterable[float], points: Sequence[float] = (50, 95, 99)) -> dict[str, Any]:
+    """Nearest-rank percentiles (plus count, mean and max) of a list of numbers.
+
+    Args:
+        values: The samples (milliseconds, usually).
+        points: Which percentiles, as numbers in (0, 100].
+
+    Returns:
+        ``{"n", "mean", "max", "p50", "p95", ...}``, rounded to 0.01; ``n`` 0 and None
+        values when there are no samples.
+    """
+    data = sorted(values)
+    out: dict[str, Any] = {"n": len(data)}
+    if not data:
+        out.update({"mean": None, "max": None, **{f"p{_name(p)}": None for p in points}})
+        return out
+    out["mean"] = round(sum(data) / len(data), 2)
+    out["max"] = round(data[-1], 2)
+    for p in points:
+        rank = max(1, math.ceil(p / 100 * len(data)))
+        out[f"p{_name(p)}"] = round(data[rank - 1], 2)
+    return out
+
+
+def _name(p: float) -> str:
+    return f"{p:g}".replace(".", "_")
+
+
+def _version(name: str) -> str | None:
+    try:
+        return importlib_metadata.version(name)
+    except importlib_metadata.PackageNotFoundError:
+        return None
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _memory_gib() -> float | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return round(int(line.split()[1]) / 2**20, 1)
+    except OSError:
+        pass
+    return None
+
+
+def _filesystem(path: Path) -> str | None:
+    """The filesystem type holding ``path`` (fsync costs depend on it)."""
+    try:
+        out = subprocess.run(
+            ["df", "--output=fstype", str(path)], capture_output=True, text=True, timeout=5
+        ).stdout.split()
+        return out[-1] if len(out) >= 2 else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def environment(data_path: Path | None = None) -> dict[str, Any]:
+    """What the numbers were measured on: CPU, cores usable, memory, load, versions.
+
+    The 1-minute load average matters: on a shared 2-core machine another process
+    using the CPUs inflates every latency here, so each result carries it.
+    """
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        usable = os.cpu_count()
+    try:
+        import torch
+
+        torch_threads: int | None = torch.get_num_threads() if "torch" in sys.modules else None
+        del torch
+    except ImportError:  # pragma: no cover
+        torch_threads = None
+    return {
+        "cpu": _cpu_model(),
+        "cpus": os.cpu_count(),
+        "cpus_usable": usable,
+        "memory_gib": _memory_gib(),
+        "os": f"{platform.system()} {platform.release()}",
+        "filesystem": _filesystem(data_path or Path(".")),
+        "python": platform.python_version(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "torch_threads": torch_threads,
+        "versions": {
+            name: _version(name)
+            for name in (
+                "threadline",
+                "langgraph",
+                "fastapi",
+                "uvicorn",
+                "qdrant-edge-py",
+                "torch",
+                "sentence-transformers",
+            )
+        },
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+    }
+
+
+def machine_line(env: dict[str, Any]) -> str:
+    """One sentence describing the machine, for the top of a table."""
+    load = env.get("load_average") or ["?"]
+    return (
+        f"{env['cpu']}, {env['cpus_usable']} usable core(s) of {env['cpus']}, "
+        f"{env['memory_gib']} GiB RAM, {env['os']}, {env.get('filesystem') or '?'} disk, "
+        f"Python {env['python']}; 1-min load average {load[0]} when measured."
+    )
+
+
+def output_paths(out: Path) -> tuple[Path, Path]:
+    """``(json_path, markdown_path)`` for ``--out``: a ``.json`` file or a directory."""
+    if out.suffix == ".json":
+        return out, out.with_suffix(".md")
+    if out.suffix == ".md":
+        return out.with_suffix(".json"), out
+    return out / "result.json", out / "result.md"
+
+
+def write_outputs(out: Path, results: dict[str, Any], markdown: str) -> tuple[Path, Path]:
+    """Write the JSON results and the Markdown table next to each other."""
+    json_path, md_path = output_paths(out)
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    md_path.write_text(markdown.rstrip() + "\n", "utf-8")
+    return json_path, md_path
+
+
+# --- the combined report ---------------------------------------------------------------
+
+
+def _section(results: dict[str, Any]) -> str:
+    kind = results.get("benchmark")
+    if kind == "load":
+        from threadline.bench.load import to_markdown as load_md
+
+        return load_md(results)
+    if kind == "turns":
+        from threadline.bench.turns import to_markdown as turns_md
+
+        return turns_md(results)
+    if kind == "store":
+        from threadline.bench.store_bench import to_markdown as store_md
+
+        return store_md(results)
+    if isinstance(results, dict) and "minimal_trail" in results:  # bench/history.py's output
+        from threadline.bench.history import to_markdown as history_md
+
+        return "### History characters per turn in prompts\n\n" + history_md(results)
+    raise ValueError(f"unknown benchmark result (no 'benchmark' key): {sorted(results)[:5]}")
+
+
+def combine(paths: Sequence[Path]) -> str:
+    """One Markdown report from several benchmark JSON files (in the order given)."""
+    parts = ["## Performance", ""]
+    for path in paths:
+        results = json.loads(path.read_text("utf-8"))
+        parts += [_section(results).rstrip(), ""]
+    return "\n".join(parts)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m threadline.bench.report --out report.md a.json b.json ...`."""
+    parser = argparse.ArgumentParser(
+        prog="threadline.bench.report", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("inputs", nargs="+", type=Path, help="benchmark JSON files")
+    parser.add_argument("--out", type=Path, required=True, help="the Markdown report to write")
+    args = parser.parse_args(argv)
+    text = combine(args.inputs)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text, "utf-8")
+    print(text)  # noqa: T201 - a command's output
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

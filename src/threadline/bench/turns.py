@@ -1,0 +1,836 @@
+"""Turn overhead without an LLM: per graph node and end to end, at 1k, 10k and 50k chunks.
+
+For each index size the benchmark
+
+1. grows one embedded (Qdrant Edge) index to that many chunks: `data/sample` is
+   ingested first through `KnowledgeBase.ingest_paths` with the real default
+   embeddings (hybrid: MiniLM + BM25); the bulk is synthetic Markdown documents
+   (Zipf-distributed English/French words around the sample data's vocabulary, cut
+   by the real chunker, with the metadata `KnowledgeBase` writes), all in the tenant
+   every turn searches (the worst case for the tenant filter);
+2. runs conversations (summaries, outline references such as "Détaille S2", context
+   follow-ups, catalog tool questions, greetings) through `ChatService.run_turn` with
+   the offline model, timing every graph node (a LangChain callback handler keyed on
+   the ``langgraph_node`` metadata: wall and CPU time) and the whole turn;
+3. serves the same data directory with `threadline serve` and measures ``POST /chat``
+   throughput with concurrent clients on loopback.
+
+It also measures ingestion throughput through the real path (`ingest_paths` over
+Markdown files: load, chunk, embed, upsert, optimize) with sparse-only and with hybrid
+embeddings, and the dense model's own speed.
+
+**The bulk path.** Embedding 50k chunks with MiniLM on 2 CPU cores takes minutes to
+tens of minutes (the result says how long, from the measured chunks/s), so the
+synthetic bulk is written with random unit vectors for the dense part (BM25 sparse
+vectors are real) through `EdgeEngine.add_documents` with a stand-in `Embeddings`,
+i.e. the same payload layout, point ids and upsert batches as `KnowledgeBase`, then
+`optimize()` builds the HNSW and sparse indexes. The sample documents and every query
+use the real model. Random vectors are no easier for HNSW than real ones.
+
+Turns with no callback handler give the end-to-end numbers; the node numbers come
+from every other conversation, run with the handler (same scripts in both halves).
+
+Usage::
+
+    python -m threadline.bench.turns --out bench-out/turns.json [--sizes 1000,10000,50000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextvars
+import gc
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from threadline.bench.load import (
+    CONVERSATIONS,
+    DEFAULT_SAMPLE_DIR,
+    ServerProcess,
+    drive,
+    rss_kb,
+    summarise,
+)
+from threadline.bench.report import environment, machine_line, percentiles, write_outputs
+
+TARGET_P50_MS = 20.0
+TARGET_P99_MS = 60.0
+TARGET_SIZE = 10_000
+TARGET_TURNS_PER_S = 50.0
+DIM = 384
+NODES = (
+    "load_conversation",
+    "route_turn",
+    "reformulate",
+    "retrieve",
+    "use_tool",
+    "generate",
+    "reply",
+    "clarify",
+    "persist",
+)
+_SECTIONS_PER_DOC = 10
+
+# --- synthetic documents -------------------------------------------------------------
+
+_HEAD = """the of and to in a is that for it as was with be by on not this are or from at
+which but have an they you were has would when if so no will can more about its other
+into time only some could new them these may two then do first any now such like our
+over even most made after also did many before must through back years where much your
+way well down should because each just those people how too little good very make still
+own see work long get here between both being under never day same another know while
+last might great old year off come since against go right used take three few use during
+without again place around however home small found every part le la les de des du un
+une et est en que qui dans pour par sur au aux avec ce cette son sa ses plus pas ne nous
+vous ils elle sont été être avoir fait comme mais ou où leur leurs entre après""".split()
+_DOMAIN = """customer account refund order invoice payment shipping delivery warranty return
+policy support ticket agent password login email device battery screen repair replacement
+contract licence subscription plan upgrade billing tax discount store credit card bank
+transfer report quarter revenue growth margin forecast budget team manager release version
+feature bug incident outage latency server network backup restore security badge access
+vpn laptop printer meeting holiday leave training onboarding handbook phone tablet portal
+fleet enrolment priority response escalation enterprise business basic uptime sla credit
+phishing encryption bitlocker mfa travel lost stolen camera display storage memory price
+chiffre affaires marge résultat exercice collaborateurs effectif recrutement formation
+perspectives objectifs ventes magasins clients satisfaction énergie émissions carbone
+recyclage fournisseurs dividende trésorerie investissements""".split()
+_SYLLABLES = "ka to ri mel san dor vi lu pe qua zen bro tin sal mar nor fi gal pol dre".split()
+_TOPICS = ("support", "guides", "reports", "catalog")
+
+
+def _vocabulary(size: int, rng: np.random.Generator) -> list[str]:
+    words = list(dict.fromkeys(_HEAD + _DOMAIN))
+    seen = set(words)
+    while len(words) < size:
+        word = "".join(rng.choice(_SYLLABLES, size=int(rng.integers(2, 5))))
+        if word not in seen:
+            seen.add(word)
+            words.append(word)
+    return words
+
+
+class SyntheticDocs:
+    """Deterministic Markdown documents: a title, ~10 sections of prose each.
+
+    Not `knowledge.engine_bench.SyntheticCorpus`: that one builds every dense vector as
+    Python lists up front (about 1 GB at 50k chunks), and yields chunks, not documents
+    for the real chunker.
+    """
+
+    def __init__(self, seed: int = 11) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.vocabulary = _vocabulary(30_000, self.rng)
+        ranks = np.arange(1, len(self.vocabulary) + 1)
+        weights = 1.0 / ranks**1.07
+        self.weights = weights / weights.sum()
+        self.count = 0
+
+    def _sentence_block(self, words: int) -> str:
+        picks = self.rng.choice(len(self.vocabulary), size=words, p=self.weights)
+        tokens = [self.vocabulary[i] for i in picks]
+        sentences, cut = [], 0
+        while cut < len(tokens):
+            step = 8 + (cut * 7 + len(tokens)) % 14
+            sentence = " ".join(tokens[cut : cut + step])
+            sentences.append(sentence[:1].upper() + sentence[1:] + ".")
+            cut += step
+        return " ".join(sentences)
+
+    def document(self) -> tuple[str, str, str]:
+        """``(doc name, source, markdown)`` of the next document."""
+        n = self.count
+        self.count += 1
+        source = _TOPICS[n % len(_TOPICS)]
+        title = f"Brightwell {source} note {n}: " + " ".join(
+            self.vocabulary[i] for i in self.rng.integers(40, 400, size=3)
+        )
+        parts = [
+            "---",
+            f'title: "{title}"',
+            f"source: {source}",
+            "updated_at: 2024-05-01",
+            "---",
+            "",
+            f"# {title}",
+            "",
+        ]
+        for s in range(_SECTIONS_PER_DOC):
+            heading = " ".join(self.vocabulary[i] for i in self.rng.integers(40, 2000, size=2))
+            parts += [f"## {s + 1}. {heading.capitalize()}", ""]
+            # ~600-1100 characters: one chunk per section, as the sample documents have.
+            parts += [self._sentence_block(int(self.rng.integers(90, 160))), ""]
+        return f"bulk-{n:06d}", source, "\n".join(parts)
+
+
+class RandomUnitEmbeddings:
+    """A stand-in dense model for the bulk: a random unit vector per text (no model).
+
+    Deterministic per text (seeded by its hash), so re-running gives the same index.
+    """
+
+    def __init__(self, dim: int = DIM) -> None:
+        self.dim = dim
+
+    def _vector(self, text: str) -> list[float]:
+        seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+        v = np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
+        return (v / np.linalg.norm(v)).tolist()
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One random unit vector per text."""
+        return [self._vector(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        """A random unit vector."""
+        return self._vector(text)
+
+
+def _bulk_documents(gen: SyntheticDocs, chunks: int) -> tuple[list[Any], list[str]]:
+    """LangChain documents + ids for ~``chunks`` chunks, as `KnowledgeBase` writes them."""
+    from langchain_core.documents import Document
+
+    from threadline.knowledge.documents import SourceDocument, chunk_document
+
+    documents: list[Any] = []
+    ids: list[str] = []
+    while len(documents) < chunks:
+        name, source, text = gen.document()
+        doc = SourceDocument(
+            doc_id=name,
+            title=text.split('title: "', 1)[1].split('"', 1)[0],
+            text=text.split("---\n", 2)[2].strip(),
+            source=source,
+            path=f"/bench/{name}.md",
+            updated_at="2024-05-01",
+        )
+        pieces = chunk_document(doc)
+        for chunk in pieces:
+            if len(documents) >= chunks:
+                break
+            meta = {
+                **chunk.metadata,
+                "tenant": "default",
+                "doc_id": chunk.doc_id,
+                "chunk_id": chunk.chunk_id,
+                "title": chunk.title,
+                "section": chunk.section,
+                "position": chunk.position,
+                "source": chunk.source,
+                "text": chunk.text,
+                "path": doc.path,
+                "updated_at": doc.updated_at,
+                "content_hash": doc.content_hash,
+                "chunk_count": len(pieces),
+            }
+            documents.append(Document(page_content=chunk.embedding_text, metadata=meta))
+            ids.append(chunk.chunk_id)  # `_point_id` of the default tenant
+    return documents, ids
+
+
+def grow_index(settings: Any, gen: SyntheticDocs, add: int, log: Callable[[str], None]) -> dict:
+    """Add ``add`` synthetic chunks to the settings' edge shard (closed), then optimize."""
+    from threadline.knowledge.embeddings import EmbeddingSetup
+    from threadline.knowledge.engines import EdgeEngine, edge_shard_path
+    from threadline.knowledge.sparse import Bm25SparseEmbeddings
+
+    t0 = time.perf_counter()
+    documents, ids = _bulk_documents(gen, add)
+    generate_s = time.perf_counter() - t0
+    setup = EmbeddingSetup(RandomUnitEmbeddings(), Bm25SparseEmbeddings(), DIM, "hybrid")
+    engine = EdgeEngine(edge_shard_path(settings), setup)
+    try:
+        t0 = time.perf_counter()
+        for i in range(0, len(documents), 256):
+            engine.add_documents(documents[i : i + 256], ids[i : i + 256], 256)
+        upsert_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        engine.optimize()
+        optimize_s = time.perf_counter() - t0
+        total = engine.count(None)
+    finally:
+        engine.close()
+    log(
+        f"  +{add} synthetic chunks: generated {generate_s:.1f}s, upserted {upsert_s:.1f}s "
+        f"({add / upsert_s:,.0f}/s, random dense + BM25), optimized {optimize_s:.1f}s"
+    )
+    return {
+        "added": add,
+        "total": total,
+        "generate_s": round(generate_s, 2),
+        "upsert_s": round(upsert_s, 2),
+        "upsert_chunks_per_s": round(add / upsert_s, 1),
+        "optimize_s": round(optimize_s, 2),
+    }
+
+
+# --- per-node timing ------------------------------------------------------------------
+
+_HANDLER: contextvars.ContextVar[Any] = contextvars.ContextVar(
+    "threadline_bench_nodes", default=None
+)
+_HOOKED = False
+
+
+def _node_handler_class() -> type:
+    from langchain_core.callbacks import BaseCallbackHandler
+
+    class NodeTimer(BaseCallbackHandler):
+        """Wall and CPU time of each graph node run (chain runs named as their node)."""
+
+        def __init__(self) -> None:
+            self.open: dict[Any, tuple[str, float, float]] = {}
+            self.turn: list[tuple[str, float, float]] = []
+
+        def on_chain_start(self, serialized, inputs, *, run_id, metadata=None, **kwargs):  # noqa: ANN001
+            node = (metadata or {}).get("langgraph_node")
+            if node and kwargs.get("name") == node:
+                self.open[run_id] = (node, time.perf_counter(), time.thread_time())
+
+        def on_chain_end(self, outputs, *, run_id, **kwargs):  # noqa: ANN001
+            entry = self.open.pop(run_id, None)
+            if entry:
+                node, wall, cpu = entry
+                self.turn.append(
+                    (node, (time.perf_counter() - wall) * 1000, (time.thread_time() - cpu) * 1000)
+                )
+
+        on_chain_error = on_chain_end
+
+    return NodeTimer
+
+
+def _install_hook() -> None:
+    """Let a handler in ``_HANDLER`` see every run, without touching `ChatService`."""
+    global _HOOKED
+    if not _HOOKED:
+        from langchain_core.tracers.context import register_configure_hook
+
+        register_configure_hook(_HANDLER, inheritable=True)
+        _HOOKED = True
+
+
+class Probes:
+    """Counts and times dense query embeddings and `KnowledgeBase.search` calls per turn.
+
+    Wraps the methods on the instances (the process-wide cached MiniLM and this
+    knowledge base), not the modules.
+    """
+
+    def __init__(self, kb: Any, dense: Any | None) -> None:
+        self.embed_ms: list[float] = []
+        self.search_ms: list[float] = []
+        original_search = kb.search
+
+        def search(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return original_search(*args, **kwargs)
+            finally:
+                self.search_ms.append((time.perf_counter() - t0) * 1000)
+
+        kb.search = search
+        self._kb, self._dense = kb, dense
+        original_many = getattr(kb, "search_many", None)
+        if original_many is not None:  # a batched search counts as one search
+
+            def search_many(*args: Any, **kwargs: Any) -> Any:
+                t0 = time.perf_counter()
+                try:
+                    return original_many(*args, **kwargs)
+                finally:
+                    self.search_ms.append((time.perf_counter() - t0) * 1000)
+
+            kb.search_many = search_many
+        if dense is not None:
+            original_embed = dense.embed_query
+
+            def embed_query(text: str) -> Any:
+                t0 = time.perf_counter()
+                try:
+                    return original_embed(text)
+                finally:
+                    self.embed_ms.append((time.perf_counter() - t0) * 1000)
+
+            object.__setattr__(dense, "embed_query", embed_query)
+            original_batch = dense.embed_documents
+
+            def embed_documents(texts: list[str]) -> Any:
+                # A batch of queries (one forward pass) counts as one embedding call.
+                t0 = time.perf_counter()
+                try:
+                    return original_batch(texts)
+                finally:
+                    self.embed_ms.append((time.perf_counter() - t0) * 1000)
+
+            object.__setattr__(dense, "embed_documents", embed_documents)
+
+    def close(self) -> None:
+        """Remove the wrappers."""
+        self._kb.__dict__.pop("search", None)
+        self._kb.__dict__.pop("search_many", None)
+        for name in ("embed_query", "embed_documents"):
+            if self._dense is not None and name in self._dense.__dict__:
+                object.__delattr__(self._dense, name)
+
+    def take(self) -> tuple[list[float], list[float]]:
+        """This turn's (embed ms, search ms) lists; resets them."""
+        out = (self.embed_ms, self.search_ms)
+        self.embed_ms, self.search_ms = [], []
+        return out
+
+
+def run_conversations(
+    chat: Any, probes: Probes, turns: int, prefix: str, warmup: int = 1
+) -> dict[str, Any]:
+    """Run ~``turns`` turns; conversations alternate (per full round of the scripts)
+    between plain (end-to-end numbers) and instrumented (node numbers)."""
+    from threadline.chat import TurnRequest
+
+    _install_hook()
+    timer_class = _node_handler_class()
+    e2e: list[float] = []
+    e2e_cpu: list[float] = []
+    e2e_instrumented: list[float] = []
+    e2e_by_route: dict[str, list[float]] = defaultdict(list)
+    node_wall: dict[str, list[float]] = defaultdict(list)
+    node_cpu: dict[str, list[float]] = defaultdict(list)
+    embed_calls: list[int] = []
+    embed_call_ms: list[float] = []
+    search_calls: list[int] = []
+    search_call_ms: list[float] = []
+    outcomes: Counter[str] = Counter()
+    done = conversation = 0
+    rounds = len(CONVERSATIONS)
+    while done < turns:
+        script = CONVERSATIONS[conversation % rounds]
+        instrumented = (conversation // rounds) % 2 == 1
+        counted = conversation >= warmup * rounds
+        timer = timer_class() if instrumented else None
+        thread = f"{prefix}-{conversation:05d}"
+        for query in script:
+            token = _HANDLER.set(timer)
+            try:
+                t0, c0 = time.perf_counter(), time.thread_time()
+                result = chat.run_turn(TurnRequest(query=query, thread_id=thread))
+                ms = (time.perf_counter() - t0) * 1000
+                cpu_ms = (time.thread_time() - c0) * 1000
+            finally:
+                _HANDLER.reset(token)
+            embeds, searches = probes.take()
+            rows = timer.turn if timer else []
+            if timer:
+                timer.turn = []
+            if not counted:
+                continue
+            done += 1
+            outcomes[f"{result.route}/{result.outcome}"] += 1
+            embed_calls.append(len(embeds))
+            embed_call_ms.extend(embeds)
+            search_calls.append(len(searches))
+            search_call_ms.extend(searches)
+            if instrumented:
+                e2e_instrumented.append(ms)
+                for node, wall, cpu in rows:
+                    node_wall[node].append(wall)
+                    node_cpu[node].append(cpu)
+            else:
+                e2e.append(ms)
+                e2e_cpu.append(cpu_ms)
+                e2e_by_route[result.route].append(ms)
+        conversation += 1
+    return {
+        "turns": done,
+        "e2e_ms": percentiles(e2e, (50, 95, 99)),
+        "e2e_cpu_ms": percentiles(e2e_cpu, (50, 95, 99)),
+        "e2e_instrumented_ms": percentiles(e2e_instrumented, (50, 99)),
+        "e2e_by_route_ms": {r: percentiles(v, (50, 99)) for r, v in sorted(e2e_by_route.items())},
+        "nodes_ms": {n: percentiles(node_wall[n], (50, 99)) for n in NODES if node_wall.get(n)},
+        "nodes_cpu_ms": {n: percentiles(node_cpu[n], (50, 99)) for n in NODES if node_cpu.get(n)},
+        "dense_embed_calls_per_turn": round(sum(embed_calls) / max(len(embed_calls), 1), 2),
+        "dense_embed_call_ms": percentiles(embed_call_ms, (50, 99)),
+        "searches_per_turn": round(sum(search_calls) / max(len(search_calls), 1), 2),
+        "search_call_ms": percentiles(search_call_ms, (50, 99)),
+        "outcomes": dict(outcomes),
+    }
+
+
+# --- ingestion ------------------------------------------------------------------------
+
+
+def _write_markdown(directory: Path, gen: SyntheticDocs, chunks: int) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = 0
+    while written < chunks:
+        name, _, text = gen.document()
+        (directory / f"{name}.md").write_text(text, "utf-8")
+        written += _SECTIONS_PER_DOC
+
+
+def measure_ingestion(
+    workdir: Path, chunks: int, hybrid_chunks: int, log: Callable[[str], None]
+) -> dict[str, Any]:
+    """Real-path ingestion (`ingest_paths`: load, chunk, embed, upsert, optimize) in chunks/s.
+
+    Sparse-only over ``chunks`` chunks, hybrid over ``hybrid_chunks`` (the dense model
+    makes it ~100x slower, so it gets fewer).
+    """
+    from threadline.knowledge.embeddings import load_dense_model
+    from threadline.services import Services
+    from threadline.settings import Settings
+
+    out: dict[str, Any] = {"chunks_requested": {"sparse": chunks, "hybrid": hybrid_chunks}}
+    for mode, size in (("sparse", chunks), ("hybrid", hybrid_chunks)):
+        docs_dir = workdir / f"ingest-docs-{mode}"
+        _write_markdown(docs_dir, SyntheticDocs(seed=5), size)
+        data_dir = workdir / f"ingest-{mode}"
+        settings = Settings(
+            _env_file=None, data_dir=data_dir, embeddings=mode, llm="offline", qdrant_url=None
+        )
+        services = Services(settings)
+        services.kb  # noqa: B018 - open the engine and load the model before timing
+        t0 = time.perf_counter()
+        report = services.kb.ingest_paths([docs_dir])
+        elapsed = time.perf_counter() - t0
+        services.close()
+        shutil.rmtree(data_dir, ignore_errors=True)
+        shutil.rmtree(docs_dir, ignore_errors=True)
+        out[mode] = {
+            "chunks": report.chunks_written,
+            "seconds": round(elapsed, 2),
+            "chunks_per_s": round(report.chunks_written / elapsed, 1),
+        }
+        log(f"  ingest {mode}: {report.chunks_written} chunks in {elapsed:.1f}s")
+    # The dense model alone, on chunk-sized texts (what bounds hybrid ingestion).
+    dense = load_dense_model()
+    gen = SyntheticDocs(seed=6)
+    texts, _ = _bulk_documents(gen, 256)
+    t0 = time.perf_counter()
+    dense.embed_documents([d.page_content for d in texts])
+    per_s = 256 / (time.perf_counter() - t0)
+    out["dense_model_chunks_per_s"] = round(per_s, 1)
+    out["dense_model_50k_minutes"] = round(50_000 / per_s / 60, 1)
+    return out
+
+
+# --- POST /chat -----------------------------------------------------------------------
+
+
+def measure_http(
+    data_dir: Path, clients: int, seconds: float, warmup: float, env: dict[str, str]
+) -> dict[str, Any]:
+    """``POST /chat`` throughput of `threadline serve` over this data directory."""
+    server = ServerProcess(data_dir, "hybrid", data_dir.parent / "http-server.log", env)
+    try:
+        server.wait_healthy(timeout=300)
+        if warmup:
+            asyncio.run(drive(server.url, None, clients, warmup, "hwarm"))
+        rss = rss_kb(server.pid)
+        raw = asyncio.run(drive(server.url, server.pid, clients, seconds, "http"))
+        summary = summarise(raw, 0)
+        errors = server.log_errors()
+    finally:
+        server.stop()
+    return {
+        "clients": clients,
+        "seconds": seconds,
+        "turns": summary["turns"],
+        "errors": summary["errors"] + len(errors),
+        "turns_per_s": summary["turns_per_s"],
+        "latency_ms": summary["latency_ms"],
+        "rss_mib": round((rss or 0) / 1024),
+    }
+
+
+# --- the whole run --------------------------------------------------------------------
+
+
+def run(
+    *,
+    sizes: Sequence[int] = (1_000, 10_000, 50_000),
+    turns: int = 240,
+    http_seconds: float = 30.0,
+    http_clients: int = 16,
+    ingest_chunks: int = 2_000,
+    ingest_hybrid_chunks: int = 300,
+    torch_threads: int | None = None,
+    server_env: dict[str, str] | None = None,
+    sample_dir: Path = DEFAULT_SAMPLE_DIR,
+    profile_dir: Path | None = None,
+    workdir: Path | None = None,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Measure every size; JSON-ready results."""
+    from threadline.chat import ChatService
+    from threadline.knowledge.embeddings import load_dense_model
+    from threadline.services import Services
+    from threadline.settings import Settings
+
+    if torch_threads:
+        import torch
+
+        torch.set_num_threads(torch_threads)
+    base = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="threadline-turns-"))
+    base.mkdir(parents=True, exist_ok=True)
+    data_dir = base / "data"
+    started = time.perf_counter()
+    results: dict[str, Any] = {"benchmark": "turns", "sizes": []}
+    try:
+        if ingest_chunks:
+            log(f"ingestion throughput over {ingest_chunks} chunks")
+            results["ingestion"] = measure_ingestion(base, ingest_chunks, ingest_hybrid_chunks, log)
+        settings = Settings(
+            _env_file=None, data_dir=data_dir, embeddings="hybrid", llm="offline", qdrant_url=None
+        )
+        services = Services(settings)
+        t0 = time.perf_counter()
+        report = services.kb.ingest_paths([sample_dir])
+        sample_chunks = services.kb.count()
+        log(f"sample data: {report.summary()} in {time.perf_counter() - t0:.1f}s")
+        services.close()
+        gen = SyntheticDocs()
+        current = sample_chunks
+        for size in sorted(sizes):
+            log(f"size {size}")
+            growth = None
+            if size > current:
+                growth = grow_index(settings, gen, size - current, log)
+                current = growth["total"]
+            services = Services(settings)
+            services.kb  # noqa: B018 - open the index before timing
+            chat = ChatService(services)
+            dense = load_dense_model(settings.dense_model_path)
+            probes = Probes(services.kb, dense)
+            gc.collect()
+            load_before = round(os.getloadavg()[0], 2)
+            measured = run_conversations(chat, probes, turns, f"turns-{size}")
+            log(
+                f"  e2e p50 {measured['e2e_ms']['p50']} ms, p99 {measured['e2e_ms']['p99']} ms; "
+                + ", ".join(f"{n} {v['p50']}/{v['p99']}" for n, v in measured["nodes_ms"].items())
+            )
+            if profile_dir is not None:
+                _profile(chat, probes, profile_dir / f"turns-{size}", size)
+            chunks = services.kb.count()
+            probes.close()
+            services.close()
+            del chat, services, probes
+            gc.collect()
+            entry: dict[str, Any] = {
+                "size": size,
+                "chunks": chunks,
+                "growth": growth,
+                "load_average_before": load_before,
+                **measured,
+            }
+            if http_seconds:
+                log(f"  POST /chat: {http_clients} clients for {http_seconds:.0f}s")
+                entry["http"] = measure_http(
+                    data_dir, http_clients, http_seconds, min(5.0, http_seconds), server_env or {}
+                )
+                log(
+                    f"  {entry['http']['turns_per_s']} turns/s, p50 "
+                    f"{entry['http']['latency_ms']['p50']} ms, errors {entry['http']['errors']}"
+                )
+            results["sizes"].append(entry)
+        results["environment"] = environment(data_dir)
+    finally:
+        if workdir is None:
+            shutil.rmtree(base, ignore_errors=True)
+    results["config"] = {
+        "sizes": list(sizes),
+        "turns_per_size": turns,
+        "embeddings": "hybrid (MiniLM + BM25); synthetic bulk with random dense vectors",
+        "llm": "offline",
+        "conversations": [list(c) for c in CONVERSATIONS],
+        "http_clients": http_clients,
+        "http_seconds": http_seconds,
+        "torch_threads": torch_threads,
+        "server_env": server_env or {},
+    }
+    results["targets"] = {
+        "size": TARGET_SIZE,
+        "e2e_p50_ms": TARGET_P50_MS,
+        "e2e_p99_ms": TARGET_P99_MS,
+        "turns_per_s": TARGET_TURNS_PER_S,
+    }
+    results["verdict"] = _verdict(results)
+    results["elapsed_s"] = round(time.perf_counter() - started, 1)
+    return results
+
+
+def _profile(chat: Any, probes: Probes, out: Path, size: int) -> None:
+    """A pyinstrument profile of one round of the scripts (if pyinstrument is installed)."""
+    try:
+        from pyinstrument import Profiler
+    except ImportError:
+        return
+    profiler = Profiler(interval=0.0005)
+    profiler.start()
+    run_conversations(chat, probes, len(sum(CONVERSATIONS, ())) * 2, f"prof-{size}", warmup=0)
+    profiler.stop()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".txt").write_text(profiler.output_text(unicode=True, show_all=False), "utf-8")
+    out.with_suffix(".html").write_text(profiler.output_html(), "utf-8")
+
+
+def _verdict(results: dict[str, Any]) -> dict[str, Any]:
+    at = next((s for s in results["sizes"] if s["size"] == TARGET_SIZE), None)
+    verdict: dict[str, Any] = {"measured_at_target_size": at is not None}
+    if at is not None:
+        verdict["e2e_p50_met"] = at["e2e_ms"]["p50"] <= TARGET_P50_MS
+        verdict["e2e_p99_met"] = at["e2e_ms"]["p99"] <= TARGET_P99_MS
+        if "http" in at:
+            verdict["turns_per_s_met"] = at["http"]["turns_per_s"] >= TARGET_TURNS_PER_S
+    return verdict
+
+
+def _cell(p: dict[str, Any] | None) -> str:
+    if not p or p.get("p50") is None:
+        return "–"
+    return f"{p['p50']:.1f} / {p['p99']:.1f}"
+
+
+def to_markdown(results: dict[str, Any]) -> str:
+    """Tables for the README: per node and end to end, POST /chat, ingestion."""
+    env = results.get("environment") or {}
+    shown = [n for n in NODES if any(n in s["nodes_ms"] for s in results["sizes"])]
+    lines = [
+        "### Turn overhead without an LLM (offline model)",
+        "",
+        (machine_line(env) + " ") if env else "",
+        "Hybrid embeddings (MiniLM query embeddings + BM25), embedded Qdrant Edge index, "
+        f"{results['config']['turns_per_size']} turns per size through `ChatService.run_turn` "
+        "(summaries, `Détaille S2`, context follow-ups, tool questions, greetings). "
+        "Milliseconds, p50 / p99; a node's numbers cover the turns that ran it.",
+        "",
+        "| chunks | end to end | end to end, CPU | " + " | ".join(shown) + " | dense embeds / turn "
+        "| one embed | one search |",
+        "| ---: | ---: | ---: | " + " | ".join("---:" for _ in shown) + " | ---: | ---: | ---: |",
+    ]
+    for s in results["sizes"]:
+        nodes = " | ".join(_cell(s["nodes_ms"].get(n)) for n in shown)
+        lines.append(
+            f"| {s['chunks']:,} | **{_cell(s['e2e_ms'])}** | {_cell(s.get('e2e_cpu_ms'))} "
+            f"| {nodes} "
+            f"| {s['dense_embed_calls_per_turn']} | {_cell(s['dense_embed_call_ms'])} "
+            f"| {_cell(s['search_call_ms'])} |"
+        )
+    if any("http" in s for s in results["sizes"]):
+        lines += [
+            "",
+            "| chunks | `POST /chat` clients | turns/s | p50 ms | p99 ms | errors | server RSS |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for s in results["sizes"]:
+            h = s.get("http")
+            if h:
+                lines.append(
+                    f"| {s['chunks']:,} | {h['clients']} | **{h['turns_per_s']:.1f}** "
+                    f"| {h['latency_ms']['p50']} | {h['latency_ms']['p99']} | {h['errors']} "
+                    f"| {h['rss_mib']} MiB |"
+                )
+    ing = results.get("ingestion")
+    if ing:
+        lines += [
+            "",
+            "| ingestion (`ingest_paths`, Markdown → chunks → embeddings → index) | chunks "
+            "| chunks/s |",
+            "| --- | ---: | ---: |",
+            f"| sparse only (BM25) | {ing['sparse']['chunks']} "
+            f"| {ing['sparse']['chunks_per_s']:,.0f} |",
+            f"| hybrid (MiniLM + BM25) | {ing['hybrid']['chunks']} "
+            f"| {ing['hybrid']['chunks_per_s']:,.0f} |",
+            f"| MiniLM alone (`embed_documents`) | 256 | {ing['dense_model_chunks_per_s']:,.0f} "
+            f"(50k chunks ≈ {ing['dense_model_50k_minutes']} min) |",
+        ]
+    growth = [s["growth"] for s in results["sizes"] if s.get("growth")]
+    if growth:
+        lines += [
+            "",
+            "Synthetic bulk (random dense vectors + real BM25, `EdgeEngine.add_documents`): "
+            + "; ".join(
+                f"+{g['added']:,} at {g['upsert_chunks_per_s']:,.0f} chunks/s, optimize "
+                f"{g['optimize_s']} s"
+                for g in growth
+            )
+            + ".",
+        ]
+    v = results.get("verdict", {})
+    if v.get("measured_at_target_size"):
+        lines += [
+            "",
+            f"Targets at {TARGET_SIZE:,} chunks: p50 ≤ {TARGET_P50_MS:g} ms "
+            f"{'met' if v['e2e_p50_met'] else 'NOT met'}, p99 ≤ {TARGET_P99_MS:g} ms "
+            f"{'met' if v['e2e_p99_met'] else 'NOT met'}"
+            + (
+                f", ≥ {TARGET_TURNS_PER_S:g} turns/s {'met' if v['turns_per_s_met'] else 'NOT met'}"
+                if "turns_per_s_met" in v
+                else ""
+            )
+            + ".",
+        ]
+    return "\n".join(line for line in lines if line is not None)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: run, write JSON + Markdown; exit 0 (targets are reported, not enforced)."""
+    parser = argparse.ArgumentParser(
+        prog="threadline.bench.turns", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--out", type=Path, required=True, help="a .json file (the .md beside it)")
+    parser.add_argument("--sizes", default="1000,10000,50000", help="index sizes in chunks")
+    parser.add_argument("--turns", type=int, default=240, help="measured turns per size (240)")
+    parser.add_argument(
+        "--http-seconds", type=float, default=30.0, help="POST /chat load per size; 0 skips"
+    )
+    parser.add_argument("--http-clients", type=int, default=16)
+    parser.add_argument(
+        "--ingest-chunks", type=int, default=2000, help="sparse ingestion chunks; 0 skips both"
+    )
+    parser.add_argument("--ingest-hybrid-chunks", type=int, default=300, help="hybrid ingestion")
+    parser.add_argument(
+        "--torch-threads", type=int, default=None, help="torch.set_num_threads in this process"
+    )
+    parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="extra environment for the POST /chat server, e.g. OMP_NUM_THREADS=1",
+    )
+    parser.add_argument("--sample-dir", type=Path, default=DEFAULT_SAMPLE_DIR)
+    parser.add_argument("--profile-dir", type=Path, default=None, help="pyinstrument profiles")
+    parser.add_argument("--workdir", type=Path, default=None, help="keep the data here")
+    args = parser.parse_args(argv)
+    sizes = sorted(int(x) for x in args.sizes.split(",") if x)
+    results = run(
+        sizes=sizes,
+        turns=args.turns,
+        http_seconds=args.http_seconds,
+        http_clients=args.http_clients,
+        ingest_chunks=args.ingest_chunks,
+        ingest_hybrid_chunks=args.ingest_hybrid_chunks,
+        torch_threads=args.torch_threads,
+        server_env=dict(item.split("=", 1) for item in args.server_env),
+        sample_dir=args.sample_dir,
+        profile_dir=args.profile_dir,
+        workdir=args.workdir,
+    )
+    markdown = to_markdown(results)
+    write_outputs(args.out, results, markdown)
+    print(markdown)  # noqa: T201 - a command's output
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
