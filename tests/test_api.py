@@ -85,7 +85,9 @@ def test_unknown_session_id_is_404(client):
         ({"query": "hi", "session_id": "a", "thread_id": "b"}, 422, "validation_error"),
     ],
 )
-def test_bad_chat_input_is_a_json_error_and_writes_nothing(client, sample_services, body, status, code):
+def test_bad_chat_input_is_a_json_error_and_writes_nothing(
+    client, sample_services, body, status, code
+):
     before = sample_services.store.list_sessions(tenant="default")[1]
     response = client.post("/chat", json=body)
     assert response.status_code == status
@@ -94,7 +96,9 @@ def test_bad_chat_input_is_a_json_error_and_writes_nothing(client, sample_servic
 
 
 def test_invalid_json_body_is_a_json_error(client):
-    response = client.post("/chat", content=b"{not json", headers={"content-type": "application/json"})
+    response = client.post(
+        "/chat", content=b"{not json", headers={"content-type": "application/json"}
+    )
     assert response.status_code == 422
     assert response.json()["error"]["code"] == "validation_error"
 
@@ -127,5 +131,10 @@ def test_sessions_are_listed_most_recent_first(client):
 
 def test_openapi_lists_every_route(client):
     paths = client.get("/openapi.json").json()["paths"]
-    assert {"/chat", "/sessions", "/sessions/{session_id}", "/sessions/{session_id}/messages",
-            "/health"} <= paths.keys()
+    assert {
+        "/chat",
+        "/sessions",
+        "/sessions/{session_id}",
+        "/sessions/{session_id}/messages",
+        "/health",
+    } <= paths.keys()

@@ -32,7 +32,15 @@ def test_ingest_chat_sessions_and_log(runner):
 
     chat = runner.invoke(
         app,
-        ["chat", "--thread-id", "cli-1", "-m", "Résume le rapport annuel 2024", "-m", "Détaille S2"],
+        [
+            "chat",
+            "--thread-id",
+            "cli-1",
+            "-m",
+            "Résume le rapport annuel 2024",
+            "-m",
+            "Détaille S2",
+        ],
     )
     assert chat.exit_code == 0, chat.output
     assert "SUIVI" in chat.output and "followup=section:S2" in chat.output

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
-from support.pdf import make_pdf
 
 from conftest import make_services
+from support.pdf import make_pdf
 from threadline.api.main import create_app
 
 
@@ -32,12 +32,19 @@ def test_markdown_upload_list_reupload_delete(client):
     created = upload(client, "leave.md", body, source="hr", metadata='{"owner": "people"}')
     assert created.status_code == 201, created.text
     assert created.json() | {"updated_at": None} == {
-        "doc_id": "leave", "title": "Leave policy", "source": "hr", "chunks": 1,
-        "updated_at": None, "status": "added",
+        "doc_id": "leave",
+        "title": "Leave policy",
+        "source": "hr",
+        "chunks": 1,
+        "updated_at": None,
+        "status": "added",
     }
-    assert upload(client, "leave.md", body, source="hr", metadata='{"owner": "people"}').json()[
-        "status"
-    ] == "unchanged"
+    assert (
+        upload(client, "leave.md", body, source="hr", metadata='{"owner": "people"}').json()[
+            "status"
+        ]
+        == "unchanged"
+    )
     listing = client.get("/documents").json()
     assert {"doc_id": "leave", "chunks": 1}.items() <= listing["data"][0].items()
     answer = client.post("/chat", json={"query": "How many days of annual leave?"}).json()
@@ -62,8 +69,10 @@ def test_html_keeps_headings_and_drops_scripts(client):
 
 
 def test_pdf_upload_extracts_text(client):
-    pdf = make_pdf(["Badge policy", "Lost badges are replaced at the front desk for 10 euros."],
-                   title="Badge policy")
+    pdf = make_pdf(
+        ["Badge policy", "Lost badges are replaced at the front desk for 10 euros."],
+        title="Badge policy",
+    )
     created = upload(client, "badges.pdf", pdf, "application/pdf")
     assert created.status_code == 201, created.text
     assert created.json()["title"] == "Badge policy"

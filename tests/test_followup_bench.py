@@ -6,9 +6,9 @@ import subprocess
 import sys
 
 import pytest
-from support.server import CLI, Server, server_env
 
 from conftest import FOLLOWUP_CORPUS
+from support.server import CLI, Server, server_env
 
 BENCH = FOLLOWUP_CORPUS.parent / "followup_bench.py"
 CASES = FOLLOWUP_CORPUS.parent / "dev_cases.jsonl"
@@ -23,14 +23,20 @@ def test_followup_bench_dev_cases_all_pass(tmp_path):
     env = {"THREADLINE_EMBEDDINGS": "sparse"}
     ingest = subprocess.run(
         [*CLI, "ingest", str(FOLLOWUP_CORPUS)],
-        env=server_env(tmp_path, **env), cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        env=server_env(tmp_path, **env),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert ingest.returncode == 0, ingest.stderr
     server = Server(tmp_path, **env)
     try:
         run = subprocess.run(
             [sys.executable, str(BENCH), "--base-url", server.url, "--cases", str(CASES)],
-            capture_output=True, text=True, timeout=300,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
     finally:
         server.stop()

@@ -61,7 +61,7 @@ def test_seed_debug_sql_works_against_the_queries_log(chat):
         ("Détaille le point B", 1, "S2", "letter"),
         ("Résume le rapport annuel 2024", 0, None, None),
     ]
-    (calls, latency), = db.execute(
+    ((calls, latency),) = db.execute(
         "SELECT llm_calls, latency_ms FROM queries_log WHERE question = 'Détaille le point B'"
     )
     assert calls == 1 and latency > 0

@@ -150,16 +150,17 @@ def test_router_is_deterministic_and_ordered():
     outline = []
     plan = plan_turn("hello", outline=outline, source_titles=[], has_previous_turn=True)
     assert plan.route == "reply"
-    plan = plan_turn(
-        "thanks", outline=outline, source_titles=[], has_previous_turn=True
-    )
+    plan = plan_turn("thanks", outline=outline, source_titles=[], has_previous_turn=True)
     assert plan.route == "reply"
     plan = plan_turn(
         "Which laptops under $1000?", outline=outline, source_titles=[], has_previous_turn=True
     )
     assert plan.route == "tool"
     plan = plan_turn(
-        "Summarise the security handbook", outline=outline, source_titles=[], has_previous_turn=False
+        "Summarise the security handbook",
+        outline=outline,
+        source_titles=[],
+        has_previous_turn=False,
     )
     assert plan.route == "standalone" and plan.deliverable
 

@@ -38,7 +38,10 @@ def write(path: Path, text: str) -> Path:
 def test_front_matter_and_heading_chunks(tmp_path):
     doc = load_document(write(tmp_path / "hr" / "travel.md", DOC), root=tmp_path)
     assert (doc.doc_id, doc.title, doc.source, doc.updated_at) == (
-        "hr-travel", "Travel policy", "hr", "2024-05-01"
+        "hr-travel",
+        "Travel policy",
+        "hr",
+        "2024-05-01",
     )
     assert doc.metadata == {"owner": "people-team"}
     chunks = chunk_document(doc)
@@ -128,7 +131,10 @@ def test_tenants_and_sources_filter_search(tmp_path):
 @pytest.mark.dense
 def test_hybrid_embeddings_find_paraphrases(tmp_path):
     corpus = tmp_path / "corpus"
-    write(corpus / "a.md", "## Refunds\nCustomers may return a device within 30 days for a full refund.")
+    write(
+        corpus / "a.md",
+        "## Refunds\nCustomers may return a device within 30 days for a full refund.",
+    )
     write(corpus / "b.md", "## Parking\nStaff park in the north lot after 8 am.")
     services = make_services(tmp_path / "data", corpus=[corpus], embeddings="hybrid")
     try:

@@ -11,13 +11,15 @@ from __future__ import annotations
 import re
 
 import pytest
-from support.openai_stub import OpenAIStub
 
 from conftest import make_services
+from support.openai_stub import OpenAIStub
 from threadline.chat import ChatService, TurnRequest
 from threadline.settings import Settings
 
-SOURCE = re.compile(r'<source id="(\d+)" title="([^"]*)" section="([^"]*)">\n(.*?)\n</source>', re.S)
+SOURCE = re.compile(
+    r'<source id="(\d+)" title="([^"]*)" section="([^"]*)">\n(.*?)\n</source>', re.S
+)
 
 
 def careful_llm(body: dict) -> str:
@@ -25,7 +27,7 @@ def careful_llm(body: dict) -> str:
     system = body["messages"][0]["content"]
     prompt = body["messages"][-1]["content"]
     if system.startswith("You rewrite"):  # the condensation prompt
-        trail = re.findall(r'found: \[(.*?)\]', prompt)
+        trail = re.findall(r"found: \[(.*?)\]", prompt)
         last = re.search(r'Last message: "(.*)"', prompt).group(1)
         return f"{trail[-1].split(',')[0].strip(chr(34))} {last}" if trail else last
     sources = SOURCE.findall(prompt)
@@ -69,14 +71,18 @@ def test_grounded_answer_with_outline_through_chatopenai(chat, stub):
     assert stub.chat_calls() - before == 1 == result.llm_calls
     assert result.outcome == "grounded_answer"
     assert len(result.outline) >= 4 and "SUIVI" not in result.answer
-    assert result.citations and all(c["doc_id"] == "support-support-policy" for c in result.citations)
+    assert result.citations and all(
+        c["doc_id"] == "support-support-policy" for c in result.citations
+    )
     request = stub.requests[-1]
     assert request["model"] == "gpt-4o-mini"
     assert "<context>" in request["messages"][-1]["content"]
 
 
 def test_explicit_reference_costs_exactly_one_call_the_answer(chat, stub):
-    first = chat.run_turn(TurnRequest(query="Give me an overview of the support policy", thread_id="oa-2"))
+    first = chat.run_turn(
+        TurnRequest(query="Give me an overview of the support policy", thread_id="oa-2")
+    )
     title = first.outline[2]["title"]
     before = stub.chat_calls()
     result = chat.run_turn(TurnRequest(query="Détaille S3", thread_id="oa-2"))
@@ -99,14 +105,18 @@ def test_context_followup_condenses_with_one_llm_call(chat, stub):
 
 def test_citations_to_unknown_sources_are_removed(chat, stub):
     stub.queue("The Enterprise plan has a 99.95% uptime SLA. [1] Invented fact. [99]")
-    result = chat.run_turn(TurnRequest(query="What uptime does the enterprise plan get?", thread_id="oa-4"))
+    result = chat.run_turn(
+        TurnRequest(query="What uptime does the enterprise plan get?", thread_id="oa-4")
+    )
     assert "[99]" not in result.answer and "[1]" in result.answer
     assert [c["id"] for c in result.citations] == ["1"]
 
 
 def test_answer_without_valid_citation_is_refused(chat, stub):
     stub.queue("The Enterprise plan is great. [42]")
-    result = chat.run_turn(TurnRequest(query="What uptime does the enterprise plan get?", thread_id="oa-5"))
+    result = chat.run_turn(
+        TurnRequest(query="What uptime does the enterprise plan get?", thread_id="oa-5")
+    )
     assert result.outcome == "clarify"
     assert result.stop_reason == "no_valid_citation"
     assert result.citations == []
@@ -114,12 +124,23 @@ def test_answer_without_valid_citation_is_refused(chat, stub):
 
 def test_tool_calling_with_the_llm_choosing_typed_arguments(chat, stub):
     stub.queue(
-        {"tool_calls": [{"name": "search_products", "arguments": {"category": "laptop", "max_price": 800}}]}
+        {
+            "tool_calls": [
+                {"name": "search_products", "arguments": {"category": "laptop", "max_price": 800}}
+            ]
+        }
     )
     result = chat.run_turn(TurnRequest(query="Which laptops cost at most $800?", thread_id="oa-6"))
     assert result.route == "tool" and result.outcome == "tool_answer"
     assert result.llm_calls == 2  # tool choice + answer
     titles = {c["title"] for c in result.citations}
-    assert titles and titles <= {"Acer Aspire 5 (A515-58)", "HP Pavilion 15", "Lenovo IdeaPad Slim 5 14"}
+    assert titles and titles <= {
+        "Acer Aspire 5 (A515-58)",
+        "HP Pavilion 15",
+        "Lenovo IdeaPad Slim 5 14",
+    }
     tool_request = stub.requests[-2]
-    assert {t["function"]["name"] for t in tool_request["tools"]} == {"search_products", "compare_products"}
+    assert {t["function"]["name"] for t in tool_request["tools"]} == {
+        "search_products",
+        "compare_products",
+    }

@@ -89,12 +89,15 @@ def document(doc: str, n: int) -> list[Chunk]:
 def test_windows_add_neighbours_merge_overlaps_and_mark_hits():
     docs = {"a": document("a", 10), "b": document("b", 3)}
     hits = [scored("a", 5, 0.9), scored("b", 0, 0.8), scored("a", 7, 0.7)]
-    out = expand_windows(
-        hits, docs.__getitem__, before=1, after=1, max_chunks=20, max_chars=10_000
-    )
+    out = expand_windows(hits, docs.__getitem__, before=1, after=1, max_chunks=20, max_chars=10_000)
     assert [(w.chunk.doc_id, w.chunk.position, w.hit) for w in out] == [
-        ("a", 4, False), ("a", 5, True), ("a", 6, False), ("a", 7, True), ("a", 8, False),
-        ("b", 0, True), ("b", 1, False),
+        ("a", 4, False),
+        ("a", 5, True),
+        ("a", 6, False),
+        ("a", 7, True),
+        ("a", 8, False),
+        ("b", 0, True),
+        ("b", 1, False),
     ]
 
 
@@ -123,7 +126,9 @@ def test_policy_violations_end_the_turn_with_a_stop_reason_not_an_exception(tmp_
     try:
         denied = chat.run_turn(
             TurnRequest(
-                query="What SLA applies?", thread_id="p1", caller_app="support-bot",
+                query="What SLA applies?",
+                thread_id="p1",
+                caller_app="support-bot",
                 sources=["support", "rapports"],
             )
         )

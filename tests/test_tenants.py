@@ -86,7 +86,9 @@ def test_sessions_are_isolated_between_tenants(client):
     assert client.get(f"/sessions/{sid}/messages", headers=B).status_code == 404
     assert client.patch(f"/sessions/{sid}", json={"title": "x"}, headers=B).status_code == 404
     assert client.delete(f"/sessions/{sid}", headers=B).status_code == 404
-    assert client.post("/chat", json={"query": "hi", "session_id": sid}, headers=B).status_code == 404
+    assert (
+        client.post("/chat", json={"query": "hi", "session_id": sid}, headers=B).status_code == 404
+    )
     assert sid not in [s["id"] for s in client.get("/sessions", headers=B).json()["data"]]
 
     # The same client-chosen thread id is a different conversation per tenant.

@@ -140,7 +140,9 @@ def sessions_list(
     summaries, total = store.list_sessions(tenant=tenant, caller_app=caller_app, limit=limit)
     table = Table("id", "caller_app", "title", "messages", "updated")
     for s in summaries:
-        table.add_row(s.id, s.caller_app, s.title or "", str(s.message_count), s.updated_at.isoformat())
+        table.add_row(
+            s.id, s.caller_app, s.title or "", str(s.message_count), s.updated_at.isoformat()
+        )
     console.print(table)
     console.print(f"{total} session(s)")
 

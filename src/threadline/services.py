@@ -30,7 +30,9 @@ class Services:
     @cached_property
     def store(self) -> ConversationStore:
         """The conversation store (JSON files under the data directory)."""
-        return ConversationStore(self.settings.sessions_dir, lock_timeout=self.settings.lock_timeout)
+        return ConversationStore(
+            self.settings.sessions_dir, lock_timeout=self.settings.lock_timeout
+        )
 
     @cached_property
     def kb(self) -> KnowledgeBase:

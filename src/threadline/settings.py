@@ -103,7 +103,9 @@ class Settings(BaseSettings):
     max_query_chars: int = Field(default=1000, ge=10)
     source_policy: dict[str, list[str]] = Field(
         default_factory=dict,
-        description='Allowed sources per caller_app, JSON: {"support-bot": ["support"], "*": [...]}.',
+        description=(
+            'Allowed sources per caller_app, JSON: {"support-bot": ["support"], "*": [...]}.'
+        ),
     )
     citation_policy: Literal["remove", "refuse"] = Field(
         default="remove",
@@ -124,7 +126,9 @@ class Settings(BaseSettings):
     max_upload_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
     api_keys: list[ApiKeyEntry] = Field(
         default_factory=list,
-        description='Hashed API keys, JSON: [{"sha256": ..., "tenant": ..., "caller_apps": [...]}].',
+        description=(
+            'Hashed API keys, JSON: [{"sha256": ..., "tenant": ..., "caller_apps": [...]}].'
+        ),
     )
     api_keys_file: Path | None = Field(
         default=None, description="A file of hashed keys, one JSON object per line."

@@ -9,7 +9,8 @@ def make_pdf(lines: list[str], title: str | None = None) -> bytes:
     def escape(text: str) -> str:
         return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
-    stream = "BT /F1 12 Tf 72 720 Td 14 TL " + " ".join(f"({escape(l)}) '" for l in lines) + " ET"
+    shown = " ".join(f"({escape(line)}) '" for line in lines)
+    stream = f"BT /F1 12 Tf 72 720 Td 14 TL {shown} ET"
     info = f"<< /Title ({escape(title)}) >>" if title else "<< >>"
     objects = [
         "<< /Type /Catalog /Pages 2 0 R >>",

@@ -218,7 +218,11 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
         if state.followup.get("section_id"):
             section_id = state.followup["section_id"]
             title = next(
-                (o["title"] for o in state.thread_state.get("last_outline", []) if o["id"] == section_id),
+                (
+                    o["title"]
+                    for o in state.thread_state.get("last_outline", [])
+                    if o["id"] == section_id
+                ),
                 "",
             )
             reference = f"FOLLOWUP_REFERENCE={section_id}: {title}"
@@ -283,7 +287,9 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
                 "llm_calls": calls,
                 "trace": state.trace + [{"node": "generate", "invalid_citations": invalid}],
             }
-        cited = list(dict.fromkeys(i.strip() for m in _CITATION.findall(body) for i in m.split(",")))
+        cited = list(
+            dict.fromkeys(i.strip() for m in _CITATION.findall(body) for i in m.split(","))
+        )
         if not cited:
             return {
                 "stop_reason": "no_valid_citation",
@@ -323,7 +329,7 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
         else:
             text = (
                 "Hello! I answer only from your team's documents, and I cite my sources. "
-                "Ask a question or for a summary, then say \"Expand S2\" to go deeper into "
+                'Ask a question or for a summary, then say "Expand S2" to go deeper into '
                 "one part of it."
             )
         return {"answer": text, "outcome": "reply", "stop_reason": "small_talk"}
@@ -338,9 +344,10 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
         stop_reason = state.stop_reason
         if reason == "pure_anaphora":
             text = (
-                f"Quelle partie voulez-vous approfondir ?\n{listing}\nPar exemple : « Détaille S2 »."
+                f"Quelle partie voulez-vous approfondir ?\n{listing}\n"
+                "Par exemple : « Détaille S2 »."
                 if fr
-                else f"Which part do you mean?\n{listing}\nFor example: \"Expand S2\"."
+                else f'Which part do you mean?\n{listing}\nFor example: "Expand S2".'
             )
             stop_reason = "ambiguous_reference"
         elif reason and fu.get("ref_type") == "document":

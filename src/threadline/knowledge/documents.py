@@ -210,7 +210,9 @@ def _sections(body: str) -> Iterable[tuple[str, str]]:
         yield current(), text
 
 
-def chunk_document(doc: SourceDocument, *, chunk_size: int = 1200, overlap: int = 150) -> list[Chunk]:
+def chunk_document(
+    doc: SourceDocument, *, chunk_size: int = 1200, overlap: int = 150
+) -> list[Chunk]:
     """Cut a document into chunks that follow its headings.
 
     A section longer than `chunk_size` characters is split further on

@@ -94,4 +94,6 @@ def create_embedding_setup(settings: Settings) -> EmbeddingSetup:
             size = settings.embedding_dimensions or len(dense.embed_query("probe"))
             return EmbeddingSetup(dense, Bm25SparseEmbeddings(), size, "openai+sparse")
         case other:
-            raise ValueError(f"Unknown embeddings {other!r}. Expected one of: hybrid, sparse, dense, openai")
+            raise ValueError(
+                f"Unknown embeddings {other!r}. Expected one of: hybrid, sparse, dense, openai"
+            )

@@ -13,8 +13,8 @@ from starlette.concurrency import run_in_threadpool
 from threadline.api.deps import ChatDep, PrincipalDep, StoreDep, authorize_caller_app
 from threadline.api.errors import ApiError
 from threadline.api.schemas import ChatRequest, ChatResponse, ErrorResponse
-from threadline.chat import TurnRequest
 from threadline.auth import Principal
+from threadline.chat import TurnRequest
 from threadline.store import (
     ConversationStore,
     CorruptSessionError,
@@ -52,7 +52,10 @@ def to_turn_request(
     thread_id = body.session_id or body.thread_id or new_id
     validate_id(thread_id, "session_id")
     if body.session_id and not body.thread_id:
-        if store.get_session(tenant=tenant, caller_app=body.caller_app, session_id=thread_id) is None:
+        if (
+            store.get_session(tenant=tenant, caller_app=body.caller_app, session_id=thread_id)
+            is None
+        ):
             raise ApiError(404, "session_not_found", "Session not found")
     return TurnRequest(
         query=body.query.strip(),
@@ -67,7 +70,9 @@ def to_turn_request(
 
 
 @router.post("/chat", response_model=ChatResponse, responses=ERRORS)
-async def create_chat_turn(body: ChatRequest, chat: ChatDep, store: StoreDep, principal: PrincipalDep):
+async def create_chat_turn(
+    body: ChatRequest, chat: ChatDep, store: StoreDep, principal: PrincipalDep
+):
     """Answer one message of a conversation (a new session when no id is given)."""
     new_id = f"sess_{uuid.uuid4().hex[:16]}"
     request = await run_in_threadpool(to_turn_request, body, principal, store, new_id=new_id)
@@ -90,7 +95,9 @@ def _sse(event: str, data: dict) -> str:
         },
     },
 )
-async def stream_chat_turn(body: ChatRequest, chat: ChatDep, store: StoreDep, principal: PrincipalDep):
+async def stream_chat_turn(
+    body: ChatRequest, chat: ChatDep, store: StoreDep, principal: PrincipalDep
+):
     """Answer one message as Server-Sent Events while the graph runs."""
     new_id = f"sess_{uuid.uuid4().hex[:16]}"
     request = await run_in_threadpool(to_turn_request, body, principal, store, new_id=new_id)

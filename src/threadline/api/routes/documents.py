@@ -71,7 +71,9 @@ async def create_document(
     services: ServicesDep,
     tenant: TenantDep,
     file: Annotated[UploadFile, File(description="Markdown, text, HTML or PDF.")],
-    doc_id: Annotated[str | None, Form(max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")] = None,
+    doc_id: Annotated[
+        str | None, Form(max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    ] = None,
     title: Annotated[str | None, Form(max_length=300)] = None,
     source: Annotated[str | None, Form(max_length=128)] = None,
     source_app: Annotated[str | None, Form(max_length=128)] = None,

@@ -7,7 +7,13 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from starlette.concurrency import run_in_threadpool
 
-from threadline.api.deps import CallerAppDep, PrincipalDep, StoreDep, TenantDep, authorize_caller_app
+from threadline.api.deps import (
+    CallerAppDep,
+    PrincipalDep,
+    StoreDep,
+    TenantDep,
+    authorize_caller_app,
+)
 from threadline.api.errors import ApiError
 from threadline.api.schemas import (
     ID_SCHEMA,
