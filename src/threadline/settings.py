@@ -111,8 +111,18 @@ class Settings(BaseSettings):
         default="remove",
         description="A citation to a source that was not in the context: drop it, or refuse.",
     )
-    context_window_before: int = Field(default=0, ge=0, le=5)
-    context_window_after: int = Field(default=0, ge=0, le=5)
+    context_window_before: int = Field(
+        default=0,
+        ge=0,
+        le=5,
+        description="Neighbouring chunks packed before each hit (same document); 0 disables.",
+    )
+    context_window_after: int = Field(
+        default=0,
+        ge=0,
+        le=5,
+        description="Neighbouring chunks packed after each hit (same document); 0 disables.",
+    )
 
     # --- answers -----------------------------------------------------------
     outline_keyword: str = Field(default="SUIVI", description="Never translated.")

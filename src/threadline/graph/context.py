@@ -26,6 +26,14 @@ class Context:
     max_chars: int | None = field(
         default=None, metadata={"description": "Most characters packed into the context."}
     )
+    context_window_before: int | None = field(
+        default=None,
+        metadata={"description": "Neighbouring chunks packed before each hit (0 disables)."},
+    )
+    context_window_after: int | None = field(
+        default=None,
+        metadata={"description": "Neighbouring chunks packed after each hit (0 disables)."},
+    )
     history_mode: str | None = field(
         default=None,
         metadata={"description": "minimal_trail | full | truncated | titles | none."},

@@ -14,7 +14,7 @@ benchmark calls it too, so what is measured is what the service runs.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from threadline.graph.reformulation import (
@@ -24,6 +24,7 @@ from threadline.graph.reformulation import (
     prior_weight,
     query_variants,
 )
+from threadline.graph.windows import WindowChunk, expand_windows
 from threadline.knowledge.index import ScoredChunk, SearchFilters
 
 if TYPE_CHECKING:  # only the node-facing functions need these
@@ -59,6 +60,29 @@ class Budget:
     min_score: float = 0.0
     max_chunks: int = 8
     max_chars: int = 6000
+    window_before: int = 0
+    window_after: int = 0
+
+    @property
+    def window_span(self) -> int:
+        """Chunks one hit's window can take (1 when windows are off)."""
+        return 1 + self.window_before + self.window_after
+
+    def for_hits(self) -> Budget:
+        """The share of the budget the hits themselves may take.
+
+        With windows on, hits leave room for their neighbours: a third of the chunks
+        for one neighbour on each side, and so on (at least one hit). Neighbours then
+        fill what the hits left, nearest to the best hits first.
+        """
+        if self.window_span == 1:
+            return self
+        span = self.window_span
+        return replace(
+            self,
+            max_chunks=max(1, self.max_chunks // span),
+            max_chars=max(1, self.max_chars // span),
+        )
 
 
 @dataclass
@@ -329,11 +353,20 @@ def budget_for(services: Services, context: Context) -> Budget:
         min_score=context.min_score if context.min_score is not None else s.min_score,
         max_chunks=context.max_chunks or s.max_chunks,
         max_chars=context.max_chars or s.max_chars,
+        window_before=_first_set(context.context_window_before, s.context_window_before),
+        window_after=_first_set(context.context_window_after, s.context_window_after),
     )
 
 
-def chunk_dict(label: int, item: ScoredChunk) -> dict[str, Any]:
-    """A packed chunk as the state and the generator prompt carry it."""
+def _first_set(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
+def chunk_dict(label: int, item: ScoredChunk | WindowChunk) -> dict[str, Any]:
+    """A packed chunk as the state and the generator prompt carry it.
+
+    `hit` is False for a neighbour a context window brought in (its score is 0).
+    """
     chunk = item.chunk
     return {
         "label": str(label),
@@ -345,6 +378,7 @@ def chunk_dict(label: int, item: ScoredChunk) -> dict[str, Any]:
         "position": chunk.position,
         "text": chunk.text,
         "score": round(float(item.score), 6),
+        "hit": getattr(item, "hit", True),
     }
 
 
@@ -411,7 +445,7 @@ def retrieve_turn(
         query=intent.query,
         top_k=intent.top_k,
         filters=filters,
-        budget=budget,
+        budget=budget.for_hits(),
         route=state.route,
         history=state.history,
         thread_state=state.thread_state,
@@ -419,13 +453,29 @@ def retrieve_turn(
         llm_rewrite=state.followup.get("method") == "llm",
         fusion=fusion,
     )
-    chosen = found.pack.chunks
+    chosen: Sequence[ScoredChunk | WindowChunk] = found.pack.chunks
+    window: dict[str, Any] | None = None
     if state.deliverable and chosen:
         # A summary covers a document, not a handful of hits: take the best
         # document's sections in reading order.
         best_doc = chosen[0].chunk.doc_id
         whole = [ScoredChunk(c, 0.0) for c in kb.document_chunks(best_doc, tenant=state.tenant)]
         chosen = pack_context(outline_chunks(whole, budget.max_chunks), budget).chunks
+    elif chosen and budget.window_span > 1:
+        # Seed 001: a passage often needs the paragraph before or after it.
+        chosen = expand_windows(
+            found.pack.chunks,
+            lambda doc_id: kb.document_chunks(doc_id, tenant=state.tenant),
+            before=budget.window_before,
+            after=budget.window_after,
+            max_chunks=budget.max_chunks,
+            max_chars=budget.max_chars,
+        )
+        window = {
+            "before": budget.window_before,
+            "after": budget.window_after,
+            "added": [w.chunk.chunk_id for w in chosen if not w.hit],
+        }
     chunks = [chunk_dict(i, item) for i, item in enumerate(chosen, 1)]
     trace = {
         "node": "retrieve",
@@ -434,6 +484,8 @@ def retrieve_turn(
         "selected": [c["chunk_id"] for c in chunks],
         "rejected": found.pack.rejected,
     }
+    if window is not None:
+        trace["window"] = window
     return RetrievalOutcome(
         {
             "search_query": found.query,

@@ -58,7 +58,10 @@ class State(InputState):
     tool_call: dict[str, Any] | None = None
     """The typed tool request (name, args) for the tool route."""
     chunks: list[dict[str, Any]] = field(default_factory=list)
-    """Packed context: label, chunk_id, doc_id, title, section, source, text, score."""
+    """Packed context: label, chunk_id, doc_id, title, section, source, text, score, hit.
+
+    `hit` is False for a neighbour that a context window brought in.
+    """
     answer: str = ""
     """The answer text, outline block removed."""
     outline: list[dict[str, str]] = field(default_factory=list)

@@ -54,6 +54,9 @@ def expand_windows(
     for hit in hits:
         if hit.chunk.doc_id not in by_doc:
             by_doc[hit.chunk.doc_id] = {c.position: c for c in fetch_document(hit.chunk.doc_id)}
+    for hit in hits:
+        # A document replaced or deleted since the search still keeps its hits.
+        by_doc[hit.chunk.doc_id].setdefault(hit.chunk.position, hit.chunk)
     hit_score = {(h.chunk.doc_id, h.chunk.position): h.score for h in hits}
 
     # Budget: every hit first, then neighbours nearest to the best hits.
