@@ -122,6 +122,40 @@ def test_answer_without_valid_citation_is_refused(chat, stub):
     assert result.citations == []
 
 
+def test_refuse_policy_refuses_an_answer_citing_outside_the_context(stub, tmp_path):
+    services = make_services(
+        tmp_path,
+        llm="openai",
+        openai_base_url=stub.base_url,
+        openai_api_key="test-key",
+        citation_policy="refuse",
+    )
+    try:
+        strict = ChatService(services)
+        stub.queue("The Enterprise plan has a 99.95% uptime SLA. [1] Invented fact. [99]")
+        result = strict.run_turn(
+            TurnRequest(query="What uptime does the enterprise plan get?", thread_id="oa-7")
+        )
+        assert result.outcome == "clarify"
+        assert result.stop_reason == "invalid_answer:citations_out_of_context"
+        assert "Invented fact" not in result.answer and result.citations == []
+        generate = next(t for t in result.trace if t["node"] == "generate")
+        assert generate["invalid_citations"] == ["99"]
+        # What is stored is the refusal, never the answer with the forged citation.
+        stored = services.store.get_session(
+            tenant="default", caller_app="default", session_id="oa-7"
+        )
+        assert "Invented fact" not in stored.messages[-1].content
+        # The same policy lets an answer whose citations are all in the context through.
+        stub.queue("The Enterprise plan has a 99.95% uptime SLA. [1]")
+        fine = strict.run_turn(
+            TurnRequest(query="What uptime does the enterprise plan get?", thread_id="oa-8")
+        )
+        assert fine.outcome == "grounded_answer" and [c["id"] for c in fine.citations] == ["1"]
+    finally:
+        services.close()
+
+
 def test_tool_calling_with_the_llm_choosing_typed_arguments(chat, stub):
     stub.queue(
         {

@@ -263,11 +263,20 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
+        stub = self.server.stub
+        gate = stub.stream_gate
         for event in events:
             self._write_chunk(f"data: {json.dumps(event)}\n\n".encode())
+            delta = event["choices"][0]["delta"] if event.get("choices") else {}
+            if gate is not None and delta.get("content"):
+                stub.stream_paused.set()
+                gate.wait(timeout=60)
+                gate = None
         self._write_chunk(b"data: [DONE]\n\n")
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+        with stub._lock:
+            stub.streams_finished += 1
 
     def _write_chunk(self, data: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
@@ -300,6 +309,12 @@ class OpenAIStub:
         self.embedding_requests: list[dict[str, Any]] = []
         self.http_log: list[dict[str, Any]] = []
         self.errors: list[BaseException] = []
+        # While `stream_gate` is set to an Event, every stream stops after its first
+        # content chunk until the Event is set (`stream_paused` says one is waiting), so a
+        # test can act while an answer is half-way through.
+        self.stream_gate: threading.Event | None = None
+        self.stream_paused = threading.Event()
+        self.streams_finished = 0
         self._replies: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
