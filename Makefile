@@ -69,6 +69,8 @@ bench: install ## Run every benchmark (about 30 min on 2 cores); results in benc
 	$(BIN)/python -m threadline.bench.store_bench --out $(RESULTS)/store.json
 	$(BIN)/python -m threadline.bench.turns --out $(RESULTS)/turns.json
 	$(BIN)/python -m threadline.bench.load --out $(RESULTS)/load.json --duration $(LOAD_SECONDS)
+	$(BIN)/python -m threadline.bench.load --out $(RESULTS)/load-sparse.json --duration 60 \
+		--embeddings sparse
 
 clean: ## Remove the virtual environment and everything the service wrote
 	rm -rf $(VENV) data/sessions data/qdrant data/catalog data/queries.sqlite3*

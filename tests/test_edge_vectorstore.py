@@ -316,6 +316,48 @@ def test_scores_match_qdrant_client(tmp_path: Path, mode: RetrievalMode, filtere
         reference.client.close()
 
 
+class BatchCountingEmbedding(DeterministicFakeEmbedding):
+    """The fake dense model, counting single and batched query embeddings."""
+
+    singles: int = 0
+    batches: int = 0
+
+    def embed_query(self, text: str) -> list[float]:
+        self.singles += 1
+        return super().embed_query(text)
+
+    def embed_query_batch(self, texts: list[str]) -> list[list[float]]:
+        self.batches += 1
+        return [super(BatchCountingEmbedding, self).embed_query(t) for t in texts]
+
+
+@pytest.mark.parametrize(
+    "mode", [RetrievalMode.HYBRID, RetrievalMode.SPARSE, RetrievalMode.DENSE], ids=str
+)
+def test_a_batch_of_queries_ranks_as_the_queries_one_by_one(
+    tmp_path: Path, mode: RetrievalMode
+) -> None:
+    dense = BatchCountingEmbedding(size=DIM) if mode is not RetrievalMode.SPARSE else None
+    sparse = Bm25SparseEmbeddings() if mode is not RetrievalMode.DENSE else None
+    edge = EdgeVectorStore(tmp_path / "edge", embedding=dense, sparse_embedding=sparse)
+    edge.add_texts(TEXTS, METADATAS, ids=IDS)
+    queries = ["refund of gift cards", "warranty for the battery", "", "shipping days"]
+    if dense is not None:
+        dense.singles = 0  # the store probed the model's dimension when it opened
+    try:
+        for flt in (None, FILTERS["match value"]):
+            batch = edge.similarity_search_with_score_batch(queries, k=4, filter=flt)
+            one_by_one = [edge.similarity_search_with_score(q, k=4, filter=flt) for q in queries]
+            assert len(batch) == len(queries)
+            for got, want in zip(batch, one_by_one, strict=True):
+                assert_same_ranking([(d.id, s) for d, s in want], [(d.id, s) for d, s in got])
+        if dense is not None:
+            # Each batch embedded its queries in one call; single searches one by one.
+            assert dense.batches == 2 and dense.singles == 2 * len(queries)
+    finally:
+        edge.close()
+
+
 def test_documents_come_back_as_given(edge_hybrid: EdgeVectorStore) -> None:
     [doc] = edge_hybrid.get_by_ids([IDS[3]])
     assert doc == Document(id=IDS[3], page_content=TEXTS[3], metadata=METADATAS[3])

@@ -8,6 +8,7 @@ import pytest
 
 from conftest import make_services
 from threadline.knowledge.documents import DocumentError, chunk_document, load_document
+from threadline.knowledge.embeddings import load_dense_model
 from threadline.knowledge.index import SearchFilters
 
 DOC = """---
@@ -143,5 +144,39 @@ def test_hybrid_embeddings_find_paraphrases(tmp_path):
             "can I send back a phone I bought?", k=2, filters=SearchFilters(tenant="default")
         )
         assert hits[0].chunk.doc_id == "a"
+    finally:
+        services.close()
+
+
+@pytest.mark.dense
+def test_batched_search_ranks_as_single_searches_with_one_minilm_pass(tmp_path):
+    import numpy as np
+
+    services = make_services(tmp_path / "data", embeddings="hybrid")
+    try:
+        kb = services.kb
+        dense = load_dense_model()  # the process-wide model the index uses
+        queries = [
+            "What SLA applies to the enterprise plan?",
+            "SLA enterprise plan P2 incidents",
+            "",
+            "rapport annuel 2024 chiffre d'affaires",
+        ]
+        flt = SearchFilters(tenant="default")
+        singles = [kb.search(q, k=5, filters=flt) for q in queries]
+        passes = []
+        original = dense.embed_documents
+        object.__setattr__(dense, "embed_documents", lambda t: passes.append(t) or original(t))
+        try:
+            batched = kb.search_many(queries, k=5, filters=flt)
+        finally:
+            object.__delattr__(dense, "embed_documents")
+        assert passes == [[q for q in queries if q]]  # one forward pass for the batch
+        assert batched[2] == []
+        for got, want in zip(batched, singles, strict=True):
+            assert [h.chunk.chunk_id for h in got] == [h.chunk.chunk_id for h in want]
+        # A query embedded in a batch is the vector embed_query makes (up to padding).
+        vectors = dense.embed_query_batch(queries[:2])
+        assert np.allclose(vectors[1], dense.embed_query(queries[1]), atol=1e-5)
     finally:
         services.close()

@@ -250,8 +250,19 @@ def search_ranked(kb: Any, query: str, *, k: int, filters: SearchFilters) -> lis
     makes its cut-off is arbitrary too; fetching a margin beyond k and cutting after
     a stable sort makes the same index give the same ranking every time.
     """
-    found = kb.search(query, k=k + max(k // 2, 5), filters=filters)
-    return sorted(found, key=lambda item: (-item.score, item.chunk.chunk_id))[:k]
+    return search_ranked_many(kb, [query], k=k, filters=filters)[0]
+
+
+def search_ranked_many(
+    kb: Any, queries: Sequence[str], *, k: int, filters: SearchFilters
+) -> list[list[ScoredChunk]]:
+    """`search_ranked` for several queries, as one batch when the knowledge base can."""
+    fetch = k + max(k // 2, 5)
+    if len(queries) > 1 and hasattr(kb, "search_many"):
+        found = kb.search_many(list(queries), k=fetch, filters=filters)
+    else:
+        found = [kb.search(query, k=fetch, filters=filters) for query in queries]
+    return [sorted(f, key=lambda item: (-item.score, item.chunk.chunk_id))[:k] for f in found]
 
 
 def search_candidates(
@@ -309,8 +320,11 @@ def search_candidates(
             config=fusion,
         )
         rankings = []
-        for variant in variants:
-            found = search_ranked(kb, variant.text, k=top_k, filters=filters)
+        # One batch: the variants' query vectors come from one pass of the dense model.
+        found_by_variant = search_ranked_many(
+            kb, [v.text for v in variants], k=top_k, filters=filters
+        )
+        for variant, found in zip(variants, found_by_variant, strict=True):
             rankings.append((variant.weight, found))
             attempts.append(
                 {

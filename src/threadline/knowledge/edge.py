@@ -54,6 +54,8 @@ from langchain_qdrant import RetrievalMode, SparseEmbeddings
 from pydantic_core import to_jsonable_python
 from qdrant_client import models
 
+from threadline.knowledge.embeddings import embed_queries
+
 __all__ = [
     "DEFAULT_INDEXED_FIELDS",
     "DEFAULT_RRF_K",
@@ -394,12 +396,63 @@ class EdgeVectorStore(VectorStore):
             offset: Skip this many results first.
             **kwargs: Ignored (accepted for `VectorStore` compatibility).
         """
+        dense = self._query_vectors([query])[0]
+        request = self._query_request(
+            query, dense, k, to_edge_filter(filter), score_threshold=score_threshold, offset=offset
+        )
+        return [(self._document(p), p.score) for p in self._shard.query(request)]
+
+    def similarity_search_with_score_batch(
+        self,
+        queries: Sequence[str],
+        k: int = 4,
+        filter: models.Filter | qe.Filter | None = None,  # noqa: A002
+    ) -> list[list[tuple[Document, float]]]:
+        """Top-k documents for each of several queries, as one planned batch.
+
+        The same results as one :meth:`similarity_search_with_score` per query, for
+        less: the queries' dense vectors come from one forward pass of the model when
+        it can embed queries in a batch, and the shard runs the searches as one batch.
+
+        Args:
+            queries: Query texts.
+            k: How many documents per query.
+            filter: A payload filter applied to every query.
+
+        Returns:
+            One result list per query, in the order of `queries`.
+        """
+        if not queries:
+            return []
         edge_filter = to_edge_filter(filter)
+        vectors = self._query_vectors(list(queries))
+        requests = [
+            self._query_request(query, dense, k, edge_filter)
+            for query, dense in zip(queries, vectors, strict=True)
+        ]
+        results = self._shard.query_batch(qe.QueryBatchRequest(requests))
+        return [[(self._document(p), p.score) for p in points] for points in results]
+
+    def _query_vectors(self, queries: list[str]) -> list[list[float] | None]:
+        """Dense query vectors (None each when the store has none)."""
+        if self.retrieval_mode is RetrievalMode.SPARSE or self._embedding is None:
+            return [None] * len(queries)
+        return [_dense(v) for v in embed_queries(self._embedding, queries)]
+
+    def _query_request(
+        self,
+        query: str,
+        dense: list[float] | None,
+        k: int,
+        edge_filter: qe.Filter | None,
+        *,
+        score_threshold: float | None = None,
+        offset: int = 0,
+    ) -> qe.QueryRequest:
+        """The shard request for one query in this store's retrieval mode."""
         if self.retrieval_mode is RetrievalMode.HYBRID:
-            assert self._embedding is not None and self._sparse_embedding is not None
-            dense = _dense(self._embedding.embed_query(query))
-            sparse = self._sparse_query(query)
-            request = qe.QueryRequest(
+            assert dense is not None and self._sparse_embedding is not None
+            return qe.QueryRequest(
                 limit=k,
                 offset=offset,
                 prefetches=[
@@ -410,7 +463,9 @@ class EdgeVectorStore(VectorStore):
                     ),
                     qe.Prefetch(
                         limit=k,
-                        query=qe.Query.Nearest(sparse, using=self.sparse_vector_name),
+                        query=qe.Query.Nearest(
+                            self._sparse_query(query), using=self.sparse_vector_name
+                        ),
                         filter=edge_filter,
                     ),
                 ],
@@ -420,26 +475,26 @@ class EdgeVectorStore(VectorStore):
                 with_payload=True,
                 with_vector=False,
             )
-        elif self.retrieval_mode is RetrievalMode.DENSE:
-            assert self._embedding is not None
-            return self.similarity_search_with_score_by_vector(
-                self._embedding.embed_query(query),
-                k,
-                filter,
-                score_threshold=score_threshold,
-                offset=offset,
-            )
-        else:
-            request = qe.QueryRequest(
+        if self.retrieval_mode is RetrievalMode.DENSE:
+            assert dense is not None
+            return qe.QueryRequest(
                 limit=k,
                 offset=offset,
-                query=qe.Query.Nearest(self._sparse_query(query), using=self.sparse_vector_name),
+                query=qe.Query.Nearest(dense, using=self.vector_name),
                 filter=edge_filter,
                 score_threshold=score_threshold,
                 with_payload=True,
                 with_vector=False,
             )
-        return [(self._document(p), p.score) for p in self._shard.query(request)]
+        return qe.QueryRequest(
+            limit=k,
+            offset=offset,
+            query=qe.Query.Nearest(self._sparse_query(query), using=self.sparse_vector_name),
+            filter=edge_filter,
+            score_threshold=score_threshold,
+            with_payload=True,
+            with_vector=False,
+        )
 
     def similarity_search_by_vector(
         self,

@@ -6,6 +6,7 @@ and hundreds of MB, so nothing loads it at import time.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from dataclasses import dataclass
@@ -54,14 +55,47 @@ def load_dense_model(path: Path | None = None) -> Embeddings:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-            from langchain_huggingface import HuggingFaceEmbeddings
-
-            _DENSE_CACHE[model_path] = HuggingFaceEmbeddings(
+            _DENSE_CACHE[model_path] = _sentence_transformer_class()(
                 model_name=model_path,
                 model_kwargs={"device": "cpu"},
                 encode_kwargs={"normalize_embeddings": True, "batch_size": 64},
             )
         return _DENSE_CACHE[model_path]
+
+
+def embed_queries(embedding: Embeddings, texts: list[str]) -> list[list[float]]:
+    """Query vectors for several texts: one batch when the model offers it, else one by one.
+
+    A model offers it with an `embed_query_batch(texts)` method (the bundled MiniLM
+    does); `embed_documents` is not a stand-in in general, since some models embed
+    queries and documents differently.
+    """
+    if len(texts) == 1:
+        return [embedding.embed_query(texts[0])]
+    batch = getattr(embedding, "embed_query_batch", None)
+    if batch is not None:
+        return batch(texts)
+    return [embedding.embed_query(text) for text in texts]
+
+
+@functools.cache
+def _sentence_transformer_class() -> type[Embeddings]:
+    """`HuggingFaceEmbeddings` that embeds a batch of queries in one forward pass.
+
+    Built on first use so importing this module does not import torch.
+    """
+    from langchain_huggingface import HuggingFaceEmbeddings
+
+    class SentenceTransformerEmbeddings(HuggingFaceEmbeddings):
+        def embed_query_batch(self, texts: list[str]) -> list[list[float]]:
+            """Query vectors for several texts at once, as `embed_query` makes them."""
+            # `embed_query` encodes with the query kwargs when set, else the document
+            # ones; without a query prompt, a query batch is a document batch.
+            if self.query_encode_kwargs or self.model_kwargs.get("prompts"):
+                return [self.embed_query(text) for text in texts]
+            return self.embed_documents(texts)
+
+    return SentenceTransformerEmbeddings
 
 
 def create_embedding_setup(settings: Settings) -> EmbeddingSetup:

@@ -16,7 +16,7 @@ All three store the same payload (``page_content`` + ``metadata``) and take the 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +71,12 @@ class VectorEngine(ABC):
     def search(self, query: str, k: int, flt: models.Filter) -> list[tuple[Document, float]]:
         """Top-k documents for a query within a filter, with the engine's scores."""
         return self.store.similarity_search_with_score(query, k=k, filter=flt)
+
+    def search_batch(
+        self, queries: Sequence[str], k: int, flt: models.Filter
+    ) -> list[list[tuple[Document, float]]]:
+        """`search` for several queries; engines that can batch them override this."""
+        return [self.search(query, k, flt) for query in queries]
 
     @abstractmethod
     def count(self, flt: models.Filter | None) -> int:
@@ -217,6 +223,12 @@ class EdgeEngine(VectorEngine):
     def store(self) -> EdgeVectorStore:
         """The Qdrant Edge store."""
         return self._store
+
+    def search_batch(
+        self, queries: Sequence[str], k: int, flt: models.Filter
+    ) -> list[list[tuple[Document, float]]]:
+        """One batch: the queries' dense vectors in one forward pass, one shard batch."""
+        return self._store.similarity_search_with_score_batch(queries, k=k, filter=flt)
 
     def count(self, flt: models.Filter | None) -> int:
         """Exact number of points (matching the filter when given)."""

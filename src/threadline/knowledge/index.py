@@ -348,6 +348,29 @@ class KnowledgeBase:
             hits = self._engine.search(query, fetch, filters.to_qdrant())
         return [ScoredChunk(_chunk_from_meta(doc.metadata), score) for doc, score in hits][:k]
 
+    def search_many(
+        self, queries: Sequence[str], *, k: int, filters: SearchFilters
+    ) -> list[list[ScoredChunk]]:
+        """`search` for several queries at once (one embedding batch, one engine batch).
+
+        Returns:
+            One ranking per query, in order; an empty query gets an empty ranking.
+        """
+        live = [i for i, query in enumerate(queries) if query.strip()]
+        rankings: list[list[ScoredChunk]] = [[] for _ in queries]
+        if not live:
+            return rankings
+        fetch = max(k * 3, 20)
+        with self._reading():
+            found = self._engine.search_batch(
+                [queries[i] for i in live], fetch, filters.to_qdrant()
+            )
+        for i, hits in zip(live, found, strict=True):
+            rankings[i] = [
+                ScoredChunk(_chunk_from_meta(doc.metadata), score) for doc, score in hits
+            ][:k]
+        return rankings
+
 
 def _point_id(tenant: str, chunk_id: str) -> str:
     """Point ids are per tenant, so two tenants may ingest the same file."""
