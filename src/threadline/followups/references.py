@@ -907,6 +907,19 @@ def looks_like_followup(question: str, languages: Sequence[str] | None = None) -
     return words[0] in comp.choice_words and ctx.has_phrase(comp.comparatives)
 
 
+@lru_cache(maxsize=8)
+def _exclusive_stopwords(
+    stopwords: tuple[tuple[str, tuple[str, ...]], ...],
+) -> dict[str, frozenset[str]]:
+    """Per language, the stopword tokens no other language has (folding them is the
+    costly part of a vote; keyed on the lists, so a lexicon added later gets its own)."""
+    own = {code: _token_set(words) for code, words in stopwords}
+    return {
+        code: words - frozenset().union(*(o for c, o in own.items() if c != code))
+        for code, words in own.items()
+    }
+
+
 def detect_language(text: str) -> str:
     """Guesses the language of a short text by a stopword vote.
 
@@ -923,11 +936,10 @@ def detect_language(text: str) -> str:
     """
     words = _tokens(_fold(text))
     lowered = text.casefold()
-    own = {code: _token_set(lex.stopwords) for code, lex in LEXICONS.items()}
+    exclusive = _exclusive_stopwords(tuple((c, lex.stopwords) for c, lex in LEXICONS.items()))
     scores: dict[str, float] = {}
     for code, lex in LEXICONS.items():
-        others = set().union(*(s for c, s in own.items() if c != code))
-        score = float(sum(1 for w in words if w in own[code] and w not in others))
+        score = float(sum(1 for w in words if w in exclusive[code]))
         if lex.marker_chars and any(ch in lowered for ch in lex.marker_chars):
             score += 0.5
         scores[code] = score
