@@ -6,28 +6,17 @@ MiniLM, offline model), exactly as `make run` starts it.
 
 from __future__ import annotations
 
-import subprocess
-
 import httpx
 import pytest
 
 from conftest import SAMPLE
-from support.server import CLI, Server, server_env
+from support.server import Server, ingest
 
 pytestmark = [pytest.mark.e2e, pytest.mark.dense]
 
 
 def test_followup_survives_a_server_restart(tmp_path):
-    ingest = subprocess.run(
-        [*CLI, "ingest", str(SAMPLE)],
-        env=server_env(tmp_path),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert ingest.returncode == 0, ingest.stderr
-    assert "added 4" in ingest.stdout
+    assert "added 4" in ingest(tmp_path, SAMPLE).stdout
 
     server = Server(tmp_path)
     try:

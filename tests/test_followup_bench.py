@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from conftest import FOLLOWUP_CORPUS
-from support.server import CLI, Server, server_env
+from support.server import Server, ingest
 
 BENCH = FOLLOWUP_CORPUS.parent / "followup_bench.py"
 CASES = FOLLOWUP_CORPUS.parent / "dev_cases.jsonl"
@@ -21,15 +21,7 @@ pytestmark = [
 
 def test_followup_bench_dev_cases_all_pass(tmp_path):
     env = {"THREADLINE_EMBEDDINGS": "sparse"}
-    ingest = subprocess.run(
-        [*CLI, "ingest", str(FOLLOWUP_CORPUS)],
-        env=server_env(tmp_path, **env),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert ingest.returncode == 0, ingest.stderr
+    ingest(tmp_path, FOLLOWUP_CORPUS, **env)
     server = Server(tmp_path, **env)
     try:
         run = subprocess.run(

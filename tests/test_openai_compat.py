@@ -9,14 +9,13 @@ tenant limited to the `support-bot` caller app.
 from __future__ import annotations
 
 import json
-import subprocess
 
 import httpx
 import openai
 import pytest
 
 from conftest import SAMPLE
-from support.server import CLI, Server, server_env
+from support.server import Server, ingest
 from threadline.auth import hash_key
 
 pytestmark = pytest.mark.e2e
@@ -38,15 +37,7 @@ S2_FOLLOWUP = {
 def server(tmp_path_factory):
     data_dir = tmp_path_factory.mktemp("openai-compat")
     env = {"THREADLINE_EMBEDDINGS": "sparse"}
-    ingest = subprocess.run(
-        [*CLI, "ingest", str(SAMPLE)],
-        env=server_env(data_dir, **env),
-        cwd=data_dir,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert ingest.returncode == 0, ingest.stderr
+    ingest(data_dir, SAMPLE, **env)
     keys = [
         {"name": "a", "sha256": hash_key(KEY_A), "tenant": "default"},
         {"name": "b", "sha256": hash_key(KEY_B), "tenant": "globex"},

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import socket
-import subprocess
 import threading
 import time
 
@@ -20,7 +19,7 @@ import pytest
 
 from conftest import SAMPLE
 from support.openai_stub import OpenAIStub
-from support.server import CLI, Server, server_env
+from support.server import Server, ingest, run_cli
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
@@ -54,15 +53,7 @@ def read_until_first_token(url: str, body: dict) -> list[str]:
 
 def test_hanging_up_mid_stream_stores_nothing_of_that_turn(tmp_path):
     env = {"THREADLINE_EMBEDDINGS": "sparse"}
-    ingest = subprocess.run(
-        [*CLI, "ingest", str(SAMPLE)],
-        env=server_env(tmp_path, **env),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert ingest.returncode == 0, ingest.stderr
+    ingest(tmp_path, SAMPLE, **env)
     with OpenAIStub() as stub:
         server = Server(
             tmp_path,
@@ -113,14 +104,7 @@ def test_hanging_up_mid_stream_stores_nothing_of_that_turn(tmp_path):
             final = httpx.get(f"{server.url}/sessions/hang/messages").json()
             assert final["count"] == 4
             assert [m["role"] for m in final["data"]] == ["user", "assistant"] * 2
-            check = subprocess.run(
-                [*CLI, "sessions", "check"],
-                env=server_env(tmp_path, **env),
-                cwd=tmp_path,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
+            check = run_cli(tmp_path, "sessions", "check", **env)
             assert check.returncode == 0, check.stdout + check.stderr
         finally:
             server.stop()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import time
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from fastapi.testclient import TestClient
 
 from conftest import ROOT, SAMPLE
 from support.browser import LAUNCH_ARGS, install_chromium, playwright_missing
-from support.server import CLI, Server, server_env
+from support.server import Server, ingest
 from threadline.api.main import create_app
 from threadline.auth import hash_key
 
@@ -138,15 +137,7 @@ def live_server(tmp_path_factory):
     data_dir = tmp_path_factory.mktemp("web")
     keys = json.dumps([{"name": "web-test", "sha256": hash_key(API_KEY), "tenant": "default"}])
     env = {"THREADLINE_EMBEDDINGS": "sparse", "THREADLINE_LLM": "offline"}
-    ingest = subprocess.run(
-        [*CLI, "ingest", str(SAMPLE)],
-        env=server_env(data_dir, **env),
-        cwd=data_dir,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert ingest.returncode == 0, ingest.stderr
+    ingest(data_dir, SAMPLE, **env)
     server = Server(data_dir, **env, THREADLINE_API_KEYS=keys)
     yield server
     server.stop()

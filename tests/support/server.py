@@ -28,6 +28,27 @@ def server_env(data_dir: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def run_cli(
+    data_dir: Path, *args: str, timeout: float = 300, **env: str
+) -> subprocess.CompletedProcess:
+    """`threadline <args>` as a child process over this data directory (output captured)."""
+    return subprocess.run(
+        [*CLI, *args],
+        env=server_env(data_dir, **env),
+        cwd=data_dir,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def ingest(data_dir: Path, corpus: Path, **env: str) -> subprocess.CompletedProcess:
+    """`threadline ingest <corpus>` into this data directory; fails the test if it fails."""
+    result = run_cli(data_dir, "ingest", str(corpus), **env)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
 class Server:
     """`threadline serve` as a child process on a loopback port."""
 
