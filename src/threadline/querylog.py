@@ -83,12 +83,37 @@ class QueryLog:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._path = path
         self._lock = threading.Lock()
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(SCHEMA)
+        self._writer: sqlite3.Connection | None = None
+        db = self._connect()
+        try:
+            with db:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.executescript(SCHEMA)
+        finally:
+            db.close()
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self._path, timeout=30)
+
+    def _write_connection(self) -> sqlite3.Connection:
+        """One connection for every append (opening one per turn costs more than the insert).
+
+        `synchronous=NORMAL`: in WAL mode a commit no longer waits for an fsync, and the
+        database still cannot be corrupted by a crash; at worst an OS crash loses the last
+        rows. The session files, fsynced on every turn, are the record of a conversation;
+        this log is for debugging, so it should not add a second fsync to every turn.
+        """
+        if self._writer is None:
+            self._writer = sqlite3.connect(self._path, timeout=30, check_same_thread=False)
+            self._writer.execute("PRAGMA synchronous=NORMAL")
+        return self._writer
+
+    def close(self) -> None:
+        """Close the append connection (a later append opens a new one)."""
+        with self._lock:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
 
     def record(self, record: QueryRecord) -> None:
         """Append one turn."""
@@ -99,8 +124,10 @@ class QueryLog:
             row[key] = int(row[key])
         columns = ", ".join(row)
         marks = ", ".join(f":{k}" for k in row)
-        with self._lock, self._connect() as db:
-            db.execute(f"INSERT INTO queries_log ({columns}) VALUES ({marks})", row)
+        with self._lock:
+            db = self._write_connection()
+            with db:  # one transaction, committed here
+                db.execute(f"INSERT INTO queries_log ({columns}) VALUES ({marks})", row)
 
     def thread(
         self, thread_id: str, *, tenant: str | None = None, caller_app: str | None = None
@@ -116,6 +143,9 @@ class QueryLog:
 
     def query(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """Run a read query; rows as dicts."""
-        with self._connect() as db:
+        db = self._connect()
+        try:
             db.row_factory = sqlite3.Row
             return [dict(r) for r in db.execute(sql, list(args)).fetchall()]
+        finally:
+            db.close()

@@ -51,9 +51,11 @@ class Services:
         return QueryLog(self.settings.queries_log_path)
 
     def close(self) -> None:
-        """Release the vector engine if it was opened."""
+        """Release the vector engine and the queries log if they were opened."""
         if "kb" in self.__dict__:
             self.kb.close()
+        if "querylog" in self.__dict__:
+            self.querylog.close()
             del self.__dict__["kb"]
 
 
