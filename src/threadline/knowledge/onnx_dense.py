@@ -161,15 +161,23 @@ class OnnxSentenceEmbeddings(Embeddings):
             )
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.enable_truncation(self.max_tokens)
-        self._tokenizer.enable_padding()
+        self._tokenizer.no_padding()  # `_forward` pads each batch to its own longest text
+        self._dimension = int(self._session.get_outputs()[0].shape[-1] or 0) or len(
+            self._embed(["dimension"])[0]
+        )
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        encodings = self._tokenizer.encode_batch(texts)
-        feeds = {
-            "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
-            "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
-            "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
-        }
+        return self._forward(self._tokenizer.encode_batch(texts))
+
+    def _forward(self, encodings: list[Any]) -> np.ndarray:
+        """One forward pass over tokenized texts, padded to the longest of them."""
+        width = max(len(e.ids) for e in encodings)
+        feeds = {name: np.zeros((len(encodings), width), dtype=np.int64) for name in _INPUTS}
+        for row, e in enumerate(encodings):
+            n = len(e.ids)
+            feeds["input_ids"][row, :n] = e.ids
+            feeds["attention_mask"][row, :n] = e.attention_mask
+            feeds["token_type_ids"][row, :n] = e.type_ids
         hidden = self._session.run(None, feeds)[0]
         mask = feeds["attention_mask"][..., None].astype(np.float32)
         pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
@@ -177,11 +185,20 @@ class OnnxSentenceEmbeddings(Embeddings):
         return pooled / np.clip(norms, 1e-12, None)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Vectors for passages, `batch_size` at a time."""
-        vectors: list[list[float]] = []
-        for start in range(0, len(texts), self.batch_size):
-            vectors.extend(self._embed(list(texts[start : start + self.batch_size])).tolist())
-        return vectors
+        """Vectors for passages, `batch_size` at a time, batched by length.
+
+        Texts of similar length share a batch, as sentence-transformers does, so short
+        passages are not padded to the length of the longest one.
+        """
+        if not texts:
+            return []
+        encodings = self._tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        vectors = np.empty((len(texts), self._dimension), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            vectors[rows] = self._forward([encodings[i] for i in rows])
+        return vectors.tolist()
 
     def embed_query(self, text: str) -> list[float]:
         """The vector of one query."""
