@@ -149,6 +149,9 @@ class OnnxSentenceEmbeddings(Embeddings):
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or min(len(os.sched_getaffinity(0)), 4)
         options.inter_op_num_threads = 1
+        # Idle pool threads sleep instead of spinning: a server has other Python work
+        # (other turns) to run on the same two cores between two embeddings.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             self._session = ort.InferenceSession(
                 str(self.onnx_path), options, providers=["CPUExecutionProvider"]
