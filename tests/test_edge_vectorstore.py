@@ -25,6 +25,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_qdrant import QdrantVectorStore, RetrievalMode
 from qdrant_client import QdrantClient, models
 
+from support.rankings import assert_same_ranking
 from threadline.knowledge.edge import ID_KEY, EdgeVectorStore, to_point_id
 from threadline.knowledge.sparse import Bm25SparseEmbeddings, sparse_vector_params
 
@@ -151,24 +152,6 @@ def client_hybrid(tmp_path: Path) -> Iterator[QdrantVectorStore]:
     store = _reference_store(tmp_path / "local", RetrievalMode.HYBRID)
     yield store
     store.client.close()
-
-
-def assert_same_ranking(want: list[tuple[str, float]], got: list[tuple[str, float]]) -> None:
-    """Same scores in the same order, and the same ids for each score.
-
-    Equal scores (frequent with RRF) may come in any order, and the last group of equal
-    scores may be cut at a different member by the limit.
-    """
-    assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-4, abs=1e-6)
-    groups: dict[float, tuple[set[str], set[str]]] = {}
-    for (want_id, score), (got_id, _) in zip(want, got, strict=True):
-        pair = groups.setdefault(round(score, 4), (set(), set()))
-        pair[0].add(want_id)
-        pair[1].add(got_id)
-    last = round(want[-1][1], 4) if want else None
-    for score, (want_ids, got_ids) in groups.items():
-        if score != last:
-            assert got_ids == want_ids, f"different ids scoring {score}"
 
 
 def _key(name: str) -> str:

@@ -24,6 +24,7 @@ from langchain_core.embeddings import Embeddings
 from qdrant_client import QdrantClient
 
 from conftest import SAMPLE, make_settings
+from support.rankings import assert_same_ranking
 from threadline.knowledge.documents import SourceDocument
 from threadline.knowledge.embeddings import EmbeddingSetup
 from threadline.knowledge.engines import edge_shard_path
@@ -141,24 +142,6 @@ QUERIES = [
 
 def _ranking(hits: list[ScoredChunk]) -> list[tuple[str, float]]:
     return [(h.chunk.chunk_id, h.score) for h in hits]
-
-
-def assert_same_ranking(want: list[tuple[str, float]], got: list[tuple[str, float]]) -> None:
-    """Same scores in the same order, and the same ids for each score.
-
-    Equal scores (frequent with RRF) may come in any order, and the last group of equal
-    scores may be cut at a different member by the limit.
-    """
-    assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-4, abs=1e-6)
-    groups: dict[float, tuple[set[str], set[str]]] = {}
-    for (want_id, score), (got_id, _) in zip(want, got, strict=True):
-        pair = groups.setdefault(round(score, 4), (set(), set()))
-        pair[0].add(want_id)
-        pair[1].add(got_id)
-    last = round(want[-1][1], 4) if want else None
-    for score, (want_ids, got_ids) in groups.items():
-        if score != last:
-            assert got_ids == want_ids, f"different ids scoring {score}"
 
 
 @pytest.mark.parametrize(("query", "filters"), QUERIES, ids=[q for q, _ in QUERIES])

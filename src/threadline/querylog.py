@@ -10,6 +10,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -84,13 +85,9 @@ class QueryLog:
         self._path = path
         self._lock = threading.Lock()
         self._writer: sqlite3.Connection | None = None
-        db = self._connect()
-        try:
-            with db:
-                db.execute("PRAGMA journal_mode=WAL")
-                db.executescript(SCHEMA)
-        finally:
-            db.close()
+        with closing(self._connect()) as db, db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(SCHEMA)
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self._path, timeout=30)
@@ -143,9 +140,6 @@ class QueryLog:
 
     def query(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """Run a read query; rows as dicts."""
-        db = self._connect()
-        try:
+        with closing(self._connect()) as db:
             db.row_factory = sqlite3.Row
             return [dict(r) for r in db.execute(sql, list(args)).fetchall()]
-        finally:
-            db.close()

@@ -201,6 +201,7 @@ def _bulk_documents(gen: SyntheticDocs, chunks: int) -> tuple[list[Any], list[st
     from langchain_core.documents import Document
 
     from threadline.knowledge.documents import SourceDocument, chunk_document
+    from threadline.knowledge.index import chunk_payload
 
     documents: list[Any] = []
     ids: list[str] = []
@@ -215,24 +216,17 @@ def _bulk_documents(gen: SyntheticDocs, chunks: int) -> tuple[list[Any], list[st
             updated_at="2024-05-01",
         )
         pieces = chunk_document(doc)
+        content_hash = doc.content_hash
         for chunk in pieces:
             if len(documents) >= chunks:
                 break
-            meta = {
-                **chunk.metadata,
-                "tenant": "default",
-                "doc_id": chunk.doc_id,
-                "chunk_id": chunk.chunk_id,
-                "title": chunk.title,
-                "section": chunk.section,
-                "position": chunk.position,
-                "source": chunk.source,
-                "text": chunk.text,
-                "path": doc.path,
-                "updated_at": doc.updated_at,
-                "content_hash": doc.content_hash,
-                "chunk_count": len(pieces),
-            }
+            meta = chunk_payload(
+                chunk,
+                doc,
+                tenant="default",
+                content_hash=content_hash,
+                chunk_count=len(pieces),
+            )
             documents.append(Document(page_content=chunk.embedding_text, metadata=meta))
             ids.append(chunk.chunk_id)  # `_point_id` of the default tenant
     return documents, ids

@@ -22,10 +22,10 @@ from langgraph.runtime import Runtime
 
 from threadline.followups.outline import OutlineSection, split_outline
 from threadline.followups.references import detect_language
-from threadline.followups.trail import TrailTurn, render_history
+from threadline.followups.trail import render_history
 from threadline.graph import prompts
 from threadline.graph.context import Context
-from threadline.graph.reformulation import reformulate_turn
+from threadline.graph.reformulation import reformulate_turn, trail_turns
 from threadline.graph.retrieval import retrieve_turn
 from threadline.graph.routing import plan_turn
 from threadline.graph.state import InputState, State
@@ -47,18 +47,6 @@ _NO_FOLLOWUP: dict[str, Any] = {
 
 def _lang(state: State) -> str:
     return state.language or detect_language(state.query)
-
-
-def _trail(history: list[dict[str, Any]]) -> list[TrailTurn]:
-    return [
-        TrailTurn(
-            question=turn["question"],
-            search_query=turn.get("search_query"),
-            titles=tuple(turn.get("titles", [])),
-            answer=turn.get("answer", ""),
-        )
-        for turn in history
-    ]
 
 
 def route_update(state: State, services: Services) -> dict[str, Any]:
@@ -236,7 +224,7 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
             for c in state.chunks
         )
         history = render_history(
-            _trail(state.history),
+            trail_turns(state.history),
             mode=context.history_mode or settings.history_mode,
             phase="answer",
             max_titles=settings.history_max_titles,

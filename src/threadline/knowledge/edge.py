@@ -450,50 +450,31 @@ class EdgeVectorStore(VectorStore):
         offset: int = 0,
     ) -> qe.QueryRequest:
         """The shard request for one query in this store's retrieval mode."""
+        common = {
+            "limit": k,
+            "offset": offset,
+            "filter": edge_filter,
+            "score_threshold": score_threshold,
+            "with_payload": True,
+            "with_vector": False,
+        }
         if self.retrieval_mode is RetrievalMode.HYBRID:
             assert dense is not None and self._sparse_embedding is not None
+            branches = [
+                qe.Query.Nearest(dense, using=self.vector_name),
+                qe.Query.Nearest(self._sparse_query(query), using=self.sparse_vector_name),
+            ]
             return qe.QueryRequest(
-                limit=k,
-                offset=offset,
-                prefetches=[
-                    qe.Prefetch(
-                        limit=k,
-                        query=qe.Query.Nearest(dense, using=self.vector_name),
-                        filter=edge_filter,
-                    ),
-                    qe.Prefetch(
-                        limit=k,
-                        query=qe.Query.Nearest(
-                            self._sparse_query(query), using=self.sparse_vector_name
-                        ),
-                        filter=edge_filter,
-                    ),
-                ],
+                prefetches=[qe.Prefetch(limit=k, query=q, filter=edge_filter) for q in branches],
                 query=qe.Fusion.Rrf(k=self.rrf_k),
-                filter=edge_filter,
-                score_threshold=score_threshold,
-                with_payload=True,
-                with_vector=False,
+                **common,
             )
         if self.retrieval_mode is RetrievalMode.DENSE:
             assert dense is not None
-            return qe.QueryRequest(
-                limit=k,
-                offset=offset,
-                query=qe.Query.Nearest(dense, using=self.vector_name),
-                filter=edge_filter,
-                score_threshold=score_threshold,
-                with_payload=True,
-                with_vector=False,
-            )
+            return qe.QueryRequest(query=qe.Query.Nearest(dense, using=self.vector_name), **common)
         return qe.QueryRequest(
-            limit=k,
-            offset=offset,
             query=qe.Query.Nearest(self._sparse_query(query), using=self.sparse_vector_name),
-            filter=edge_filter,
-            score_threshold=score_threshold,
-            with_payload=True,
-            with_vector=False,
+            **common,
         )
 
     def similarity_search_by_vector(

@@ -251,25 +251,15 @@ class KnowledgeBase:
         chunks = chunk_document(doc)
         documents, ids = [], []
         for chunk in chunks:
-            meta: dict[str, Any] = {
-                **chunk.metadata,
-                "tenant": tenant,
-                "doc_id": chunk.doc_id,
-                "chunk_id": chunk.chunk_id,
-                "title": chunk.title,
-                "section": chunk.section,
-                "position": chunk.position,
-                "source": chunk.source,
-                "text": chunk.text,
-                "path": doc.path,
-                "updated_at": doc.updated_at,
-                "content_hash": content_hash,
-                "chunk_count": len(chunks),
-            }
-            if source_app:
-                meta["source_app"] = source_app
-            if workspace:
-                meta["workspace"] = workspace
+            meta = chunk_payload(
+                chunk,
+                doc,
+                tenant=tenant,
+                content_hash=content_hash,
+                chunk_count=len(chunks),
+                source_app=source_app,
+                workspace=workspace,
+            )
             documents.append(Document(page_content=chunk.embedding_text, metadata=meta))
             ids.append(_point_id(tenant, chunk.chunk_id))
         with self._lock:
@@ -342,11 +332,9 @@ class KnowledgeBase:
         """Top-k chunks for a query within the filters, best first."""
         if not query.strip():
             return []
-        # Fusion needs more candidates per branch than the final k.
-        fetch = max(k * 3, 20)
         with self._reading():
-            hits = self._engine.search(query, fetch, filters.to_qdrant())
-        return [ScoredChunk(_chunk_from_meta(doc.metadata), score) for doc, score in hits][:k]
+            hits = self._engine.search(query, _fetch(k), filters.to_qdrant())
+        return _scored_chunks(hits, k)
 
     def search_many(
         self, queries: Sequence[str], *, k: int, filters: SearchFilters
@@ -360,16 +348,59 @@ class KnowledgeBase:
         rankings: list[list[ScoredChunk]] = [[] for _ in queries]
         if not live:
             return rankings
-        fetch = max(k * 3, 20)
         with self._reading():
             found = self._engine.search_batch(
-                [queries[i] for i in live], fetch, filters.to_qdrant()
+                [queries[i] for i in live], _fetch(k), filters.to_qdrant()
             )
         for i, hits in zip(live, found, strict=True):
-            rankings[i] = [
-                ScoredChunk(_chunk_from_meta(doc.metadata), score) for doc, score in hits
-            ][:k]
+            rankings[i] = _scored_chunks(hits, k)
         return rankings
+
+
+def _fetch(k: int) -> int:
+    """Hits asked of the engine for a top-k: fusion needs more per branch than k."""
+    return max(k * 3, 20)
+
+
+def _scored_chunks(hits: list[tuple[Document, float]], k: int) -> list[ScoredChunk]:
+    return [ScoredChunk(_chunk_from_meta(doc.metadata), score) for doc, score in hits[:k]]
+
+
+def chunk_payload(
+    chunk: Chunk,
+    doc: SourceDocument,
+    *,
+    tenant: str,
+    content_hash: str,
+    chunk_count: int,
+    source_app: str | None = None,
+    workspace: str | None = None,
+) -> dict[str, Any]:
+    """The metadata payload a chunk is stored with (what filters and hits read).
+
+    `content_hash` is `doc.content_hash`, passed in because it hashes the whole
+    document: computed once per document, not once per chunk.
+    """
+    meta: dict[str, Any] = {
+        **chunk.metadata,
+        "tenant": tenant,
+        "doc_id": chunk.doc_id,
+        "chunk_id": chunk.chunk_id,
+        "title": chunk.title,
+        "section": chunk.section,
+        "position": chunk.position,
+        "source": chunk.source,
+        "text": chunk.text,
+        "path": doc.path,
+        "updated_at": doc.updated_at,
+        "content_hash": content_hash,
+        "chunk_count": chunk_count,
+    }
+    if source_app:
+        meta["source_app"] = source_app
+    if workspace:
+        meta["workspace"] = workspace
+    return meta
 
 
 def _point_id(tenant: str, chunk_id: str) -> str:

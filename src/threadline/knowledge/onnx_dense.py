@@ -152,22 +152,21 @@ class OnnxSentenceEmbeddings(Embeddings):
         # Idle pool threads sleep instead of spinning: a server has other Python work
         # (other turns) to run on the same two cores between two embeddings.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        try:
-            self._session = ort.InferenceSession(
+
+        def open_session() -> Any:
+            return ort.InferenceSession(
                 str(self.onnx_path), options, providers=["CPUExecutionProvider"]
             )
+
+        try:
+            self._session = open_session()
         except Exception:  # a damaged cache file (disk full, bad copy): export it again
             with _EXPORT_LOCK:
                 export_onnx(model_dir, self.onnx_path)
-            self._session = ort.InferenceSession(
-                str(self.onnx_path), options, providers=["CPUExecutionProvider"]
-            )
+            self._session = open_session()
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.enable_truncation(self.max_tokens)
         self._tokenizer.no_padding()  # `_forward` pads each batch to its own longest text
-        self._dimension = int(self._session.get_outputs()[0].shape[-1] or 0) or len(
-            self._embed(["dimension"])[0]
-        )
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         return self._forward(self._tokenizer.encode_batch(texts))
@@ -197,11 +196,12 @@ class OnnxSentenceEmbeddings(Embeddings):
             return []
         encodings = self._tokenizer.encode_batch(list(texts))
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        vectors = np.empty((len(texts), self._dimension), dtype=np.float32)
+        vectors: list[list[float]] = [[] for _ in texts]
         for start in range(0, len(order), self.batch_size):
             rows = order[start : start + self.batch_size]
-            vectors[rows] = self._forward([encodings[i] for i in rows])
-        return vectors.tolist()
+            for row, vector in zip(rows, self._forward([encodings[i] for i in rows]), strict=True):
+                vectors[row] = vector.tolist()
+        return vectors
 
     def embed_query(self, text: str) -> list[float]:
         """The vector of one query."""
@@ -213,6 +213,3 @@ class OnnxSentenceEmbeddings(Embeddings):
 
     def __repr__(self) -> str:
         return f"OnnxSentenceEmbeddings({self.model_dir})"
-
-    def __getstate__(self) -> Any:  # pragma: no cover - sessions are not picklable
-        raise TypeError("OnnxSentenceEmbeddings cannot be pickled; create one per process")
