@@ -1,4 +1,9 @@
-"""Tests for the JSON-file ConversationStore."""
+"""The conversation store suite, run on both backends (JSON files and PostgreSQL).
+
+Tests taking ``store`` or ``backend`` run once per backend (``conftest.backend``);
+tests of the JSON files themselves (paths, lock files, atomic renames, damaged
+files) take ``json_store``.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,6 @@ import threading
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
 from langchain_core.messages import AIMessage, HumanMessage
 
 import threadline.store.json_store as json_store_module
@@ -38,7 +42,12 @@ T, A = "acme", "web"
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> ConversationStore:
+def store(backend) -> ConversationStore:
+    return backend.open(lock_timeout=5.0)
+
+
+@pytest.fixture
+def json_store(tmp_path: Path) -> ConversationStore:
     return ConversationStore(tmp_path / "data", lock_timeout=5.0)
 
 
@@ -56,13 +65,16 @@ def _meta(**kwargs: object) -> TurnMetadata:
 # ---------------------------------------------------------------------------- sessions
 
 
-def test_create_and_get_roundtrip(store: ConversationStore) -> None:
-    created = store.create_session(tenant=T, caller_app=A, session_id="s1", title="Hello")
-    path = store.root / T / A / "s1.json"
+def test_json_session_is_one_file(json_store: ConversationStore) -> None:
+    json_store.create_session(tenant=T, caller_app=A, session_id="s1", title="Hello")
+    path = json_store.root / T / A / "s1.json"
     assert path.is_file()
     on_disk = json.loads(path.read_text())
     assert on_disk["id"] == "s1" and on_disk["tenant"] == T and on_disk["schema_version"] == 1
 
+
+def test_create_and_get_roundtrip(store: ConversationStore) -> None:
+    created = store.create_session(tenant=T, caller_app=A, session_id="s1", title="Hello")
     got = store.get_session(tenant=T, caller_app=A, session_id="s1")
     assert got == created
     assert got is not None and got.created_at.utcoffset() is not None
@@ -86,9 +98,9 @@ def test_create_existing_raises(store: ConversationStore) -> None:
     assert got is not None and got.title == "first"
 
 
-def test_get_missing_returns_none_and_writes_nothing(store: ConversationStore) -> None:
+def test_get_missing_returns_none_and_writes_nothing(store: ConversationStore, backend) -> None:
     assert store.get_session(tenant=T, caller_app=A, session_id="nope") is None
-    assert not store.root.exists()
+    assert backend.is_empty()
 
 
 def test_get_or_create(store: ConversationStore) -> None:
@@ -143,7 +155,7 @@ def test_list_ordering_pagination_and_scope(store: ConversationStore) -> None:
         store.list_sessions(tenant=T, limit=-1)
 
 
-def test_update_session(store: ConversationStore) -> None:
+def test_update_session(store: ConversationStore, backend) -> None:
     created = store.create_session(tenant=T, caller_app=A, session_id="s1")
     updated = store.update_session(tenant=T, caller_app=A, session_id="s1", title="New")
     assert updated.title == "New" and updated.updated_at >= created.updated_at
@@ -151,19 +163,27 @@ def test_update_session(store: ConversationStore) -> None:
     assert got is not None and got.title == "New"
     with pytest.raises(SessionNotFoundError):
         store.update_session(tenant=T, caller_app=A, session_id="missing", title="x")
-    assert not (store.root / T / A / "missing.json.lock").exists()
+    if backend.name == "json":
+        assert not (store.root / T / A / "missing.json.lock").exists()
 
 
-def test_delete_session(store: ConversationStore) -> None:
+def test_delete_session(store: ConversationStore, backend) -> None:
     store.create_session(tenant=T, caller_app=A, session_id="s1")
     store.create_session(tenant=T, caller_app=A, session_id="s2")
-    assert (store.root / T / A / "s1.json.lock").exists()
+    store.add_turn(
+        tenant=T, caller_app=A, session_id="s1", question="q", answer="a", metadata=_meta()
+    )
     assert store.delete_session(tenant=T, caller_app=A, session_id="s1") is True
     assert store.get_session(tenant=T, caller_app=A, session_id="s1") is None
-    assert _files(store.root / T / A) == ["s2.json", "s2.json.lock"]
+    assert [s.id for s in store.list_sessions(tenant=T)[0]] == ["s2"]
+    if backend.name == "json":
+        assert _files(store.root / T / A) == ["s2.json", "s2.json.lock"]
+    else:
+        assert backend.rows("messages") == 0  # the session's messages went with it
     assert store.delete_session(tenant=T, caller_app=A, session_id="s1") is False
     assert store.delete_session(tenant="ghost", caller_app=A, session_id="s1") is False
-    assert not (store.root / "ghost").exists()
+    if backend.name == "json":
+        assert not (store.root / "ghost").exists()
     # The id can be reused after deletion.
     store.create_session(tenant=T, caller_app=A, session_id="s1")
 
@@ -221,7 +241,26 @@ def test_validate_id_rejects_non_string() -> None:
 @pytest.mark.parametrize("position", ["tenant", "caller_app", "session_id"])
 def test_bad_ids_raise_and_write_nothing(tmp_path: Path, bad: str, position: str) -> None:
     root = tmp_path / "data"
-    store = ConversationStore(root)
+    _bad_ids_raise(ConversationStore(root), bad, position)
+    assert not root.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("position", ["tenant", "caller_app", "session_id"])
+def test_bad_ids_raise_and_write_nothing_on_postgres(pg_url: str, position: str) -> None:
+    from support.backends import PostgresBackend
+
+    backend = PostgresBackend(pg_url)
+    try:
+        store = backend.open()
+        for bad in BAD_IDS:  # one database for all ids: a fresh one per id costs too much
+            _bad_ids_raise(store, bad, position)
+        assert backend.is_empty()
+    finally:
+        backend.close()
+
+
+def _bad_ids_raise(store: ConversationStore, bad: str, position: str) -> None:
     ids = {"tenant": T, "caller_app": A, "session_id": "s1"}
     ids[position] = bad
     meta = _meta()
@@ -243,8 +282,6 @@ def test_bad_ids_raise_and_write_nothing(tmp_path: Path, bad: str, position: str
         kwargs = {"tenant": ids["tenant"], "caller_app": ids["caller_app"]}
         with pytest.raises(InvalidIdError, match=position):
             store.list_sessions(**kwargs)
-    assert not root.exists()
-    assert list(tmp_path.iterdir()) == []
 
 
 def test_symlink_escaping_root_is_rejected(tmp_path: Path) -> None:
@@ -262,12 +299,12 @@ def test_symlink_escaping_root_is_rejected(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------- messages
 
 
-def test_add_message_persists_and_validates(store: ConversationStore, tmp_path: Path) -> None:
+def test_add_message_persists_and_validates(store: ConversationStore, backend) -> None:
     store.create_session(tenant=T, caller_app=A, session_id="s1")
     msg = store.add_message(tenant=T, caller_app=A, session_id="s1", role="user", content="q1")
     assert msg.role == "user" and msg.created_at.utcoffset() is not None
-    # A fresh instance proves the write hit the disk.
-    other = ConversationStore(store.root)
+    # A fresh instance proves the write was persisted, not cached.
+    other = backend.open()
     assert other.get_history(tenant=T, caller_app=A, session_id="s1") == [msg]
 
     with pytest.raises(ValueError, match="role"):
@@ -302,7 +339,7 @@ def test_message_model_rules() -> None:
 
 
 def test_add_turn_single_write_and_title(
-    store: ConversationStore, monkeypatch: pytest.MonkeyPatch
+    store: ConversationStore, backend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store.create_session(tenant=T, caller_app=A, session_id="s1")
     writes: list[Path] = []
@@ -322,7 +359,8 @@ def test_add_turn_single_write_and_title(
         answer="Like this.",
         metadata=_meta(search_query="configure", doc_ids=["d1"]),
     )
-    assert len(writes) == 1
+    # One file write (JSON); one transaction on PostgreSQL: see the rollback test.
+    assert len(writes) == (1 if backend.name == "json" else 0)
     assert user.role == "user" and asst.role == "assistant"
     assert user.turn_id == asst.turn_id and user.turn_id is not None
     assert user.metadata is None and asst.metadata is not None
@@ -347,9 +385,36 @@ def test_add_turn_keeps_existing_title(store: ConversationStore) -> None:
     assert got is not None and got.title == "Mine"
 
 
-def test_add_turn_failed_write_persists_neither_message(
-    store: ConversationStore, monkeypatch: pytest.MonkeyPatch
+def test_add_turn_failed_transaction_persists_neither_message(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import threadline.store.postgres as postgres_module
+    from support.backends import PostgresBackend
+
+    backend = PostgresBackend(pg_url)
+    store = backend.open()
+    store.create_session(tenant=T, caller_app=A, session_id="s1")
+    real_insert = postgres_module.PostgresStore._insert
+
+    def insert_then_fail(conn, key, messages):  # the rows are in, the commit never comes
+        real_insert(conn, key, messages)
+        raise OSError("disk full")
+
+    monkeypatch.setattr(postgres_module.PostgresStore, "_insert", staticmethod(insert_then_fail))
+    with pytest.raises(OSError, match="disk full"):
+        store.add_turn(
+            tenant=T, caller_app=A, session_id="s1", question="q", answer="a", metadata=_meta()
+        )
+    monkeypatch.undo()
+    assert store.get_history(tenant=T, caller_app=A, session_id="s1") == []
+    assert backend.rows("messages") == 0
+    backend.close()
+
+
+def test_add_turn_failed_write_persists_neither_message(
+    json_store: ConversationStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = json_store
     store.create_session(tenant=T, caller_app=A, session_id="s1")
 
     def boom(src: str, dst: str) -> None:
@@ -365,7 +430,7 @@ def test_add_turn_failed_write_persists_neither_message(
     assert _files(store.root) == [f"{T}/{A}/s1.json", f"{T}/{A}/s1.json.lock"]
 
 
-def test_add_turn_idempotent_by_turn_id(store: ConversationStore) -> None:
+def test_add_turn_idempotent_by_turn_id(store: ConversationStore, backend) -> None:
     store.create_session(tenant=T, caller_app=A, session_id="s1")
     first = store.add_turn(
         tenant=T,
@@ -376,9 +441,10 @@ def test_add_turn_idempotent_by_turn_id(store: ConversationStore) -> None:
         metadata=_meta(doc_ids=["d1"]),
         turn_id="t-1",
     )
-    path = store.root / T / A / "s1.json"
-    before = path.read_bytes()
-    stat_before = path.stat()
+    if backend.name == "json":
+        path = store.root / T / A / "s1.json"
+        before = path.read_bytes()
+        stat_before = path.stat()
     again = store.add_turn(
         tenant=T,
         caller_app=A,
@@ -389,8 +455,9 @@ def test_add_turn_idempotent_by_turn_id(store: ConversationStore) -> None:
         turn_id="t-1",
     )
     assert again == first
-    assert path.read_bytes() == before
-    assert path.stat().st_ino == stat_before.st_ino  # not even rewritten
+    if backend.name == "json":
+        assert path.read_bytes() == before
+        assert path.stat().st_ino == stat_before.st_ino  # not even rewritten
     history = store.get_history(tenant=T, caller_app=A, session_id="s1")
     assert [m.turn_id for m in history] == ["t-1", "t-1"]
     assert history[1].content == "a"
@@ -434,7 +501,7 @@ def test_add_turn_answer_without_question_is_an_error(store: ConversationStore) 
         )
 
 
-def test_add_turn_create_flag(store: ConversationStore) -> None:
+def test_add_turn_create_flag(store: ConversationStore, backend) -> None:
     with pytest.raises(SessionNotFoundError):
         store.add_turn(
             tenant=T,
@@ -444,7 +511,7 @@ def test_add_turn_create_flag(store: ConversationStore) -> None:
             answer="a",
             metadata=_meta(),
         )
-    assert not store.root.exists()
+    assert backend.is_empty()
     user, asst = store.add_turn(
         tenant=T,
         caller_app=A,
@@ -607,9 +674,9 @@ def test_thread_state_holds_no_document_text(store: ConversationStore) -> None:
 # ---------------------------------------------------------------------------- concurrency
 
 
-def test_two_instances_see_each_others_writes(tmp_path: Path) -> None:
-    one = ConversationStore(tmp_path / "data")
-    two = ConversationStore(tmp_path / "data")
+def test_two_instances_see_each_others_writes(backend) -> None:
+    one = backend.open()
+    two = backend.open()
     one.create_session(tenant=T, caller_app=A, session_id="s1")
     two.add_message(tenant=T, caller_app=A, session_id="s1", role="user", content="from two")
     one.add_message(tenant=T, caller_app=A, session_id="s1", role="assistant", content="from one")
@@ -625,35 +692,40 @@ def test_two_instances_see_each_others_writes(tmp_path: Path) -> None:
     assert two.get_session(tenant=T, caller_app=A, session_id="s1") is None
 
 
-def _mp_worker(root: str, worker: int, count: int) -> None:
-    store = ConversationStore(Path(root), lock_timeout=30.0)
+def _mp_worker(target: str, worker: int, count: int) -> None:
+    from threadline.store.backends import close_store, open_store
+
+    store = open_store(target, lock_timeout=30.0)
     for i in range(count):
         store.add_message(
             tenant=T, caller_app=A, session_id="shared", role="user", content=f"{worker}-{i}"
         )
+    close_store(store)
 
 
-def test_multiprocess_appends_are_not_lost(tmp_path: Path) -> None:
-    root = tmp_path / "data"
-    ConversationStore(root).create_session(tenant=T, caller_app=A, session_id="shared")
+def test_multiprocess_appends_are_not_lost(backend) -> None:
+    backend.open().create_session(tenant=T, caller_app=A, session_id="shared")
     ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_mp_worker, args=(str(root), w, 25)) for w in range(4)]
+    procs = [ctx.Process(target=_mp_worker, args=(backend.target, w, 25)) for w in range(4)]
     for p in procs:
         p.start()
     for p in procs:
         p.join(timeout=60)
     assert [p.exitcode for p in procs] == [0, 0, 0, 0]
 
-    raw = json.loads((root / T / A / "shared.json").read_text())
-    contents = [m["content"] for m in raw["messages"]]
+    stored = backend.open().get_history(tenant=T, caller_app=A, session_id="shared")
+    contents = [m.content for m in stored]
     assert len(contents) == 100
     assert sorted(contents) == sorted(f"{w}-{i}" for w in range(4) for i in range(25))
     # Each worker's own appends stay in order.
     for w in range(4):
         mine = [c for c in contents if c.startswith(f"{w}-")]
         assert mine == [f"{w}-{i}" for i in range(25)]
-    assert len({m["id"] for m in raw["messages"]}) == 100
-    assert _files(root) == [f"{T}/{A}/shared.json", f"{T}/{A}/shared.json.lock"]
+    assert len({m.id for m in stored}) == 100
+    if backend.name == "json":
+        raw = json.loads((backend.root / T / A / "shared.json").read_text())
+        assert [m["content"] for m in raw["messages"]] == contents
+        assert _files(backend.root) == [f"{T}/{A}/shared.json", f"{T}/{A}/shared.json.lock"]
 
 
 def test_threads_appends_are_not_lost(store: ConversationStore) -> None:
@@ -673,15 +745,15 @@ def test_threads_appends_are_not_lost(store: ConversationStore) -> None:
     assert len(store.get_history(tenant=T, caller_app=A, session_id="s1")) == 40
 
 
-def test_lock_timeout_raises_store_busy(tmp_path: Path) -> None:
-    store = ConversationStore(tmp_path / "data", lock_timeout=0.2)
+def test_lock_timeout_raises_store_busy(backend) -> None:
+    store = backend.open(lock_timeout=0.2)
     store.create_session(tenant=T, caller_app=A, session_id="s1")
-    lock_path = store.root / T / A / "s1.json.lock"
-    with FileLock(lock_path, timeout=1):
+    with backend.hold_lock(T, A, "s1"):
         with pytest.raises(StoreBusyError) as excinfo:
             store.add_message(tenant=T, caller_app=A, session_id="s1", role="user", content="x")
         assert excinfo.value.retryable
-        assert excinfo.value.lock_path == lock_path
+        if backend.name == "json":
+            assert excinfo.value.lock_path == store.root / T / A / "s1.json.lock"
         # Lock-free reads still work while a writer holds the lock.
         assert store.get_session(tenant=T, caller_app=A, session_id="s1") is not None
     store.add_message(tenant=T, caller_app=A, session_id="s1", role="user", content="x")
@@ -692,8 +764,9 @@ def test_lock_timeout_raises_store_busy(tmp_path: Path) -> None:
 
 
 def test_corrupt_file_is_isolated(
-    store: ConversationStore, caplog: pytest.LogCaptureFixture
+    json_store: ConversationStore, caplog: pytest.LogCaptureFixture
 ) -> None:
+    store = json_store
     store.create_session(tenant=T, caller_app=A, session_id="bad")
     store.create_session(tenant=T, caller_app=A, session_id="good")
     bad_path = store.root / T / A / "bad.json"
@@ -729,7 +802,8 @@ def test_corrupt_file_is_isolated(
     ],
     ids=["schema-version", "key-mismatch", "invalid-message"],
 )
-def test_wrong_schema_is_corrupt(store: ConversationStore, mutate: object) -> None:
+def test_wrong_schema_is_corrupt(json_store: ConversationStore, mutate: object) -> None:
+    store = json_store
     store.create_session(tenant=T, caller_app=A, session_id="s1")
     path = store.root / T / A / "s1.json"
     data = json.loads(path.read_text())
@@ -739,7 +813,8 @@ def test_wrong_schema_is_corrupt(store: ConversationStore, mutate: object) -> No
         store.get_session(tenant=T, caller_app=A, session_id="s1")
 
 
-def test_delete_removes_corrupt_session(store: ConversationStore) -> None:
+def test_delete_removes_corrupt_session(json_store: ConversationStore) -> None:
+    store = json_store
     store.create_session(tenant=T, caller_app=A, session_id="bad")
     (store.root / T / A / "bad.json").write_text("{")
     assert store.delete_session(tenant=T, caller_app=A, session_id="bad") is True
@@ -749,7 +824,8 @@ def test_delete_removes_corrupt_session(store: ConversationStore) -> None:
 # ---------------------------------------------------------------------------- atomic writes
 
 
-def test_atomic_writes_leave_no_temp_files(store: ConversationStore) -> None:
+def test_atomic_writes_leave_no_temp_files(json_store: ConversationStore) -> None:
+    store = json_store
     store.create_session(tenant=T, caller_app=A, session_id="s1")
     for i in range(5):
         store.add_turn(
@@ -760,8 +836,9 @@ def test_atomic_writes_leave_no_temp_files(store: ConversationStore) -> None:
 
 
 def test_failed_write_keeps_old_file_and_cleans_temp(
-    store: ConversationStore, monkeypatch: pytest.MonkeyPatch
+    json_store: ConversationStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    store = json_store
     store.create_session(tenant=T, caller_app=A, session_id="s1", title="old")
     path = store.root / T / A / "s1.json"
     before = path.read_bytes()
@@ -786,7 +863,7 @@ def test_failed_write_keeps_old_file_and_cleans_temp(
     assert _files(store.root) == [f"{T}/{A}/s1.json", f"{T}/{A}/s1.json.lock"]
 
 
-def test_followup_info_roundtrip(store: ConversationStore) -> None:
+def test_followup_info_roundtrip(store: ConversationStore, backend) -> None:
     store.create_session(tenant=T, caller_app=A, session_id="s1")
     meta = _meta(
         followup=FollowupInfo(
@@ -801,5 +878,5 @@ def test_followup_info_roundtrip(store: ConversationStore) -> None:
         stop_reason="done",
     )
     store.add_turn(tenant=T, caller_app=A, session_id="s1", question="q", answer="a", metadata=meta)
-    reread = ConversationStore(store.root).get_history(tenant=T, caller_app=A, session_id="s1")
+    reread = backend.open().get_history(tenant=T, caller_app=A, session_id="s1")
     assert reread[1].metadata == meta

@@ -11,9 +11,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from threadline.db_cli import check_database, db_app
 from threadline.settings import get_settings
 
 app = typer.Typer(no_args_is_help=True, help="Multi-turn, strictly grounded chat over documents.")
+app.add_typer(db_app, name="db")
 sessions_app = typer.Typer(no_args_is_help=True, help="List, show and delete sessions.")
 app.add_typer(sessions_app, name="sessions")
 bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks of the service's own pipeline.")
@@ -60,17 +62,34 @@ def ingest(
 def serve(
     host: Annotated[str | None, typer.Option(help="Interface to bind.")] = None,
     port: Annotated[int | None, typer.Option(help="Port to listen on.")] = None,
+    workers: Annotated[
+        int,
+        typer.Option(min=1, help="Worker processes (more than 1 needs QDRANT_URL)."),
+    ] = 1,
 ) -> None:
     """Serve the HTTP API."""
     import uvicorn
 
     settings = get_settings()
+    if workers > 1 and settings.qdrant_url is None:
+        # Each worker would open the embedded index, which only one process may hold.
+        typer.echo(
+            f"error: --workers {workers} needs a Qdrant server (QDRANT_URL): the embedded "
+            f"index in {settings.qdrant_path} belongs to one process; serve with --workers 1",
+            err=True,
+        )
+        raise typer.Exit(2)
+    problem = check_database(settings)
+    if problem is not None:
+        typer.echo(f"error: {problem}", err=True)
+        raise typer.Exit(1)
     uvicorn.run(
         "threadline.api.main:create_app",
         factory=True,
         host=host or settings.host,
         port=port or settings.port,
         log_level="info",
+        workers=workers if workers > 1 else None,
     )
 
 
@@ -133,10 +152,7 @@ def sessions_list(
     limit: int = 50,
 ) -> None:
     """List sessions, most recent first."""
-    from threadline.store import ConversationStore
-
-    settings = get_settings()
-    store = ConversationStore(settings.sessions_dir, lock_timeout=settings.lock_timeout)
+    store = _services().store
     summaries, total = store.list_sessions(tenant=tenant, caller_app=caller_app, limit=limit)
     table = Table("id", "caller_app", "title", "messages", "updated")
     for s in summaries:
@@ -152,10 +168,7 @@ def sessions_show(
     session_id: str, tenant: TenantOpt = "default", caller_app: CallerOpt = "default"
 ) -> None:
     """Print a session as JSON."""
-    from threadline.store import ConversationStore
-
-    settings = get_settings()
-    store = ConversationStore(settings.sessions_dir, lock_timeout=settings.lock_timeout)
+    store = _services().store
     session = store.get_session(tenant=tenant, caller_app=caller_app, session_id=session_id)
     if session is None:
         console.print("[red]Session not found[/red]")
@@ -168,10 +181,7 @@ def sessions_delete(
     session_id: str, tenant: TenantOpt = "default", caller_app: CallerOpt = "default"
 ) -> None:
     """Delete a session."""
-    from threadline.store import ConversationStore
-
-    settings = get_settings()
-    store = ConversationStore(settings.sessions_dir, lock_timeout=settings.lock_timeout)
+    store = _services().store
     if not store.delete_session(tenant=tenant, caller_app=caller_app, session_id=session_id):
         console.print("[red]Session not found[/red]")
         raise typer.Exit(1)
@@ -188,10 +198,7 @@ def sessions_check(
     ] = False,
 ) -> None:
     """Check every session file; exit 1 if a damaged one remains in place."""
-    from threadline.store import ConversationStore
-
-    settings = get_settings()
-    store = ConversationStore(settings.sessions_dir, lock_timeout=settings.lock_timeout)
+    store = _services().store
     checks = store.check_sessions(repair=repair, quarantine=quarantine)
     colors = {"ok": "green", "corrupt": "red", "repaired": "yellow", "quarantined": "yellow"}
     table = Table("status", "tenant", "caller_app", "session", "messages", "details")
@@ -226,9 +233,7 @@ def show_log(
     as_json: Annotated[bool, typer.Option("--json", help="Print rows as JSON lines.")] = False,
 ) -> None:
     """Print the queries log of one thread."""
-    from threadline.querylog import QueryLog
-
-    rows = QueryLog(get_settings().queries_log_path).thread(thread)
+    rows = _services().querylog.thread(thread)
     if as_json:
         for row in rows:
             typer.echo(json.dumps(row, ensure_ascii=False))

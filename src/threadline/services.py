@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from langchain_core.language_models import BaseChatModel
 
@@ -15,7 +16,12 @@ from threadline.knowledge.index import KnowledgeBase
 from threadline.models import create_chat_model
 from threadline.querylog import QueryLog
 from threadline.settings import Settings, get_settings
-from threadline.store import ConversationStore
+from threadline.store import ConversationStore, ConversationStoreProtocol
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
+
+    from threadline.querylog_pg import PostgresQueryLog
 
 
 class Services:
@@ -28,8 +34,31 @@ class Services:
         self._build_lock = threading.Lock()
 
     @cached_property
-    def store(self) -> ConversationStore:
-        """The conversation store (JSON files under the data directory)."""
+    def pool(self) -> ConnectionPool:
+        """The PostgreSQL connection pool (only with ``THREADLINE_DATABASE_URL``)."""
+        from threadline.store.postgres import open_pool
+
+        settings = self.settings
+        if settings.database_url is None:
+            raise RuntimeError("no THREADLINE_DATABASE_URL: the store is the JSON files")
+        return open_pool(
+            settings.database_url.get_secret_value(),
+            max_size=settings.database_pool_size,
+            statement_timeout=settings.database_statement_timeout,
+            lock_timeout=settings.lock_timeout,
+        )
+
+    @cached_property
+    def store(self) -> ConversationStoreProtocol:
+        """The conversation store: PostgreSQL when a database URL is set, else JSON files.
+
+        Raises:
+            SchemaVersionError: If the database's schema is not this code's version.
+        """
+        if self.settings.database_url is not None:
+            from threadline.store.postgres import PostgresStore
+
+            return PostgresStore(self.pool, lock_timeout=self.settings.lock_timeout)
         return ConversationStore(
             self.settings.sessions_dir, lock_timeout=self.settings.lock_timeout
         )
@@ -46,17 +75,26 @@ class Services:
         return self._llm or create_chat_model(self.settings)
 
     @cached_property
-    def querylog(self) -> QueryLog:
-        """The SQLite queries log."""
+    def querylog(self) -> QueryLog | PostgresQueryLog:
+        """The queries log: PostgreSQL's `queries_log` with a database URL, else SQLite."""
+        if self.settings.database_url is not None:
+            from threadline.querylog_pg import PostgresQueryLog
+
+            return PostgresQueryLog(self.pool)
         return QueryLog(self.settings.queries_log_path)
 
     def close(self) -> None:
-        """Release the vector engine and the queries log if they were opened."""
+        """Release the vector engine, the queries log and the database pool if opened."""
         if "kb" in self.__dict__:
             self.kb.close()
         if "querylog" in self.__dict__:
             self.querylog.close()
             del self.__dict__["kb"]
+        if "pool" in self.__dict__:
+            self.pool.close()
+            # The store and log lent connections from it: built again on next use.
+            for name in ("pool", "store", "querylog"):
+                self.__dict__.pop(name, None)
 
 
 _default: Services | None = None

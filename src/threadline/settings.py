@@ -46,7 +46,18 @@ class Settings(BaseSettings):
         description="Documents `make run` ingests on a fresh machine.",
     )
     lock_timeout: float = Field(
-        default=10.0, gt=0, description="Seconds to wait for a session file lock."
+        default=10.0, gt=0, description="Seconds to wait for a session file (or row) lock."
+    )
+    database_url: SecretStr | None = Field(
+        default=None,
+        description="postgresql://... puts sessions, thread_state and the queries log in "
+        "PostgreSQL (run `threadline db migrate` first); empty: JSON files and SQLite.",
+    )
+    database_pool_size: int = Field(
+        default=10, ge=1, le=200, description="Most PostgreSQL connections per process."
+    )
+    database_statement_timeout: float = Field(
+        default=30.0, gt=0, description="Seconds a PostgreSQL statement may run."
     )
 
     # --- vector engine -----------------------------------------------------

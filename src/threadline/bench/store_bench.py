@@ -15,9 +15,16 @@ from the barrier to the last writer's end. Afterwards every session is read back
 the count of messages must be exactly ``2 x`` the appends, and each writer's turns
 must be in its order. A single-writer run gives the uncontended baseline.
 
+With ``--backend postgres`` the same runs go to PostgreSQL: ``--database-url`` names
+a database (migrated here), or a throw-away cluster is started from Debian's
+``postgresql`` (``threadline.bench.pg_cluster``). One append is then one transaction
+committed with the server's defaults (``synchronous_commit=on``: flushed to disk).
+
 Usage::
 
     python -m threadline.bench.store_bench --out bench-out/store.json [--turns 100]
+    python -m threadline.bench.store_bench --backend postgres --layouts one \
+        --out bench-out/store-postgres.json
 """
 
 from __future__ import annotations
@@ -87,9 +94,10 @@ def _writer(
     results: Any,
 ) -> None:
     """Append ``count`` turns once ``start`` releases; put timings on ``results``."""
-    from threadline.store import ConversationStore, StoreBusyError
+    from threadline.store import StoreBusyError
+    from threadline.store.backends import close_store, open_store
 
-    store = ConversationStore(Path(root), lock_timeout=60.0)
+    store = open_store(root, lock_timeout=60.0)
     metadata = _metadata()
     answer = (_ANSWER * (answer_chars // len(_ANSWER) + 1))[:answer_chars]
     latencies: list[float] = []
@@ -112,16 +120,17 @@ def _writer(
         except StoreBusyError:
             busy += 1
         latencies.append((time.perf_counter() - t0) * 1000)
-    results.put(
-        {"worker": worker, "began": began, "ended": time.monotonic(), "ms": latencies, "busy": busy}
-    )
+    ended = time.monotonic()
+    close_store(store)
+    results.put({"worker": worker, "began": began, "ended": ended, "ms": latencies, "busy": busy})
 
 
-def _verify(root: Path, sessions: dict[str, list[str]], count: int) -> dict[str, Any]:
+def _verify(target: str, sessions: dict[str, list[str]], count: int) -> dict[str, Any]:
     """Read every session back: message count and each writer's order."""
-    from threadline.store import ConversationStore
+    from threadline.store.backends import close_store, is_database_url, open_store
 
-    store = ConversationStore(root)
+    store = open_store(target)
+    root = Path("/nonexistent") if is_database_url(target) else Path(target)
     problems: list[str] = []
     messages = 0
     sizes = []
@@ -143,6 +152,7 @@ def _verify(root: Path, sessions: dict[str, list[str]], count: int) -> dict[str,
         path = root / TENANT / CALLER_APP / f"{session_id}.json"
         if path.exists():
             sizes.append(path.stat().st_size)
+    close_store(store)
     return {
         "messages": messages,
         "ok": not problems,
@@ -151,20 +161,36 @@ def _verify(root: Path, sessions: dict[str, list[str]], count: int) -> dict[str,
     }
 
 
+def _empty_database(url: str) -> None:
+    """Remove the benchmark tenant's sessions (and so their messages) from the database."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DELETE FROM sessions WHERE tenant_id = %s", (TENANT,))
+
+
 def run_layout(
-    layout: str, workers: int, count: int, answer_chars: int, workdir: Path
+    layout: str,
+    workers: int,
+    count: int,
+    answer_chars: int,
+    workdir: Path,
+    database_url: str | None = None,
 ) -> dict[str, Any]:
     """One measurement: ``workers`` writers x ``count`` appends in a fresh store."""
     root = workdir / f"{layout}-{workers}"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
+    if database_url is not None:
+        _empty_database(database_url)
+    target = database_url or str(root)
     names = [f"w{i}" for i in range(workers)]
     if layout == "many":
         sessions = {f"sess-{name}": [name] for name in names}
-        target = {name: f"sess-{name}" for name in names}
+        session_of = {name: f"sess-{name}" for name in names}
     else:
         sessions = {"sess-shared": names}
-        target = dict.fromkeys(names, "sess-shared")
+        session_of = dict.fromkeys(names, "sess-shared")
     rows: list[dict[str, Any]] = []
     if layout == "threads":
         start: Any = threading.Barrier(workers)
@@ -172,7 +198,7 @@ def run_layout(
         threads = [
             threading.Thread(
                 target=_writer,
-                args=(str(root), target[n], n, count, answer_chars, start, results),
+                args=(target, session_of[n], n, count, answer_chars, start, results),
             )
             for n in names
         ]
@@ -189,7 +215,7 @@ def run_layout(
         procs = [
             ctx.Process(
                 target=_writer,
-                args=(str(root), target[n], n, count, answer_chars, start, results),
+                args=(target, session_of[n], n, count, answer_chars, start, results),
             )
             for n in names
         ]
@@ -202,8 +228,10 @@ def run_layout(
     elapsed = max(r["ended"] for r in rows) - min(r["began"] for r in rows)
     appends = workers * count
     latencies = [ms for r in rows for ms in r["ms"]]
-    verified = _verify(root, sessions, count)
+    verified = _verify(target, sessions, count)
     shutil.rmtree(root, ignore_errors=True)
+    if database_url is not None:
+        _empty_database(database_url)
     return {
         "layout": layout,
         "writers": workers,
@@ -224,20 +252,27 @@ def run(
     answer_chars: int = 800,
     workdir: Path | None = None,
     log: Any = print,
+    backend: str = "json",
+    database_url: str | None = None,
 ) -> dict[str, Any]:
     """Measure the baseline and each layout; JSON-ready results."""
     base = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="threadline-store-bench-"))
     base.mkdir(parents=True, exist_ok=True)
     runs = []
+    cluster = None
     try:
+        if backend == "postgres":
+            database_url, cluster = _prepare_database(database_url, log)
         log(f"baseline: 1 writer x {count} appends")
-        runs.append(run_layout("one", 1, count, answer_chars, base))
+        runs.append(run_layout("one", 1, count, answer_chars, base, database_url))
         for layout in layouts:
             log(f"{layout}: {processes} writers x {count} appends")
-            runs.append(run_layout(layout, processes, count, answer_chars, base))
+            runs.append(run_layout(layout, processes, count, answer_chars, base, database_url))
             log(f"  {runs[-1]['appends_per_s']} appends/s, verified={runs[-1]['verified']['ok']}")
         env = environment(base)
     finally:
+        if cluster is not None:
+            cluster.stop()
         if workdir is None:
             shutil.rmtree(base, ignore_errors=True)
     contended = [r for r in runs if r["writers"] > 1]
@@ -246,6 +281,7 @@ def run(
         "benchmark": "store",
         "environment": env,
         "config": {
+            "backend": backend,
             "processes": processes,
             "appends_per_writer": count,
             "answer_chars": answer_chars,
@@ -261,6 +297,25 @@ def run(
     }
 
 
+def _prepare_database(url: str | None, log: Any) -> tuple[str, Any]:
+    """The migrated database to write to: ``url``, or a throw-away cluster's."""
+    import psycopg
+
+    from threadline.store.pg_schema import migrate
+
+    cluster = None
+    if url is None:
+        from threadline.bench.pg_cluster import Cluster
+
+        cluster = Cluster().start()
+        cluster.wait_ready()
+        url = cluster.create_database("threadline_bench")
+        log(f"throw-away PostgreSQL cluster on port {cluster.port}")
+    with psycopg.connect(url, autocommit=True) as conn:
+        migrate(conn)
+    return url, cluster
+
+
 _LAYOUTS = {
     "one": "processes, one session",
     "many": "processes, one session each",
@@ -272,11 +327,17 @@ def to_markdown(results: dict[str, Any]) -> str:
     """The table for the README."""
     env = results["environment"]
     cfg = results["config"]
+    backend = cfg.get("backend", "json")
+    durable = (
+        "committed in one PostgreSQL transaction (synchronous_commit=on)"
+        if backend == "postgres"
+        else "fsynced"
+    )
     lines = [
-        "### Store appends under contention",
+        "### Store appends under contention" + (" (PostgreSQL)" if backend == "postgres" else ""),
         "",
         f"{machine_line(env)} One append = one `add_turn` (question + "
-        f"{cfg['answer_chars']}-char answer with metadata), fsynced.",
+        f"{cfg['answer_chars']}-char answer with metadata), {durable}.",
         "",
         "| writers | layout | appends | appends/s | p50 ms | p95 ms | p99 ms | max ms "
         "| largest file | verified |",
@@ -319,12 +380,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--answer-chars", type=int, default=800, help="answer length")
     parser.add_argument("--workdir", type=Path, default=None, help="where the stores are written")
+    parser.add_argument(
+        "--backend", choices=("json", "postgres"), default="json", help="the store to measure"
+    )
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        help="with --backend postgres: a database to use (default: a throw-away cluster)",
+    )
     args = parser.parse_args(argv)
     layouts = [x for x in args.layouts.split(",") if x]
     for layout in layouts:
         if layout not in _LAYOUTS:
             parser.error(f"unknown layout {layout!r}")
-    results = run(args.processes, args.turns, layouts, args.answer_chars, args.workdir)
+    results = run(
+        args.processes,
+        args.turns,
+        layouts,
+        args.answer_chars,
+        args.workdir,
+        backend=args.backend,
+        database_url=args.database_url,
+    )
     markdown = to_markdown(results)
     write_outputs(args.out, results, markdown)
     print(markdown)  # noqa: T201 - a command's output

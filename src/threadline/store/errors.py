@@ -60,11 +60,12 @@ class StoreBusyError(StoreError):
 
     retryable: bool = True
 
-    def __init__(self, lock_path: Path, timeout: float) -> None:
+    def __init__(self, lock_path: Path | str, timeout: float) -> None:
         """Build the error for one lock file.
 
         Args:
-            lock_path: The lock file that stayed held.
+            lock_path: The lock file that stayed held (for PostgreSQL, a description of
+                the row lock or connection that could not be had).
             timeout: Seconds waited before giving up.
         """
         super().__init__(f"session lock {lock_path} still held after {timeout:g}s; retry later")

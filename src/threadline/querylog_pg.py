@@ -1,0 +1,72 @@
+"""The queries log in PostgreSQL (``THREADLINE_DATABASE_URL``): the SQLite log's columns.
+
+Rows come back shaped like the SQLite log's (``created_at`` as an ISO string,
+``doc_ids``/``titles``/``outline`` as JSON text) so the CLI and callers read both
+the same way; in ``psql`` the columns are real ``timestamptz``/``boolean``/``jsonb``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any
+
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from threadline.querylog import QueryRecord
+
+_JSON_COLUMNS = ("doc_ids", "titles", "outline")
+
+
+def _as_sqlite_row(row: dict[str, Any]) -> dict[str, Any]:
+    shaped = dict(row)
+    for key, value in row.items():
+        if isinstance(value, datetime):
+            shaped[key] = value.isoformat()
+        elif key in _JSON_COLUMNS and not isinstance(value, str):
+            shaped[key] = json.dumps(value, ensure_ascii=False)
+        elif isinstance(value, bool):
+            shaped[key] = int(value)
+    return shaped
+
+
+class PostgresQueryLog:
+    """Append-only log of turns in the ``queries_log`` table (schema: ``pg_schema.py``)."""
+
+    def __init__(self, pool: ConnectionPool) -> None:
+        """Log through the process's pool (the store's)."""
+        self._pool = pool
+
+    def close(self) -> None:
+        """Nothing to release: the pool belongs to the services."""
+
+    def record(self, record: QueryRecord) -> None:
+        """Append one turn (autocommit: one statement, committed when it returns)."""
+        row = asdict(record)
+        row["created_at"] = datetime.fromisoformat(row["created_at"])
+        for key in _JSON_COLUMNS:
+            row[key] = Jsonb(row[key])
+        columns = ", ".join(row)
+        marks = ", ".join(f"%({k})s" for k in row)
+        with self._pool.connection() as conn:
+            conn.execute(f"INSERT INTO queries_log ({columns}) VALUES ({marks})", row)
+
+    def thread(
+        self, thread_id: str, *, tenant: str | None = None, caller_app: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Rows of one thread, oldest first."""
+        sql = "SELECT * FROM queries_log WHERE thread_id = %s"
+        args: list[Any] = [thread_id]
+        for name, value in (("tenant", tenant), ("caller_app", caller_app)):
+            if value is not None:
+                sql += f" AND {name} = %s"
+                args.append(value)
+        return self.query(sql + " ORDER BY id", args)
+
+    def query(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Run a read query (``%s`` placeholders); rows as dicts shaped like SQLite's."""
+        with self._pool.connection() as conn:
+            return [_as_sqlite_row(r) for r in conn.execute(sql, list(args)).fetchall()]

@@ -1,0 +1,765 @@
+"""PostgreSQL backend of the conversation store (``THREADLINE_DATABASE_URL``).
+
+The same ``ConversationStoreProtocol``, ids and errors as the JSON-file store, on
+the tables of ``pg_schema.py``. psycopg 3 with one ``psycopg_pool.ConnectionPool``
+per process; connections in autocommit with ``dict_row``, and an explicit
+``conn.transaction()`` around every write.
+
+Appends take no session-wide lock: a turn is one transaction inserting its two
+messages (numbered by one identity sequence, so a writer's later append always
+sorts after its earlier ones), and writers of one session commit side by side, so
+PostgreSQL's group commit shares one WAL flush among them (a row lock held to the
+commit would serialise them on the flush). A unique index on ``(session, turn_id,
+role)`` makes a retried turn conflict rather than double; the loser re-reads and
+returns what is stored. ``thread_state`` is a view over the stored answers, and a
+session's ``updated_at`` and message count are read from its messages, so nothing
+is updated per turn. Rows are only locked by a title change (``lock_timeout``
+bounds the wait, as the JSON store's file lock). ``statement_timeout`` bounds every
+statement; a lock or statement timeout, a pool with no connection to give in time,
+and a lost server raise ``StoreBusyError`` (a retryable 503 in the API). The pool
+checks a connection before lending it, so the store reconnects by itself after a
+server restart.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, get_args
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool, PoolTimeout
+from pydantic import ValidationError
+
+from threadline.store.base import validate_id
+from threadline.store.errors import (
+    CorruptSessionError,
+    SessionExistsError,
+    SessionNotFoundError,
+    StoreBusyError,
+    StoreError,
+)
+from threadline.store.json_store import (
+    ConversationStore,
+    _new_message_id,
+    _new_session_id,
+    _new_turn_id,
+    _title_from_question,
+    _utcnow,
+)
+from threadline.store.layout import describe_error
+from threadline.store.models import (
+    Message,
+    Role,
+    Session,
+    SessionCheck,
+    SessionSummary,
+    ThreadState,
+    TurnMetadata,
+)
+from threadline.store.pg_schema import check_schema
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
+
+_LOGGER = logging.getLogger(__name__)
+_ROLES: frozenset[str] = frozenset(get_args(Role))
+_Key = tuple[str, str, str]
+
+_KEY_WHERE = "tenant_id = %s AND caller_app = %s AND session_id = %s"
+_MESSAGE_COLUMNS = "id, role, content, created_at, turn_id, metadata"
+
+
+def open_pool(
+    url: str,
+    *,
+    min_size: int = 1,
+    max_size: int = 10,
+    statement_timeout: float = 30.0,
+    lock_timeout: float = 10.0,
+    pool_timeout: float = 10.0,
+) -> ConnectionPool:
+    """Open a connection pool configured the way the store needs it.
+
+    Args:
+        url: A ``postgresql://`` URL.
+        min_size: Connections kept open.
+        max_size: Most connections at once.
+        statement_timeout: Seconds any statement may run before the server cancels it.
+        lock_timeout: Seconds a write waits for its session's row lock.
+        pool_timeout: Seconds a caller waits for a free (or new) connection.
+
+    Returns:
+        The open pool (it keeps trying to connect in the background).
+    """
+    options = (
+        f"-c statement_timeout={int(statement_timeout * 1000)} "
+        f"-c lock_timeout={int(lock_timeout * 1000)} -c timezone=UTC"
+    )
+    return ConnectionPool(
+        url,
+        min_size=min_size,
+        max_size=max_size,
+        kwargs={"autocommit": True, "row_factory": dict_row, "options": options},
+        # One round trip per checkout finds connections a server restart cut.
+        check=ConnectionPool.check_connection,
+        timeout=pool_timeout,
+        open=True,
+        name="threadline",
+    )
+
+
+def _where(key: _Key) -> str:
+    return f"postgresql:{key[0]}/{key[1]}/{key[2]}"
+
+
+def _row_path(key: _Key) -> Path:
+    """What errors name instead of a file: the row's key, shaped like the JSON path."""
+    return Path("postgresql") / key[0] / key[1] / key[2]
+
+
+def _message(row: dict[str, Any]) -> Message:
+    return Message(
+        id=row["id"],
+        role=row["role"],
+        content=row["content"],
+        created_at=row["created_at"],
+        turn_id=row["turn_id"],
+        metadata=row["metadata"],
+    )
+
+
+def _metadata_json(metadata: TurnMetadata | None) -> Jsonb | None:
+    return None if metadata is None else Jsonb(metadata.model_dump(mode="json"))
+
+
+class _Retry(Exception):
+    """A concurrent writer took this turn id between our read and our insert."""
+
+
+class PostgresStore:
+    """Conversation store on PostgreSQL; same contract as ``ConversationStore``."""
+
+    def __init__(
+        self, pool: ConnectionPool, *, lock_timeout: float = 10.0, owns_pool: bool = False
+    ) -> None:
+        """Use a pool opened with ``open_pool``; checks the schema version first.
+
+        Args:
+            pool: The process's pool.
+            lock_timeout: Reported in ``StoreBusyError`` (the pool's connections
+                carry the actual ``lock_timeout``).
+            owns_pool: Close the pool in ``close()``.
+
+        Raises:
+            SchemaVersionError: If the database is not at this code's schema version.
+            StoreBusyError: If no connection could be had.
+        """
+        self.pool = pool
+        self.lock_timeout = lock_timeout
+        self._owns_pool = owns_pool
+        with self._connection() as conn:
+            check_schema(conn)
+
+    @classmethod
+    def connect(cls, url: str, *, lock_timeout: float = 10.0, max_size: int = 4) -> PostgresStore:
+        """A store with its own small pool (worker processes, the CLI, tests)."""
+        pool = open_pool(url, max_size=max_size, lock_timeout=lock_timeout)
+        try:
+            return cls(pool, lock_timeout=lock_timeout, owns_pool=True)
+        except BaseException:
+            pool.close()
+            raise
+
+    def close(self) -> None:
+        """Close the pool if this store opened it."""
+        if self._owns_pool:
+            self.pool.close()
+
+    @contextmanager
+    def _connection(self, key: _Key | None = None) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection; timeouts and a lost server become ``StoreBusyError``."""
+        where = _where(key) if key is not None else "postgresql"
+        try:
+            with self.pool.connection() as conn:
+                yield conn
+        except PoolTimeout as exc:
+            raise StoreBusyError(f"{where} (no database connection)", self.pool.timeout) from exc
+        except (psycopg.errors.LockNotAvailable, psycopg.errors.QueryCanceled) as exc:
+            raise StoreBusyError(f"{where} (row lock)", self.lock_timeout) from exc
+        except psycopg.OperationalError as exc:
+            # The server went away mid-call; the pool replaces the connection.
+            raise StoreBusyError(f"{where} (connection lost: {exc})", self.lock_timeout) from exc
+
+    @staticmethod
+    def _key(tenant: str, caller_app: str, session_id: str) -> _Key:
+        return (
+            validate_id(tenant, "tenant"),
+            validate_id(caller_app, "caller_app"),
+            validate_id(session_id, "session_id"),
+        )
+
+    # ------------------------------------------------------------------ reads
+
+    @staticmethod
+    def _header(conn: psycopg.Connection[Any], key: _Key, *, lock: bool = False) -> Any:
+        """The session row with ``updated_at`` raised to its newest message's time."""
+        if lock:
+            return conn.execute(
+                f"SELECT title, created_at, updated_at FROM sessions WHERE {_KEY_WHERE} FOR UPDATE",
+                key,
+            ).fetchone()
+        return conn.execute(
+            "SELECT s.title, s.created_at, greatest(s.updated_at, l.created_at) AS updated_at "
+            "FROM sessions s LEFT JOIN LATERAL (SELECT m.created_at FROM messages m "
+            "WHERE m.tenant_id = s.tenant_id AND m.caller_app = s.caller_app "
+            "AND m.session_id = s.session_id ORDER BY m.seq DESC LIMIT 1) l ON true "
+            "WHERE s.tenant_id = %s AND s.caller_app = %s AND s.session_id = %s",
+            key,
+        ).fetchone()
+
+    @staticmethod
+    def _messages(
+        conn: psycopg.Connection[Any], key: _Key, limit: int | None = None
+    ) -> list[Message]:
+        if limit is None:
+            rows = conn.execute(
+                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE {_KEY_WHERE} ORDER BY seq", key
+            ).fetchall()
+        else:
+            rows = conn.execute(
+                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE {_KEY_WHERE} "
+                "ORDER BY seq DESC LIMIT %s",
+                (*key, limit),
+            ).fetchall()
+            rows.reverse()
+        try:
+            return [_message(row) for row in rows]
+        except ValidationError as exc:
+            raise CorruptSessionError(_row_path(key), describe_error(exc)) from exc
+
+    def _load(self, conn: psycopg.Connection[Any], key: _Key) -> Session | None:
+        header = self._header(conn, key)
+        if header is None:
+            return None
+        return Session(
+            id=key[2],
+            tenant=key[0],
+            caller_app=key[1],
+            title=header["title"],
+            created_at=header["created_at"],
+            updated_at=header["updated_at"],
+            messages=self._messages(conn, key),
+        )
+
+    # ------------------------------------------------------------------ sessions
+
+    def create_session(
+        self,
+        *,
+        tenant: str,
+        caller_app: str,
+        session_id: str | None = None,
+        title: str | None = None,
+    ) -> Session:
+        """Create an empty session (see ``ConversationStore.create_session``)."""
+        sid = session_id if session_id is not None else _new_session_id()
+        key = self._key(tenant, caller_app, sid)
+        now = _utcnow()
+        with self._connection(key) as conn:
+            row = conn.execute(
+                "INSERT INTO sessions (tenant_id, caller_app, session_id, title, created_at, "
+                "updated_at) VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING "
+                "RETURNING session_id",
+                (*key, title, now, now),
+            ).fetchone()
+        if row is None:
+            raise SessionExistsError(*key)
+        return Session(
+            id=sid,
+            tenant=tenant,
+            caller_app=caller_app,
+            title=title,
+            created_at=now,
+            updated_at=now,
+        )
+
+    def get_session(self, *, tenant: str, caller_app: str, session_id: str) -> Session | None:
+        """Read a session with its messages, or ``None``."""
+        key = self._key(tenant, caller_app, session_id)
+        with self._connection(key) as conn:
+            return self._load(conn, key)
+
+    def get_or_create_session(
+        self,
+        *,
+        tenant: str,
+        caller_app: str,
+        session_id: str,
+        title: str | None = None,
+    ) -> tuple[Session, bool]:
+        """Return ``(session, created)``; exactly one concurrent caller creates it."""
+        key = self._key(tenant, caller_app, session_id)
+        now = _utcnow()
+        with self._connection(key) as conn:
+            created = conn.execute(
+                "INSERT INTO sessions (tenant_id, caller_app, session_id, title, created_at, "
+                "updated_at) VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING "
+                "RETURNING session_id",
+                (*key, title, now, now),
+            ).fetchone()
+            if created is not None:
+                session = Session(
+                    id=session_id,
+                    tenant=tenant,
+                    caller_app=caller_app,
+                    title=title,
+                    created_at=now,
+                    updated_at=now,
+                )
+                return session, True
+            existing = self._load(conn, key)
+        if existing is None:  # deleted between the insert and the read
+            return self.get_or_create_session(
+                tenant=tenant, caller_app=caller_app, session_id=session_id, title=title
+            )
+        return existing, False
+
+    def list_sessions(
+        self,
+        *,
+        tenant: str,
+        caller_app: str | None = None,
+        offset: int = 0,
+        limit: int = 50,
+    ) -> tuple[list[SessionSummary], int]:
+        """One page of summaries, most recently updated first, and the total (in SQL)."""
+        validate_id(tenant, "tenant")
+        for value, name in ((offset, "offset"), (limit, "limit")):
+            if value < 0:
+                raise ValueError(f"{name} must be >= 0, got {value}")
+        scope, args = "tenant_id = %s", [tenant]
+        if caller_app is not None:
+            scope += " AND caller_app = %s"
+            args.append(validate_id(caller_app, "caller_app"))
+        with self._connection() as conn:
+            total = conn.execute(
+                f"SELECT count(*) AS n FROM sessions WHERE {scope}", args
+            ).fetchone()["n"]
+            rows = conn.execute(
+                "SELECT s.session_id, s.tenant_id, s.caller_app, s.title, s.created_at, "
+                "greatest(s.updated_at, l.created_at) AS updated_at FROM sessions s "
+                "LEFT JOIN LATERAL (SELECT m.created_at FROM messages m "
+                "WHERE m.tenant_id = s.tenant_id AND m.caller_app = s.caller_app "
+                "AND m.session_id = s.session_id ORDER BY m.seq DESC LIMIT 1) l ON true "
+                f"WHERE s.{scope.replace(' AND ', ' AND s.')} "
+                "ORDER BY 6 DESC, caller_app DESC, session_id DESC OFFSET %s LIMIT %s",
+                [*args, offset, limit],
+            ).fetchall()
+            counts: dict[tuple[str, str], int] = {}
+            if rows:
+                counted = conn.execute(
+                    "SELECT caller_app, session_id, count(*) AS n FROM messages "
+                    "WHERE tenant_id = %s AND (caller_app, session_id) IN "
+                    "(SELECT * FROM unnest(%s::text[], %s::text[])) "
+                    "GROUP BY caller_app, session_id",
+                    (tenant, [r["caller_app"] for r in rows], [r["session_id"] for r in rows]),
+                ).fetchall()
+                counts = {(r["caller_app"], r["session_id"]): r["n"] for r in counted}
+        page = [
+            SessionSummary(
+                id=row["session_id"],
+                tenant=row["tenant_id"],
+                caller_app=row["caller_app"],
+                title=row["title"],
+                created_at=row["created_at"],
+                updated_at=row["updated_at"],
+                message_count=counts.get((row["caller_app"], row["session_id"]), 0),
+            )
+            for row in rows
+        ]
+        return page, int(total)
+
+    def update_session(
+        self, *, tenant: str, caller_app: str, session_id: str, title: str
+    ) -> Session:
+        """Set a session's title."""
+        key = self._key(tenant, caller_app, session_id)
+        with self._connection(key) as conn, conn.transaction():
+            updated = conn.execute(
+                f"UPDATE sessions SET title = %s, updated_at = %s WHERE {_KEY_WHERE} "
+                "RETURNING session_id",
+                (title, _utcnow(), *key),
+            ).fetchone()
+            if updated is None:
+                raise SessionNotFoundError(*key)
+            session = self._load(conn, key)
+        assert session is not None  # locked by the update until the commit
+        return session
+
+    def delete_session(self, *, tenant: str, caller_app: str, session_id: str) -> bool:
+        """Delete a session, its messages and its thread state; ``True`` if it existed."""
+        key = self._key(tenant, caller_app, session_id)
+        with self._connection(key) as conn:
+            deleted = conn.execute(
+                f"DELETE FROM sessions WHERE {_KEY_WHERE} RETURNING session_id", key
+            ).fetchone()
+        return deleted is not None
+
+    # ------------------------------------------------------------------ messages
+
+    @staticmethod
+    def _insert(conn: psycopg.Connection[Any], key: _Key, messages: list[Message]) -> bool:
+        """Append ``messages`` in one statement; ``False`` if a turn id was taken meanwhile."""
+        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s, %s)"] * len(messages))
+        args: list[Any] = []
+        for m in messages:
+            args += [*key, m.id, m.role, m.content, m.created_at, m.turn_id]
+            args.append(_metadata_json(m.metadata))
+        inserted = conn.execute(
+            "INSERT INTO messages (tenant_id, caller_app, session_id, id, role, content, "
+            f"created_at, turn_id, metadata) VALUES {values} ON CONFLICT DO NOTHING RETURNING id",
+            args,
+        ).fetchall()
+        return len(inserted) == len(messages)
+
+    def add_message(
+        self,
+        *,
+        tenant: str,
+        caller_app: str,
+        session_id: str,
+        role: Role,
+        content: str,
+        metadata: TurnMetadata | None = None,
+        turn_id: str | None = None,
+    ) -> Message:
+        """Append one message (see ``ConversationStore.add_message``).
+
+        Raises:
+            StoreError: If the turn already has a message of this role (one question
+                and one answer per turn id).
+        """
+        if role not in _ROLES:
+            raise ValueError(f"role must be one of {sorted(_ROLES)}, got {role!r}")
+        if role == "user" and metadata is not None:
+            raise ValueError("metadata is only allowed on assistant messages")
+        key = self._key(tenant, caller_app, session_id)
+        message = Message(
+            id=_new_message_id(),
+            role=role,
+            content=content,
+            created_at=_utcnow(),
+            turn_id=turn_id,
+            metadata=metadata,
+        )
+        with self._connection(key) as conn, conn.transaction():
+            if self._header(conn, key) is None:
+                raise SessionNotFoundError(*key)
+            try:
+                inserted = self._insert(conn, key, [message])
+            except psycopg.errors.ForeignKeyViolation as exc:  # deleted meanwhile
+                raise SessionNotFoundError(*key) from exc
+            if not inserted:
+                raise StoreError(f"turn {turn_id!r} of session {session_id!r} has a {role} message")
+        return message
+
+    def add_turn(
+        self,
+        *,
+        tenant: str,
+        caller_app: str,
+        session_id: str,
+        question: str,
+        answer: str,
+        metadata: TurnMetadata,
+        turn_id: str | None = None,
+        create: bool = False,
+    ) -> tuple[Message, Message]:
+        """Persist a question and its answer in one transaction, idempotent by ``turn_id``.
+
+        Same semantics as ``ConversationStore.add_turn``: a stored turn is returned
+        unchanged, a question stored earlier with ``add_message`` gets only the answer.
+        """
+        key = self._key(tenant, caller_app, session_id)
+        now = _utcnow()
+        turn = turn_id if turn_id is not None else _new_turn_id()
+        user = Message(
+            id=_new_message_id(), role="user", content=question, created_at=now, turn_id=turn
+        )
+        assistant = Message(
+            id=_new_message_id(),
+            role="assistant",
+            content=answer,
+            created_at=now,
+            turn_id=turn,
+            metadata=metadata,
+        )
+        # A second round only when a concurrent retry of the same turn id won the first.
+        for _ in range(3):
+            try:
+                with self._connection(key) as conn, conn.transaction():
+                    return self._write_turn(conn, key, user, assistant, turn_id, question, create)
+            except _Retry:
+                continue
+        raise StoreBusyError(f"{_where(key)} (turn {turn_id!r} kept changing)", self.lock_timeout)
+
+    def _write_turn(
+        self,
+        conn: psycopg.Connection[Any],
+        key: _Key,
+        user: Message,
+        assistant: Message,
+        turn_id: str | None,
+        question: str,
+        create: bool,
+    ) -> tuple[Message, Message]:
+        """One attempt of ``add_turn`` inside a transaction.
+
+        Raises:
+            _Retry: A concurrent call stored (part of) this turn id first; the
+                transaction is rolled back and the next attempt finds its messages.
+        """
+        header = conn.execute(f"SELECT title FROM sessions WHERE {_KEY_WHERE}", key).fetchone()
+        if header is None:
+            if not create:
+                raise SessionNotFoundError(*key)
+            conn.execute(
+                "INSERT INTO sessions (tenant_id, caller_app, session_id, created_at, "
+                "updated_at) VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                (*key, user.created_at, user.created_at),
+            )
+            header = {"title": None}
+        to_add, result = [user, assistant], (user, assistant)
+        if turn_id is not None:
+            rows = conn.execute(
+                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE {_KEY_WHERE} "
+                "AND turn_id = %s ORDER BY seq",
+                (*key, turn_id),
+            ).fetchall()
+            try:
+                same_turn = [_message(row) for row in rows]
+            except ValidationError as exc:
+                raise CorruptSessionError(_row_path(key), describe_error(exc)) from exc
+            stored_user = next((m for m in same_turn if m.role == "user"), None)
+            stored_answer = next((m for m in same_turn if m.role == "assistant"), None)
+            if stored_answer is not None:
+                if stored_user is None:
+                    raise StoreError(
+                        f"turn {turn_id!r} of session {key[2]!r} has an answer but no question"
+                    )
+                return stored_user, stored_answer
+            if stored_user is not None:
+                to_add, result = [assistant], (stored_user, assistant)
+        try:
+            inserted = self._insert(conn, key, to_add)
+        except psycopg.errors.ForeignKeyViolation as exc:  # deleted meanwhile
+            raise SessionNotFoundError(*key) from exc
+        if not inserted:
+            raise _Retry
+        if header["title"] is None:
+            # Only a session's first turn gets here (or a few racing first turns).
+            conn.execute(
+                f"UPDATE sessions SET title = %s WHERE {_KEY_WHERE} AND title IS NULL",
+                (_title_from_question(question), *key),
+            )
+        return result
+
+    def get_history(
+        self, *, tenant: str, caller_app: str, session_id: str, limit: int | None = None
+    ) -> list[Message]:
+        """The last ``limit`` messages (all when ``None``), oldest first."""
+        if limit is not None and limit < 0:
+            raise ValueError(f"limit must be >= 0, got {limit}")
+        key = self._key(tenant, caller_app, session_id)
+        with self._connection(key) as conn:
+            if self._header(conn, key) is None:
+                raise SessionNotFoundError(*key)
+            if limit == 0:
+                return []
+            return self._messages(conn, key, limit)
+
+    # The conversion only reads get_history: one implementation for both backends.
+    get_langchain_messages = ConversationStore.get_langchain_messages
+
+    if TYPE_CHECKING:  # pragma: no cover - the assignment above, typed for readers
+
+        def get_langchain_messages(  # type: ignore[no-redef]
+            self, *, tenant: str, caller_app: str, session_id: str, limit: int | None = None
+        ) -> list[BaseMessage]: ...
+
+    def get_thread_state(self, *, tenant: str, caller_app: str, session_id: str) -> ThreadState:
+        """The ``thread_state`` row written with the turns (empty for a new session)."""
+        key = self._key(tenant, caller_app, session_id)
+        with self._connection(key) as conn:
+            row = conn.execute(
+                "SELECT s.session_id, t.last_outline, t.last_doc_ids, t.last_titles, "
+                "t.last_search_query, t.updated_at FROM sessions s LEFT JOIN thread_state t "
+                "ON t.tenant_id = s.tenant_id AND t.caller_app = s.caller_app "
+                "AND t.thread_id = s.session_id "
+                "WHERE s.tenant_id = %s AND s.caller_app = %s AND s.session_id = %s",
+                key,
+            ).fetchone()
+        if row is None:
+            raise SessionNotFoundError(*key)
+        if row["updated_at"] is None:
+            return ThreadState()
+        try:
+            return ThreadState(
+                last_outline=row["last_outline"],
+                last_doc_ids=row["last_doc_ids"],
+                last_titles=row["last_titles"],
+                last_search_query=row["last_search_query"],
+                updated_at=row["updated_at"],
+            )
+        except ValidationError as exc:
+            raise CorruptSessionError(_row_path(key), describe_error(exc)) from exc
+
+    # ------------------------------------------------------------------ copy
+
+    def copy_session(self, session: Session) -> int:
+        """Copy a session read from another store; idempotent.
+
+        A session not yet here is inserted whole, keeping its timestamps and title;
+        one already here gets only the messages it lacks (by message id), in the
+        source's order, so a copy can be re-run after new turns or an interruption.
+
+        Args:
+            session: The complete session (e.g. from ``ConversationStore.get_session``).
+
+        Returns:
+            How many messages were added.
+        """
+        key = self._key(session.tenant, session.caller_app, session.id)
+        with self._connection(key) as conn, conn.transaction():
+            conn.execute(
+                "INSERT INTO sessions (tenant_id, caller_app, session_id, title, created_at, "
+                "updated_at) VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                (*key, session.title, session.created_at, session.updated_at),
+            )
+            present = {
+                row["id"]
+                for row in conn.execute(
+                    f"SELECT id FROM messages WHERE {_KEY_WHERE}", key
+                ).fetchall()
+            }
+            missing = [m for m in session.messages if m.id not in present]
+            if missing and not self._insert(conn, key, missing):
+                raise StoreError(f"{_where(key)}: a copied turn id is already taken")
+            conn.execute(
+                f"UPDATE sessions SET updated_at = greatest(updated_at, %s), "
+                f"title = coalesce(title, %s) WHERE {_KEY_WHERE}",
+                (session.updated_at, session.title, *key),
+            )
+        return len(missing)
+
+    # ------------------------------------------------------------------ damaged rows
+
+    def _move_aside(self, conn: psycopg.Connection[Any], key: _Key) -> Path:
+        """Copy the session's raw rows to ``sessions_quarantine`` and delete it."""
+        header = self._header(conn, key, lock=True)
+        if header is None:
+            raise SessionNotFoundError(*key)
+        rows = conn.execute(
+            f"SELECT * FROM messages WHERE {_KEY_WHERE} ORDER BY seq", key
+        ).fetchall()
+        document = {
+            "header": {k: _jsonable(v) for k, v in header.items()},
+            "messages": [{k: _jsonable(v) for k, v in row.items()} for row in rows],
+        }
+        moved = conn.execute(
+            "INSERT INTO sessions_quarantine (tenant_id, caller_app, session_id, session) "
+            "VALUES (%s, %s, %s, %s) RETURNING id",
+            (*key, Jsonb(document)),
+        ).fetchone()
+        conn.execute(f"DELETE FROM sessions WHERE {_KEY_WHERE}", key)
+        return Path("postgresql") / "sessions_quarantine" / str(moved["id"])
+
+    def quarantine_session(self, *, tenant: str, caller_app: str, session_id: str) -> Path:
+        """Move the session's rows to ``sessions_quarantine`` (never deleted); id freed."""
+        key = self._key(tenant, caller_app, session_id)
+        with self._connection(key) as conn, conn.transaction():
+            return self._move_aside(conn, key)
+
+    def check_sessions(
+        self, *, repair: bool = False, quarantine: bool = False
+    ) -> list[SessionCheck]:
+        """Load every session; report, and on request move aside, the ones that fail.
+
+        The database keeps rows whole, so damage here means rows that no longer
+        match the schema (a hand edit). ``repair`` keeps the messages that still load
+        and moves the original rows aside; ``quarantine`` moves the whole session.
+        """
+        with self._connection() as conn:
+            keys = [
+                (r["tenant_id"], r["caller_app"], r["session_id"])
+                for r in conn.execute(
+                    "SELECT tenant_id, caller_app, session_id FROM sessions "
+                    "ORDER BY tenant_id, caller_app, session_id"
+                ).fetchall()
+            ]
+        return [self._check(key, repair=repair, quarantine=quarantine) for key in keys]
+
+    def _check(self, key: _Key, *, repair: bool, quarantine: bool) -> SessionCheck:
+        base = {"tenant": key[0], "caller_app": key[1], "session_id": key[2]}
+        path = _row_path(key)
+        with self._connection(key) as conn, conn.transaction():
+            try:
+                session = self._load(conn, key)
+            except CorruptSessionError as exc:
+                reason = exc.reason
+            else:
+                count = len(session.messages) if session is not None else 0
+                return SessionCheck(**base, path=path, status="ok", message_count=count)
+            if quarantine:
+                moved = self._move_aside(conn, key)
+                return SessionCheck(
+                    **base, path=path, status="quarantined", reason=reason, moved_to=moved
+                )
+            if not repair:
+                return SessionCheck(**base, path=path, status="corrupt", reason=reason)
+            rows = conn.execute(
+                f"SELECT {_MESSAGE_COLUMNS}, seq FROM messages WHERE {_KEY_WHERE} ORDER BY seq",
+                key,
+            ).fetchall()
+            kept: list[Message] = []
+            for row in rows:
+                try:
+                    kept.append(_message(row))
+                except ValidationError:
+                    continue
+            header = self._header(conn, key, lock=True)
+            moved = self._move_aside(conn, key)
+            conn.execute(
+                "INSERT INTO sessions (tenant_id, caller_app, session_id, title, created_at, "
+                "updated_at) VALUES (%s, %s, %s, %s, %s, %s)",
+                (*key, header["title"], header["created_at"], header["updated_at"]),
+            )
+            if kept:
+                self._insert(conn, key, kept)
+            return SessionCheck(
+                **base,
+                path=path,
+                status="repaired",
+                reason=reason,
+                message_count=len(kept),
+                dropped=len(rows) - len(kept),
+                moved_to=moved,
+            )
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value
+
+
+def dumps_row(row: dict[str, Any]) -> str:
+    """One row as a JSON line (timestamps as ISO strings)."""
+    return json.dumps({k: _jsonable(v) for k, v in row.items()}, ensure_ascii=False)
