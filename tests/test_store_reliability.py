@@ -1,5 +1,8 @@
 """Reliability of the conversation store: contention, lock timeouts, crashes, damaged files.
 
+Contention, lock timeouts and the SIGKILL rounds run on both backends (``backend``
+fixture: JSON files, PostgreSQL); hand-overs and damaged files are the JSON store's.
+
 The worker processes live in ``support/store_workers.py`` so 'spawn' and 'forkserver'
 children can import them.
 """
@@ -103,8 +106,11 @@ def _assert_all_turns_in_writer_order(
     store: ConversationStore, session_id: str, workers: list[str], count: int
 ) -> None:
     """Every turn exactly once, question and answer adjacent, each writer's order kept."""
-    raw = json.loads(_path(store.root, session_id).read_bytes())  # valid JSON
-    messages = raw["messages"]
+    if isinstance(store, ConversationStore):
+        raw = json.loads(_path(store.root, session_id).read_bytes())  # valid JSON
+        messages = raw["messages"]
+    else:
+        messages = [m.model_dump(mode="json") for m in _history(store, session_id)]
     assert len(messages) == 2 * count * len(workers)
     assert len({m["id"] for m in messages}) == len(messages)
     for user, answer in zip(messages[::2], messages[1::2], strict=True):
@@ -121,16 +127,17 @@ def _assert_all_turns_in_writer_order(
     assert len(_history(store, session_id)) == len(messages)
 
 
-def test_contention_keeps_every_turn_once_and_in_writer_order(tmp_path: Path) -> None:
-    root = tmp_path / "data"
+def test_contention_keeps_every_turn_once_and_in_writer_order(backend) -> None:
+    target = backend.target
+    # PostgreSQL's turns cost a server round trip each: fewer keep the suite's time in check.
+    count = TURNS if backend.name == "json" else TURNS // 5
     ctx = multiprocessing.get_context("spawn")
     barrier = ctx.Barrier(WRITERS + OWN_WRITERS + 1)
     shared = [f"w{w}" for w in range(WRITERS)]
     own = [f"o{w}" for w in range(OWN_WRITERS)]
     procs = [
-        ctx.Process(target=append_turns, args=(str(root), "shared", w, TURNS, barrier))
-        for w in shared
-    ] + [ctx.Process(target=append_turns, args=(str(root), w, w, TURNS, barrier)) for w in own]
+        ctx.Process(target=append_turns, args=(target, "shared", w, count, barrier)) for w in shared
+    ] + [ctx.Process(target=append_turns, args=(target, w, w, count, barrier)) for w in own]
     for proc in procs:
         proc.start()
     barrier.wait(timeout=120)  # every child imported the store and is ready
@@ -139,23 +146,24 @@ def test_contention_keeps_every_turn_once_and_in_writer_order(tmp_path: Path) ->
         proc.join(timeout=180)
     elapsed = time.perf_counter() - started
     assert [proc.exitcode for proc in procs] == [0] * len(procs)
-    turns = (WRITERS + OWN_WRITERS) * TURNS
+    turns = (WRITERS + OWN_WRITERS) * count
     print(
         f"\n{turns} add_turn from {len(procs)} processes in {elapsed:.1f}s: {turns / elapsed:.0f}/s"
     )
 
-    store = ConversationStore(root)
-    _assert_all_turns_in_writer_order(store, "shared", shared, TURNS)
+    store = backend.open()
+    _assert_all_turns_in_writer_order(store, "shared", shared, count)
     for worker in own:
-        _assert_all_turns_in_writer_order(store, worker, [worker], TURNS)
-    assert _leftovers(root) == []
+        _assert_all_turns_in_writer_order(store, worker, [worker], count)
+    if backend.name == "json":
+        assert _leftovers(backend.root) == []
     checks = store.check_sessions()
     assert {c.status for c in checks} == {"ok"} and len(checks) == 1 + OWN_WRITERS
     assert store.list_sessions(tenant=T, caller_app=A)[1] == 1 + OWN_WRITERS
 
 
-def test_threads_of_one_process_contend_correctly(tmp_path: Path) -> None:
-    store = ConversationStore(tmp_path / "data", lock_timeout=30)
+def test_threads_of_one_process_contend_correctly(backend) -> None:
+    store = backend.open(lock_timeout=30)
     workers = [f"t{w}" for w in range(6)]
 
     def run(worker: str) -> None:
@@ -168,7 +176,8 @@ def test_threads_of_one_process_contend_correctly(tmp_path: Path) -> None:
     for thread in threads:
         thread.join()
     _assert_all_turns_in_writer_order(store, "s", workers, 40)
-    assert _leftovers(store.root) == []
+    if backend.name == "json":
+        assert _leftovers(store.root) == []
 
 
 # ---------------------------------------------------------------------------- hand-over
@@ -333,12 +342,14 @@ def test_ops_of_dead_writers_expire_and_bad_op_files_are_rejected(tmp_path: Path
 # ---------------------------------------------------------------------------- lock timeout
 
 
-def test_lock_timeout_is_store_busy_and_writes_nothing(tmp_path: Path) -> None:
-    store = ConversationStore(tmp_path / "data", lock_timeout=0.2)
+def test_lock_timeout_is_store_busy_and_writes_nothing(backend) -> None:
+    store = backend.open(lock_timeout=0.2)
     _turn(store, "s", "q0")
-    path = _path(store.root, "s")
-    before = path.read_bytes()
-    with FileLock(store.root / T / A / "s.json.lock"):
+    before = _history(store, "s")
+    if backend.name == "json":
+        path = _path(store.root, "s")
+        raw_before = path.read_bytes()
+    with backend.hold_lock(T, A, "s"):
         started = time.monotonic()
         with pytest.raises(StoreBusyError) as excinfo:
             _turn(store, "s", "q1")
@@ -349,8 +360,10 @@ def test_lock_timeout_is_store_busy_and_writes_nothing(tmp_path: Path) -> None:
         with pytest.raises(StoreBusyError):
             store.update_session(tenant=T, caller_app=A, session_id="s", title="t")
         assert len(_history(store, "s")) == 2  # reads never wait
-    assert path.read_bytes() == before
-    assert _leftovers(store.root) == []  # the handed-over append was withdrawn
+    assert _history(store, "s") == before
+    if backend.name == "json":
+        assert path.read_bytes() == raw_before
+        assert _leftovers(store.root) == []  # the handed-over append was withdrawn
     _turn(store, "s", "q1")
     assert len(_history(store, "s")) == 4
 
@@ -363,25 +376,48 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, 
     services.close()
 
 
+@pytest.fixture(scope="module")
+def pg_api(tmp_path_factory: pytest.TempPathFactory, pg_cluster):
+    from support.backends import PostgresBackend
+    from support.postgres import fresh_database
+
+    name, url = fresh_database(pg_cluster)
+    services = make_services(tmp_path_factory.mktemp("pg-api"), lock_timeout=0.3, database_url=url)
+    with TestClient(create_app(services)) as client:
+        yield client, services, PostgresBackend(url)
+    services.close()
+    pg_cluster.drop_database(name)
+
+
 def _api_session_path(services: object, session_id: str) -> Path:
     return services.store.root / "default" / "default" / f"{session_id}.json"  # type: ignore[attr-defined]
 
 
-def test_api_lock_timeout_is_503_store_busy_and_nothing_is_written(api) -> None:
-    client, services = api
+@pytest.fixture(params=["json", "postgres"])
+def api_backend(request, tmp_path):
+    """(client, services, backend) over the JSON files or PostgreSQL."""
+    from support.backends import JsonBackend
+
+    if request.param == "json":
+        client, services = request.getfixturevalue("api")
+        return client, services, JsonBackend(services.store.root)
+    return request.getfixturevalue("pg_api")
+
+
+def test_api_lock_timeout_is_503_store_busy_and_nothing_is_written(api_backend) -> None:
+    client, services, backend = api_backend
     first = client.post(
         "/chat", json={"query": "Résume le rapport annuel 2024", "thread_id": "busy"}
     )
     assert first.status_code == 200, first.text
-    path = _api_session_path(services, "busy")
-    before = path.read_bytes()
+    before = client.get("/sessions/busy/messages").json()
     logged = len(services.querylog.thread("busy"))
-    with FileLock(path.with_name("busy.json.lock")):
+    with backend.hold_lock("default", "default", "busy"):
         response = client.post("/chat", json={"query": "Détaille S2", "thread_id": "busy"})
     assert response.status_code == 503
     assert response.json()["error"]["code"] == "store_busy"
     assert response.headers["Retry-After"] == "1"
-    assert path.read_bytes() == before
+    assert client.get("/sessions/busy/messages").json() == before
     assert len(services.querylog.thread("busy")) == logged
     retried = client.post("/chat", json={"query": "Détaille S2", "thread_id": "busy"})
     assert retried.status_code == 200
@@ -408,25 +444,28 @@ def test_api_corrupt_session_is_409_and_others_keep_working(api) -> None:
 
 # ---------------------------------------------------------------------------- crashes
 
-CRASH_ITERATIONS = 100
+CRASH_ITERATIONS = {"json": 100, "postgres": 30}
+"""Kill rounds per backend: PostgreSQL's writers open a pool first, so a round costs more."""
 
 
-def test_sigkill_at_random_points_never_corrupts_or_loses_acknowledged_turns(
-    tmp_path: Path,
-) -> None:
-    root = tmp_path / "data"
+def test_sigkill_at_random_points_never_corrupts_or_loses_acknowledged_turns(backend) -> None:
+    json_files = backend.name == "json"
+    root = backend.root if json_files else Path("/nonexistent")
+    iterations = CRASH_ITERATIONS[backend.name]
     ctx = multiprocessing.get_context("spawn")
     conn, driver_conn = ctx.Pipe()
     seed = int(os.environ.get("STORE_CRASH_SEED", "20250611"))  # replay or vary the kills
-    driver = ctx.Process(target=crash_driver, args=(driver_conn, str(root), seed))
+    # PostgreSQL writers need longer to reach their first write (connecting).
+    max_delay = 0.08 if json_files else 0.4
+    driver = ctx.Process(target=crash_driver, args=(driver_conn, backend.target, seed, max_delay))
     driver.start()
-    store = ConversationStore(root, lock_timeout=5)
+    store = backend.open(lock_timeout=5)
     counts: dict[str, int] = {}
     acked: dict[str, set[str]] = {}
     seen = {"temp files": 0, "hand-over files": 0}
     before: set[str] = set()
     started = time.monotonic()
-    for iteration in range(CRASH_ITERATIONS):
+    for iteration in range(iterations):
         # Two writers contend on two sessions (so hand-overs happen); a fresh pair of
         # sessions every 25 iterations keeps the files, and the checks, small.
         sessions = [f"c{iteration // 25}-a", f"c{iteration // 25}-b"]
@@ -437,17 +476,20 @@ def test_sigkill_at_random_points_never_corrupts_or_loses_acknowledged_turns(
         for line in acks:
             session_id, turn_id = line.split()
             acked.setdefault(session_id, set()).add(turn_id)
-        # How often a kill left something behind (i.e. landed mid-write or mid-hand-over).
-        leftovers = set(_leftovers(root))
-        new = leftovers - before
-        before = leftovers
-        seen["temp files"] += any(".spool" not in name for name in new)
-        seen["hand-over files"] += any(".spool" in name for name in new)
-
-        files = sorted((root / T / A).glob("*.json"))
-        for path in files:
-            session_id = path.name[: -len(".json")]
-            json.loads(path.read_bytes())  # complete, valid JSON
+        if json_files:
+            # How often a kill left something behind (landed mid-write or mid-hand-over).
+            leftovers = set(_leftovers(root))
+            new = leftovers - before
+            before = leftovers
+            seen["temp files"] += any(".spool" not in name for name in new)
+            seen["hand-over files"] += any(".spool" in name for name in new)
+            files = sorted((root / T / A).glob("*.json"))
+            session_ids = [path.name[: -len(".json")] for path in files]
+            for path in files:
+                json.loads(path.read_bytes())  # complete, valid JSON
+        else:
+            session_ids = [s.id for s in store.list_sessions(tenant=T, caller_app=A, limit=1000)[0]]
+        for session_id in session_ids:
             messages = _history(store, session_id)  # and a valid session
             assert len({m.id for m in messages}) == len(messages)
             questions = [m.content for m in messages if m.role == "user"]
@@ -461,26 +503,27 @@ def test_sigkill_at_random_points_never_corrupts_or_loses_acknowledged_turns(
                 ]
                 assert mine == sorted(mine)
         # Temp and hand-over files are never taken for sessions.
-        assert store.list_sessions(tenant=T, caller_app=A)[1] == len(files)
+        assert store.list_sessions(tenant=T, caller_app=A)[1] == len(session_ids)
 
     conn.send(None)
     driver.join(timeout=10)
     elapsed = time.monotonic() - started
     total = sum(len(ids) for ids in acked.values())
     print(
-        f"\n{CRASH_ITERATIONS} kill rounds in {elapsed:.1f}s, {total} acknowledged turns kept; "
+        f"\n{iterations} kill rounds in {elapsed:.1f}s, {total} acknowledged turns kept; "
         f"rounds that left new {seen}"
     )
-    assert total > CRASH_ITERATIONS  # the kills did land among writes
+    assert total > iterations  # the kills did land among writes
     # The store keeps working on every session, and a check finds nothing damaged.
-    for path in sorted((root / T / A).glob("*.json")):
-        _turn(store, path.name[: -len(".json")], "after the crashes")
+    for session_id in session_ids:
+        _turn(store, session_id, "after the crashes")
     checks = store.check_sessions()
     assert {c.status for c in checks} <= {"ok", "stale_temp"}
     store.check_sessions(repair=True)
     assert {c.status for c in store.check_sessions()} == {"ok"}
-    # Interrupted writes' temp files are gone; young hand-over leftovers age out.
-    assert [name for name in _leftovers(root) if ".spool" not in name] == []
+    if json_files:
+        # Interrupted writes' temp files are gone; young hand-over leftovers age out.
+        assert [name for name in _leftovers(root) if ".spool" not in name] == []
 
 
 # ---------------------------------------------------------------------------- damaged files

@@ -13,9 +13,9 @@ import signal
 import time
 from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Barrier, Event
-from pathlib import Path
 
-from threadline.store import ConversationStore, TurnMetadata
+from threadline.store import TurnMetadata
+from threadline.store.backends import close_store, open_store
 
 TENANT = "acme"
 CALLER_APP = "web"
@@ -42,14 +42,14 @@ def append_turns(
     """Append ``count`` turns to one session, in order, once ``start`` is set.
 
     Args:
-        root: The store's data directory.
+        root: The store's data directory or PostgreSQL URL (``open_store``).
         session_id: The session to write to (created on first use).
         worker: Name used in the contents and turn ids, e.g. ``"w3"``.
         count: Number of turns.
         start: Waited on before the first write, so all writers contend.
         lock_timeout: The store's lock timeout.
     """
-    store = ConversationStore(Path(root), lock_timeout=lock_timeout)
+    store = open_store(root, lock_timeout=lock_timeout)
     metadata = TurnMetadata(search_query=f"query of {worker}", doc_ids=["d1"], route="search")
     if start is not None:
         start.wait()
@@ -64,6 +64,7 @@ def append_turns(
             turn_id=turn_question(worker, index),
             create=True,
         )
+    close_store(store)
 
 
 def write_until_killed(
@@ -76,13 +77,13 @@ def write_until_killed(
     checks that every acknowledged turn survived the SIGKILL.
 
     Args:
-        root: The store's data directory.
+        root: The store's data directory or PostgreSQL URL (``open_store``).
         session_ids: Sessions to write to, in turn.
         worker: Unique per process, e.g. ``"i17-w0"``.
         acks: Write end of a pipe to the test.
         lock_timeout: The store's lock timeout.
     """
-    store = ConversationStore(Path(root), lock_timeout=lock_timeout)
+    store = open_store(root, lock_timeout=lock_timeout)
     metadata = TurnMetadata(doc_ids=["d1", "d2"], titles=["Doc 1", "Doc 2"])
     index = 0
     while True:
@@ -122,10 +123,15 @@ def crash_driver(conn: Connection, root: str, seed: int, max_delay: float = 0.08
 
     Args:
         conn: Pipe to the test.
-        root: The store's data directory.
+        root: The store's data directory or PostgreSQL URL.
         seed: Seeds the kill delays, so a failing run can be replayed.
         max_delay: Longest delay before the first kill, in seconds.
     """
+    from threadline.store.backends import is_database_url
+
+    if is_database_url(root):
+        # Imported once here, so forked writers start connecting at once.
+        import threadline.store.postgres  # noqa: F401
     ctx = multiprocessing.get_context("fork")
     rng = random.Random(seed)
     while (request := conn.recv()) is not None:

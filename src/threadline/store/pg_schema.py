@@ -46,18 +46,23 @@ CREATE TABLE sessions (
 );
 CREATE INDEX sessions_thread ON sessions (caller_app, session_id);
 
+-- One number per append (a turn's question and answer share it, ``pos`` orders them), so
+-- concurrent appends never interleave inside a turn.
+CREATE SEQUENCE messages_append_seq;
+
 CREATE TABLE messages (
     tenant_id text NOT NULL,
     caller_app text NOT NULL,
     session_id text NOT NULL,
-    seq bigint GENERATED ALWAYS AS IDENTITY,
+    seq bigint NOT NULL,
+    pos smallint NOT NULL,
     id text NOT NULL,
     role text NOT NULL CHECK (role IN ('user', 'assistant')),
     content text NOT NULL,
     created_at timestamptz NOT NULL,
     turn_id text,
     metadata jsonb,
-    PRIMARY KEY (tenant_id, caller_app, session_id, seq),
+    PRIMARY KEY (tenant_id, caller_app, session_id, seq, pos),
     FOREIGN KEY (tenant_id, caller_app, session_id)
         REFERENCES sessions (tenant_id, caller_app, session_id) ON DELETE CASCADE
 );
@@ -85,7 +90,7 @@ LEFT JOIN LATERAL (
     WHERE m.tenant_id = s.tenant_id AND m.caller_app = s.caller_app
       AND m.session_id = s.session_id
       AND m.role = 'assistant' AND m.metadata -> 'outline' <> '[]'::jsonb
-    ORDER BY m.seq DESC LIMIT 1
+    ORDER BY m.seq DESC, m.pos DESC LIMIT 1
 ) o ON true
 LEFT JOIN LATERAL (
     SELECT m.metadata, m.created_at FROM messages m
@@ -93,7 +98,7 @@ LEFT JOIN LATERAL (
       AND m.session_id = s.session_id
       AND m.role = 'assistant' AND (coalesce(m.metadata ->> 'search_query', '') <> ''
                                     OR m.metadata -> 'doc_ids' <> '[]'::jsonb)
-    ORDER BY m.seq DESC LIMIT 1
+    ORDER BY m.seq DESC, m.pos DESC LIMIT 1
 ) q ON true
 WHERE o.created_at IS NOT NULL OR q.created_at IS NOT NULL;
 

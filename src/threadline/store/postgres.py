@@ -6,7 +6,7 @@ per process; connections in autocommit with ``dict_row``, and an explicit
 ``conn.transaction()`` around every write.
 
 Appends take no session-wide lock: a turn is one transaction inserting its two
-messages (numbered by one identity sequence, so a writer's later append always
+messages (numbered by one sequence, one number per append, so a writer's later append always
 sorts after its earlier ones), and writers of one session commit side by side, so
 PostgreSQL's group commit shares one WAL flush among them (a row lock held to the
 commit would serialise them on the flush). A unique index on ``(session, turn_id,
@@ -219,7 +219,7 @@ class PostgresStore:
             "SELECT s.title, s.created_at, greatest(s.updated_at, l.created_at) AS updated_at "
             "FROM sessions s LEFT JOIN LATERAL (SELECT m.created_at FROM messages m "
             "WHERE m.tenant_id = s.tenant_id AND m.caller_app = s.caller_app "
-            "AND m.session_id = s.session_id ORDER BY m.seq DESC LIMIT 1) l ON true "
+            "AND m.session_id = s.session_id ORDER BY m.seq DESC, m.pos DESC LIMIT 1) l ON true "
             "WHERE s.tenant_id = %s AND s.caller_app = %s AND s.session_id = %s",
             key,
         ).fetchone()
@@ -230,12 +230,12 @@ class PostgresStore:
     ) -> list[Message]:
         if limit is None:
             rows = conn.execute(
-                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE {_KEY_WHERE} ORDER BY seq", key
+                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE {_KEY_WHERE} ORDER BY seq, pos", key
             ).fetchall()
         else:
             rows = conn.execute(
                 f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE {_KEY_WHERE} "
-                "ORDER BY seq DESC LIMIT %s",
+                "ORDER BY seq DESC, pos DESC LIMIT %s",
                 (*key, limit),
             ).fetchall()
             rows.reverse()
@@ -357,8 +357,8 @@ class PostgresStore:
                 "greatest(s.updated_at, l.created_at) AS updated_at FROM sessions s "
                 "LEFT JOIN LATERAL (SELECT m.created_at FROM messages m "
                 "WHERE m.tenant_id = s.tenant_id AND m.caller_app = s.caller_app "
-                "AND m.session_id = s.session_id ORDER BY m.seq DESC LIMIT 1) l ON true "
-                f"WHERE s.{scope.replace(' AND ', ' AND s.')} "
+                "AND m.session_id = s.session_id ORDER BY m.seq DESC, m.pos DESC LIMIT 1) l "
+                f"ON true WHERE s.{scope.replace(' AND ', ' AND s.')} "
                 "ORDER BY 6 DESC, caller_app DESC, session_id DESC OFFSET %s LIMIT %s",
                 [*args, offset, limit],
             ).fetchall()
@@ -417,14 +417,21 @@ class PostgresStore:
     @staticmethod
     def _insert(conn: psycopg.Connection[Any], key: _Key, messages: list[Message]) -> bool:
         """Append ``messages`` in one statement; ``False`` if a turn id was taken meanwhile."""
-        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s, %s)"] * len(messages))
-        args: list[Any] = []
-        for m in messages:
-            args += [*key, m.id, m.role, m.content, m.created_at, m.turn_id]
+        values = ", ".join(
+            ["(%s::smallint, %s, %s, %s, %s::timestamptz, %s, %s::jsonb)"] * len(messages)
+        )
+        args: list[Any] = list(key)
+        for pos, m in enumerate(messages):
+            args += [pos, m.id, m.role, m.content, m.created_at, m.turn_id]
             args.append(_metadata_json(m.metadata))
         inserted = conn.execute(
-            "INSERT INTO messages (tenant_id, caller_app, session_id, id, role, content, "
-            f"created_at, turn_id, metadata) VALUES {values} ON CONFLICT DO NOTHING RETURNING id",
+            "INSERT INTO messages (tenant_id, caller_app, session_id, seq, pos, id, role, "
+            "content, created_at, turn_id, metadata) "
+            "SELECT k.t, k.a, k.s, k.seq, v.pos, v.id, v.role, v.content, v.created_at, "
+            "v.turn_id, v.metadata FROM (SELECT %s::text AS t, %s::text AS a, %s::text AS s, "
+            "nextval('messages_append_seq') AS seq) k, "
+            f"(VALUES {values}) AS v(pos, id, role, content, created_at, turn_id, metadata) "
+            "ON CONFLICT DO NOTHING RETURNING id",
             args,
         ).fetchall()
         return len(inserted) == len(messages)
@@ -540,7 +547,7 @@ class PostgresStore:
         if turn_id is not None:
             rows = conn.execute(
                 f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE {_KEY_WHERE} "
-                "AND turn_id = %s ORDER BY seq",
+                "AND turn_id = %s ORDER BY seq, pos",
                 (*key, turn_id),
             ).fetchall()
             try:
@@ -667,7 +674,7 @@ class PostgresStore:
         if header is None:
             raise SessionNotFoundError(*key)
         rows = conn.execute(
-            f"SELECT * FROM messages WHERE {_KEY_WHERE} ORDER BY seq", key
+            f"SELECT * FROM messages WHERE {_KEY_WHERE} ORDER BY seq, pos", key
         ).fetchall()
         document = {
             "header": {k: _jsonable(v) for k, v in header.items()},
@@ -725,7 +732,7 @@ class PostgresStore:
             if not repair:
                 return SessionCheck(**base, path=path, status="corrupt", reason=reason)
             rows = conn.execute(
-                f"SELECT {_MESSAGE_COLUMNS}, seq FROM messages WHERE {_KEY_WHERE} ORDER BY seq",
+                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE {_KEY_WHERE} ORDER BY seq, pos",
                 key,
             ).fetchall()
             kept: list[Message] = []
