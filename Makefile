@@ -43,8 +43,9 @@ studio: ingest ## Ingest the sample data and run `langgraph dev` (Studio + the A
 	LANGGRAPH_CLI_NO_ANALYTICS=1 LANGGRAPH_NO_VERSION_CHECK=true \
 		$(BIN)/langgraph dev --port $(STUDIO_PORT) --no-browser
 
-test: install ## Run the whole test suite (installs Debian's chromium for the web page test)
+test: install ## Run the whole test suite (installs Debian's chromium and postgresql for the tests)
 	$(BIN)/python tests/support/browser.py
+	$(BIN)/python tests/support/postgres.py
 	$(BIN)/python -m pytest $(TEST_FILE)
 
 lint: install ## Lint with ruff
@@ -67,10 +68,14 @@ bench: install ## Run every benchmark (about 30 min on 2 cores); results in benc
 	$(BIN)/python -m threadline.knowledge.engine_bench $(RESULTS)
 	$(BIN)/python -m threadline.bench.history --out $(RESULTS)/history.json
 	$(BIN)/python -m threadline.bench.store_bench --out $(RESULTS)/store.json
+	$(BIN)/python -m threadline.bench.store_bench --backend postgres --layouts one,many \
+		--out $(RESULTS)/store-postgres.json
 	$(BIN)/python -m threadline.bench.turns --out $(RESULTS)/turns.json
 	$(BIN)/python -m threadline.bench.load --out $(RESULTS)/load.json --duration $(LOAD_SECONDS)
 	$(BIN)/python -m threadline.bench.load --out $(RESULTS)/load-sparse.json --duration 60 \
 		--embeddings sparse
+	$(BIN)/python -m threadline.bench.load --out $(RESULTS)/load-postgres.json \
+		--duration $(LOAD_SECONDS) --backend postgres
 
 clean: ## Remove the virtual environment and everything the service wrote
 	rm -rf $(VENV) data/sessions data/qdrant data/catalog data/queries.sqlite3*

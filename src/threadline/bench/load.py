@@ -551,10 +551,14 @@ def to_markdown(results: dict[str, Any]) -> str:
     env, cfg, s = results["environment"], results["config"], results["summary"]
     lat, rss, v = s["latency_ms"], results["rss_kib"], results["verdict"]
     persisted = results["persistence"]["load"]
+    on_postgres = cfg.get("backend") == "postgres"
     lines = [
-        "### Load: concurrent conversations against a real server",
+        "### Load: concurrent conversations against a real server"
+        + (" (PostgreSQL store)" if on_postgres else ""),
         "",
-        f"{machine_line(env)} `threadline serve` (one uvicorn worker) with "
+        f"{machine_line(env)} `threadline serve` (one uvicorn worker"
+        + (", sessions and queries log in PostgreSQL" if on_postgres else "")
+        + ") with "
         f"{cfg['embeddings']} embeddings and the offline model over `data/sample`; "
         f"{cfg['clients']} clients on loopback, each holding multi-turn conversations "
         f"(summary → `Détaille S2` → follow-ups → tool questions → greetings) for "
@@ -611,6 +615,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--profile", type=Path, default=None, help="py-spy collapsed stacks of the server here"
     )
     parser.add_argument(
+        "--backend",
+        choices=("json", "postgres"),
+        default="json",
+        help="the server's store: JSON files + SQLite, or PostgreSQL (a throw-away cluster "
+        "unless --database-url)",
+    )
+    parser.add_argument("--database-url", default=None, help="with --backend postgres")
+    parser.add_argument(
         "--server-env",
         action="append",
         default=[],
@@ -623,16 +635,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 1 <= args.clients <= 256:
         parser.error("--clients must be within 1..256")
     extra = dict(item.split("=", 1) for item in args.server_env)
-    results = run(
-        duration=args.duration,
-        clients=args.clients,
-        embeddings=args.embeddings,
-        sample_dir=args.sample_dir,
-        warmup=args.warmup,
-        workdir=args.workdir,
-        server_extra_env=extra,
-        profile=args.profile,
-    )
+    cluster = None
+    if args.backend == "postgres":
+        from threadline.bench.pg_cluster import migrated_database
+
+        extra["THREADLINE_DATABASE_URL"], cluster = migrated_database(args.database_url)
+    try:
+        results = run(
+            duration=args.duration,
+            clients=args.clients,
+            embeddings=args.embeddings,
+            sample_dir=args.sample_dir,
+            warmup=args.warmup,
+            workdir=args.workdir,
+            server_extra_env=extra,
+            profile=args.profile,
+        )
+    finally:
+        if cluster is not None:
+            cluster.stop()
+    results["config"]["backend"] = args.backend
     markdown = to_markdown(results)
     write_outputs(args.out, results, markdown)
     print(markdown)  # noqa: T201 - a command's output

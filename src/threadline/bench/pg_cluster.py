@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 SERVER_USER = "postgres"
 """The system user that owns the cluster when the caller is root."""
@@ -165,6 +166,31 @@ class Cluster:
             conn.execute(
                 sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
             )
+
+
+def migrated_database(url: str | None, log: Any = print) -> tuple[str, Cluster | None]:
+    """A migrated database for a benchmark: ``url``, or a new throw-away cluster's.
+
+    Args:
+        url: An existing database to migrate and use; ``None`` starts a cluster.
+        log: Progress output.
+
+    Returns:
+        ``(url, cluster)``; the caller stops the cluster (``None`` when ``url`` was given).
+    """
+    import psycopg
+
+    from threadline.store.pg_schema import migrate
+
+    cluster = None
+    if url is None:
+        cluster = Cluster().start()
+        cluster.wait_ready()
+        url = cluster.create_database("threadline_bench")
+        log(f"throw-away PostgreSQL cluster on port {cluster.port}")
+    with psycopg.connect(url, autocommit=True) as conn:
+        migrate(conn)
+    return url, cluster
 
 
 if __name__ == "__main__":

@@ -262,7 +262,9 @@ def run(
     cluster = None
     try:
         if backend == "postgres":
-            database_url, cluster = _prepare_database(database_url, log)
+            from threadline.bench.pg_cluster import migrated_database
+
+            database_url, cluster = migrated_database(database_url, log)
         log(f"baseline: 1 writer x {count} appends")
         runs.append(run_layout("one", 1, count, answer_chars, base, database_url))
         for layout in layouts:
@@ -295,25 +297,6 @@ def run(
             "all_verified": all(r["verified"]["ok"] and not r["store_busy_errors"] for r in runs),
         },
     }
-
-
-def _prepare_database(url: str | None, log: Any) -> tuple[str, Any]:
-    """The migrated database to write to: ``url``, or a throw-away cluster's."""
-    import psycopg
-
-    from threadline.store.pg_schema import migrate
-
-    cluster = None
-    if url is None:
-        from threadline.bench.pg_cluster import Cluster
-
-        cluster = Cluster().start()
-        cluster.wait_ready()
-        url = cluster.create_database("threadline_bench")
-        log(f"throw-away PostgreSQL cluster on port {cluster.port}")
-    with psycopg.connect(url, autocommit=True) as conn:
-        migrate(conn)
-    return url, cluster
 
 
 _LAYOUTS = {

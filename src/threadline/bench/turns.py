@@ -563,8 +563,14 @@ def run(
     profile_dir: Path | None = None,
     workdir: Path | None = None,
     log: Callable[[str], None] = print,
+    postgres_url: str | None = None,
 ) -> dict[str, Any]:
-    """Measure every size; JSON-ready results."""
+    """Measure every size; JSON-ready results.
+
+    With ``postgres_url`` the same conversations run a second time at each size with the
+    store and queries log in that (migrated) database, on the same index, right after
+    the JSON-store run, so the two end-to-end numbers compare under the same load.
+    """
     from threadline.chat import ChatService
     from threadline.knowledge.embeddings import load_dense_model
     from threadline.services import Services
@@ -619,6 +625,23 @@ def run(
             services.close()
             del chat, services, probes
             gc.collect()
+            on_postgres = None
+            if postgres_url is not None:
+                pg_settings = settings.model_copy(update={"database_url": postgres_url})
+                services = Services(pg_settings)
+                services.kb  # noqa: B018 - open the index before timing
+                chat = ChatService(services)
+                probes = Probes(services.kb, dense)
+                gc.collect()
+                on_postgres = run_conversations(chat, probes, turns, f"turns-pg-{size}")
+                log(
+                    f"  PostgreSQL store: e2e p50 {on_postgres['e2e_ms']['p50']} ms, "
+                    f"p99 {on_postgres['e2e_ms']['p99']} ms"
+                )
+                probes.close()
+                services.close()
+                del chat, services, probes
+                gc.collect()
             entry: dict[str, Any] = {
                 "size": size,
                 "chunks": chunks,
@@ -626,6 +649,8 @@ def run(
                 "load_average_before": load_before,
                 **measured,
             }
+            if on_postgres is not None:
+                entry["postgres"] = on_postgres
             if http_seconds:
                 log(f"  POST /chat: {http_clients} clients for {http_seconds:.0f}s")
                 entry["http"] = measure_http(
@@ -719,6 +744,24 @@ def to_markdown(results: dict[str, Any]) -> str:
             f"| {s['dense_embed_calls_per_turn']} | {_cell(s['dense_embed_call_ms'])} "
             f"| {_cell(s['search_call_ms'])} |"
         )
+    if any("postgres" in s for s in results["sizes"]):
+        lines += [
+            "",
+            "| chunks | store | end to end p50 / p99 ms | end to end CPU p50 / p99 ms |",
+            "| ---: | --- | ---: | ---: |",
+        ]
+        for s in results["sizes"]:
+            if "postgres" not in s:
+                continue
+            pg = s["postgres"]
+            lines += [
+                f"| {s['chunks']:,} | JSON files + SQLite log | {_cell(s['e2e_ms'])} "
+                f"| {_cell(s.get('e2e_cpu_ms'))} |",
+                f"| {s['chunks']:,} | PostgreSQL (sessions + queries log) "
+                f"| {_cell(pg['e2e_ms'])} | {_cell(pg.get('e2e_cpu_ms'))} |",
+            ]
+            delta = pg["e2e_ms"]["p50"] - s["e2e_ms"]["p50"]
+            lines.append(f"| | p50 difference | **{delta:+.2f} ms** | |")
     if any("http" in s for s in results["sizes"]):
         lines += [
             "",
@@ -805,9 +848,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sample-dir", type=Path, default=DEFAULT_SAMPLE_DIR)
     parser.add_argument("--profile-dir", type=Path, default=None, help="pyinstrument profiles")
     parser.add_argument("--workdir", type=Path, default=None, help="keep the data here")
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="also run the conversations with the store in PostgreSQL (a throw-away "
+        "cluster unless --database-url) and compare",
+    )
+    parser.add_argument("--database-url", default=None, help="with --postgres")
     args = parser.parse_args(argv)
     sizes = sorted(int(x) for x in args.sizes.split(",") if x)
-    results = run(
+    cluster = postgres_url = None
+    if args.postgres:
+        from threadline.bench.pg_cluster import migrated_database
+
+        postgres_url, cluster = migrated_database(args.database_url)
+    try:
+        results = _run_from_args(args, sizes, postgres_url)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+    markdown = to_markdown(results)
+    write_outputs(args.out, results, markdown)
+    print(markdown)  # noqa: T201 - a command's output
+    return 0
+
+
+def _run_from_args(args: Any, sizes: list[int], postgres_url: str | None) -> dict[str, Any]:
+    return run(
         sizes=sizes,
         turns=args.turns,
         http_seconds=args.http_seconds,
@@ -819,11 +886,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sample_dir=args.sample_dir,
         profile_dir=args.profile_dir,
         workdir=args.workdir,
+        postgres_url=postgres_url,
     )
-    markdown = to_markdown(results)
-    write_outputs(args.out, results, markdown)
-    print(markdown)  # noqa: T201 - a command's output
-    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -533,8 +533,18 @@ class PostgresStore:
             _Retry: A concurrent call stored (part of) this turn id first; the
                 transaction is rolled back and the next attempt finds its messages.
         """
-        header = conn.execute(f"SELECT title FROM sessions WHERE {_KEY_WHERE}", key).fetchone()
-        if header is None:
+        # One round trip: the session's title and this turn's stored messages, if any.
+        rows = conn.execute(
+            "SELECT s.title, m.id, m.role, m.content, m.created_at, m.turn_id, m.metadata "
+            "FROM sessions s LEFT JOIN messages m ON m.tenant_id = s.tenant_id "
+            "AND m.caller_app = s.caller_app AND m.session_id = s.session_id "
+            "AND m.turn_id = %s "
+            "WHERE s.tenant_id = %s AND s.caller_app = %s AND s.session_id = %s "
+            "ORDER BY m.seq, m.pos",
+            (turn_id, *key),
+        ).fetchall()
+        title = rows[0]["title"] if rows else None
+        if not rows:
             if not create:
                 raise SessionNotFoundError(*key)
             conn.execute(
@@ -542,16 +552,11 @@ class PostgresStore:
                 "updated_at) VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
                 (*key, user.created_at, user.created_at),
             )
-            header = {"title": None}
         to_add, result = [user, assistant], (user, assistant)
-        if turn_id is not None:
-            rows = conn.execute(
-                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE {_KEY_WHERE} "
-                "AND turn_id = %s ORDER BY seq, pos",
-                (*key, turn_id),
-            ).fetchall()
+        same_turn_rows = [row for row in rows if row["id"] is not None]
+        if same_turn_rows:
             try:
-                same_turn = [_message(row) for row in rows]
+                same_turn = [_message(row) for row in same_turn_rows]
             except ValidationError as exc:
                 raise CorruptSessionError(_row_path(key), describe_error(exc)) from exc
             stored_user = next((m for m in same_turn if m.role == "user"), None)
@@ -570,7 +575,7 @@ class PostgresStore:
             raise SessionNotFoundError(*key) from exc
         if not inserted:
             raise _Retry
-        if header["title"] is None:
+        if title is None:
             # Only a session's first turn gets here (or a few racing first turns).
             conn.execute(
                 f"UPDATE sessions SET title = %s WHERE {_KEY_WHERE} AND title IS NULL",
