@@ -385,23 +385,24 @@ def test_add_turn_keeps_existing_title(store: ConversationStore) -> None:
     assert got is not None and got.title == "Mine"
 
 
-def test_add_turn_failed_transaction_persists_neither_message(
+def test_add_turn_failed_statement_persists_neither_message(
     pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import psycopg
+    from psycopg.types.json import Jsonb
+
     import threadline.store.postgres as postgres_module
     from support.backends import PostgresBackend
 
     backend = PostgresBackend(pg_url)
     store = backend.open()
     store.create_session(tenant=T, caller_app=A, session_id="s1")
-    real_insert = postgres_module.PostgresStore._insert
-
-    def insert_then_fail(conn, key, messages):  # the rows are in, the commit never comes
-        real_insert(conn, key, messages)
-        raise OSError("disk full")
-
-    monkeypatch.setattr(postgres_module.PostgresStore, "_insert", staticmethod(insert_then_fail))
-    with pytest.raises(OSError, match="disk full"):
+    # The answer's row is refused by the server (jsonb has no NUL) after the question's
+    # row was built: the one statement writing both fails whole.
+    monkeypatch.setattr(
+        postgres_module, "_metadata_json", lambda m: None if m is None else Jsonb({"x": "\x00"})
+    )
+    with pytest.raises(psycopg.DataError):
         store.add_turn(
             tenant=T, caller_app=A, session_id="s1", question="q", answer="a", metadata=_meta()
         )

@@ -139,10 +139,6 @@ def _metadata_json(metadata: TurnMetadata | None) -> Jsonb | None:
     return None if metadata is None else Jsonb(metadata.model_dump(mode="json"))
 
 
-class _Retry(Exception):
-    """A concurrent writer took this turn id between our read and our insert."""
-
-
 class PostgresStore:
     """Conversation store on PostgreSQL; same contract as ``ConversationStore``."""
 
@@ -415,18 +411,44 @@ class PostgresStore:
     # ------------------------------------------------------------------ messages
 
     @staticmethod
-    def _insert(conn: psycopg.Connection[Any], key: _Key, messages: list[Message]) -> bool:
-        """Append ``messages`` in one statement; ``False`` if a turn id was taken meanwhile."""
+    def _insert(
+        conn: psycopg.Connection[Any],
+        key: _Key,
+        messages: list[Message],
+        create: tuple[str | None, datetime] | None = None,
+    ) -> bool:
+        """Append ``messages`` in one statement (so in one transaction, even in autocommit).
+
+        Args:
+            conn: The connection.
+            key: The session.
+            messages: What to append, in order; they share one sequence number.
+            create: ``(title, created_at)`` to create the session in the same statement
+                if it does not exist yet.
+
+        Returns:
+            ``False`` if a message's turn id and role were already stored (not written).
+        """
         values = ", ".join(
             ["(%s::smallint, %s, %s, %s, %s::timestamptz, %s, %s::jsonb)"] * len(messages)
         )
-        args: list[Any] = list(key)
+        args: list[Any] = []
+        prefix = ""
+        if create is not None:
+            # The row this statement inserts satisfies the messages' foreign key at its end.
+            prefix = (
+                "WITH created AS (INSERT INTO sessions (tenant_id, caller_app, session_id, "
+                "title, created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT DO NOTHING) "
+            )
+            args += [*key, create[0], create[1], create[1]]
+        args += key
         for pos, m in enumerate(messages):
             args += [pos, m.id, m.role, m.content, m.created_at, m.turn_id]
             args.append(_metadata_json(m.metadata))
         inserted = conn.execute(
-            "INSERT INTO messages (tenant_id, caller_app, session_id, seq, pos, id, role, "
-            "content, created_at, turn_id, metadata) "
+            prefix + "INSERT INTO messages (tenant_id, caller_app, session_id, seq, pos, id, "
+            "role, content, created_at, turn_id, metadata) "
             "SELECT k.t, k.a, k.s, k.seq, v.pos, v.id, v.role, v.content, v.created_at, "
             "v.turn_id, v.metadata FROM (SELECT %s::text AS t, %s::text AS a, %s::text AS s, "
             "nextval('messages_append_seq') AS seq) k, "
@@ -466,12 +488,10 @@ class PostgresStore:
             turn_id=turn_id,
             metadata=metadata,
         )
-        with self._connection(key) as conn, conn.transaction():
-            if self._header(conn, key) is None:
-                raise SessionNotFoundError(*key)
+        with self._connection(key) as conn:
             try:
                 inserted = self._insert(conn, key, [message])
-            except psycopg.errors.ForeignKeyViolation as exc:  # deleted meanwhile
+            except psycopg.errors.ForeignKeyViolation as exc:  # no such session
                 raise SessionNotFoundError(*key) from exc
             if not inserted:
                 raise StoreError(f"turn {turn_id!r} of session {session_id!r} has a {role} message")
@@ -508,13 +528,12 @@ class PostgresStore:
             turn_id=turn,
             metadata=metadata,
         )
-        # A second round only when a concurrent retry of the same turn id won the first.
-        for _ in range(3):
-            try:
-                with self._connection(key) as conn, conn.transaction():
-                    return self._write_turn(conn, key, user, assistant, turn_id, question, create)
-            except _Retry:
-                continue
+        # A second round only when a concurrent call stored this turn id first.
+        with self._connection(key) as conn:
+            for _ in range(3):
+                stored = self._write_turn(conn, key, user, assistant, turn_id, question, create)
+                if stored is not None:
+                    return stored
         raise StoreBusyError(f"{_where(key)} (turn {turn_id!r} kept changing)", self.lock_timeout)
 
     def _write_turn(
@@ -526,14 +545,14 @@ class PostgresStore:
         turn_id: str | None,
         question: str,
         create: bool,
-    ) -> tuple[Message, Message]:
-        """One attempt of ``add_turn`` inside a transaction.
+    ) -> tuple[Message, Message] | None:
+        """One attempt of ``add_turn``: one read, then one statement that writes.
 
-        Raises:
-            _Retry: A concurrent call stored (part of) this turn id first; the
-                transaction is rolled back and the next attempt finds its messages.
+        Returns:
+            The stored pair, or ``None`` when a concurrent call took this turn id
+            between the read and the write (the next attempt reads what it stored).
         """
-        # One round trip: the session's title and this turn's stored messages, if any.
+        # The session's title and this turn's stored messages, if any.
         rows = conn.execute(
             "SELECT s.title, m.id, m.role, m.content, m.created_at, m.turn_id, m.metadata "
             "FROM sessions s LEFT JOIN messages m ON m.tenant_id = s.tenant_id "
@@ -543,15 +562,8 @@ class PostgresStore:
             "ORDER BY m.seq, m.pos",
             (turn_id, *key),
         ).fetchall()
-        title = rows[0]["title"] if rows else None
-        if not rows:
-            if not create:
-                raise SessionNotFoundError(*key)
-            conn.execute(
-                "INSERT INTO sessions (tenant_id, caller_app, session_id, created_at, "
-                "updated_at) VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                (*key, user.created_at, user.created_at),
-            )
+        if not rows and not create:
+            raise SessionNotFoundError(*key)
         to_add, result = [user, assistant], (user, assistant)
         same_turn_rows = [row for row in rows if row["id"] is not None]
         if same_turn_rows:
@@ -569,17 +581,19 @@ class PostgresStore:
                 return stored_user, stored_answer
             if stored_user is not None:
                 to_add, result = [assistant], (stored_user, assistant)
+        title = _title_from_question(question)
+        creating = (title, user.created_at) if not rows else None
         try:
-            inserted = self._insert(conn, key, to_add)
+            inserted = self._insert(conn, key, to_add, create=creating)
         except psycopg.errors.ForeignKeyViolation as exc:  # deleted meanwhile
             raise SessionNotFoundError(*key) from exc
         if not inserted:
-            raise _Retry
-        if title is None:
-            # Only a session's first turn gets here (or a few racing first turns).
+            return None
+        if rows and rows[0]["title"] is None and title is not None:
+            # The first turn of a session created without a title names it.
             conn.execute(
                 f"UPDATE sessions SET title = %s WHERE {_KEY_WHERE} AND title IS NULL",
-                (_title_from_question(question), *key),
+                (title, *key),
             )
         return result
 
