@@ -627,7 +627,9 @@ def run(
             gc.collect()
             on_postgres = None
             if postgres_url is not None:
-                pg_settings = settings.model_copy(update={"database_url": postgres_url})
+                from pydantic import SecretStr
+
+                pg_settings = settings.model_copy(update={"database_url": SecretStr(postgres_url)})
                 services = Services(pg_settings)
                 services.kb  # noqa: B018 - open the index before timing
                 chat = ChatService(services)

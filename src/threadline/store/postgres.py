@@ -2,23 +2,27 @@
 
 The same ``ConversationStoreProtocol``, ids and errors as the JSON-file store, on
 the tables of ``pg_schema.py``. psycopg 3 with one ``psycopg_pool.ConnectionPool``
-per process; connections in autocommit with ``dict_row``, and an explicit
-``conn.transaction()`` around every write.
+per process; connections in autocommit with ``dict_row``; a write that needs more
+than one statement runs in ``conn.transaction()``.
 
-Appends take no session-wide lock: a turn is one transaction inserting its two
-messages (numbered by one sequence, one number per append, so a writer's later append always
-sorts after its earlier ones), and writers of one session commit side by side, so
-PostgreSQL's group commit shares one WAL flush among them (a row lock held to the
-commit would serialise them on the flush). A unique index on ``(session, turn_id,
-role)`` makes a retried turn conflict rather than double; the loser re-reads and
-returns what is stored. ``thread_state`` is a view over the stored answers, and a
-session's ``updated_at`` and message count are read from its messages, so nothing
-is updated per turn. Rows are only locked by a title change (``lock_timeout``
-bounds the wait, as the JSON store's file lock). ``statement_timeout`` bounds every
-statement; a lock or statement timeout, a pool with no connection to give in time,
-and a lost server raise ``StoreBusyError`` (a retryable 503 in the API). The pool
-checks a connection before lending it, so the store reconnects by itself after a
-server restart.
+Appends take no session-wide lock. A turn is one read (does the session exist, is
+this turn id stored already) and one statement that writes: the session on a
+thread's first turn and both messages, so one transaction. The messages share one
+number from a sequence (``pos`` orders them), so a writer's later append always
+sorts after its earlier ones and concurrent turns never interleave; writers of
+one session commit side by side, so PostgreSQL's group commit shares one WAL flush
+among them (a row lock held to the commit would serialise them on the flush). A
+unique index on ``(session, turn_id, role)`` makes a retried turn conflict rather
+than double; the loser reads and returns what is stored. ``thread_state`` is a
+view over the stored answers, and a session's ``updated_at`` and message count are
+read from its messages, so nothing is updated per turn.
+
+A session row is locked only by a delete, a title change (``FOR NO KEY UPDATE``,
+which does not block appends) or a repair; ``lock_timeout`` bounds the wait for it,
+as the JSON store's file lock. ``statement_timeout`` bounds every statement; a lock
+or statement timeout, a pool with no connection to give in time, and a lost server
+raise ``StoreBusyError`` (a retryable 503 in the API). The pool checks a connection
+before lending it, so the store reconnects by itself after a server restart.
 """
 
 from __future__ import annotations
