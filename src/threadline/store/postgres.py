@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import logging
+import select
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -111,12 +112,24 @@ def open_pool(
         min_size=min_size,
         max_size=max_size,
         kwargs={"autocommit": True, "row_factory": dict_row, "options": options},
-        # One round trip per checkout finds connections a server restart cut.
-        check=ConnectionPool.check_connection,
+        check=_check_idle_connection,
         timeout=pool_timeout,
         open=True,
         name="threadline",
     )
+
+
+def _check_idle_connection(conn: psycopg.Connection[Any]) -> None:
+    """Find a connection the server closed before lending it, without a round trip.
+
+    An idle connection has nothing to read: if its socket is readable, the server
+    sent something (a restart's "terminating connection") or closed it, and only
+    then does the pool's own check (one round trip) decide. A raised error makes the
+    pool discard the connection and hand out a fresh one.
+    """
+    readable, _, _ = select.select([conn.fileno()], [], [], 0)
+    if readable:
+        ConnectionPool.check_connection(conn)
 
 
 def _where(key: _Key) -> str:
@@ -244,18 +257,34 @@ class PostgresStore:
         except ValidationError as exc:
             raise CorruptSessionError(_row_path(key), describe_error(exc)) from exc
 
-    def _load(self, conn: psycopg.Connection[Any], key: _Key) -> Session | None:
-        header = self._header(conn, key)
-        if header is None:
+    @staticmethod
+    def _load(conn: psycopg.Connection[Any], key: _Key) -> Session | None:
+        """The session and its messages in one round trip (a join, one snapshot)."""
+        rows = conn.execute(
+            "SELECT s.title, s.created_at AS session_created_at, s.updated_at, "
+            "m.id, m.role, m.content, m.created_at, m.turn_id, m.metadata "
+            "FROM sessions s LEFT JOIN messages m ON m.tenant_id = s.tenant_id "
+            "AND m.caller_app = s.caller_app AND m.session_id = s.session_id "
+            "WHERE s.tenant_id = %s AND s.caller_app = %s AND s.session_id = %s "
+            "ORDER BY m.seq, m.pos",
+            key,
+        ).fetchall()
+        if not rows:
             return None
+        first = rows[0]
+        try:
+            messages = [_message(row) for row in rows if row["id"] is not None]
+        except ValidationError as exc:
+            raise CorruptSessionError(_row_path(key), describe_error(exc)) from exc
+        updated_at = max([first["updated_at"], *(m.created_at for m in messages)])
         return Session(
             id=key[2],
             tenant=key[0],
             caller_app=key[1],
-            title=header["title"],
-            created_at=header["created_at"],
-            updated_at=header["updated_at"],
-            messages=self._messages(conn, key),
+            title=first["title"],
+            created_at=first["session_created_at"],
+            updated_at=updated_at,
+            messages=messages,
         )
 
     # ------------------------------------------------------------------ sessions
