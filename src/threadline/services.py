@@ -89,7 +89,7 @@ class Services:
             self.kb.close()
         if "querylog" in self.__dict__:
             self.querylog.close()
-            del self.__dict__["kb"]
+            self.__dict__.pop("kb", None)
         if "pool" in self.__dict__:
             self.pool.close()
             # The store and log lent connections from it: built again on next use.

@@ -459,6 +459,64 @@ def run_conversations(
     }
 
 
+def compare_stores(
+    settings: Any, postgres_url: str, turns: int, prefix: str, log: Callable[[str], None]
+) -> dict[str, Any]:
+    """The same conversations with the JSON store and with PostgreSQL, interleaved.
+
+    One index and one model serve both (the embedded index allows one holder), and
+    conversations alternate between the two stores, so both see the same machine load
+    (on a shared machine, two runs one after the other can differ by more than the
+    difference being measured).
+    """
+    from pydantic import SecretStr
+
+    from threadline.chat import ChatService, TurnRequest
+    from threadline.services import Services
+
+    on_json = Services(settings)
+    on_pg = Services(settings.model_copy(update={"database_url": SecretStr(postgres_url)}))
+    on_pg.__dict__["kb"] = on_json.kb  # the same open index for both
+    on_pg.__dict__["llm"] = on_json.llm
+    chats = {"json": ChatService(on_json), "postgres": ChatService(on_pg)}
+    wall: dict[str, list[float]] = {name: [] for name in chats}
+    cpu: dict[str, list[float]] = {name: [] for name in chats}
+    rounds = len(CONVERSATIONS)
+    conversation = 0
+    try:
+        while min(len(v) for v in wall.values()) < turns:
+            script = CONVERSATIONS[conversation % rounds]
+            for name, chat in chats.items():
+                thread = f"{prefix}-{name}-{conversation:05d}"
+                for query in script:
+                    t0, c0 = time.perf_counter(), time.thread_time()
+                    chat.run_turn(TurnRequest(query=query, thread_id=thread))
+                    if conversation >= rounds:  # the first round of scripts warms up
+                        wall[name].append((time.perf_counter() - t0) * 1000)
+                        cpu[name].append((time.thread_time() - c0) * 1000)
+            conversation += 1
+    finally:
+        on_pg.__dict__.pop("kb", None)
+        on_pg.close()
+        on_json.close()
+    result = {
+        name: {
+            "turns": len(wall[name]),
+            "e2e_ms": percentiles(wall[name], (50, 95, 99)),
+            "e2e_cpu_ms": percentiles(cpu[name], (50, 95, 99)),
+        }
+        for name in chats
+    }
+    result["p50_difference_ms"] = round(
+        result["postgres"]["e2e_ms"]["p50"] - result["json"]["e2e_ms"]["p50"], 2
+    )
+    log(
+        f"  interleaved: JSON p50 {result['json']['e2e_ms']['p50']} ms, PostgreSQL p50 "
+        f"{result['postgres']['e2e_ms']['p50']} ms ({result['p50_difference_ms']:+.2f} ms)"
+    )
+    return result
+
+
 # --- ingestion ------------------------------------------------------------------------
 
 
@@ -627,23 +685,7 @@ def run(
             gc.collect()
             on_postgres = None
             if postgres_url is not None:
-                from pydantic import SecretStr
-
-                pg_settings = settings.model_copy(update={"database_url": SecretStr(postgres_url)})
-                services = Services(pg_settings)
-                services.kb  # noqa: B018 - open the index before timing
-                chat = ChatService(services)
-                probes = Probes(services.kb, dense)
-                gc.collect()
-                on_postgres = run_conversations(chat, probes, turns, f"turns-pg-{size}")
-                log(
-                    f"  PostgreSQL store: e2e p50 {on_postgres['e2e_ms']['p50']} ms, "
-                    f"p99 {on_postgres['e2e_ms']['p99']} ms"
-                )
-                probes.close()
-                services.close()
-                del chat, services, probes
-                gc.collect()
+                on_postgres = compare_stores(settings, postgres_url, turns, f"cmp-{size}", log)
             entry: dict[str, Any] = {
                 "size": size,
                 "chunks": chunks,
@@ -652,7 +694,7 @@ def run(
                 **measured,
             }
             if on_postgres is not None:
-                entry["postgres"] = on_postgres
+                entry["store_comparison"] = on_postgres
             if http_seconds:
                 log(f"  POST /chat: {http_clients} clients for {http_seconds:.0f}s")
                 entry["http"] = measure_http(
@@ -746,24 +788,26 @@ def to_markdown(results: dict[str, Any]) -> str:
             f"| {s['dense_embed_calls_per_turn']} | {_cell(s['dense_embed_call_ms'])} "
             f"| {_cell(s['search_call_ms'])} |"
         )
-    if any("postgres" in s for s in results["sizes"]):
+    if any("store_comparison" in s for s in results["sizes"]):
         lines += [
             "",
-            "| chunks | store | end to end p50 / p99 ms | end to end CPU p50 / p99 ms |",
-            "| ---: | --- | ---: | ---: |",
+            "Store comparison (the same conversations alternating between the two stores "
+            "on one index, so both see the same machine load):",
+            "",
+            "| chunks | store | turns | end to end p50 / p95 / p99 ms | CPU p50 / p99 ms |",
+            "| ---: | --- | ---: | ---: | ---: |",
         ]
         for s in results["sizes"]:
-            if "postgres" not in s:
+            cmp = s.get("store_comparison")
+            if not cmp:
                 continue
-            pg = s["postgres"]
-            lines += [
-                f"| {s['chunks']:,} | JSON files + SQLite log | {_cell(s['e2e_ms'])} "
-                f"| {_cell(s.get('e2e_cpu_ms'))} |",
-                f"| {s['chunks']:,} | PostgreSQL (sessions + queries log) "
-                f"| {_cell(pg['e2e_ms'])} | {_cell(pg.get('e2e_cpu_ms'))} |",
-            ]
-            delta = pg["e2e_ms"]["p50"] - s["e2e_ms"]["p50"]
-            lines.append(f"| | p50 difference | **{delta:+.2f} ms** | |")
+            for name, label in (("json", "JSON files + SQLite log"), ("postgres", "PostgreSQL")):
+                e, c = cmp[name]["e2e_ms"], cmp[name]["e2e_cpu_ms"]
+                lines.append(
+                    f"| {s['chunks']:,} | {label} | {cmp[name]['turns']} "
+                    f"| {e['p50']} / {e['p95']} / {e['p99']} | {c['p50']} / {c['p99']} |"
+                )
+            lines.append(f"| | p50 difference | | **{cmp['p50_difference_ms']:+.2f} ms** | |")
     if any("http" in s for s in results["sizes"]):
         lines += [
             "",
