@@ -71,6 +71,8 @@ bench: install ## Run every benchmark (about 30 min on 2 cores); results in benc
 	$(BIN)/python -m threadline.bench.store_bench --backend postgres --layouts one,many \
 		--out $(RESULTS)/store-postgres.json
 	$(BIN)/python -m threadline.bench.turns --out $(RESULTS)/turns.json
+	$(BIN)/python -m threadline.bench.turns --sizes 10000 --turns 160 --http-seconds 0 \
+		--ingest-chunks 0 --postgres --out $(RESULTS)/turns-postgres.json
 	$(BIN)/python -m threadline.bench.load --out $(RESULTS)/load.json --duration $(LOAD_SECONDS)
 	$(BIN)/python -m threadline.bench.load --out $(RESULTS)/load-sparse.json --duration 60 \
 		--embeddings sparse
