@@ -131,6 +131,28 @@ class Cluster:
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time (user + system) the server's processes have used so far, from /proc.
+
+        Backends that already exited are not counted, so read it while the clients
+        whose work it measures are still connected.
+        """
+        try:
+            postmaster = int((self.datadir / "postmaster.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+        ticks = 0
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(entry) == postmaster or int(fields[1]) == postmaster:
+                ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
+
     def wait_ready(self, timeout: float = 30) -> None:
         """Wait until the server accepts connections."""
         import psycopg

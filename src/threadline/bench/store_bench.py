@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import queue
 import shutil
 import sys
@@ -92,6 +93,7 @@ def _writer(
     answer_chars: int,
     start: Any,
     results: Any,
+    done: Any = None,
 ) -> None:
     """Append ``count`` turns once ``start`` releases; put timings on ``results``."""
     from threadline.store import StoreBusyError
@@ -102,6 +104,7 @@ def _writer(
     answer = (_ANSWER * (answer_chars // len(_ANSWER) + 1))[:answer_chars]
     latencies: list[float] = []
     busy = 0
+    cpu0 = time.process_time()
     start.wait()
     began = time.monotonic()
     for index in range(count):
@@ -121,8 +124,34 @@ def _writer(
             busy += 1
         latencies.append((time.perf_counter() - t0) * 1000)
     ended = time.monotonic()
+    cpu = time.process_time() - cpu0
+    if done is not None:
+        # Keep the connection until every writer is done, so the server's CPU for it
+        # is still in /proc when the parent reads it.
+        results.put(
+            {
+                "worker": worker,
+                "began": began,
+                "ended": ended,
+                "ms": latencies,
+                "busy": busy,
+                "cpu_s": cpu,
+            }
+        )
+        done.wait()
+        close_store(store)
+        return
     close_store(store)
-    results.put({"worker": worker, "began": began, "ended": ended, "ms": latencies, "busy": busy})
+    results.put(
+        {
+            "worker": worker,
+            "began": began,
+            "ended": ended,
+            "ms": latencies,
+            "busy": busy,
+            "cpu_s": cpu,
+        }
+    )
 
 
 def _verify(target: str, sessions: dict[str, list[str]], count: int) -> dict[str, Any]:
@@ -176,8 +205,13 @@ def run_layout(
     answer_chars: int,
     workdir: Path,
     database_url: str | None = None,
+    server_cpu: Any = None,
 ) -> dict[str, Any]:
-    """One measurement: ``workers`` writers x ``count`` appends in a fresh store."""
+    """One measurement: ``workers`` writers x ``count`` appends in a fresh store.
+
+    ``server_cpu`` (PostgreSQL in a cluster this run owns) reads the server's CPU
+    seconds, so the result also gives the CPU one append costs on both sides.
+    """
     root = workdir / f"{layout}-{workers}"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
@@ -192,6 +226,7 @@ def run_layout(
         sessions = {"sess-shared": names}
         session_of = dict.fromkeys(names, "sess-shared")
     rows: list[dict[str, Any]] = []
+    server_cpu_s: float | None = None
     if layout == "threads":
         start: Any = threading.Barrier(workers)
         results: Any = queue.Queue()
@@ -212,10 +247,12 @@ def run_layout(
         ctx = multiprocessing.get_context("spawn")  # children import only the store
         start = ctx.Barrier(workers)
         results = ctx.Queue()
+        done = ctx.Event() if server_cpu is not None else None
+        server0 = server_cpu() if server_cpu is not None else None
         procs = [
             ctx.Process(
                 target=_writer,
-                args=(target, session_of[n], n, count, answer_chars, start, results),
+                args=(target, session_of[n], n, count, answer_chars, start, results, done),
             )
             for n in names
         ]
@@ -223,6 +260,11 @@ def run_layout(
             p.start()
         for _ in procs:
             rows.append(results.get(timeout=600))
+        if done is not None:
+            server1 = server_cpu()
+            done.set()
+            if server0 is not None and server1 is not None:
+                server_cpu_s = server1 - server0
         for p in procs:
             p.join(timeout=60)
     elapsed = max(r["ended"] for r in rows) - min(r["began"] for r in rows)
@@ -242,6 +284,24 @@ def run_layout(
         "latency_ms": percentiles(latencies),
         "store_busy_errors": sum(r["busy"] for r in rows),
         "verified": verified,
+        **_cpu_per_append(layout, rows, appends, server_cpu_s),
+    }
+
+
+def _cpu_per_append(
+    layout: str, rows: list[dict[str, Any]], appends: int, server_cpu_s: float | None
+) -> dict[str, Any]:
+    """CPU one append cost: the writers' (processes only) and the database server's."""
+    if layout == "threads" or server_cpu_s is None:
+        return {}
+    client_ms = 1000 * sum(r["cpu_s"] for r in rows) / appends
+    server_ms = 1000 * server_cpu_s / appends
+    cores = os.cpu_count() or 1
+    return {
+        "client_cpu_ms_per_append": round(client_ms, 3),
+        "server_cpu_ms_per_append": round(server_ms, 3),
+        # What the machine's cores could do if writers and server had them to themselves.
+        "appends_per_s_cpu_bound": round(cores * 1000 / (client_ms + server_ms), 1),
     }
 
 
@@ -269,7 +329,17 @@ def run(
         runs.append(run_layout("one", 1, count, answer_chars, base, database_url))
         for layout in layouts:
             log(f"{layout}: {processes} writers x {count} appends")
-            runs.append(run_layout(layout, processes, count, answer_chars, base, database_url))
+            runs.append(
+                run_layout(
+                    layout,
+                    processes,
+                    count,
+                    answer_chars,
+                    base,
+                    database_url,
+                    server_cpu=cluster.cpu_seconds if cluster is not None else None,
+                )
+            )
             log(f"  {runs[-1]['appends_per_s']} appends/s, verified={runs[-1]['verified']['ok']}")
         env = environment(base)
     finally:
@@ -335,6 +405,14 @@ def to_markdown(results: dict[str, Any]) -> str:
             f"| {lat['p50']} | {lat['p95']} | {lat['p99']} | {lat['max']} "
             f"| {r['verified']['largest_file_kb']} KB | {ok} |"
         )
+    for r in results["runs"]:
+        if "appends_per_s_cpu_bound" in r:
+            lines.append(
+                f"\n{r['writers']} writers ({_LAYOUTS[r['layout']]}): one append cost "
+                f"{r['client_cpu_ms_per_append']} ms of writer CPU and "
+                f"{r['server_cpu_ms_per_append']} ms of PostgreSQL CPU, so the machine's "
+                f"cores alone would bound it at about {r['appends_per_s_cpu_bound']:,.0f}/s."
+            )
     verdict = results["verdict"]
     lines += [
         "",
