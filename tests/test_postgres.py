@@ -297,3 +297,61 @@ def test_the_log_copy_keeps_sqlite_values(tmp_path, pg_url):
     assert row[:3] == ("Détaille S2", True, "S2")
     assert row[3] == json.loads(original["titles"]) and row[4] == 3.5
     assert row[5].isoformat() == original["created_at"]
+
+
+def test_a_statement_past_its_timeout_is_store_busy(pg_url):
+    from threadline.store import StoreBusyError
+
+    store = PostgresStore(open_pool(pg_url, statement_timeout=0.2, lock_timeout=30), owns_pool=True)
+    try:
+        store.add_turn(
+            tenant=T,
+            caller_app=A,
+            session_id="s",
+            question="q",
+            answer="a",
+            metadata=TurnMetadata(),
+            create=True,
+        )
+        with psycopg.connect(pg_url) as blocker:  # holds the table until rolled back
+            blocker.execute("LOCK TABLE messages IN ACCESS EXCLUSIVE MODE")
+            with pytest.raises(StoreBusyError) as excinfo:
+                store.get_history(tenant=T, caller_app=A, session_id="s")
+            assert excinfo.value.retryable
+            blocker.rollback()
+        assert len(store.get_history(tenant=T, caller_app=A, session_id="s")) == 2
+    finally:
+        store.close()
+
+
+def test_the_sessions_and_log_commands_read_postgresql(tmp_path, pg_url):
+    from threadline.querylog_pg import PostgresQueryLog
+
+    pool = open_pool(pg_url, max_size=2)
+    try:
+        PostgresStore(pool).add_turn(
+            tenant="default",
+            caller_app="default",
+            session_id="cli-1",
+            question="hello there",
+            answer="a",
+            metadata=TurnMetadata(),
+            create=True,
+        )
+        PostgresQueryLog(pool).record(
+            QueryRecord(tenant="default", caller_app="default", thread_id="cli-1", question="hi")
+        )
+    finally:
+        pool.close()
+    env = {"THREADLINE_DATABASE_URL": pg_url}
+    listed = run_cli(tmp_path, "sessions", "list", **env)
+    assert listed.returncode == 0 and "cli-1" in listed.stdout and "hello there" in listed.stdout
+    shown = run_cli(tmp_path, "sessions", "show", "cli-1", **env)
+    assert json.loads(shown.stdout)["messages"][0]["content"] == "hello there"
+    checked = run_cli(tmp_path, "sessions", "check", **env)
+    assert checked.returncode == 0 and "1 ok" in checked.stdout
+    logged = run_cli(tmp_path, "log", "--thread", "cli-1", "--json", **env)
+    assert json.loads(logged.stdout.splitlines()[0])["question"] == "hi"
+    deleted = run_cli(tmp_path, "sessions", "delete", "cli-1", **env)
+    assert deleted.returncode == 0
+    assert not (tmp_path / "data").exists() and not (tmp_path / "sessions").exists()
