@@ -449,6 +449,9 @@ class PostgresStore:
         key: _Key,
         messages: list[Message],
         create: tuple[str | None, datetime] | None = None,
+        *,
+        new_turn: bool = False,
+        name: str | None = None,
     ) -> bool:
         """Append ``messages`` in one statement (so in one transaction, even in autocommit).
 
@@ -458,35 +461,53 @@ class PostgresStore:
             messages: What to append, in order; they share one sequence number.
             create: ``(title, created_at)`` to create the session in the same statement
                 if it does not exist yet.
+            new_turn: Write nothing if any message of the first message's turn id is
+                stored already (the caller then reads what is there and decides).
+            name: Title for the session if it has none yet (its first turn).
 
         Returns:
-            ``False`` if a message's turn id and role were already stored (not written).
+            ``False`` if nothing or not everything was written (a turn id taken).
         """
         values = ", ".join(
             ["(%s::smallint, %s, %s, %s, %s::timestamptz, %s, %s::jsonb)"] * len(messages)
         )
         args: list[Any] = []
-        prefix = ""
+        ctes: list[str] = []
         if create is not None:
             # The row this statement inserts satisfies the messages' foreign key at its end.
-            prefix = (
-                "WITH created AS (INSERT INTO sessions (tenant_id, caller_app, session_id, "
+            ctes.append(
+                "created AS (INSERT INTO sessions (tenant_id, caller_app, session_id, "
                 "title, created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s) "
-                "ON CONFLICT DO NOTHING) "
+                "ON CONFLICT DO NOTHING)"
             )
             args += [*key, create[0], create[1], create[1]]
+        if name is not None:
+            # Locks the session row only while its title is still empty (its first turn).
+            ctes.append(
+                f"named AS (UPDATE sessions SET title = %s WHERE {_KEY_WHERE} AND title IS NULL)"
+            )
+            args += [name, *key]
         args += key
         for pos, m in enumerate(messages):
             args += [pos, m.id, m.role, m.content, m.created_at, m.turn_id]
             args.append(_metadata_json(m.metadata))
+        guard = ""
+        if new_turn:
+            guard = (
+                " WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.tenant_id = %s "
+                "AND m.caller_app = %s AND m.session_id = %s AND m.turn_id = %s)"
+            )
+            args += [*key, messages[0].turn_id]
         inserted = conn.execute(
-            prefix + "INSERT INTO messages (tenant_id, caller_app, session_id, seq, pos, id, "
+            ("WITH " + ", ".join(ctes) + " " if ctes else "")
+            + "INSERT INTO messages (tenant_id, caller_app, session_id, seq, pos, id, "
             "role, content, created_at, turn_id, metadata) "
             "SELECT k.t, k.a, k.s, k.seq, v.pos, v.id, v.role, v.content, v.created_at, "
             "v.turn_id, v.metadata FROM (SELECT %s::text AS t, %s::text AS a, %s::text AS s, "
             "nextval('messages_append_seq') AS seq) k, "
-            f"(VALUES {values}) AS v(pos, id, role, content, created_at, turn_id, metadata) "
-            "ON CONFLICT DO NOTHING RETURNING id",
+            f"(VALUES {values}) AS v(pos, id, role, content, created_at, turn_id, metadata)"
+            + guard
+            + " ON CONFLICT DO NOTHING RETURNING id",
             args,
         ).fetchall()
         return len(inserted) == len(messages)
@@ -561,8 +582,25 @@ class PostgresStore:
             turn_id=turn,
             metadata=metadata,
         )
-        # A second round only when a concurrent call stored this turn id first.
         with self._connection(key) as conn:
+            # The common case in one statement: a turn id not stored yet, written whole
+            # (and the session created or named on a thread's first turn).
+            title = _title_from_question(question)
+            try:
+                written = self._insert(
+                    conn,
+                    key,
+                    [user, assistant],
+                    (title, now) if create else None,
+                    new_turn=True,
+                    name=title,
+                )
+            except psycopg.errors.ForeignKeyViolation as exc:  # no such session
+                raise SessionNotFoundError(*key) from exc
+            if written:
+                return user, assistant
+            # A retry, a turn started with add_message, or a race on this turn id:
+            # read what is stored and decide (a second round only after a lost race).
             for _ in range(3):
                 stored = self._write_turn(conn, key, user, assistant, turn_id, question, create)
                 if stored is not None:
