@@ -20,12 +20,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import qdrant_edge as qe
 from langchain_core.documents import Document
 from langchain_core.vectorstores import VectorStore
 from langchain_qdrant import QdrantVectorStore, RetrievalMode
 from qdrant_client import QdrantClient, models
 
-from threadline.knowledge.edge import DEFAULT_INDEXED_FIELDS, EdgeVectorStore
+from threadline.knowledge.edge import DEFAULT_INDEXED_FIELDS, EdgeVectorStore, to_edge_filter
 from threadline.knowledge.embeddings import EmbeddingSetup
 from threadline.knowledge.sparse import sparse_vector_params
 from threadline.settings import Settings
@@ -89,6 +90,13 @@ class VectorEngine(ABC):
     @abstractmethod
     def delete_where(self, flt: models.Filter) -> None:
         """Delete every point matching the filter."""
+
+    @abstractmethod
+    def set_metadata_where(self, flt: models.Filter, values: dict[str, Any]) -> None:
+        """Set ``metadata.<key>`` to these values on every point matching the filter.
+
+        One engine operation: after a crash it is applied to all of them or to none.
+        """
 
     def optimize(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Build indexes after bulk ingestion, when the engine leaves that to the caller."""
@@ -192,6 +200,16 @@ class QdrantClientEngine(VectorEngine):
         """Delete every point matching the filter."""
         self.client.delete(self.collection, points_selector=models.FilterSelector(filter=flt))
 
+    def set_metadata_where(self, flt: models.Filter, values: dict[str, Any]) -> None:
+        """Set metadata keys on every point matching the filter (one request)."""
+        self.client.set_payload(
+            self.collection,
+            payload=values,
+            points=models.FilterSelector(filter=flt),
+            key=METADATA,
+            wait=True,
+        )
+
     def close(self) -> None:
         """Close the client."""
         self.client.close()
@@ -242,6 +260,14 @@ class EdgeEngine(VectorEngine):
     def delete_where(self, flt: models.Filter) -> None:
         """Delete every point matching the filter."""
         self._store.delete(filter=flt)
+
+    def set_metadata_where(self, flt: models.Filter, values: dict[str, Any]) -> None:
+        """Set metadata keys on every point matching the filter (one shard update)."""
+        edge_filter = to_edge_filter(flt)
+        assert edge_filter is not None
+        self._store.shard.update(
+            qe.UpdateOperation.set_payload_by_filter(edge_filter, values, key=METADATA)
+        )
 
     def optimize(self) -> None:
         """Merge segments and build the HNSW and sparse indexes (blocks the process)."""
