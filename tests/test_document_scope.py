@@ -119,3 +119,15 @@ def test_document_scope_follows_the_policy():
         "catalog",
         "public",
     }
+
+
+def test_health_counts_only_the_callers_own_tenant(client):
+    anonymous = client.get("/health")
+    assert anonymous.status_code == 200 and anonymous.json()["status"] == "ok"
+    assert anonymous.json()["chunks"] is None
+    assert client.get("/health", headers=auth("tl_wrong")).json()["chunks"] is None
+    alpha = client.get("/health", headers=auth(ADMIN)).json()["chunks"]
+    assert alpha == sum(
+        d["chunks"] for d in client.get("/documents", headers=auth(ADMIN)).json()["data"]
+    )
+    assert client.get("/health", headers=auth(BETA)).json()["chunks"] == 0

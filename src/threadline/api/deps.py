@@ -15,8 +15,8 @@ from threadline.chat import ChatService
 from threadline.services import Services
 from threadline.store import ConversationStore
 
-_bearer = HTTPBearer(auto_error=False, description="An API key as a bearer token.")
-_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="An API key.")
+bearer_scheme = HTTPBearer(auto_error=False, description="An API key as a bearer token.")
+api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="An API key.")
 
 
 def get_services(request: Request) -> Services:
@@ -36,8 +36,8 @@ def get_store(request: Request) -> ConversationStore:
 
 def get_principal(
     request: Request,
-    bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)],
-    api_key: Annotated[str | None, Security(_header)],
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Security(bearer_scheme)],
+    api_key: Annotated[str | None, Security(api_key_header)],
 ) -> Principal:
     """Authenticate the caller; with no keys configured, everyone is the local tenant.
 

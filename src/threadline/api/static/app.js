@@ -133,6 +133,7 @@ async function changeKey() {
   if (key) {
     setKey(key);
     toast("API key saved.", "info");
+    loadHealth();
     await refreshSessions();
   }
 }
@@ -462,8 +463,10 @@ window.addEventListener("hashchange", () => {
 async function loadHealth() {
   try {
     const health = await api.health();
-    const chunks = new Intl.NumberFormat().format(health.chunks);
-    els.serviceInfo.textContent = `${chunks} passages · ${health.embeddings} · ${health.llm} model`;
+    // The count is the caller's own tenant's, and only given once a key is accepted.
+    const passages =
+      typeof health.chunks === "number" ? `${new Intl.NumberFormat().format(health.chunks)} passages` : "ready";
+    els.serviceInfo.textContent = `${passages} · ${health.embeddings} · ${health.llm} model`;
   } catch {
     els.serviceInfo.textContent = "Service not ready";
   }
