@@ -180,7 +180,11 @@ def test_chat_page_in_a_browser(chromium, live_server):
             key_dialog.get_by_label("Key").press("Enter")
             expect(key_dialog).to_be_hidden()
             expect(page.locator("body.ready")).to_have_count(1)
-            assert page.evaluate("localStorage.getItem('threadline.apiKey')") == API_KEY
+            # Kept for this browser session only: nothing in local storage unless remembered.
+            assert page.evaluate("sessionStorage.getItem('threadline.apiKey')") == API_KEY
+            assert page.evaluate("localStorage.getItem('threadline.apiKey')") is None
+            # The footer counts this tenant's passages once the key is accepted.
+            expect(page.locator("#service-info")).to_contain_text("passages")
 
             # A new session, then the annual report summary, streamed.
             page.get_by_role("button", name="New conversation").click()
