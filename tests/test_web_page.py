@@ -289,6 +289,24 @@ def test_chat_page_in_a_browser(chromium, live_server):
             expect(answers.nth(1).locator(".turn-details")).to_have_count(1)
             expect(answers.nth(1).locator(".citation").first).to_contain_text("Device encryption")
 
+            # A message sent the moment an answer is complete is not dropped, even while the
+            # session list is slow to refresh (as under CPU load).
+            page.evaluate(
+                """() => {
+                  const plain = window.fetch;
+                  window.fetch = (url, options) => String(url).startsWith("/sessions?")
+                    ? new Promise((ok) => setTimeout(ok, 1500)).then(() => plain(url, options))
+                    : plain(url, options);
+                }"""
+            )
+            page.get_by_label("Your message").fill("What about passwords?")
+            page.get_by_label("Your message").press("Enter")
+            expect(answers.nth(2).locator(".turn-details")).to_have_count(1)
+            page.get_by_label("Your message").fill("And device encryption?")
+            page.get_by_label("Your message").press("Enter")
+            expect(page.locator(".msg.user")).to_have_count(4)
+            expect(answers.nth(3).locator(".turn-details")).to_have_count(1)
+
             # Failures are shown, not swallowed: an HTTP error, then an `error` event.
             page.route(
                 "**/chat/stream",
