@@ -47,7 +47,7 @@ def test_ingest_chat_sessions_and_log(runner):
 
     listing = runner.invoke(app, ["sessions", "list"])
     assert "cli-1" in listing.output and "1 session(s)" in listing.output
-    shown = runner.invoke(app, ["sessions", "show", "cli-1", "--caller-app", "cli"])
+    shown = runner.invoke(app, ["sessions", "show", "cli-1"])
     assert len(json.loads(shown.output)["messages"]) == 4
 
     log = runner.invoke(app, ["log", "--thread", "cli-1", "--json"])
@@ -55,9 +55,9 @@ def test_ingest_chat_sessions_and_log(runner):
     assert [r["followup_section_id"] for r in rows] == [None, "S2"]
     assert rows[1]["followup_method"] == "deterministic" and rows[1]["llm_calls"] == 1
 
-    deleted = runner.invoke(app, ["sessions", "delete", "cli-1", "--caller-app", "cli"])
+    deleted = runner.invoke(app, ["sessions", "delete", "cli-1"])
     assert deleted.exit_code == 0
-    assert runner.invoke(app, ["sessions", "show", "cli-1", "--caller-app", "cli"]).exit_code == 1
+    assert runner.invoke(app, ["sessions", "show", "cli-1"]).exit_code == 1
 
 
 def test_ingest_missing_path_fails_clearly(runner, tmp_path):

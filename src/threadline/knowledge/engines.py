@@ -35,6 +35,7 @@ __all__ = [
     "DENSE_VECTOR",
     "SPARSE_VECTOR",
     "EdgeEngine",
+    "IndexLockedError",
     "QdrantClientEngine",
     "VectorEngine",
     "create_qdrant_client",
@@ -46,6 +47,15 @@ DENSE_VECTOR = "dense"
 SPARSE_VECTOR = "sparse"
 METADATA = "metadata"
 _SCROLL_PAGE = 512
+
+
+class IndexLockedError(RuntimeError):
+    """Another process (a running server, an ingestion) holds the embedded index."""
+
+    def __init__(self, path: Path) -> None:
+        """Keep the index directory."""
+        super().__init__(f"the index at {path} is open in another process")
+        self.path = path
 
 
 class VectorEngine(ABC):
@@ -227,15 +237,21 @@ class EdgeEngine(VectorEngine):
     concurrent_reads = True
 
     def __init__(self, path: Path, embeddings: EmbeddingSetup) -> None:
-        self._store = EdgeVectorStore(
-            path,
-            embedding=embeddings.dense,
-            sparse_embedding=embeddings.sparse,
-            dense_size=embeddings.dense_size,
-            vector_name=DENSE_VECTOR,
-            sparse_vector_name=SPARSE_VECTOR,
-            metadata_payload_key=METADATA,
-        )
+        try:
+            self._store = EdgeVectorStore(
+                path,
+                embedding=embeddings.dense,
+                sparse_embedding=embeddings.sparse,
+                dense_size=embeddings.dense_size,
+                vector_name=DENSE_VECTOR,
+                sparse_vector_name=SPARSE_VECTOR,
+                metadata_payload_key=METADATA,
+            )
+        except Exception as exc:  # the binding raises bare Exception
+            # The engine locks its write-ahead log; a second process gets WouldBlock.
+            if "WouldBlock" in str(exc):
+                raise IndexLockedError(path) from exc
+            raise
 
     @property
     def store(self) -> EdgeVectorStore:
