@@ -140,6 +140,17 @@ class FairLock:
 
 
 @dataclass
+class IngestProgress:
+    """A document being written: how far along it is."""
+
+    doc_id: str
+    source: str
+    chunks_total: int
+    chunks_written: int = 0
+    started_at: float = field(default_factory=time.time)
+
+
+@dataclass
 class _RefCountedLock:
     lock: threading.Lock = field(default_factory=threading.Lock)
     users: int = 0
@@ -272,6 +283,7 @@ class KnowledgeBase:
         self.catalog = Catalog(settings.data_dir / "catalog")
         self._journal_dir = settings.data_dir / "ingest-journal"
         self._document_locks: dict[tuple[str, str], _RefCountedLock] = {}
+        self._in_flight: dict[tuple[str, str], IngestProgress] = {}
         self._document_locks_guard = threading.Lock()
         with self._lock:
             self._engine: VectorEngine = open_engine(settings, self._embeddings, client=client)
@@ -421,6 +433,37 @@ class KnowledgeBase:
         staged.must.extend(  # type: ignore[union-attr]
             [_match("staged_for", tenant), _generation_is(generation)]
         )
+        progress = IngestProgress(doc.doc_id, doc.source, len(chunks))
+        self._in_flight[(tenant, doc.doc_id)] = progress
+        try:
+            self._stage_and_publish(
+                doc,
+                chunks,
+                tenant,
+                content_hash,
+                generation,
+                staged,
+                progress,
+                source_app,
+                workspace,
+            )
+        finally:
+            self._in_flight.pop((tenant, doc.doc_id), None)
+        journal.unlink(missing_ok=True)
+        return len(chunks)
+
+    def _stage_and_publish(
+        self,
+        doc: SourceDocument,
+        chunks: list[Chunk],
+        tenant: str,
+        content_hash: str,
+        generation: int,
+        staged: models.Filter,
+        progress: IngestProgress,
+        source_app: str | None,
+        workspace: str | None,
+    ) -> None:
         for start in range(0, len(chunks), _UPSERT_BATCH):
             documents, ids = [], []
             for chunk in chunks[start : start + _UPSERT_BATCH]:
@@ -440,11 +483,15 @@ class KnowledgeBase:
             # batch, not for this whole document.
             with self._writing():
                 self._engine.add_documents(documents, ids, _UPSERT_BATCH)
+            progress.chunks_written += len(documents)
         with self._writing():
             self._engine.set_metadata_where(staged, {"tenant": tenant})
             self._delete_where_older(tenant, doc.doc_id, generation)
-        journal.unlink(missing_ok=True)
-        return len(chunks)
+
+    def ingestions(self, *, tenant: str) -> list[IngestProgress]:
+        """The documents of a tenant being written now, oldest first."""
+        found = [p for (owner, _), p in list(self._in_flight.items()) if owner == tenant]
+        return sorted(found, key=lambda p: p.started_at)
 
     def _delete_where_older(self, tenant: str, doc_id: str, generation: int) -> None:
         """Delete the live chunks of a document older than `generation` (or unversioned)."""

@@ -222,6 +222,39 @@ async def read_documents(
     )
 
 
+class IngestionPublic(BaseModel):
+    """A document being written."""
+
+    doc_id: str
+    chunks_written: int
+    chunks_total: int
+    started_at: float
+
+
+class IngestionsPublic(BaseModel):
+    """The caller's documents being written now, oldest first."""
+
+    data: list[IngestionPublic]
+    count: int
+
+
+@router.get("/ingesting", response_model=IngestionsPublic, responses=ERRORS)
+async def read_ingestions(services: ServicesDep, tenant: TenantDep, scope: DocumentSourcesDep):
+    """Uploads being written now, with their progress (chunks written of the total)."""
+    found = services.kb.ingestions(tenant=tenant)
+    shown = [p for p in found if scope is None or p.source in scope]
+    data = [
+        IngestionPublic(
+            doc_id=p.doc_id,
+            chunks_written=p.chunks_written,
+            chunks_total=p.chunks_total,
+            started_at=p.started_at,
+        )
+        for p in shown
+    ]
+    return IngestionsPublic(data=data, count=len(data))
+
+
 @router.delete("/{doc_id}", response_model=Message, responses=ERRORS)
 async def delete_document(
     doc_id: str, services: ServicesDep, tenant: TenantDep, scope: DocumentSourcesDep
