@@ -40,7 +40,7 @@ def test_a_small_upload_passes_a_big_one_that_reports_progress(tmp_path):
         deadline = time.monotonic() + 300
         while not progress and not big_done.is_set():
             assert time.monotonic() < deadline
-            progress = httpx.get(f"{server.url}/documents/ingesting", timeout=30).json()["data"]
+            progress = httpx.get(f"{server.url}/ingestions", timeout=30).json()["data"]
             time.sleep(0.05)
         assert progress, "the big upload finished before it was seen writing"
         assert progress[0]["doc_id"] == "big" and progress[0]["chunks_total"] == 6000
@@ -56,6 +56,6 @@ def test_a_small_upload_passes_a_big_one_that_reports_progress(tmp_path):
         assert big_status == [201]
         listing = httpx.get(f"{server.url}/documents", timeout=30).json()["data"]
         assert {d["doc_id"]: d["chunks"] for d in listing} == {"big": 6000, "small": 2}
-        assert httpx.get(f"{server.url}/documents/ingesting", timeout=30).json()["count"] == 0
+        assert httpx.get(f"{server.url}/ingestions", timeout=30).json()["count"] == 0
     finally:
         server.stop()

@@ -64,4 +64,5 @@ def create_app(services: Services | None = None) -> FastAPI:
     app.include_router(openai_compat.router)
     app.include_router(web.router)
     app.include_router(documents.router)
+    app.include_router(documents.ingestions_router)
     return app

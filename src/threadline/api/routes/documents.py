@@ -29,6 +29,8 @@ from threadline.knowledge.documents import (
 from threadline.knowledge.index import DocumentScopeError
 
 router = APIRouter(prefix="/documents", tags=["documents"])
+# Beside /documents, not under it: /documents/{doc_id} would also match its path.
+ingestions_router = APIRouter(tags=["documents"])
 
 ERRORS = {
     400: {"model": ErrorResponse, "description": "The file could not be read"},
@@ -238,7 +240,7 @@ class IngestionsPublic(BaseModel):
     count: int
 
 
-@router.get("/ingesting", response_model=IngestionsPublic, responses=ERRORS)
+@ingestions_router.get("/ingestions", response_model=IngestionsPublic, responses=ERRORS)
 async def read_ingestions(services: ServicesDep, tenant: TenantDep, scope: DocumentSourcesDep):
     """Uploads being written now, with their progress (chunks written of the total)."""
     found = services.kb.ingestions(tenant=tenant)
