@@ -64,3 +64,16 @@ def test_ingest_missing_path_fails_clearly(runner, tmp_path):
     result = runner.invoke(app, ["ingest", str(tmp_path / "nope")])
     assert result.exit_code == 2
     assert "no such file or directory" in result.output
+
+
+def test_tables_never_cut_ids_or_ellipsise(runner):
+    assert runner.invoke(app, ["ingest", str(SAMPLE)]).exit_code == 0
+    thread = "sess_20261123094512_a1b2c3d4e5f6a7b8c9d0e1f2"
+    question = "What does the security handbook say about device encryption at rest?"
+    chat = runner.invoke(app, ["chat", "--thread-id", thread, "-m", question])
+    assert chat.exit_code == 0, chat.output
+    listing = runner.invoke(app, ["sessions", "list"], terminal_width=80)
+    assert thread in listing.output, listing.output
+    log = runner.invoke(app, ["log", "--thread", thread], terminal_width=80)
+    assert "…" not in log.output, log.output
+    assert "device" in log.output

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from threadline.settings import get_settings
 
@@ -284,10 +284,19 @@ def sessions_list(
     settings = get_settings()
     store = ConversationStore(settings.sessions_dir, lock_timeout=settings.lock_timeout)
     summaries, total = store.list_sessions(tenant=tenant, caller_app=caller_app, limit=limit)
-    table = Table("id", "caller_app", "title", "messages", "updated")
+    # Ids are for copying: never cut or ellipsised, whatever the terminal's width.
+    widest = max((len(s.id) for s in summaries), default=2)
+    table = Table(
+        Column("id", no_wrap=True, min_width=widest),
+        *(Column(name, overflow="fold") for name in ("caller_app", "title", "messages", "updated")),
+    )
     for s in summaries:
         table.add_row(
-            s.id, s.caller_app, s.title or "", str(s.message_count), s.updated_at.isoformat()
+            s.id,
+            s.caller_app,
+            s.title or "",
+            str(s.message_count),
+            s.updated_at.strftime("%Y-%m-%d %H:%M"),
         )
     console.print(table)
     console.print(f"{total} session(s)")
@@ -380,10 +389,12 @@ def show_log(
             typer.echo(json.dumps(row, ensure_ascii=False))
         return
     table = Table("created_at", "question", "route", "ref", "section", "method", "outcome", "llm")
+    for column in table.columns:
+        column.overflow = "fold"  # wrapped when narrow, never ellipsised
     for r in rows:
         table.add_row(
-            r["created_at"][:19],
-            r["question"][:40],
+            r["created_at"][:16].replace("T", " "),
+            r["question"],
             r["route"] or "",
             r["followup_ref_type"] or "",
             r["followup_section_id"] or "",
