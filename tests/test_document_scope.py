@@ -131,3 +131,22 @@ def test_health_counts_only_the_callers_own_tenant(client):
         d["chunks"] for d in client.get("/documents", headers=auth(ADMIN)).json()["data"]
     )
     assert client.get("/health", headers=auth(BETA)).json()["chunks"] == 0
+
+
+def test_tenants_differing_by_case_do_not_share_a_catalog(tmp_path):
+    from threadline.knowledge.catalog import Catalog
+
+    catalog = Catalog(tmp_path)
+    product = {
+        "id": "p1",
+        "name": "Secret phone",
+        "brand": "X",
+        "category": "phones",
+        "price_usd": 1,
+    }
+    catalog.save("Acme", "products", {"products": [product]})
+    assert [p.name for p in catalog.products("Acme")] == ["Secret phone"]
+    assert catalog.products("acme") == []
+    assert catalog.products("ACME") == []
+    catalog.save("a/b", "products", {"products": [product]})
+    assert catalog.products("a-b") == []

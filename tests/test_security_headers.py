@@ -58,3 +58,20 @@ def test_streamed_answers_carry_the_headers_too(client):
         assert response.headers["x-content-type-options"] == "nosniff"
         assert "text/event-stream" in response.headers["content-type"]
         assert "event: final" in "".join(response.iter_text())
+
+
+def test_an_unexpected_error_is_a_json_500_that_keeps_the_connection(sample_services):
+    app = create_app(sample_services)
+
+    @app.get("/boom")
+    async def boom():
+        raise RuntimeError("an unexpected failure")
+
+    # raise_server_exceptions: an error reaching the server (which then drops the
+    # keep-alive connection) would be raised here.
+    with TestClient(app, raise_server_exceptions=True) as client:
+        response = client.get("/boom")
+        assert response.status_code == 500
+        assert response.json()["error"]["code"] == "internal_error"
+        assert response.headers["x-content-type-options"] == "nosniff"
+        assert client.get("/health").status_code == 200

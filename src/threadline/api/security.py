@@ -7,10 +7,14 @@ nowhere to send a key to, and no other site may frame the page.
 
 from __future__ import annotations
 
+import logging
+
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = logging.getLogger("threadline.api")
 
 PAGE_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -45,8 +49,12 @@ class SecurityHeaders:
         docs = path == "/docs" or path.startswith(DOCS_ASSETS)
         policy = (DOCS_POLICY if docs else PAGE_POLICY).encode()
 
+        started = False
+
         async def send_with_headers(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 headers = list(message.get("headers", []))
                 present = {name.lower() for name, _ in headers}
                 for name, value in [*_COMMON_HEADERS, (b"content-security-policy", policy)]:
@@ -55,7 +63,27 @@ class SecurityHeaders:
                 message = {**message, "headers": headers}
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        try:
+            await self.app(scope, receive, send_with_headers)
+        except Exception:
+            if started:
+                raise  # a streamed answer already under way: only closing is left
+            # Answered here rather than by Starlette's outermost handler, which re-raises
+            # to the server: uvicorn then drops the keep-alive connection, and the client's
+            # next request on it fails.
+            log.exception("unhandled error")
+            body = b'{"error":{"code":"internal_error","message":"Internal error; the turn was not saved.","details":null}}'
+            await send_with_headers(
+                {
+                    "type": "http.response.start",
+                    "status": 500,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(body)).encode()),
+                    ],
+                }
+            )
+            await send_with_headers({"type": "http.response.body", "body": body})
 
 
 _DOCS_PAGE = """<!doctype html>
