@@ -7,6 +7,7 @@ nowhere to send a key to, and no other site may frame the page.
 
 from __future__ import annotations
 
+import json
 import logging
 
 from fastapi import FastAPI
@@ -24,6 +25,10 @@ PAGE_POLICY = (
 # Swagger UI sets style attributes from its script; everything else is as strict.
 DOCS_POLICY = PAGE_POLICY.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
 DOCS_ASSETS = "/docs-assets"
+
+_INTERNAL_ERROR = json.dumps(
+    {"error": {"code": "internal_error", "message": "Internal error.", "details": None}}
+).encode()
 
 _COMMON_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
@@ -72,7 +77,7 @@ class SecurityHeaders:
             # to the server: uvicorn then drops the keep-alive connection, and the client's
             # next request on it fails.
             log.exception("unhandled error")
-            body = b'{"error":{"code":"internal_error","message":"Internal error; the turn was not saved.","details":null}}'
+            body = _INTERNAL_ERROR
             await send_with_headers(
                 {
                     "type": "http.response.start",
