@@ -77,3 +77,16 @@ def test_tables_never_cut_ids_or_ellipsise(runner):
     log = runner.invoke(app, ["log", "--thread", thread], terminal_width=80)
     assert "…" not in log.output, log.output
     assert "device" in log.output
+
+
+def test_with_keys_on_serve_says_how_to_ingest_for_a_tenant(runner, tmp_path):
+    from threadline.auth import ApiKeyEntry, hash_key
+    from threadline.cli import tenants_hint
+
+    assert tenants_hint(get_settings()) is None
+    settings = get_settings().model_copy(
+        update={"api_keys": [ApiKeyEntry(sha256=hash_key("tl_x"), tenant="acme")]}
+    )
+    hint = tenants_hint(settings)
+    assert "acme" in hint and "--tenant" in hint and '"default"' in hint
+    assert "--tenant" in runner.invoke(app, ["ingest", "--help"]).output

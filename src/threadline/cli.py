@@ -140,6 +140,9 @@ def serve(
             highlight=False,
             soft_wrap=True,
         )
+    hint = tenants_hint(settings)
+    if hint:
+        console.print(hint, highlight=False, soft_wrap=True)
     shown_host = "127.0.0.1" if host in {"0.0.0.0", "::"} else host
     server_file = _server_file()
     server_file.parent.mkdir(parents=True, exist_ok=True)
@@ -152,6 +155,25 @@ def serve(
         )
     finally:
         server_file.unlink(missing_ok=True)
+
+
+def tenants_hint(settings) -> str | None:
+    """With API keys on, which tenants the keys open, and how to ingest for one.
+
+    Documents ingested without `--tenant` belong to "default": a key of another tenant
+    does not see them, which looks like an empty index unless someone says so.
+    """
+    from threadline.auth import load_key_entries
+
+    entries = load_key_entries(settings.api_keys, settings.api_keys_file)
+    if not entries:
+        return None
+    tenants = sorted({e.tenant for e in entries})
+    return (
+        f"API keys are on: each key sees only its tenant's documents ({', '.join(tenants)}). "
+        "`threadline ingest PATH --tenant TENANT` ingests for one; documents ingested "
+        'without --tenant belong to "default".'
+    )
 
 
 def _print_turn(result: dict) -> None:
