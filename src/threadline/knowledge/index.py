@@ -171,11 +171,24 @@ def _generation_is(generation: int) -> models.FieldCondition:
     )
 
 
+def _process_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _write_journal(path: Path, tenant: str, doc_id: str, generation: int) -> None:
     """Record a write under way, durably, before its first chunk is written."""
     tmp = path.with_suffix(".tmp")
     with tmp.open("w", encoding="utf-8") as handle:
-        json.dump({"tenant": tenant, "doc_id": doc_id, "generation": generation}, handle)
+        entry = {"tenant": tenant, "doc_id": doc_id, "generation": generation, "pid": os.getpid()}
+        json.dump(entry, handle)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(tmp, path)
@@ -580,17 +593,24 @@ class KnowledgeBase:
             try:
                 entry = json.loads(path.read_text(encoding="utf-8"))
                 tenant, doc_id = str(entry["tenant"]), str(entry["doc_id"])
+                writer = int(entry.get("pid") or 0)
             except (OSError, ValueError, KeyError, TypeError):
                 path.unlink(missing_ok=True)
                 continue
+            shared = self._engine.name == "server"  # an embedded index has one process
+            if shared and writer != os.getpid() and _process_alive(writer):
+                continue  # another worker of a shared server engine is writing it now
             with self._document_lock(tenant, doc_id), self._writing():
                 self._repair_document(tenant, doc_id)
             path.unlink(missing_ok=True)
             repaired.append((tenant, doc_id))
-        with self._writing():
-            staged = SearchFilters(tenant=STAGED_TENANT).to_qdrant()
-            if self._engine.count(staged):
-                self._engine.delete_where(staged)
+        if self._engine.name != "server":
+            # An embedded engine has one process: any staged chunk is a leftover. A
+            # server's may belong to another worker's write, which its journal covers.
+            with self._writing():
+                staged = SearchFilters(tenant=STAGED_TENANT).to_qdrant()
+                if self._engine.count(staged):
+                    self._engine.delete_where(staged)
         return repaired
 
     def _repair_document(self, tenant: str, doc_id: str) -> None:
