@@ -86,8 +86,6 @@ def make_flate_bomb_pdf(inflated_bytes: int) -> bytes:
         b"/Resources << /Font << /F1 5 0 R >> >> >>",
         b"<< /Length %d >>\nstream\n" % len(text) + text + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>",
-        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(packed)
-        + packed
-        + b"\nendstream",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(packed) + packed + b"\nendstream",
     ]
     return _assemble(objects)
