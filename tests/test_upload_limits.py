@@ -31,6 +31,7 @@ def services(tmp_path_factory):
         corpus=[],
         max_document_pages=50,
         max_document_chars=20_000,
+        max_document_chunks=100,
     )
     yield svc
     svc.close()
@@ -129,6 +130,13 @@ def test_too_much_text_is_a_413(client, services):
     refused(upload(client, "long.pdf", pdf, "application/pdf"), 413, "document_too_long")
     body = b"# Long\n" + b"Words and more words. " * 2000
     refused(upload(client, "long.md", body), 413, "document_too_long")
+    assert services.kb.count() == before
+
+
+def test_many_tiny_sections_past_the_chunk_limit_are_a_413(client, services):
+    before = services.kb.count()
+    body = "".join(f"## {i}\nx\n" for i in range(150)).encode()  # 150 chunks from 1 KB
+    refused(upload(client, "tiny.md", body), 413, "too_many_chunks")
     assert services.kb.count() == before
 
 

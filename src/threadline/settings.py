@@ -149,6 +149,11 @@ class Settings(BaseSettings):
         ge=1000,
         description="A document whose text is longer is refused (413 document_too_long).",
     )
+    max_document_chunks: int = Field(
+        default=10_000,
+        ge=1,
+        description="A document cut into more chunks is refused (413 too_many_chunks).",
+    )
     max_extraction_seconds: float = Field(
         default=60.0,
         ge=0.0,

@@ -361,9 +361,13 @@ class KnowledgeBase:
                 report.errors[str(file)] = str(exc)
                 continue
             seen.add(doc.doc_id)
-            status = self.ingest_document(
-                doc, tenant=tenant, source_app=source_app, workspace=workspace, report=report
-            )
+            try:
+                status = self.ingest_document(
+                    doc, tenant=tenant, source_app=source_app, workspace=workspace, report=report
+                )
+            except DocumentError as exc:
+                report.errors[str(file)] = str(exc)
+                continue
             getattr(report, status).append(doc.doc_id)
         if prune:
             for info in self.list_documents(tenant=tenant):
@@ -439,6 +443,14 @@ class KnowledgeBase:
         """Stage, publish and clean up one version of a document (see `ingest_document`)."""
         generation = _new_generation()
         chunks = chunk_document(doc)
+        limit = self._settings.max_document_chunks
+        if len(chunks) > limit:
+            # Many tiny sections make many chunks out of little text: bounded like pages.
+            raise DocumentError(
+                f"the document makes {len(chunks)} chunks; at most {limit} are indexed",
+                code="too_many_chunks",
+                status=413,
+            )
         journal = self._journal_path(tenant, doc.doc_id)
         journal.parent.mkdir(parents=True, exist_ok=True)
         _write_journal(journal, tenant, doc.doc_id, generation)

@@ -184,6 +184,8 @@ async def create_document(
         )
     except DocumentScopeError as exc:
         raise _scope_error(doc.doc_id) from exc
+    except DocumentError as exc:
+        raise ApiError(exc.status, exc.code, str(exc)) from exc
     infos = await run_in_threadpool(services.kb.list_documents, tenant=tenant, sources=scope)
     info = next((d for d in infos if d.doc_id == doc.doc_id), None)
     if info is None:  # deleted by another request since
