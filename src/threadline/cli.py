@@ -50,6 +50,13 @@ def running_server_url() -> str | None:
         os.kill(pid, 0)  # raises when no such process
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    import httpx
+
+    try:  # the pid may have been reused since a crash: ask the server itself
+        if httpx.get(f"{url}/health", timeout=3).status_code != 200:
+            return None
+    except httpx.HTTPError:
+        return None
     return url
 
 
