@@ -2,10 +2,16 @@
 
 One `KnowledgeBase` owns one vector engine (see :mod:`threadline.knowledge.engines`):
 Qdrant Edge in this process by default, a Qdrant server when ``QDRANT_URL`` is set, or
-qdrant-client's local mode on request. Writes go through one re-entrant lock, so an
-update (delete the old chunks, add the new ones) is never interleaved with another.
-Reads take the lock too unless the engine is safe for concurrent use (Qdrant Edge and
-servers are; qdrant-client's local mode is not).
+qdrant-client's local mode on request.
+
+A document is replaced whole or not at all: its new version is staged where no search
+looks, published in one engine operation, then the older version is deleted (see
+`KnowledgeBase.ingest_document`); a journal lets start-up finish or undo a write a crash
+interrupted. Writes to one document are serialized by a lock of its own; engine writes
+take a first-come lock one batch at a time, so uploads of different documents share
+the engine fairly. Reads take no lock when the engine is safe for concurrent use
+(Qdrant Edge and servers are); with qdrant-client's local mode, which is not, reads and
+writes share one lock.
 """
 
 from __future__ import annotations
