@@ -675,25 +675,12 @@ class KnowledgeBase:
         grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for meta in self._scroll(flt.to_qdrant()):
             grouped[meta.get("doc_id", "")].append(meta)
-        infos = []
-        for doc_id, found in sorted(grouped.items()):
-            # While a new version is being published both are live for an instant:
-            # list the newest.
-            newest = max(int(m.get("generation") or 0) for m in found)
-            metas = [m for m in found if int(m.get("generation") or 0) == newest]
-            first = metas[0]
-            infos.append(
-                DocumentInfo(
-                    doc_id=doc_id,
-                    title=first.get("title", doc_id),
-                    source=first.get("source", ""),
-                    path=first.get("path"),
-                    updated_at=first.get("updated_at"),
-                    chunks=len(metas),
-                    content_hash=first.get("content_hash"),
-                )
-            )
-        return infos
+        return [_document_info(doc_id, found) for doc_id, found in sorted(grouped.items())]
+
+    def document_info(self, doc_id: str, *, tenant: str = "default") -> DocumentInfo | None:
+        """One document of a tenant (reads only its chunks), or None."""
+        metas = self._scroll(SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant())
+        return _document_info(doc_id, metas) if metas else None
 
     def document_chunks(self, doc_id: str, *, tenant: str = "default") -> list[Chunk]:
         """All chunks of one document in reading order."""
@@ -733,6 +720,23 @@ class KnowledgeBase:
         for i, hits in zip(live, found, strict=True):
             rankings[i] = _scored_chunks(hits, k)
         return rankings
+
+
+def _document_info(doc_id: str, found: Sequence[dict[str, Any]]) -> DocumentInfo:
+    """A document's listing from its chunk payloads."""
+    # While a new version is being published both are live for an instant: the newest.
+    newest = max(int(m.get("generation") or 0) for m in found)
+    metas = [m for m in found if int(m.get("generation") or 0) == newest]
+    first = metas[0]
+    return DocumentInfo(
+        doc_id=doc_id,
+        title=first.get("title", doc_id),
+        source=first.get("source", ""),
+        path=first.get("path"),
+        updated_at=first.get("updated_at"),
+        chunks=len(metas),
+        content_hash=first.get("content_hash"),
+    )
 
 
 def _fetch(k: int) -> int:

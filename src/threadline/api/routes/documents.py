@@ -23,6 +23,7 @@ from threadline.knowledge.converters import (
 from threadline.knowledge.documents import (
     MAX_METADATA_BYTES,
     DocumentError,
+    SourceDocument,
     check_metadata,
     load_document,
 )
@@ -109,6 +110,12 @@ def _metadata_field(metadata: str | None) -> dict[str, Any]:
     return {str(k): v for k, v in extra.items()}
 
 
+def _read_upload(data: bytes, suffix: str, name: str, limits: ExtractionLimits) -> SourceDocument:
+    """The uploaded file as a document (text, title, front matter), within the limits."""
+    text, converted_title = to_markdown(data, suffix, limits)
+    return load_document(Path(name), raw=text, title_hint=converted_title, default_source="uploads")
+
+
 def _scope_error(doc_id: str) -> ApiError:
     return ApiError(
         403,
@@ -155,10 +162,8 @@ async def create_document(
     )
     name = PurePath(file.filename or f"upload{suffix}").name  # never a client-chosen path
     try:
-        text, converted_title = await run_in_threadpool(to_markdown, data, suffix, limits)
-        doc = load_document(
-            Path(name), raw=text, title_hint=converted_title, default_source="uploads"
-        )
+        # Off the event loop: extraction and front matter parsing take CPU, even bounded.
+        doc = await run_in_threadpool(_read_upload, data, suffix, name, limits)
         merged = {**doc.metadata, **extra}
         check_metadata(merged)
     except DocumentError as exc:
@@ -186,8 +191,7 @@ async def create_document(
         raise _scope_error(doc.doc_id) from exc
     except DocumentError as exc:
         raise ApiError(exc.status, exc.code, str(exc)) from exc
-    infos = await run_in_threadpool(services.kb.list_documents, tenant=tenant, sources=scope)
-    info = next((d for d in infos if d.doc_id == doc.doc_id), None)
+    info = await run_in_threadpool(services.kb.document_info, doc.doc_id, tenant=tenant)
     if info is None:  # deleted by another request since
         raise ApiError(409, "conflict", "The document was deleted while it was being written.")
     return DocumentIngested(
