@@ -18,10 +18,14 @@ help: ## Show this help
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-10s %s\n", $$1, $$2}'
 
 $(BIN)/.installed: pyproject.toml
+	@echo "[1/3] virtual environment in $(VENV)"
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
+	@echo "[2/3] torch (CPU build; the longest step on a cold cache)"
 	$(PIP) install --quiet $(TORCH_LINKS) "torch==2.13.0"
+	@echo "[3/3] threadline and its dependencies"
 	$(PIP) install --quiet -e ".[dense,test]"
+	@echo "installed: $(BIN)/threadline"
 	touch $@
 
 install: $(BIN)/.installed ## Create the virtual environment and install threadline

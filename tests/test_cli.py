@@ -47,7 +47,7 @@ def test_ingest_chat_sessions_and_log(runner):
 
     listing = runner.invoke(app, ["sessions", "list"])
     assert "cli-1" in listing.output and "1 session(s)" in listing.output
-    shown = runner.invoke(app, ["sessions", "show", "cli-1", "--caller-app", "cli"])
+    shown = runner.invoke(app, ["sessions", "show", "cli-1"])
     assert len(json.loads(shown.output)["messages"]) == 4
 
     log = runner.invoke(app, ["log", "--thread", "cli-1", "--json"])
@@ -55,12 +55,51 @@ def test_ingest_chat_sessions_and_log(runner):
     assert [r["followup_section_id"] for r in rows] == [None, "S2"]
     assert rows[1]["followup_method"] == "deterministic" and rows[1]["llm_calls"] == 1
 
-    deleted = runner.invoke(app, ["sessions", "delete", "cli-1", "--caller-app", "cli"])
+    deleted = runner.invoke(app, ["sessions", "delete", "cli-1"])
     assert deleted.exit_code == 0
-    assert runner.invoke(app, ["sessions", "show", "cli-1", "--caller-app", "cli"]).exit_code == 1
+    assert runner.invoke(app, ["sessions", "show", "cli-1"]).exit_code == 1
 
 
 def test_ingest_missing_path_fails_clearly(runner, tmp_path):
     result = runner.invoke(app, ["ingest", str(tmp_path / "nope")])
     assert result.exit_code == 2
     assert "no such file or directory" in result.output
+
+
+def test_tables_never_cut_ids_or_ellipsise(runner):
+    assert runner.invoke(app, ["ingest", str(SAMPLE)]).exit_code == 0
+    thread = "sess_20261123094512_a1b2c3d4e5f6a7b8c9d0e1f2"
+    question = "What does the security handbook say about device encryption at rest?"
+    chat = runner.invoke(app, ["chat", "--thread-id", thread, "-m", question])
+    assert chat.exit_code == 0, chat.output
+    listing = runner.invoke(app, ["sessions", "list"], terminal_width=80)
+    assert thread in listing.output, listing.output
+    log = runner.invoke(app, ["log", "--thread", thread], terminal_width=80)
+    assert "…" not in log.output, log.output
+    assert "device" in log.output
+
+
+def test_with_keys_on_serve_says_how_to_ingest_for_a_tenant(runner, tmp_path):
+    from threadline.auth import ApiKeyEntry, hash_key
+    from threadline.cli import tenants_hint
+
+    assert tenants_hint(get_settings()) is None
+    settings = get_settings().model_copy(
+        update={"api_keys": [ApiKeyEntry(sha256=hash_key("tl_x"), tenant="acme")]}
+    )
+    hint = tenants_hint(settings)
+    assert "acme" in hint and "--tenant" in hint and '"default"' in hint
+    assert "--tenant" in runner.invoke(app, ["ingest", "--help"]).output
+
+
+def test_serving_beyond_loopback_with_no_keys_warns(tmp_path):
+    import socket
+
+    from support.server import run_cli
+
+    with socket.socket() as taken:  # uvicorn fails to bind right after the warning
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        result = run_cli(tmp_path, "serve", "--host", "0.0.0.0", "--port", port, timeout=120)
+    assert "serving on 0.0.0.0 with no API keys" in result.stdout, result.stdout

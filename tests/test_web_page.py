@@ -180,7 +180,11 @@ def test_chat_page_in_a_browser(chromium, live_server):
             key_dialog.get_by_label("Key").press("Enter")
             expect(key_dialog).to_be_hidden()
             expect(page.locator("body.ready")).to_have_count(1)
-            assert page.evaluate("localStorage.getItem('threadline.apiKey')") == API_KEY
+            # Kept for this browser session only: nothing in local storage unless remembered.
+            assert page.evaluate("sessionStorage.getItem('threadline.apiKey')") == API_KEY
+            assert page.evaluate("localStorage.getItem('threadline.apiKey')") is None
+            # The footer counts this tenant's passages once the key is accepted.
+            expect(page.locator("#service-info")).to_contain_text("passages")
 
             # A new session, then the annual report summary, streamed.
             page.get_by_role("button", name="New conversation").click()
@@ -284,6 +288,24 @@ def test_chat_page_in_a_browser(chromium, live_server):
             expect(page.locator(".msg.user").nth(1)).to_have_text("Expand S2")
             expect(answers.nth(1).locator(".turn-details")).to_have_count(1)
             expect(answers.nth(1).locator(".citation").first).to_contain_text("Device encryption")
+
+            # A message sent the moment an answer is complete is not dropped, even while the
+            # session list is slow to refresh (as under CPU load).
+            page.evaluate(
+                """() => {
+                  const plain = window.fetch;
+                  window.fetch = (url, options) => String(url).startsWith("/sessions?")
+                    ? new Promise((ok) => setTimeout(ok, 1500)).then(() => plain(url, options))
+                    : plain(url, options);
+                }"""
+            )
+            page.get_by_label("Your message").fill("What about passwords?")
+            page.get_by_label("Your message").press("Enter")
+            expect(answers.nth(2).locator(".turn-details")).to_have_count(1)
+            page.get_by_label("Your message").fill("And device encryption?")
+            page.get_by_label("Your message").press("Enter")
+            expect(page.locator(".msg.user")).to_have_count(4)
+            expect(answers.nth(3).locator(".turn-details")).to_have_count(1)
 
             # Failures are shown, not swallowed: an HTTP error, then an `error` event.
             page.route(

@@ -152,6 +152,24 @@ class Settings(BaseSettings):
     cors_origins: list[str] = Field(default_factory=list)
     max_query_length: int = Field(default=4000, ge=10)
     max_upload_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
+    max_document_pages: int = Field(
+        default=2000, ge=1, description="A PDF with more pages is refused (413 too_many_pages)."
+    )
+    max_document_chars: int = Field(
+        default=2_000_000,
+        ge=1000,
+        description="A document whose text is longer is refused (413 document_too_long).",
+    )
+    max_document_chunks: int = Field(
+        default=10_000,
+        ge=1,
+        description="A document cut into more chunks is refused (413 too_many_chunks).",
+    )
+    max_extraction_seconds: float = Field(
+        default=60.0,
+        ge=0.0,
+        description="Text extraction taking longer is abandoned (422 extraction_timeout).",
+    )
     api_keys: list[ApiKeyEntry] = Field(
         default_factory=list,
         description=(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Annotated
 
 from fastapi import Depends, Query, Request, Security
@@ -14,8 +15,8 @@ from threadline.chat import ChatService
 from threadline.services import Services
 from threadline.store import ConversationStore
 
-_bearer = HTTPBearer(auto_error=False, description="An API key as a bearer token.")
-_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="An API key.")
+bearer_scheme = HTTPBearer(auto_error=False, description="An API key as a bearer token.")
+api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="An API key.")
 
 
 def get_services(request: Request) -> Services:
@@ -35,8 +36,8 @@ def get_store(request: Request) -> ConversationStore:
 
 def get_principal(
     request: Request,
-    bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)],
-    api_key: Annotated[str | None, Security(_header)],
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Security(bearer_scheme)],
+    api_key: Annotated[str | None, Security(api_key_header)],
 ) -> Principal:
     """Authenticate the caller; with no keys configured, everyone is the local tenant.
 
@@ -89,6 +90,38 @@ def get_caller_app(
 
 
 CallerAppDep = Annotated[str, Depends(get_caller_app)]
+
+
+def document_sources(
+    principal: Principal, policy: Mapping[str, Sequence[str]]
+) -> frozenset[str] | None:
+    """The sources whose documents a key may read, write and delete; None: all of them.
+
+    A key reaches a source when one of the caller apps it may act as may search it
+    (`source_policy`, with its `"*"` fallback for apps it does not name). A key that
+    may act as any app reaches every source the policy gives any app, and all of
+    them when an app the policy does not name is unrestricted.
+    """
+    fallback = policy.get("*")
+    if "*" in principal.caller_apps:
+        if fallback is None:
+            return None
+        return frozenset(source for sources in policy.values() for source in sources)
+    reachable: set[str] = set()
+    for app in principal.caller_apps:
+        allow = policy.get(app, fallback)
+        if allow is None:
+            return None
+        reachable.update(allow)
+    return frozenset(reachable)
+
+
+def get_document_sources(principal: PrincipalDep, request: Request) -> frozenset[str] | None:
+    """The caller's document scope (see `document_sources`)."""
+    return document_sources(principal, request.app.state.services.settings.source_policy)
+
+
+DocumentSourcesDep = Annotated[frozenset[str] | None, Depends(get_document_sources)]
 ServicesDep = Annotated[Services, Depends(get_services)]
 ChatDep = Annotated[ChatService, Depends(get_chat)]
 StoreDep = Annotated[ConversationStore, Depends(get_store)]

@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from threadline import __version__
 from threadline.api.errors import install_error_handlers
 from threadline.api.routes import chat, documents, health, openai_compat, sessions, web
+from threadline.api.security import SecurityHeaders, install_docs
 from threadline.auth import KeyRing, load_key_entries
 from threadline.chat import ChatService
 from threadline.services import Services
@@ -42,6 +43,9 @@ def create_app(services: Services | None = None) -> FastAPI:
         version=__version__,
         summary="Multi-turn, strictly grounded chat over a team's documents.",
         lifespan=lifespan,
+        # FastAPI's own docs pages load their files from a CDN: ours are served locally.
+        docs_url=None,
+        redoc_url=None,
     )
     settings = services.settings if services else get_settings()
     if settings.cors_origins:
@@ -51,11 +55,14 @@ def create_app(services: Services | None = None) -> FastAPI:
             allow_methods=["*"],
             allow_headers=["*"],
         )
+    app.add_middleware(SecurityHeaders)
     install_error_handlers(app)
+    install_docs(app)
     app.include_router(health.router)
     app.include_router(chat.router)
     app.include_router(sessions.router)
     app.include_router(openai_compat.router)
     app.include_router(web.router)
     app.include_router(documents.router)
+    app.include_router(documents.ingestions_router)
     return app

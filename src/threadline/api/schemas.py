@@ -188,5 +188,8 @@ class HealthPublic(BaseModel):
     status: Literal["ok"]
     llm: str
     embeddings: str
-    chunks: int
+    chunks: int | None = Field(
+        default=None,
+        description="Passages of the caller's tenant; null unless a key authenticates it.",
+    )
     version: str

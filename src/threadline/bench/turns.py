@@ -228,7 +228,7 @@ def _bulk_documents(gen: SyntheticDocs, chunks: int) -> tuple[list[Any], list[st
                 chunk_count=len(pieces),
             )
             documents.append(Document(page_content=chunk.embedding_text, metadata=meta))
-            ids.append(chunk.chunk_id)  # `_point_id` of the default tenant
+            ids.append(chunk.chunk_id)  # unique per chunk; unversioned, as before versions
     return documents, ids
 
 

@@ -27,7 +27,7 @@ from threadline.graph import prompts
 from threadline.graph.context import Context
 from threadline.graph.reformulation import reformulate_turn, trail_turns
 from threadline.graph.retrieval import retrieve_turn
-from threadline.graph.routing import plan_turn
+from threadline.graph.routing import plan_turn, small_talk_kind
 from threadline.graph.state import InputState, State
 from threadline.graph.tools import make_catalog_tools, products_as_sources
 from threadline.models import is_extractive
@@ -308,7 +308,17 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
 
     def reply(state: State) -> dict[str, Any]:
         """Greetings, thanks and 'what can you do': never a fact."""
-        if _lang(state) == "fr":
+        kind = small_talk_kind(state.query)
+        fr = _lang(state) == "fr"
+        if kind != "greeting":
+            text = {
+                ("thanks", True): "Avec plaisir ! Une autre question sur vos documents ?",
+                ("thanks", False): "You're welcome! Anything else about your documents?",
+                ("bye", True): "Au revoir ! La conversation reste disponible.",
+                ("bye", False): "Goodbye! This conversation stays here when you come back.",
+            }[(kind, fr)]
+            return {"answer": text, "outcome": "reply", "stop_reason": "small_talk"}
+        if fr:
             text = (
                 "Bonjour ! Je réponds uniquement à partir des documents de votre équipe, en "
                 "citant mes sources. Posez une question, demandez un résumé, puis "
@@ -340,10 +350,11 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
             stop_reason = "ambiguous_reference"
         elif reason and fu.get("ref_type") == "document":
             count = len(state.thread_state.get("last_titles", []))
+            sources = "source" if count == 1 else "sources"
             text = (
-                f"La réponse précédente ne cite que {count} source(s). Laquelle voulez-vous ?"
+                f"La réponse précédente ne cite que {count} {sources}. Laquelle voulez-vous ?"
                 if fr
-                else f"The previous answer cites {count} source(s). Which one do you mean?"
+                else f"The previous answer cites {count} {sources}. Which one do you mean?"
             )
             stop_reason = f"unresolved_reference:{reason}"
         elif reason:

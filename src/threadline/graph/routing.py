@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from threadline.followups.outline import OutlineSection
 from threadline.followups.references import (
@@ -40,6 +40,23 @@ SMALL_TALK = {
         r"aide",
     ],
 }
+# Which reply small talk gets: thanks and goodbyes are not greeted.
+_THANKS = re.compile(
+    r"^(thanks|thank you|thx|cheers|great|perfect|merci|parfait|super)\b", re.IGNORECASE
+)
+_BYE = re.compile(r"^(bye|goodbye|see you|au revoir|a bientot|bonne journee)\b", re.IGNORECASE)
+
+
+def small_talk_kind(query: str) -> Literal["thanks", "bye", "greeting"]:
+    """What a small-talk message is: thanks, a goodbye, or a greeting/question about us."""
+    text = fold(query).strip(" !.?,;:")
+    if _THANKS.match(text):
+        return "thanks"
+    if _BYE.match(text):
+        return "bye"
+    return "greeting"
+
+
 DELIVERABLE = {
     "en": r"\b(summar(y|ies|ise|ize|ising|izing)|overview|synthesis|synthesi[sz]e|recap|"
     r"report on|brief me|briefing|outline of|key points|main points|highlights of|"

@@ -7,6 +7,7 @@ citable source, the same way a retrieved chunk is.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -19,6 +20,19 @@ from typing import Any
 from threadline.knowledge.text import fold
 
 _NAME = re.compile(r"[^a-z0-9_-]+")
+
+
+def tenant_folder(tenant: str) -> str:
+    """The folder of a tenant's catalogs: one per tenant, exactly.
+
+    A tenant that is already a safe folder name keeps it (so existing folders stay
+    found); any other (capitals, other characters) gets a readable part plus a hash of
+    the exact name, so "Acme" and "acme", or "a/b" and "a-b", never share a catalog.
+    """
+    if tenant and _NAME.sub("-", tenant) == tenant and not tenant.startswith("-"):
+        return tenant
+    readable = _NAME.sub("-", tenant.lower()).strip("-")[:40] or "tenant"
+    return f"{readable}-{hashlib.sha256(tenant.encode('utf-8')).hexdigest()[:16]}"
 
 
 def is_catalog_payload(payload: Any) -> bool:
@@ -68,7 +82,7 @@ class Catalog:
         self._lock = threading.Lock()
 
     def _dir(self, tenant: str) -> Path:
-        return self._root / _NAME.sub("-", tenant.lower())
+        return self._root / tenant_folder(tenant)
 
     def save(self, tenant: str, name: str, payload: dict[str, Any]) -> str:
         """Store a catalog atomically; returns its name."""

@@ -8,6 +8,7 @@ can name it, and context windows can find its neighbours.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import uuid
 from collections.abc import Iterable
@@ -30,8 +31,85 @@ _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", re.DOTALL)
 _DOC_ID = re.compile(r"[^a-z0-9._-]+")
 
 
+# Front matter is a few lines of metadata; anything bigger or deeper is an attack or a
+# mistake, refused before it costs memory (YAML aliases can expand a few hundred bytes
+# into gigabytes) or lands in the payload of every chunk.
+MAX_FRONT_MATTER_BYTES = 16 * 1024
+MAX_METADATA_DEPTH = 8
+MAX_METADATA_BYTES = 8 * 1024
+MAX_TITLE_CHARS = 300
+MAX_SOURCE_CHARS = 128
+
+
 class DocumentError(ValueError):
-    """A file could not be read as a document (bad encoding, bad front matter...)."""
+    """A file could not be read as a document (bad encoding, bad front matter...).
+
+    Attributes:
+        code: The stable error code the API answers with.
+        status: The HTTP status that fits (400 unreadable, 413 too big, 422 refused).
+    """
+
+    def __init__(self, message: str, *, code: str = "unreadable_document", status: int = 400):
+        """Keep the message, code and status."""
+        super().__init__(message)
+        self.code, self.status = code, status
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader without aliases and with a nesting limit.
+
+    Aliases are what make a "billion laughs" document expand; front matter has no
+    use for them. The nesting limit keeps the composer's recursion shallow.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            raise DocumentError(
+                "front matter may not use YAML aliases (*name)", code="invalid_front_matter"
+            )
+        self._depth += 1
+        try:
+            if self._depth > MAX_METADATA_DEPTH:
+                raise DocumentError(
+                    f"front matter is nested deeper than {MAX_METADATA_DEPTH} levels",
+                    code="invalid_front_matter",
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def check_metadata(meta: dict[str, Any], *, what: str = "metadata") -> None:
+    """Refuse metadata too deep or too big to store on every chunk.
+
+    Raises:
+        DocumentError: `metadata_too_large` (400).
+    """
+    if _depth(meta) > MAX_METADATA_DEPTH:
+        raise DocumentError(
+            f"{what} is nested deeper than {MAX_METADATA_DEPTH} levels", code="metadata_too_large"
+        )
+    size = len(json.dumps(meta, ensure_ascii=False, default=str).encode("utf-8"))
+    if size > MAX_METADATA_BYTES:
+        raise DocumentError(
+            f"{what} takes {size} bytes; at most {MAX_METADATA_BYTES} are kept per document",
+            code="metadata_too_large",
+        )
+
+
+def _depth(value: Any, level: int = 0) -> int:
+    """Nesting depth, stopping as soon as it passes the limit (no deep recursion)."""
+    if level > MAX_METADATA_DEPTH:
+        return level
+    if isinstance(value, dict):
+        return max((_depth(v, level + 1) for v in value.values()), default=level + 1)
+    if isinstance(value, list | tuple):
+        return max((_depth(v, level + 1) for v in value), default=level + 1)
+    return level
 
 
 @dataclass(frozen=True)
@@ -90,15 +168,37 @@ def parse_front_matter(raw: str) -> tuple[dict[str, Any], str]:
     Raises:
         DocumentError: if the front matter is not a YAML mapping.
     """
-    match = _FRONT_MATTER.match(raw)
-    if not match:
+    if not raw.startswith("---"):
         return {}, raw
+    # Look for the closing line only within the size limit: a missing one must not make
+    # the pattern scan (and the YAML parser read) a whole large document.
+    head = raw[: MAX_FRONT_MATTER_BYTES + 8]
+    match = _FRONT_MATTER.match(head)
+    if not match:
+        if len(raw) > len(head) and _FRONT_MATTER.match(raw) is not None:
+            raise DocumentError(
+                f"front matter is larger than {MAX_FRONT_MATTER_BYTES} bytes",
+                code="invalid_front_matter",
+            )
+        return {}, raw
+    block = match.group(1)
+    if len(block.encode("utf-8")) > MAX_FRONT_MATTER_BYTES:
+        raise DocumentError(
+            f"front matter is larger than {MAX_FRONT_MATTER_BYTES} bytes",
+            code="invalid_front_matter",
+        )
     try:
-        meta = yaml.safe_load(match.group(1)) or {}
+        meta = yaml.load(block, Loader=_BoundedLoader) or {}  # noqa: S506 - safe loader subclass
     except yaml.YAMLError as exc:
-        raise DocumentError(f"invalid YAML front matter: {exc}") from exc
+        raise DocumentError(
+            f"invalid YAML front matter: {exc}", code="invalid_front_matter"
+        ) from exc
+    except RecursionError as exc:
+        raise DocumentError(
+            "front matter is nested too deeply", code="invalid_front_matter"
+        ) from exc
     if not isinstance(meta, dict):
-        raise DocumentError("front matter must be a YAML mapping")
+        raise DocumentError("front matter must be a YAML mapping", code="invalid_front_matter")
     return meta, raw[match.end() :]
 
 
@@ -146,6 +246,14 @@ def load_document(
     updated = meta.pop("updated_at", None)
     doc_id = str(meta.pop("id", "") or "").strip() or doc_id_for(path, root)
     extra = {str(k): _plain(v) for k, v in meta.items()}
+    check_metadata(extra, what="front matter")
+    # A title is for display: a long first heading is cut, not refused.
+    title = title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1] + "…"
+    if max(len(source), len(doc_id)) > MAX_SOURCE_CHARS:
+        raise DocumentError(
+            f"a source and an id are at most {MAX_SOURCE_CHARS} characters",
+            code="metadata_too_large",
+        )
     return SourceDocument(
         doc_id=_DOC_ID.sub("-", doc_id.lower()).strip("-./") or "document",
         title=title,

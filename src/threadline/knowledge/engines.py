@@ -20,12 +20,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import qdrant_edge as qe
 from langchain_core.documents import Document
 from langchain_core.vectorstores import VectorStore
 from langchain_qdrant import QdrantVectorStore, RetrievalMode
 from qdrant_client import QdrantClient, models
 
-from threadline.knowledge.edge import DEFAULT_INDEXED_FIELDS, EdgeVectorStore
+from threadline.knowledge.edge import DEFAULT_INDEXED_FIELDS, EdgeVectorStore, to_edge_filter
 from threadline.knowledge.embeddings import EmbeddingSetup
 from threadline.knowledge.sparse import sparse_vector_params
 from threadline.settings import Settings
@@ -34,6 +35,7 @@ __all__ = [
     "DENSE_VECTOR",
     "SPARSE_VECTOR",
     "EdgeEngine",
+    "IndexLockedError",
     "QdrantClientEngine",
     "VectorEngine",
     "create_qdrant_client",
@@ -45,6 +47,15 @@ DENSE_VECTOR = "dense"
 SPARSE_VECTOR = "sparse"
 METADATA = "metadata"
 _SCROLL_PAGE = 512
+
+
+class IndexLockedError(RuntimeError):
+    """Another process (a running server, an ingestion) holds the embedded index."""
+
+    def __init__(self, path: Path) -> None:
+        """Keep the index directory."""
+        super().__init__(f"the index at {path} is open in another process")
+        self.path = path
 
 
 class VectorEngine(ABC):
@@ -89,6 +100,13 @@ class VectorEngine(ABC):
     @abstractmethod
     def delete_where(self, flt: models.Filter) -> None:
         """Delete every point matching the filter."""
+
+    @abstractmethod
+    def set_metadata_where(self, flt: models.Filter, values: dict[str, Any]) -> None:
+        """Set ``metadata.<key>`` to these values on every point matching the filter.
+
+        One engine operation: after a crash it is applied to all of them or to none.
+        """
 
     def optimize(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Build indexes after bulk ingestion, when the engine leaves that to the caller."""
@@ -192,6 +210,16 @@ class QdrantClientEngine(VectorEngine):
         """Delete every point matching the filter."""
         self.client.delete(self.collection, points_selector=models.FilterSelector(filter=flt))
 
+    def set_metadata_where(self, flt: models.Filter, values: dict[str, Any]) -> None:
+        """Set metadata keys on every point matching the filter (one request)."""
+        self.client.set_payload(
+            self.collection,
+            payload=values,
+            points=models.FilterSelector(filter=flt),
+            key=METADATA,
+            wait=True,
+        )
+
     def close(self) -> None:
         """Close the client."""
         self.client.close()
@@ -209,15 +237,21 @@ class EdgeEngine(VectorEngine):
     concurrent_reads = True
 
     def __init__(self, path: Path, embeddings: EmbeddingSetup) -> None:
-        self._store = EdgeVectorStore(
-            path,
-            embedding=embeddings.dense,
-            sparse_embedding=embeddings.sparse,
-            dense_size=embeddings.dense_size,
-            vector_name=DENSE_VECTOR,
-            sparse_vector_name=SPARSE_VECTOR,
-            metadata_payload_key=METADATA,
-        )
+        try:
+            self._store = EdgeVectorStore(
+                path,
+                embedding=embeddings.dense,
+                sparse_embedding=embeddings.sparse,
+                dense_size=embeddings.dense_size,
+                vector_name=DENSE_VECTOR,
+                sparse_vector_name=SPARSE_VECTOR,
+                metadata_payload_key=METADATA,
+            )
+        except Exception as exc:  # the binding raises bare Exception
+            # The engine locks its write-ahead log; a second process gets WouldBlock.
+            if "WouldBlock" in str(exc):
+                raise IndexLockedError(path) from exc
+            raise
 
     @property
     def store(self) -> EdgeVectorStore:
@@ -242,6 +276,14 @@ class EdgeEngine(VectorEngine):
     def delete_where(self, flt: models.Filter) -> None:
         """Delete every point matching the filter."""
         self._store.delete(filter=flt)
+
+    def set_metadata_where(self, flt: models.Filter, values: dict[str, Any]) -> None:
+        """Set metadata keys on every point matching the filter (one shard update)."""
+        edge_filter = to_edge_filter(flt)
+        assert edge_filter is not None
+        self._store.shard.update(
+            qe.UpdateOperation.set_payload_by_filter(edge_filter, values, key=METADATA)
+        )
 
     def optimize(self) -> None:
         """Merge segments and build the HNSW and sparse indexes (blocks the process)."""

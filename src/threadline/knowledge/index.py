@@ -2,19 +2,29 @@
 
 One `KnowledgeBase` owns one vector engine (see :mod:`threadline.knowledge.engines`):
 Qdrant Edge in this process by default, a Qdrant server when ``QDRANT_URL`` is set, or
-qdrant-client's local mode on request. Writes go through one re-entrant lock, so an
-update (delete the old chunks, add the new ones) is never interleaved with another.
-Reads take the lock too unless the engine is safe for concurrent use (Qdrant Edge and
-servers are; qdrant-client's local mode is not).
+qdrant-client's local mode on request.
+
+A document is replaced whole or not at all: its new version is staged where no search
+looks, published in one engine operation, then the older version is deleted (see
+`KnowledgeBase.ingest_document`); a journal lets start-up finish or undo a write a crash
+interrupted. Writes to one document are serialized by a lock of its own; engine writes
+take a first-come lock one batch at a time, so uploads of different documents share
+the engine fairly. Reads take no lock when the engine is safe for concurrent use
+(Qdrant Edge and servers are); with qdrant-client's local mode, which is not, reads and
+writes share one lock.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import threading
+import time
+import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +65,139 @@ __all__ = [
 
 _META = "metadata"
 _UPSERT_BATCH = 256
+# The tenant chunks are written under until their version is published: no caller's
+# tenant, so no search, listing or count of a tenant sees a version being written. A
+# tenant is at least one character and a NUL never comes from a key or the CLI.
+STAGED_TENANT = "\x00staged"
+_last_generation = 0
+_generation_guard = threading.Lock()
+
+
+class DocumentScopeError(PermissionError):
+    """A write or delete would touch a document in a source the caller may not use."""
+
+    def __init__(self, doc_id: str, source: str) -> None:
+        """Keep which document and source."""
+        super().__init__(f"document {doc_id!r} lies in a source this caller may not use")
+        self.doc_id, self.source = doc_id, source
+
+
+@dataclass(frozen=True)
+class DocumentState:
+    """What the index holds of one document, and whether it is whole."""
+
+    content_hash: str | None
+    sources: frozenset[str]
+    chunks: int
+    complete: bool
+
+
+def document_state(metas: Sequence[dict[str, Any]]) -> DocumentState:
+    """Check a document's chunk payloads: one version, every position once, none missing.
+
+    A document is whole when all its chunks carry the same content hash and
+    generation, their count is the `chunk_count` they were written with, and their
+    positions are 0..n-1. Anything else (a crash under an older version of this code,
+    two versions left live) is incomplete and gets re-ingested on the next upload.
+    """
+    hashes = {m.get("content_hash") for m in metas}
+    generations = {m.get("generation") for m in metas}
+    counts = {m.get("chunk_count") for m in metas}
+    positions = sorted(int(m.get("position", -1)) for m in metas)
+    complete = (
+        len(hashes) == 1
+        and len(generations) == 1
+        and counts == {len(metas)}
+        and positions == list(range(len(metas)))
+    )
+    return DocumentState(
+        content_hash=next(iter(hashes)) if len(hashes) == 1 else None,
+        sources=frozenset(str(m.get("source", "")) for m in metas),
+        chunks=len(metas),
+        complete=complete,
+    )
+
+
+class FairLock:
+    """A lock granted in arrival order (Python's own locks let a releasing thread win again).
+
+    Writes hold it one batch at a time, so a small upload gets its turn after the
+    batch being written, however long the document that batch belongs to.
+    """
+
+    def __init__(self) -> None:
+        """A free lock."""
+        self._condition = threading.Condition(threading.Lock())
+        self._next_ticket = 0
+        self._serving = 0
+
+    def __enter__(self) -> FairLock:
+        with self._condition:
+            ticket = self._next_ticket
+            self._next_ticket += 1
+            while ticket != self._serving:
+                self._condition.wait()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        with self._condition:
+            self._serving += 1
+            self._condition.notify_all()
+
+
+@dataclass
+class IngestProgress:
+    """A document being written: how far along it is."""
+
+    doc_id: str
+    source: str
+    chunks_total: int
+    chunks_written: int = 0
+    started_at: float = field(default_factory=time.time)
+
+
+@dataclass
+class _RefCountedLock:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    users: int = 0
+
+
+def _new_generation() -> int:
+    """A number larger than every earlier one of this process (microseconds: exact as floats,
+    which is how range filters compare)."""
+    global _last_generation
+    with _generation_guard:
+        _last_generation = max(_last_generation + 1, time.time_ns() // 1000)
+        return _last_generation
+
+
+def _generation_is(generation: int) -> models.FieldCondition:
+    return models.FieldCondition(
+        key=_key("generation"), range=models.Range(gte=generation, lte=generation)
+    )
+
+
+def _process_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _write_journal(path: Path, tenant: str, doc_id: str, generation: int) -> None:
+    """Record a write under way, durably, before its first chunk is written."""
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        entry = {"tenant": tenant, "doc_id": doc_id, "generation": generation, "pid": os.getpid()}
+        json.dump(entry, handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
 
 
 @dataclass(frozen=True)
@@ -157,8 +300,18 @@ class KnowledgeBase:
         self._lock = threading.RLock()
         self._embeddings = embeddings or create_embedding_setup(settings)
         self.catalog = Catalog(settings.data_dir / "catalog")
+        self._journal_dir = settings.data_dir / "ingest-journal"
+        self._document_locks: dict[tuple[str, str], _RefCountedLock] = {}
+        self._in_flight: dict[tuple[str, str], IngestProgress] = {}
+        self._document_locks_guard = threading.Lock()
         with self._lock:
             self._engine: VectorEngine = open_engine(settings, self._embeddings, client=client)
+        # Engines that take concurrent use let reads run beside a write; the others
+        # (qdrant-client's local mode) need reads and writes under one lock.
+        self._write_lock: AbstractContextManager[Any] = (
+            FairLock() if self._engine.concurrent_reads else self._lock
+        )
+        self.repair()
 
     def _reading(self) -> AbstractContextManager[Any]:
         """The lock reads need: none when the engine takes concurrent use."""
@@ -176,7 +329,7 @@ class KnowledgeBase:
 
     def close(self) -> None:
         """Release the engine (the embedded engine's storage lock with it)."""
-        with self._lock:
+        with self._lock, self._writing():
             self._engine.close()
 
     # --- ingestion -----------------------------------------------------------
@@ -214,9 +367,13 @@ class KnowledgeBase:
                 report.errors[str(file)] = str(exc)
                 continue
             seen.add(doc.doc_id)
-            status = self.ingest_document(
-                doc, tenant=tenant, source_app=source_app, workspace=workspace, report=report
-            )
+            try:
+                status = self.ingest_document(
+                    doc, tenant=tenant, source_app=source_app, workspace=workspace, report=report
+                )
+            except DocumentError as exc:
+                report.errors[str(file)] = str(exc)
+                continue
             getattr(report, status).append(doc.doc_id)
         if prune:
             for info in self.list_documents(tenant=tenant):
@@ -226,7 +383,7 @@ class KnowledgeBase:
         if report.chunks_written or report.removed:
             # Index what this run wrote (Qdrant Edge leaves that to its caller; cheap
             # when little changed, a no-op for the other engines).
-            with self._lock:
+            with self._writing():
                 self._engine.optimize()
         return report
 
@@ -238,84 +395,292 @@ class KnowledgeBase:
         source_app: str | None = None,
         workspace: str | None = None,
         report: IngestReport | None = None,
+        writable_sources: frozenset[str] | None = None,
     ) -> str:
-        """Index one document, replacing its previous chunks when it changed.
+        """Index one document, replacing its previous version whole when it changed.
+
+        The new version is written beside the old one under a staging tenant no
+        search matches, then made live in one engine operation, then the older
+        versions are deleted. Readers see the old version or the new one (both for an
+        instant, never a mix); a crash leaves the old version, or the new one with
+        leftovers that `repair` removes at the next start.
+
+        Args:
+            doc: The document.
+            tenant: Owner of the document.
+            source_app: Optional application tag stored on every chunk.
+            workspace: Optional workspace tag stored on every chunk.
+            report: Counts chunks written into it.
+            writable_sources: The sources the caller may write (None: any). The
+                document's own source and the source of the version it replaces must
+                both be in it; checked under the document's lock.
 
         Returns:
             "added", "updated" or "unchanged".
-        """
-        previous = self._document_hash(doc.doc_id, tenant)
-        content_hash = doc.content_hash
-        if previous == content_hash:
-            return "unchanged"
-        chunks = chunk_document(doc)
-        documents, ids = [], []
-        for chunk in chunks:
-            meta = chunk_payload(
-                chunk,
-                doc,
-                tenant=tenant,
-                content_hash=content_hash,
-                chunk_count=len(chunks),
-                source_app=source_app,
-                workspace=workspace,
-            )
-            documents.append(Document(page_content=chunk.embedding_text, metadata=meta))
-            ids.append(_point_id(tenant, chunk.chunk_id))
-        with self._lock:
-            if previous is not None:
-                self._delete_where(SearchFilters(tenant=tenant, doc_ids=(doc.doc_id,)))
-            if documents:
-                self._engine.add_documents(documents, ids, _UPSERT_BATCH)
-        if report is not None:
-            report.chunks_written += len(documents)
-        return "added" if previous is None else "updated"
 
-    def delete_document(self, doc_id: str, *, tenant: str = "default") -> int:
-        """Remove a document's chunks; returns how many were removed."""
-        with self._lock:
-            flt = SearchFilters(tenant=tenant, doc_ids=(doc_id,))
-            count = self._engine.count(flt.to_qdrant())
-            if count:
-                self._delete_where(flt)
-            return count
+        Raises:
+            DocumentScopeError: when the document or the version it replaces lies in
+                a source outside `writable_sources`.
+        """
+        if writable_sources is not None and doc.source not in writable_sources:
+            raise DocumentScopeError(doc.doc_id, doc.source)
+        content_hash = doc.content_hash
+        with self._document_lock(tenant, doc.doc_id):
+            current = self._document_state(doc.doc_id, tenant)
+            if current is not None and writable_sources is not None:
+                outside = current.sources - writable_sources
+                if outside:
+                    raise DocumentScopeError(doc.doc_id, sorted(outside)[0])
+            if current is not None and current.complete and current.content_hash == content_hash:
+                return "unchanged"
+            written = self._write_version(doc, tenant, content_hash, source_app, workspace)
+        if report is not None:
+            report.chunks_written += written
+        return "added" if current is None else "updated"
+
+    def _write_version(
+        self,
+        doc: SourceDocument,
+        tenant: str,
+        content_hash: str,
+        source_app: str | None,
+        workspace: str | None,
+    ) -> int:
+        """Stage, publish and clean up one version of a document (see `ingest_document`)."""
+        generation = _new_generation()
+        chunks = chunk_document(doc)
+        limit = self._settings.max_document_chunks
+        if len(chunks) > limit:
+            # Many tiny sections make many chunks out of little text: bounded like pages.
+            raise DocumentError(
+                f"the document makes {len(chunks)} chunks; at most {limit} are indexed",
+                code="too_many_chunks",
+                status=413,
+            )
+        journal = self._journal_path(tenant, doc.doc_id)
+        journal.parent.mkdir(parents=True, exist_ok=True)
+        _write_journal(journal, tenant, doc.doc_id, generation)
+        staged = SearchFilters(tenant=STAGED_TENANT, doc_ids=(doc.doc_id,)).to_qdrant()
+        staged.must.extend(  # type: ignore[union-attr]
+            [_match("staged_for", tenant), _generation_is(generation)]
+        )
+        progress = IngestProgress(doc.doc_id, doc.source, len(chunks))
+        self._in_flight[(tenant, doc.doc_id)] = progress
+        try:
+            self._stage_and_publish(
+                doc,
+                chunks,
+                tenant,
+                content_hash,
+                generation,
+                staged,
+                progress,
+                source_app,
+                workspace,
+            )
+        finally:
+            self._in_flight.pop((tenant, doc.doc_id), None)
+        journal.unlink(missing_ok=True)
+        return len(chunks)
+
+    def _stage_and_publish(
+        self,
+        doc: SourceDocument,
+        chunks: list[Chunk],
+        tenant: str,
+        content_hash: str,
+        generation: int,
+        staged: models.Filter,
+        progress: IngestProgress,
+        source_app: str | None,
+        workspace: str | None,
+    ) -> None:
+        for start in range(0, len(chunks), _UPSERT_BATCH):
+            documents, ids = [], []
+            for chunk in chunks[start : start + _UPSERT_BATCH]:
+                meta = chunk_payload(
+                    chunk,
+                    doc,
+                    tenant=STAGED_TENANT,
+                    content_hash=content_hash,
+                    chunk_count=len(chunks),
+                    source_app=source_app,
+                    workspace=workspace,
+                )
+                meta.update(staged_for=tenant, generation=generation)
+                documents.append(Document(page_content=chunk.embedding_text, metadata=meta))
+                ids.append(_point_id(tenant, chunk.chunk_id, generation))
+            # One batch at a time under the write lock: another upload waits for one
+            # batch, not for this whole document.
+            with self._writing():
+                self._engine.add_documents(documents, ids, _UPSERT_BATCH)
+            progress.chunks_written += len(documents)
+        with self._writing():
+            self._engine.set_metadata_where(staged, {"tenant": tenant})
+            self._delete_where_older(tenant, doc.doc_id, generation)
+
+    def ingestions(self, *, tenant: str) -> list[IngestProgress]:
+        """The documents of a tenant being written now, oldest first."""
+        found = [p for (owner, _), p in list(self._in_flight.items()) if owner == tenant]
+        return sorted(found, key=lambda p: p.started_at)
+
+    def _delete_where_older(self, tenant: str, doc_id: str, generation: int) -> None:
+        """Delete the live chunks of a document older than `generation` (or unversioned)."""
+        older = SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant()
+        older.must_not = [
+            models.FieldCondition(key=_key("generation"), range=models.Range(gte=generation))
+        ]
+        self._engine.delete_where(older)
+
+    def delete_document(
+        self,
+        doc_id: str,
+        *,
+        tenant: str = "default",
+        sources: frozenset[str] | None = None,
+    ) -> int:
+        """Remove a document's chunks; returns how many were removed.
+
+        Args:
+            doc_id: The document.
+            tenant: Its owner.
+            sources: Only when the document lies in these sources (None: any); a
+                document outside them counts as absent (0).
+        """
+        with self._document_lock(tenant, doc_id):
+            current = self._document_state(doc_id, tenant)
+            if current is None or (sources is not None and current.sources - sources):
+                return 0
+            with self._writing():
+                flt = SearchFilters(tenant=tenant, doc_ids=(doc_id,))
+                count = self._engine.count(flt.to_qdrant())
+                if count:
+                    self._delete_where(flt)
+                return count
 
     def _delete_where(self, flt: SearchFilters) -> None:
         self._engine.delete_where(flt.to_qdrant())
 
-    def _document_hash(self, doc_id: str, tenant: str) -> str | None:
-        flt = SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant()
-        with self._reading():
-            metas = list(self._engine.metadatas(flt, limit=1))
+    def _writing(self) -> AbstractContextManager[Any]:
+        """The lock writes take: a fair one, so no upload waits behind a long one."""
+        return self._write_lock
+
+    def _document_lock(self, tenant: str, doc_id: str) -> AbstractContextManager[Any]:
+        """The lock of one document: its read-compare-write sequence is never interleaved."""
+        with self._document_locks_guard:
+            lock = self._document_locks.get((tenant, doc_id))
+            if lock is None:
+                lock = self._document_locks[(tenant, doc_id)] = _RefCountedLock()
+            lock.users += 1
+
+        @contextmanager
+        def held() -> Iterator[None]:
+            try:
+                with lock.lock:
+                    yield
+            finally:
+                with self._document_locks_guard:
+                    lock.users -= 1
+                    if not lock.users:
+                        self._document_locks.pop((tenant, doc_id), None)
+
+        return held()
+
+    def _document_state(self, doc_id: str, tenant: str) -> DocumentState | None:
+        """What the index holds of one document: all its chunks, checked for wholeness."""
+        metas = self._scroll(SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant())
         if not metas:
             return None
-        return metas[0].get("content_hash")
+        return document_state(metas)
+
+    def _journal_path(self, tenant: str, doc_id: str) -> Path:
+        key = hashlib.sha256(f"{tenant}\x00{doc_id}".encode()).hexdigest()[:32]
+        return self._journal_dir / f"{key}.json"
+
+    def repair(self) -> list[tuple[str, str]]:
+        """Finish or undo what a crash interrupted; returns the (tenant, doc_id) repaired.
+
+        For every document whose write was under way (its journal entry is still
+        there): the staged chunks are deleted; of the live versions, the newest whole
+        one is kept and the others deleted. Staged chunks without a journal entry
+        (an older crash) are deleted too.
+        """
+        repaired: list[tuple[str, str]] = []
+        entries = sorted(self._journal_dir.glob("*.json")) if self._journal_dir.is_dir() else []
+        for path in entries:
+            try:
+                entry = json.loads(path.read_text(encoding="utf-8"))
+                tenant, doc_id = str(entry["tenant"]), str(entry["doc_id"])
+                writer = int(entry.get("pid") or 0)
+            except (OSError, ValueError, KeyError, TypeError):
+                path.unlink(missing_ok=True)
+                continue
+            shared = self._engine.name == "server"  # an embedded index has one process
+            if shared and writer != os.getpid() and _process_alive(writer):
+                continue  # another worker of a shared server engine is writing it now
+            with self._document_lock(tenant, doc_id), self._writing():
+                self._repair_document(tenant, doc_id)
+            path.unlink(missing_ok=True)
+            repaired.append((tenant, doc_id))
+        if self._engine.name != "server":
+            # An embedded engine has one process: any staged chunk is a leftover. A
+            # server's may belong to another worker's write, which its journal covers.
+            with self._writing():
+                staged = SearchFilters(tenant=STAGED_TENANT).to_qdrant()
+                if self._engine.count(staged):
+                    self._engine.delete_where(staged)
+        return repaired
+
+    def _repair_document(self, tenant: str, doc_id: str) -> None:
+        staged = SearchFilters(tenant=STAGED_TENANT, doc_ids=(doc_id,)).to_qdrant()
+        staged.must.append(_match("staged_for", tenant))  # type: ignore[union-attr]
+        self._engine.delete_where(staged)
+        metas = self._scroll(SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant())
+        by_generation: dict[int, list[dict[str, Any]]] = defaultdict(list)
+        for meta in metas:
+            by_generation[int(meta.get("generation") or 0)].append(meta)
+        whole = [g for g, group in by_generation.items() if document_state(group).complete]
+        if not whole:
+            # Nothing whole to keep: the document is absent until uploaded again.
+            self._delete_where(SearchFilters(tenant=tenant, doc_ids=(doc_id,)))
+            return
+        keep = max(whole)
+        for generation in by_generation:
+            if generation != keep:
+                flt = SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant()
+                flt.must.append(_generation_is(generation))  # type: ignore[union-attr]
+                if generation == 0:
+                    flt.must[-1] = models.IsEmptyCondition(  # type: ignore[index]
+                        is_empty=models.PayloadField(key=_key("generation"))
+                    )
+                self._engine.delete_where(flt)
 
     # --- reading -------------------------------------------------------------
     def _scroll(self, flt: models.Filter) -> list[dict[str, Any]]:
         with self._reading():
             return list(self._engine.metadatas(flt))
 
-    def list_documents(self, *, tenant: str = "default") -> list[DocumentInfo]:
-        """Documents of a tenant with their chunk counts, sorted by id."""
+    def list_documents(
+        self, *, tenant: str = "default", sources: frozenset[str] | None = None
+    ) -> list[DocumentInfo]:
+        """Documents of a tenant with their chunk counts, sorted by id.
+
+        Args:
+            tenant: Whose documents.
+            sources: Only documents in these sources (None: all).
+        """
+        flt = SearchFilters(tenant=tenant, sources=tuple(sorted(sources)) if sources else None)
+        if sources is not None and not sources:
+            return []
         grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for meta in self._scroll(SearchFilters(tenant=tenant).to_qdrant()):
+        for meta in self._scroll(flt.to_qdrant()):
             grouped[meta.get("doc_id", "")].append(meta)
-        infos = []
-        for doc_id, metas in sorted(grouped.items()):
-            first = metas[0]
-            infos.append(
-                DocumentInfo(
-                    doc_id=doc_id,
-                    title=first.get("title", doc_id),
-                    source=first.get("source", ""),
-                    path=first.get("path"),
-                    updated_at=first.get("updated_at"),
-                    chunks=len(metas),
-                    content_hash=first.get("content_hash"),
-                )
-            )
-        return infos
+        return [_document_info(doc_id, found) for doc_id, found in sorted(grouped.items())]
+
+    def document_info(self, doc_id: str, *, tenant: str = "default") -> DocumentInfo | None:
+        """One document of a tenant (reads only its chunks), or None."""
+        metas = self._scroll(SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant())
+        return _document_info(doc_id, metas) if metas else None
 
     def document_chunks(self, doc_id: str, *, tenant: str = "default") -> list[Chunk]:
         """All chunks of one document in reading order."""
@@ -355,6 +720,23 @@ class KnowledgeBase:
         for i, hits in zip(live, found, strict=True):
             rankings[i] = _scored_chunks(hits, k)
         return rankings
+
+
+def _document_info(doc_id: str, found: Sequence[dict[str, Any]]) -> DocumentInfo:
+    """A document's listing from its chunk payloads."""
+    # While a new version is being published both are live for an instant: the newest.
+    newest = max(int(m.get("generation") or 0) for m in found)
+    metas = [m for m in found if int(m.get("generation") or 0) == newest]
+    first = metas[0]
+    return DocumentInfo(
+        doc_id=doc_id,
+        title=first.get("title", doc_id),
+        source=first.get("source", ""),
+        path=first.get("path"),
+        updated_at=first.get("updated_at"),
+        chunks=len(metas),
+        content_hash=first.get("content_hash"),
+    )
 
 
 def _fetch(k: int) -> int:
@@ -403,13 +785,10 @@ def chunk_payload(
     return meta
 
 
-def _point_id(tenant: str, chunk_id: str) -> str:
-    """Point ids are per tenant, so two tenants may ingest the same file."""
-    if tenant == "default":
-        return chunk_id
-    import uuid
-
-    return str(uuid.uuid5(uuid.UUID(chunk_id), tenant))
+def _point_id(tenant: str, chunk_id: str, generation: int) -> str:
+    """Point ids are per tenant and version: two tenants may ingest the same file, and a
+    version being written never overwrites the chunks of the one readers see."""
+    return str(uuid.uuid5(uuid.UUID(chunk_id), f"{tenant}\x00{generation}"))
 
 
 def _chunk_from_meta(meta: dict[str, Any]) -> Chunk:
@@ -426,6 +805,8 @@ def _chunk_from_meta(meta: dict[str, Any]) -> Chunk:
         "updated_at",
         "content_hash",
         "chunk_count",
+        "generation",
+        "staged_for",
         "source_app",
         "workspace",
         # What langchain-qdrant adds to the metadata of every hit: engine bookkeeping,

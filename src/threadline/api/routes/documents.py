@@ -11,18 +11,34 @@ from fastapi import APIRouter, File, Form, Query, UploadFile
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
-from threadline.api.deps import ServicesDep, TenantDep
+from threadline.api.deps import DocumentSourcesDep, ServicesDep, TenantDep
 from threadline.api.errors import ApiError
 from threadline.api.schemas import ErrorResponse, Message
-from threadline.knowledge.converters import CONTENT_TYPES, SUPPORTED_SUFFIXES, to_markdown
-from threadline.knowledge.documents import DocumentError, load_document
+from threadline.knowledge.converters import (
+    CONTENT_TYPES,
+    SUPPORTED_SUFFIXES,
+    ExtractionLimits,
+    to_markdown,
+)
+from threadline.knowledge.documents import (
+    MAX_METADATA_BYTES,
+    DocumentError,
+    SourceDocument,
+    check_metadata,
+    load_document,
+)
+from threadline.knowledge.index import DocumentScopeError
 
 router = APIRouter(prefix="/documents", tags=["documents"])
+# Beside /documents, not under it: /documents/{doc_id} would also match its path.
+ingestions_router = APIRouter(tags=["documents"])
 
 ERRORS = {
     400: {"model": ErrorResponse, "description": "The file could not be read"},
     401: {"model": ErrorResponse, "description": "Missing or wrong API key"},
+    403: {"model": ErrorResponse, "description": "Source not allowed for this key"},
     404: {"model": ErrorResponse, "description": "Document not found"},
+    409: {"model": ErrorResponse, "description": "Deleted while being written"},
     413: {"model": ErrorResponse, "description": "File too large"},
     415: {"model": ErrorResponse, "description": "Unsupported file type"},
     422: {"model": ErrorResponse, "description": "Invalid request"},
@@ -66,10 +82,54 @@ def _suffix(upload: UploadFile) -> str:
     )
 
 
+def _metadata_field(metadata: str | None) -> dict[str, Any]:
+    """The `metadata` form field as a bounded JSON object.
+
+    Raises:
+        ApiError: 422 `validation_error` for anything but a JSON object; 400
+            `metadata_too_large` for one too big or too deep to store on every chunk.
+    """
+    if not metadata:
+        return {}
+    if len(metadata.encode("utf-8")) > MAX_METADATA_BYTES:
+        raise ApiError(
+            400, "metadata_too_large", f"metadata is limited to {MAX_METADATA_BYTES} bytes"
+        )
+    try:
+        extra = json.loads(metadata)
+    except RecursionError as exc:
+        raise ApiError(400, "metadata_too_large", "metadata is nested too deeply") from exc
+    except ValueError as exc:
+        raise ApiError(422, "validation_error", "metadata must be a JSON object") from exc
+    if not isinstance(extra, dict):
+        raise ApiError(422, "validation_error", "metadata must be a JSON object")
+    try:
+        check_metadata(extra)
+    except DocumentError as exc:
+        raise ApiError(exc.status, exc.code, str(exc)) from exc
+    return {str(k): v for k, v in extra.items()}
+
+
+def _read_upload(data: bytes, suffix: str, name: str, limits: ExtractionLimits) -> SourceDocument:
+    """The uploaded file as a document (text, title, front matter), within the limits."""
+    text, converted_title = to_markdown(data, suffix, limits)
+    return load_document(Path(name), raw=text, title_hint=converted_title, default_source="uploads")
+
+
+def _scope_error(doc_id: str) -> ApiError:
+    return ApiError(
+        403,
+        "source_forbidden",
+        f"This key may not write document {doc_id!r} in that source: its caller apps "
+        "are not allowed to use it.",
+    )
+
+
 @router.post("", response_model=DocumentIngested, status_code=201, responses=ERRORS)
 async def create_document(
     services: ServicesDep,
     tenant: TenantDep,
+    scope: DocumentSourcesDep,
     file: Annotated[UploadFile, File(description="Markdown, text, HTML or PDF.")],
     doc_id: Annotated[
         str | None, Form(max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -78,44 +138,62 @@ async def create_document(
     source: Annotated[str | None, Form(max_length=128)] = None,
     source_app: Annotated[str | None, Form(max_length=128)] = None,
     workspace: Annotated[str | None, Form(max_length=128)] = None,
-    metadata: Annotated[str | None, Form(description="A JSON object of extra metadata.")] = None,
+    metadata: Annotated[
+        str | None,
+        Form(description=f"A JSON object of extra metadata (at most {MAX_METADATA_BYTES} bytes)."),
+    ] = None,
 ):
-    """Upload a document; re-uploading identical content changes nothing."""
+    """Upload a document; re-uploading identical content changes nothing.
+
+    The document must land in a source the key's caller apps may use (their
+    `source_policy`), and may not replace a document of another source.
+    """
     suffix = _suffix(upload=file)
-    limit = services.settings.max_upload_bytes
+    settings = services.settings
+    limit = settings.max_upload_bytes
     data = await file.read(limit + 1)
     if len(data) > limit:
         raise ApiError(413, "payload_too_large", f"Files are limited to {limit} bytes.")
-    extra: dict[str, Any] = {}
-    if metadata:
-        try:
-            extra = json.loads(metadata)
-        except json.JSONDecodeError as exc:
-            raise ApiError(422, "validation_error", "metadata must be a JSON object") from exc
-        if not isinstance(extra, dict):
-            raise ApiError(422, "validation_error", "metadata must be a JSON object")
+    extra = _metadata_field(metadata)
+    limits = ExtractionLimits(
+        max_pages=settings.max_document_pages,
+        max_chars=settings.max_document_chars,
+        max_seconds=settings.max_extraction_seconds,
+    )
     name = PurePath(file.filename or f"upload{suffix}").name  # never a client-chosen path
     try:
-        text, converted_title = await run_in_threadpool(to_markdown, data, suffix)
-        doc = load_document(
-            Path(name), raw=text, title_hint=converted_title, default_source="uploads"
-        )
+        # Off the event loop: extraction and front matter parsing take CPU, even bounded.
+        doc = await run_in_threadpool(_read_upload, data, suffix, name, limits)
+        merged = {**doc.metadata, **extra}
+        check_metadata(merged)
     except DocumentError as exc:
-        raise ApiError(400, "unreadable_document", str(exc)) from exc
+        raise ApiError(exc.status, exc.code, str(exc)) from exc
     doc = replace(
         doc,
         doc_id=(doc_id or doc.doc_id).lower(),
         title=title or doc.title,
         source=source or doc.source,
         path=None,
-        metadata={**doc.metadata, **{str(k): v for k, v in extra.items()}},
+        metadata=merged,
     )
     if not doc.text.strip():
         raise ApiError(400, "unreadable_document", "The document has no text.")
-    status = await run_in_threadpool(
-        services.kb.ingest_document, doc, tenant=tenant, source_app=source_app, workspace=workspace
-    )
-    info = next(d for d in services.kb.list_documents(tenant=tenant) if d.doc_id == doc.doc_id)
+    try:
+        status = await run_in_threadpool(
+            services.kb.ingest_document,
+            doc,
+            tenant=tenant,
+            source_app=source_app,
+            workspace=workspace,
+            writable_sources=scope,
+        )
+    except DocumentScopeError as exc:
+        raise _scope_error(doc.doc_id) from exc
+    except DocumentError as exc:
+        raise ApiError(exc.status, exc.code, str(exc)) from exc
+    info = await run_in_threadpool(services.kb.document_info, doc.doc_id, tenant=tenant)
+    if info is None:  # deleted by another request since
+        raise ApiError(409, "conflict", "The document was deleted while it was being written.")
     return DocumentIngested(
         doc_id=info.doc_id,
         title=info.title,
@@ -130,11 +208,12 @@ async def create_document(
 async def read_documents(
     services: ServicesDep,
     tenant: TenantDep,
+    scope: DocumentSourcesDep,
     offset: int = Query(default=0, ge=0),
     limit: int = Query(default=50, ge=1, le=500),
 ):
-    """Documents of the caller's tenant with their chunk counts."""
-    infos = await run_in_threadpool(services.kb.list_documents, tenant=tenant)
+    """Documents of the caller's tenant, in the sources its key may use, with chunk counts."""
+    infos = await run_in_threadpool(services.kb.list_documents, tenant=tenant, sources=scope)
     page = infos[offset : offset + limit]
     return DocumentsPublic(
         data=[
@@ -151,10 +230,47 @@ async def read_documents(
     )
 
 
+class IngestionPublic(BaseModel):
+    """A document being written."""
+
+    doc_id: str
+    chunks_written: int
+    chunks_total: int
+    started_at: float
+
+
+class IngestionsPublic(BaseModel):
+    """The caller's documents being written now, oldest first."""
+
+    data: list[IngestionPublic]
+    count: int
+
+
+@ingestions_router.get("/ingestions", response_model=IngestionsPublic, responses=ERRORS)
+async def read_ingestions(services: ServicesDep, tenant: TenantDep, scope: DocumentSourcesDep):
+    """Uploads being written now, with their progress (chunks written of the total)."""
+    found = services.kb.ingestions(tenant=tenant)
+    shown = [p for p in found if scope is None or p.source in scope]
+    data = [
+        IngestionPublic(
+            doc_id=p.doc_id,
+            chunks_written=p.chunks_written,
+            chunks_total=p.chunks_total,
+            started_at=p.started_at,
+        )
+        for p in shown
+    ]
+    return IngestionsPublic(data=data, count=len(data))
+
+
 @router.delete("/{doc_id}", response_model=Message, responses=ERRORS)
-async def delete_document(doc_id: str, services: ServicesDep, tenant: TenantDep):
-    """Remove a document and its chunks."""
-    removed = await run_in_threadpool(services.kb.delete_document, doc_id, tenant=tenant)
+async def delete_document(
+    doc_id: str, services: ServicesDep, tenant: TenantDep, scope: DocumentSourcesDep
+):
+    """Remove a document and its chunks (only in the sources the key may use)."""
+    removed = await run_in_threadpool(
+        services.kb.delete_document, doc_id, tenant=tenant, sources=scope
+    )
     if not removed:
         raise ApiError(404, "document_not_found", "Document not found")
     return Message(message="Document deleted successfully")

@@ -1,21 +1,38 @@
-"""`GET /health`: 200 once the index and models are ready."""
+"""`GET /health`: 200 once the index and models are ready; counts only to a caller's tenant."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
 from threadline import __version__
 from threadline.api.deps import ServicesDep
 from threadline.api.schemas import HealthPublic
+from threadline.auth import LOCAL_PRINCIPAL, KeyRing
 
 router = APIRouter(tags=["health"])
 
 
 @router.get("/health", response_model=HealthPublic)
-async def read_health(services: ServicesDep):
-    """Readiness: the vector engine answers and the models are configured."""
-    chunks = await run_in_threadpool(services.kb.count)
+async def read_health(request: Request, services: ServicesDep):
+    """Readiness: the vector engine answers and the models are configured.
+
+    Needs no key. `chunks` counts the caller's own tenant and is only given to a
+    caller a key authenticates (or to anyone when the service runs without keys, as
+    the one local tenant); otherwise it is null, so no one learns another tenant's size.
+    """
+    keyring: KeyRing = request.app.state.keyring
+    principal = LOCAL_PRINCIPAL if not keyring.enabled else None
+    # Read from the headers, not declared as security: health needs no key, and the
+    # schema says so.
+    scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+    bearer = credentials.strip() if scheme.lower() == "bearer" else ""
+    key = request.headers.get("x-api-key") or bearer or None
+    if principal is None and key:
+        principal = keyring.authenticate(key)
+    chunks = None
+    if principal is not None:
+        chunks = await run_in_threadpool(services.kb.count, tenant=principal.tenant)
     return HealthPublic(
         status="ok",
         llm=services.settings.llm or "offline",

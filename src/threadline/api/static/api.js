@@ -13,24 +13,35 @@ export class ApiError extends Error {
   }
 }
 
+// The key lives in this tab's session storage (gone when the browser session ends);
+// only a person who asks to be remembered gets it in local storage.
 export function getKey() {
   try {
-    return localStorage.getItem(KEY_STORAGE) || "";
+    return sessionStorage.getItem(KEY_STORAGE) || localStorage.getItem(KEY_STORAGE) || "";
   } catch {
     return "";
   }
 }
 
-export function setKey(key) {
+export function setKey(key, remember = false) {
   try {
-    if (key) localStorage.setItem(KEY_STORAGE, key);
-    else localStorage.removeItem(KEY_STORAGE);
+    sessionStorage.removeItem(KEY_STORAGE);
+    localStorage.removeItem(KEY_STORAGE);
+    if (key) (remember ? localStorage : sessionStorage).setItem(KEY_STORAGE, key);
   } catch {
     /* storage disabled: the key lives for this request only */
   }
 }
 
-// Asks the person for a key; set by the page. Returns a Promise<string|null>.
+export function keyRemembered() {
+  try {
+    return Boolean(localStorage.getItem(KEY_STORAGE));
+  } catch {
+    return false;
+  }
+}
+
+// Asks the person for a key; set by the page. Returns a Promise<{key, remember}|null>.
 let keyPrompt = null;
 let pendingPrompt = null;
 
@@ -82,9 +93,9 @@ async function send(path, { method = "GET", body, signal, accept = "application/
       const reason = key
         ? "The saved API key was refused. Enter a valid key."
         : "This server requires an API key.";
-      const newKey = await askForKey(reason);
-      if (newKey) {
-        setKey(newKey);
+      const answer = await askForKey(reason);
+      if (answer) {
+        setKey(answer.key, answer.remember);
         continue;
       }
       throw new ApiError(401, error.code, error.message);

@@ -1,6 +1,6 @@
 // The threadline chat page: sessions in the sidebar, a streamed conversation in the main pane.
 
-import { api, ApiError, getKey, setKey, setKeyPrompt, streamChat } from "./api.js";
+import { api, ApiError, getKey, keyRemembered, setKey, setKeyPrompt, streamChat } from "./api.js";
 import { AssistantMessage, h, icon, ICONS, storedResult, userMessage } from "./render.js";
 
 const $ = (id) => document.getElementById(id);
@@ -27,6 +27,7 @@ const els = {
   keyReason: $("key-dialog-reason"),
   keyInput: $("key-input"),
   keyForget: $("key-forget"),
+  keyRemember: $("key-remember"),
   keyCancel: $("key-cancel"),
   confirmDialog: $("confirm-dialog"),
   confirmText: $("confirm-dialog-text"),
@@ -115,11 +116,13 @@ function promptKey(reason) {
   return new Promise((resolve) => {
     els.keyReason.textContent = reason || "This server requires an API key.";
     els.keyInput.value = "";
+    els.keyRemember.checked = keyRemembered();
     els.keyForget.hidden = !getKey();
     const onClose = () => {
       els.keyDialog.removeEventListener("close", onClose);
       const value = els.keyInput.value.trim();
-      resolve(els.keyDialog.returnValue === "save" && value ? value : null);
+      const saved = els.keyDialog.returnValue === "save" && value;
+      resolve(saved ? { key: value, remember: els.keyRemember.checked } : null);
     };
     els.keyDialog.returnValue = "";
     els.keyDialog.addEventListener("close", onClose);
@@ -129,10 +132,11 @@ function promptKey(reason) {
 }
 
 async function changeKey() {
-  const key = await promptKey(getKey() ? "Replace the saved API key." : "Set the API key sent with every request.");
-  if (key) {
-    setKey(key);
+  const answer = await promptKey(getKey() ? "Replace the saved API key." : "Set the API key sent with every request.");
+  if (answer) {
+    setKey(answer.key, answer.remember);
     toast("API key saved.", "info");
+    loadHealth();
     await refreshSessions();
   }
 }
@@ -372,9 +376,17 @@ async function newSession() {
   }
 }
 
+// Messages sent while an answer is still arriving (Enter, a chip clicked as soon as it
+// shows) wait their turn here instead of being dropped.
+const queued = [];
+
 async function send(text) {
   const query = (text || "").trim();
-  if (!query || state.busy) return;
+  if (!query) return;
+  if (state.busy) {
+    queued.push(query);
+    return;
+  }
   setBusy(true);
   try {
     if (!state.current) {
@@ -409,10 +421,12 @@ async function send(text) {
     }
     followTurn();
     follow = null;
-    await refreshSessions();
   } finally {
     setBusy(false);
   }
+  // The list refreshes in the background: the next message must not wait for it.
+  refreshSessions().catch(() => {});
+  if (queued.length) send(queued.shift());
 }
 
 // ---------------------------------------------------------------- composer
@@ -425,7 +439,7 @@ function autosize() {
 els.composer.addEventListener("submit", (event) => {
   event.preventDefault();
   const text = els.query.value;
-  if (!text.trim() || state.busy) return;
+  if (!text.trim()) return;
   els.query.value = "";
   autosize();
   send(text);
@@ -462,8 +476,10 @@ window.addEventListener("hashchange", () => {
 async function loadHealth() {
   try {
     const health = await api.health();
-    const chunks = new Intl.NumberFormat().format(health.chunks);
-    els.serviceInfo.textContent = `${chunks} passages · ${health.embeddings} · ${health.llm} model`;
+    // The count is the caller's own tenant's, and only given once a key is accepted.
+    const passages =
+      typeof health.chunks === "number" ? `${new Intl.NumberFormat().format(health.chunks)} passages` : "ready";
+    els.serviceInfo.textContent = `${passages} · ${health.embeddings} · ${health.llm} model`;
   } catch {
     els.serviceInfo.textContent = "Service not ready";
   }
@@ -471,8 +487,8 @@ async function loadHealth() {
 
 async function start() {
   setKeyPrompt(promptKey);
-  loadHealth();
   await refreshSessions();
+  loadHealth(); // after the sessions: by then the key, if one is needed, is known
   const id = decodeURIComponent(location.hash.slice(1));
   if (id && state.sessions.some((s) => s.id === id)) await selectSession(id);
   else showSession(null);
