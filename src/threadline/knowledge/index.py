@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -32,7 +32,11 @@ from threadline.knowledge.documents import (
     iter_files,
     load_document,
 )
-from threadline.knowledge.embeddings import EmbeddingSetup, create_embedding_setup
+from threadline.knowledge.embeddings import (
+    EmbeddingSetup,
+    check_index_embeddings,
+    create_embedding_setup,
+)
 from threadline.knowledge.engines import (
     DENSE_VECTOR,
     SPARSE_VECTOR,
@@ -156,7 +160,11 @@ class KnowledgeBase:
         self._settings = settings
         self._lock = threading.RLock()
         self._embeddings = embeddings or create_embedding_setup(settings)
+        if client is None and settings.qdrant_url is None:
+            check_index_embeddings(settings.qdrant_path, self._embeddings)
         self.catalog = Catalog(settings.data_dir / "catalog")
+        # Per tenant, the languages of its chunks (see `language_shares`); any write clears it.
+        self._languages: dict[str, dict[str, float]] = {}
         with self._lock:
             self._engine: VectorEngine = open_engine(settings, self._embeddings, client=client)
 
@@ -267,6 +275,7 @@ class KnowledgeBase:
                 self._delete_where(SearchFilters(tenant=tenant, doc_ids=(doc.doc_id,)))
             if documents:
                 self._engine.add_documents(documents, ids, _UPSERT_BATCH)
+            self._languages.pop(tenant, None)
         if report is not None:
             report.chunks_written += len(documents)
         return "added" if previous is None else "updated"
@@ -282,6 +291,27 @@ class KnowledgeBase:
 
     def _delete_where(self, flt: SearchFilters) -> None:
         self._engine.delete_where(flt.to_qdrant())
+        self._languages.clear()
+
+    def language_shares(self, *, tenant: str = "default", sample: int = 200) -> dict[str, float]:
+        """The share of each language ("en", "fr") among a tenant's chunks.
+
+        Measured on up to `sample` chunks (the engine's id order, which the hashed point
+        ids make an arbitrary one) and kept until the next write. The retriever uses it
+        to translate a question only into languages the documents are in.
+        """
+        shares = self._languages.get(tenant)
+        if shares is None:
+            from threadline.knowledge.language import text_language
+
+            flt = SearchFilters(tenant=tenant).to_qdrant()
+            with self._reading():
+                texts = [m.get("text", "") for m in self._engine.metadatas(flt, limit=sample)]
+            counts = Counter(text_language(text) for text in texts if text.strip())
+            total = sum(counts.values())
+            shares = {lang: n / total for lang, n in counts.items()} if total else {}
+            self._languages[tenant] = shares
+        return shares
 
     def _document_hash(self, doc_id: str, tenant: str) -> str | None:
         flt = SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant()
