@@ -352,11 +352,13 @@ def query_variants(
     candidates = [QueryVariant("question", question, config.question)]
     if llm_rewrite and llm_rewrite.strip():
         candidates.append(QueryVariant("llm", llm_rewrite.strip(), config.llm))
+    # The share of the documents in the other language; 0 when no translation applies.
+    source, target, share = "", "", 0.0
     if config.translated > 0 and document_languages:
         source = detect_language(question)
-        target = _OTHER_LANGUAGE.get(source)
+        target = _OTHER_LANGUAGE.get(source, "")
         share = document_languages.get(target, 0.0) if target else 0.0
-        if target and share > 0:
+        if share > 0:
             translated = translate_query(question, source, target)
             candidates.append(QueryVariant("translated", translated, config.translated * share))
     if previous is not None:
@@ -371,7 +373,7 @@ def query_variants(
             limit=config.recurring_words,
             min_texts=config.recurring_min,
         )
-        candidates += [
+        history = [
             QueryVariant(
                 "condensed",
                 condense(question, previous.search_query, previous.titles),
@@ -381,6 +383,16 @@ def query_variants(
             QueryVariant(
                 "recurring", _with_words(question, shared_words), config.recurring * scale
             ),
+        ]
+        # With documents in another language, each history variant is also searched
+        # translated (words the lexicon lacks, such as carried words already in the
+        # documents' language, pass through), its weight split by the language shares.
+        candidates += [QueryVariant(v.name, v.text, v.weight * (1 - share)) for v in history] + [
+            QueryVariant(
+                f"{v.name}_translated", translate_query(v.text, source, target), v.weight * share
+            )
+            for v in history
+            if share > 0
         ]
     variants: list[QueryVariant] = []
     for variant in candidates:
