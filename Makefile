@@ -61,15 +61,26 @@ format: install ## Format with ruff
 	$(BIN)/ruff check --fix src tests
 
 MTRAG ?= ../shared/bench/mtrag
+MTRAG_FR ?= ../shared/bench/mtrag-fr
 RESULTS ?= bench/results
+# One MTRAG index for the English and French runs (same corpus, same embeddings).
+BENCH_INDEX ?= data/bench/mtrag-index
 LOAD_SECONDS ?= 180
 
 bench: install ## Run every benchmark (about 30 min on 2 cores); results in bench/results
 	mkdir -p $(RESULTS)
+	rm -rf $(BENCH_INDEX)
 	$(BIN)/threadline bench retrieval --corpus $(MTRAG)/corpus.jsonl --tasks $(MTRAG)/dev.jsonl \
-		--out $(RESULTS)/mtrag-dev-run.jsonl --qrels $(MTRAG)/dev_qrels.tsv --score \
+		--index-dir $(BENCH_INDEX) --out $(RESULTS)/mtrag-dev-run.jsonl --qrels $(MTRAG)/dev_qrels.tsv --score \
 		| tee $(RESULTS)/mtrag-dev.txt
+	$(BIN)/threadline bench retrieval --corpus $(MTRAG)/corpus.jsonl --tasks $(MTRAG_FR)/dev.jsonl \
+		--index-dir $(BENCH_INDEX) --out $(RESULTS)/mtrag-fr-dev-run.jsonl --qrels $(MTRAG_FR)/dev_qrels.tsv --score \
+		| tee $(RESULTS)/mtrag-fr-dev.txt
+	$(BIN)/python -m threadline.bench.models --out $(RESULTS)/models.json \
+		--corpus $(MTRAG)/corpus.jsonl --tasks $(MTRAG)/dev.jsonl --tasks $(MTRAG_FR)/dev.jsonl
 	$(BIN)/python -m threadline.knowledge.engine_bench $(RESULTS)
+	$(BIN)/python -m threadline.knowledge.engine_bench $(RESULTS)/engine_scale.json \
+		--sizes 10000,50000,200000 --engines edge --queries 200
 	$(BIN)/python -m threadline.bench.history --out $(RESULTS)/history.json
 	$(BIN)/python -m threadline.bench.store_bench --out $(RESULTS)/store.json
 	$(BIN)/python -m threadline.bench.store_bench --backend postgres --layouts one,many \
@@ -84,4 +95,4 @@ bench: install ## Run every benchmark (about 30 min on 2 cores); results in benc
 		--duration $(LOAD_SECONDS) --backend postgres
 
 clean: ## Remove the virtual environment and everything the service wrote
-	rm -rf $(VENV) data/sessions data/qdrant data/catalog data/queries.sqlite3*
+	rm -rf $(VENV) data/sessions data/qdrant data/catalog data/queries.sqlite3* data/bench

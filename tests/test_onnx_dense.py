@@ -77,3 +77,20 @@ def test_settings_choose_the_runtime(tmp_path):
     )
     assert not isinstance(torch.dense, OnnxSentenceEmbeddings)
     assert hasattr(torch.dense, "embed_query_batch")
+
+
+def test_the_int8_copy_is_close_to_the_full_model_and_made_once(onnx_model):
+    int8 = OnnxSentenceEmbeddings(
+        bundled_minilm_path(), cache_dir=onnx_model.onnx_path.parent, int8=True
+    )
+    assert int8.onnx_path.name.endswith("-int8.onnx")
+    assert int8.onnx_path.stat().st_size < onnx_model.onnx_path.stat().st_size / 2
+    full = np.array(onnx_model.embed_documents(TEXTS[:3]))
+    quantized = np.array(int8.embed_documents(TEXTS[:3]))
+    cosines = (full * quantized).sum(axis=1)
+    assert cosines.min() > 0.85 and not np.allclose(full, quantized, atol=1e-3)
+    stamp = int8.onnx_path.stat().st_mtime_ns
+    again = OnnxSentenceEmbeddings(
+        bundled_minilm_path(), cache_dir=onnx_model.onnx_path.parent, int8=True
+    )
+    assert again.onnx_path.stat().st_mtime_ns == stamp

@@ -6,14 +6,14 @@ import json
 import os
 import uuid
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, get_args
 
 import typer
 from rich.console import Console
 from rich.table import Column, Table
 
 from threadline.db_cli import check_database, db_app
-from threadline.settings import get_settings
+from threadline.settings import DenseModel, get_settings
 
 app = typer.Typer(no_args_is_help=True, help="Multi-turn, strictly grounded chat over documents.")
 app.add_typer(db_app, name="db")
@@ -451,12 +451,24 @@ def bench_retrieval(
     embeddings: Annotated[
         str, typer.Option(help="hybrid, sparse or dense (a fresh index is built).")
     ] = "hybrid",
+    dense_model: Annotated[
+        str | None,
+        typer.Option(help="minilm or e5-small; default: THREADLINE_DENSE_MODEL (minilm)."),
+    ] = None,
     k: Annotated[int, typer.Option(help="Passage ids written per task.", min=10, max=30)] = 20,
     limit: Annotated[int | None, typer.Option(help="Only the first N tasks.", min=1)] = None,
     qrels: Annotated[Path | None, typer.Option(help="Qrels TSV, to score the run.")] = None,
     score: Annotated[bool, typer.Option("--score", help="Score the run (needs --qrels).")] = False,
     index_dir: Annotated[
         Path | None, typer.Option(help="Keep the index here and reuse it across runs.")
+    ] = None,
+    vector_cache: Annotated[
+        Path | None,
+        typer.Option(help="A SQLite file of dense vectors reused across index builds."),
+    ] = None,
+    score_script: Annotated[
+        Path | None,
+        typer.Option(help="score.py; default: beside the qrels, else beside the corpus."),
     ] = None,
     fusion: Annotated[
         list[str] | None,
@@ -473,6 +485,10 @@ def bench_retrieval(
 
     if embeddings not in ("hybrid", "sparse", "dense"):
         console.print("[red]--embeddings must be hybrid, sparse or dense[/red]")
+        raise typer.Exit(2)
+    model = dense_model or get_settings().dense_model
+    if model not in get_args(DenseModel):
+        console.print(f"[red]--dense-model must be one of {', '.join(get_args(DenseModel))}[/red]")
         raise typer.Exit(2)
     if score and qrels is None:
         console.print("[red]--score needs --qrels[/red]")
@@ -502,9 +518,11 @@ def bench_retrieval(
             tasks,
             out,
             embeddings=embeddings,
+            dense_model=model,
             k=k,
             limit=limit,
             index_dir=index_dir,
+            vector_cache=vector_cache,
             fusion=config,
             progress=progress,
             trace_path=trace,
@@ -512,7 +530,10 @@ def bench_retrieval(
     err.print(report.summary(), highlight=False)
     err.print(f"run written to {out}", highlight=False)
     if score and qrels is not None:
-        typer.echo(score_run(out, qrels, tasks_path=tasks), nl=False)
+        script = score_script
+        if script is None and not qrels.with_name("score.py").exists():
+            script = corpus.with_name("score.py")  # mtrag-fr scores with mtrag's script
+        typer.echo(score_run(out, qrels, tasks_path=tasks, script=script), nl=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from langchain_core.language_models import BaseChatModel
 
+from threadline.knowledge.embeddings import EmbeddingSetup
 from threadline.knowledge.index import KnowledgeBase
 from threadline.models import create_chat_model
 from threadline.querylog import QueryLog
@@ -27,10 +28,24 @@ if TYPE_CHECKING:
 class Services:
     """Store, knowledge base, chat model and queries log for one process."""
 
-    def __init__(self, settings: Settings, *, llm: BaseChatModel | None = None) -> None:
-        """Keep the settings; parts are created on first use."""
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        llm: BaseChatModel | None = None,
+        embeddings: EmbeddingSetup | None = None,
+    ) -> None:
+        """Keep the settings; parts are created on first use.
+
+        Args:
+            settings: Process settings.
+            llm: A chat model to use instead of the configured one.
+            embeddings: Embeddings to use instead of the configured ones (benchmarks
+                wrap the configured model in a cache).
+        """
         self.settings = settings
         self._llm = llm
+        self._embeddings = embeddings
         self._build_lock = threading.Lock()
 
     @cached_property
@@ -67,7 +82,7 @@ class Services:
     def kb(self) -> KnowledgeBase:
         """The knowledge base (opens the vector engine)."""
         with self._build_lock:
-            return KnowledgeBase(self.settings)
+            return KnowledgeBase(self.settings, embeddings=self._embeddings)
 
     @cached_property
     def llm(self) -> BaseChatModel:

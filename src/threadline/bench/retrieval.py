@@ -186,7 +186,7 @@ def passage_document(passage: Passage) -> SourceDocument:
     )
 
 
-def bench_settings(data_dir: Path, embeddings: str) -> Settings:
+def bench_settings(data_dir: Path, embeddings: str, dense_model: str = "minilm") -> Settings:
     """Service settings for a benchmark index, isolated from the environment.
 
     The budgets are the service defaults except `max_top_k`, raised so the last
@@ -196,6 +196,7 @@ def bench_settings(data_dir: Path, embeddings: str) -> Settings:
         _env_file=None,
         data_dir=data_dir,
         embeddings=embeddings,
+        dense_model=dense_model,
         llm="offline",
         qdrant_url=None,
         openai_api_key=None,
@@ -392,11 +393,19 @@ class RetrievalBench:
 
 
 @contextmanager
-def open_index(embeddings: str, index_dir: Path | None = None) -> Iterator[tuple[Services, Path]]:
+def open_index(
+    embeddings: str,
+    index_dir: Path | None = None,
+    *,
+    dense_model: str = "minilm",
+    vector_cache: Path | None = None,
+) -> Iterator[tuple[Services, Path]]:
     """Services over a benchmark data directory: a fresh temporary one by default.
 
     With `index_dir`, the directory is kept and reused by later runs with the same
-    embeddings (unchanged passages are not re-embedded).
+    embeddings (unchanged passages are not re-embedded). With `vector_cache`, dense
+    vectors are read from and written to that SQLite file (see
+    `threadline.bench.embedding_cache`), so rebuilding an index costs no model time.
 
     Raises:
         ValueError: when `index_dir` holds an index built with other embeddings.
@@ -405,16 +414,35 @@ def open_index(embeddings: str, index_dir: Path | None = None) -> Iterator[tuple
     data_dir = Path(tempfile.mkdtemp(prefix="threadline-bench-")) if temp else index_dir
     data_dir.mkdir(parents=True, exist_ok=True)
     marker = data_dir / _INDEX_MARKER
+    wanted = embeddings if embeddings == "sparse" else f"{embeddings}:{dense_model}"
     if marker.exists():
         built = json.loads(marker.read_text(encoding="utf-8")).get("embeddings")
-        if built != embeddings:
-            raise ValueError(f"{data_dir} holds a {built} index, not {embeddings}")
-    marker.write_text(json.dumps({"embeddings": embeddings}) + "\n", encoding="utf-8")
-    services = Services(bench_settings(data_dir, embeddings))
+        # Markers written before the dense model was recorded mean MiniLM.
+        built = built if built == "sparse" or ":" in str(built) else f"{built}:minilm"
+        if built != wanted:
+            raise ValueError(f"{data_dir} holds a {built} index, not {wanted}")
+    marker.write_text(json.dumps({"embeddings": wanted}) + "\n", encoding="utf-8")
+    settings = bench_settings(data_dir, embeddings, dense_model)
+    setup = None
+    if vector_cache is not None and embeddings != "sparse":
+        from threadline.bench.embedding_cache import CachedEmbeddings
+        from threadline.knowledge.embeddings import create_embedding_setup
+
+        configured = create_embedding_setup(settings)
+        assert configured.dense is not None
+        setup = dataclasses.replace(
+            configured,
+            dense=CachedEmbeddings(
+                configured.dense, model=configured.dense_model, path=vector_cache
+            ),
+        )
+    services = Services(settings, embeddings=setup)
     try:
         yield services, data_dir
     finally:
         services.close()
+        if setup is not None:
+            setup.dense.close()  # type: ignore[union-attr]
         if temp:
             shutil.rmtree(data_dir, ignore_errors=True)
 
@@ -425,9 +453,11 @@ def run_benchmark(
     out_path: Path,
     *,
     embeddings: str = "hybrid",
+    dense_model: str = "minilm",
     k: int = 20,
     limit: int | None = None,
     index_dir: Path | None = None,
+    vector_cache: Path | None = None,
     fusion: FusionConfig = DEFAULT_FUSION,
     progress: Progress | None = None,
     trace_path: Path | None = None,
@@ -439,9 +469,11 @@ def run_benchmark(
         tasks_path: Tasks JSONL (`task_id`, `domain`, `turns`).
         out_path: Where the run JSONL goes (`task_id`, `query`, `doc_ids`).
         embeddings: hybrid, sparse or dense.
+        dense_model: The bundled dense model (minilm, e5-small).
         k: Passage ids per task.
         limit: Only the first `limit` tasks.
         index_dir: Keep the index here and reuse it (default: a temporary directory).
+        vector_cache: A SQLite file of dense vectors to reuse across index builds.
         fusion: Query-variant weights (for ablations).
         progress: Progress callback.
         trace_path: Also write, per task, the route and the variants searched.
@@ -452,7 +484,10 @@ def run_benchmark(
     passages = load_corpus(corpus_path)
     tasks = load_tasks(tasks_path, limit)
     report = BenchReport(tasks=len(tasks), passages=len(passages))
-    with open_index(embeddings, index_dir) as (services, _):
+    with open_index(embeddings, index_dir, dense_model=dense_model, vector_cache=vector_cache) as (
+        services,
+        _,
+    ):
         started = time.perf_counter()
         report.indexed = index_corpus(services.kb, passages, progress)
         report.index_seconds = time.perf_counter() - started

@@ -30,6 +30,7 @@ from threadline.graph.retrieval import retrieve_turn
 from threadline.graph.routing import plan_turn, small_talk_kind
 from threadline.graph.state import InputState, State
 from threadline.graph.tools import make_catalog_tools, products_as_sources
+from threadline.knowledge.language import frame_answer
 from threadline.models import is_extractive
 from threadline.querylog import QueryRecord
 from threadline.services import Services, get_services
@@ -295,6 +296,8 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
             }
             for label in sorted(cited, key=int)
         ]
+        if is_extractive(services.llm):  # it quotes: say when the quotes are in another language
+            body = frame_answer(body, language, [labels[label] for label in cited])
         return {
             "answer": body,
             "outline": [{"id": s.id, "title": s.title} for s in sections],

@@ -13,7 +13,8 @@ Rules:
 INSUFFICIENT_CONTEXT
 - Cite every sentence that uses a source with the source id in square brackets, like [2]. \
 Cite only ids that appear in <context>.
-- Answer in the language of the question ({language}).
+- Answer in the language of the question ({language}), also when the sources are in \
+another language: translate what you use from them, and keep the citations.
 - <followup_reference>, when present, names the section of your previous answer the user \
 asks about: answer about that section.
 - When <deliverable> is yes (a summary, synthesis, overview or report), end the answer with \

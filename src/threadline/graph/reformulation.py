@@ -28,8 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from threadline.followups.references import detect_language
 from threadline.followups.trail import TrailTurn, render_history
 from threadline.graph import prompts
+from threadline.knowledge.bilingual import translate_query
 from threadline.knowledge.text import STOPWORDS, fold, stem, terms, tokenize
 from threadline.models import is_extractive
 
@@ -276,6 +278,12 @@ class FusionConfig:
         condensed: The deterministic condensation (:func:`condense`), for every turn
             that has a previous one, whatever the route.
         llm: The LLM rewrite, when a real LLM reformulated the message.
+        translated: The message's salient words translated into the other language
+            through the bilingual lexicon (`threadline.knowledge.bilingual`), scaled by
+            the share of the documents in that language: a French question over English
+            documents also searches in English words; over French ones it does not
+            (a translation nobody needs only adds noise: English questions over the
+            English MTRAG corpus lost 0.08 Recall@5 with it).
         answer: The message plus the salient words of the previous answer.
         recurring: The message plus the words several past messages share.
         prior: The previous turn's sources as one more ranking of documents. Measured
@@ -291,6 +299,7 @@ class FusionConfig:
     question: float = 1.0
     condensed: float = 0.25
     llm: float = 1.0
+    translated: float = 1.0
     answer: float = 0.5
     recurring: float = 0.25
     prior: float = 0.0
@@ -309,6 +318,10 @@ def _with_words(question: str, words: Sequence[str]) -> str:
     return f"{question} ({' '.join(words)})" if words else question
 
 
+# The language a question's words are translated into (the lexicon's other side).
+_OTHER_LANGUAGE = {"fr": "en", "en": "fr"}
+
+
 def query_variants(
     question: str,
     previous: PreviousTurn | None,
@@ -316,6 +329,7 @@ def query_variants(
     followup: bool,
     llm_rewrite: str | None = None,
     config: FusionConfig = DEFAULT_FUSION,
+    document_languages: Mapping[str, float] | None = None,
 ) -> list[QueryVariant]:
     """The queries to search for one turn, with their fusion weights.
 
@@ -326,6 +340,8 @@ def query_variants(
             message scales the history variants by `config.standalone`.
         llm_rewrite: The LLM's standalone rewrite of the message, if one was made.
         config: Weights and sizes.
+        document_languages: The share of each language among the searched documents
+            (`KnowledgeBase.language_shares`); None or {} means unknown: no translation.
 
     Returns:
         Distinct queries, the message alone first. A first turn gets the message
@@ -336,6 +352,15 @@ def query_variants(
     candidates = [QueryVariant("question", question, config.question)]
     if llm_rewrite and llm_rewrite.strip():
         candidates.append(QueryVariant("llm", llm_rewrite.strip(), config.llm))
+    # The share of the documents in the other language; 0 when no translation applies.
+    source, target, share = "", "", 0.0
+    if config.translated > 0 and document_languages:
+        source = detect_language(question)
+        target = _OTHER_LANGUAGE.get(source, "")
+        share = document_languages.get(target, 0.0) if target else 0.0
+        if share > 0:
+            translated = translate_query(question, source, target)
+            candidates.append(QueryVariant("translated", translated, config.translated * share))
     if previous is not None:
         scale = 1.0 if followup else config.standalone
         own = set(terms(question))
@@ -348,7 +373,7 @@ def query_variants(
             limit=config.recurring_words,
             min_texts=config.recurring_min,
         )
-        candidates += [
+        history = [
             QueryVariant(
                 "condensed",
                 condense(question, previous.search_query, previous.titles),
@@ -358,6 +383,16 @@ def query_variants(
             QueryVariant(
                 "recurring", _with_words(question, shared_words), config.recurring * scale
             ),
+        ]
+        # With documents in another language, each history variant is also searched
+        # translated (words the lexicon lacks, such as carried words already in the
+        # documents' language, pass through), its weight split by the language shares.
+        candidates += [QueryVariant(v.name, v.text, v.weight * (1 - share)) for v in history] + [
+            QueryVariant(
+                f"{v.name}_translated", translate_query(v.text, source, target), v.weight * share
+            )
+            for v in history
+            if share > 0
         ]
     variants: list[QueryVariant] = []
     for variant in candidates:

