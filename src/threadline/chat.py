@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from threadline.graph import build_graph
+from threadline.graph.answering import STRUCTURED_TAG
 from threadline.graph.context import Context
 from threadline.services import Services
 
@@ -46,6 +47,7 @@ class TurnResult:
     reformulated_query: str | None
     followup: dict[str, Any]
     llm_calls: int
+    clarify: dict[str, Any] | None = None
     message_ids: list[str] = field(default_factory=list)
     trace: list[dict[str, Any]] = field(default_factory=list)
     latency_ms: float = 0.0
@@ -86,6 +88,7 @@ class ChatService:
             reformulated_query=state.get("reformulated_query") or None,
             followup={k: followup.get(k) for k in _FOLLOWUP_KEYS},
             llm_calls=state.get("llm_calls", 0),
+            clarify=state.get("clarify") if state.get("outcome") == "clarify" else None,
             message_ids=state.get("message_ids", []),
             trace=state.get("trace", []),
             latency_ms=round((time.perf_counter() - started) * 1000, 2),
@@ -126,7 +129,11 @@ class ChatService:
                 state = chunk
             elif mode == "messages":
                 message, meta = chunk
-                if meta.get("langgraph_node") == "generate" and message.text:
+                if (
+                    meta.get("langgraph_node") == "generate"
+                    and message.text
+                    and STRUCTURED_TAG not in (meta.get("tags") or [])
+                ):
                     yield {"event": "token", "data": {"text": message.text}}
             elif mode == "updates":
                 for node, update in chunk.items():
@@ -149,6 +156,8 @@ def phase_summary(node: str, update: dict[str, Any]) -> dict[str, Any]:
             {"id": c["label"], "title": c["title"], "section": c.get("section")}
             for c in update.get("chunks", [])
         ]
-    elif node in ("generate", "clarify", "reply"):
+    elif node in ("generate", "clarify", "reply", "decline", "ask"):
         summary["outcome"] = update.get("outcome")
+        if update.get("verdict"):
+            summary["verdict"] = update.get("verdict")
     return summary
