@@ -127,13 +127,20 @@ def generate_structured(llm: BaseChatModel, messages: list[BaseMessage]) -> Gene
     is read as an answer (its citations and support are checked as usual), and the
     `INSUFFICIENT_CONTEXT` marker as a decline.
     """
+    # The schema as a dict (not the class): the reply is then parsed by LangChain with
+    # `include_raw`, so a reply that is not JSON comes back as raw text instead of an
+    # exception from the client's own parser.
+    schema = {**GeneratedAnswer.model_json_schema(), "title": "GeneratedAnswer"}
     runnable = llm.with_structured_output(
-        GeneratedAnswer, method="json_schema", include_raw=True
+        schema, method="json_schema", include_raw=True
     ).with_config(tags=[STRUCTURED_TAG])
     out = runnable.invoke(messages)
     parsed = out.get("parsed") if isinstance(out, dict) else None
-    if isinstance(parsed, GeneratedAnswer):
-        return parsed
+    if isinstance(parsed, dict):
+        try:
+            return GeneratedAnswer.model_validate(parsed)
+        except ValueError:
+            pass
     raw = out.get("raw") if isinstance(out, dict) else None
     text = (getattr(raw, "text", "") or "").strip()
     if not text or text.startswith(prompts.INSUFFICIENT_CONTEXT):

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from threadline.knowledge.facts import AnswerType, asked_type, has_answer_type
 from threadline.knowledge.text import fold, terms
 
 Verdict = Literal["answer", "partial", "not_in_documents", "ambiguous"]
@@ -47,65 +48,6 @@ _GENERIC = frozenset(
         "good best better great nice well okay ok yes sorry hi hello"
     )
 )
-
-# What a question asks for, and how the answer's kind of fact looks in a passage.
-_MONEY = re.compile(
-    r"[$€£¥]\s?\d|\d\s?(?:\$|€|£|usd|eur|dollars?|euros?|cents?)\b|\b(?:free|no charge|"
-    r"gratuit\w*|fee|fees|price[sd]?|pricing|cost[s]?|charged?|billed|tarif\w*|prix)\b",
-    re.I,
-)
-_NUMBER = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
-    r"thirty|forty|fifty|hundred|thousand|million|billion|dozen|several|many|few|"
-    r"un|une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|cent|mille)\b",
-    re.I,
-)
-_DATE = re.compile(
-    r"\b(?:1[0-9]{3}|20[0-9]{2})\b|\b(?:january|february|march|april|may|june|july|"
-    r"august|september|october|november|december|janvier|fevrier|février|mars|avril|mai|"
-    r"juin|juillet|aout|août|septembre|octobre|novembre|decembre|décembre|monday|tuesday|"
-    r"wednesday|thursday|friday|saturday|sunday|century|decade|year|years|ago|daily|"
-    r"weekly|monthly|annually|quarter)\b|\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b",
-    re.I,
-)
-_DURATION = re.compile(
-    r"\d+(?:[.,]\d+)?\s*(?:-\s*)?(?:ms|s|sec|seconds?|min|minutes?|h|hrs?|hours?|days?|"
-    r"weeks?|months?|years?|jours?|heures?|semaines?|mois|ans?|années?)\b|\b(?:one|two|"
-    r"three|four|five|six|seven|ten|twelve|twenty|thirty) (?:seconds?|minutes?|hours?|"
-    r"days?|weeks?|months?|years?)\b|\bhours?\b|\bdays?\b",
-    re.I,
-)
-_WEIGHT = re.compile(r"\d+(?:[.,]\d+)?\s*(?:kg|g|grams?|kilograms?|lbs?|pounds?|oz)\b", re.I)
-_PERSON = re.compile(r"\b[A-Z][a-zà-ÿ]+(?:\s+(?:[A-Z]\.|[A-Z][a-zà-ÿ]+))+\b")
-
-AnswerType = Literal["price", "quantity", "date", "duration", "weight", "person"]
-
-_ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
-    (
-        "price",
-        re.compile(
-            r"\b(how much (?:does|do|is|are|will|would|did|it|they|for)|what(?:'s| is| are)? "
-            r"the (?:price|cost|fee)|price of|cost of|how expensive|combien (?:coute|co[uû]te)|"
-            r"quel (?:est le )?prix|stock price)\b"
-        ),
-    ),
-    ("weight", re.compile(r"\b(lightest|heaviest|how heavy|weigh\w*|plus leger|poids)\b")),
-    ("quantity", re.compile(r"\b(how many|combien de|what number of|nombre de)\b")),
-    (
-        "duration",
-        re.compile(r"\b(how long|how often|combien de temps|pendant combien|quelle duree)\b"),
-    ),
-    ("date", re.compile(r"\b(when|what year|which year|what date|quand|quelle annee|en quelle)\b")),
-    ("person", re.compile(r"^\s*(who|qui)\b|\bwho (is|was|are|were)\b")),
-]
-_TYPE_PATTERN: dict[AnswerType, re.Pattern[str]] = {
-    "price": _MONEY,
-    "quantity": _NUMBER,
-    "date": _DATE,
-    "duration": _DURATION,
-    "weight": _WEIGHT,
-    "person": _PERSON,
-}
 
 # A reference to something the question does not name.
 _DEMONSTRATIVE = re.compile(
@@ -145,20 +87,6 @@ class Evidence:
     """For a decline: the titles closest to the question."""
 
 
-def asked_type(question: str) -> AnswerType | None:
-    """The kind of fact a question asks for, if it says so ("how much" → price...)."""
-    text = fold(question)
-    for kind, pattern in _ASKS_FOR:
-        if pattern.search(text):
-            return kind
-    return None
-
-
-def has_answer_type(kind: AnswerType, text: str) -> bool:
-    """Whether `text` holds a fact of that kind (a price, a number, a date...)."""
-    return bool(_TYPE_PATTERN[kind].search(text))
-
-
 def named_things(question: str) -> list[str]:
     """Names the question uses: capitalised words past the first, codes, numbers, acronyms.
 
@@ -175,6 +103,7 @@ def named_things(question: str) -> list[str]:
             has_digit = any(ch.isdigit() for ch in word)
             acronym = len(word) >= 2 and word.isupper() and word.isalpha()
             capital = word[0].isupper() and i > 0 and not word.isupper()
+            capital = capital or (word[0].islower() and any(ch.isupper() for ch in word[1:]))
             if (has_digit and any(ch.isalpha() for ch in word)) or acronym or capital:
                 if fold(word) not in _NOT_NAMES:
                     names.append(word)
@@ -205,7 +134,22 @@ def _matches(term: str, vocabulary: set[str]) -> bool:
     if len(term) < 5 or any(ch.isdigit() for ch in term):
         return False
     head = term[:5]
-    return any(len(v) >= 5 and v[:5] == head for v in vocabulary)
+    if any(len(v) >= 5 and v[:5] == head for v in vocabulary):
+        return True
+    # A long word one typo away ("mortage", "bevarage") still names the same thing.
+    return len(term) >= 6 and any(_one_edit(term, v) for v in vocabulary if len(v) >= 6)
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether `a` and `b` differ by one substitution, insertion or deletion."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    return a[i + (len(a) == len(b)) :] == b[i + 1 :]
 
 
 # How a question asks, not what about: "how long does X take" asks about X.
@@ -244,21 +188,51 @@ def unanchored_reference(question: str, earlier: Sequence[str]) -> str | None:
     conversation's earlier turns (questions and answers).
     """
     history = _stems(" ".join(earlier))
-    if named_things(question):
-        return None
+    # "this X" with no X in the conversation points at nothing, whatever else is named.
     for match in _DEMONSTRATIVE.finditer(question):
         noun = match.group(2)
         nouns = [t for t in terms(noun) if t not in _GENERIC]
         if nouns and not any(n in history for n in nouns):
             return match.group(0)
+    if named_things(question):
+        return None
     if not earlier:
         if match := _PRONOUN.search(question):
             return match.group(0)
-        for match in _DEFINITE.finditer(question):
-            noun = terms(match.group(2))
-            if noun and noun[0] not in _GENERIC:
-                return match.group(0)
+    for match in _DEFINITE.finditer(question):
+        noun = [t for t in terms(match.group(2)) if t not in _GENERIC]
+        if noun and noun[0] not in history:
+            return match.group(0)
     return None
+
+
+_ASKED_PHRASE = re.compile(
+    r"^\s*(?:so |and |but |ok,? |et )?(?:what|who|which|how much|quel|quelle|quels|quelles)"
+    r"(?:'s| is| are| was| were| est| sont| etait)\s+(?:the |a |an |le |la |les |l'|un |une )?"
+    r"(?P<phrase>.+?)(?:\s+(?:of|for|in|on|at|to|with|from|about|de|du|des|pour|sur|dans)\b|"
+    r"[?.,;!]|$)",
+    re.I,
+)
+
+
+def asked_phrase_terms(question: str) -> list[str]:
+    """What a "what is X / who is X" question asks for: the content terms of X."""
+    match = _ASKED_PHRASE.search(question)
+    if not match:
+        return []
+    return [t for t in content_terms(match.group("phrase")) if t not in _GENERIC]
+
+
+def _candidate_titles(chunks: Sequence[Mapping[str, object]], labels: Sequence[str]) -> list[str]:
+    """Distinct things the given passages are about: their sections within one document
+    (products, plans), else their titles."""
+    titles: list[str] = []
+    for label in labels:
+        chunk = next(c for c in chunks if str(c["label"]) == label)
+        title = str(chunk.get("section") or chunk.get("title") or "")
+        if title and title not in titles:
+            titles.append(title)
+    return titles
 
 
 def _about(
@@ -329,7 +303,6 @@ def decide(
         return Evidence("answer", "tool_result", supporting=tuple(str(c["label"]) for c in chunks))
     vocab = {str(c["label"]): _chunk_vocabulary(c) for c in chunks}
     everything = set().union(*vocab.values())
-    all_text = " ".join(f"{c.get('title', '')} {c.get('text', '')}" for c in chunks)
     names = named_things(question)
     missing_named = tuple(
         n for n in names if not all(_matches(t, everything) for t in terms(n)) and terms(n)
@@ -371,22 +344,46 @@ def decide(
             supporting=tuple(vocab),
             closest=closest,
         )
-    # Named things were checked above (each must be present). The rest of the question's
-    # content (what it asks about them) must be mostly in one passage, and that passage
-    # must be about the named things (or, for "is it ...?", about what was discussed).
+    # Named things were checked above (each must be present). The question's content
+    # (names included) must be mostly in one passage about what the question is about
+    # (its names, or for "is it ...?" what was discussed), and what it asks for ("the
+    # stock price" in "what is Brightwell's stock price?") must be in that passage whole.
     name_terms = {t for n in names for t in terms(n)}
-    weights = {t: 1.0 for t in content if t not in name_terms}
+    weights = {t: 1.0 for t in content}
     total = sum(weights.values())
     eligible = _about(chunks, vocab, names, question, focus)
-    base = {
+    anchor = unanchored_reference(question, earlier)
+    base: dict[str, object] = {
         "content_terms": tuple(content),
         "named": tuple(names),
         "asks_for": kind,
         "closest": closest,
         "missing_terms": tuple(forms.get(t, t) for t in content if not _matches(t, everything)),
     }
+
+    def ask(reason: str, candidates: Sequence[str]) -> Evidence:
+        # A question about something it never names: not finding it is no evidence the
+        # documents lack it; ask which one, naming what was found.
+        return Evidence(
+            "ambiguous",
+            f"unanchored:{anchor}:{reason}",
+            candidates=tuple(candidates[:5]) or closest,
+            **base,  # type: ignore[arg-type]
+        )
+
     if not eligible:
-        return Evidence("not_in_documents", "nothing_about_the_subject", **base)
+        if anchor:
+            return ask("nothing_found", _candidate_titles(chunks, [str(c["label"]) for c in hits]))
+        return Evidence("not_in_documents", "nothing_about_the_subject", **base)  # type: ignore[arg-type]
+    wanted = [t for t in asked_phrase_terms(question) if t not in name_terms]
+    if wanted:
+        holding = [lb for lb in eligible if all(_matches(t, vocab[lb]) for t in wanted)]
+        if not holding:
+            if anchor:
+                return ask("asked_for_missing", _candidate_titles(chunks, eligible))
+            base["missing_terms"] = tuple(forms.get(t, t) for t in wanted)
+            return Evidence("not_in_documents", "asked_for_missing", **base)  # type: ignore[arg-type]
+        eligible = holding
     scored: list[tuple[float, int, str]] = []
     for order, (label, words) in enumerate(vocab.items()):
         if label in eligible:
@@ -406,38 +403,32 @@ def decide(
         pool = set().union(*(vocab[label] for label in eligible))
         own_found = sum(w for t, w in weights.items() if _matches(t, pool))
         if not (carried_content and own_found / total > COVERAGE_MAJORITY):
-            return Evidence("not_in_documents", "content_not_covered", **base)
+            if anchor:
+                return ask("content_not_covered", _candidate_titles(chunks, eligible))
+            return Evidence("not_in_documents", "content_not_covered", **base)  # type: ignore[arg-type]
         supporting = tuple(label for _, _, label in scored)
     if kind is not None:
         support_text = " ".join(
             str(c.get("text", "")) for c in chunks if str(c["label"]) in supporting
         )
-        if not has_answer_type(kind, support_text) and not has_answer_type(kind, all_text):
-            return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)
-    anchor = unanchored_reference(question, earlier)
-    if anchor and not tool:
-        titles = []
-        for share, _, label in scored:
-            if share < best - 1e-9 or share == 0:
-                break
-            chunk = next(c for c in chunks if str(c["label"]) == label)
-            # Within one document, its sections are the distinct things (products, plans).
-            title = str(chunk.get("section") or chunk.get("title") or "")
-            if title and title not in titles:
-                titles.append(title)
+        if not has_answer_type(kind, support_text):
+            return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)  # type: ignore[arg-type]
+    if anchor:
+        fitting = [label for share, _, label in scored if share >= best]
+        titles = _candidate_titles(chunks, fitting)
         if len(titles) >= 2:
             return Evidence(
                 "ambiguous",
                 f"unanchored:{anchor}",
                 supporting=supporting,
                 candidates=tuple(titles[:5]),
-                **base,
+                **base,  # type: ignore[arg-type]
             )
     uncovered = uncovered_parts(question, everything)
     if uncovered and len(uncovered) < len(question_parts(question)):
         base["missing_terms"] = tuple(uncovered)
-        return Evidence("partial", "a_part_not_covered", supporting=supporting, **base)
-    return Evidence("answer", "covered", supporting=supporting, **base)
+        return Evidence("partial", "a_part_not_covered", supporting=supporting, **base)  # type: ignore[arg-type]
+    return Evidence("answer", "covered", supporting=supporting, **base)  # type: ignore[arg-type]
 
 
 _PART_SPLIT = re.compile(

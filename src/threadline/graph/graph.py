@@ -8,6 +8,7 @@ the module can be imported without opening anything.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 import uuid
@@ -34,9 +35,10 @@ from threadline.graph.context import Context
 from threadline.graph.grounding import CITATION, support_check
 from threadline.graph.reformulation import reformulate_turn
 from threadline.graph.replies import partial_note
-from threadline.graph.retrieval import retrieve_turn
+from threadline.graph.retrieval import named_document_context, retrieve_turn
 from threadline.graph.routing import plan_turn
 from threadline.graph.state import InputState, State
+from threadline.graph.targets import document_titles, named_document, names_a_document
 from threadline.graph.tools import make_catalog_tools, products_as_sources
 from threadline.models import is_extractive
 from threadline.querylog import QueryRecord
@@ -188,8 +190,27 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
         return reformulate_turn(state, provider(), runtime.context or Context())
 
     def retrieve(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        """Search within policy and budgets (fusing query variants); retry once; pack."""
-        return retrieve_turn(state, provider(), runtime.context or Context()).update
+        """Search within policy and budgets (fusing query variants); retry once; pack.
+
+        A message that names a document ("Résume le manuel de sécurité") works on that
+        document: it is the search scope before any scoring of the others.
+        """
+        services = provider()
+        target = None
+        if not state.doc_scope and names_a_document(state.query):
+            infos = services.kb.list_documents(tenant=state.tenant)
+            target = named_document(state.query, document_titles(infos))
+            if target is not None:
+                state = dataclasses.replace(state, doc_scope=[target])
+        context = runtime.context or Context()
+        update = retrieve_turn(state, services, context).update
+        if target is not None:
+            update["doc_scope"] = [target]
+            if not any(c["doc_id"] == target for c in update.get("chunks", [])):
+                # The words of the request may not occur in the document (another
+                # language): the named document itself is the context, in reading order.
+                update.update(named_document_context(state, services, context, target))
+        return update
 
     def use_tool(state: State) -> dict[str, Any]:
         """Run a catalog tool; with a real LLM the model picks the tool and its arguments."""
@@ -337,6 +358,9 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
             language=_lang(state),
             candidates=state.evidence.get("candidates") or [],
             question=state.query,
+            phrase=reason.split(":")[1]
+            if (reason := state.evidence.get("reason", "")).startswith("unanchored:")
+            else "",
         )
         return {
             "answer": text,

@@ -79,12 +79,24 @@ def decline(
 
 
 def ask_which(
-    *, language: str, candidates: Sequence[str], question: str
+    *, language: str, candidates: Sequence[str], question: str, phrase: str = ""
 ) -> tuple[str, dict[str, Any]]:
-    """A question back naming the candidates that fit equally."""
+    """A question back naming the candidates that fit equally.
+
+    `phrase` is what the question pointed at without naming it ("the actor").
+    """
     fr = language == "fr"
     names = _quote(candidates, fr)
-    text = f"De quoi parlez-vous : {names} ?" if fr else f"Which one do you mean: {names}?"
+    if fr:
+        about = f"« {phrase} »" if phrase else "cela"
+        text = f"De quoi parlez-vous exactement par {about} ?"
+        if candidates:
+            text = f"{text} Par exemple : {names} ?"
+    else:
+        about = f'"{phrase}"' if phrase else "that"
+        text = f"Which one do you mean by {about}?"
+        if candidates:
+            text = f"{text} For example: {names}?"
     options = [{"label": c, "query": f"{c}: {question}"} for c in candidates]
     return text, {"reason": "ambiguous", "options": options}
 

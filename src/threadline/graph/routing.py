@@ -197,12 +197,13 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
 
 def listed_product(
     question: str, listed: Sequence[str], prices: dict[str, float] | None = None
-) -> str | None:
-    """The product of the previous list a message points at, or None.
+) -> tuple[int, str] | None:
+    """The product of the previous list a message points at: (1-based rank, ref type).
 
-    "the second one", "le deuxième", "the last one" (by rank), "celui à 299 $", "the $299
-    one" (by price), "the Samsung one" (by a word of exactly one listed name). Resolved
-    from the list as shown, so "the second one" is the second line the user saw.
+    "the second one", "le deuxième", "the last one" (by rank: ref type ``ordinal``),
+    "celui à 299 $", "the $299 one" (by price), "the Samsung one" (by a word of exactly
+    one listed name: ref type ``title``). Resolved from the list as shown, so "the second
+    one" is the second line the user saw.
     """
     if not listed:
         return None
@@ -210,15 +211,17 @@ def listed_product(
     if m := _ORDINAL_REF.search(text):
         rank = _ORDINALS[m.group(1)]
         index = rank - 1 if rank > 0 else len(listed) + rank
-        return listed[index] if 0 <= index < len(listed) else None
+        return (index + 1, "ordinal") if 0 <= index < len(listed) else None
     if prices and (m := _PRICE_REF.search(text)):
         wanted = _price(m.group(1) or m.group(2))
-        matching = [name for name in listed if prices.get(name) == wanted]
-        return matching[0] if len(matching) == 1 else None
+        matching = [i for i, name in enumerate(listed) if prices.get(name) == wanted]
+        return (matching[0] + 1, "title") if len(matching) == 1 else None
     if m := re.search(r"\b(?:the|le|la)\s+([\w-]+)\s+(?:one|model|phone|laptop)\b", text):
         word = m.group(1)
-        matching = [name for name in listed if re.search(rf"\b{re.escape(word)}\b", fold(name))]
-        return matching[0] if len(matching) == 1 else None
+        matching = [
+            i for i, name in enumerate(listed) if re.search(rf"\b{re.escape(word)}\b", fold(name))
+        ]
+        return (matching[0] + 1, "title") if len(matching) == 1 else None
     return None
 
 
@@ -241,9 +244,20 @@ def plan_turn(
     tool = parse_catalog_request(question, brands)
     if tool is not None:
         return TurnPlan("tool", tool=tool)
-    product = listed_product(question, listed_products, prices)
-    if product is not None:
-        return TurnPlan("tool", tool=ToolRequest("get_product", {"name": product}))
+    found = listed_product(question, listed_products, prices)
+    if found is not None:
+        rank, ref_type = found
+        reference = Reference(
+            detected=True,
+            resolved=True,
+            ref_type=ref_type,
+            document_index=rank,
+            method="deterministic",
+        )
+        name = listed_products[rank - 1]
+        return TurnPlan(
+            "tool", reference=reference, tool=ToolRequest("get_product", {"name": name})
+        )
     # Exact greetings and thanks only, so this cannot swallow a short follow-up.
     if is_small_talk(question):
         return TurnPlan("reply")
