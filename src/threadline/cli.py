@@ -337,6 +337,9 @@ def bench_answers(
     index_dir: Annotated[
         Path | None, typer.Option(help="Keep the index here and reuse it across runs.")
     ] = None,
+    scorer: Annotated[
+        Path | None, typer.Option(help="score.py to use (default: beside the tasks file).")
+    ] = None,
 ) -> None:
     """Replay conversations (dataset answers as history); answer, decline or ask at the end."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -373,7 +376,7 @@ def bench_answers(
     err.print(report.summary(), highlight=False)
     err.print(f"run written to {out}", highlight=False)
     if score:
-        typer.echo(score_answers(out, tasks), nl=False)
+        typer.echo(score_answers(out, tasks, script=scorer), nl=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -218,7 +218,8 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
         tools = {t.name: t for t in make_catalog_tools(services.kb.catalog, state.tenant)}
         call, calls = state.tool_call or {}, 0
         llm = services.llm
-        if not is_extractive(llm):
+        # A reference into the listed products was resolved deterministically: no choice left.
+        if not is_extractive(llm) and not state.followup.get("resolved"):
             reply = llm.bind_tools(list(tools.values())).invoke(
                 [SystemMessage(prompts.TOOL_SYSTEM_PROMPT), HumanMessage(state.query)]
             )

@@ -26,7 +26,6 @@ CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 _BRACKETED = re.compile(r"\[([^\[\]\n]{1,16})\]")
 # Fullwidth brackets look the same to a reader and match no citation or outline pattern.
 _OPEN, _CLOSE = "\uff3b", "\uff3d"
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+")
 
 UnsupportedPolicy = Literal["drop", "uncite"]
 
@@ -116,7 +115,7 @@ def _split_keep(line: str) -> list[str]:
     """
     parts: list[str] = []
     start = 0
-    for match in re.finditer(r"[.!?](?:\s*\[\d+(?:\s*,\s*\d+)*\])*\s+(?=\S)", line):
+    for match in re.finditer(r"[.!?](?:\s*\[\d+(?:\s*,\s*\d+)*\])*\s+(?=[^\s\[])", line):
         parts.append(line[start : match.end()])
         start = match.end()
     if start < len(line):

@@ -27,7 +27,9 @@ _DATE = re.compile(
     r"\b(?:1[0-9]{3}|20[0-9]{2})\b|\b(?:january|february|march|april|may|june|july|"
     r"august|september|october|november|december|janvier|fevrier|février|mars|avril|mai|"
     r"juin|juillet|aout|août|septembre|octobre|novembre|decembre|décembre|monday|tuesday|"
-    r"wednesday|thursday|friday|saturday|sunday|century|decade|year|years|ago|daily|"
+    r"wednesday|thursday|friday|saturday|sunday|century|decade|year|years|ago|daily|spring|"
+    r"summer|autumn|fall|winter|printemps|ete|été|automne|hiver|morning|evening|night|"
+    r"matin|soir|"
     r"weekly|monthly|annually|quarter)\b|\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b",
     re.I,
 )
