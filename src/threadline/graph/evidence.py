@@ -180,7 +180,9 @@ def _chunk_vocabulary(chunk: Mapping[str, object]) -> set[str]:
     return _stems(f"{chunk.get('title', '')} {chunk.get('section', '')} {chunk.get('text', '')}")
 
 
-def unanchored_reference(question: str, earlier: Sequence[str]) -> str | None:
+def unanchored_reference(
+    question: str, earlier: Sequence[str], titles: Sequence[str] = ()
+) -> str | None:
     """The phrase of a question that points at something never named, or None.
 
     "this animal" (turn 1), "the actor" when no earlier turn talks of actors and the
@@ -197,11 +199,16 @@ def unanchored_reference(question: str, earlier: Sequence[str]) -> str | None:
     if named_things(question):
         return None
     if not earlier:
-        if match := _PRONOUN.search(question):
+        # A pronoun before any content word of a first message points at nothing
+        # ("is it free?"); after one ("stocks ... do they") it points at that word.
+        if (match := _PRONOUN.search(question)) and not content_terms(question[: match.start()]):
             return match.group(0)
+    # "the X": anchored by the conversation, or by a document titled with X ("the
+    # penobscot river" names the document "Penobscot River"; "the actor" names none).
+    titled = _stems(" ".join(titles))
     for match in _DEFINITE.finditer(question):
         noun = [t for t in terms(match.group(2)) if t not in _GENERIC]
-        if noun and noun[0] not in history:
+        if noun and noun[0] not in history and noun[0] not in titled:
             return match.group(0)
     return None
 
@@ -352,7 +359,9 @@ def decide(
     weights = {t: 1.0 for t in content}
     total = sum(weights.values())
     eligible = _about(chunks, vocab, names, question, focus)
-    anchor = unanchored_reference(question, earlier)
+    anchor = unanchored_reference(
+        question, earlier, titles=[str(c.get("title") or "") for c in chunks]
+    )
     base: dict[str, object] = {
         "content_terms": tuple(content),
         "named": tuple(names),
