@@ -56,6 +56,7 @@ format: install ## Format with ruff
 	$(BIN)/ruff check --fix src tests
 
 MTRAG ?= ../shared/bench/mtrag
+ANSWERS ?= ../shared/bench/answers
 RESULTS ?= bench/results
 LOAD_SECONDS ?= 180
 
@@ -64,6 +65,8 @@ bench: install ## Run every benchmark (about 30 min on 2 cores); results in benc
 	$(BIN)/threadline bench retrieval --corpus $(MTRAG)/corpus.jsonl --tasks $(MTRAG)/dev.jsonl \
 		--out $(RESULTS)/mtrag-dev-run.jsonl --qrels $(MTRAG)/dev_qrels.tsv --score \
 		| tee $(RESULTS)/mtrag-dev.txt
+	$(BIN)/threadline bench answers --corpus $(MTRAG)/corpus.jsonl --tasks $(ANSWERS)/dev.jsonl \
+		--out $(RESULTS)/answers-dev-run.jsonl --score | tee $(RESULTS)/answers-dev.txt
 	$(BIN)/python -m threadline.knowledge.engine_bench $(RESULTS)
 	$(BIN)/python -m threadline.bench.history --out $(RESULTS)/history.json
 	$(BIN)/python -m threadline.bench.store_bench --out $(RESULTS)/store.json
