@@ -127,6 +127,18 @@ def test_how_long_prefers_the_sentence_with_a_duration(chat):
     assert "days" in result.answer  # the answer states a duration
 
 
+def test_a_question_in_two_parts_gets_the_covered_part_and_what_is_missing(chat):
+    result = ask(
+        chat,
+        "What uptime does the Enterprise plan SLA guarantee? And how much does the Galaxy S25 cost?",
+    )
+    assert result.outcome == "grounded_answer" and result.stop_reason == "partial"
+    assert "99.95%" in result.answer
+    assert result.answer.endswith("The documents do not cover: S25.")
+    body = result.answer.rsplit("\n\n", 1)[0]
+    assert "$" not in body  # the covered part is answered, not the price of something else
+
+
 # --- the catalog ----------------------------------------------------------------------
 
 

@@ -86,6 +86,7 @@ def evidence_trace(evidence: Evidence) -> dict[str, Any]:
         "coverage": evidence.coverage,
         "supporting": list(evidence.supporting),
         "candidates": list(evidence.candidates),
+        "answered": evidence.answered,
         "closest": list(evidence.closest),
     }
 
@@ -155,6 +156,7 @@ def answer_messages(
     *,
     only: Sequence[str] | None = None,
     asks_for: str | None = None,
+    question: str | None = None,
 ) -> list[BaseMessage]:
     """The answer prompt: system rules, history trail, numbered sources, question.
 
@@ -165,6 +167,8 @@ def answer_messages(
         only: Labels of the sources to show (the passages the evidence check found
             supporting); all packed sources when None. Labels keep their numbers.
         asks_for: The kind of fact the question asks for (price, date...), if any.
+        question: The question to answer when it is not the user's whole message (the
+            covered part of a partly answerable question, offline).
     """
     settings = services.settings
     shown = [c for c in state.chunks if only is None or c["label"] in only] or state.chunks
@@ -211,7 +215,7 @@ def answer_messages(
                 search_query=html.escape(state.search_query, quote=False),
                 answer_type=asks_for or "",
                 context=sources,
-                question=html.escape(state.query, quote=False),
+                question=html.escape(question or state.query, quote=False),
             )
         ),
     ]

@@ -85,6 +85,8 @@ class Evidence:
     """For ambiguous: the distinct things that fit (titles)."""
     closest: tuple[str, ...] = field(default_factory=tuple)
     """For a decline: the titles closest to the question."""
+    answered: str = ""
+    """For partial: the parts of the question the passages cover (what to answer)."""
 
 
 def named_things(question: str) -> list[str]:
@@ -320,7 +322,8 @@ def decide(
     if missing_named and not reference:
         parts = question_parts(question)
         clean = [p for p in parts if not any(fold(n) in fold(p) for n in missing_named)]
-        if len(parts) >= 2 and clean and not uncovered_parts(" ? ".join(clean) + " ?", everything):
+        covered = [p for p in clean if not uncovered_parts(f"{p} ? {p}", list(vocab.values()))]
+        if len(parts) >= 2 and clean and covered == clean:
             return Evidence(
                 "partial",
                 "a_named_thing_missing",
@@ -328,9 +331,10 @@ def decide(
                 named=tuple(names),
                 missing_named=missing_named,
                 missing_terms=missing_named,
-                asks_for=kind,
+                asks_for=asked_type(" ? ".join(clean)),
                 supporting=tuple(vocab),
                 closest=closest,
+                answered=" ? ".join(clean) + " ?",
             )
         return Evidence(
             "not_in_documents",
@@ -425,7 +429,12 @@ def decide(
     if anchor:
         fitting = [label for share, _, label in scored if share >= best]
         titles = _candidate_titles(chunks, fitting)
-        if len(titles) >= 2:
+        # "this X" with no X anywhere before points at nothing the user said: ask even
+        # when one candidate fits; "the X" is a question only when several do.
+        pointing = _DEMONSTRATIVE.match(anchor) is not None
+        if len(titles) >= 2 or pointing:
+            if len(titles) < 2:
+                titles = _candidate_titles(chunks, [str(c["label"]) for c in hits])
             return Evidence(
                 "ambiguous",
                 f"unanchored:{anchor}",
@@ -433,17 +442,24 @@ def decide(
                 candidates=tuple(titles[:5]),
                 **base,  # type: ignore[arg-type]
             )
-    uncovered = uncovered_parts(question, everything)
+    uncovered = uncovered_parts(question, list(vocab.values()))
     if uncovered and len(uncovered) < len(question_parts(question)):
         base["missing_terms"] = tuple(uncovered)
-        return Evidence("partial", "a_part_not_covered", supporting=supporting, **base)  # type: ignore[arg-type]
+        rest = [p for p in question_parts(question) if p not in uncovered]
+        base["asks_for"] = asked_type(" ? ".join(rest))
+        return Evidence(
+            "partial",
+            "a_part_not_covered",
+            supporting=supporting,
+            answered=" ? ".join(rest) + " ?",
+            **base,  # type: ignore[arg-type]
+        )
     return Evidence("answer", "covered", supporting=supporting, **base)  # type: ignore[arg-type]
 
 
 _PART_SPLIT = re.compile(
-    r"\?|;|\b(?:and also|and what|and how|and is|and are|and does|and do|"
-    r"and can|and when|and where|and who|and which|et quel\w*|et comment|"
-    r"et combien|et est-ce)\b",
+    r"\?|;|\b(?:and|et)\s+(?=(?:also|what|how|is|are|does|do|can|when|where|who|which|"
+    r"quel\w*|comment|combien|est-ce)\b)",
     re.I,
 )
 
@@ -454,16 +470,16 @@ def question_parts(question: str) -> list[str]:
     return [p for p in parts if content_terms(p)]
 
 
-def uncovered_parts(question: str, vocabulary: set[str]) -> list[str]:
-    """Parts of a multi-part question whose content is mostly absent from the passages."""
+def uncovered_parts(question: str, vocabularies: Sequence[set[str]]) -> list[str]:
+    """Parts of a multi-part question that no single passage mostly covers."""
     parts = question_parts(question)
     if len(parts) < 2:
         return []
     missing = []
     for part in parts:
         words = content_terms(part)
-        found = sum(1 for t in words if _matches(t, vocabulary))
-        if found / len(words) <= COVERAGE_MAJORITY:
+        best = max((sum(1 for t in words if _matches(t, v)) for v in vocabularies), default=0)
+        if best / len(words) <= COVERAGE_MAJORITY:
             missing.append(part)
     return missing
 

@@ -263,7 +263,14 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
         # Offline, the extractive model composes from the passages the check found
         # supporting only; an LLM sees the whole packed context and gives its own verdict.
         only = list(evidence.supporting) if offline and evidence.supporting else None
-        messages = answer_messages(state, services, context, only=only, asks_for=evidence.asks_for)
+        messages = answer_messages(
+            state,
+            services,
+            context,
+            only=only,
+            asks_for=evidence.asks_for,
+            question=evidence.answered if offline and evidence.answered else None,
+        )
         calls = state.llm_calls + 1
         missing: list[str] = list(evidence.missing_terms)
         if offline:
