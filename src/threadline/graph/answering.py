@@ -87,6 +87,7 @@ def evidence_trace(evidence: Evidence) -> dict[str, Any]:
         "supporting": list(evidence.supporting),
         "candidates": list(evidence.candidates),
         "answered": evidence.answered,
+        "about": list(evidence.about),
         "closest": list(evidence.closest),
     }
 

@@ -51,7 +51,11 @@ _GENERIC = frozenset(
 
 # A reference to something the question does not name.
 _DEMONSTRATIVE = re.compile(
-    r"\b(this|that|these|those|ce|cet|cette|ces)\s+(?!is\b|are\b|was\b|one\b|means?\b)"
+    # Not "that is", "that calculated", "this the": a demonstrative before a verb, a
+    # participle or an article is a pronoun or a conjunction, not "this <noun>".
+    r"\b(this|that|these|those|ce|cet|cette|ces)\s+(?!(?:is|are|was|were|one|means?|does|do|"
+    r"did|can|will|would|should|could|has|have|had|the|a|an|it|they|you|i|we|le|la|les|"
+    r"est|sont)\b|[a-zà-ÿ]+(?:ed|ing)\b)"
     r"([a-zà-ÿ'’-]+(?:\s+[a-zà-ÿ'’-]+)?)",
     re.I,
 )
@@ -87,6 +91,9 @@ class Evidence:
     """For a decline: the titles closest to the question."""
     answered: str = ""
     """For partial: the parts of the question the passages cover (what to answer)."""
+    about: tuple[str, ...] = ()
+    """Labels of the passages about what the question is about (its names, or what
+    "it" refers to); an answer is composed from these."""
 
 
 def named_things(question: str) -> list[str]:
@@ -196,7 +203,9 @@ def unanchored_reference(
     for match in _DEMONSTRATIVE.finditer(question):
         noun = match.group(2)
         nouns = [t for t in terms(noun) if t not in _GENERIC]
-        if nouns and not any(n in history for n in nouns):
+        # "the word Kubernetes ... this term": a name said before it is what it points at.
+        named_before = named_things(question[: match.start()])
+        if nouns and not any(n in history for n in nouns) and not named_before:
             return match.group(0)
     if named_things(question):
         return None
@@ -384,6 +393,7 @@ def decide(
             **base,  # type: ignore[arg-type]
         )
 
+    base["about"] = tuple(eligible)
     if not eligible:
         if anchor:
             return ask("nothing_found", _candidate_titles(chunks, [str(c["label"]) for c in hits]))

@@ -260,9 +260,10 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
         offline = is_extractive(llm)
         if offline and evidence.verdict in ("not_in_documents", "ambiguous"):
             return decision_update(state, evidence, evidence.verdict, trace, calls=0)
-        # Offline, the extractive model composes from the passages the check found
-        # supporting only; an LLM sees the whole packed context and gives its own verdict.
-        only = list(evidence.supporting) if offline and evidence.supporting else None
+        # Offline, the extractive model composes from the passages about the question's
+        # subject only (its names, or what "it" refers to); an LLM sees the whole packed
+        # context and gives its own verdict.
+        only = list(evidence.about) if offline and evidence.about else None
         messages = answer_messages(
             state,
             services,
