@@ -130,7 +130,8 @@ def test_how_long_prefers_the_sentence_with_a_duration(chat):
 def test_a_question_in_two_parts_gets_the_covered_part_and_what_is_missing(chat):
     result = ask(
         chat,
-        "What uptime does the Enterprise plan SLA guarantee? And how much does the Galaxy S25 cost?",
+        "What uptime does the Enterprise plan SLA guarantee? "
+        "And how much does the Galaxy S25 cost?",
     )
     assert result.outcome == "grounded_answer" and result.stop_reason == "partial"
     assert "99.95%" in result.answer

@@ -182,3 +182,36 @@ def test_list_reference_after_a_catalog_list_needs_no_llm_call_to_resolve(chat, 
     assert result.search_query.startswith("get_product(")
     assert [c["title"] for c in result.citations] == ["Motorola Moto G Power 5G (2024)"]
     assert calls == 1 == result.llm_calls  # the answer only: the reference costs no call
+
+
+def test_streamed_structured_reply_yields_only_the_answer_text():
+    from threadline.chat import StructuredAnswerStream
+
+    stream = StructuredAnswerStream()
+    pieces = [
+        '{"verd',
+        'ict": "answer", "ans',
+        'wer": "Uptime is \\',
+        '"99.95%\\" [1]',
+        '", "missing": []}',
+    ]
+    assert "".join(stream.feed(p) for p in pieces) == 'Uptime is "99.95%" [1]'
+    plain = StructuredAnswerStream()
+    assert plain.feed("Plain ") + plain.feed("text [1]") == "Plain text [1]"
+
+
+def test_chat_stream_tokens_are_answer_text_not_json(chat, stub):
+    import asyncio
+
+    stub.queue(verdict("answer", "The Enterprise plan SLA guarantees 99.95% monthly uptime. [1]"))
+
+    async def collect():
+        request = TurnRequest(
+            query="What uptime does the enterprise plan SLA guarantee?", thread_id="v-10"
+        )
+        return [e async for e in chat.astream_turn(request)]
+
+    events = asyncio.run(collect())
+    text = "".join(e["data"]["text"] for e in events if e["event"] == "token")
+    assert text == "The Enterprise plan SLA guarantees 99.95% monthly uptime. [1]"
+    assert events[-1]["data"]["outcome"] == "grounded_answer"

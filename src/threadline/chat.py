@@ -119,6 +119,7 @@ class ChatService:
         inputs, config = self._inputs(request)
         started = config["metadata"]["threadline_started"]
         state: dict[str, Any] = {}
+        structured = StructuredAnswerStream()
         async for mode, chunk in self.graph.astream(
             inputs,
             config=config,
@@ -129,16 +130,77 @@ class ChatService:
                 state = chunk
             elif mode == "messages":
                 message, meta = chunk
-                if (
-                    meta.get("langgraph_node") == "generate"
-                    and message.text
-                    and STRUCTURED_TAG not in (meta.get("tags") or [])
-                ):
-                    yield {"event": "token", "data": {"text": message.text}}
+                if meta.get("langgraph_node") == "generate" and message.text:
+                    text = message.text
+                    if STRUCTURED_TAG in (meta.get("tags") or []):
+                        # The structured call writes JSON: stream its "answer" as it comes.
+                        text = structured.feed(text)
+                    if text:
+                        yield {"event": "token", "data": {"text": text}}
             elif mode == "updates":
                 for node, update in chunk.items():
                     yield {"event": "phase", "data": phase_summary(node, update or {})}
         yield {"event": "final", "data": self._result(state, started).to_dict()}
+
+
+class StructuredAnswerStream:
+    """The `answer` field of a streamed JSON object, piece by piece, as it arrives.
+
+    A model that ignores the schema and writes plain text is streamed as it is.
+    """
+
+    def __init__(self) -> None:
+        """Start with nothing received."""
+        self.raw = ""
+        self.sent = 0
+
+    def feed(self, piece: str) -> str:
+        """Add a piece of the model's output; return the new part of the answer text."""
+        self.raw += piece
+        stripped = self.raw.lstrip()
+        if not stripped:
+            return ""
+        if not stripped.startswith("{"):
+            new, self.sent = self.raw[self.sent :], len(self.raw)
+            return new
+        answer = _partial_json_string(self.raw, "answer")
+        new = answer[self.sent :]
+        self.sent = len(answer)
+        return new
+
+
+def _partial_json_string(raw: str, key: str) -> str:
+    """The (possibly unfinished) string value of `key` in a partial JSON object."""
+    start = raw.find(f'"{key}"')
+    if start < 0:
+        return ""
+    colon = raw.find(":", start + len(key) + 2)
+    quote = raw.find('"', colon + 1) if colon >= 0 else -1
+    if quote < 0:
+        return ""
+    out: list[str] = []
+    i = quote + 1
+    escapes = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/", "r": "", "b": "", "f": ""}
+    while i < len(raw):
+        ch = raw[i]
+        if ch == "\\":
+            if i + 1 >= len(raw):
+                break  # the escape is split across pieces: wait for the next one
+            nxt = raw[i + 1]
+            if nxt == "u":
+                if i + 6 > len(raw):
+                    break
+                out.append(chr(int(raw[i + 2 : i + 6], 16)))
+                i += 6
+                continue
+            out.append(escapes.get(nxt, nxt))
+            i += 2
+            continue
+        if ch == '"':
+            break
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 def phase_summary(node: str, update: dict[str, Any]) -> dict[str, Any]:

@@ -35,7 +35,12 @@ from threadline.graph.context import Context
 from threadline.graph.grounding import CITATION, support_check
 from threadline.graph.reformulation import reformulate_turn
 from threadline.graph.replies import partial_note
-from threadline.graph.retrieval import named_document_context, retrieve_turn
+from threadline.graph.retrieval import (
+    PolicyViolation,
+    allowed_sources,
+    named_document_context,
+    retrieve_turn,
+)
 from threadline.graph.routing import plan_turn
 from threadline.graph.state import InputState, State
 from threadline.graph.targets import document_titles, named_document, names_a_document
@@ -198,7 +203,21 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
         services = provider()
         target = None
         if not state.doc_scope and names_a_document(state.query):
-            infos = services.kb.list_documents(tenant=state.tenant)
+            # Only documents this turn may read: the caller app's sources, narrowed by the
+            # request; with an app or workspace filter, the search alone decides.
+            try:
+                allowed = allowed_sources(
+                    services.settings.source_policy, state.caller_app, state.sources
+                )
+            except PolicyViolation:
+                allowed = ()
+            infos = [
+                i
+                for i in services.kb.list_documents(tenant=state.tenant)
+                if allowed is None or i.source in allowed
+            ]
+            if state.source_app or state.workspace:
+                infos = []
             target = named_document(state.query, document_titles(infos))
             if target is not None:
                 state = dataclasses.replace(state, doc_scope=[target])
