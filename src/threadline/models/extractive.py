@@ -211,6 +211,13 @@ class ExtractiveChatModel(BaseChatModel):
         chosen = sorted((r for r in rows if r[0] > 0), key=lambda r: -r[0])[:limit]
         if not chosen:
             return INSUFFICIENT_CONTEXT
+        if not reference and all(r[1] != 0 for r in chosen):
+            # The first source is the one retrieval ranked best (both engines fused):
+            # the strongest evidence of where the answer is. When it has a qualifying
+            # sentence, the answer quotes it (in place of the weakest pick).
+            lead = [r for r in rows if r[1] == 0 and r[0] > 0]
+            if lead:
+                chosen = [*chosen[: limit - 1], max(lead, key=lambda r: r[0])]
         chosen.sort(key=lambda r: (r[1], r[2]))
         return " ".join(f"{sentence} [{sources[si].id}]" for _, si, _, sentence in chosen)
 
