@@ -207,9 +207,8 @@ def unanchored_reference(
         named_before = named_things(question[: match.start()])
         if nouns and not any(n in history for n in nouns) and not named_before:
             return match.group(0)
-    if named_things(question):
-        return None
-    if not earlier:
+    names = named_things(question)
+    if not earlier and not names:
         # A pronoun before any content word of a first message points at nothing
         # ("is it free?"); after one ("stocks ... do they") it points at that word.
         if (match := _PRONOUN.search(question)) and not content_terms(question[: match.start()]):
@@ -219,6 +218,11 @@ def unanchored_reference(
     titled = _stems(" ".join(titles))
     for match in _DEFINITE.finditer(question):
         noun = [t for t in terms(match.group(2)) if t not in _GENERIC]
+        # "the animal in California": a name elsewhere does not say which animal; only
+        # a name the phrase itself holds ("the US", "the word Kubernetes") anchors it.
+        following = question[match.end(2) :].split()[:1]
+        if match.group(2) in names or (following and following[0].strip("?.,;!") in names):
+            continue
         if noun and noun[0] not in history and noun[0] not in titled:
             return match.group(0)
     return None
