@@ -97,6 +97,17 @@ def test_this_x_with_nothing_named_before_is_unanchored():
     assert unanchored_reference("How much does the Galaxy S24 cost?", []) is None
 
 
+def test_a_name_elsewhere_does_not_anchor_the_x():
+    # "California" says where, not which animal.
+    question = "Is there a daily limit to hunt the animal in California?"
+    assert unanchored_reference(question, ["How do seasons affect public health?"]) == "the animal"
+    # A name the phrase itself holds anchors it.
+    assert unanchored_reference("What does the word Kubernetes mean?", ["hello"]) is None
+    assert unanchored_reference("Which scientists care about it in the US?", ["hello"]) is None
+    # So does a document titled with the noun.
+    assert unanchored_reference(question, [], titles=["Animal hunting rules"]) is None
+
+
 # --- answers --------------------------------------------------------------------------
 
 
