@@ -281,3 +281,15 @@ def test_clarify_object_in_the_chat_response(sample_services):
         assert body["clarify"]["options"][0].keys() == {"label", "query"}
         answered = client.post("/chat", json={"query": "How do I report a phishing email?"})
         assert answered.json()["clarify"] is None
+
+
+def test_a_pay_question_needs_an_amount_of_money():
+    from threadline.knowledge.facts import asked_type, has_answer_type
+
+    assert asked_type("How much do people make at the Auburn Police Department?") == "pay"
+    assert asked_type("What is the salary of a park ranger?") == "pay"
+    assert asked_type("How much does the Galaxy S24 cost?") == "price"
+    # "fees" is a price word, not an amount someone is paid.
+    assert not has_answer_type("pay", "Officers pay no fees for the training.")
+    assert has_answer_type("pay", "The starting salary is $52,000 per year.")
+    assert has_answer_type("pay", "Rangers earn 30 dollars an hour.")

@@ -36,7 +36,7 @@ this block, and write nothing after it:
 (4 to 8 sections; the keyword is exactly {keyword} in every language)
 - When <deliverable> is no, do not write that block.
 - When <answer_style> is list, answer with one bullet per relevant source.
-- <answer_type>, when present, is the kind of fact the question asks for (price, quantity, \
+- <answer_type>, when present, is the kind of fact the question asks for (price, pay, quantity, \
 date, duration, weight, person): the answer must state it."""
 
 ANSWER_USER_PROMPT = """<history>

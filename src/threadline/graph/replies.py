@@ -38,6 +38,7 @@ def decline(
     elif asks_for:
         kinds_fr = {
             "price": "de prix",
+            "pay": "de montant de rémunération",
             "quantity": "de nombre",
             "date": "de date",
             "duration": "de durée",
@@ -46,6 +47,7 @@ def decline(
         }
         kinds_en = {
             "price": "a price",
+            "pay": "an amount of pay",
             "quantity": "a number",
             "date": "a date",
             "duration": "a duration",

@@ -40,14 +40,27 @@ _DURATION = re.compile(
     r"days?|weeks?|months?|years?)\b|\bhours?\b|\bdays?\b",
     re.I,
 )
+# Pay is an amount of money: "fee" or "cost" words do not state one.
+_AMOUNT = re.compile(
+    r"[$€£¥]\s?\d|\d\s?(?:\$|€|£|k\b|usd|eur|dollars?|euros?)\b|\b\d[\d,.]* (?:per|an|a) "
+    r"(?:hour|year|month|week|heure|an|mois)\b",
+    re.I,
+)
 _WEIGHT = re.compile(r"\d+(?:[.,]\d+)?\s*(?:kg|g|grams?|kilograms?|lbs?|pounds?|oz)\b", re.I)
 _PERSON = re.compile(r"\b[A-Z][a-zà-ÿ]+(?:\s+(?:[A-Z]\.|[A-Z][a-zà-ÿ]+))+\b")
 
-AnswerType = Literal["price", "quantity", "date", "duration", "weight", "person"]
+AnswerType = Literal["price", "pay", "quantity", "date", "duration", "weight", "person"]
 
-KINDS = frozenset(("price", "quantity", "date", "duration", "weight", "person"))
+KINDS = frozenset(("price", "pay", "quantity", "date", "duration", "weight", "person"))
 
 _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
+    (
+        "pay",
+        re.compile(
+            r"\b(salar\w*|wages?|how much (?:\w+ ){0,3}(?:make|earn|get paid|paid)|"
+            r"(?:what|how much) (?:\w+ ){0,3}(?:earn|paid)|combien gagne\w*|remuneration)\b"
+        ),
+    ),
     (
         "price",
         re.compile(
@@ -67,6 +80,7 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
 ]
 _TYPE_PATTERN: dict[AnswerType, re.Pattern[str]] = {
     "price": _MONEY,
+    "pay": _AMOUNT,
     "quantity": _NUMBER,
     "date": _DATE,
     "duration": _DURATION,
