@@ -62,6 +62,7 @@ format: install ## Format with ruff
 
 MTRAG ?= ../shared/bench/mtrag
 MTRAG_FR ?= ../shared/bench/mtrag-fr
+ANSWERS ?= ../shared/bench/answers
 RESULTS ?= bench/results
 # One MTRAG index for the English and French runs (same corpus, same embeddings).
 BENCH_INDEX ?= data/bench/mtrag-index
@@ -78,6 +79,8 @@ bench: install ## Run every benchmark (about 30 min on 2 cores); results in benc
 		| tee $(RESULTS)/mtrag-fr-dev.txt
 	$(BIN)/python -m threadline.bench.models --out $(RESULTS)/models.json \
 		--corpus $(MTRAG)/corpus.jsonl --tasks $(MTRAG)/dev.jsonl --tasks $(MTRAG_FR)/dev.jsonl
+	$(BIN)/threadline bench answers --corpus $(MTRAG)/corpus.jsonl --tasks $(ANSWERS)/dev.jsonl \
+		--out $(RESULTS)/answers-dev-run.jsonl --score | tee $(RESULTS)/answers-dev.txt
 	$(BIN)/python -m threadline.knowledge.engine_bench $(RESULTS)
 	$(BIN)/python -m threadline.knowledge.engine_bench $(RESULTS)/engine_scale.json \
 		--sizes 10000,50000,200000 --engines edge --queries 200

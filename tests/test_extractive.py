@@ -36,6 +36,7 @@ def prompt(question: str, *, deliverable: bool = False, reference: str = "", sty
                 deliverable="yes" if deliverable else "no",
                 answer_style=style,
                 search_query=question,
+                answer_type="",
                 context=context,
                 question=question,
             )

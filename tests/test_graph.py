@@ -54,16 +54,19 @@ def test_catalog_question_goes_through_the_tool(chat):
     assert prices and max(prices) <= 500
 
 
-def test_context_followup_after_tool_names_the_product(chat):
+def test_followup_after_tool_names_the_listed_product(chat):
+    # Issue 11: a reference into the listed products resolves to the listed product
+    # deterministically and answers from the catalog (it was a document search before).
     thread = new_thread()
     turn(chat, thread, "What phones do you have under $500?")
     result = turn(chat, thread, "Tell me more about the Samsung one")
-    assert result.route == "followup_context"
-    assert result.followup["detected"] and result.followup["ref_type"] == "context"
+    assert result.route == "tool"
+    assert result.followup["detected"] and result.followup["resolved"]
+    assert result.followup["method"] == "deterministic"
     assert "Samsung Galaxy A55" in result.search_query
-    assert result.outcome == "grounded_answer"
-    assert "$449" in result.answer
-    assert any(c["doc_id"] == "catalog-product-catalog" for c in result.citations)
+    assert result.outcome == "tool_answer"
+    assert "$449" in result.answer and "5000 mAh" in result.answer
+    assert [c["title"] for c in result.citations] == ["Samsung Galaxy A55 5G"]
 
 
 def test_sla_followup_keeps_the_plan(chat):
@@ -124,7 +127,9 @@ def test_no_grounded_answer_means_clarify(chat):
     result = turn(chat, new_thread(), "What is the boiling point of mercury on Jupiter?")
     assert result.outcome == "clarify"
     assert result.citations == []
-    assert result.stop_reason in {"no_context", "insufficient_context", "no_valid_citation"}
+    # Issue 11: a decline is "not_in_documents" (named thing or content absent).
+    assert result.stop_reason in {"no_context", "not_in_documents", "no_valid_citation"}
+    assert result.clarify["reason"] == "not_in_documents"
 
 
 def test_turns_are_persisted_once_with_their_metadata(chat, sample_services):

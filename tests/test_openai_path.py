@@ -177,4 +177,6 @@ def test_tool_calling_with_the_llm_choosing_typed_arguments(chat, stub):
     assert {t["function"]["name"] for t in tool_request["tools"]} == {
         "search_products",
         "compare_products",
+        "rank_products",
+        "get_product",
     }

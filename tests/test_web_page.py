@@ -307,6 +307,23 @@ def test_chat_page_in_a_browser(chromium, live_server):
             expect(page.locator(".msg.user")).to_have_count(4)
             expect(answers.nth(3).locator(".turn-details")).to_have_count(1)
 
+            # An ambiguous question gets a question back with one chip per candidate; a chip
+            # sends a question naming its candidate, which is then answered (issue 11).
+            page.get_by_label("Your message").fill("What is the warranty?")
+            page.get_by_label("Your message").press("Enter")
+            asked = answers.nth(4)
+            expect(asked.locator(".turn-details")).to_have_count(1)
+            options = asked.locator('.clarify-options[data-reason="ambiguous"] .chip')
+            expect(options.first).to_be_visible()
+            assert options.count() >= 2
+            label = options.first.inner_text()
+            options.first.click()
+            expect(page.locator(".msg.user").nth(5)).to_have_text(
+                re.compile(rf"^{re.escape(label)}")
+            )
+            expect(answers.nth(5).locator(".turn-details")).to_have_count(1)
+            expect(answers.nth(5).locator(".citation").first).to_contain_text(label)
+
             # Failures are shown, not swallowed: an HTTP error, then an `error` event.
             page.route(
                 "**/chat/stream",

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from threadline.graph import build_graph
+from threadline.graph.answering import STRUCTURED_TAG
 from threadline.graph.context import Context
 from threadline.services import Services
 
@@ -46,6 +47,7 @@ class TurnResult:
     reformulated_query: str | None
     followup: dict[str, Any]
     llm_calls: int
+    clarify: dict[str, Any] | None = None
     message_ids: list[str] = field(default_factory=list)
     trace: list[dict[str, Any]] = field(default_factory=list)
     latency_ms: float = 0.0
@@ -86,6 +88,7 @@ class ChatService:
             reformulated_query=state.get("reformulated_query") or None,
             followup={k: followup.get(k) for k in _FOLLOWUP_KEYS},
             llm_calls=state.get("llm_calls", 0),
+            clarify=state.get("clarify") if state.get("outcome") == "clarify" else None,
             message_ids=state.get("message_ids", []),
             trace=state.get("trace", []),
             latency_ms=round((time.perf_counter() - started) * 1000, 2),
@@ -116,6 +119,7 @@ class ChatService:
         inputs, config = self._inputs(request)
         started = config["metadata"]["threadline_started"]
         state: dict[str, Any] = {}
+        structured = StructuredAnswerStream()
         async for mode, chunk in self.graph.astream(
             inputs,
             config=config,
@@ -127,11 +131,76 @@ class ChatService:
             elif mode == "messages":
                 message, meta = chunk
                 if meta.get("langgraph_node") == "generate" and message.text:
-                    yield {"event": "token", "data": {"text": message.text}}
+                    text = message.text
+                    if STRUCTURED_TAG in (meta.get("tags") or []):
+                        # The structured call writes JSON: stream its "answer" as it comes.
+                        text = structured.feed(text)
+                    if text:
+                        yield {"event": "token", "data": {"text": text}}
             elif mode == "updates":
                 for node, update in chunk.items():
                     yield {"event": "phase", "data": phase_summary(node, update or {})}
         yield {"event": "final", "data": self._result(state, started).to_dict()}
+
+
+class StructuredAnswerStream:
+    """The `answer` field of a streamed JSON object, piece by piece, as it arrives.
+
+    A model that ignores the schema and writes plain text is streamed as it is.
+    """
+
+    def __init__(self) -> None:
+        """Start with nothing received."""
+        self.raw = ""
+        self.sent = 0
+
+    def feed(self, piece: str) -> str:
+        """Add a piece of the model's output; return the new part of the answer text."""
+        self.raw += piece
+        stripped = self.raw.lstrip()
+        if not stripped:
+            return ""
+        if not stripped.startswith("{"):
+            new, self.sent = self.raw[self.sent :], len(self.raw)
+            return new
+        answer = _partial_json_string(self.raw, "answer")
+        new = answer[self.sent :]
+        self.sent = len(answer)
+        return new
+
+
+def _partial_json_string(raw: str, key: str) -> str:
+    """The (possibly unfinished) string value of `key` in a partial JSON object."""
+    start = raw.find(f'"{key}"')
+    if start < 0:
+        return ""
+    colon = raw.find(":", start + len(key) + 2)
+    quote = raw.find('"', colon + 1) if colon >= 0 else -1
+    if quote < 0:
+        return ""
+    out: list[str] = []
+    i = quote + 1
+    escapes = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/", "r": "", "b": "", "f": ""}
+    while i < len(raw):
+        ch = raw[i]
+        if ch == "\\":
+            if i + 1 >= len(raw):
+                break  # the escape is split across pieces: wait for the next one
+            nxt = raw[i + 1]
+            if nxt == "u":
+                if i + 6 > len(raw):
+                    break
+                out.append(chr(int(raw[i + 2 : i + 6], 16)))
+                i += 6
+                continue
+            out.append(escapes.get(nxt, nxt))
+            i += 2
+            continue
+        if ch == '"':
+            break
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 def phase_summary(node: str, update: dict[str, Any]) -> dict[str, Any]:
@@ -149,6 +218,8 @@ def phase_summary(node: str, update: dict[str, Any]) -> dict[str, Any]:
             {"id": c["label"], "title": c["title"], "section": c.get("section")}
             for c in update.get("chunks", [])
         ]
-    elif node in ("generate", "clarify", "reply"):
+    elif node in ("generate", "clarify", "reply", "decline", "ask"):
         summary["outcome"] = update.get("outcome")
+        if update.get("verdict"):
+            summary["verdict"] = update.get("verdict")
     return summary

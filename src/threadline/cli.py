@@ -536,5 +536,64 @@ def bench_retrieval(
         typer.echo(score_run(out, qrels, tasks_path=tasks, script=script), nl=False)
 
 
+@bench_app.command("answers")
+def bench_answers(
+    corpus: Annotated[Path, typer.Option(help="Corpus JSONL: id, title, text, domain.")],
+    tasks: Annotated[
+        Path, typer.Option(help="Tasks JSONL: task_id, conversation_id, domain, turns.")
+    ],
+    out: Annotated[Path, typer.Option(help="Where to write the run JSONL.")],
+    embeddings: Annotated[
+        str, typer.Option(help="hybrid, sparse or dense (a fresh index is built).")
+    ] = "hybrid",
+    limit: Annotated[int | None, typer.Option(help="Only the first N tasks.", min=1)] = None,
+    score: Annotated[
+        bool, typer.Option("--score", help="Score the run with score.py beside the tasks file.")
+    ] = False,
+    index_dir: Annotated[
+        Path | None, typer.Option(help="Keep the index here and reuse it across runs.")
+    ] = None,
+    scorer: Annotated[
+        Path | None, typer.Option(help="score.py to use (default: beside the tasks file).")
+    ] = None,
+) -> None:
+    """Replay conversations (dataset answers as history); answer, decline or ask at the end."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from threadline.bench.answers import run_answers_benchmark, score_answers
+
+    if embeddings not in ("hybrid", "sparse", "dense"):
+        console.print("[red]--embeddings must be hybrid, sparse or dense[/red]")
+        raise typer.Exit(2)
+    err = Console(stderr=True)
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+    ) as bar:
+        bars: dict[str, object] = {}
+
+        def progress(phase: str, done: int, total: int) -> None:
+            if phase not in bars:
+                bars[phase] = bar.add_task(f"{phase:<6}", total=total)
+            bar.update(bars[phase], completed=done)
+
+        report = run_answers_benchmark(
+            corpus,
+            tasks,
+            out,
+            embeddings=embeddings,
+            limit=limit,
+            index_dir=index_dir,
+            progress=progress,
+        )
+    err.print(report.summary(), highlight=False)
+    err.print(f"run written to {out}", highlight=False)
+    if score:
+        typer.echo(score_answers(out, tasks, script=scorer), nl=False)
+
+
 if __name__ == "__main__":  # pragma: no cover
     app()

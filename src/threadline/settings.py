@@ -155,6 +155,10 @@ class Settings(BaseSettings):
     # --- answers -----------------------------------------------------------
     outline_keyword: str = Field(default="SUIVI", description="Never translated.")
     max_outline_sections: int = Field(default=8, ge=4, le=8)
+    unsupported_sentences: Literal["drop", "uncite"] = Field(
+        default="drop",
+        description="A sentence its cited passage does not support: drop it, or keep it uncited.",
+    )
 
     # --- HTTP --------------------------------------------------------------
     host: str = Field(default="127.0.0.1")

@@ -105,6 +105,20 @@ class FollowupPublic(BaseModel):
     method: Literal["deterministic", "llm", "heuristic"] | None = None
 
 
+class ClarifyOption(BaseModel):
+    """One choice offered back to the user: a chip that sends `query` when clicked."""
+
+    label: str
+    query: str
+
+
+class ClarifyPublic(BaseModel):
+    """Why the turn asks back or declines, and what the user may pick."""
+
+    reason: Literal["not_in_documents", "ambiguous", "which_section"]
+    options: list[ClarifyOption] = Field(default_factory=list)
+
+
 class ChatResponse(BaseModel):
     """The answer to one message."""
 
@@ -120,6 +134,11 @@ class ChatResponse(BaseModel):
     followup: FollowupPublic
     llm_calls: int
     latency_ms: float
+    clarify: ClarifyPublic | None = Field(
+        default=None,
+        description="Set when outcome is clarify: not in the documents, ambiguous, or which "
+        "section of the previous answer.",
+    )
 
 
 class SessionCreate(BaseModel):

@@ -8,7 +8,7 @@ the module can be imported without opening anything.
 
 from __future__ import annotations
 
-import html
+import dataclasses
 import re
 import time
 import uuid
@@ -22,13 +22,28 @@ from langgraph.runtime import Runtime
 
 from threadline.followups.outline import OutlineSection, split_outline
 from threadline.followups.references import detect_language
-from threadline.followups.trail import render_history
-from threadline.graph import prompts
+from threadline.graph import prompts, replies
+from threadline.graph.answering import (
+    answer_messages,
+    decide_turn,
+    decision_update,
+    evidence_trace,
+    generate_structured,
+    guard_verdict,
+)
 from threadline.graph.context import Context
-from threadline.graph.reformulation import reformulate_turn, trail_turns
-from threadline.graph.retrieval import retrieve_turn
+from threadline.graph.grounding import CITATION, support_check
+from threadline.graph.reformulation import reformulate_turn
+from threadline.graph.replies import partial_note
+from threadline.graph.retrieval import (
+    PolicyViolation,
+    allowed_sources,
+    named_document_context,
+    retrieve_turn,
+)
 from threadline.graph.routing import plan_turn, small_talk_kind
 from threadline.graph.state import InputState, State
+from threadline.graph.targets import document_titles, named_document, names_a_document
 from threadline.graph.tools import make_catalog_tools, products_as_sources
 from threadline.knowledge.language import frame_answer
 from threadline.models import is_extractive
@@ -36,7 +51,6 @@ from threadline.querylog import QueryRecord
 from threadline.services import Services, get_services
 from threadline.store import FollowupInfo, OutlineItem, TurnMetadata
 
-_CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 _NO_FOLLOWUP: dict[str, Any] = {
     "detected": False,
     "resolved": False,
@@ -64,13 +78,27 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
     """
     ts = state.thread_state
     outline = [OutlineSection(o["id"], o["title"]) for o in ts.get("last_outline", [])]
-    brands = sorted({p.brand for p in services.kb.catalog.products(state.tenant)})
+    products = services.kb.catalog.products(state.tenant)
+    brands = sorted({p.brand for p in products})
+    # The products the previous answer listed, in the order shown (a catalog answer).
+    # A lookup of one of them ("the second one") does not replace the list it came from.
+    listed: list[str] = []
+    known = {p.name for p in products}
+    for past in reversed(state.history):
+        if past.get("route") != "tool":
+            break
+        titles = [t.split(" — ")[0] for t in past.get("titles", [])]
+        listed = [t for t in titles if t in known]
+        if len(listed) >= 2:
+            break
     plan = plan_turn(
         state.query,
         outline=outline,
         source_titles=ts.get("last_titles", []),
         has_previous_turn=bool(state.history),
         brands=brands,
+        listed_products=listed,
+        prices={p.name: p.price_usd for p in products},
     )
     followup = dict(_NO_FOLLOWUP)
     if plan.route in ("followup_context",):
@@ -150,6 +178,9 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
             "outline": [],
             "citations": [],
             "outcome": "",
+            "verdict": "",
+            "evidence": {},
+            "clarify": None,
             "stop_reason": None,
             "llm_calls": 0,
             "trace": [{"node": "load_conversation", "turns": len(history)}],
@@ -165,8 +196,41 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
         return reformulate_turn(state, provider(), runtime.context or Context())
 
     def retrieve(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        """Search within policy and budgets (fusing query variants); retry once; pack."""
-        return retrieve_turn(state, provider(), runtime.context or Context()).update
+        """Search within policy and budgets (fusing query variants); retry once; pack.
+
+        A message that names a document ("Résume le manuel de sécurité") works on that
+        document: it is the search scope before any scoring of the others.
+        """
+        services = provider()
+        target = None
+        if not state.doc_scope and names_a_document(state.query):
+            # Only documents this turn may read: the caller app's sources, narrowed by the
+            # request; with an app or workspace filter, the search alone decides.
+            try:
+                allowed = allowed_sources(
+                    services.settings.source_policy, state.caller_app, state.sources
+                )
+            except PolicyViolation:
+                allowed = ()
+            infos = [
+                i
+                for i in services.kb.list_documents(tenant=state.tenant)
+                if allowed is None or i.source in allowed
+            ]
+            if state.source_app or state.workspace:
+                infos = []
+            target = named_document(state.query, document_titles(infos))
+            if target is not None:
+                state = dataclasses.replace(state, doc_scope=[target])
+        context = runtime.context or Context()
+        update = retrieve_turn(state, services, context).update
+        if target is not None:
+            update["doc_scope"] = [target]
+            if not any(c["doc_id"] == target for c in update.get("chunks", [])):
+                # The words of the request may not occur in the document (another
+                # language): the named document itself is the context, in reading order.
+                update.update(named_document_context(state, services, context, target))
+        return update
 
     def use_tool(state: State) -> dict[str, Any]:
         """Run a catalog tool; with a real LLM the model picks the tool and its arguments."""
@@ -174,7 +238,8 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
         tools = {t.name: t for t in make_catalog_tools(services.kb.catalog, state.tenant)}
         call, calls = state.tool_call or {}, 0
         llm = services.llm
-        if not is_extractive(llm):
+        # A reference into the listed products was resolved deterministically: no choice left.
+        if not is_extractive(llm) and not state.followup.get("resolved"):
             reply = llm.bind_tools(list(tools.values())).invoke(
                 [SystemMessage(prompts.TOOL_SYSTEM_PROMPT), HumanMessage(state.query)]
             )
@@ -189,7 +254,7 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
                 "llm_calls": state.llm_calls + calls,
                 "trace": state.trace + [{"node": "use_tool", "call": call, "error": str(exc)}],
             }
-        chunks = products_as_sources(products)
+        chunks = products_as_sources(products, call)
         return {
             "tool_call": call,
             "chunks": chunks,
@@ -200,65 +265,50 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
         }
 
     def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        """Answer from the packed context only, then validate citations and the outline."""
+        """Decide (answer, partial, not in the documents, ambiguous), then answer and check.
+
+        The deterministic evidence check runs first. Offline, its verdict is final and a
+        decline costs no model call. With an LLM, the one generation call returns the
+        model's own verdict with the answer (structured output); the evidence check
+        still guards an "answer" verdict the passages cannot back.
+        """
         services = provider()
         settings, context = services.settings, runtime.context or Context()
-        reference = ""
-        if state.followup.get("section_id"):
-            section_id = state.followup["section_id"]
-            title = next(
-                (
-                    o["title"]
-                    for o in state.thread_state.get("last_outline", [])
-                    if o["id"] == section_id
-                ),
-                "",
-            )
-            reference = f"FOLLOWUP_REFERENCE={section_id}: {title}"
-        sources = "\n".join(
-            prompts.SOURCE_TEMPLATE.format(
-                id=c["label"],
-                title=html.escape(c["title"]),
-                section=html.escape(c["section"]),
-                text=html.escape(c["text"], quote=False),
-            )
-            for c in state.chunks
+        evidence = decide_turn(state)
+        trace = {"node": "generate", "evidence": evidence_trace(evidence)}
+        llm = services.llm
+        offline = is_extractive(llm)
+        if offline and evidence.verdict in ("not_in_documents", "ambiguous"):
+            return decision_update(state, evidence, evidence.verdict, trace, calls=0)
+        # Offline, the extractive model composes from the passages about the question's
+        # subject only (its names, or what "it" refers to); an LLM sees the whole packed
+        # context and gives its own verdict.
+        only = list(evidence.about) if offline and evidence.about else None
+        messages = answer_messages(
+            state,
+            services,
+            context,
+            only=only,
+            asks_for=evidence.asks_for,
+            question=evidence.answered if offline and evidence.answered else None,
         )
-        history = render_history(
-            trail_turns(state.history),
-            mode=context.history_mode or settings.history_mode,
-            phase="answer",
-            max_titles=settings.history_max_titles,
-            max_chars=settings.history_max_chars,
-        )
-        language = _lang(state)
-        messages = [
-            SystemMessage(
-                context.answer_system_prompt.format(
-                    language=language, keyword=settings.outline_keyword
-                )
-            ),
-            HumanMessage(
-                prompts.ANSWER_USER_PROMPT.format(
-                    history=html.escape(history, quote=False),
-                    followup_reference=html.escape(reference),
-                    deliverable="yes" if state.deliverable else "no",
-                    answer_style="list" if state.route == "tool" else "prose",
-                    search_query=html.escape(state.search_query, quote=False),
-                    context=sources,
-                    question=html.escape(state.query, quote=False),
-                )
-            ),
-        ]
-        reply = services.llm.invoke(messages)
         calls = state.llm_calls + 1
-        text = reply.text.strip()
-        if not text or text.startswith(prompts.INSUFFICIENT_CONTEXT):
-            return {
-                "stop_reason": "insufficient_context",
-                "llm_calls": calls,
-                "trace": state.trace + [{"node": "generate", "result": "insufficient_context"}],
-            }
+        missing: list[str] = list(evidence.missing_terms)
+        if offline:
+            text = llm.invoke(messages).text.strip()
+            verdict = evidence.verdict
+            if not text or text.startswith(prompts.INSUFFICIENT_CONTEXT):
+                verdict = "not_in_documents"
+        else:
+            generated = generate_structured(llm, messages)
+            text, verdict = generated.answer.strip(), generated.verdict
+            missing = list(generated.missing) or missing
+            trace["llm_verdict"] = verdict
+            verdict = guard_verdict(verdict, evidence)
+            if verdict != trace["llm_verdict"]:
+                trace["guard"] = f"{trace['llm_verdict']}->{verdict}:{evidence.reason}"
+        if verdict in ("not_in_documents", "ambiguous"):
+            return decision_update(state, evidence, verdict, trace, calls=calls - state.llm_calls)
         body, sections = split_outline(text, settings.outline_keyword)
         labels = {c["label"]: c for c in state.chunks}
         invalid: list[str] = []
@@ -269,22 +319,29 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
             invalid.extend(i for i in ids if i not in labels)
             return "".join(f"[{i}]" for i in valid)
 
-        body = _CITATION.sub(keep_valid, body).strip()
+        body = CITATION.sub(keep_valid, body).strip()
+        trace["invalid_citations"] = invalid
         if invalid and settings.citation_policy == "refuse":
             return {
                 "stop_reason": "invalid_answer:citations_out_of_context",
                 "llm_calls": calls,
-                "trace": state.trace + [{"node": "generate", "invalid_citations": invalid}],
+                "trace": state.trace + [trace],
             }
-        cited = list(
-            dict.fromkeys(i.strip() for m in _CITATION.findall(body) for i in m.split(","))
-        )
+        checked = support_check(body, labels, settings.unsupported_sentences)
+        body = checked.text
+        trace["support"] = {"dropped": checked.dropped, "uncited": checked.uncited}
+        cited = list(dict.fromkeys(i.strip() for m in CITATION.findall(body) for i in m.split(",")))
+        trace["cited"] = cited
         if not cited:
             return {
                 "stop_reason": "no_valid_citation",
                 "llm_calls": calls,
-                "trace": state.trace + [{"node": "generate", "invalid_citations": invalid}],
+                "trace": state.trace + [trace],
             }
+        if is_extractive(services.llm):  # it quotes: say when the quotes are in another language
+            body = frame_answer(body, _lang(state), [labels[label] for label in cited])
+        if verdict == "partial" and missing:
+            body = f"{body}\n\n{partial_note(_lang(state), missing)}"
         citations = [
             {
                 "id": label,
@@ -296,17 +353,53 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
             }
             for label in sorted(cited, key=int)
         ]
-        if is_extractive(services.llm):  # it quotes: say when the quotes are in another language
-            body = frame_answer(body, language, [labels[label] for label in cited])
         return {
             "answer": body,
             "outline": [{"id": s.id, "title": s.title} for s in sections],
             "citations": citations,
             "outcome": "tool_answer" if state.route == "tool" else "grounded_answer",
-            "stop_reason": "completed",
+            "verdict": verdict,
+            "evidence": evidence_trace(evidence),
+            "stop_reason": "completed" if verdict == "answer" else "partial",
             "llm_calls": calls,
-            "trace": state.trace
-            + [{"node": "generate", "cited": cited, "invalid_citations": invalid}],
+            "trace": state.trace + [trace],
+        }
+
+    def decline(state: State) -> dict[str, Any]:
+        """Not in the documents: say so plainly, name the closest titles, cite nothing."""
+        ev = state.evidence
+        text, clarify = replies.decline(
+            language=_lang(state),
+            missing=ev.get("missing_named") or [],
+            closest=ev.get("closest") or [],
+            asks_for=ev.get("asks_for") if ev.get("reason", "").startswith("no_") else None,
+        )
+        return {
+            "answer": text,
+            "outcome": "clarify",
+            "stop_reason": "not_in_documents",
+            "clarify": clarify,
+            "citations": [],
+            "outline": [],
+        }
+
+    def ask(state: State) -> dict[str, Any]:
+        """Ambiguous: ask which of the candidates the user means."""
+        text, clarify = replies.ask_which(
+            language=_lang(state),
+            candidates=state.evidence.get("candidates") or [],
+            question=state.query,
+            phrase=reason.split(":")[1]
+            if (reason := state.evidence.get("reason", "")).startswith("unanchored:")
+            else "",
+        )
+        return {
+            "answer": text,
+            "outcome": "clarify",
+            "stop_reason": "ambiguous",
+            "clarify": clarify,
+            "citations": [],
+            "outline": [],
         }
 
     def reply(state: State) -> dict[str, Any]:
@@ -343,6 +436,9 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
         listing = "\n".join(f"- {o['id']}: {o['title']}" for o in outline)
         reason = fu.get("reason") if fu.get("detected") and not fu.get("resolved") else None
         stop_reason = state.stop_reason
+        clarify: dict[str, Any] = {"reason": "not_in_documents", "options": []}
+        if outline and reason and fu.get("ref_type") != "document":
+            clarify = replies.which_section_options(outline, _lang(state))
         if reason == "pure_anaphora":
             text = (
                 f"Quelle partie voulez-vous approfondir ?\n{listing}\n"
@@ -395,6 +491,7 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
             "answer": text,
             "outcome": "clarify",
             "stop_reason": stop_reason or "no_context",
+            "clarify": clarify,
             "citations": [],
             "outline": [],
         }
@@ -481,8 +578,18 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
     def after_context(state: State) -> Literal["generate", "clarify"]:
         return "generate" if state.chunks else "clarify"
 
-    def after_generate(state: State) -> Literal["persist", "clarify"]:
-        return "persist" if state.outcome else "clarify"
+    def after_generate(state: State) -> Literal["persist", "decline", "ask", "clarify"]:
+        match state.verdict:
+            case "answer" | "partial":
+                return "persist"
+            case "not_in_documents":
+                return "decline"
+            case "ambiguous":
+                return "ask"
+            case "":
+                return "clarify"  # no valid citation, refused citations, tool error
+            case other:
+                raise ValueError(f"Unknown verdict {other!r}")
 
     builder = StateGraph(State, input_schema=InputState, context_schema=Context)
     builder.add_node(load_conversation)
@@ -493,6 +600,8 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
     builder.add_node(generate)
     builder.add_node(reply)
     builder.add_node(clarify)
+    builder.add_node(decline)
+    builder.add_node(ask)
     builder.add_node(persist)
     builder.add_edge(START, "load_conversation")
     builder.add_edge("load_conversation", "route_turn")
@@ -503,6 +612,8 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
     builder.add_conditional_edges("generate", after_generate)
     builder.add_edge("reply", "persist")
     builder.add_edge("clarify", "persist")
+    builder.add_edge("decline", "persist")
+    builder.add_edge("ask", "persist")
     builder.add_edge("persist", END)
     return builder.compile(name="threadline")
 

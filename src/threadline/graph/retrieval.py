@@ -511,3 +511,30 @@ def retrieve_turn(
         },
         found.candidates,
     )
+
+
+def named_document_context(
+    state: State, services: Services, context: Context, doc_id: str
+) -> dict[str, Any]:
+    """The packed context of a turn that names its document: its sections in reading order.
+
+    Used when a search scoped to the named document found nothing (the request's words
+    are not the document's, e.g. a French request over an English document).
+    """
+    budget = budget_for(services, context)
+    whole = [ScoredChunk(c, 0.0) for c in services.kb.document_chunks(doc_id, tenant=state.tenant)]
+    limit = budget.max_chunks if state.deliverable else min(budget.max_chunks, 3)
+    chosen = pack_context(outline_chunks(whole, limit), budget).chunks
+    chunks = [chunk_dict(i, item) for i, item in enumerate(chosen, 1)]
+    return {
+        "chunks": chunks,
+        "stop_reason": None if chunks else "no_context",
+        "trace": state.trace
+        + [
+            {
+                "node": "retrieve",
+                "named_document": doc_id,
+                "selected": [c["chunk_id"] for c in chunks],
+            }
+        ],
+    }

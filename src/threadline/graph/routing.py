@@ -85,6 +85,47 @@ _LIST_CUE = re.compile(
 )
 
 
+# Superlatives: (pattern, spec, order). Battery and screen pick the spec the category has.
+SUPERLATIVES: list[tuple[str, str, str]] = [
+    (r"\b(lightest|least heavy|plus legers?|plus legeres?)\b", "weight_kg", "asc"),
+    (r"\b(heaviest|plus lourds?|plus lourdes?)\b", "weight_kg", "desc"),
+    (r"\b(cheapest|least expensive|lowest price|moins chers?|moins cheres?)\b", "price_usd", "asc"),
+    (r"\b(most expensive|priciest|highest price|plus chers?|plus cheres?)\b", "price_usd", "desc"),
+    (
+        r"\b(longest|best|biggest|largest) battery|\bbattery (life )?(lasts? )?(the )?longest\b|"
+        r"\bmeilleure autonomie\b|\bplus grande (batterie|autonomie)\b",
+        "battery",
+        "desc",
+    ),
+    (r"\b(biggest|largest) (screen|display)|\bplus grand ecran\b", "display", "desc"),
+    (r"\b(smallest|most compact) (screen|display|phone)|\bplus petit ecran\b", "display", "asc"),
+    (r"\b(most|largest|biggest) storage|\bplus de stockage\b", "storage_gb", "desc"),
+    (r"\b(most) (ram|memory)|\bplus de (ram|memoire)\b", "ram_gb", "desc"),
+    (r"\b(best|highest resolution) camera|\bmost megapixels\b", "camera_mp", "desc"),
+    (r"\b(newest|latest|most recent|plus recents?)\b", "release_year", "desc"),
+    (r"\blongest warranty|\bplus longue garantie\b", "warranty_years", "desc"),
+]
+_ORDINALS = {
+    "first": 1, "1st": 1, "premier": 1, "premiere": 1, "1er": 1, "1re": 1,
+    "second": 2, "2nd": 2, "deuxieme": 2, "seconde": 2, "2e": 2, "2eme": 2,
+    "third": 3, "3rd": 3, "troisieme": 3, "3e": 3, "3eme": 3,
+    "fourth": 4, "4th": 4, "quatrieme": 4, "4e": 4, "4eme": 4,
+    "fifth": 5, "5th": 5, "cinquieme": 5, "5e": 5, "5eme": 5,
+    "sixth": 6, "6th": 6, "sixieme": 6, "6e": 6,
+    "seventh": 7, "7th": 7, "septieme": 7, "7e": 7,
+    "last": -1, "dernier": -1, "derniere": -1,
+}  # fmt: skip
+_ORDINAL_REF = re.compile(
+    r"\b(?:the|le|la|l')\s*(" + "|".join(_ORDINALS) + r")\b(?:\s+(?:one|phone|laptop|"
+    r"product|item|model|un|une|telephone|portable|produit|modele))?"
+)
+_PRICE_REF = re.compile(
+    r"\b(?:the one|celui|celle|the)\s+(?:at|for|a|de|priced at)\s*\$?\s*(\d[\d,]*)"
+    r"\s*(?:\$|usd|dollars?)?"
+    r"|\b(?:the )?\$(\d[\d,]*) one\b"
+)
+
+
 @dataclass(frozen=True)
 class ToolRequest:
     """A typed call to one catalog tool."""
@@ -133,6 +174,14 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
     text = fold(question)
     category = next((c for c, p in CATEGORY_WORDS.items() if re.search(p, text)), None)
     brand = next((b for b in brands if re.search(rf"\b{re.escape(fold(b))}\b", text)), None)
+    for pattern, spec, order in SUPERLATIVES:
+        if category and re.search(pattern, text):
+            if spec == "battery":
+                spec = "battery_hours" if category == "laptop" else "battery_mah"
+            if spec == "weight_kg" and category != "laptop":
+                continue  # the catalog weighs laptops only; a phone question goes to documents
+            args: dict[str, Any] = {"spec": spec, "order": order, "category": category}
+            return ToolRequest("rank_products", args)
     if _COMPARE.search(text):
         names = [
             n.strip(" ?.!")
@@ -163,6 +212,36 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
     return ToolRequest("search_products", args)
 
 
+def listed_product(
+    question: str, listed: Sequence[str], prices: dict[str, float] | None = None
+) -> tuple[int, str] | None:
+    """The product of the previous list a message points at: (1-based rank, ref type).
+
+    "the second one", "le deuxième", "the last one" (by rank: ref type ``ordinal``),
+    "celui à 299 $", "the $299 one" (by price), "the Samsung one" (by a word of exactly
+    one listed name: ref type ``title``). Resolved from the list as shown, so "the second
+    one" is the second line the user saw.
+    """
+    if not listed:
+        return None
+    text = fold(question)
+    if m := _ORDINAL_REF.search(text):
+        rank = _ORDINALS[m.group(1)]
+        index = rank - 1 if rank > 0 else len(listed) + rank
+        return (index + 1, "ordinal") if 0 <= index < len(listed) else None
+    if prices and (m := _PRICE_REF.search(text)):
+        wanted = _price(m.group(1) or m.group(2))
+        matching = [i for i, name in enumerate(listed) if prices.get(name) == wanted]
+        return (matching[0] + 1, "title") if len(matching) == 1 else None
+    if m := re.search(r"\b(?:the|le|la)\s+([\w-]+)\s+(?:one|model|phone|laptop)\b", text):
+        word = m.group(1)
+        matching = [
+            i for i, name in enumerate(listed) if re.search(rf"\b{re.escape(word)}\b", fold(name))
+        ]
+        return (matching[0] + 1, "title") if len(matching) == 1 else None
+    return None
+
+
 def plan_turn(
     question: str,
     *,
@@ -170,12 +249,32 @@ def plan_turn(
     source_titles: Sequence[str],
     has_previous_turn: bool,
     brands: Sequence[str] = (),
+    listed_products: Sequence[str] = (),
+    prices: dict[str, float] | None = None,
 ) -> TurnPlan:
-    """Classify one message (pure function of the message and the thread state)."""
+    """Classify one message (pure function of the message and the thread state).
+
+    `listed_products` are the products the previous answer listed (a catalog answer),
+    in the order shown: a reference into that list is a product lookup.
+    """
     deliverable = is_deliverable_request(question)
     tool = parse_catalog_request(question, brands)
     if tool is not None:
         return TurnPlan("tool", tool=tool)
+    found = listed_product(question, listed_products, prices)
+    if found is not None:
+        rank, ref_type = found
+        reference = Reference(
+            detected=True,
+            resolved=True,
+            ref_type=ref_type,
+            document_index=rank,
+            method="deterministic",
+        )
+        name = listed_products[rank - 1]
+        return TurnPlan(
+            "tool", reference=reference, tool=ToolRequest("get_product", {"name": name})
+        )
     # Exact greetings and thanks only, so this cannot swallow a short follow-up.
     if is_small_talk(question):
         return TurnPlan("reply")

@@ -70,6 +70,12 @@ class State(InputState):
     """Sources the answer cites, in label order."""
     outcome: str = ""
     """grounded_answer | tool_answer | clarify | reply."""
+    verdict: str = ""
+    """The generator's decision: answer | partial | not_in_documents | ambiguous."""
+    evidence: dict[str, Any] = field(default_factory=dict)
+    """What the deterministic evidence check found (terms, coverage, candidates, closest)."""
+    clarify: dict[str, Any] | None = None
+    """For a clarify outcome: {"reason", "options": [{"label", "query"}]}."""
     stop_reason: str | None = None
     """Why the turn ended the way it did (technical status)."""
     llm_calls: int = 0

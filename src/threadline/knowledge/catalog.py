@@ -20,6 +20,22 @@ from typing import Any
 from threadline.knowledge.text import fold
 
 _NAME = re.compile(r"[^a-z0-9_-]+")
+_UNITS = {
+    "weight_kg": "kg",
+    "battery_mah": "mAh",
+    "battery_hours": "hours",
+    "storage_gb": "GB",
+    "ram_gb": "GB",
+    "camera_mp": "MP",
+}
+
+
+def spec_label(key: str) -> str:
+    """`battery_mah` → `battery`: the spec's name without its unit."""
+    label = key
+    for unit in ("_kg", "_mah", "_hours", "_gb", "_mp", "_usd", "_years"):
+        label = label.removesuffix(unit)
+    return label.replace("_", " ")
 
 
 def tenant_folder(tenant: str) -> str:
@@ -59,6 +75,43 @@ class Product:
     catalog: str
     release_year: int | None = None
     warranty_years: int | None = None
+
+    def spec_number(self, key: str) -> float | None:
+        """A spec (or `price_usd`, `release_year`, `warranty_years`) as a number, if it is one.
+
+        Text specs give their first number: `6.6" Super AMOLED` → 6.6 (the screen size).
+        """
+        if key in ("price_usd", "release_year", "warranty_years"):
+            value = getattr(self, key)
+        else:
+            value = self.specs.get(key)
+        if isinstance(value, bool) or value is None:
+            return None
+        if isinstance(value, int | float):
+            return float(value)
+        match = re.search(r"\d+(?:\.\d+)?", str(value))
+        return float(match.group(0)) if match else None
+
+    def spec_line(self, keys: list[str] | None = None) -> str:
+        """One sentence with the price and the given specs (all of them by default)."""
+        keys = list(self.specs) if keys is None else keys
+        shown = [f"{spec_label(k)}: {self.spec_text(k)}" for k in keys]
+        return (
+            f"{self.name} ({self.brand} {self.category}): "
+            + "; ".join([f"price: ${self.price_usd:,.0f}", *shown])
+            + "."
+        )
+
+    def spec_text(self, key: str) -> str:
+        """A spec's value as shown to a reader, with its unit."""
+        if key == "price_usd":
+            return f"${self.price_usd:,.0f}"
+        if key in ("release_year", "warranty_years"):
+            value = getattr(self, key)
+            return f"{value} years" if key == "warranty_years" else str(value)
+        value = self.specs.get(key)
+        unit = _UNITS.get(key)
+        return f"{value} {unit}" if unit and isinstance(value, int | float) else str(value)
 
     def describe(self) -> str:
         """A factual sentence block built only from the structured fields."""
@@ -150,15 +203,35 @@ class Catalog:
             hits.append(product)
         return sorted(hits, key=lambda p: (p.price_usd, p.name))
 
+    def rank(
+        self,
+        tenant: str,
+        *,
+        spec: str,
+        order: str = "desc",
+        category: str | None = None,
+        limit: int = 3,
+    ) -> list[Product]:
+        """Products that have `spec`, best first (`asc`: smallest value first)."""
+        rows = [
+            (value, p)
+            for p in self.search(tenant, category=category)
+            if (value := p.spec_number(spec)) is not None
+        ]
+        rows.sort(key=lambda r: (r[0] if order == "asc" else -r[0], r[1].price_usd))
+        return [p for _, p in rows[:limit]]
+
     def find(self, tenant: str, names: list[str]) -> list[Product]:
         """Products best matching each name (by shared words), in the order asked."""
         products = self.products(tenant)
         chosen: list[Product] = []
         for name in names:
-            wanted = set(fold(name).split())
+            wanted = set(re.findall(r"[\w.]+", fold(name))) - {"the", "le", "la"}
             best, best_score = None, 0.0
             for product in products:
-                words = set(fold(product.name).split())
+                words = set(re.findall(r"[\w.]+", fold(product.name)))
+                if any(any(c.isdigit() for c in w) and w not in words for w in wanted):
+                    continue  # a model number names one product: "S25" is not the S24
                 score = len(wanted & words) / max(len(wanted), 1)
                 if score > best_score:
                     best, best_score = product, score

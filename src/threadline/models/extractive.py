@@ -22,6 +22,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
+from threadline.knowledge.facts import KINDS, has_answer_type
 from threadline.knowledge.text import terms
 
 INSUFFICIENT_CONTEXT = "INSUFFICIENT_CONTEXT"
@@ -149,7 +150,7 @@ class ExtractiveChatModel(BaseChatModel):
             return self._list_answer(sources, question, search_query)
         if _tag(prompt, "deliverable") == "yes":
             return self._deliverable(sources, question, search_query)
-        return self._answer(sources, question, search_query, reference)
+        return self._answer(sources, question, search_query, reference, _tag(prompt, "answer_type"))
 
     def _weights(self, question: str, search_query: str) -> Counter[str]:
         weights: Counter[str] = Counter()
@@ -184,7 +185,12 @@ class ExtractiveChatModel(BaseChatModel):
         return rows
 
     def _answer(
-        self, sources: list[_Source], question: str, search_query: str, reference: str
+        self,
+        sources: list[_Source],
+        question: str,
+        search_query: str,
+        reference: str,
+        answer_type: str = "",
     ) -> str:
         weights = self._weights(question, search_query)
         rows = self._scored(sources, weights)
@@ -200,11 +206,40 @@ class ExtractiveChatModel(BaseChatModel):
             }
             if matching:
                 rows = [(score + 1.0, si, i, s) for score, si, i, s in rows if si in matching]
+        elif rows:
+            rows = self._answering(rows, question, answer_type)
         chosen = sorted((r for r in rows if r[0] > 0), key=lambda r: -r[0])[:limit]
         if not chosen:
             return INSUFFICIENT_CONTEXT
+        if not reference and all(r[1] != 0 for r in chosen):
+            # The first source is the one retrieval ranked best (both engines fused):
+            # the strongest evidence of where the answer is. When it has a qualifying
+            # sentence, the answer quotes it (in place of the weakest pick).
+            lead = [r for r in rows if r[1] == 0 and r[0] > 0]
+            if lead:
+                chosen = [*chosen[: limit - 1], max(lead, key=lambda r: r[0])]
         chosen.sort(key=lambda r: (r[1], r[2]))
         return " ".join(f"{sentence} [{sources[si].id}]" for _, si, _, sentence in chosen)
+
+    def _answering(
+        self, rows: list[tuple[float, int, int, str]], question: str, answer_type: str
+    ) -> list[tuple[float, int, int, str]]:
+        """Only the sentences that answer the question: no filler.
+
+        A sentence qualifies when it holds one of the question's own content words (when
+        the question has any), scores at least half the best sentence, and, when the
+        question asks for a kind of fact (a price, a date...) that some candidate
+        sentence states, states it too.
+        """
+        own = set(terms(question)) - _REQUEST_TERMS
+        if own:
+            rows = [r for r in rows if own & set(terms(r[3]))] or rows
+        if answer_type in KINDS:
+            typed = [r for r in rows if r[0] > 0 and has_answer_type(answer_type, r[3])]  # type: ignore[arg-type]
+            if typed:
+                rows = typed
+        best = max((r[0] for r in rows), default=0.0)
+        return [r for r in rows if r[0] >= best / 2]
 
     def _list_answer(self, sources: list[_Source], question: str, search_query: str) -> str:
         lines = []

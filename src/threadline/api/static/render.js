@@ -305,6 +305,9 @@ export class AssistantMessage {
     // Sources first; the outline comes last, right above the next question it offers.
     if (citations.size) parts.push(this.renderCitations([...citations.values()]));
     if (result.outline && result.outline.length) parts.push(this.renderOutline(result.outline, result.answer));
+    if (result.clarify && result.clarify.options && result.clarify.options.length) {
+      parts.push(this.renderClarify(result.clarify));
+    }
     parts.push(this.renderDetails(result));
     this.bubble.replaceChildren(...parts);
     this.status = null;
@@ -356,6 +359,34 @@ export class AssistantMessage {
       "nav",
       { class: "outline", "aria-label": "Outline: ask for a section" },
       h("h3", { class: "section-label" }, "Outline"),
+      h("ul", { class: "chips" }, chips),
+    );
+  }
+
+  /** The options of a decline or a question back, as chips that send their query. */
+  renderClarify(clarify) {
+    const chips = clarify.options.map((option) =>
+      h(
+        "li",
+        {},
+        h(
+          "button",
+          {
+            type: "button",
+            class: "chip clarify-chip",
+            title: `Send “${option.query}”`,
+            dataset: { reason: clarify.reason, prompt: option.query },
+            onclick: () => this.handlers.onExpand && this.handlers.onExpand(option.query),
+          },
+          h("span", { class: "chip-title" }, option.label),
+        ),
+      ),
+    );
+    const label = clarify.reason === "not_in_documents" ? "Closest documents" : "Did you mean";
+    return h(
+      "nav",
+      { class: "outline clarify-options", "aria-label": label, dataset: { reason: clarify.reason } },
+      h("h3", { class: "section-label" }, label),
       h("ul", { class: "chips" }, chips),
     );
   }

@@ -1,0 +1,278 @@
+"""Multi-turn answering benchmark: answer, decline or ask, and cite (bench/answers protocol).
+
+For each task of `../shared/bench/answers/dev.jsonl` (and its held-out siblings): the
+conversation's earlier turns are seeded into the conversation store with the
+dataset's own assistant text as the answers (each earlier user turn is routed,
+reformulated and searched by the graph's node functions, as the retrieval
+benchmark does, so the stored search query, doc ids and titles are what the live
+service would have stored); then the last user turn goes through the real graph
+(`ChatService.run_turn`: router, reformulator, retriever, generator, persist),
+searching only the task's domain. One run line per task:
+`{"task_id", "outcome", "answer", "cited_doc_ids"}`.
+
+Only `task_id`, `conversation_id`, `domain` and `turns` of a task are read:
+labels, references and gold passage ids are for the scorer alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from threadline.bench.retrieval import (
+    CALLER_APP,
+    TENANT,
+    Progress,
+    RetrievalBench,
+    Task,
+    Turn,
+    index_corpus,
+    load_corpus,
+    open_index,
+)
+from threadline.chat import ChatService, TurnRequest
+from threadline.store import TurnMetadata
+
+READ_FIELDS = ("task_id", "conversation_id", "domain", "turns")
+"""The only task fields the benchmark reads."""
+
+
+@dataclass(frozen=True)
+class AnswerTask:
+    """A conversation whose last user turn is the question to handle."""
+
+    task_id: str
+    conversation_id: str
+    domain: str
+    turns: tuple[Turn, ...]
+
+
+@dataclass(frozen=True)
+class AnswerLine:
+    """One run line, plus what the turn did (for the summary, not the scorer)."""
+
+    task_id: str
+    outcome: str
+    answer: str
+    cited_doc_ids: list[str]
+    stop_reason: str | None = None
+    route: str = ""
+
+    def to_json(self) -> str:
+        """The run-file line score.py reads."""
+        return json.dumps(
+            {
+                "task_id": self.task_id,
+                "outcome": self.outcome,
+                "answer": self.answer,
+                "cited_doc_ids": self.cited_doc_ids,
+                "stop_reason": self.stop_reason,
+            },
+            ensure_ascii=False,
+        )
+
+
+@dataclass
+class AnswersReport:
+    """Counts and timings of one run."""
+
+    tasks: int = 0
+    passages: int = 0
+    indexed: int = 0
+    index_seconds: float = 0.0
+    answer_seconds: float = 0.0
+    outcomes: dict[str, int] = field(default_factory=dict)
+    stop_reasons: dict[str, int] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """One line for humans."""
+        outcomes = ", ".join(f"{k}={v}" for k, v in sorted(self.outcomes.items()))
+        reasons = ", ".join(f"{k}={v}" for k, v in sorted(self.stop_reasons.items()))
+        return (
+            f"{self.tasks} tasks, {self.passages} passages ({self.indexed} indexed in "
+            f"{self.index_seconds:.1f}s); last turns answered in {self.answer_seconds:.1f}s; "
+            f"outcomes: {outcomes}; stop reasons: {reasons}"
+        )
+
+
+def read_task(record: dict[str, Any]) -> AnswerTask:
+    """The task fields the benchmark may use, read by name (nothing else is touched).
+
+    Raises:
+        ValueError: when the last turn is not a user turn.
+    """
+    task_id = str(record["task_id"])
+    turns = tuple(Turn(str(t["role"]), str(t["text"])) for t in record["turns"])
+    if not turns or turns[-1].role != "user":
+        raise ValueError(f"task {task_id}: the last turn must be a user turn")
+    return AnswerTask(
+        task_id=task_id,
+        conversation_id=str(record["conversation_id"]),
+        domain=str(record["domain"]),
+        turns=turns,
+    )
+
+
+def load_answer_tasks(path: Path, limit: int | None = None) -> list[AnswerTask]:
+    """Read a tasks JSONL file through `read_task`."""
+    tasks: list[AnswerTask] = []
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                tasks.append(read_task(json.loads(line)))
+                if limit is not None and len(tasks) >= limit:
+                    break
+    return tasks
+
+
+def _pairs(task: AnswerTask) -> list[tuple[str, str]]:
+    """(user question, dataset answer) pairs; the last question has no answer yet."""
+    pairs: list[tuple[str, str]] = []
+    for turn in task.turns:
+        if turn.role == "user":
+            pairs.append((turn.text, ""))
+        elif pairs and not pairs[-1][1]:
+            pairs[-1] = (pairs[-1][0], turn.text)
+    return pairs
+
+
+def thread_id_for(task: AnswerTask) -> str:
+    """A store-safe session id per task (task ids hold characters ids may not)."""
+    return f"answers-{hashlib.sha1(task.task_id.encode()).hexdigest()[:16]}"
+
+
+class AnswersBench:
+    """Seeds each task's earlier turns into the store, then runs the last turn for real."""
+
+    def __init__(self, chat: ChatService) -> None:
+        """Use `chat` (its services hold the benchmark index and store)."""
+        self.chat = chat
+        self.replay = RetrievalBench(chat.services)
+
+    def seed(self, task: AnswerTask, thread_id: str) -> int:
+        """Store the earlier turns with the dataset's answers; returns how many."""
+        pairs = _pairs(task)[:-1]
+        if not pairs:
+            return 0
+        as_task = Task(task.task_id, task.domain, task.turns)
+        stored = self.replay._replay_prefix(as_task, pairs)
+        store = self.chat.services.store
+        for turn in stored:
+            store.add_turn(
+                tenant=TENANT,
+                caller_app=CALLER_APP,
+                session_id=thread_id,
+                question=turn["question"],
+                answer=turn["answer"],
+                metadata=TurnMetadata(
+                    search_query=turn["search_query"],
+                    doc_ids=list(turn["doc_ids"]),
+                    titles=list(turn["titles"]),
+                    route=turn["route"],
+                    outcome="grounded_answer",
+                    stop_reason="completed",
+                ),
+                create=True,
+            )
+        return len(stored)
+
+    def run_task(self, task: AnswerTask) -> AnswerLine:
+        """Seed the history, answer the last user turn through the graph."""
+        thread_id = thread_id_for(task)
+        self.seed(task, thread_id)
+        result = self.chat.run_turn(
+            TurnRequest(
+                query=task.turns[-1].text,
+                thread_id=thread_id,
+                tenant=TENANT,
+                caller_app=CALLER_APP,
+                sources=[task.domain],
+            )
+        )
+        return AnswerLine(
+            task_id=task.task_id,
+            outcome=result.outcome,
+            answer=result.answer,
+            cited_doc_ids=list(dict.fromkeys(c["doc_id"] for c in result.citations)),
+            stop_reason=result.stop_reason,
+            route=result.route,
+        )
+
+
+def run_answers_benchmark(
+    corpus_path: Path,
+    tasks_path: Path,
+    out_path: Path,
+    *,
+    embeddings: str = "hybrid",
+    limit: int | None = None,
+    index_dir: Path | None = None,
+    progress: Progress | None = None,
+) -> AnswersReport:
+    """Index the corpus (a fresh temporary index by default), run every task, write the run.
+
+    Args:
+        corpus_path: Corpus JSONL (`id`, `title`, `text`, `domain`).
+        tasks_path: Tasks JSONL (only `task_id`, `conversation_id`, `domain`, `turns`).
+        out_path: Run JSONL (`task_id`, `outcome`, `answer`, `cited_doc_ids`).
+        embeddings: hybrid, sparse or dense.
+        limit: Only the first `limit` tasks.
+        index_dir: Keep the index here and reuse it (sessions are stored beside it).
+        progress: Called as (phase, done, total).
+
+    Returns:
+        Counts and timings.
+    """
+    passages = load_corpus(corpus_path)
+    tasks = load_answer_tasks(tasks_path, limit)
+    report = AnswersReport(tasks=len(tasks), passages=len(passages))
+    lines: list[AnswerLine] = []
+    with open_index(embeddings, index_dir) as (services, _):
+        started = time.perf_counter()
+        report.indexed = index_corpus(services.kb, passages, progress)
+        report.index_seconds = time.perf_counter() - started
+        bench = AnswersBench(ChatService(services))
+        # A kept index directory also keeps the sessions of an earlier run: start clean.
+        for task in tasks:
+            services.store.delete_session(
+                tenant=TENANT, caller_app=CALLER_APP, session_id=thread_id_for(task)
+            )
+        started = time.perf_counter()
+        for done, task in enumerate(tasks, 1):
+            line = bench.run_task(task)
+            lines.append(line)
+            report.outcomes[line.outcome] = report.outcomes.get(line.outcome, 0) + 1
+            reason = (line.stop_reason or "").split(":")[0]
+            report.stop_reasons[reason] = report.stop_reasons.get(reason, 0) + 1
+            if progress:
+                progress("tasks", done, len(tasks))
+        report.answer_seconds = time.perf_counter() - started
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text("".join(line.to_json() + "\n" for line in lines), encoding="utf-8")
+    return report
+
+
+def score_answers(
+    run_path: Path, tasks_path: Path, *, script: Path | None = None, extra: Sequence[str] = ()
+) -> str:
+    """Score a run with the benchmark's own score.py (beside the tasks file) and return its output.
+
+    Raises:
+        FileNotFoundError: when score.py cannot be found.
+        RuntimeError: when score.py fails.
+    """
+    script = script or tasks_path.with_name("score.py")
+    if not script.exists():
+        raise FileNotFoundError(f"no score.py at {script}")
+    command = [sys.executable, str(script), str(run_path), str(tasks_path), *extra]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"score.py failed: {done.stderr.strip()}")
+    return done.stdout

@@ -1,0 +1,222 @@
+"""The generator's parts: the prompt, the evidence decision, the structured LLM call, the guard.
+
+`graph.generate` strings them together; they are module-level so tests and the
+benchmarks call the very same functions.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, Field
+
+from threadline.followups.references import detect_language
+from threadline.followups.trail import render_history
+from threadline.graph import prompts
+from threadline.graph.evidence import Evidence, Verdict, decide
+from threadline.graph.grounding import neutralize_markers
+from threadline.graph.reformulation import trail_turns
+
+if TYPE_CHECKING:
+    from threadline.graph.context import Context
+    from threadline.graph.state import State
+    from threadline.services import Services
+
+STRUCTURED_TAG = "threadline:structured"
+"""Tag of the structured generation call: its tokens are JSON, not answer text to stream."""
+
+# Evidence failures no model can talk its way past: a named thing absent from every
+# passage, the asked-for kind of fact (a price, a date...) absent, nothing retrieved,
+# or several equally fitting candidates. "Most content words absent" is not among
+# them: a model reads paraphrases that word matching misses.
+HARD_REASONS = ("named_thing_missing", "no_context", "unanchored")
+
+
+class GeneratedAnswer(BaseModel):
+    """What the one generation call returns: the decision and the answer together."""
+
+    verdict: Literal["answer", "partial", "not_in_documents", "ambiguous"] = Field(
+        description="answer: the sources answer the question; partial: they answer part of "
+        "it; not_in_documents: they do not answer it; ambiguous: the question could mean "
+        "several different things found in the sources."
+    )
+    answer: str = Field(
+        description="The answer with [n] citations (empty unless answer or partial)."
+    )
+    missing: list[str] = Field(
+        default_factory=list, description="For partial: what the sources do not cover."
+    )
+
+
+def language_of(state: State) -> str:
+    """The answer language: the request's, else the question's."""
+    return state.language or detect_language(state.query)
+
+
+def decide_turn(state: State) -> Evidence:
+    """The evidence check for this turn's question over its packed context."""
+    earlier = [f"{h.get('question', '')} {h.get('answer', '')}" for h in state.history]
+    followup = state.followup or {}
+    return decide(
+        state.query,
+        state.chunks,
+        earlier=earlier,
+        carried=state.reformulated_query or state.search_query,
+        deliverable=state.deliverable,
+        reference=bool(followup.get("resolved") and followup.get("ref_type") != "context"),
+        tool=state.route == "tool",
+        focus=state.thread_state.get("last_titles", []) if state.history else [],
+    )
+
+
+def evidence_trace(evidence: Evidence) -> dict[str, Any]:
+    """The evidence as plain JSON (state, trace, decline texts)."""
+    return {
+        "verdict": evidence.verdict,
+        "reason": evidence.reason,
+        "content_terms": list(evidence.content_terms),
+        "named": list(evidence.named),
+        "missing_named": list(evidence.missing_named),
+        "missing_terms": list(evidence.missing_terms),
+        "asks_for": evidence.asks_for,
+        "coverage": evidence.coverage,
+        "supporting": list(evidence.supporting),
+        "candidates": list(evidence.candidates),
+        "answered": evidence.answered,
+        "about": list(evidence.about),
+        "closest": list(evidence.closest),
+    }
+
+
+def decision_update(
+    state: State, evidence: Evidence, verdict: str, trace: dict[str, Any], *, calls: int
+) -> dict[str, Any]:
+    """The generate node's update for a turn that will not answer (decline or ask)."""
+    return {
+        "verdict": verdict,
+        "evidence": evidence_trace(evidence),
+        "llm_calls": state.llm_calls + calls,
+        "trace": state.trace + [{**trace, "verdict": verdict}],
+    }
+
+
+def guard_verdict(llm_verdict: str, evidence: Evidence) -> Verdict:
+    """The model's verdict unless the evidence check rules an answer out.
+
+    A model may always be more careful than the check (decline or ask where the check
+    would answer); it may not answer where a hard evidence failure says the passages
+    cannot back it.
+    """
+    if llm_verdict in ("answer", "partial") and evidence.verdict in (
+        "not_in_documents",
+        "ambiguous",
+    ):
+        if evidence.reason.startswith(HARD_REASONS) or evidence.reason.startswith("no_"):
+            return evidence.verdict
+    if llm_verdict not in ("answer", "partial", "not_in_documents", "ambiguous"):
+        return "not_in_documents"
+    return llm_verdict  # type: ignore[return-value]
+
+
+def generate_structured(llm: BaseChatModel, messages: list[BaseMessage]) -> GeneratedAnswer:
+    """One structured call; a model that ignores the schema still yields a usable answer.
+
+    Local OpenAI-compatible servers do not all honour `response_format`: plain text back
+    is read as an answer (its citations and support are checked as usual), and the
+    `INSUFFICIENT_CONTEXT` marker as a decline.
+    """
+    # The schema as a dict (not the class): the reply is then parsed by LangChain with
+    # `include_raw`, so a reply that is not JSON comes back as raw text instead of an
+    # exception from the client's own parser.
+    schema = {**GeneratedAnswer.model_json_schema(), "title": "GeneratedAnswer"}
+    runnable = llm.with_structured_output(
+        schema, method="json_schema", include_raw=True
+    ).with_config(tags=[STRUCTURED_TAG])
+    out = runnable.invoke(messages)
+    parsed = out.get("parsed") if isinstance(out, dict) else None
+    if isinstance(parsed, dict):
+        try:
+            return GeneratedAnswer.model_validate(parsed)
+        except ValueError:
+            pass
+    raw = out.get("raw") if isinstance(out, dict) else None
+    text = (getattr(raw, "text", "") or "").strip()
+    if not text or text.startswith(prompts.INSUFFICIENT_CONTEXT):
+        return GeneratedAnswer(verdict="not_in_documents", answer="")
+    return GeneratedAnswer(verdict="answer", answer=text)
+
+
+def answer_messages(
+    state: State,
+    services: Services,
+    context: Context,
+    *,
+    only: Sequence[str] | None = None,
+    asks_for: str | None = None,
+    question: str | None = None,
+) -> list[BaseMessage]:
+    """The answer prompt: system rules, history trail, numbered sources, question.
+
+    Args:
+        state: The turn's state after retrieval.
+        services: Settings.
+        context: Per-run prompts and history mode.
+        only: Labels of the sources to show (the passages the evidence check found
+            supporting); all packed sources when None. Labels keep their numbers.
+        asks_for: The kind of fact the question asks for (price, date...), if any.
+        question: The question to answer when it is not the user's whole message (the
+            covered part of a partly answerable question, offline).
+    """
+    settings = services.settings
+    shown = [c for c in state.chunks if only is None or c["label"] in only] or state.chunks
+    reference = ""
+    if state.followup.get("section_id"):
+        section_id = state.followup["section_id"]
+        title = next(
+            (
+                o["title"]
+                for o in state.thread_state.get("last_outline", [])
+                if o["id"] == section_id
+            ),
+            "",
+        )
+        reference = f"FOLLOWUP_REFERENCE={section_id}: {title}"
+    sources = "\n".join(
+        prompts.SOURCE_TEMPLATE.format(
+            id=c["label"],
+            title=html.escape(neutralize_markers(c["title"], settings.outline_keyword)),
+            section=html.escape(neutralize_markers(c["section"], settings.outline_keyword)),
+            text=html.escape(neutralize_markers(c["text"], settings.outline_keyword), quote=False),
+        )
+        for c in shown
+    )
+    history = render_history(
+        trail_turns(state.history),
+        mode=context.history_mode or settings.history_mode,
+        phase="answer",
+        max_titles=settings.history_max_titles,
+        max_chars=settings.history_max_chars,
+    )
+    return [
+        SystemMessage(
+            context.answer_system_prompt.format(
+                language=language_of(state), keyword=settings.outline_keyword
+            )
+        ),
+        HumanMessage(
+            prompts.ANSWER_USER_PROMPT.format(
+                history=html.escape(history, quote=False),
+                followup_reference=html.escape(reference),
+                deliverable="yes" if state.deliverable else "no",
+                answer_style="list" if state.route == "tool" else "prose",
+                search_query=html.escape(state.search_query, quote=False),
+                answer_type=asks_for or "",
+                context=sources,
+                question=html.escape(question or state.query, quote=False),
+            )
+        ),
+    ]

@@ -1,0 +1,511 @@
+"""The decision before any answer: do the packed passages support an answer to this question?
+
+Pure functions over the question, the conversation's earlier questions and the
+packed context; no model, no scores fitted to a benchmark. Four verdicts:
+
+* ``answer``: what the question asks *about* (its named things: product names,
+  people, codes, numbers) is in the passages, most of its content words are in
+  one passage, and what it asks *for* (a price for "how much", a number for "how
+  many", a date for "when", a duration, a weight, a person) is there too;
+* ``partial``: the same, but some of the question's content words appear in no
+  passage: answer the supported part and say what is missing;
+* ``not_in_documents``: a named thing, the asked-for kind of fact, or most of the
+  question's content is absent: decline, naming the closest titles;
+* ``ambiguous``: the question points at something it never names ("this animal",
+  "the actor", "what is the warranty?" when several products are in play) and
+  several distinct candidates in the passages fit it equally: ask which one.
+
+The rules are principles, not thresholds tuned on a dev set: "more than half of
+the question's content in one passage" is the only ratio, and a named thing must
+be present verbatim (after folding and stemming).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from threadline.knowledge.facts import AnswerType, asked_type, has_answer_type
+from threadline.knowledge.text import fold, terms
+
+Verdict = Literal["answer", "partial", "not_in_documents", "ambiguous"]
+
+COVERAGE_MAJORITY = 0.5
+"""A passage supports a question when it holds more than half of its content (by weight)."""
+
+# Words that say what to do or how to ask, not what the question is about.
+_GENERIC = frozenset(
+    terms(
+        "tell know explain describe detail details expand elaborate give show say find "
+        "please thank thanks help information info mean meant like want need question "
+        "answer ask asking look looking check sure really actually possible able way ways "
+        "thing things kind type one ones also still just use using used get got make take "
+        "summary summarise summarize overview synthesis report "
+        "détaille détailler développe explique expliquer résume résumer résumé synthèse "
+        "dis donne montre parle moi plus veux voudrais savoir merci stp svp "
+        "good best better great nice well okay ok yes sorry hi hello"
+    )
+)
+
+# A reference to something the question does not name.
+_DEMONSTRATIVE = re.compile(
+    # Not "that is", "that calculated", "this the": a demonstrative before a verb, a
+    # participle or an article is a pronoun or a conjunction, not "this <noun>".
+    r"\b(this|that|these|those|ce|cet|cette|ces)\s+(?!(?:is|are|was|were|one|means?|does|do|"
+    r"did|can|will|would|should|could|has|have|had|the|a|an|it|they|you|i|we|le|la|les|"
+    r"est|sont)\b|[a-zà-ÿ]+(?:ed|ing)\b)"
+    r"([a-zà-ÿ'’-]+(?:\s+[a-zà-ÿ'’-]+)?)",
+    re.I,
+)
+_DEFINITE = re.compile(r"\b(the|le|la|les)\s+([a-zà-ÿ'’-]+)", re.I)
+_PRONOUN = re.compile(
+    r"\b(it|its|they|them|their|he|him|his|she|her|il|elle|ils|elles|son|sa|ses|leur|leurs)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the check found, and the verdict it implies."""
+
+    verdict: Verdict
+    reason: str
+    """A short machine-readable why (trace and stop_reason detail)."""
+    content_terms: tuple[str, ...] = ()
+    """The question's own content terms (stems)."""
+    named: tuple[str, ...] = ()
+    """Named things of the question (as typed)."""
+    missing_named: tuple[str, ...] = ()
+    missing_terms: tuple[str, ...] = ()
+    """Content words (as typed) that no passage holds."""
+    asks_for: AnswerType | None = None
+    coverage: float = 0.0
+    """Best single-passage coverage of the question's content, 0..1."""
+    supporting: tuple[str, ...] = ()
+    """Labels of the passages that support the answer, best first."""
+    candidates: tuple[str, ...] = ()
+    """For ambiguous: the distinct things that fit (titles)."""
+    closest: tuple[str, ...] = field(default_factory=tuple)
+    """For a decline: the titles closest to the question."""
+    answered: str = ""
+    """For partial: the parts of the question the passages cover (what to answer)."""
+    about: tuple[str, ...] = ()
+    """Labels of the passages about what the question is about (its names, or what
+    "it" refers to); an answer is composed from these."""
+
+
+def named_things(question: str) -> list[str]:
+    """Names the question uses: capitalised words past the first, codes, numbers, acronyms.
+
+    "How much does the Galaxy S25 cost?" → ["Galaxy", "S25"]. A word capitalised only
+    because it starts the sentence is not a name.
+    """
+    names: list[str] = []
+    for sentence in re.split(r"(?<=[.!?])\s+", question.strip()):
+        words = re.findall(r"[\w$€'’.-]+", sentence)
+        for i, raw in enumerate(words):
+            word = raw.strip(".'’-")
+            if not word:
+                continue
+            has_digit = any(ch.isdigit() for ch in word)
+            acronym = len(word) >= 2 and word.isupper() and word.isalpha()
+            capital = word[0].isupper() and i > 0 and not word.isupper()
+            capital = capital or (word[0].islower() and any(ch.isupper() for ch in word[1:]))
+            if (has_digit and any(ch.isalpha() for ch in word)) or acronym or capital:
+                if fold(word) not in _NOT_NAMES:
+                    names.append(word)
+            elif has_digit and len(word) >= 2:
+                names.append(word)
+    return list(dict.fromkeys(names))
+
+
+# Capitalised in questions without naming anything specific.
+_NOT_NAMES = frozenset(
+    "i i'm i've i'd i'll ok okay please thanks hello hi s q a".split()
+    + "what which who when where why how is are do does can could the a an".split()
+)
+
+
+def _stems(text: str) -> set[str]:
+    return set(terms(text))
+
+
+def _matches(term: str, vocabulary: set[str]) -> bool:
+    """A term matches an equal stem, or a longer stem sharing its first five letters.
+
+    Stemming leaves derivations apart ("photos"/"photography", "securite"/"security");
+    a five-letter shared start is the usual cut for such families.
+    """
+    if term in vocabulary:
+        return True
+    if len(term) < 5 or any(ch.isdigit() for ch in term):
+        return False
+    head = term[:5]
+    if any(len(v) >= 5 and v[:5] == head for v in vocabulary):
+        return True
+    # A long word one typo away ("mortage", "bevarage") still names the same thing.
+    return len(term) >= 6 and any(_one_edit(term, v) for v in vocabulary if len(v) >= 6)
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether `a` and `b` differ by one substitution, insertion or deletion."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    return a[i + (len(a) == len(b)) :] == b[i + 1 :]
+
+
+# How a question asks, not what about: "how long does X take" asks about X.
+_ASKING = re.compile(
+    r"\b(how (long|much|many|often|far|big|old)|what (kind|sort|type)s? of|is there|are there|"
+    r"do you (have|know|sell)|can you|could you|would you|i (want|need|would like) to know|"
+    r"combien de temps|combien de|est-ce que|y a-t-il|pouvez-vous|peux-tu)\b",
+    re.I,
+)
+
+
+def content_terms(question: str) -> list[str]:
+    """The question's own content terms: stems minus request and generic words."""
+    text = _ASKING.sub(" ", question)
+    return [t for t in dict.fromkeys(terms(text)) if t not in _GENERIC and len(t) > 1]
+
+
+def _term_forms(question: str) -> dict[str, str]:
+    """Stem → the word as the user typed it (for "the documents do not cover ...")."""
+    forms: dict[str, str] = {}
+    for token in re.findall(r"[\w'’-]+", question):
+        for t in terms(token):
+            forms.setdefault(t, token)
+    return forms
+
+
+def _chunk_vocabulary(chunk: Mapping[str, object]) -> set[str]:
+    return _stems(f"{chunk.get('title', '')} {chunk.get('section', '')} {chunk.get('text', '')}")
+
+
+def unanchored_reference(
+    question: str, earlier: Sequence[str], titles: Sequence[str] = ()
+) -> str | None:
+    """The phrase of a question that points at something never named, or None.
+
+    "this animal" (turn 1), "the actor" when no earlier turn talks of actors and the
+    question names nothing, "it" in a first message. `earlier` holds the text of the
+    conversation's earlier turns (questions and answers).
+    """
+    history = _stems(" ".join(earlier))
+    # "this X" with no X in the conversation points at nothing, whatever else is named.
+    for match in _DEMONSTRATIVE.finditer(question):
+        noun = match.group(2)
+        nouns = [t for t in terms(noun) if t not in _GENERIC]
+        # "the word Kubernetes ... this term": a name said before it is what it points at.
+        named_before = named_things(question[: match.start()])
+        if nouns and not any(n in history for n in nouns) and not named_before:
+            return match.group(0)
+    names = named_things(question)
+    if not earlier and not names:
+        # A pronoun before any content word of a first message points at nothing
+        # ("is it free?"); after one ("stocks ... do they") it points at that word.
+        if (match := _PRONOUN.search(question)) and not content_terms(question[: match.start()]):
+            return match.group(0)
+    # "the X": anchored by the conversation, or by a document titled with X ("the
+    # penobscot river" names the document "Penobscot River"; "the actor" names none).
+    titled = _stems(" ".join(titles))
+    for match in _DEFINITE.finditer(question):
+        noun = [t for t in terms(match.group(2)) if t not in _GENERIC]
+        # "the animal in California": a name elsewhere does not say which animal; only
+        # a name the phrase itself holds ("the US", "the word Kubernetes") anchors it.
+        following = question[match.end(2) :].split()[:1]
+        if match.group(2) in names or (following and following[0].strip("?.,;!") in names):
+            continue
+        if noun and noun[0] not in history and noun[0] not in titled:
+            return match.group(0)
+    return None
+
+
+_ASKED_PHRASE = re.compile(
+    r"^\s*(?:so |and |but |ok,? |et )?(?:what|who|which|how much|quel|quelle|quels|quelles)"
+    r"(?:'s| is| are| was| were| est| sont| etait)\s+(?:the |a |an |le |la |les |l'|un |une )?"
+    r"(?P<phrase>.+?)(?:\s+(?:of|for|in|on|at|to|with|from|about|de|du|des|pour|sur|dans)\b|"
+    r"[?.,;!]|$)",
+    re.I,
+)
+
+
+def asked_phrase_terms(question: str) -> list[str]:
+    """What a "what is X / who is X" question asks for: the content terms of X."""
+    match = _ASKED_PHRASE.search(question)
+    if not match:
+        return []
+    return [t for t in content_terms(match.group("phrase")) if t not in _GENERIC]
+
+
+def _candidate_titles(chunks: Sequence[Mapping[str, object]], labels: Sequence[str]) -> list[str]:
+    """Distinct things the given passages are about: their sections within one document
+    (products, plans), else their titles."""
+    titles: list[str] = []
+    for label in labels:
+        chunk = next(c for c in chunks if str(c["label"]) == label)
+        title = str(chunk.get("section") or chunk.get("title") or "")
+        if title and title not in titles:
+            titles.append(title)
+    return titles
+
+
+def _about(
+    chunks: Sequence[Mapping[str, object]],
+    vocab: Mapping[str, set[str]],
+    names: Sequence[str],
+    question: str,
+    focus: Sequence[str],
+) -> list[str]:
+    """Labels of the passages about what the question is about.
+
+    With names: the passages holding all of them (else any of them). With none but a
+    pronoun ("is it water resistant?"): the passages about what the previous answer was
+    about (`focus`: its titles). Otherwise every passage.
+    """
+    labels = [str(c["label"]) for c in chunks]
+    if names:
+        wanted = [set(terms(n)) for n in names]
+        every = [lb for lb in labels if all(all(_matches(t, vocab[lb]) for t in w) for w in wanted)]
+        if every:
+            return every
+        return [lb for lb in labels if any(all(_matches(t, vocab[lb]) for t in w) for w in wanted)]
+    if focus and _PRONOUN.search(question):
+        wanted_titles = {fold(part).strip() for f in focus for part in f.split(" — ") if part}
+        on_focus = [
+            str(c["label"])
+            for c in chunks
+            if fold(str(c.get("section") or "")).strip() in wanted_titles
+            or (not c.get("section") and fold(str(c.get("title") or "")).strip() in wanted_titles)
+        ]
+        return on_focus
+    return labels
+
+
+def decide(
+    question: str,
+    chunks: Sequence[Mapping[str, object]],
+    *,
+    earlier: Sequence[str] = (),
+    carried: str = "",
+    deliverable: bool = False,
+    reference: bool = False,
+    tool: bool = False,
+    focus: Sequence[str] = (),
+) -> Evidence:
+    """Decide answer / partial / not in the documents / ambiguous for one turn.
+
+    Args:
+        question: The user's message as typed.
+        chunks: The packed context (`label`, `title`, `section`, `text`, `hit`).
+        earlier: Text of the conversation's earlier turns, oldest first.
+        carried: The standalone query the reformulator built (it carries the names
+            a follow-up refers to: "is it free?" → the product of the previous turn).
+        deliverable: A summary/overview request: the document itself is the answer.
+        reference: An explicit reference into the previous answer was resolved.
+        tool: The context is a catalog tool result (structured data).
+        focus: Titles of what the previous answer was about ("it" refers to them).
+
+    Returns:
+        The verdict with its evidence.
+    """
+    hits = [c for c in chunks if c.get("hit", True)] or list(chunks)
+    closest = tuple(dict.fromkeys(str(c.get("title", "")) for c in hits if c.get("title")))[:3]
+    if not chunks:
+        return Evidence("not_in_documents", "no_context")
+    if tool:
+        # A catalog tool ran typed filters over structured data: its rows are the answer.
+        return Evidence("answer", "tool_result", supporting=tuple(str(c["label"]) for c in chunks))
+    vocab = {str(c["label"]): _chunk_vocabulary(c) for c in chunks}
+    everything = set().union(*vocab.values())
+    names = named_things(question)
+    missing_named = tuple(
+        n for n in names if not all(_matches(t, everything) for t in terms(n)) and terms(n)
+    )
+    content = content_terms(question)
+    forms = _term_forms(question)
+    kind = asked_type(question)
+    if missing_named and not reference:
+        parts = question_parts(question)
+        clean = [p for p in parts if not any(fold(n) in fold(p) for n in missing_named)]
+        covered = [p for p in clean if not uncovered_parts(f"{p} ? {p}", list(vocab.values()))]
+        if len(parts) >= 2 and clean and covered == clean:
+            return Evidence(
+                "partial",
+                "a_named_thing_missing",
+                content_terms=tuple(content),
+                named=tuple(names),
+                missing_named=missing_named,
+                missing_terms=missing_named,
+                asks_for=asked_type(" ? ".join(clean)),
+                supporting=tuple(vocab),
+                closest=closest,
+                answered=" ? ".join(clean) + " ?",
+            )
+        return Evidence(
+            "not_in_documents",
+            "named_thing_missing",
+            content_terms=tuple(content),
+            named=tuple(names),
+            missing_named=missing_named,
+            asks_for=kind,
+            closest=closest,
+        )
+    if deliverable or reference:
+        # The user named the document or section to work on; it was resolved to these.
+        return Evidence(
+            "answer",
+            "resolved_target",
+            content_terms=tuple(content),
+            named=tuple(names),
+            supporting=tuple(vocab),
+            closest=closest,
+        )
+    # Named things were checked above (each must be present). The question's content
+    # (names included) must be mostly in one passage about what the question is about
+    # (its names, or for "is it ...?" what was discussed), and what it asks for ("the
+    # stock price" in "what is Brightwell's stock price?") must be in that passage whole.
+    name_terms = {t for n in names for t in terms(n)}
+    weights = {t: 1.0 for t in content}
+    total = sum(weights.values())
+    eligible = _about(chunks, vocab, names, question, focus)
+    anchor = unanchored_reference(
+        question, earlier, titles=[str(c.get("title") or "") for c in chunks]
+    )
+    base: dict[str, object] = {
+        "content_terms": tuple(content),
+        "named": tuple(names),
+        "asks_for": kind,
+        "closest": closest,
+        "missing_terms": tuple(forms.get(t, t) for t in content if not _matches(t, everything)),
+    }
+
+    def ask(reason: str, candidates: Sequence[str]) -> Evidence:
+        # A question about something it never names: not finding it is no evidence the
+        # documents lack it; ask which one, naming what was found.
+        return Evidence(
+            "ambiguous",
+            f"unanchored:{anchor}:{reason}",
+            candidates=tuple(candidates[:5]) or closest,
+            **base,  # type: ignore[arg-type]
+        )
+
+    base["about"] = tuple(eligible)
+    if not eligible:
+        if anchor:
+            return ask("nothing_found", _candidate_titles(chunks, [str(c["label"]) for c in hits]))
+        return Evidence("not_in_documents", "nothing_about_the_subject", **base)  # type: ignore[arg-type]
+    wanted = [t for t in asked_phrase_terms(question) if t not in name_terms]
+    if wanted:
+        holding = [lb for lb in eligible if all(_matches(t, vocab[lb]) for t in wanted)]
+        if not holding:
+            if anchor:
+                return ask("asked_for_missing", _candidate_titles(chunks, eligible))
+            base["missing_terms"] = tuple(forms.get(t, t) for t in wanted)
+            return Evidence("not_in_documents", "asked_for_missing", **base)  # type: ignore[arg-type]
+        eligible = holding
+    scored: list[tuple[float, int, str]] = []
+    for order, (label, words) in enumerate(vocab.items()):
+        if label in eligible:
+            held = sum(w for t, w in weights.items() if _matches(t, words))
+            scored.append((held / total if total else 1.0, -order, label))
+    scored.sort(reverse=True)
+    best = scored[0][0]
+    base["coverage"] = round(best, 3)
+    if best > COVERAGE_MAJORITY:
+        supporting = tuple(label for share, _, label in scored if share > COVERAGE_MAJORITY)
+    else:
+        supporting = tuple(label for share, _, label in scored if share > 0 and share >= best)
+    if total and best <= COVERAGE_MAJORITY:
+        # Follow-ups lean on the previous turn: "is it free?" says little by itself, so
+        # the carried standalone query may supply the rest of the content.
+        carried_content = [t for t in content_terms(carried) if t not in weights]
+        pool = set().union(*(vocab[label] for label in eligible))
+        own_found = sum(w for t, w in weights.items() if _matches(t, pool))
+        if not (carried_content and own_found / total > COVERAGE_MAJORITY):
+            if anchor:
+                return ask("content_not_covered", _candidate_titles(chunks, eligible))
+            return Evidence("not_in_documents", "content_not_covered", **base)  # type: ignore[arg-type]
+        supporting = tuple(label for _, _, label in scored)
+    if kind is not None:
+        support_text = " ".join(
+            str(c.get("text", "")) for c in chunks if str(c["label"]) in supporting
+        )
+        if not has_answer_type(kind, support_text):
+            return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)  # type: ignore[arg-type]
+    if anchor:
+        fitting = [label for share, _, label in scored if share >= best]
+        titles = _candidate_titles(chunks, fitting)
+        # "this X" with no X anywhere before points at nothing the user said: ask even
+        # when one candidate fits; "the X" is a question only when several do.
+        pointing = _DEMONSTRATIVE.match(anchor) is not None
+        if len(titles) >= 2 or pointing:
+            if len(titles) < 2:
+                titles = _candidate_titles(chunks, [str(c["label"]) for c in hits])
+            return Evidence(
+                "ambiguous",
+                f"unanchored:{anchor}",
+                supporting=supporting,
+                candidates=tuple(titles[:5]),
+                **base,  # type: ignore[arg-type]
+            )
+    uncovered = uncovered_parts(question, list(vocab.values()))
+    if uncovered and len(uncovered) < len(question_parts(question)):
+        base["missing_terms"] = tuple(uncovered)
+        rest = [p for p in question_parts(question) if p not in uncovered]
+        base["asks_for"] = asked_type(" ? ".join(rest))
+        return Evidence(
+            "partial",
+            "a_part_not_covered",
+            supporting=supporting,
+            answered=" ? ".join(rest) + " ?",
+            **base,  # type: ignore[arg-type]
+        )
+    return Evidence("answer", "covered", supporting=supporting, **base)  # type: ignore[arg-type]
+
+
+_PART_SPLIT = re.compile(
+    r"\?|;|\b(?:and|et)\s+(?=(?:also|what|how|is|are|does|do|can|when|where|who|which|"
+    r"quel\w*|comment|combien|est-ce)\b)",
+    re.I,
+)
+
+
+def question_parts(question: str) -> list[str]:
+    """The separately answerable parts of a question ("X? And how much is Y?")."""
+    parts = [p.strip(" ,.") for p in _PART_SPLIT.split(question)]
+    return [p for p in parts if content_terms(p)]
+
+
+def uncovered_parts(question: str, vocabularies: Sequence[set[str]]) -> list[str]:
+    """Parts of a multi-part question that no single passage mostly covers."""
+    parts = question_parts(question)
+    if len(parts) < 2:
+        return []
+    missing = []
+    for part in parts:
+        words = content_terms(part)
+        best = max((sum(1 for t in words if _matches(t, v)) for v in vocabularies), default=0)
+        if best / len(words) <= COVERAGE_MAJORITY:
+            missing.append(part)
+    return missing
+
+
+__all__ = [
+    "COVERAGE_MAJORITY",
+    "Evidence",
+    "Verdict",
+    "asked_type",
+    "content_terms",
+    "decide",
+    "has_answer_type",
+    "named_things",
+    "unanchored_reference",
+]

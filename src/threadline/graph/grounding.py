@@ -1,0 +1,123 @@
+"""What makes a generated answer citable: markers only from the generator, sentences supported.
+
+* `neutralize_markers`: text inside a document that looks like a citation (`[7]`) or
+  an outline line (`[S2] ...`, a line reading `SUIVI`) is rewritten before it
+  reaches a prompt, so a model that copies it (the extractive model copies whole
+  sentences) never produces a citation or an outline it did not mean.
+* `support_check`: every cited sentence must be supported by the passages it
+  cites: most of its content words are in them. A sentence that is not either
+  loses its citations or is dropped (`THREADLINE_UNSUPPORTED_SENTENCES`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from threadline.graph.evidence import COVERAGE_MAJORITY, _matches, content_terms
+from threadline.knowledge.text import terms
+
+CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+"""A citation the generator writes: `[2]` or `[1, 3]`."""
+
+# Brackets around a short token: citation-like ("[7]", "[S2]", "[12, 3]").
+_BRACKETED = re.compile(r"\[([^\[\]\n]{1,16})\]")
+# Fullwidth brackets look the same to a reader and match no citation or outline pattern.
+_OPEN, _CLOSE = "\uff3b", "\uff3d"
+
+UnsupportedPolicy = Literal["drop", "uncite"]
+
+
+def neutralize_markers(text: str, keyword: str = "SUIVI") -> str:
+    """Document text with citation-like brackets and outline keyword lines defused.
+
+    Args:
+        text: A passage's text as stored.
+        keyword: The outline keyword (a line holding only it would open an outline).
+
+    Returns:
+        The text with `[x]` written `［x］` and a keyword line quoted.
+    """
+    text = _BRACKETED.sub(lambda m: f"{_OPEN}{m.group(1)}{_CLOSE}", text)
+    lines = []
+    for line in text.split("\n"):
+        core = re.sub(r"[#>*_`~\s:]", "", line)
+        lines.append(f"“{line.strip()}”" if core.casefold() == keyword.casefold() else line)
+    return "\n".join(lines)
+
+
+@dataclass
+class SupportReport:
+    """The answer after the check, and what was removed."""
+
+    text: str
+    dropped: list[str] = field(default_factory=list)
+    uncited: list[str] = field(default_factory=list)
+
+
+def sentence_supported(sentence: str, passages: Sequence[Mapping[str, object]]) -> bool:
+    """Whether most of a sentence's content words are in the passages it cites."""
+    words = [t for t in content_terms(CITATION.sub(" ", sentence)) if not t.isdigit()]
+    if not words:
+        return True
+    vocabulary: set[str] = set()
+    for passage in passages:
+        vocabulary |= set(
+            terms(f"{passage.get('title', '')} {passage.get('section', '')} {passage['text']}")
+        )
+    found = sum(1 for t in words if _matches(t, vocabulary))
+    return found / len(words) > COVERAGE_MAJORITY
+
+
+def support_check(
+    body: str, chunks: Mapping[str, Mapping[str, object]], policy: UnsupportedPolicy = "drop"
+) -> SupportReport:
+    """Check each cited sentence of `body` against the passages it cites.
+
+    Args:
+        body: The answer (citations already restricted to labels in `chunks`).
+        chunks: Packed chunks by label.
+        policy: `drop` removes an unsupported sentence, `uncite` keeps it without
+            its citations.
+
+    Returns:
+        The checked text and the sentences dropped or uncited.
+    """
+    report = SupportReport(text="")
+    out_lines = []
+    for line in body.split("\n"):
+        kept = []
+        for sentence in _split_keep(line):
+            labels = [i.strip() for m in CITATION.findall(sentence) for i in m.split(",")]
+            cited = [chunks[label] for label in labels if label in chunks]
+            if not cited or sentence_supported(sentence, cited):
+                kept.append(sentence)
+            elif policy == "drop":
+                report.dropped.append(sentence.strip())
+            else:
+                report.uncited.append(sentence.strip())
+                kept.append(CITATION.sub("", sentence).rstrip() + " ")
+        rebuilt = "".join(kept).rstrip()
+        # A line whose every sentence went is dropped whole (no empty bullets).
+        if rebuilt.strip(" -*•") or not line.strip():
+            out_lines.append(rebuilt)
+    report.text = re.sub(r"\n{3,}", "\n\n", "\n".join(out_lines)).strip()
+    return report
+
+
+def _split_keep(line: str) -> list[str]:
+    """Sentences of one line, each keeping its trailing space and citations.
+
+    A citation written after the full stop ("... costs $449. [4]") belongs to the
+    sentence before it.
+    """
+    parts: list[str] = []
+    start = 0
+    for match in re.finditer(r"[.!?](?:\s*\[\d+(?:\s*,\s*\d+)*\])*\s+(?=[^\s\[])", line):
+        parts.append(line[start : match.end()])
+        start = match.end()
+    if start < len(line):
+        parts.append(line[start:])
+    return parts

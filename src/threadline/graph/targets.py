@@ -1,0 +1,97 @@
+"""Requests that name a document ("Résume le manuel de sécurité", "summarise the support policy").
+
+A message that names a kind of document (manual, handbook, report, policy, guide,
+catalog, in French or English) is matched against the titles of the tenant's
+documents, across the two languages, before any retrieval scoring: the turn then
+works on that document. A small glossary maps the words people use for documents
+and their usual topics between French and English; it is data, not a model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from threadline.knowledge.text import fold, terms
+
+# Words that name a kind of document, and their translations (folded forms).
+_DOCUMENT_WORDS: dict[str, tuple[str, ...]] = {
+    "manuel": ("manual", "handbook", "guide"),
+    "manual": ("manuel", "handbook", "guide"),
+    "handbook": ("manual", "manuel", "guide"),
+    "guide": ("manual", "handbook", "manuel"),
+    "rapport": ("report",),
+    "report": ("rapport",),
+    "politique": ("policy",),
+    "policy": ("politique",),
+    "charte": ("policy", "charter"),
+    "catalogue": ("catalog",),
+    "catalog": ("catalogue",),
+    "procedure": ("procedure", "process"),
+    "reglement": ("rules", "regulation"),
+}
+# Topic words often used in document names.
+_TOPIC_WORDS: dict[str, tuple[str, ...]] = {
+    "securite": ("security", "safety"),
+    "security": ("securite",),
+    "annuel": ("annual",),
+    "annual": ("annuel",),
+    "assistance": ("support",),
+    "support": ("assistance",),
+    "produits": ("product", "products"),
+    "product": ("produits",),
+    "confidentialite": ("privacy",),
+    "privacy": ("confidentialite",),
+    "employes": ("employee",),
+    "employee": ("employes",),
+}
+_DOCUMENT_CUE = re.compile(r"\b(" + "|".join(_DOCUMENT_WORDS) + r")s?\b")
+
+
+def names_a_document(question: str) -> bool:
+    """Whether the message uses a word for a kind of document."""
+    return bool(_DOCUMENT_CUE.search(fold(question)))
+
+
+def _expanded(text: str) -> set[str]:
+    words = re.findall(r"[\w-]+", fold(text))
+    out: set[str] = set()
+    for word in words:
+        out.update(terms(word))
+        for table in (_DOCUMENT_WORDS, _TOPIC_WORDS):
+            for translation in table.get(word, ()):
+                out.update(terms(translation))
+    return out
+
+
+def named_document(question: str, documents: Iterable[tuple[str, str]]) -> str | None:
+    """The id of the document a message names, or None.
+
+    Args:
+        question: The user's message.
+        documents: (doc_id, title) of the documents the turn may use.
+
+    Returns:
+        The best-matching document: its title shares the document-kind word and at
+        least one more word with the message (in either language), and no other
+        title matches as well.
+    """
+    if not names_a_document(question):
+        return None
+    asked = _expanded(question)
+    kinds = {t for w in _DOCUMENT_WORDS for t in terms(w)}
+    scored: list[tuple[int, str]] = []
+    for doc_id, title in documents:
+        title_terms = set(terms(title))
+        shared = asked & title_terms
+        if shared & kinds and len(shared) >= 2:
+            scored.append((len(shared), doc_id))
+    scored.sort(reverse=True)
+    if not scored or (len(scored) > 1 and scored[0][0] == scored[1][0]):
+        return None
+    return scored[0][1]
+
+
+def document_titles(infos: Sequence[object]) -> list[tuple[str, str]]:
+    """(doc_id, title) pairs of `KnowledgeBase.list_documents` results."""
+    return [(str(i.doc_id), str(i.title)) for i in infos]

@@ -1,0 +1,103 @@
+"""Kinds of facts: what a question asks for ("how much" → a price) and whether text holds one.
+
+Shared by the evidence check (does a passage hold the asked-for kind of fact?) and
+the offline extractive model (prefer the sentences that do).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from threadline.knowledge.text import fold
+
+# What a question asks for, and how the answer's kind of fact looks in a passage.
+_MONEY = re.compile(
+    r"[$€£¥]\s?\d|\d\s?(?:\$|€|£|usd|eur|dollars?|euros?|cents?)\b|\b(?:free|no charge|"
+    r"gratuit\w*|fee|fees|price[sd]?|pricing|cost[s]?|charged?|billed|tarif\w*|prix)\b",
+    re.I,
+)
+_NUMBER = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
+    r"thirty|forty|fifty|hundred|thousand|million|billion|dozen|several|many|few|"
+    r"un|une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|cent|mille)\b",
+    re.I,
+)
+_DATE = re.compile(
+    r"\b(?:1[0-9]{3}|20[0-9]{2})\b|\b(?:january|february|march|april|may|june|july|"
+    r"august|september|october|november|december|janvier|fevrier|février|mars|avril|mai|"
+    r"juin|juillet|aout|août|septembre|octobre|novembre|decembre|décembre|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday|century|decade|year|years|ago|daily|spring|"
+    r"summer|autumn|fall|winter|printemps|ete|été|automne|hiver|morning|evening|night|"
+    r"matin|soir|"
+    r"weekly|monthly|annually|quarter)\b|\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b",
+    re.I,
+)
+_DURATION = re.compile(
+    r"\d+(?:[.,]\d+)?\s*(?:-\s*)?(?:ms|s|sec|seconds?|min|minutes?|h|hrs?|hours?|days?|"
+    r"weeks?|months?|years?|jours?|heures?|semaines?|mois|ans?|années?)\b|\b(?:one|two|"
+    r"three|four|five|six|seven|ten|twelve|twenty|thirty) (?:seconds?|minutes?|hours?|"
+    r"days?|weeks?|months?|years?)\b|\bhours?\b|\bdays?\b",
+    re.I,
+)
+# Pay is an amount of money: "fee" or "cost" words do not state one.
+_AMOUNT = re.compile(
+    r"[$€£¥]\s?\d|\d\s?(?:\$|€|£|k\b|usd|eur|dollars?|euros?)\b|\b\d[\d,.]* (?:per|an|a) "
+    r"(?:hour|year|month|week|heure|an|mois)\b",
+    re.I,
+)
+_WEIGHT = re.compile(r"\d+(?:[.,]\d+)?\s*(?:kg|g|grams?|kilograms?|lbs?|pounds?|oz)\b", re.I)
+_PERSON = re.compile(r"\b[A-Z][a-zà-ÿ]+(?:\s+(?:[A-Z]\.|[A-Z][a-zà-ÿ]+))+\b")
+
+AnswerType = Literal["price", "pay", "quantity", "date", "duration", "weight", "person"]
+
+KINDS = frozenset(("price", "pay", "quantity", "date", "duration", "weight", "person"))
+
+_ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
+    (
+        "pay",
+        re.compile(
+            r"\b(salar\w*|wages?|how much (?:\w+ ){0,3}(?:make|earn|get paid|paid)|"
+            r"(?:what|how much) (?:\w+ ){0,3}(?:earn|paid)|combien gagne\w*|remuneration)\b"
+        ),
+    ),
+    (
+        "price",
+        re.compile(
+            r"\b(how much (?:does|do|is|are|will|would|did|it|they|for)|what(?:'s| is| are)? "
+            r"the (?:price|cost|fee)|price of|cost of|how expensive|combien (?:coute|co[uû]te)|"
+            r"quel (?:est le )?prix|stock price)\b"
+        ),
+    ),
+    ("weight", re.compile(r"\b(lightest|heaviest|how heavy|weigh\w*|plus leger|poids)\b")),
+    ("quantity", re.compile(r"\b(how many|combien de|what number of|nombre de)\b")),
+    (
+        "duration",
+        re.compile(r"\b(how long|how often|combien de temps|pendant combien|quelle duree)\b"),
+    ),
+    ("date", re.compile(r"\b(when|what year|which year|what date|quand|quelle annee|en quelle)\b")),
+    ("person", re.compile(r"^\s*(who|qui)\b|\bwho (is|was|are|were)\b")),
+]
+_TYPE_PATTERN: dict[AnswerType, re.Pattern[str]] = {
+    "price": _MONEY,
+    "pay": _AMOUNT,
+    "quantity": _NUMBER,
+    "date": _DATE,
+    "duration": _DURATION,
+    "weight": _WEIGHT,
+    "person": _PERSON,
+}
+
+
+def asked_type(question: str) -> AnswerType | None:
+    """The kind of fact a question asks for, if it says so ("how much" → price...)."""
+    text = fold(question)
+    for kind, pattern in _ASKS_FOR:
+        if pattern.search(text):
+            return kind
+    return None
+
+
+def has_answer_type(kind: AnswerType, text: str) -> bool:
+    """Whether `text` holds a fact of that kind (a price, a number, a date...)."""
+    return bool(_TYPE_PATTERN[kind].search(text))
