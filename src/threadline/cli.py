@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, get_args
+from typing import TYPE_CHECKING, Annotated, get_args
 
 import typer
 from rich.console import Console
@@ -14,6 +16,9 @@ from rich.table import Column, Table
 
 from threadline.db_cli import check_database, db_app
 from threadline.settings import DenseModel, get_settings
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 app = typer.Typer(no_args_is_help=True, help="Multi-turn, strictly grounded chat over documents.")
 app.add_typer(db_app, name="db")
@@ -443,6 +448,28 @@ def show_log(
     console.print(table)
 
 
+@contextmanager
+def _phase_bars(err: Console) -> Iterator[Callable[[str, int, int], None]]:
+    """A progress bar per phase on stderr; yields the `progress(phase, done, total)` callback."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+    ) as bar:
+        bars: dict[str, TaskID] = {}
+
+        def progress(phase: str, done: int, total: int) -> None:
+            if phase not in bars:
+                bars[phase] = bar.add_task(f"{phase:<6}", total=total)
+            bar.update(bars[phase], completed=done)
+
+        yield progress
+
+
 @bench_app.command("retrieval")
 def bench_retrieval(
     corpus: Annotated[Path, typer.Option(help="Corpus JSONL: id, title, text, domain.")],
@@ -479,8 +506,6 @@ def bench_retrieval(
     ] = None,
 ) -> None:
     """Replay multi-turn tasks through router, reformulator and retriever; rank passages."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
     from threadline.bench.retrieval import parse_fusion, run_benchmark, score_run
 
     if embeddings not in ("hybrid", "sparse", "dense"):
@@ -499,20 +524,7 @@ def bench_retrieval(
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from exc
     err = Console(stderr=True)
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-    ) as bar:
-        bars: dict[str, object] = {}
-
-        def progress(phase: str, done: int, total: int) -> None:
-            if phase not in bars:
-                bars[phase] = bar.add_task(f"{phase:<6}", total=total)
-            bar.update(bars[phase], completed=done)
-
+    with _phase_bars(err) as progress:
         report = run_benchmark(
             corpus,
             tasks,
@@ -558,28 +570,13 @@ def bench_answers(
     ] = None,
 ) -> None:
     """Replay conversations (dataset answers as history); answer, decline or ask at the end."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
     from threadline.bench.answers import run_answers_benchmark, score_answers
 
     if embeddings not in ("hybrid", "sparse", "dense"):
         console.print("[red]--embeddings must be hybrid, sparse or dense[/red]")
         raise typer.Exit(2)
     err = Console(stderr=True)
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-    ) as bar:
-        bars: dict[str, object] = {}
-
-        def progress(phase: str, done: int, total: int) -> None:
-            if phase not in bars:
-                bars[phase] = bar.add_task(f"{phase:<6}", total=total)
-            bar.update(bars[phase], completed=done)
-
+    with _phase_bars(err) as progress:
         report = run_answers_benchmark(
             corpus,
             tasks,
