@@ -94,6 +94,29 @@ def test_ingest_is_idempotent_replaces_changed_files_and_prunes(tmp_path):
         services.close()
 
 
+def test_document_titles_follow_every_write(tmp_path):
+    """Named-document turns match these titles; the kept list must change with the index."""
+    corpus = tmp_path / "corpus"
+    write(corpus / "hr" / "travel.md", DOC)
+    write(corpus / "notes.txt", "The office closes at 6 pm on Fridays.")
+    services = make_services(tmp_path / "data", corpus=[corpus])
+    kb = services.kb
+    try:
+        listed = [(d.doc_id, d.title, d.source) for d in kb.list_documents()]
+        assert kb.document_titles() == listed and [t[0] for t in listed] == ["hr-travel", "notes"]
+        assert kb.document_titles(tenant="acme") == []
+
+        write(corpus / "hr" / "travel.md", DOC.replace("title: Travel policy", "title: Trips"))
+        kb.ingest_paths([corpus])
+        assert ("hr-travel", "Trips", "hr") in kb.document_titles()
+
+        kb.delete_document("notes")
+        assert [t[0] for t in kb.document_titles()] == ["hr-travel"]
+        assert kb.document_titles() == [(d.doc_id, d.title, d.source) for d in kb.list_documents()]
+    finally:
+        services.close()
+
+
 def test_bad_file_is_reported_and_others_still_ingest(tmp_path):
     corpus = tmp_path / "corpus"
     write(corpus / "good.md", "## A\nAlpha text.")

@@ -43,7 +43,7 @@ from threadline.graph.retrieval import (
 )
 from threadline.graph.routing import plan_turn, small_talk_kind
 from threadline.graph.state import InputState, State
-from threadline.graph.targets import document_titles, named_document, names_a_document
+from threadline.graph.targets import named_document, names_a_document
 from threadline.graph.tools import make_catalog_tools, products_as_sources
 from threadline.knowledge.language import frame_answer
 from threadline.models import is_extractive
@@ -212,14 +212,14 @@ def build_graph(provider: Callable[[], Services] = get_services) -> Any:
                 )
             except PolicyViolation:
                 allowed = ()
-            infos = [
-                i
-                for i in services.kb.list_documents(tenant=state.tenant)
-                if allowed is None or i.source in allowed
+            titles = [
+                (doc_id, title)
+                for doc_id, title, source in services.kb.document_titles(tenant=state.tenant)
+                if allowed is None or source in allowed
             ]
             if state.source_app or state.workspace:
-                infos = []
-            target = named_document(state.query, document_titles(infos))
+                titles = []
+            target = named_document(state.query, titles)
             if target is not None:
                 state = dataclasses.replace(state, doc_scope=[target])
         context = runtime.context or Context()

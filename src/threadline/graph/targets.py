@@ -10,7 +10,7 @@ and their usual topics between French and English; it is data, not a model.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from threadline.knowledge.text import fold, terms
 
@@ -90,8 +90,3 @@ def named_document(question: str, documents: Iterable[tuple[str, str]]) -> str |
     if not scored or (len(scored) > 1 and scored[0][0] == scored[1][0]):
         return None
     return scored[0][1]
-
-
-def document_titles(infos: Sequence[object]) -> list[tuple[str, str]]:
-    """(doc_id, title) pairs of `KnowledgeBase.list_documents` results."""
-    return [(str(i.doc_id), str(i.title)) for i in infos]

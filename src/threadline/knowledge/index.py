@@ -312,6 +312,8 @@ class KnowledgeBase:
         self._document_locks_guard = threading.Lock()
         # Per tenant, the languages of its chunks (see `language_shares`); any write clears it.
         self._languages: dict[str, dict[str, float]] = {}
+        # Per tenant, (doc_id, title, source) of its documents (see `document_titles`).
+        self._titles: dict[str, list[tuple[str, str, str]]] = {}
         with self._lock:
             self._engine: VectorEngine = open_engine(settings, self._embeddings, client=client)
         # Engines that take concurrent use let reads run beside a write; the others
@@ -527,6 +529,7 @@ class KnowledgeBase:
             self._engine.set_metadata_where(staged, {"tenant": tenant})
             self._delete_where_older(tenant, doc.doc_id, generation)
             self._languages.pop(tenant, None)
+            self._titles.pop(tenant, None)
 
     def ingestions(self, *, tenant: str) -> list[IngestProgress]:
         """The documents of a tenant being written now, oldest first."""
@@ -570,6 +573,7 @@ class KnowledgeBase:
     def _delete_where(self, flt: SearchFilters) -> None:
         self._engine.delete_where(flt.to_qdrant())
         self._languages.clear()
+        self._titles.clear()
 
     def language_shares(self, *, tenant: str = "default", sample: int = 200) -> dict[str, float]:
         """The share of each language ("en", "fr") among a tenant's chunks.
@@ -706,6 +710,31 @@ class KnowledgeBase:
         for meta in self._scroll(flt.to_qdrant()):
             grouped[meta.get("doc_id", "")].append(meta)
         return [_document_info(doc_id, found) for doc_id, found in sorted(grouped.items())]
+
+    def document_titles(self, *, tenant: str = "default") -> list[tuple[str, str, str]]:
+        """(doc_id, title, source) of each document of a tenant, sorted by id.
+
+        A turn that names a document ("Résume le manuel de sécurité") is matched
+        against these titles. Listing every chunk of the tenant on such a turn grew with
+        the index (p99 330 ms at 10k chunks), so this reads only each document's first
+        chunk and keeps the list until the next write.
+        """
+        titles = self._titles.get(tenant)
+        if titles is None:
+            flt = SearchFilters(tenant=tenant).to_qdrant()
+            flt.must.append(  # type: ignore[union-attr]
+                models.FieldCondition(key=_key("position"), match=models.MatchValue(value=0))
+            )
+            newest: dict[str, tuple[int, str, str]] = {}
+            for meta in self._scroll(flt):
+                doc_id = str(meta.get("doc_id", ""))
+                generation = int(meta.get("generation") or 0)
+                if doc_id not in newest or generation > newest[doc_id][0]:
+                    title = str(meta.get("title", doc_id))
+                    newest[doc_id] = (generation, title, str(meta.get("source", "")))
+            titles = [(doc_id, t, src) for doc_id, (_, t, src) in sorted(newest.items())]
+            self._titles[tenant] = titles
+        return titles
 
     def document_info(self, doc_id: str, *, tenant: str = "default") -> DocumentInfo | None:
         """One document of a tenant (reads only its chunks), or None."""
