@@ -156,6 +156,13 @@ def _metadata_json(metadata: TurnMetadata | None) -> Jsonb | None:
     return None if metadata is None else Jsonb(metadata.model_dump(mode="json"))
 
 
+# A new, empty session; the RETURNING row tells whether this call created it.
+_CREATE_SESSION = (
+    "INSERT INTO sessions (tenant_id, caller_app, session_id, title, created_at, updated_at) "
+    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING session_id"
+)
+
+
 class PostgresStore:
     """Conversation store on PostgreSQL; same contract as ``ConversationStore``."""
 
@@ -303,9 +310,7 @@ class PostgresStore:
         now = _utcnow()
         with self._connection(key) as conn:
             row = conn.execute(
-                "INSERT INTO sessions (tenant_id, caller_app, session_id, title, created_at, "
-                "updated_at) VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING "
-                "RETURNING session_id",
+                _CREATE_SESSION,
                 (*key, title, now, now),
             ).fetchone()
         if row is None:
@@ -338,9 +343,7 @@ class PostgresStore:
         now = _utcnow()
         with self._connection(key) as conn:
             created = conn.execute(
-                "INSERT INTO sessions (tenant_id, caller_app, session_id, title, created_at, "
-                "updated_at) VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING "
-                "RETURNING session_id",
+                _CREATE_SESSION,
                 (*key, title, now, now),
             ).fetchone()
             if created is not None:
