@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 # Fonts are only recommended by chromium; without them pages render in fallback glyphs.
+try:
+    from support.debian import apt_install
+except ModuleNotFoundError:  # run as a script: tests/support itself is on sys.path
+    from debian import apt_install  # type: ignore[no-redef]
+
 PACKAGES = ("chromium", "fonts-liberation", "fonts-dejavu-core")
 
 CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/lib/chromium/chromium")
@@ -48,26 +52,9 @@ def install_chromium(timeout: float = 900) -> tuple[str | None, str]:
     found = find_chromium()
     if found:
         return found, ""
-    apt = shutil.which("apt-get")
-    if apt is None:
-        return None, "chromium is not installed and apt-get is not available"
-    sudo: list[str] = []
-    if os.geteuid() != 0:
-        if shutil.which("sudo") is None:
-            return None, "chromium is not installed and installing it needs root (apt-get)"
-        sudo = ["sudo", "-n"]
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (
-        [*sudo, apt, "update"],
-        [*sudo, apt, "install", "-y", "--no-install-recommends", *PACKAGES],
-    ):
-        try:
-            run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return None, f"{' '.join(command)} failed: {exc}"
-        if run.returncode != 0:
-            tail = (run.stderr or run.stdout).strip().splitlines()[-3:]
-            return None, f"{' '.join(command)} failed: {' | '.join(tail)}"
+    why = apt_install(PACKAGES, what="chromium", timeout=timeout)
+    if why:
+        return None, why
     found = find_chromium()
     return (found, "") if found else (None, "apt-get installed chromium but no binary was found")
 

@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import itertools
 import os
-import shutil
 import subprocess
 import sys
+
+try:
+    from support.debian import apt_install
+except ModuleNotFoundError:  # run as a script: tests/support itself is on sys.path
+    from debian import apt_install  # type: ignore[no-redef]
 
 PACKAGES = ("postgresql",)
 TEMPLATE = "threadline_template"
@@ -30,26 +34,9 @@ def install_postgresql(timeout: float = 900) -> tuple[str | None, str]:
     found = find_bindir()
     if found:
         return str(found), ""
-    apt = shutil.which("apt-get")
-    if apt is None:
-        return None, "postgresql is not installed and apt-get is not available"
-    sudo: list[str] = []
-    if os.geteuid() != 0:
-        if shutil.which("sudo") is None:
-            return None, "postgresql is not installed and installing it needs root (apt-get)"
-        sudo = ["sudo", "-n"]
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (
-        [*sudo, apt, "update"],
-        [*sudo, apt, "install", "-y", "--no-install-recommends", *PACKAGES],
-    ):
-        try:
-            run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return None, f"{' '.join(command)} failed: {exc}"
-        if run.returncode != 0:
-            tail = (run.stderr or run.stdout).strip().splitlines()[-3:]
-            return None, f"{' '.join(command)} failed: {' | '.join(tail)}"
+    why = apt_install(PACKAGES, what="postgresql", timeout=timeout)
+    if why:
+        return None, why
     found = find_bindir()
     return (str(found), "") if found else (None, "apt-get installed postgresql but no initdb")
 
