@@ -6,15 +6,14 @@ import pytest
 
 from threadline.graph.retrieval import (
     Budget,
-    PolicyViolation,
     RetrievalIntent,
-    allowed_sources,
     pack_context,
     validate_intent,
 )
 from threadline.graph.windows import expand_windows
 from threadline.knowledge.documents import Chunk
 from threadline.knowledge.index import ScoredChunk
+from threadline.policy import PolicyViolation, allowed_sources
 
 
 def chunk(doc: str, pos: int, text: str = "x" * 100) -> Chunk:

@@ -26,20 +26,12 @@ from threadline.graph.reformulation import (
 )
 from threadline.graph.windows import WindowChunk, expand_windows
 from threadline.knowledge.index import ScoredChunk, SearchFilters
+from threadline.policy import PolicyViolation, allowed_sources
 
 if TYPE_CHECKING:  # only the node-facing functions need these
     from threadline.graph.context import Context
     from threadline.graph.state import State
     from threadline.services import Services
-
-
-class PolicyViolation(Exception):
-    """A retrieval intent the policy refuses; `reason` is the stop_reason."""
-
-    def __init__(self, reason: str) -> None:
-        """Keep the machine-readable reason."""
-        super().__init__(reason)
-        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -92,28 +84,6 @@ class ContextPack:
     chunks: list[ScoredChunk] = field(default_factory=list)
     total_chars: int = 0
     rejected: list[dict[str, Any]] = field(default_factory=list)
-
-
-def allowed_sources(
-    policy: Mapping[str, Sequence[str]], caller_app: str, requested: Sequence[str] | None
-) -> tuple[str, ...] | None:
-    """The sources a turn may search: the caller app's allowlist, narrowed by the request.
-
-    Returns None when neither the policy nor the request restricts sources.
-
-    Raises:
-        PolicyViolation: `source_denied:<names>` when the request asks for sources
-            outside the caller app's allowlist (a request may narrow, never widen).
-    """
-    allow = policy.get(caller_app, policy.get("*"))
-    if requested is None:
-        return tuple(allow) if allow is not None else None
-    requested = tuple(dict.fromkeys(requested))
-    if allow is not None:
-        denied = [s for s in requested if s not in allow]
-        if denied:
-            raise PolicyViolation(f"source_denied:{','.join(sorted(denied))}")
-    return requested
 
 
 def validate_intent(intent: RetrievalIntent, budget: Budget) -> RetrievalIntent:

@@ -18,7 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from threadline.api.deps import CallerAppDep, ServicesDep, TenantDep
 from threadline.api.errors import ApiError
 from threadline.api.schemas import ErrorResponse
-from threadline.graph.retrieval import allowed_sources
+from threadline.policy import allowed_sources
 from threadline.services import Services
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
