@@ -203,3 +203,28 @@ def test_batched_search_ranks_as_single_searches_with_one_minilm_pass(tmp_path):
         assert np.allclose(vectors[1], dense.embed_query(queries[1]), atol=1e-5)
     finally:
         services.close()
+
+
+def test_document_info_reads_one_payload_and_agrees_with_the_listing(tmp_path):
+    """The answer to an upload reads the document's first chunk, not all of its chunks."""
+    corpus = tmp_path / "corpus"
+    write(corpus / "hr" / "travel.md", DOC)
+    services = make_services(tmp_path / "data", corpus=[corpus])
+    kb = services.kb
+    try:
+        read: list[dict] = []
+        metadatas = kb._engine.metadatas
+
+        def counting(flt, **kwargs):
+            for meta in metadatas(flt, **kwargs):
+                read.append(meta)
+                yield meta
+
+        kb._engine.metadatas = counting
+        info = kb.document_info("hr-travel")
+        assert len(read) == 1
+        del kb._engine.metadatas
+        assert [info] == kb.list_documents() and info.chunks == 3
+        assert kb.document_info("missing") is None
+    finally:
+        services.close()

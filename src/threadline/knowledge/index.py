@@ -737,9 +737,31 @@ class KnowledgeBase:
         return titles
 
     def document_info(self, doc_id: str, *, tenant: str = "default") -> DocumentInfo | None:
-        """One document of a tenant (reads only its chunks), or None."""
-        metas = self._scroll(SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant())
-        return _document_info(doc_id, metas) if metas else None
+        """One document of a tenant, or None.
+
+        Reads the first chunk of each live version and counts the newest version's
+        chunks: the answer to an upload needs no chunk text, and a large document
+        has thousands of chunks.
+        """
+        firsts_filter = SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant()
+        firsts_filter.must.append(  # type: ignore[union-attr]
+            models.FieldCondition(key=_key("position"), match=models.MatchValue(value=0))
+        )
+        firsts = self._scroll(firsts_filter)
+        if not firsts:
+            return None
+        # While a new version is being published both are live for an instant: the newest.
+        first = max(firsts, key=lambda meta: int(meta.get("generation") or 0))
+        generation = int(first.get("generation") or 0)
+        version = SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant()
+        version.must.append(  # type: ignore[union-attr]
+            _generation_is(generation)
+            if generation
+            else models.IsEmptyCondition(is_empty=models.PayloadField(key=_key("generation")))
+        )
+        with self._reading():
+            chunks = self._engine.count(version)
+        return _info_from_first_chunk(doc_id, first, chunks)
 
     def document_chunks(self, doc_id: str, *, tenant: str = "default") -> list[Chunk]:
         """All chunks of one document in reading order."""
@@ -786,14 +808,18 @@ def _document_info(doc_id: str, found: Sequence[dict[str, Any]]) -> DocumentInfo
     # While a new version is being published both are live for an instant: the newest.
     newest = max(int(m.get("generation") or 0) for m in found)
     metas = [m for m in found if int(m.get("generation") or 0) == newest]
-    first = metas[0]
+    return _info_from_first_chunk(doc_id, metas[0], len(metas))
+
+
+def _info_from_first_chunk(doc_id: str, first: dict[str, Any], chunks: int) -> DocumentInfo:
+    """A document's listing from the payload of one of its chunks and its chunk count."""
     return DocumentInfo(
         doc_id=doc_id,
         title=first.get("title", doc_id),
         source=first.get("source", ""),
         path=first.get("path"),
         updated_at=first.get("updated_at"),
-        chunks=len(metas),
+        chunks=chunks,
         content_hash=first.get("content_hash"),
     )
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
-from dataclasses import replace
-from pathlib import Path, PurePath
-from typing import Annotated, Any
+from pathlib import PurePath
+from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Query, UploadFile
 from pydantic import BaseModel
@@ -14,20 +12,10 @@ from starlette.concurrency import run_in_threadpool
 from threadline.api.deps import DocumentSourcesDep, ServicesDep, TenantDep
 from threadline.api.errors import ApiError
 from threadline.api.schemas import ErrorResponse, Message
-from threadline.knowledge.converters import (
-    CONTENT_TYPES,
-    SUPPORTED_SUFFIXES,
-    ExtractionLimits,
-    to_markdown,
-)
-from threadline.knowledge.documents import (
-    MAX_METADATA_BYTES,
-    DocumentError,
-    SourceDocument,
-    check_metadata,
-    load_document,
-)
+from threadline.knowledge.converters import CONTENT_TYPES, SUPPORTED_SUFFIXES, ExtractionLimits
+from threadline.knowledge.documents import MAX_METADATA_BYTES, DocumentError
 from threadline.knowledge.index import DocumentScopeError
+from threadline.knowledge.uploads import document_from_upload
 
 router = APIRouter(prefix="/documents", tags=["documents"])
 # Beside /documents, not under it: /documents/{doc_id} would also match its path.
@@ -82,40 +70,6 @@ def _suffix(upload: UploadFile) -> str:
     )
 
 
-def _metadata_field(metadata: str | None) -> dict[str, Any]:
-    """The `metadata` form field as a bounded JSON object.
-
-    Raises:
-        ApiError: 422 `validation_error` for anything but a JSON object; 400
-            `metadata_too_large` for one too big or too deep to store on every chunk.
-    """
-    if not metadata:
-        return {}
-    if len(metadata.encode("utf-8")) > MAX_METADATA_BYTES:
-        raise ApiError(
-            400, "metadata_too_large", f"metadata is limited to {MAX_METADATA_BYTES} bytes"
-        )
-    try:
-        extra = json.loads(metadata)
-    except RecursionError as exc:
-        raise ApiError(400, "metadata_too_large", "metadata is nested too deeply") from exc
-    except ValueError as exc:
-        raise ApiError(422, "validation_error", "metadata must be a JSON object") from exc
-    if not isinstance(extra, dict):
-        raise ApiError(422, "validation_error", "metadata must be a JSON object")
-    try:
-        check_metadata(extra)
-    except DocumentError as exc:
-        raise ApiError(exc.status, exc.code, str(exc)) from exc
-    return {str(k): v for k, v in extra.items()}
-
-
-def _read_upload(data: bytes, suffix: str, name: str, limits: ExtractionLimits) -> SourceDocument:
-    """The uploaded file as a document (text, title, front matter), within the limits."""
-    text, converted_title = to_markdown(data, suffix, limits)
-    return load_document(Path(name), raw=text, title_hint=converted_title, default_source="uploads")
-
-
 def _scope_error(doc_id: str) -> ApiError:
     return ApiError(
         403,
@@ -154,30 +108,26 @@ async def create_document(
     data = await file.read(limit + 1)
     if len(data) > limit:
         raise ApiError(413, "payload_too_large", f"Files are limited to {limit} bytes.")
-    extra = _metadata_field(metadata)
     limits = ExtractionLimits(
         max_pages=settings.max_document_pages,
         max_chars=settings.max_document_chars,
         max_seconds=settings.max_extraction_seconds,
     )
-    name = PurePath(file.filename or f"upload{suffix}").name  # never a client-chosen path
     try:
         # Off the event loop: extraction and front matter parsing take CPU, even bounded.
-        doc = await run_in_threadpool(_read_upload, data, suffix, name, limits)
-        merged = {**doc.metadata, **extra}
-        check_metadata(merged)
+        doc = await run_in_threadpool(
+            document_from_upload,
+            data,
+            suffix=suffix,
+            filename=PurePath(file.filename or f"upload{suffix}").name,  # never a path
+            limits=limits,
+            doc_id=doc_id,
+            title=title,
+            source=source,
+            metadata=metadata,
+        )
     except DocumentError as exc:
         raise ApiError(exc.status, exc.code, str(exc)) from exc
-    doc = replace(
-        doc,
-        doc_id=(doc_id or doc.doc_id).lower(),
-        title=title or doc.title,
-        source=source or doc.source,
-        path=None,
-        metadata=merged,
-    )
-    if not doc.text.strip():
-        raise ApiError(400, "unreadable_document", "The document has no text.")
     try:
         status = await run_in_threadpool(
             services.kb.ingest_document,

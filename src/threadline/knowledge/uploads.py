@@ -1,0 +1,111 @@
+"""An uploaded file and its form fields, made into one document ready to index.
+
+The HTTP route only reads the request; what the bytes become (converted text,
+front matter, the caller's overrides and extra metadata, merged and bounded) is
+decided here, so the rules hold for any caller and are tested without a server.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from threadline.knowledge.converters import DEFAULT_LIMITS, ExtractionLimits, to_markdown
+from threadline.knowledge.documents import (
+    MAX_METADATA_BYTES,
+    DocumentError,
+    SourceDocument,
+    check_metadata,
+    load_document,
+)
+
+UPLOADS_SOURCE = "uploads"
+
+
+def parse_metadata_json(metadata: str | None) -> dict[str, Any]:
+    """A `metadata` field sent as JSON text, as a bounded JSON object.
+
+    Args:
+        metadata: The JSON text, or None / empty for no extra metadata.
+
+    Returns:
+        The object (empty when nothing was sent).
+
+    Raises:
+        DocumentError: `validation_error` (422) for anything but a JSON object;
+            `metadata_too_large` (400) for one too big or too deep to store on every
+            chunk.
+    """
+    if not metadata:
+        return {}
+    if len(metadata.encode("utf-8")) > MAX_METADATA_BYTES:
+        raise DocumentError(
+            f"metadata is limited to {MAX_METADATA_BYTES} bytes", code="metadata_too_large"
+        )
+    try:
+        extra = json.loads(metadata)
+    except RecursionError as exc:
+        raise DocumentError("metadata is nested too deeply", code="metadata_too_large") from exc
+    except ValueError as exc:
+        raise _not_an_object() from exc
+    if not isinstance(extra, dict):
+        raise _not_an_object()
+    check_metadata(extra)
+    return extra
+
+
+def _not_an_object() -> DocumentError:
+    return DocumentError("metadata must be a JSON object", code="validation_error", status=422)
+
+
+def document_from_upload(
+    data: bytes,
+    *,
+    suffix: str,
+    filename: str,
+    limits: ExtractionLimits = DEFAULT_LIMITS,
+    doc_id: str | None = None,
+    title: str | None = None,
+    source: str | None = None,
+    metadata: str | None = None,
+) -> SourceDocument:
+    """Convert an uploaded file and apply the uploader's fields over its front matter.
+
+    Args:
+        data: The file's bytes.
+        suffix: Its type, as a supported file suffix (".md", ".pdf", ...).
+        filename: Its bare name (gives the default id and title; never a path).
+        limits: What extraction may cost.
+        doc_id: The id to store it under (default: from the front matter or name).
+        title: Its title (default: front matter, converted title, first heading, name).
+        source: Its source (default: front matter, else "uploads").
+        metadata: Extra metadata as JSON text, merged over the front matter's.
+
+    Returns:
+        The document, with no file path (an upload has none worth storing).
+
+    Raises:
+        DocumentError: for bad metadata (see `parse_metadata_json`), an unreadable or
+            too large file, merged metadata too big to store, or a file with no text
+            (`unreadable_document`).
+    """
+    extra = parse_metadata_json(metadata)
+    text, converted_title = to_markdown(data, suffix, limits)
+    doc = load_document(
+        Path(filename), raw=text, title_hint=converted_title, default_source=UPLOADS_SOURCE
+    )
+    merged = {**doc.metadata, **extra}
+    check_metadata(merged)
+    doc = replace(
+        doc,
+        doc_id=(doc_id or doc.doc_id).lower(),
+        title=title or doc.title,
+        source=source or doc.source,
+        path=None,
+        metadata=merged,
+    )
+    if not doc.text.strip():
+        raise DocumentError("The document has no text.")
+    return doc
