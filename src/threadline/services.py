@@ -99,12 +99,16 @@ class Services:
         return QueryLog(self.settings.queries_log_path)
 
     def close(self) -> None:
-        """Release the vector engine, the queries log and the database pool if opened."""
+        """Release the vector engine, the queries log and the database pool if opened.
+
+        The services stay usable: a part used again afterwards is built anew.
+        """
+        # Each closed part is dropped, so a later use builds it again instead of
+        # getting a closed one.
         if "kb" in self.__dict__:
-            self.kb.close()
+            self.__dict__.pop("kb").close()
         if "querylog" in self.__dict__:
-            self.querylog.close()
-            self.__dict__.pop("kb", None)
+            self.__dict__.pop("querylog").close()
         if "pool" in self.__dict__:
             self.pool.close()
             # The store and log lent connections from it: built again on next use.
