@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 from conftest import make_settings
@@ -29,6 +30,26 @@ class FakeQueryLog:
 
     def close(self) -> None:
         self.closed = True
+
+
+def test_threads_racing_the_first_use_build_the_knowledge_base_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(services_module, "KnowledgeBase", FakeKnowledgeBase)
+    FakeKnowledgeBase.built = 0
+    services = Services(make_settings(tmp_path))
+    start = threading.Barrier(4)
+    seen: list[object] = []
+
+    def use() -> None:
+        start.wait()
+        seen.append(services.kb)
+
+    threads = [threading.Thread(target=use) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert FakeKnowledgeBase.built == 1
+    assert len({id(kb) for kb in seen}) == 1
 
 
 def test_close_releases_the_knowledge_base_even_without_a_queries_log(tmp_path, monkeypatch):

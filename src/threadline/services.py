@@ -80,9 +80,14 @@ class Services:
 
     @cached_property
     def kb(self) -> KnowledgeBase:
-        """The knowledge base (opens the vector engine)."""
+        """The knowledge base (opens the vector engine), built once however many threads ask."""
         with self._build_lock:
-            return KnowledgeBase(self.settings, embeddings=self._embeddings)
+            # cached_property has no lock of its own since Python 3.12: threads racing the
+            # first use all get here, and those after the first take its base instead of
+            # opening the engine a second time.
+            if "kb" not in self.__dict__:
+                self.__dict__["kb"] = KnowledgeBase(self.settings, embeddings=self._embeddings)
+            return self.__dict__["kb"]
 
     @cached_property
     def llm(self) -> BaseChatModel:
