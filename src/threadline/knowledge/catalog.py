@@ -126,13 +126,56 @@ class Product:
         return " ".join(parts)
 
 
+_FolderSignature = tuple[tuple[str, int, int, int], ...]
+
+
+def _signature(files: list[Path]) -> _FolderSignature:
+    """What identifies the files' contents without reading them: name, size, mtime, inode."""
+    found = []
+    for file in files:
+        try:
+            stat = file.stat()
+        except FileNotFoundError:  # deleted since the listing
+            continue
+        found.append((file.name, stat.st_size, stat.st_mtime_ns, stat.st_ino))
+    return tuple(found)
+
+
+def _read_products(file: Path) -> list[Product]:
+    """The products of one catalog file."""
+    payload = json.loads(file.read_text(encoding="utf-8"))
+    return [
+        Product(
+            id=str(raw.get("id") or raw["name"]),
+            name=raw["name"],
+            brand=str(raw.get("brand", "")),
+            category=str(raw.get("category", "")),
+            price_usd=float(raw["price_usd"]),
+            specs=dict(raw.get("specs") or {}),
+            highlights=str(raw.get("highlights", "")),
+            catalog=file.stem,
+            release_year=raw.get("release_year"),
+            warranty_years=raw.get("warranty_years"),
+        )
+        for raw in payload.get("products", [])
+    ]
+
+
 class Catalog:
-    """Catalogs saved per tenant under a directory, read on each query."""
+    """Catalogs saved per tenant under a directory.
+
+    Every turn looks at the tenant's products (brand names route a turn to the
+    tools), so the parsed products are kept per tenant. A write through `save`
+    drops them, and each call compares the files' name, size, mtime and inode with
+    what was parsed, so a catalog written by another process is seen too: a call
+    with nothing changed stats the files and reads none.
+    """
 
     def __init__(self, root: Path) -> None:
         """Use `root` (created lazily) to keep catalogs."""
         self._root = root
         self._lock = threading.Lock()
+        self._parsed: dict[str, tuple[_FolderSignature, list[Product]]] = {}
 
     def _dir(self, tenant: str) -> Path:
         return self._root / tenant_folder(tenant)
@@ -150,32 +193,30 @@ class Catalog:
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(tmp, folder / f"{clean}.json")
+            self._parsed.pop(tenant, None)
         return clean
 
     def products(self, tenant: str) -> list[Product]:
-        """Every product of the tenant's catalogs."""
+        """Every product of the tenant's catalogs (parsed again only when a file changed)."""
         folder = self._dir(tenant)
         if not folder.is_dir():
             return []
-        found: list[Product] = []
-        for file in sorted(folder.glob("*.json")):
-            payload = json.loads(file.read_text(encoding="utf-8"))
-            for raw in payload.get("products", []):
-                found.append(
-                    Product(
-                        id=str(raw.get("id") or raw["name"]),
-                        name=raw["name"],
-                        brand=str(raw.get("brand", "")),
-                        category=str(raw.get("category", "")),
-                        price_usd=float(raw["price_usd"]),
-                        specs=dict(raw.get("specs") or {}),
-                        highlights=str(raw.get("highlights", "")),
-                        catalog=file.stem,
-                        release_year=raw.get("release_year"),
-                        warranty_years=raw.get("warranty_years"),
-                    )
-                )
-        return found
+        # Hidden files are `save`'s temporary files, maybe half written.
+        files = [f for f in sorted(folder.glob("*.json")) if not f.name.startswith(".")]
+        signature = _signature(files)
+        with self._lock:
+            kept = self._parsed.get(tenant)
+        if kept is not None and kept[0] == signature:
+            return list(kept[1])
+        # Stat before reading: content newer than the signature only makes the next
+        # call read again, never keeps stale products.
+        listed = {name for name, *_ in signature}
+        found = [
+            product for file in files if file.name in listed for product in _read_products(file)
+        ]
+        with self._lock:
+            self._parsed[tenant] = (signature, found)
+        return list(found)
 
     def search(
         self,

@@ -1,0 +1,71 @@
+"""Catalogs: parsed once per tenant, parsed again when a catalog file changes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from threadline.knowledge.catalog import Catalog, tenant_folder
+
+PHONE = {"name": "Pixel 9", "brand": "Google", "category": "phone", "price_usd": 799}
+LAPTOP = {"name": "ThinkPad X1", "brand": "Lenovo", "category": "laptop", "price_usd": 1499}
+
+
+@pytest.fixture
+def reads(monkeypatch) -> list[Path]:
+    """The files read through `Path.read_text` while the test runs."""
+    seen: list[Path] = []
+    read_text = Path.read_text
+
+    def counting(self, *args, **kwargs):
+        seen.append(self)
+        return read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", counting)
+    return seen
+
+
+def names(catalog: Catalog, tenant: str) -> list[str]:
+    return [p.name for p in catalog.products(tenant)]
+
+
+def test_a_second_call_reads_no_file(tmp_path, reads):
+    catalog = Catalog(tmp_path)
+    catalog.save("acme", "phones", {"products": [PHONE]})
+    catalog.save("acme", "laptops", {"products": [LAPTOP]})
+    assert names(catalog, "acme") == ["ThinkPad X1", "Pixel 9"]
+    assert len(reads) == 2
+    assert names(catalog, "acme") == ["ThinkPad X1", "Pixel 9"]
+    assert len(reads) == 2
+    assert catalog.products("nobody") == []
+
+
+def test_a_write_through_save_is_seen(tmp_path, reads):
+    catalog = Catalog(tmp_path)
+    catalog.save("acme", "phones", {"products": [PHONE]})
+    assert names(catalog, "acme") == ["Pixel 9"]
+    catalog.save("acme", "phones", {"products": [PHONE, LAPTOP]})
+    assert names(catalog, "acme") == ["Pixel 9", "ThinkPad X1"]
+
+
+def test_a_file_changed_by_another_process_is_seen(tmp_path, reads):
+    catalog = Catalog(tmp_path)
+    catalog.save("acme", "phones", {"products": [PHONE]})
+    assert names(catalog, "acme") == ["Pixel 9"]
+    folder = tmp_path / tenant_folder("acme")
+    # Written in place (same inode), as another process's editor could.
+    (folder / "phones.json").write_text(json.dumps({"products": [LAPTOP]}), encoding="utf-8")
+    assert names(catalog, "acme") == ["ThinkPad X1"]
+    (folder / "more.json").write_text(json.dumps({"products": [PHONE]}), encoding="utf-8")
+    assert names(catalog, "acme") == ["Pixel 9", "ThinkPad X1"]
+    (folder / "more.json").unlink()
+    assert names(catalog, "acme") == ["ThinkPad X1"]
+
+
+def test_a_half_written_temporary_file_is_not_read(tmp_path):
+    catalog = Catalog(tmp_path)
+    catalog.save("acme", "phones", {"products": [PHONE]})
+    (tmp_path / tenant_folder("acme") / ".tmp-x.json").write_text('{"prod', encoding="utf-8")
+    assert names(catalog, "acme") == ["Pixel 9"]
