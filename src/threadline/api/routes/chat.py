@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import uuid
 
 from fastapi import APIRouter
-from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from threadline.api.deps import ChatDep, PrincipalDep, StoreDep, authorize_caller_app
 from threadline.api.errors import ApiError
 from threadline.api.schemas import ChatRequest, ChatResponse, ErrorResponse
+from threadline.api.sse import event_stream, sse_event
 from threadline.auth import Principal
 from threadline.chat import TurnRequest
 from threadline.store import (
@@ -80,10 +79,6 @@ async def create_chat_turn(
     return result.to_dict()
 
 
-def _sse(event: str, data: dict) -> str:
-    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
-
-
 @router.post(
     "/chat/stream",
     responses={
@@ -105,20 +100,19 @@ async def stream_chat_turn(
     async def events():
         try:
             async for event in chat.astream_turn(request):
-                yield _sse(event["event"], event["data"])
+                yield sse_event(event["data"], event=event["event"])
         except StoreBusyError:
-            yield _sse("error", {"code": "store_busy", "message": "Session busy; retry."})
+            busy = {"code": "store_busy", "message": "Session busy; retry."}
+            yield sse_event(busy, event="error")
         except CorruptSessionError:
-            yield _sse(
-                "error",
+            yield sse_event(
                 {"code": "session_corrupt", "message": "This session's file is damaged."},
+                event="error",
             )
         except Exception:  # the stream has started: errors travel as an event, not a status
             log.exception("stream failed")
-            yield _sse("error", {"code": "internal_error", "message": "The turn was not saved."})
+            yield sse_event(
+                {"code": "internal_error", "message": "The turn was not saved."}, event="error"
+            )
 
-    return StreamingResponse(
-        events(),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+    return event_stream(events())

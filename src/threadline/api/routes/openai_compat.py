@@ -51,6 +51,7 @@ from threadline.api.openai_schemas import (
     OpenAIError,
 )
 from threadline.api.schemas import ID_SCHEMA, ChatResponse
+from threadline.api.sse import OPENAI_DONE, event_stream, sse_event
 from threadline.chat import TurnRequest
 from threadline.store import (
     ConversationStore,
@@ -414,7 +415,7 @@ def _query_of(messages: list[ChatMessageIn], max_chars: int) -> tuple[str, int]:
 def _chunk(base: dict[str, Any], delta: dict[str, Any], finish: str | None = None, **extra):
     choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
     body = {**base, "object": "chat.completion.chunk", "choices": [choice], **extra}
-    return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
+    return sse_event(body)
 
 
 @router.post(
@@ -562,8 +563,8 @@ async def _stream(
                     "total_tokens": prompt + completion,
                 }
                 payload = {**base, "object": "chat.completion.chunk", "choices": [], "usage": usage}
-                yield f"data: {json.dumps(payload, ensure_ascii=False)}\n\n"
-            yield "data: [DONE]\n\n"
+                yield sse_event(payload)
+            yield OPENAI_DONE
         except Exception as exc:  # the stream has started: errors travel as an event
             if isinstance(exc, StoreBusyError):
                 error = {
@@ -578,12 +579,8 @@ async def _stream(
                     "type": "server_error",
                     "code": "internal_error",
                 }
-            yield f"data: {json.dumps({'error': {**error, 'param': None}})}\n\n"
+            yield sse_event({"error": {**error, "param": None}})
         finally:
             await events.aclose()
 
-    return StreamingResponse(
-        body(),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **headers},
-    )
+    return event_stream(body(), headers=headers)
