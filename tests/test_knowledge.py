@@ -228,3 +228,26 @@ def test_document_info_reads_one_payload_and_agrees_with_the_listing(tmp_path):
         assert kb.document_info("missing") is None
     finally:
         services.close()
+
+
+def test_a_comment_in_fenced_code_is_not_a_heading(tmp_path):
+    body = (
+        "# Deploy guide\n\n## Install\nRun the script:\n\n```bash\n# install the package\n"
+        "pip install threadline\n```\n\nThen restart.\n\n~~~\n## not a heading either\n~~~\n\n"
+        "## Configure\nSet the key.\n"
+    )
+    doc = load_document(write(tmp_path / "deploy.md", body))
+    assert doc.title == "Deploy guide"
+    chunks = chunk_document(doc)
+    assert [c.section for c in chunks] == ["Install", "Configure"]
+    assert "# install the package\npip install threadline" in chunks[0].text
+    assert chunks[0].text.endswith("~~~\n## not a heading either\n~~~")
+
+
+def test_a_fence_left_open_runs_to_the_end(tmp_path):
+    body = "## Code\n```\n# first\n## second\n"
+    doc = load_document(write(tmp_path / "open.md", body))
+    assert doc.title == "Code"
+    assert [(c.section, c.text) for c in chunk_document(doc)] == [
+        ("Code", "```\n# first\n## second")
+    ]

@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,13 +20,15 @@ import yaml
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 # Part of every content hash: changing how chunks are cut re-ingests unchanged files.
-CHUNKER_VERSION = "headings-v1"
+CHUNKER_VERSION = "headings-v2"  # v2: headings inside fenced code are code
 TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text", ".html", ".htm", ".pdf"}
 CATALOG_SUFFIXES = {".json"}
 
 # Chunk ids are UUIDv5 so Qdrant accepts them and re-ingesting gives the same ids.
 _CHUNK_NAMESPACE = uuid.UUID("6f1d3c2a-9b7e-4c1a-8f3e-2d5b7a9c0e41")
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+# A code fence (CommonMark): three or more backticks or tildes, indented at most 3 spaces.
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", re.DOTALL)
 _DOC_ID = re.compile(r"[^a-z0-9._-]+")
 
@@ -276,16 +278,46 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+def _headings(lines: Iterable[str]) -> Iterator[tuple[str, re.Match[str] | None]]:
+    """Each line with its heading match, None for text and for every line of fenced code.
+
+    A fence closes on a line of at least as many of the same character and nothing
+    else; a fence left open runs to the end of the document (as CommonMark reads it).
+    """
+    fence = ""
+    for line in lines:
+        if fence:
+            stripped = line.strip()
+            if stripped.startswith(fence) and not stripped.strip(fence[0]):
+                fence = ""
+            yield line, None
+            continue
+        opening = _FENCE.match(line)
+        if opening and not (opening.group(1)[0] == "`" and "`" in line[opening.end() :]):
+            fence = opening.group(1)
+            yield line, None
+            continue
+        yield line, _HEADING.match(line)
+
+
 def _first_heading(body: str) -> str | None:
-    for line in body.splitlines():
-        match = _HEADING.match(line)
+    for _, match in _headings(body.splitlines()):
         if match:
             return match.group(2).strip()
     return None
 
 
 def _sections(body: str) -> Iterable[tuple[str, str]]:
-    """Yield (heading, text) pairs; the document's own H1 title is not a section name."""
+    """Yield (heading, text) pairs; the document's own H1 title is not a section name.
+
+    A `# comment` inside fenced code is code: it stays in its section, beside the text
+    around it. (langchain's Markdown splitters do not fit here: MarkdownHeaderTextSplitter
+    rewrites the text it keeps, joining lines with "  \n", dropping blank lines and
+    indentation, which would change the chunks of every document; the experimental
+    ExperimentalMarkdownSyntaxTextSplitter keeps the text but pops lines off the front
+    of a list, quadratic in the line count, cuts at horizontal rules and setext
+    underlines, and drops everything after a fence left open.)
+    """
     heading_stack: list[tuple[int, str]] = []
     buffer: list[str] = []
     # A leading H1 is the document's own title, even when the front matter words it
@@ -296,8 +328,7 @@ def _sections(body: str) -> Iterable[tuple[str, str]]:
     def current() -> str:
         return " > ".join(name for level, name in heading_stack if (level, name) != doc_heading)
 
-    for line in body.splitlines():
-        match = _HEADING.match(line)
+    for line, match in _headings(body.splitlines()):
         if match:
             text = "\n".join(buffer).strip()
             if text:
