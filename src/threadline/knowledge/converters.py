@@ -12,8 +12,6 @@ import time
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
-from threadline.knowledge.documents import DocumentError
-
 SUPPORTED_SUFFIXES = {".md", ".markdown", ".txt", ".text", ".html", ".htm", ".pdf"}
 CONTENT_TYPES = {
     "text/markdown": ".md",
@@ -23,6 +21,20 @@ CONTENT_TYPES = {
     "application/xhtml+xml": ".html",
     "application/pdf": ".pdf",
 }
+
+
+class DocumentError(ValueError):
+    """A file could not be read as a document (bad encoding, bad front matter...).
+
+    Attributes:
+        code: The stable error code the API answers with.
+        status: The HTTP status that fits (400 unreadable, 413 too big, 422 refused).
+    """
+
+    def __init__(self, message: str, *, code: str = "unreadable_document", status: int = 400):
+        """Keep the message, code and status."""
+        super().__init__(message)
+        self.code, self.status = code, status
 
 
 @dataclass(frozen=True)

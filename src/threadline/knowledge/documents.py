@@ -19,6 +19,10 @@ from typing import Any
 import yaml
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
+# DocumentError is defined beside the converters, the lowest layer that raises it, and
+# imported from here by most callers.
+from threadline.knowledge.converters import DocumentError, to_markdown
+
 # Part of every content hash: changing how chunks are cut re-ingests unchanged files.
 CHUNKER_VERSION = "headings-v2"  # v2: headings inside fenced code are code
 TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text", ".html", ".htm", ".pdf"}
@@ -41,20 +45,6 @@ MAX_METADATA_DEPTH = 8
 MAX_METADATA_BYTES = 8 * 1024
 MAX_TITLE_CHARS = 300
 MAX_SOURCE_CHARS = 128
-
-
-class DocumentError(ValueError):
-    """A file could not be read as a document (bad encoding, bad front matter...).
-
-    Attributes:
-        code: The stable error code the API answers with.
-        status: The HTTP status that fits (400 unreadable, 413 too big, 422 refused).
-    """
-
-    def __init__(self, message: str, *, code: str = "unreadable_document", status: int = 400):
-        """Keep the message, code and status."""
-        super().__init__(message)
-        self.code, self.status = code, status
 
 
 class _BoundedLoader(yaml.SafeLoader):
@@ -226,8 +216,6 @@ def load_document(
     """
     converted_title = title_hint
     if raw is None:
-        from threadline.knowledge.converters import to_markdown
-
         try:
             raw, converted_title = to_markdown(path.read_bytes(), path.suffix)
         except DocumentError as exc:
