@@ -262,6 +262,9 @@ def test_filters_select_the_same_points_as_qdrant_client(
 def test_unsupported_filter_is_rejected(edge_hybrid: EdgeVectorStore) -> None:
     with pytest.raises(TypeError):
         edge_hybrid.count({"tenant": "acme"})  # type: ignore[arg-type]
+    near = models.GeoRadius(center=models.GeoPoint(lon=2.35, lat=48.85), radius=1000.0)
+    with pytest.raises(TypeError, match="geo"):
+        edge_hybrid.count(models.Filter(must=[models.FieldCondition(key="p", geo_radius=near)]))
 
 
 def test_payload_layout_is_langchain_qdrants(
@@ -437,13 +440,6 @@ def test_temporary_store_is_removed_on_close() -> None:
     assert store.similarity_search(TEXTS[0], k=1)[0].page_content == TEXTS[0]
     store.close()
     assert not path.exists()
-
-
-def test_mmr_without_diversity_is_similarity(edge_hybrid: EdgeVectorStore) -> None:
-    vector = _dense().embed_query("shipping")
-    plain = edge_hybrid.similarity_search_by_vector(vector, k=4)
-    mmr = edge_hybrid.max_marginal_relevance_search_by_vector(vector, k=4, lambda_mult=1.0)
-    assert [d.id for d in mmr] == [d.id for d in plain]
 
 
 def test_concurrent_writes_and_reads(tmp_path: Path) -> None:

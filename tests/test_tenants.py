@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 
 from conftest import make_services
 from threadline.api.main import create_app
-from threadline.auth import ApiKeyEntry, KeyRing, append_key, hash_key, load_key_entries, new_key
+from threadline.auth import ApiKeyEntry, KeyRing, hash_key, load_key_entries, new_key
 
 KEY_A, KEY_B, KEY_WEB = new_key(), new_key(), new_key()
 
@@ -16,7 +16,8 @@ KEY_A, KEY_B, KEY_WEB = new_key(), new_key(), new_key()
 def client(tmp_path_factory):
     root = tmp_path_factory.mktemp("tenants")
     keys_file = root / "keys.jsonl"
-    append_key(keys_file, ApiKeyEntry(name="b", sha256=hash_key(KEY_B), tenant="beta"))
+    entry = ApiKeyEntry(name="b", sha256=hash_key(KEY_B), tenant="beta")
+    keys_file.write_text(entry.model_dump_json() + "\n", encoding="utf-8")
     services = make_services(
         root / "data",
         corpus=[],
@@ -48,8 +49,8 @@ def test_keys_are_stored_hashed():
 
 def test_keys_file_is_read(tmp_path):
     file = tmp_path / "keys.jsonl"
-    append_key(file, ApiKeyEntry(sha256=hash_key("k1"), tenant="x"))
-    file.write_text(file.read_text() + "# a comment\n\n")
+    entry = ApiKeyEntry(sha256=hash_key("k1"), tenant="x")
+    file.write_text(entry.model_dump_json() + "\n# a comment\n\n", encoding="utf-8")
     assert [e.tenant for e in load_key_entries([], file)] == ["x"]
 
 

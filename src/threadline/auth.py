@@ -67,13 +67,6 @@ def load_key_entries(inline: list[ApiKeyEntry], file: Path | None) -> list[ApiKe
     return entries
 
 
-def append_key(file: Path, entry: ApiKeyEntry) -> None:
-    """Add a key entry to a keys file."""
-    file.parent.mkdir(parents=True, exist_ok=True)
-    with file.open("a", encoding="utf-8") as handle:
-        handle.write(entry.model_dump_json() + "\n")
-
-
 class KeyRing:
     """Looks keys up by digest, in constant time per entry."""
 

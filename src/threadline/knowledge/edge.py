@@ -226,11 +226,6 @@ class EdgeVectorStore(VectorStore):
         return self._embedding
 
     @property
-    def sparse_embeddings(self) -> SparseEmbeddings | None:
-        """The sparse embeddings, if any."""
-        return self._sparse_embedding
-
-    @property
     def shard(self) -> qe.EdgeShard:
         """The underlying Qdrant Edge shard (for engine operations not wrapped here)."""
         return self._shard
@@ -516,47 +511,6 @@ class EdgeVectorStore(VectorStore):
         )
         return [(self._document(p), p.score) for p in self._shard.query(request)]
 
-    def max_marginal_relevance_search(
-        self,
-        query: str,
-        k: int = 4,
-        fetch_k: int = 20,
-        lambda_mult: float = 0.5,
-        filter: models.Filter | qe.Filter | None = None,  # noqa: A002
-        **kwargs: Any,
-    ) -> list[Document]:
-        """Diverse top-k by maximal marginal relevance, computed by the engine.
-
-        Raises:
-            ValueError: when the store has no dense vectors.
-        """
-        if self._embedding is None:
-            raise ValueError("maximal marginal relevance needs dense vectors")
-        return self.max_marginal_relevance_search_by_vector(
-            self._embedding.embed_query(query), k, fetch_k, lambda_mult, filter
-        )
-
-    def max_marginal_relevance_search_by_vector(
-        self,
-        embedding: list[float],
-        k: int = 4,
-        fetch_k: int = 20,
-        lambda_mult: float = 0.5,
-        filter: models.Filter | qe.Filter | None = None,  # noqa: A002
-        **kwargs: Any,
-    ) -> list[Document]:
-        """Diverse top-k for a dense vector; ``lambda_mult`` 1 is plain similarity."""
-        if self._embedding is None:
-            raise ValueError("maximal marginal relevance needs dense vectors")
-        request = qe.QueryRequest(
-            limit=k,
-            query=qe.Mmr(_dense(embedding), lambda_mult, fetch_k, using=self.vector_name),
-            filter=to_edge_filter(filter),
-            with_payload=True,
-            with_vector=False,
-        )
-        return [self._document(p) for p in self._shard.query(request)]
-
     # --- engine operations (not part of the VectorStore interface) ----------------
     def count(self, filter: models.Filter | qe.Filter | None = None) -> int:  # noqa: A002
         """Exact number of points, of those matching a filter when given."""
@@ -699,11 +653,11 @@ def _jsonable(value: Any) -> Any:
 def to_edge_filter(flt: models.Filter | qe.Filter | None) -> qe.Filter | None:
     """Translate a qdrant-client filter into a Qdrant Edge filter.
 
-    Supports every condition a Qdrant server takes in a point filter: field conditions
-    (match value/any/except/text/text-any/phrase/prefix/substring, numeric and datetime
-    ranges, values count, geo box/radius/polygon, is-empty, is-null), is-empty,
-    is-null, has-id (with this store's id mapping), has-vector, nested conditions,
-    sub-filters and ``min_should``.
+    Supports the conditions a Qdrant server takes in a point filter, geo ones aside
+    (nothing here stores coordinates): field conditions (match
+    value/any/except/text/text-any/phrase/prefix/substring, numeric and datetime
+    ranges, values count, is-empty, is-null), is-empty, is-null, has-id (with this
+    store's id mapping), has-vector, nested conditions, sub-filters and ``min_should``.
 
     Args:
         flt: A `qdrant_client.models.Filter`, a `qdrant_edge.Filter` (returned as is),
@@ -762,13 +716,13 @@ def _condition(cond: Any) -> Any:
 
 
 def _field_condition(cond: models.FieldCondition) -> qe.FieldCondition:
+    if cond.geo_bounding_box or cond.geo_radius or cond.geo_polygon:
+        # Nothing here stores coordinates: refused rather than silently dropped.
+        raise TypeError(f"unsupported filter condition: geo condition on {cond.key!r}")
     return qe.FieldCondition(
         key=cond.key,
         match=_match(cond.match) if cond.match is not None else None,
         range=_range(cond.range) if cond.range is not None else None,
-        geo_bounding_box=_geo_box(cond.geo_bounding_box),
-        geo_radius=_geo_radius(cond.geo_radius),
-        geo_polygon=_geo_polygon(cond.geo_polygon),
         values_count=_values_count(cond.values_count),
         is_empty=cond.is_empty,
         is_null=cond.is_null,
@@ -821,28 +775,3 @@ def _values_count(count: models.ValuesCount | None) -> qe.ValuesCount | None:
     if count is None:
         return None
     return qe.ValuesCount(lt=count.lt, gt=count.gt, lte=count.lte, gte=count.gte)
-
-
-def _geo_point(point: models.GeoPoint) -> qe.GeoPoint:
-    return qe.GeoPoint(lon=point.lon, lat=point.lat)
-
-
-def _geo_box(box: models.GeoBoundingBox | None) -> qe.GeoBoundingBox | None:
-    if box is None:
-        return None
-    return qe.GeoBoundingBox(_geo_point(box.top_left), _geo_point(box.bottom_right))
-
-
-def _geo_radius(radius: models.GeoRadius | None) -> qe.GeoRadius | None:
-    if radius is None:
-        return None
-    return qe.GeoRadius(_geo_point(radius.center), radius.radius)
-
-
-def _geo_polygon(polygon: models.GeoPolygon | None) -> qe.GeoPolygon | None:
-    if polygon is None:
-        return None
-    interiors = None
-    if polygon.interiors is not None:
-        interiors = [[_geo_point(p) for p in ring.points] for ring in polygon.interiors]
-    return qe.GeoPolygon([_geo_point(p) for p in polygon.exterior.points], interiors)
