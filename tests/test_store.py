@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-import threadline.store.json_store as json_store_module
+import threadline.store.files as store_files_module
 from threadline.store import (
     LANGCHAIN_KWARGS_KEY,
     Citation,
@@ -343,13 +343,13 @@ def test_add_turn_single_write_and_title(
 ) -> None:
     store.create_session(tenant=T, caller_app=A, session_id="s1")
     writes: list[Path] = []
-    real = json_store_module._atomic_write
+    real = store_files_module.atomic_write
 
     def counting(path: Path, data: bytes) -> None:
         writes.append(path)
         real(path, data)
 
-    monkeypatch.setattr(json_store_module, "_atomic_write", counting)
+    monkeypatch.setattr(store_files_module, "atomic_write", counting)
     long_q = "  How   do I " + "configure " * 20
     user, asst = store.add_turn(
         tenant=T,
@@ -421,7 +421,7 @@ def test_add_turn_failed_write_persists_neither_message(
     def boom(src: str, dst: str) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(json_store_module.os, "replace", boom)
+    monkeypatch.setattr(store_files_module.os, "replace", boom)
     with pytest.raises(OSError, match="disk full"):
         store.add_turn(
             tenant=T, caller_app=A, session_id="s1", question="q", answer="a", metadata=_meta()
@@ -855,8 +855,8 @@ def test_failed_write_keeps_old_file_and_cleans_temp(
         assert fsynced, "data must be fsynced before the rename"
         raise OSError("rename failed")
 
-    monkeypatch.setattr(json_store_module.os, "fsync", tracking_fsync)
-    monkeypatch.setattr(json_store_module.os, "replace", failing_replace)
+    monkeypatch.setattr(store_files_module.os, "fsync", tracking_fsync)
+    monkeypatch.setattr(store_files_module.os, "replace", failing_replace)
     with pytest.raises(OSError, match="rename failed"):
         store.update_session(tenant=T, caller_app=A, session_id="s1", title="new")
     monkeypatch.undo()

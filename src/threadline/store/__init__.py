@@ -9,7 +9,8 @@ from threadline.store.errors import (
     StoreBusyError,
     StoreError,
 )
-from threadline.store.json_store import LANGCHAIN_KWARGS_KEY, QUARANTINE_DIR, ConversationStore
+from threadline.store.json_store import ConversationStore
+from threadline.store.langchain_messages import LANGCHAIN_KWARGS_KEY
 from threadline.store.models import (
     SCHEMA_VERSION,
     Citation,
@@ -23,6 +24,7 @@ from threadline.store.models import (
     ThreadState,
     TurnMetadata,
 )
+from threadline.store.paths import QUARANTINE_DIR
 
 __all__ = [
     "ID_PATTERN",
