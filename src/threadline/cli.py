@@ -20,6 +20,8 @@ from threadline.settings import DenseModel, get_settings
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
+    from threadline.store import ConversationStoreProtocol
+
 app = typer.Typer(no_args_is_help=True, help="Multi-turn, strictly grounded chat over documents.")
 app.add_typer(db_app, name="db")
 sessions_app = typer.Typer(no_args_is_help=True, help="List, show and delete sessions.")
@@ -36,6 +38,18 @@ def _services():
     from threadline.services import Services
 
     return Services(get_settings())
+
+
+@contextmanager
+def _open_store() -> Iterator[ConversationStoreProtocol]:
+    """The conversation store the settings select, closed when the command is done."""
+    from threadline.store.backends import close_store, open_configured_store
+
+    store = open_configured_store(get_settings())
+    try:
+        yield store
+    finally:
+        close_store(store)
 
 
 # --- beside a running server ----------------------------------------------------
@@ -336,8 +350,8 @@ def sessions_list(
     limit: int = 50,
 ) -> None:
     """List sessions, most recent first."""
-    store = _services().store
-    summaries, total = store.list_sessions(tenant=tenant, caller_app=caller_app, limit=limit)
+    with _open_store() as store:
+        summaries, total = store.list_sessions(tenant=tenant, caller_app=caller_app, limit=limit)
     # Ids are for copying: never cut or ellipsised, whatever the terminal's width.
     widest = max((len(s.id) for s in summaries), default=2)
     table = Table(
@@ -361,8 +375,8 @@ def sessions_show(
     session_id: str, tenant: TenantOpt = "default", caller_app: CallerOpt = "default"
 ) -> None:
     """Print a session as JSON."""
-    store = _services().store
-    session = store.get_session(tenant=tenant, caller_app=caller_app, session_id=session_id)
+    with _open_store() as store:
+        session = store.get_session(tenant=tenant, caller_app=caller_app, session_id=session_id)
     if session is None:
         console.print("[red]Session not found[/red]")
         raise typer.Exit(1)
@@ -374,8 +388,9 @@ def sessions_delete(
     session_id: str, tenant: TenantOpt = "default", caller_app: CallerOpt = "default"
 ) -> None:
     """Delete a session."""
-    store = _services().store
-    if not store.delete_session(tenant=tenant, caller_app=caller_app, session_id=session_id):
+    with _open_store() as store:
+        deleted = store.delete_session(tenant=tenant, caller_app=caller_app, session_id=session_id)
+    if not deleted:
         console.print("[red]Session not found[/red]")
         raise typer.Exit(1)
     console.print(f"deleted {session_id}")
@@ -391,8 +406,8 @@ def sessions_check(
     ] = False,
 ) -> None:
     """Check every session file; exit 1 if a damaged one remains in place."""
-    store = _services().store
-    checks = store.check_sessions(repair=repair, quarantine=quarantine)
+    with _open_store() as store:
+        checks = store.check_sessions(repair=repair, quarantine=quarantine)
     colors = {"ok": "green", "corrupt": "red", "repaired": "yellow", "quarantined": "yellow"}
     table = Table("status", "tenant", "caller_app", "session", "messages", "details")
     for check in checks:

@@ -189,9 +189,18 @@ class PostgresStore:
             check_schema(conn)
 
     @classmethod
-    def connect(cls, url: str, *, lock_timeout: float = 10.0, max_size: int = 4) -> PostgresStore:
+    def connect(
+        cls,
+        url: str,
+        *,
+        lock_timeout: float = 10.0,
+        max_size: int = 4,
+        statement_timeout: float = 30.0,
+    ) -> PostgresStore:
         """A store with its own small pool (worker processes, the CLI, tests)."""
-        pool = open_pool(url, max_size=max_size, lock_timeout=lock_timeout)
+        pool = open_pool(
+            url, max_size=max_size, statement_timeout=statement_timeout, lock_timeout=lock_timeout
+        )
         try:
             return cls(pool, lock_timeout=lock_timeout, owns_pool=True)
         except BaseException:
