@@ -103,30 +103,6 @@ def test_get_missing_returns_none_and_writes_nothing(store: ConversationStore, b
     assert backend.is_empty()
 
 
-def test_get_or_create(store: ConversationStore) -> None:
-    s, created = store.get_or_create_session(tenant=T, caller_app=A, session_id="s1", title="x")
-    assert created and s.title == "x"
-    s2, created2 = store.get_or_create_session(tenant=T, caller_app=A, session_id="s1", title="y")
-    assert not created2 and s2 == s
-
-
-def test_get_or_create_race_creates_once(store: ConversationStore) -> None:
-    results: list[bool] = []
-    barrier = threading.Barrier(8)
-
-    def worker() -> None:
-        barrier.wait()
-        _, created = store.get_or_create_session(tenant=T, caller_app=A, session_id="race")
-        results.append(created)
-
-    threads = [threading.Thread(target=worker) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert sorted(results) == [False] * 7 + [True]
-
-
 def test_list_ordering_pagination_and_scope(store: ConversationStore) -> None:
     for sid in ["s1", "s2", "s3", "s4", "s5"]:
         store.create_session(tenant=T, caller_app=A, session_id=sid)
@@ -266,7 +242,6 @@ def _bad_ids_raise(store: ConversationStore, bad: str, position: str) -> None:
     meta = _meta()
     calls = [
         lambda: store.create_session(**ids),
-        lambda: store.get_or_create_session(**ids),
         lambda: store.get_session(**ids),
         lambda: store.add_message(**ids, role="user", content="q"),
         lambda: store.add_turn(**ids, question="q", answer="a", metadata=meta, create=True),

@@ -48,17 +48,6 @@ class ConversationStoreProtocol(Protocol):
         """Return the session, or ``None`` if it does not exist."""
         ...
 
-    def get_or_create_session(
-        self,
-        *,
-        tenant: str,
-        caller_app: str,
-        session_id: str,
-        title: str | None = None,
-    ) -> tuple[Session, bool]:
-        """Return ``(session, created)``; race-safe."""
-        ...
-
     def list_sessions(
         self,
         *,

@@ -153,45 +153,6 @@ class ConversationStore:
         path = self._paths.session(tenant, caller_app, session_id)
         return files.read_session(path, (tenant, caller_app, session_id))
 
-    def get_or_create_session(
-        self,
-        *,
-        tenant: str,
-        caller_app: str,
-        session_id: str,
-        title: str | None = None,
-    ) -> tuple[Session, bool]:
-        """Return the session, creating it first if missing.
-
-        Args:
-            tenant: Tenant id.
-            caller_app: Caller app id.
-            session_id: Session id.
-            title: Title used only when the session is created.
-
-        Returns:
-            ``(session, created)``; exactly one concurrent caller sees ``created=True``.
-
-        Raises:
-            InvalidIdError: If an id is invalid.
-            CorruptSessionError: If an existing file cannot be read or parsed.
-            StoreBusyError: If the session lock could not be acquired in time.
-        """
-        path = self._paths.session(tenant, caller_app, session_id)
-        key = (tenant, caller_app, session_id)
-        # Lock-free fast path: the common case is an existing session.
-        existing = files.read_session(path, key)
-        if existing is not None:
-            return existing, False
-        with locked(path, self.lock_timeout) as txn:
-            # Re-check under the lock: another writer may have created it meanwhile.
-            existing = files.read_session(path, key)
-            if existing is not None:
-                return existing, False
-            session = new_session(tenant, caller_app, session_id, title)
-            txn.commit(path, SessionDoc.from_session(session).render())
-        return session, True
-
     @staticmethod
     def _summary(
         path: Path, tenant: str, caller_app: str, session_id: str

@@ -333,39 +333,6 @@ class PostgresStore:
         with self._connection(key) as conn:
             return self._load(conn, key)
 
-    def get_or_create_session(
-        self,
-        *,
-        tenant: str,
-        caller_app: str,
-        session_id: str,
-        title: str | None = None,
-    ) -> tuple[Session, bool]:
-        """Return ``(session, created)``; exactly one concurrent caller creates it."""
-        key = self._key(tenant, caller_app, session_id)
-        now = utcnow()
-        with self._connection(key) as conn:
-            created = conn.execute(
-                _CREATE_SESSION,
-                (*key, title, now, now),
-            ).fetchone()
-            if created is not None:
-                session = Session(
-                    id=session_id,
-                    tenant=tenant,
-                    caller_app=caller_app,
-                    title=title,
-                    created_at=now,
-                    updated_at=now,
-                )
-                return session, True
-            existing = self._load(conn, key)
-        if existing is None:  # deleted between the insert and the read
-            return self.get_or_create_session(
-                tenant=tenant, caller_app=caller_app, session_id=session_id, title=title
-            )
-        return existing, False
-
     def list_sessions(
         self,
         *,
