@@ -742,7 +742,7 @@ def test_hand_edits_are_validated_not_trusted(tmp_path: Path) -> None:
 
 
 def test_turn_lookups_are_exact_by_search_and_by_index(tmp_path: Path) -> None:
-    from threadline.store.layout import SessionDoc
+    from threadline.store.layout import SessionDoc, dump_message
 
     store = ConversationStore(tmp_path / "data")
     tricky = ["plain", 'quo"te', "back\\slash", "unicod\u00e9\u2028", "t-1", "t-10"]
@@ -756,14 +756,18 @@ def test_turn_lookups_are_exact_by_search_and_by_index(tmp_path: Path) -> None:
         assert [doc.may_hold_turn(t) for t in tricky] == [True] * 5 + [False]
         assert not doc.may_hold_turn("quo") and not doc.may_hold_turn("t-")
     assert doc.turn_ids is not None
-    doc.append(
-        Message(
-            id="m",
-            role="user",
-            content="x",
-            created_at=_history(store, "s")[0].created_at,
-            turn_id="t-10",
-        )
+    doc.extend(
+        [
+            dump_message(
+                Message(
+                    id="m",
+                    role="user",
+                    content="x",
+                    created_at=_history(store, "s")[0].created_at,
+                    turn_id="t-10",
+                )
+            )
+        ]
     )
     assert doc.may_hold_turn("t-10")
     _, after = doc.rendered()

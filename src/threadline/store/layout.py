@@ -211,10 +211,6 @@ class SessionDoc:
         )
         return stored or any(line.startswith(needle) for line in self.added)
 
-    def append(self, message: Message) -> None:
-        """Queue a validated message for the next ``render``."""
-        self.added.append(dump_message(message))
-
     def extend(self, lines: list[bytes]) -> None:
         """Queue lines that ``dump_message`` produced from validated messages."""
         self.added.extend(lines)

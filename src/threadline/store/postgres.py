@@ -27,7 +27,6 @@ before lending it, so the store reconnects by itself after a server restart.
 
 from __future__ import annotations
 
-import json
 import logging
 import select
 from collections.abc import Iterator
@@ -825,8 +824,3 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.isoformat()
     return value
-
-
-def dumps_row(row: dict[str, Any]) -> str:
-    """One row as a JSON line (timestamps as ISO strings)."""
-    return json.dumps({k: _jsonable(v) for k, v in row.items()}, ensure_ascii=False)
