@@ -84,8 +84,8 @@ class ConversationStore:
             ValueError: If ``lock_timeout`` is negative.
         """
         if lock_timeout < 0:
-            # A negative timeout would make a hung writer hang every request instead
-            # of surfacing StoreBusyError.
+            # Refused rather than read as 0 or, as filelock reads it, as "wait forever"
+            # (a hung writer would then hang every request, not raise StoreBusyError).
             raise ValueError(f"lock_timeout must be >= 0, got {lock_timeout}")
         self.root = Path(root)
         self.lock_timeout = lock_timeout

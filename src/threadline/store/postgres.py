@@ -23,6 +23,10 @@ as the JSON store's file lock. ``statement_timeout`` bounds every statement; a l
 or statement timeout, a pool with no connection to give in time, and a lost server
 raise ``StoreBusyError`` (a retryable 503 in the API). The pool checks a connection
 before lending it, so the store reconnects by itself after a server restart.
+
+Over 400 lines because it implements the whole protocol in one class, each method
+one or two SQL statements with its docstring; the helpers it shares with the JSON
+store are in ``ids.py``, ``rules.py`` and ``langchain_messages.py``.
 """
 
 from __future__ import annotations
