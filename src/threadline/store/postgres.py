@@ -46,7 +46,6 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 from pydantic import ValidationError
 
-from threadline.store.base import validate_id
 from threadline.store.errors import (
     CorruptSessionError,
     SessionExistsError,
@@ -54,7 +53,7 @@ from threadline.store.errors import (
     StoreBusyError,
     StoreError,
 )
-from threadline.store.ids import new_message_id, new_session_id, new_turn_id
+from threadline.store.ids import new_message_id, new_session_id, new_turn_id, validate_id
 from threadline.store.langchain_messages import to_langchain_messages
 from threadline.store.models import (
     Message,
