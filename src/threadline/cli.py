@@ -20,8 +20,6 @@ from threadline.settings import DenseModel, get_settings
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
-    from threadline.store import ConversationStoreProtocol
-
 app = typer.Typer(no_args_is_help=True, help="Multi-turn, strictly grounded chat over documents.")
 app.add_typer(db_app, name="db")
 sessions_app = typer.Typer(no_args_is_help=True, help="List, show and delete sessions.")
@@ -40,16 +38,11 @@ def _services():
     return Services(get_settings())
 
 
-@contextmanager
-def _open_store() -> Iterator[ConversationStoreProtocol]:
-    """The conversation store the settings select, closed when the command is done."""
-    from threadline.store.backends import close_store, open_configured_store
+def _open_store():
+    """The conversation store the settings select, as a block that closes it."""
+    from threadline.store.backends import configured_store
 
-    store = open_configured_store(get_settings())
-    try:
-        yield store
-    finally:
-        close_store(store)
+    return configured_store(get_settings())
 
 
 # --- beside a running server ----------------------------------------------------

@@ -1,6 +1,7 @@
 """Open a conversation store: from the process settings, or from one string.
 
-``open_configured_store`` is what commands use: the store the settings select.
+``configured_store`` is what commands use: the store the settings select, closed
+when the block ends.
 ``open_store`` takes a data directory or a ``postgresql://`` URL: worker processes
 (benchmarks, tests) receive this string, so one writer function serves both backends.
 Either store is closed with ``close_store`` (a PostgreSQL one owns its pool).
@@ -8,6 +9,8 @@ Either store is closed with ``close_store`` (a PostgreSQL one owns its pool).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,6 +70,23 @@ def open_configured_store(settings: Settings) -> ConversationStoreProtocol:
     from threadline.store.json_store import ConversationStore
 
     return ConversationStore(settings.sessions_dir, lock_timeout=settings.lock_timeout)
+
+
+@contextmanager
+def configured_store(settings: Settings) -> Iterator[ConversationStoreProtocol]:
+    """``open_configured_store`` for one block, closed at its end.
+
+    Args:
+        settings: Process settings (see ``open_configured_store``).
+
+    Yields:
+        The store.
+    """
+    store = open_configured_store(settings)
+    try:
+        yield store
+    finally:
+        close_store(store)
 
 
 def close_store(store: object) -> None:
