@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-import threadline.store.json_store as json_store_module
+import threadline.store.files as store_files_module
 from threadline.store import (
     LANGCHAIN_KWARGS_KEY,
     Citation,
@@ -101,30 +101,6 @@ def test_create_existing_raises(store: ConversationStore) -> None:
 def test_get_missing_returns_none_and_writes_nothing(store: ConversationStore, backend) -> None:
     assert store.get_session(tenant=T, caller_app=A, session_id="nope") is None
     assert backend.is_empty()
-
-
-def test_get_or_create(store: ConversationStore) -> None:
-    s, created = store.get_or_create_session(tenant=T, caller_app=A, session_id="s1", title="x")
-    assert created and s.title == "x"
-    s2, created2 = store.get_or_create_session(tenant=T, caller_app=A, session_id="s1", title="y")
-    assert not created2 and s2 == s
-
-
-def test_get_or_create_race_creates_once(store: ConversationStore) -> None:
-    results: list[bool] = []
-    barrier = threading.Barrier(8)
-
-    def worker() -> None:
-        barrier.wait()
-        _, created = store.get_or_create_session(tenant=T, caller_app=A, session_id="race")
-        results.append(created)
-
-    threads = [threading.Thread(target=worker) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert sorted(results) == [False] * 7 + [True]
 
 
 def test_list_ordering_pagination_and_scope(store: ConversationStore) -> None:
@@ -266,7 +242,6 @@ def _bad_ids_raise(store: ConversationStore, bad: str, position: str) -> None:
     meta = _meta()
     calls = [
         lambda: store.create_session(**ids),
-        lambda: store.get_or_create_session(**ids),
         lambda: store.get_session(**ids),
         lambda: store.add_message(**ids, role="user", content="q"),
         lambda: store.add_turn(**ids, question="q", answer="a", metadata=meta, create=True),
@@ -343,13 +318,13 @@ def test_add_turn_single_write_and_title(
 ) -> None:
     store.create_session(tenant=T, caller_app=A, session_id="s1")
     writes: list[Path] = []
-    real = json_store_module._atomic_write
+    real = store_files_module.atomic_write
 
     def counting(path: Path, data: bytes) -> None:
         writes.append(path)
         real(path, data)
 
-    monkeypatch.setattr(json_store_module, "_atomic_write", counting)
+    monkeypatch.setattr(store_files_module, "atomic_write", counting)
     long_q = "  How   do I " + "configure " * 20
     user, asst = store.add_turn(
         tenant=T,
@@ -421,7 +396,7 @@ def test_add_turn_failed_write_persists_neither_message(
     def boom(src: str, dst: str) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(json_store_module.os, "replace", boom)
+    monkeypatch.setattr(store_files_module.os, "replace", boom)
     with pytest.raises(OSError, match="disk full"):
         store.add_turn(
             tenant=T, caller_app=A, session_id="s1", question="q", answer="a", metadata=_meta()
@@ -855,8 +830,8 @@ def test_failed_write_keeps_old_file_and_cleans_temp(
         assert fsynced, "data must be fsynced before the rename"
         raise OSError("rename failed")
 
-    monkeypatch.setattr(json_store_module.os, "fsync", tracking_fsync)
-    monkeypatch.setattr(json_store_module.os, "replace", failing_replace)
+    monkeypatch.setattr(store_files_module.os, "fsync", tracking_fsync)
+    monkeypatch.setattr(store_files_module.os, "replace", failing_replace)
     with pytest.raises(OSError, match="rename failed"):
         store.update_session(tenant=T, caller_app=A, session_id="s1", title="new")
     monkeypatch.undo()

@@ -25,7 +25,8 @@ from fastapi.testclient import TestClient
 from filelock import FileLock
 from typer.testing import CliRunner
 
-import threadline.store.json_store as json_store_module
+import threadline.store.files as store_files_module
+import threadline.store.group_commit as group_commit_module
 from conftest import make_services
 from support.store_workers import (
     CALLER_APP,
@@ -189,15 +190,15 @@ def test_waiting_writers_hand_over_and_one_write_persists_all(
     store = ConversationStore(tmp_path / "data", lock_timeout=10)
     store.create_session(tenant=T, caller_app=A, session_id="s")
     # Waiters never take the lock themselves here: the next leader must write for them.
-    monkeypatch.setattr(json_store_module, "_HANDOFF_LOCK_RETRY", 60.0)
+    monkeypatch.setattr(group_commit_module, "HANDOFF_LOCK_RETRY", 60.0)
     writes: list[Path] = []
-    real_write = json_store_module._atomic_write
+    real_write = store_files_module.atomic_write
 
     def counting(path: Path, data: bytes) -> None:
         writes.append(path)
         real_write(path, data)
 
-    monkeypatch.setattr(json_store_module, "_atomic_write", counting)
+    monkeypatch.setattr(store_files_module, "atomic_write", counting)
     lock = FileLock(store.root / T / A / "s.json.lock")
     lock.acquire()
     threads = [threading.Thread(target=_turn, args=(store, "s", f"h{w}")) for w in range(3)]
@@ -234,7 +235,7 @@ def test_leader_dying_after_its_write_leaves_the_outcome_to_the_owner(
     waiter.start()
     _wait_for(lambda: len(_pending_ops(store.root, "s")) == 1)
     # The leader writes the handed-over turn but "dies" before telling its owner.
-    monkeypatch.setattr(json_store_module, "report", lambda *args: None)
+    monkeypatch.setattr(group_commit_module, "report", lambda *args: None)
     lock.release()
     _turn(store, "s", "leader")
     waiter.join(timeout=10)
@@ -262,14 +263,14 @@ def test_leader_dying_before_its_write_lets_the_owner_write(
     waiter.start()
     _wait_for(lambda: len(_pending_ops(store.root, "s")) == 1)
 
-    real_apply_own = json_store_module.ConversationStore._apply_own
+    real_apply_own = group_commit_module.apply_own
 
-    def crash_in_main_thread(self, *args: object, **kwargs: object):
+    def crash_in_main_thread(*args: object, **kwargs: object):
         if threading.current_thread() is threading.main_thread():
             raise _Crash
-        return real_apply_own(self, *args, **kwargs)
+        return real_apply_own(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(json_store_module.ConversationStore, "_apply_own", crash_in_main_thread)
+    monkeypatch.setattr(group_commit_module, "apply_own", crash_in_main_thread)
     lock.release()
     with pytest.raises(_Crash):
         _turn(store, "s", "leader")
@@ -741,7 +742,7 @@ def test_hand_edits_are_validated_not_trusted(tmp_path: Path) -> None:
 
 
 def test_turn_lookups_are_exact_by_search_and_by_index(tmp_path: Path) -> None:
-    from threadline.store.layout import SessionDoc
+    from threadline.store.layout import SessionDoc, dump_message
 
     store = ConversationStore(tmp_path / "data")
     tricky = ["plain", 'quo"te', "back\\slash", "unicod\u00e9\u2028", "t-1", "t-10"]
@@ -755,14 +756,18 @@ def test_turn_lookups_are_exact_by_search_and_by_index(tmp_path: Path) -> None:
         assert [doc.may_hold_turn(t) for t in tricky] == [True] * 5 + [False]
         assert not doc.may_hold_turn("quo") and not doc.may_hold_turn("t-")
     assert doc.turn_ids is not None
-    doc.append(
-        Message(
-            id="m",
-            role="user",
-            content="x",
-            created_at=_history(store, "s")[0].created_at,
-            turn_id="t-10",
-        )
+    doc.extend(
+        [
+            dump_message(
+                Message(
+                    id="m",
+                    role="user",
+                    content="x",
+                    created_at=_history(store, "s")[0].created_at,
+                    turn_id="t-10",
+                )
+            )
+        ]
     )
     assert doc.may_hold_turn("t-10")
     _, after = doc.rendered()

@@ -38,6 +38,13 @@ def _services():
     return Services(get_settings())
 
 
+def _open_store():
+    """The conversation store the settings select, as a block that closes it."""
+    from threadline.store.backends import configured_store
+
+    return configured_store(get_settings())
+
+
 # --- beside a running server ----------------------------------------------------
 # `serve` leaves the address it listens on in the data directory, so a command that
 # cannot open the index (the server holds it) can say where to go instead.
@@ -336,8 +343,8 @@ def sessions_list(
     limit: int = 50,
 ) -> None:
     """List sessions, most recent first."""
-    store = _services().store
-    summaries, total = store.list_sessions(tenant=tenant, caller_app=caller_app, limit=limit)
+    with _open_store() as store:
+        summaries, total = store.list_sessions(tenant=tenant, caller_app=caller_app, limit=limit)
     # Ids are for copying: never cut or ellipsised, whatever the terminal's width.
     widest = max((len(s.id) for s in summaries), default=2)
     table = Table(
@@ -361,8 +368,8 @@ def sessions_show(
     session_id: str, tenant: TenantOpt = "default", caller_app: CallerOpt = "default"
 ) -> None:
     """Print a session as JSON."""
-    store = _services().store
-    session = store.get_session(tenant=tenant, caller_app=caller_app, session_id=session_id)
+    with _open_store() as store:
+        session = store.get_session(tenant=tenant, caller_app=caller_app, session_id=session_id)
     if session is None:
         console.print("[red]Session not found[/red]")
         raise typer.Exit(1)
@@ -374,8 +381,9 @@ def sessions_delete(
     session_id: str, tenant: TenantOpt = "default", caller_app: CallerOpt = "default"
 ) -> None:
     """Delete a session."""
-    store = _services().store
-    if not store.delete_session(tenant=tenant, caller_app=caller_app, session_id=session_id):
+    with _open_store() as store:
+        deleted = store.delete_session(tenant=tenant, caller_app=caller_app, session_id=session_id)
+    if not deleted:
         console.print("[red]Session not found[/red]")
         raise typer.Exit(1)
     console.print(f"deleted {session_id}")
@@ -391,8 +399,8 @@ def sessions_check(
     ] = False,
 ) -> None:
     """Check every session file; exit 1 if a damaged one remains in place."""
-    store = _services().store
-    checks = store.check_sessions(repair=repair, quarantine=quarantine)
+    with _open_store() as store:
+        checks = store.check_sessions(repair=repair, quarantine=quarantine)
     colors = {"ok": "green", "corrupt": "red", "repaired": "yellow", "quarantined": "yellow"}
     table = Table("status", "tenant", "caller_app", "session", "messages", "details")
     for check in checks:

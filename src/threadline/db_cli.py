@@ -91,8 +91,7 @@ def copy(
     ],
 ) -> None:
     """Copy a JSON store and its SQLite queries log into PostgreSQL (idempotent)."""
-    from threadline.store import ConversationStore, CorruptSessionError
-    from threadline.store.json_store import QUARANTINE_DIR
+    from threadline.store import QUARANTINE_DIR, ConversationStore, CorruptSessionError
     from threadline.store.postgres import PostgresStore
 
     settings = get_settings()

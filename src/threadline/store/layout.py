@@ -37,6 +37,7 @@ import pydantic_core
 from pydantic import BaseModel, ValidationError
 
 from threadline.store.models import SCHEMA_VERSION, Message, Session, UtcDatetime
+from threadline.store.rules import describe_error
 
 ARRAY_OPEN = b'"messages":['
 """How line 1 ends."""
@@ -46,24 +47,6 @@ TRAILER = b"]}\n"
 """The last line."""
 _MESSAGES_KEY = re.compile(rb'"messages"\s*:\s*\[')
 _TURN_ID_VALUE = re.compile(rb'"turn_id":("(?:[^"\\]|\\.)*")')
-
-
-def describe_error(exc: ValidationError) -> str:
-    """A short reason for a file that failed ``Session`` validation.
-
-    Args:
-        exc: The validation error of the whole file.
-
-    Returns:
-        ``invalid JSON ...`` or ``does not match the session schema: <where>: ...``.
-    """
-    errors = exc.errors(include_url=False, include_input=False)
-    if any(error["type"] == "json_invalid" for error in errors):
-        return f"invalid JSON (truncated or damaged): {errors[0]['msg']}"
-    first = errors[0]
-    where = ".".join(str(part) for part in first["loc"]) or "<root>"
-    more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"does not match the session schema: {where}: {first['msg']}{more}"
 
 
 def dump_message(message: Message) -> bytes:
@@ -227,10 +210,6 @@ class SessionDoc:
             or self.source.find(b"\n" + needle, self.lo, self.hi) >= 0
         )
         return stored or any(line.startswith(needle) for line in self.added)
-
-    def append(self, message: Message) -> None:
-        """Queue a validated message for the next ``render``."""
-        self.added.append(dump_message(message))
 
     def extend(self, lines: list[bytes]) -> None:
         """Queue lines that ``dump_message`` produced from validated messages."""

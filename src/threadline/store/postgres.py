@@ -23,18 +23,22 @@ as the JSON store's file lock. ``statement_timeout`` bounds every statement; a l
 or statement timeout, a pool with no connection to give in time, and a lost server
 raise ``StoreBusyError`` (a retryable 503 in the API). The pool checks a connection
 before lending it, so the store reconnects by itself after a server restart.
+
+Over 400 lines because it implements the whole protocol in one class, each method
+one or two SQL statements with its docstring; the helpers it shares with the JSON
+store are in ``ids.py``, ``rules.py`` and ``langchain_messages.py``.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import select
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg.rows import dict_row
@@ -42,7 +46,6 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 from pydantic import ValidationError
 
-from threadline.store.base import validate_id
 from threadline.store.errors import (
     CorruptSessionError,
     SessionExistsError,
@@ -50,15 +53,8 @@ from threadline.store.errors import (
     StoreBusyError,
     StoreError,
 )
-from threadline.store.json_store import (
-    ConversationStore,
-    _new_message_id,
-    _new_session_id,
-    _new_turn_id,
-    _title_from_question,
-    _utcnow,
-)
-from threadline.store.layout import describe_error
+from threadline.store.ids import new_message_id, new_session_id, new_turn_id, validate_id
+from threadline.store.langchain_messages import to_langchain_messages
 from threadline.store.models import (
     Message,
     Role,
@@ -69,12 +65,19 @@ from threadline.store.models import (
     TurnMetadata,
 )
 from threadline.store.pg_schema import check_schema
+from threadline.store.rules import (
+    check_limit,
+    check_role,
+    describe_error,
+    new_session,
+    title_from_question,
+    utcnow,
+)
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
 
 _LOGGER = logging.getLogger(__name__)
-_ROLES: frozenset[str] = frozenset(get_args(Role))
 _Key = tuple[str, str, str]
 
 _KEY_WHERE = "tenant_id = %s AND caller_app = %s AND session_id = %s"
@@ -188,9 +191,18 @@ class PostgresStore:
             check_schema(conn)
 
     @classmethod
-    def connect(cls, url: str, *, lock_timeout: float = 10.0, max_size: int = 4) -> PostgresStore:
+    def connect(
+        cls,
+        url: str,
+        *,
+        lock_timeout: float = 10.0,
+        max_size: int = 4,
+        statement_timeout: float = 30.0,
+    ) -> PostgresStore:
         """A store with its own small pool (worker processes, the CLI, tests)."""
-        pool = open_pool(url, max_size=max_size, lock_timeout=lock_timeout)
+        pool = open_pool(
+            url, max_size=max_size, statement_timeout=statement_timeout, lock_timeout=lock_timeout
+        )
         try:
             return cls(pool, lock_timeout=lock_timeout, owns_pool=True)
         except BaseException:
@@ -305,63 +317,23 @@ class PostgresStore:
         title: str | None = None,
     ) -> Session:
         """Create an empty session (see ``ConversationStore.create_session``)."""
-        sid = session_id if session_id is not None else _new_session_id()
+        sid = session_id if session_id is not None else new_session_id()
         key = self._key(tenant, caller_app, sid)
-        now = _utcnow()
+        session = new_session(*key, title)
         with self._connection(key) as conn:
             row = conn.execute(
                 _CREATE_SESSION,
-                (*key, title, now, now),
+                (*key, title, session.created_at, session.updated_at),
             ).fetchone()
         if row is None:
             raise SessionExistsError(*key)
-        return Session(
-            id=sid,
-            tenant=tenant,
-            caller_app=caller_app,
-            title=title,
-            created_at=now,
-            updated_at=now,
-        )
+        return session
 
     def get_session(self, *, tenant: str, caller_app: str, session_id: str) -> Session | None:
         """Read a session with its messages, or ``None``."""
         key = self._key(tenant, caller_app, session_id)
         with self._connection(key) as conn:
             return self._load(conn, key)
-
-    def get_or_create_session(
-        self,
-        *,
-        tenant: str,
-        caller_app: str,
-        session_id: str,
-        title: str | None = None,
-    ) -> tuple[Session, bool]:
-        """Return ``(session, created)``; exactly one concurrent caller creates it."""
-        key = self._key(tenant, caller_app, session_id)
-        now = _utcnow()
-        with self._connection(key) as conn:
-            created = conn.execute(
-                _CREATE_SESSION,
-                (*key, title, now, now),
-            ).fetchone()
-            if created is not None:
-                session = Session(
-                    id=session_id,
-                    tenant=tenant,
-                    caller_app=caller_app,
-                    title=title,
-                    created_at=now,
-                    updated_at=now,
-                )
-                return session, True
-            existing = self._load(conn, key)
-        if existing is None:  # deleted between the insert and the read
-            return self.get_or_create_session(
-                tenant=tenant, caller_app=caller_app, session_id=session_id, title=title
-            )
-        return existing, False
 
     def list_sessions(
         self,
@@ -373,17 +345,17 @@ class PostgresStore:
     ) -> tuple[list[SessionSummary], int]:
         """One page of summaries, most recently updated first, and the total (in SQL)."""
         validate_id(tenant, "tenant")
-        for value, name in ((offset, "offset"), (limit, "limit")):
-            if value < 0:
-                raise ValueError(f"{name} must be >= 0, got {value}")
+        check_limit(offset, "offset")
+        check_limit(limit, "limit")
         scope, args = "tenant_id = %s", [tenant]
         if caller_app is not None:
             scope += " AND caller_app = %s"
             args.append(validate_id(caller_app, "caller_app"))
         with self._connection() as conn:
-            total = conn.execute(
+            counted = conn.execute(
                 f"SELECT count(*) AS n FROM sessions WHERE {scope}", args
-            ).fetchone()["n"]
+            ).fetchone()
+            total = counted["n"] if counted is not None else 0
             rows = conn.execute(
                 "SELECT s.session_id, s.tenant_id, s.caller_app, s.title, s.created_at, "
                 "greatest(s.updated_at, l.created_at) AS updated_at FROM sessions s "
@@ -427,7 +399,7 @@ class PostgresStore:
             updated = conn.execute(
                 f"UPDATE sessions SET title = %s, updated_at = %s WHERE {_KEY_WHERE} "
                 "RETURNING session_id",
-                (title, _utcnow(), *key),
+                (title, utcnow(), *key),
             ).fetchone()
             if updated is None:
                 raise SessionNotFoundError(*key)
@@ -532,16 +504,13 @@ class PostgresStore:
             StoreError: If the turn already has a message of this role (one question
                 and one answer per turn id).
         """
-        if role not in _ROLES:
-            raise ValueError(f"role must be one of {sorted(_ROLES)}, got {role!r}")
-        if role == "user" and metadata is not None:
-            raise ValueError("metadata is only allowed on assistant messages")
+        check_role(role, has_metadata=metadata is not None)
         key = self._key(tenant, caller_app, session_id)
         message = Message(
-            id=_new_message_id(),
+            id=new_message_id(),
             role=role,
             content=content,
-            created_at=_utcnow(),
+            created_at=utcnow(),
             turn_id=turn_id,
             metadata=metadata,
         )
@@ -572,13 +541,13 @@ class PostgresStore:
         unchanged, a question stored earlier with ``add_message`` gets only the answer.
         """
         key = self._key(tenant, caller_app, session_id)
-        now = _utcnow()
-        turn = turn_id if turn_id is not None else _new_turn_id()
+        now = utcnow()
+        turn = turn_id if turn_id is not None else new_turn_id()
         user = Message(
-            id=_new_message_id(), role="user", content=question, created_at=now, turn_id=turn
+            id=new_message_id(), role="user", content=question, created_at=now, turn_id=turn
         )
         assistant = Message(
-            id=_new_message_id(),
+            id=new_message_id(),
             role="assistant",
             content=answer,
             created_at=now,
@@ -588,7 +557,7 @@ class PostgresStore:
         with self._connection(key) as conn:
             # The common case in one statement: a turn id not stored yet, written whole
             # (and the session created or named on a thread's first turn).
-            title = _title_from_question(question)
+            title = title_from_question(question)
             try:
                 written = self._insert(
                     conn,
@@ -655,7 +624,7 @@ class PostgresStore:
                 return stored_user, stored_answer
             if stored_user is not None:
                 to_add, result = [assistant], (stored_user, assistant)
-        title = _title_from_question(question)
+        title = title_from_question(question)
         creating = (title, user.created_at) if not rows else None
         try:
             inserted = self._insert(conn, key, to_add, create=creating)
@@ -675,8 +644,7 @@ class PostgresStore:
         self, *, tenant: str, caller_app: str, session_id: str, limit: int | None = None
     ) -> list[Message]:
         """The last ``limit`` messages (all when ``None``), oldest first."""
-        if limit is not None and limit < 0:
-            raise ValueError(f"limit must be >= 0, got {limit}")
+        check_limit(limit, "limit")
         key = self._key(tenant, caller_app, session_id)
         with self._connection(key) as conn:
             if self._header(conn, key) is None:
@@ -685,14 +653,15 @@ class PostgresStore:
                 return []
             return self._messages(conn, key, limit)
 
-    # The conversion only reads get_history: one implementation for both backends.
-    get_langchain_messages = ConversationStore.get_langchain_messages
-
-    if TYPE_CHECKING:  # pragma: no cover - the assignment above, typed for readers
-
-        def get_langchain_messages(  # type: ignore[no-redef]
-            self, *, tenant: str, caller_app: str, session_id: str, limit: int | None = None
-        ) -> list[BaseMessage]: ...
+    def get_langchain_messages(
+        self, *, tenant: str, caller_app: str, session_id: str, limit: int | None = None
+    ) -> list[BaseMessage]:
+        """The history as LangChain messages (``langchain_messages.to_langchain_messages``)."""
+        return to_langchain_messages(
+            self.get_history(
+                tenant=tenant, caller_app=caller_app, session_id=session_id, limit=limit
+            )
+        )
 
     def get_thread_state(self, *, tenant: str, caller_app: str, session_id: str) -> ThreadState:
         """The ``thread_state`` row written with the turns (empty for a new session)."""
@@ -778,6 +747,8 @@ class PostgresStore:
             "VALUES (%s, %s, %s, %s) RETURNING id",
             (*key, Jsonb(document)),
         ).fetchone()
+        if moved is None:  # pragma: no cover - INSERT ... RETURNING returns its row
+            raise StoreError(f"quarantine of {key!r} returned no row")
         conn.execute(f"DELETE FROM sessions WHERE {_KEY_WHERE}", key)
         return Path("postgresql") / "sessions_quarantine" / str(moved["id"])
 
@@ -807,8 +778,10 @@ class PostgresStore:
         return [self._check(key, repair=repair, quarantine=quarantine) for key in keys]
 
     def _check(self, key: _Key, *, repair: bool, quarantine: bool) -> SessionCheck:
-        base = {"tenant": key[0], "caller_app": key[1], "session_id": key[2]}
         path = _row_path(key)
+        found = partial(
+            SessionCheck, tenant=key[0], caller_app=key[1], session_id=key[2], path=path
+        )
         with self._connection(key) as conn, conn.transaction():
             try:
                 session = self._load(conn, key)
@@ -816,14 +789,12 @@ class PostgresStore:
                 reason = exc.reason
             else:
                 count = len(session.messages) if session is not None else 0
-                return SessionCheck(**base, path=path, status="ok", message_count=count)
+                return found(status="ok", message_count=count)
             if quarantine:
                 moved = self._move_aside(conn, key)
-                return SessionCheck(
-                    **base, path=path, status="quarantined", reason=reason, moved_to=moved
-                )
+                return found(status="quarantined", reason=reason, moved_to=moved)
             if not repair:
-                return SessionCheck(**base, path=path, status="corrupt", reason=reason)
+                return found(status="corrupt", reason=reason)
             rows = conn.execute(
                 f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE {_KEY_WHERE} ORDER BY seq, pos",
                 key,
@@ -843,9 +814,7 @@ class PostgresStore:
             )
             if kept:
                 self._insert(conn, key, kept)
-            return SessionCheck(
-                **base,
-                path=path,
+            return found(
                 status="repaired",
                 reason=reason,
                 message_count=len(kept),
@@ -858,8 +827,3 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.isoformat()
     return value
-
-
-def dumps_row(row: dict[str, Any]) -> str:
-    """One row as a JSON line (timestamps as ISO strings)."""
-    return json.dumps({k: _jsonable(v) for k, v in row.items()}, ensure_ascii=False)
