@@ -12,7 +12,7 @@ from qdrant_client import QdrantClient, models
 
 from threadline.knowledge import sparse
 from threadline.knowledge.sparse import Bm25SparseEmbeddings, sparse_vector_params, term_index
-from threadline.knowledge.text import STOPWORDS, fold, is_stopword, stem, terms, tokenize
+from threadline.text import STOPWORDS, fold, is_stopword, stem, terms, tokenize
 
 # --- text ------------------------------------------------------------------------------
 

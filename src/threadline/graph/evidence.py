@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from threadline.knowledge.facts import AnswerType, asked_type, has_answer_type
-from threadline.knowledge.text import fold, terms
+from threadline.text import fold, terms
 
 Verdict = Literal["answer", "partial", "not_in_documents", "ambiguous"]
 

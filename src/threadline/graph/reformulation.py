@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from threadline.followups.references import detect_language
 from threadline.followups.trail import TrailTurn, render_history
 from threadline.graph import prompts
 from threadline.knowledge.bilingual import translate_query
-from threadline.knowledge.text import STOPWORDS, fold, stem, terms, tokenize
 from threadline.models import is_extractive
+from threadline.text import STOPWORDS, fold, stem, terms, tokenize
+from threadline.text.language import detect_language
 
 if TYPE_CHECKING:  # the node-facing function only; keeps the pure part light to import
     from threadline.graph.context import Context

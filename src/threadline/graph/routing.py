@@ -12,14 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from threadline.followups.anaphora import is_pure_anaphora, looks_like_followup
 from threadline.followups.outline import OutlineSection
-from threadline.followups.references import (
-    Reference,
-    is_pure_anaphora,
-    looks_like_followup,
-    resolve_reference,
-)
-from threadline.knowledge.text import fold
+from threadline.followups.reference_model import Reference
+from threadline.followups.references import resolve_reference
+from threadline.text import fold
 
 # Per-language word lists: adding a language is adding entries here.
 SMALL_TALK = {

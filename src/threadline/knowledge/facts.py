@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from threadline.knowledge.text import fold
+from threadline.text import fold
 
 # What a question asks for, and how the answer's kind of fact looks in a passage.
 _MONEY = re.compile(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from threadline.followups.references import detect_language
+from threadline.text.language import detect_language
 
 # How each asker's language names the languages evidence can be in.
 _LANGUAGE_NAMES: dict[str, dict[str, str]] = {
