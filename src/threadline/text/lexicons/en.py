@@ -3,6 +3,9 @@
 * :data:`SEARCH_STOPWORDS`: function words the sparse index drops.
 * :data:`FOLLOWUPS`: the follow-up lexicon (references, anaphora, follow-up cues, and the
   stopwords that vote in language detection).
+* Routing: :data:`SMALL_TALK`, :data:`THANKS`, :data:`GOODBYES`, :data:`DELIVERABLE`.
+* Topic-free words: :data:`REQUEST_WORDS` and :data:`ANSWER_FILLER` (reformulation),
+  :data:`GENERIC_WORDS` and :data:`NOT_NAMES` (the evidence check).
 
 The two stopword lists differ on purpose. The index's list decides the terms stored in
 every sparse vector, so it only holds words that never carry a topic; the follow-up list
@@ -15,7 +18,18 @@ from __future__ import annotations
 
 from threadline.text.lexicons.base import Lexicon
 
-__all__ = ["FOLLOWUPS", "SEARCH_STOPWORDS"]
+__all__ = [
+    "ANSWER_FILLER",
+    "DELIVERABLE",
+    "FOLLOWUPS",
+    "GENERIC_WORDS",
+    "GOODBYES",
+    "NOT_NAMES",
+    "REQUEST_WORDS",
+    "SEARCH_STOPWORDS",
+    "SMALL_TALK",
+    "THANKS",
+]
 
 SEARCH_STOPWORDS: frozenset[str] = frozenset(
     """
@@ -139,3 +153,71 @@ FOLLOWUPS = Lexicon(
     ),
 )
 # fmt: on
+
+
+# --------------------------------------------------------------------------- routing
+
+SMALL_TALK: tuple[str, ...] = (
+    r"(hi|hello|hey|good (morning|afternoon|evening))( there)?",
+    r"(thanks|thank you|thx|cheers|great|perfect|ok|okay)( (a lot|very much|so much))?",
+    r"(bye|goodbye|see you)",
+    r"(what|who) (can you do|are you)",
+    r"how (can|do) (you|i use you) help( me)?",
+    r"help",
+)
+"""Whole messages that are small talk (greetings, thanks, goodbyes, questions about the
+assistant), as regexes over folded text: nothing to look up."""
+
+THANKS: tuple[str, ...] = ("thanks", "thank you", "thx", "cheers", "great", "perfect")
+"""Words opening thanks, which get no greeting back."""
+
+GOODBYES: tuple[str, ...] = ("bye", "goodbye", "see you")
+"""Words opening a goodbye."""
+
+DELIVERABLE = (
+    r"\b(summar(y|ies|ise|ize|ising|izing)|overview|synthesis|synthesi[sz]e|recap|"
+    r"report on|brief me|briefing|outline of|key points|main points|highlights of|"
+    r"walk me through|rundown|digest of|tl;?dr|gist of)\b"
+)
+"""A request for a summary, synthesis, overview or report (the answer gets an outline),
+as a regex over folded text."""
+
+# ---------------------------------------------------------------- topic-free words
+
+REQUEST_WORDS = (
+    "tell more about detail details explain expand elaborate what which how why when "
+    "and also please thanks one ones that this those these it them there "
+    "know can could would tell say said mean meant question ask asked answer thing things "
+    "like really yes no ok okay sure sorry thank thanks hi hello well still else "
+    "way good best idea ideas need want get got give example examples kind type types"
+)
+"""Request and conversation words: never carried from one query into the next, and not
+what makes a message "about" anything (reformulation)."""
+
+ANSWER_FILLER = (
+    "document documents information provide provided provides mention mentioned "
+    "mentions specific specifically state states stated context source sources "
+    "include included includes including however although based available unable able "
+    "find found discuss discussed discusses describe described details detail regarding "
+    "refer refers several many various different certain often usually generally may might"
+)
+"""Words an answer uses about its own sources ("The documents do not provide specific
+information about ..."): never salient in a previous answer (reformulation)."""
+
+GENERIC_WORDS = (
+    "tell know explain describe detail details expand elaborate give show say find "
+    "please thank thanks help information info mean meant like want need question "
+    "answer ask asking look looking check sure really actually possible able way ways "
+    "thing things kind type one ones also still just use using used get got make take "
+    "summary summarise summarize overview synthesis report "
+    "good best better great nice well okay ok yes sorry hi hello"
+)
+"""Words that say what to do or how to ask, not what a question is about (evidence
+check). Wider than :data:`REQUEST_WORDS`: the evidence check looks for the question's
+subject in passages, where "use", "make" or "report" would match anything."""
+
+NOT_NAMES: tuple[str, ...] = tuple(
+    "i i'm i've i'd i'll ok okay please thanks hello hi s q a".split()
+    + "what which who when where why how is are do does can could the a an".split()
+)
+"""Words capitalised in questions without naming anything specific (folded)."""

@@ -4,6 +4,9 @@
 * :data:`AUXILIARY_FORMS`: forms of auxiliaries and modal verbs query translation skips.
 * :data:`FOLLOWUPS`: the follow-up lexicon (references, anaphora, follow-up cues, and the
   stopwords that vote in language detection).
+* Routing: :data:`SMALL_TALK`, :data:`THANKS`, :data:`GOODBYES`, :data:`DELIVERABLE`.
+* Topic-free words: :data:`REQUEST_WORDS` (reformulation), :data:`GENERIC_WORDS` (the
+  evidence check).
 
 The two stopword lists differ on purpose (see :mod:`threadline.text.lexicons.en`): the
 index's list leaves out words whose folded form is an English content word ("son",
@@ -14,7 +17,17 @@ from __future__ import annotations
 
 from threadline.text.lexicons.base import Lexicon
 
-__all__ = ["AUXILIARY_FORMS", "FOLLOWUPS", "SEARCH_STOPWORDS"]
+__all__ = [
+    "AUXILIARY_FORMS",
+    "DELIVERABLE",
+    "FOLLOWUPS",
+    "GENERIC_WORDS",
+    "GOODBYES",
+    "REQUEST_WORDS",
+    "SEARCH_STOPWORDS",
+    "SMALL_TALK",
+    "THANKS",
+]
 
 # Deliberately absent because the folded French form is an English content word (or an
 # acronym) that retrieval must keep: "son", "ton", "car", "plus", "ai" (AI), "eu" (EU),
@@ -169,3 +182,45 @@ FOLLOWUPS = Lexicon(
     marker_chars="éèêëàâçîïôûùœ",
 )
 # fmt: on
+
+
+# --------------------------------------------------------------------------- routing
+
+SMALL_TALK: tuple[str, ...] = (
+    r"(bonjour|bonsoir|salut|coucou)",
+    r"(merci|merci beaucoup|parfait|super|d'accord|ok)",
+    r"(au revoir|a bientot|bonne journee)",
+    r"(que|qu'est-ce que) (sais-tu|peux-tu) faire",
+    r"qui es-tu",
+    r"aide",
+)
+"""Whole messages that are small talk, as regexes over folded text (see
+:data:`threadline.text.lexicons.en.SMALL_TALK`)."""
+
+THANKS: tuple[str, ...] = ("merci", "parfait", "super")
+"""Words opening thanks, which get no greeting back."""
+
+GOODBYES: tuple[str, ...] = ("au revoir", "a bientot", "bonne journee")
+"""Words opening a goodbye (folded)."""
+
+DELIVERABLE = (
+    r"\b(resume[rz]?|resumez|resumer|synthese|synthetise[rz]?|vue d'ensemble|"
+    r"recapitul\w*|recap|fais le point|bilan de|points cles|principaux points|grandes lignes|"
+    r"apercu|survol\w*|presente[rz]?(-moi)? (le|la|les)|l'essentiel)\b"
+)
+"""A request for a summary, synthesis, overview or report, as a regex over folded text."""
+
+# ---------------------------------------------------------------- topic-free words
+
+REQUEST_WORDS = (
+    "dis moi plus detaille explique precise developpe quoi quel quelle quels quelles "
+    "comment pourquoi et aussi celui celle ceux ca cela"
+)
+"""Request and conversation words (see :data:`threadline.text.lexicons.en.REQUEST_WORDS`)."""
+
+GENERIC_WORDS = (
+    "détaille détailler développe explique expliquer résume résumer résumé synthèse "
+    "dis donne montre parle moi plus veux voudrais savoir merci stp svp"
+)
+"""Words that say what to do, not what a question is about (see
+:data:`threadline.text.lexicons.en.GENERIC_WORDS`)."""
