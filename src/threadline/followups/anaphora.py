@@ -18,7 +18,7 @@ SHORT_QUESTION_WORDS = 4
 
 
 def _cover(words: Sequence[str], phrases: Sequence[tuple[str, ...]], covered: list[bool]) -> bool:
-    """Marks the words belonging to any phrase; True if at least one phrase occurred."""
+    """Mark the words belonging to any phrase; True if at least one phrase occurred."""
     found = False
     for phrase in phrases:
         n = len(phrase)
@@ -30,7 +30,7 @@ def _cover(words: Sequence[str], phrases: Sequence[tuple[str, ...]], covered: li
 
 
 def pure_anaphora(ctx: Context) -> bool:
-    """See :func:`is_pure_anaphora`."""
+    """Tell whether a question asks for more about nothing named (:func:`is_pure_anaphora`)."""
     comp, words = ctx.comp, ctx.words
     if not words:
         return False

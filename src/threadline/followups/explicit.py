@@ -69,8 +69,11 @@ def id_hits(ctx: Context, outline_len: int) -> list[Hit]:
 
 
 def noun_number_hits(ctx: Context) -> list[Hit]:
-    """Numbered nouns: "section 2", "§2", "partie 2" (section), "point 2" (ordinal),
-    "source 2" (document)."""
+    """Find numbered nouns: "section 2", "§2", "partie 2", "point 2", "source 2".
+
+    A section noun gives ref type ``section``, a point noun ``ordinal``, a source noun
+    ``document``.
+    """
     hits = []
     for m in ctx.comp.noun_number.finditer(ctx.text):
         if ctx.prev_kind(m.start()) == "name":
@@ -117,7 +120,7 @@ def letter_hits(ctx: Context) -> list[Hit]:
 
 
 def _after_route_word(ctx: Context, pos: int) -> bool:
-    """True if a route word ("from", "to", "au") precedes ``pos``, skipping an article."""
+    """Tell whether a route word ("from", "to", "au") precedes ``pos``, skipping an article."""
     prev, _ = ctx.before(pos)
     # "du"/"au" are both an article and a route word, so test the route first.
     if (
@@ -130,7 +133,7 @@ def _after_route_word(ctx: Context, pos: int) -> bool:
 
 
 def _ordinal_value(ctx: Context, m: re.Match[str]) -> int:
-    """The rank written by an ordinal match, negative when counted from the end."""
+    """Read the rank an ordinal match writes, negative when counted from the end."""
     word = m.groupdict().get("word")
     if word is not None:
         return ctx.comp.ordinal_value[" ".join(word.split())]
@@ -170,7 +173,7 @@ def ordinal_hits(ctx: Context, with_outline: bool) -> list[Hit]:
 
 
 def _section_at(outline: Sequence[OutlineSection], number: int) -> OutlineSection | None:
-    """The section with id ``S<number>``, else the one at that rank (negative: from end)."""
+    """Find the section with id ``S<number>``, else the one at that rank (negative: from end)."""
     if number < 0:
         number = len(outline) + 1 + number
     for section in outline:
@@ -184,7 +187,7 @@ def _section_at(outline: Sequence[OutlineSection], number: int) -> OutlineSectio
 def resolve_hit(
     hit: Hit, outline: Sequence[OutlineSection], sources: Sequence[str]
 ) -> Reference | None:
-    """Checks a hit against the outline or the sources; None when it does not apply."""
+    """Check a hit against the outline or the sources; None when it does not apply."""
     if hit.kind == "document":
         if not sources:
             return Reference(

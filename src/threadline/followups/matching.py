@@ -28,7 +28,7 @@ ID_TOKEN = re.compile(r"s\d{1,3}")
 
 
 def fold_phrase(text: str) -> str:
-    """Folds a text for matching (see :func:`threadline.text.normalize.fold_with_origin`)."""
+    """Fold a text for matching (see :func:`threadline.text.normalize.fold_with_origin`)."""
     return fold_with_origin(text).text
 
 
@@ -119,7 +119,7 @@ class Compiled:
 
 @lru_cache(maxsize=32)
 def compile_lexicons(chosen: tuple[Lexicon, ...]) -> Compiled:
-    """Builds the matcher for a set of lexicons (cached: lexicons are immutable)."""
+    """Build the matcher for a set of lexicons (cached: lexicons are immutable)."""
 
     def gather(attr: str) -> list[str]:
         return [w for lex in chosen for w in getattr(lex, attr)]
@@ -230,7 +230,7 @@ def compile_lexicons(chosen: tuple[Lexicon, ...]) -> Compiled:
 
 
 def active(languages: Sequence[str] | str | None) -> Compiled:
-    """The matcher for the requested languages.
+    """Pick the matcher for the requested languages.
 
     Unknown codes are ignored, and if none is known every language is used: a request
     tagged "de" without a German lexicon still gets the French and English forms rather
@@ -249,6 +249,7 @@ class Context:
     """A folded question with its tokens, answering questions about neighbours."""
 
     def __init__(self, question: str, comp: Compiled) -> None:
+        """Fold and split a question for the matcher ``comp``."""
         self.folded = fold_with_origin(question)
         self.text = self.folded.text
         self.comp = comp
@@ -259,12 +260,12 @@ class Context:
         self._ends = [t.end for t in self.tokens]
 
     def original_of(self, token: Token) -> str:
-        """The token as written, accents and case kept."""
+        """Return the token as written, accents and case kept."""
         origin = self.folded.origin
         return self.folded.original[origin[token.start] : origin[token.end - 1] + 1]
 
     def before(self, pos: int) -> tuple[Token | None, bool]:
-        """The token ending at or before ``pos`` and whether only spaces separate them."""
+        """Find the token ending at or before ``pos`` and whether only spaces separate them."""
         index = bisect_right(self._ends, pos) - 1
         if index < 0:
             return None, False
@@ -272,7 +273,7 @@ class Context:
         return prev, not self.text[prev.end : pos].strip()
 
     def after(self, pos: int) -> tuple[Token | None, bool]:
-        """The token starting at or after ``pos`` and whether only spaces separate them."""
+        """Find the token starting at or after ``pos`` and whether only spaces separate them."""
         index = bisect_left(self._starts, pos)
         if index >= len(self.tokens):
             return None, False
@@ -280,7 +281,7 @@ class Context:
         return token, not self.text[pos : token.start].strip()
 
     def starts_sentence(self, token: Token) -> bool:
-        """True for the first word of the text or of a sentence."""
+        """Tell whether a token is the first word of the text or of a sentence."""
         prev, _ = self.before(token.start)
         if prev is None:
             return True
@@ -346,11 +347,11 @@ class Context:
         return "unknown"
 
     def phrase_at(self, index: int, phrases: Sequence[tuple[str, ...]]) -> bool:
-        """True if one of the phrases starts at token ``index``."""
+        """Tell whether one of the phrases starts at token ``index``."""
         return any(tuple(self.words[index : index + len(p)]) == p for p in phrases)
 
     def has_phrase(self, phrases: Sequence[tuple[str, ...]]) -> bool:
-        """True if any phrase occurs as consecutive tokens."""
+        """Tell whether any phrase occurs as consecutive tokens."""
         words = self.words
         for phrase in phrases:
             n = len(phrase)

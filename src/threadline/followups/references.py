@@ -59,7 +59,7 @@ def resolve_reference(
     sources: Sequence[str] = (),
     languages: Sequence[str] | None = None,
 ) -> Reference:
-    """Resolves what a follow-up question points at in the previous answer.
+    """Resolve what a follow-up question points at in the previous answer.
 
     Forms, tried in this order and, within explicit forms, leftmost first:
 

@@ -38,7 +38,7 @@ def _title_tokens(title: str, comp: Compiled) -> set[str]:
 
 
 def match_title(ctx: Context, outline: Sequence[OutlineSection]) -> Reference | None:
-    """Finds the section a question names by its title words.
+    """Find the section a question names by its title words.
 
     A title is a candidate when the question covers all of its content words, or when
     most of the question's own content words belong to it (a single word unique to one

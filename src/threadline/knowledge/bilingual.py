@@ -58,7 +58,7 @@ def _entries() -> list[tuple[str, str]]:
 
 @lru_cache(maxsize=4)
 def lexicon(source: str, target: str) -> Lexicon:
-    """The lexicon from `source` to `target` ("fr" → "en" or "en" → "fr").
+    """Load the lexicon from `source` to `target` ("fr" → "en" or "en" → "fr").
 
     Raises:
         ValueError: for a pair of languages the lexicon does not hold.
@@ -78,7 +78,7 @@ def lexicon(source: str, target: str) -> Lexicon:
 
 
 def translate_query(text: str, source: str, target: str) -> str:
-    """The salient words of a query, translated where the lexicon knows them.
+    """Translate the salient words of a query where the lexicon knows them.
 
     Args:
         text: The query.

@@ -90,7 +90,7 @@ _TYPE_PATTERN: dict[AnswerType, re.Pattern[str]] = {
 
 
 def asked_type(question: str) -> AnswerType | None:
-    """The kind of fact a question asks for, if it says so ("how much" → price...)."""
+    """Tell the kind of fact a question asks for, if it says so ("how much" → price...)."""
     text = fold(question)
     for kind, pattern in _ASKS_FOR:
         if pattern.search(text):

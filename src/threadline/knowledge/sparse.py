@@ -110,6 +110,7 @@ class Bm25SparseEmbeddings(SparseEmbeddings):
         avgdl: float = DEFAULT_AVGDL,
         analyzer: Callable[[str], list[str]] = terms,
     ) -> None:
+        """Check the parameters and keep them (see the class docstring)."""
         if k1 < 0:
             raise ValueError(f"k1 must be >= 0, got {k1}")
         if not 0 <= b <= 1:

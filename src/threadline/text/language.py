@@ -21,8 +21,11 @@ __all__ = ["detect_language"]
 def _exclusive_stopwords(
     stopwords: tuple[tuple[str, tuple[str, ...]], ...],
 ) -> dict[str, frozenset[str]]:
-    """Per language, the stopword tokens no other language has (folding them is the
-    costly part of a vote; keyed on the lists, so a lexicon added later gets its own)."""
+    """Find, per language, the stopword tokens no other language has.
+
+    Folding them is the costly part of a vote, hence the cache; it is keyed on the lists,
+    so a lexicon added later gets its own.
+    """
     own = {code: phrase_words(words) for code, words in stopwords}
     return {
         code: words - frozenset().union(*(o for c, o in own.items() if c != code))

@@ -174,7 +174,7 @@ def stem(token: str) -> str:
 
 @lru_cache(maxsize=65536)
 def french_stem(token: str) -> str:
-    """The French Snowball stem of a folded token (numbers and short tokens unchanged).
+    """Stem a folded token with French Snowball (numbers and short tokens unchanged).
 
     Only the bilingual lexicon's French side uses it (:mod:`threadline.knowledge.bilingual`);
     the index stems every language with :func:`stem`.
