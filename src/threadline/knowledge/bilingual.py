@@ -31,10 +31,6 @@ __all__ = ["Lexicon", "lexicon", "translate_query"]
 
 _STEMMERS: dict[str, Callable[[str], str]] = {"fr": french_stem, "en": stem}
 
-# Auxiliary and modal forms carry no topic; the index's stopwords do not drop them (those
-# must stay as they are: they decide the indexed terms), so translation skips both.
-_SKIPPED = AUXILIARY_FORMS
-
 
 @dataclass(frozen=True)
 class Lexicon:
@@ -98,7 +94,9 @@ def translate_query(text: str, source: str, target: str) -> str:
     i = 0
     while i < len(tokens):
         for size in range(min(lex.longest, len(tokens) - i), 0, -1):
-            if size == 1 and (tokens[i] in STOPWORDS or tokens[i] in _SKIPPED):
+            # Auxiliaries carry no topic, but the index's stopwords must not drop them
+            # (those decide the indexed terms), so translation skips both.
+            if size == 1 and (tokens[i] in STOPWORDS or tokens[i] in AUXILIARY_FORMS):
                 continue  # a lone function word is never translated ("or", "plus")
             found = lex.phrases.get(tuple(stems[i : i + size]))
             if found:
@@ -106,7 +104,11 @@ def translate_query(text: str, source: str, target: str) -> str:
                 i += size
                 break
         else:
-            if tokens[i] not in STOPWORDS and tokens[i] not in _SKIPPED and len(tokens[i]) > 1:
+            if (
+                tokens[i] not in STOPWORDS
+                and tokens[i] not in AUXILIARY_FORMS
+                and len(tokens[i]) > 1
+            ):
                 words.append(tokens[i])
             i += 1
     return " ".join(dict.fromkeys(words))

@@ -58,7 +58,7 @@ AUXILIARY_FORMS: frozenset[str] = frozenset(
     voudrais voudrait faut va vais vont allez allons ca ceci cela voici voila
     """.split()
 )
-"""Folded auxiliary and modal forms, skipped when translating a French query."""
+"""Folded auxiliary and modal forms, which query translation skips (in both directions)."""
 
 # fmt: off
 FOLLOWUPS = Lexicon(
