@@ -17,7 +17,7 @@ from threadline.api.main import create_app
 from threadline.chat import ChatService, TurnRequest
 from threadline.graph.evidence import decide, unanchored_reference
 from threadline.graph.grounding import neutralize_markers, support_check
-from threadline.knowledge.text import terms
+from threadline.text import terms
 
 
 @pytest.fixture(scope="module")

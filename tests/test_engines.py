@@ -30,7 +30,7 @@ from threadline.knowledge.embeddings import EmbeddingSetup
 from threadline.knowledge.engines import edge_shard_path
 from threadline.knowledge.index import KnowledgeBase, ScoredChunk, SearchFilters
 from threadline.knowledge.sparse import Bm25SparseEmbeddings
-from threadline.knowledge.text import terms
+from threadline.text import terms
 
 DIM = 64
 

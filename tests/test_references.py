@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from threadline.followups import lexicon
-from threadline.followups.lexicon import Lexicon
-from threadline.followups.outline import OutlineSection
-from threadline.followups.references import (
+from threadline.followups import (
     Reference,
-    detect_language,
     is_pure_anaphora,
     looks_like_followup,
     resolve_reference,
 )
+from threadline.followups.outline import OutlineSection
+from threadline.text import lexicons
+from threadline.text.language import detect_language
+from threadline.text.lexicons import Lexicon
 
 
 def make_outline(*titles: str) -> list[OutlineSection]:
@@ -471,7 +471,7 @@ def test_new_language_is_a_data_change(monkeypatch):
         anaphora=("das", "dazu"),
         stopwords=("der", "die", "das", "und", "ist", "mir", "mehr", "über", "den", "zum"),
     )
-    monkeypatch.setitem(lexicon.LEXICONS, "de", german)
+    monkeypatch.setitem(lexicons.LEXICONS, "de", german)
     assert resolve_reference("Erkläre den zweiten Punkt", SECURITY, languages=["de"]) == (
         Reference(True, True, "ordinal", section_id="S2", method="deterministic")
     )

@@ -12,7 +12,7 @@ from qdrant_client import QdrantClient, models
 
 from threadline.knowledge import sparse
 from threadline.knowledge.sparse import Bm25SparseEmbeddings, sparse_vector_params, term_index
-from threadline.knowledge.text import STOPWORDS, fold, is_stopword, stem, terms, tokenize
+from threadline.text import STOPWORDS, fold, is_stopword, stem, terms, tokenize
 
 # --- text ------------------------------------------------------------------------------
 
@@ -258,3 +258,22 @@ def test_idf_is_what_makes_the_rare_term_win(client: QdrantClient) -> None:
 
 def test_qdrant_empty_collection_query(client: QdrantClient) -> None:
     assert _search(client, "docs", "zzz unknownword") == []
+
+
+def test_stored_vectors_keep_their_terms_and_indices() -> None:
+    # Values computed before text handling moved into threadline.text: a change here means
+    # every collection indexed before it must be re-indexed.
+    text = (
+        "L’entreprise a réduit ses coûts de 99,95 % en 2024 ; the team's éoliennes don't "
+        "fail (Galaxy S24, bureaux)."
+    )
+    assert terms(text) == [
+        "entrepris", "reduit", "cout", "99.95", "2024", "team", "eolienn", "fail", "galaxi",
+        "s24", "bureau",
+    ]  # fmt: skip
+    vector = Bm25SparseEmbeddings().embed_documents([text])[0]
+    assert vector.indices == [
+        56688696, 300998291, 612865357, 654389497, 711873596, 733741145, 852722835,
+        915841943, 1529938599, 1942948389, 1989316220,
+    ]  # fmt: skip
+    assert vector.values == pytest.approx([1.572552] * 11, abs=1e-6)

@@ -51,7 +51,7 @@ class OutlineSection:
 
 
 def _clean_title(raw: str) -> str:
-    """Strips Markdown emphasis, surrounding space and trailing punctuation from a title."""
+    """Strip Markdown emphasis, surrounding space and trailing punctuation from a title."""
     title = raw.strip()
     # Loop because decoration and punctuation can interleave ("**Finances.**").
     while True:
@@ -71,7 +71,7 @@ def _is_keyword_line(line: str, keyword: str) -> bool:
 
 
 def _parse_section_line(line: str) -> tuple[int, str] | None:
-    """Reads ``[S1] title`` in its tolerated variants.
+    """Read ``[S1] title`` in its tolerated variants.
 
     Returns:
         The written number and the cleaned title, or None when the line is not a section
@@ -147,7 +147,7 @@ def split_outline(text: str, keyword: str = DEFAULT_KEYWORD) -> tuple[str, list[
 
 
 def _normalise_ids(parsed: Sequence[tuple[int, str]]) -> list[OutlineSection]:
-    """Gives the sections the ids ``S1..Sn`` in order of appearance.
+    """Give the sections the ids ``S1..Sn`` in order of appearance.
 
     Written numbers that already run 1..n come out unchanged; anything else (gaps,
     duplicates, a list starting at S0) is renumbered by position, because later turns
@@ -157,14 +157,14 @@ def _normalise_ids(parsed: Sequence[tuple[int, str]]) -> list[OutlineSection]:
 
 
 def render_outline(sections: Sequence[OutlineSection], keyword: str = DEFAULT_KEYWORD) -> str:
-    """Renders sections as the canonical block, the inverse of :func:`split_outline`.
+    r"""Render sections as the canonical block, the inverse of :func:`split_outline`.
 
     Args:
         sections: The outline to render.
         keyword: The block keyword.
 
     Returns:
-        ``"SUIVI\\n[S1] title\\n..."``, or an empty string for an empty outline.
+        ``"SUIVI\n[S1] title\n..."``, or an empty string for an empty outline.
     """
     if not sections:
         return ""

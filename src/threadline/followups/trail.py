@@ -1,4 +1,4 @@
-"""Minimal Trail: compact conversation history for prompts.
+r"""Minimal Trail: compact conversation history for prompts.
 
 Instead of replaying whole answers, each past turn is reduced to what it asked, what it
 searched for and which documents it found. Reformulation and answer generation need
@@ -8,7 +8,7 @@ different views of that, so there are two renderings:
 * for the answer, ``Q: "<question>" (searched: "<query>", refs: ["title", ...])``.
 
 User text is escaped so that it stays inside its quotes on its own line: a question
-containing ``"\\nsearched: "evil" -> found: ["x"]`` cannot forge an extra history line.
+containing ``"\nsearched: "evil" -> found: ["x"]`` cannot forge an extra history line.
 The other history modes (full text, truncated, titles only, none) are kept for
 comparison and for deployments that want them.
 """
@@ -60,16 +60,16 @@ class TrailTurn:
 
 
 def escape_for_line(text: str) -> str:
-    """Escapes text so it fits inside double quotes on a single line.
+    r"""Escapes text so it fits inside double quotes on a single line.
 
-    Backslashes are escaped first so an escape written by the user ("\\\\n") cannot be
+    Backslashes are escaped first so an escape written by the user ("\\n") cannot be
     confused with one added here.
 
     Args:
         text: Untrusted text (question, search query, title).
 
     Returns:
-        The text with ``\\``, ``"`` and every line break escaped.
+        The text with ``\``, ``"`` and every line break escaped.
     """
     out = text.replace("\\", "\\\\").replace('"', '\\"')
     for char, escaped in _LINE_BREAKS.items():
@@ -78,7 +78,7 @@ def escape_for_line(text: str) -> str:
 
 
 def _quoted(text: str) -> str:
-    """The text escaped and wrapped in double quotes."""
+    """Escape the text and wrap it in double quotes."""
     return f'"{escape_for_line(text)}"'
 
 
@@ -90,14 +90,14 @@ def _title_list(titles: Sequence[str], max_titles: int) -> str:
 
 
 def _searched(turn: TrailTurn) -> str:
-    """The query the turn searched with; the question when it did not search."""
+    """Return the query the turn searched with; the question when it did not search."""
     return turn.search_query if turn.search_query else turn.question
 
 
 def render_for_reformulation(
     turns: Sequence[TrailTurn], max_titles: int = DEFAULT_MAX_TITLES
 ) -> str:
-    """Renders history for the query reformulator, one line per turn.
+    """Render history for the query reformulator, one line per turn.
 
     Args:
         turns: Past turns, oldest first.
@@ -113,7 +113,7 @@ def render_for_reformulation(
 
 
 def render_for_answer(turns: Sequence[TrailTurn], max_titles: int = DEFAULT_MAX_TITLES) -> str:
-    """Renders history for the answer generator, one line per turn.
+    """Render history for the answer generator, one line per turn.
 
     Args:
         turns: Past turns, oldest first.
@@ -156,7 +156,7 @@ def render_history(
     max_titles: int = DEFAULT_MAX_TITLES,
     max_chars: int = DEFAULT_MAX_CHARS,
 ) -> str:
-    """Renders past turns for a prompt in the configured history mode.
+    """Render past turns for a prompt in the configured history mode.
 
     Modes:
 

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from threadline.knowledge.facts import AnswerType, asked_type, has_answer_type
-from threadline.knowledge.text import fold, terms
+from threadline.text import fold, terms
+from threadline.text.lexicons import en, fr
 
 Verdict = Literal["answer", "partial", "not_in_documents", "ambiguous"]
 
@@ -36,18 +37,7 @@ COVERAGE_MAJORITY = 0.5
 """A passage supports a question when it holds more than half of its content (by weight)."""
 
 # Words that say what to do or how to ask, not what the question is about.
-_GENERIC = frozenset(
-    terms(
-        "tell know explain describe detail details expand elaborate give show say find "
-        "please thank thanks help information info mean meant like want need question "
-        "answer ask asking look looking check sure really actually possible able way ways "
-        "thing things kind type one ones also still just use using used get got make take "
-        "summary summarise summarize overview synthesis report "
-        "détaille détailler développe explique expliquer résume résumer résumé synthèse "
-        "dis donne montre parle moi plus veux voudrais savoir merci stp svp "
-        "good best better great nice well okay ok yes sorry hi hello"
-    )
-)
+_GENERIC = frozenset(terms(f"{en.GENERIC_WORDS} {fr.GENERIC_WORDS}"))
 
 # A reference to something the question does not name.
 _DEMONSTRATIVE = re.compile(
@@ -122,10 +112,7 @@ def named_things(question: str) -> list[str]:
 
 
 # Capitalised in questions without naming anything specific.
-_NOT_NAMES = frozenset(
-    "i i'm i've i'd i'll ok okay please thanks hello hi s q a".split()
-    + "what which who when where why how is are do does can could the a an".split()
-)
+_NOT_NAMES = frozenset(en.NOT_NAMES)
 
 
 def _stems(text: str) -> set[str]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from threadline.graph.evidence import COVERAGE_MAJORITY, _matches, content_terms
-from threadline.knowledge.text import terms
+from threadline.text import terms
 
 CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 """A citation the generator writes: `[2]` or `[1, 3]`."""

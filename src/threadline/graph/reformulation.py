@@ -28,12 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from threadline.followups.references import detect_language
 from threadline.followups.trail import TrailTurn, render_history
 from threadline.graph import prompts
 from threadline.knowledge.bilingual import translate_query
-from threadline.knowledge.text import STOPWORDS, fold, stem, terms, tokenize
 from threadline.models import is_extractive
+from threadline.text import STOPWORDS, fold, stem, terms, tokenize
+from threadline.text.language import detect_language
+from threadline.text.lexicons import en, fr
 
 if TYPE_CHECKING:  # the node-facing function only; keeps the pure part light to import
     from threadline.graph.context import Context
@@ -42,29 +43,11 @@ if TYPE_CHECKING:  # the node-facing function only; keeps the pure part light to
 
 # Request and conversation words carry no topic: they must not be carried into the next
 # query, and they do not make a message "about" anything.
-_REQUEST_WORDS = frozenset(
-    terms(
-        "tell more about detail details explain expand elaborate what which how why when "
-        "and also please thanks one ones that this those these it them there "
-        "know can could would tell say said mean meant question ask asked answer thing things "
-        "like really yes no ok okay sure sorry thank thanks hi hello well still else "
-        "way good best idea ideas need want get got give example examples kind type types "
-        "dis moi plus detaille explique precise developpe quoi quel quelle quels quelles "
-        "comment pourquoi et aussi celui celle ceux ca cela"
-    )
-)
+_REQUEST_WORDS = frozenset(terms(f"{en.REQUEST_WORDS} {fr.REQUEST_WORDS}"))
 
 # Words an answer uses to talk about its own sources rather than about the topic
 # ("The documents do not provide specific information about ..."): never salient.
-_ANSWER_FILLER = frozenset(
-    terms(
-        "document documents information provide provided provides mention mentioned "
-        "mentions specific specifically state states stated context source sources "
-        "include included includes including however although based available unable able "
-        "find found discuss discussed discusses describe described details detail regarding "
-        "refer refers several many various different certain often usually generally may might"
-    )
-)
+_ANSWER_FILLER = frozenset(terms(en.ANSWER_FILLER))
 
 
 # The previous search query may itself carry words from the turn before: a cap keeps a

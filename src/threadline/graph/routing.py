@@ -12,39 +12,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from threadline.followups.anaphora import is_pure_anaphora, looks_like_followup
 from threadline.followups.outline import OutlineSection
-from threadline.followups.references import (
-    Reference,
-    is_pure_anaphora,
-    looks_like_followup,
-    resolve_reference,
-)
-from threadline.knowledge.text import fold
+from threadline.followups.reference_model import Reference
+from threadline.followups.references import resolve_reference
+from threadline.text import fold
+from threadline.text.lexicons import en, fr
 
-# Per-language word lists: adding a language is adding entries here.
-SMALL_TALK = {
-    "en": [
-        r"(hi|hello|hey|good (morning|afternoon|evening))( there)?",
-        r"(thanks|thank you|thx|cheers|great|perfect|ok|okay)( (a lot|very much|so much))?",
-        r"(bye|goodbye|see you)",
-        r"(what|who) (can you do|are you)",
-        r"how (can|do) (you|i use you) help( me)?",
-        r"help",
-    ],
-    "fr": [
-        r"(bonjour|bonsoir|salut|coucou)",
-        r"(merci|merci beaucoup|parfait|super|d'accord|ok)",
-        r"(au revoir|a bientot|bonne journee)",
-        r"(que|qu'est-ce que) (sais-tu|peux-tu) faire",
-        r"qui es-tu",
-        r"aide",
-    ],
-}
+# The words of each language live in threadline.text.lexicons; a language is added there.
+SMALL_TALK = {"en": list(en.SMALL_TALK), "fr": list(fr.SMALL_TALK)}
 # Which reply small talk gets: thanks and goodbyes are not greeted.
-_THANKS = re.compile(
-    r"^(thanks|thank you|thx|cheers|great|perfect|merci|parfait|super)\b", re.IGNORECASE
-)
-_BYE = re.compile(r"^(bye|goodbye|see you|au revoir|a bientot|bonne journee)\b", re.IGNORECASE)
+_THANKS = re.compile(r"^(" + "|".join(en.THANKS + fr.THANKS) + r")\b", re.IGNORECASE)
+_BYE = re.compile(r"^(" + "|".join(en.GOODBYES + fr.GOODBYES) + r")\b", re.IGNORECASE)
 
 
 def small_talk_kind(query: str) -> Literal["thanks", "bye", "greeting"]:
@@ -57,14 +36,9 @@ def small_talk_kind(query: str) -> Literal["thanks", "bye", "greeting"]:
     return "greeting"
 
 
-DELIVERABLE = {
-    "en": r"\b(summar(y|ies|ise|ize|ising|izing)|overview|synthesis|synthesi[sz]e|recap|"
-    r"report on|brief me|briefing|outline of|key points|main points|highlights of|"
-    r"walk me through|rundown|digest of|tl;?dr|gist of)\b",
-    "fr": r"\b(resume[rz]?|resumez|resumer|synthese|synthetise[rz]?|vue d'ensemble|"
-    r"recapitul\w*|recap|fais le point|bilan de|points cles|principaux points|grandes lignes|"
-    r"apercu|survol\w*|presente[rz]?(-moi)? (le|la|les)|l'essentiel)\b",
-}
+DELIVERABLE = {"en": en.DELIVERABLE, "fr": fr.DELIVERABLE}
+# The catalog grammar below stays here: each row pairs the English and French phrasings
+# of one category, price bound or spec, read together.
 CATEGORY_WORDS = {
     "phone": r"\b(phones?|smartphones?|mobiles?|telephones?|portables? 5g)\b",
     "laptop": r"\b(laptops?|notebooks?|ordinateurs? portables?|pc portables?|ultrabooks?)\b",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from threadline.knowledge.text import fold, terms
+from threadline.text import fold, terms
 
 # Words that name a kind of document, and their translations (folded forms).
 _DOCUMENT_WORDS: dict[str, tuple[str, ...]] = {

@@ -5,10 +5,10 @@ passages only, and an English-only dense model does the same. Translating the
 question's salient words gives both a query in the documents' language: "Quelle est la
 politique de remboursement ?" searches "policy refund" as well.
 
-The lexicon (`lexicon_fr_en.txt`) is general vocabulary, one entry per word family or
-phrase. Words are matched by their folded stems, the French side with Snowball's French
-stemmer, the English side with the English one used for indexing
-(:func:`threadline.knowledge.text.stem`), so "remboursés" and "rembourser" both find
+The lexicon (`threadline/text/lexicons/fr_en.txt`) is general vocabulary, one entry per
+word family or phrase. Words are matched by their folded stems, the French side with
+Snowball's French stemmer, the English side with the English one used for indexing
+(:func:`threadline.text.tokenize.stem`), so "remboursés" and "rembourser" both find
 "remboursement = refund", and phrases win over their words ("ordinateur portable =
 laptop"). Function words are dropped; words the lexicon lacks (names, numbers, codes,
 words shared by both languages) are kept as they are. Several entries with the same
@@ -19,45 +19,17 @@ Pure functions over a lexicon loaded once per process.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
-import snowballstemmer
-
-from threadline.knowledge.text import STOPWORDS, stem, tokenize
+from threadline.text import STOPWORDS, french_stem, stem, tokenize
+from threadline.text.lexicons import BILINGUAL_LEXICON_FILE
+from threadline.text.lexicons.fr import AUXILIARY_FORMS
 
 __all__ = ["Lexicon", "lexicon", "translate_query"]
 
-_LEXICON_FILE = Path(__file__).with_name("lexicon_fr_en.txt")
-_FRENCH = snowballstemmer.stemmer("french")
-_FRENCH_LOCK = threading.Lock()
-
-
-@lru_cache(maxsize=65536)
-def french_stem(token: str) -> str:
-    """The French Snowball stem of a folded token (numbers and short tokens unchanged)."""
-    if len(token) < 4 or any(ch.isdigit() for ch in token):
-        return token
-    with _FRENCH_LOCK:  # Snowball stemmers keep state on the instance
-        return _FRENCH.stemWord(token)
-
-
 _STEMMERS: dict[str, Callable[[str], str]] = {"fr": french_stem, "en": stem}
-
-# Forms of the auxiliaries and modal verbs that carry no topic, beyond the stopwords the
-# index drops (those must stay as they are: they decide the indexed terms).
-_SKIPPED = frozenset(
-    """
-    est es suis sommes sont etais etait etions etaient serai sera seront serait
-    ai as avons avez ont avais avait avaient aurai aura auront aurait eu
-    fais fait faisons faites font faire dois doit devons devez doivent devrait devrais
-    peux peut pouvons pouvez peuvent pourrait pourrais veux veut voulons voulez veulent
-    voudrais voudrait faut va vais vont allez allons ca ceci cela voici voila
-    """.split()
-)
 
 
 @dataclass(frozen=True)
@@ -72,7 +44,7 @@ class Lexicon:
 
 def _entries() -> list[tuple[str, str]]:
     pairs = []
-    for line in _LEXICON_FILE.read_text(encoding="utf-8").splitlines():
+    for line in BILINGUAL_LEXICON_FILE.read_text(encoding="utf-8").splitlines():
         line = line.strip()
         if line and not line.startswith("#"):
             french, _, english = line.partition("=")
@@ -82,7 +54,7 @@ def _entries() -> list[tuple[str, str]]:
 
 @lru_cache(maxsize=4)
 def lexicon(source: str, target: str) -> Lexicon:
-    """The lexicon from `source` to `target` ("fr" → "en" or "en" → "fr").
+    """Load the lexicon from `source` to `target` ("fr" → "en" or "en" → "fr").
 
     Raises:
         ValueError: for a pair of languages the lexicon does not hold.
@@ -102,7 +74,7 @@ def lexicon(source: str, target: str) -> Lexicon:
 
 
 def translate_query(text: str, source: str, target: str) -> str:
-    """The salient words of a query, translated where the lexicon knows them.
+    """Translate the salient words of a query where the lexicon knows them.
 
     Args:
         text: The query.
@@ -122,7 +94,9 @@ def translate_query(text: str, source: str, target: str) -> str:
     i = 0
     while i < len(tokens):
         for size in range(min(lex.longest, len(tokens) - i), 0, -1):
-            if size == 1 and (tokens[i] in STOPWORDS or tokens[i] in _SKIPPED):
+            # Auxiliaries carry no topic, but the index's stopwords must not drop them
+            # (those decide the indexed terms), so translation skips both.
+            if size == 1 and (tokens[i] in STOPWORDS or tokens[i] in AUXILIARY_FORMS):
                 continue  # a lone function word is never translated ("or", "plus")
             found = lex.phrases.get(tuple(stems[i : i + size]))
             if found:
@@ -130,7 +104,11 @@ def translate_query(text: str, source: str, target: str) -> str:
                 i += size
                 break
         else:
-            if tokens[i] not in STOPWORDS and tokens[i] not in _SKIPPED and len(tokens[i]) > 1:
+            if (
+                tokens[i] not in STOPWORDS
+                and tokens[i] not in AUXILIARY_FORMS
+                and len(tokens[i]) > 1
+            ):
                 words.append(tokens[i])
             i += 1
     return " ".join(dict.fromkeys(words))

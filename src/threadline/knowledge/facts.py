@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from threadline.knowledge.text import fold
+from threadline.text import fold
 
 # What a question asks for, and how the answer's kind of fact looks in a passage.
 _MONEY = re.compile(
@@ -90,7 +90,7 @@ _TYPE_PATTERN: dict[AnswerType, re.Pattern[str]] = {
 
 
 def asked_type(question: str) -> AnswerType | None:
-    """The kind of fact a question asks for, if it says so ("how much" → price...)."""
+    """Tell the kind of fact a question asks for, if it says so ("how much" → price...)."""
     text = fold(question)
     for kind, pattern in _ASKS_FOR:
         if pattern.search(text):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from threadline.followups.references import detect_language
+from threadline.text.language import detect_language
 
 # How each asker's language names the languages evidence can be in.
 _LANGUAGE_NAMES: dict[str, dict[str, str]] = {
@@ -25,7 +25,7 @@ _AND = {"fr": " et ", "en": " and "}
 
 
 def text_language(text: str) -> str:
-    """The language of a passage or question: "fr" or "en" (the default on no evidence)."""
+    """Detect the language of a passage or question: "fr" or "en" (the default on no evidence)."""
     return detect_language(text)
 
 
@@ -35,7 +35,7 @@ def _language_list(asker: str, languages: Sequence[str]) -> str:
 
 
 def evidence_lead_in(question_language: str, sources: Sequence[tuple[str, str]]) -> str:
-    """The line that opens an answer quoting evidence in another language, or "".
+    """Write the line that opens an answer quoting evidence in another language, or "".
 
     Args:
         question_language: The asker's language ("fr", "en").
@@ -64,7 +64,7 @@ def evidence_lead_in(question_language: str, sources: Sequence[tuple[str, str]])
 
 
 def frame_answer(answer: str, question_language: str, cited: Sequence[Mapping[str, str]]) -> str:
-    """An extractive answer with the lead-in its cited passages call for.
+    """Frame an extractive answer with the lead-in its cited passages call for.
 
     Args:
         answer: The answer text, citations included.

@@ -10,7 +10,7 @@ Split of BM25 between this module and Qdrant:
   over the live collection at query time. The dot product is then exactly BM25, and the
   IDF stays correct as documents are added or deleted without re-embedding anything.
 
-Terms come from :func:`threadline.knowledge.text.terms` and are mapped to indices with a
+Terms come from :func:`threadline.text.tokenize.terms` and are mapped to indices with a
 stable hash (:func:`term_index`), so vectors written by one process are understood by
 any other on any machine, with no vocabulary to store or keep in sync.
 """
@@ -24,7 +24,7 @@ from hashlib import blake2b
 from langchain_qdrant import SparseEmbeddings, SparseVector
 from qdrant_client import models
 
-from threadline.knowledge.text import terms
+from threadline.text import terms
 
 __all__ = [
     "DEFAULT_AVGDL",
@@ -51,7 +51,7 @@ def term_index(term: str) -> int:
     pairs) and benign: the two terms merely share a dimension and an IDF.
 
     Args:
-        term: A term as produced by :func:`threadline.knowledge.text.terms`.
+        term: A term as produced by :func:`threadline.text.tokenize.terms`.
 
     Returns:
         An integer in ``[0, 2**31)``, identical across processes, machines and versions.
@@ -89,7 +89,7 @@ class Bm25SparseEmbeddings(SparseEmbeddings):
     neither favoured nor penalised; chunking bounds document lengths so the true average
     stays close to it, and a fixed value keeps every stored vector valid as the collection
     grows (a measured one would change all document weights on each ingest). Its unit is
-    terms after stopword removal, see :func:`threadline.knowledge.text.terms`.
+    terms after stopword removal, see :func:`threadline.text.tokenize.terms`.
 
     Args:
         k1: Term-frequency saturation; higher lets repeated terms count more.
@@ -110,6 +110,7 @@ class Bm25SparseEmbeddings(SparseEmbeddings):
         avgdl: float = DEFAULT_AVGDL,
         analyzer: Callable[[str], list[str]] = terms,
     ) -> None:
+        """Check the parameters and keep them (see the class docstring)."""
         if k1 < 0:
             raise ValueError(f"k1 must be >= 0, got {k1}")
         if not 0 <= b <= 1:

@@ -1,0 +1,223 @@
+"""English: the words text handling looks for in English text.
+
+* :data:`SEARCH_STOPWORDS`: function words the sparse index drops.
+* :data:`FOLLOWUPS`: the follow-up lexicon (references, anaphora, follow-up cues, and the
+  stopwords that vote in language detection).
+* Routing: :data:`SMALL_TALK`, :data:`THANKS`, :data:`GOODBYES`, :data:`DELIVERABLE`.
+* Topic-free words: :data:`REQUEST_WORDS` and :data:`ANSWER_FILLER` (reformulation),
+  :data:`GENERIC_WORDS` and :data:`NOT_NAMES` (the evidence check).
+
+The two stopword lists differ on purpose. The index's list decides the terms stored in
+every sparse vector, so it only holds words that never carry a topic; the follow-up list
+also holds conversational words ("please", "tell", "like") that say nothing about which
+section a message points at. Changing the first means re-indexing; changing the second
+changes reference resolution and language detection.
+"""
+
+from __future__ import annotations
+
+from threadline.text.lexicons.base import Lexicon
+
+__all__ = [
+    "ANSWER_FILLER",
+    "DELIVERABLE",
+    "FOLLOWUPS",
+    "GENERIC_WORDS",
+    "GOODBYES",
+    "NOT_NAMES",
+    "REQUEST_WORDS",
+    "SEARCH_STOPWORDS",
+    "SMALL_TALK",
+    "THANKS",
+]
+
+SEARCH_STOPWORDS: frozenset[str] = frozenset(
+    """
+a about above after again against all also am among an and another any are around as at
+be because been before being below between both but by can cannot could did do does doing
+down during each either else etc ever every few for from further had has have having he her
+here hers herself him himself his how however i if in into is it its itself just me might
+more most must my myself neither no nor not now of off on once only onto or other others
+ought our ours ourselves out over own same shall she should since so some such than that the
+their theirs them themselves then there therefore these they this those though through thus
+to too toward towards under unless until up upon very was we were what whatever when
+whenever where whereas wherever whether which while who whoever whom whose why will with
+within without would yet you your yours yourself yourselves
+s t d ll m re ve
+""".split()
+)
+"""English function words dropped from index terms, in folded form."""
+
+# The word lists stay packed several to a line: one word per line (what the formatter
+# would make of them) turns each list into a hundred-line column nobody can review.
+# fmt: off
+FOLLOWUPS = Lexicon(
+    code="en",
+    section_nouns=("section", "sections", "part", "parts", "chapter", "chapters", "§"),
+    point_nouns=(
+        "point", "points", "item", "items", "bullet", "bullets", "bullet point",
+        "bullet points", "aspect", "aspects", "topic", "topics", "heading", "headings",
+    ),
+    document_nouns=(
+        "source", "sources", "document", "documents", "doc", "docs", "reference",
+        "references", "file", "files", "result", "results",
+    ),
+    ordinal_words={
+        "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
+        "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
+        "last": -1, "final": -1, "closing": -1,
+        "penultimate": -2, "second to last": -2, "second last": -2, "next to last": -2,
+        "last but one": -2,
+    },
+    ordinal_modifiers=("main", "key", "major", "big", "sub", "bullet"),
+    cardinal_words={
+        "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+        "eight": 8, "nine": 9, "ten": 10,
+    },
+    ordinal_suffixes=("st", "nd", "rd", "th"),
+    number_markers=("number", "num", "no", "nr", "#"),
+    definite_articles=("the",),
+    indefinite_articles=("a", "an"),
+    one_words=("one", "ones"),
+    of_words=("of",),
+    route_words=("from", "to", "towards", "toward", "till", "until"),
+    elaboration=(
+        "detail", "details", "detailed", "in detail", "in more detail", "more detail",
+        "more details", "expand", "expand on", "expand upon", "elaborate", "elaborate on",
+        "tell me more", "tell us more", "tell me about", "more about", "more on",
+        "go deeper", "go deeper into", "go deeper on", "dig deeper", "dig into",
+        "dive deeper", "dive into", "deep dive", "say more", "explain", "clarify",
+        "develop", "unpack", "break down", "walk me through", "go on", "continue",
+        "keep going", "zoom in", "zoom in on", "drill down", "drill into", "flesh out",
+        "more info", "more information", "further", "go into", "give me the details",
+    ),
+    reference_verbs=(
+        "say", "says", "said", "cover", "covers", "mean", "means", "contain", "contains",
+        "include", "includes", "discuss", "discusses", "mention", "mentions", "describe",
+        "describes", "summarize", "summarise", "show", "shows", "list", "lists", "talk",
+        "talks", "state", "states", "behind", "refer", "refers", "address", "addresses",
+    ),
+    anaphora=(
+        "that", "this", "it", "those", "these", "them", "that one", "this one",
+        "the above", "above", "the latter", "the former", "all that", "all of that",
+        "that point", "this point", "that part", "this part", "that section",
+        "this section", "that topic", "this topic", "that aspect", "this aspect",
+        "what you said", "your answer", "your last answer",
+    ),
+    back_references=(
+        "it", "its", "they", "them", "their", "theirs", "he", "she", "him", "her",
+        "that one", "this one", "these ones", "those ones", "the latter", "the former",
+        "the same", "the other", "the other one", "the others", "those", "these",
+    ),
+    followup_cues=(
+        "and for", "and what about", "what about", "how about", "and the", "and in",
+        "and on", "and with", "and if", "and regarding", "and about", "same for",
+        "same question for", "same thing for", "what of", "as for", "regarding",
+        "how does that compare", "compared to", "compared with", "in comparison",
+        "tell me more about", "instead", "rather", "and also", "what else",
+    ),
+    leading_conjunctions=("and", "but", "also", "so", "then", "or", "plus"),
+    comparatives=(
+        "cheaper", "more expensive", "less expensive", "better", "worse", "best", "worst",
+        "faster", "slower", "bigger", "smaller", "larger", "lighter", "heavier", "newer",
+        "older", "cheapest", "higher", "lower", "longer", "shorter", "stronger", "weaker",
+        "more", "less", "most", "least",
+    ),
+    choice_words=("which", "which one", "which ones"),
+    question_words=(
+        "what", "which", "who", "whom", "whose", "how", "why", "when", "where", "is",
+        "are", "does", "do", "did", "can", "could", "should", "would", "will",
+    ),
+    politeness=(
+        "please", "pls", "plz", "thanks", "thank you", "kindly", "if you can",
+        "if possible",
+    ),
+    topic_nouns=(
+        "aspect", "side", "topic", "subject", "theme", "area", "matter", "issue", "bit",
+        "one", "thing", "stuff", "question", "part", "passage", "paragraph", "bits",
+    ),
+    stopwords=(
+        "a", "an", "the", "this", "that", "these", "those", "it", "its", "of", "on", "in",
+        "into", "onto", "to", "for", "from", "with", "about", "at", "by", "as", "and",
+        "or", "but", "so", "then", "also", "too", "is", "are", "was", "were", "be", "been",
+        "being", "do", "does", "did", "can", "could", "would", "should", "will", "shall",
+        "may", "might", "must", "have", "has", "had", "i", "me", "my", "we", "us", "our",
+        "you", "your", "he", "she", "him", "her", "they", "them", "their", "what", "which",
+        "who", "whom", "how", "why", "when", "where", "there", "here", "some", "any",
+        "more", "most", "much", "many", "very", "just", "again", "one", "ones", "s", "d",
+        "ll", "re", "ve", "m", "t", "not", "no", "yes", "ok", "okay", "now", "please",
+        "like", "want", "need", "give", "get", "let", "lets", "bit", "little", "exactly",
+        "really", "further", "else", "all", "same", "other", "something", "anything",
+        "go", "say", "tell", "say", "regarding", "re", "vs", "versus", "than", "between",
+        "within", "behind", "over", "under", "what's", "whats", "is there", "anyway",
+    ),
+)
+# fmt: on
+
+
+# --------------------------------------------------------------------------- routing
+
+SMALL_TALK: tuple[str, ...] = (
+    r"(hi|hello|hey|good (morning|afternoon|evening))( there)?",
+    r"(thanks|thank you|thx|cheers|great|perfect|ok|okay)( (a lot|very much|so much))?",
+    r"(bye|goodbye|see you)",
+    r"(what|who) (can you do|are you)",
+    r"how (can|do) (you|i use you) help( me)?",
+    r"help",
+)
+"""Whole messages that are small talk (greetings, thanks, goodbyes, questions about the
+assistant), as regexes over folded text: nothing to look up."""
+
+THANKS: tuple[str, ...] = ("thanks", "thank you", "thx", "cheers", "great", "perfect")
+"""Words opening thanks, which get no greeting back."""
+
+GOODBYES: tuple[str, ...] = ("bye", "goodbye", "see you")
+"""Words opening a goodbye."""
+
+DELIVERABLE = (
+    r"\b(summar(y|ies|ise|ize|ising|izing)|overview|synthesis|synthesi[sz]e|recap|"
+    r"report on|brief me|briefing|outline of|key points|main points|highlights of|"
+    r"walk me through|rundown|digest of|tl;?dr|gist of)\b"
+)
+"""A request for a summary, synthesis, overview or report (the answer gets an outline),
+as a regex over folded text."""
+
+# ---------------------------------------------------------------- topic-free words
+
+REQUEST_WORDS = (
+    "tell more about detail details explain expand elaborate what which how why when "
+    "and also please thanks one ones that this those these it them there "
+    "know can could would tell say said mean meant question ask asked answer thing things "
+    "like really yes no ok okay sure sorry thank thanks hi hello well still else "
+    "way good best idea ideas need want get got give example examples kind type types"
+)
+"""Request and conversation words: never carried from one query into the next, and not
+what makes a message "about" anything (reformulation)."""
+
+ANSWER_FILLER = (
+    "document documents information provide provided provides mention mentioned "
+    "mentions specific specifically state states stated context source sources "
+    "include included includes including however although based available unable able "
+    "find found discuss discussed discusses describe described details detail regarding "
+    "refer refers several many various different certain often usually generally may might"
+)
+"""Words an answer uses about its own sources ("The documents do not provide specific
+information about ..."): never salient in a previous answer (reformulation)."""
+
+GENERIC_WORDS = (
+    "tell know explain describe detail details expand elaborate give show say find "
+    "please thank thanks help information info mean meant like want need question "
+    "answer ask asking look looking check sure really actually possible able way ways "
+    "thing things kind type one ones also still just use using used get got make take "
+    "summary summarise summarize overview synthesis report "
+    "good best better great nice well okay ok yes sorry hi hello"
+)
+"""Words that say what to do or how to ask, not what a question is about (evidence
+check). Wider than :data:`REQUEST_WORDS`: the evidence check looks for the question's
+subject in passages, where "use", "make" or "report" would match anything."""
+
+NOT_NAMES: tuple[str, ...] = tuple(
+    "i i'm i've i'd i'll ok okay please thanks hello hi s q a".split()
+    + "what which who when where why how is are do does can could the a an".split()
+)
+"""Words capitalised in questions without naming anything specific (folded)."""

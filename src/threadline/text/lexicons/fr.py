@@ -1,0 +1,226 @@
+"""French: the words text handling looks for in French text.
+
+* :data:`SEARCH_STOPWORDS`: function words the sparse index drops.
+* :data:`AUXILIARY_FORMS`: forms of auxiliaries and modal verbs query translation skips.
+* :data:`FOLLOWUPS`: the follow-up lexicon (references, anaphora, follow-up cues, and the
+  stopwords that vote in language detection).
+* Routing: :data:`SMALL_TALK`, :data:`THANKS`, :data:`GOODBYES`, :data:`DELIVERABLE`.
+* Topic-free words: :data:`REQUEST_WORDS` (reformulation), :data:`GENERIC_WORDS` (the
+  evidence check).
+
+The two stopword lists differ on purpose (see :mod:`threadline.text.lexicons.en`): the
+index's list leaves out words whose folded form is an English content word ("son",
+"car", "plus"), the follow-up list includes them.
+"""
+
+from __future__ import annotations
+
+from threadline.text.lexicons.base import Lexicon
+
+__all__ = [
+    "AUXILIARY_FORMS",
+    "DELIVERABLE",
+    "FOLLOWUPS",
+    "GENERIC_WORDS",
+    "GOODBYES",
+    "REQUEST_WORDS",
+    "SEARCH_STOPWORDS",
+    "SMALL_TALK",
+    "THANKS",
+]
+
+# Deliberately absent because the folded French form is an English content word (or an
+# acronym) that retrieval must keep: "son", "ton", "car", "plus", "ai" (AI), "eu" (EU),
+# "ca" (ça / CA certificate), "es", "bien", "non".
+SEARCH_STOPWORDS: frozenset[str] = frozenset(
+    """
+a au aux avec ce ceci cela celle celles celui ces cet cette ceux chaque chez combien comme
+comment dans de depuis des donc dont du elle elles en encore entre et etaient etait etant
+eux il ils je la laquelle le lequel les lesquelles lesquels leur leurs lors lorsque lui ma
+mais me meme mes moi mon ne ni nos notre nous on ont or ou par parce pas pendant pour
+pourquoi puis puisque qu quand que quel quelle quelles quels qui quoi sa sans se selon ses
+si sont sous suis sur ta te tes toi tous tout toute toutes tres tu un une vers vos votre
+vous y
+avait avaient avez avoir avons aura auront aurait ete etre sera seront serait sommes etes fut
+jusqu lorsqu puisqu quoiqu c j l n
+""".split()
+)
+"""French function words dropped from index terms, in folded form."""
+
+# Forms of the auxiliaries and modal verbs that carry no topic, beyond the stopwords the
+# index drops (those must stay as they are: they decide the indexed terms).
+AUXILIARY_FORMS: frozenset[str] = frozenset(
+    """
+    est es suis sommes sont etais etait etions etaient serai sera seront serait
+    ai as avons avez ont avais avait avaient aurai aura auront aurait eu
+    fais fait faisons faites font faire dois doit devons devez doivent devrait devrais
+    peux peut pouvons pouvez peuvent pourrait pourrais veux veut voulons voulez veulent
+    voudrais voudrait faut va vais vont allez allons ca ceci cela voici voila
+    """.split()
+)
+"""Folded auxiliary and modal forms, which query translation skips (in both directions)."""
+
+# fmt: off
+FOLLOWUPS = Lexicon(
+    code="fr",
+    section_nouns=(
+        "section", "sections", "partie", "parties", "chapitre", "chapitres",
+        "sous-partie", "sous-parties", "§",
+    ),
+    point_nouns=(
+        "point", "points", "item", "items", "élément", "éléments", "aspect", "aspects",
+        "volet", "volets", "axe", "axes", "rubrique", "rubriques", "thème", "thèmes",
+        "sujet", "sujets", "puce", "puces",
+    ),
+    document_nouns=(
+        "source", "sources", "document", "documents", "doc", "docs", "référence",
+        "références", "fichier", "fichiers", "résultat", "résultats",
+    ),
+    ordinal_words={
+        "premier": 1, "première": 1, "deuxième": 2, "second": 2, "seconde": 2,
+        "troisième": 3, "quatrième": 4, "cinquième": 5, "sixième": 6, "septième": 7,
+        "huitième": 8, "neuvième": 9, "dixième": 10,
+        "dernier": -1, "dernière": -1, "ultime": -1,
+        "avant-dernier": -2, "avant-dernière": -2, "pénultième": -2,
+    },
+    ordinal_modifiers=("grand", "grande", "gros", "principal", "principale", "sous"),
+    # "un"/"une" are left out: "la section un peu longue" is far more common than
+    # "la section un".
+    cardinal_words={
+        "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6,
+        "sept": 7, "huit": 8, "neuf": 9, "dix": 10,
+    },
+    # "2nd"/"2nde" are French too ("2nd point", "2nde partie").
+    ordinal_suffixes=("er", "re", "ère", "e", "ème", "ième", "eme", "ieme", "nd", "nde"),
+    number_markers=("numéro", "num", "no", "n", "#"),
+    definite_articles=("le", "la", "l'", "les", "du", "au", "aux", "de la", "à la"),
+    indefinite_articles=("un", "une"),
+    one_words=(),
+    of_words=("de", "d"),
+    route_words=(
+        "de", "du", "depuis", "à", "au", "aux", "vers", "jusqu'à", "jusqu'au", "jusque",
+    ),
+    elaboration=(
+        "développe", "développer", "développez", "développes", "détaille", "détailler",
+        "détaillez", "détailles", "détail", "détails", "précise", "préciser", "précisez",
+        "approfondis", "approfondir", "approfondissez", "explique", "expliquer",
+        "expliquez", "explicite", "expliciter", "parle-moi de", "parle moi de",
+        "parlez-moi de", "parle-moi du", "parlez-moi du", "parle-moi des", "dis-m'en plus",
+        "dites-m'en plus", "dis m'en plus", "en dire plus", "dis-moi en plus",
+        "plus de détails", "plus de détail", "plus d'infos", "plus d'informations",
+        "plus de précisions", "en savoir plus", "davantage", "creuse", "creuser",
+        "creusez", "élabore", "élaborer", "continue", "continuez", "vas-y", "allez-y",
+        "va plus loin", "aller plus loin", "allons plus loin", "plus en détail",
+        "entre dans le détail", "rentre dans le détail", "zoome sur", "zoom sur",
+        "éclaire-moi", "clarifie", "clarifier", "reviens sur", "revenons sur",
+        "donne-moi le détail", "donne le détail", "le détail de", "en détail",
+        "dis-m'en davantage", "raconte-moi", "raconte",
+    ),
+    reference_verbs=(
+        "dit", "disent", "dire", "couvre", "contient", "signifie", "veut dire", "inclut",
+        "comprend", "mentionne", "décrit", "aborde", "traite", "résume", "résumer",
+        "récapitule", "parle", "cite", "indique", "derrière", "concerne", "recouvre",
+    ),
+    anaphora=(
+        "ça", "cela", "ceci", "celui-ci", "celle-ci", "celui-là", "celle-là", "là-dessus",
+        "dessus", "le", "la", "les", "l'", "en", "y", "tout ça", "tout cela",
+        "ce point", "cette partie", "cette section", "ce sujet", "ce volet", "cet aspect",
+        "ce thème", "ce que tu as dit", "ce que vous avez dit", "ta réponse",
+        "votre réponse",
+    ),
+    back_references=(
+        "il", "elle", "ils", "elles", "celui", "celle", "ceux", "celles", "celui-ci",
+        "celle-ci", "ceux-ci", "celles-ci", "celui-là", "celle-là", "ce dernier",
+        "cette dernière", "ces derniers", "ces dernières", "l'autre", "les autres",
+        "le même", "la même", "les mêmes", "son", "sa", "ses", "leur", "leurs", "lui",
+        "ça", "cela",
+    ),
+    followup_cues=(
+        "et pour", "et concernant", "et le", "et la", "et les", "et l'", "et en", "et sur",
+        "et si", "et avec", "et du", "et des", "et dans", "et côté", "qu'en est-il",
+        "qu'en est il", "quid de", "et quid", "pareil pour", "idem pour",
+        "même question pour", "côté", "concernant", "à propos de", "au sujet de",
+        "en ce qui concerne", "par rapport à", "comparé à", "en comparaison", "plutôt",
+        "et sinon", "et à part", "quant à", "parle-moi de", "dis-m'en plus",
+    ),
+    leading_conjunctions=("et", "mais", "aussi", "puis", "alors", "donc", "ou", "sinon"),
+    comparatives=(
+        "moins cher", "moins chère", "plus cher", "plus chère", "meilleur", "meilleure",
+        "mieux", "pire", "plus rapide", "plus lent", "plus grand", "plus petit",
+        "plus récent", "plus ancien", "plus", "moins", "le plus", "le moins",
+    ),
+    choice_words=("lequel", "laquelle", "lesquels", "lesquelles"),
+    question_words=(
+        "quel", "quelle", "quels", "quelles", "qui", "que", "qu", "quoi", "comment",
+        "pourquoi", "quand", "où", "combien", "est-ce", "qu'est-ce",
+    ),
+    politeness=(
+        "stp", "svp", "s'il te plaît", "s'il vous plaît", "s'il te plait",
+        "s'il vous plait", "merci", "please", "steuplé", "si possible",
+    ),
+    topic_nouns=(
+        "aspect", "volet", "sujet", "thème", "thématique", "question", "domaine", "côté",
+        "chose", "truc", "partie", "point", "passage", "paragraphe", "histoire",
+    ),
+    stopwords=(
+        "le", "la", "les", "l", "un", "une", "des", "du", "de", "d", "au", "aux", "à",
+        "a", "et", "ou", "mais", "donc", "or", "ni", "car", "en", "y", "dans", "sur",
+        "sous", "pour", "par", "avec", "sans", "chez", "entre", "vers", "ce", "cet",
+        "cette", "ces", "c", "ça", "cela", "ceci", "je", "j", "tu", "il", "elle", "on",
+        "nous", "vous", "ils", "elles", "me", "m", "te", "t", "se", "s", "moi", "toi",
+        "lui", "leur", "leurs", "mon", "ma", "mes", "ton", "ta", "tes", "son", "sa",
+        "ses", "notre", "nos", "votre", "vos", "qui", "que", "qu", "quoi", "quel",
+        "quelle", "quels", "quelles", "est", "sont", "était", "être", "ai", "as", "avons",
+        "avez", "ont", "avoir", "fait", "faire", "fais", "peux", "peut", "pouvez",
+        "pourrais", "pourriez", "veux", "voudrais", "aimerais", "plus", "moins", "très",
+        "bien", "aussi", "encore", "peu", "tout", "tous", "toute", "toutes", "ne", "pas",
+        "n", "oui", "non", "stp", "svp", "merci", "ici", "là", "alors", "puis", "donne",
+        "donnez", "dis", "dites", "parle", "parlez", "concernant", "propos", "niveau",
+        "exactement", "vraiment", "davantage", "comment", "pourquoi", "quand", "où",
+        "combien", "quid", "il y a", "y a t il", "est ce que", "qu'est ce que",
+    ),
+    marker_chars="éèêëàâçîïôûùœ",
+)
+# fmt: on
+
+
+# --------------------------------------------------------------------------- routing
+
+SMALL_TALK: tuple[str, ...] = (
+    r"(bonjour|bonsoir|salut|coucou)",
+    r"(merci|merci beaucoup|parfait|super|d'accord|ok)",
+    r"(au revoir|a bientot|bonne journee)",
+    r"(que|qu'est-ce que) (sais-tu|peux-tu) faire",
+    r"qui es-tu",
+    r"aide",
+)
+"""Whole messages that are small talk, as regexes over folded text (see
+:data:`threadline.text.lexicons.en.SMALL_TALK`)."""
+
+THANKS: tuple[str, ...] = ("merci", "parfait", "super")
+"""Words opening thanks, which get no greeting back."""
+
+GOODBYES: tuple[str, ...] = ("au revoir", "a bientot", "bonne journee")
+"""Words opening a goodbye (folded)."""
+
+DELIVERABLE = (
+    r"\b(resume[rz]?|resumez|resumer|synthese|synthetise[rz]?|vue d'ensemble|"
+    r"recapitul\w*|recap|fais le point|bilan de|points cles|principaux points|grandes lignes|"
+    r"apercu|survol\w*|presente[rz]?(-moi)? (le|la|les)|l'essentiel)\b"
+)
+"""A request for a summary, synthesis, overview or report, as a regex over folded text."""
+
+# ---------------------------------------------------------------- topic-free words
+
+REQUEST_WORDS = (
+    "dis moi plus detaille explique precise developpe quoi quel quelle quels quelles "
+    "comment pourquoi et aussi celui celle ceux ca cela"
+)
+"""Request and conversation words (see :data:`threadline.text.lexicons.en.REQUEST_WORDS`)."""
+
+GENERIC_WORDS = (
+    "détaille détailler développe explique expliquer résume résumer résumé synthèse "
+    "dis donne montre parle moi plus veux voudrais savoir merci stp svp"
+)
+"""Words that say what to do, not what a question is about (see
+:data:`threadline.text.lexicons.en.GENERIC_WORDS`)."""
