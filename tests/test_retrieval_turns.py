@@ -170,7 +170,7 @@ def test_window_chunks_are_marked_and_stay_in_the_same_document(tmp_path, repair
     try:
         from threadline.graph.graph import build_graph
 
-        graph = build_graph(lambda: services)
+        graph = build_graph(services)
         state = graph.invoke(
             {"query": "burned in for twelve hours", "thread_id": "w2", "tenant": "default"}
         )

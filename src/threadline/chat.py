@@ -66,7 +66,7 @@ class ChatService:
     def __init__(self, services: Services) -> None:
         """Compile the graph once for these services."""
         self.services = services
-        self.graph = build_graph(lambda: services)
+        self.graph = build_graph(services)
 
     def _inputs(self, request: TurnRequest) -> tuple[dict[str, Any], dict[str, Any]]:
         started = time.perf_counter()

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from threadline.graph.context import Context
-from threadline.graph.graph import route_update
+from threadline.graph.nodes.route import route_update
 from threadline.graph.reformulation import DEFAULT_FUSION, FusionConfig, reformulate_turn
 from threadline.graph.retrieval import retrieve_turn
 from threadline.graph.state import State

@@ -121,3 +121,94 @@ def partial_note(language: str, missing: Sequence[str]) -> str:
     return (
         f"Les documents ne couvrent pas : {what}." if fr else f"The documents do not cover: {what}."
     )
+
+
+_SMALL_TALK = {
+    ("thanks", True): "Avec plaisir ! Une autre question sur vos documents ?",
+    ("thanks", False): "You're welcome! Anything else about your documents?",
+    ("bye", True): "Au revoir ! La conversation reste disponible.",
+    ("bye", False): "Goodbye! This conversation stays here when you come back.",
+    ("greeting", True): (
+        "Bonjour ! Je réponds uniquement à partir des documents de votre équipe, en "
+        "citant mes sources. Posez une question, demandez un résumé, puis "
+        "« Détaille S2 » pour approfondir une partie."
+    ),
+    ("greeting", False): (
+        "Hello! I answer only from your team's documents, and I cite my sources. "
+        'Ask a question or for a summary, then say "Expand S2" to go deeper into '
+        "one part of it."
+    ),
+}
+
+
+def small_talk(kind: str, language: str) -> str:
+    """The answer to a greeting, a thanks or a goodbye: never a fact.
+
+    Args:
+        kind: "greeting", "thanks" or "bye"; any other kind gets the greeting.
+        language: The answer language (fr answers in French, anything else in English).
+
+    Returns:
+        The reply text.
+    """
+    fr = language == "fr"
+    return _SMALL_TALK.get((kind, fr), _SMALL_TALK[("greeting", fr)])
+
+
+def which_section(outline: Sequence[dict[str, str]], language: str) -> str:
+    """ "Which part do you mean?" after a bare "tell me more", listing the outline."""
+    listing = "\n".join(f"- {o['id']}: {o['title']}" for o in outline)
+    if language == "fr":
+        return f"Quelle partie voulez-vous approfondir ?\n{listing}\nPar exemple : « Détaille S2 »."
+    return f'Which part do you mean?\n{listing}\nFor example: "Expand S2".'
+
+
+def which_source(count: int, language: str) -> str:
+    """A reference to a source number the previous answer does not have."""
+    sources = "source" if count == 1 else "sources"
+    if language == "fr":
+        return f"La réponse précédente ne cite que {count} {sources}. Laquelle voulez-vous ?"
+    return f"The previous answer cites {count} {sources}. Which one do you mean?"
+
+
+def no_such_part(outline: Sequence[dict[str, str]], language: str) -> str:
+    """A reference into the previous outline that does not resolve."""
+    fr = language == "fr"
+    listing = "\n".join(f"- {o['id']}: {o['title']}" for o in outline)
+    if outline:
+        return (
+            f"Cette partie n'existe pas. La réponse précédente contient :\n{listing}"
+            if fr
+            else f"There is no such part. The previous answer has:\n{listing}"
+        )
+    return (
+        "La réponse précédente n'a pas de plan à détailler. Que cherchez-vous ?"
+        if fr
+        else "The previous answer has no outline to point into. What are you looking for?"
+    )
+
+
+def not_allowed(stop_reason: str, language: str) -> str:
+    """A search the caller application's source policy refuses."""
+    if language == "fr":
+        return (
+            "Cette recherche n'est pas autorisée pour cette application "
+            f"({stop_reason}). Reformulez ou limitez-vous aux sources permises."
+        )
+    return (
+        f"This search is not allowed for this application ({stop_reason}). "
+        "Rephrase, or ask within the sources it may use."
+    )
+
+
+def nothing_found(language: str) -> str:
+    """No context to answer from: ask for a rephrasing or a document."""
+    if language == "fr":
+        return (
+            "Je n'ai pas trouvé de quoi répondre dans les documents. Pouvez-vous préciser "
+            "la question ou le document concerné ?"
+        )
+    return (
+        "I could not find this in the documents. Could you rephrase, or name the "
+        "document or topic you mean?"
+    )

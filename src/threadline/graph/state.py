@@ -10,6 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+NO_FOLLOWUP: dict[str, Any] = {
+    "detected": False,
+    "resolved": False,
+    "ref_type": None,
+    "section_id": None,
+    "method": None,
+}
+"""The follow-up of a turn that is not one."""
+
 
 @dataclass(kw_only=True)
 class InputState:
