@@ -15,6 +15,7 @@ from typing import Any
 from langgraph.config import get_config
 
 from threadline.graph import prompts
+from threadline.graph.reformulation import DEFAULT_FUSION, FusionConfig
 from threadline.services import Services, get_services
 
 SERVICES_KEY = "__threadline_services"
@@ -48,6 +49,10 @@ class Context:
     history_mode: str | None = field(
         default=None,
         metadata={"description": "minimal_trail | full | truncated | titles | none."},
+    )
+    fusion: FusionConfig = field(
+        default=DEFAULT_FUSION,
+        metadata={"description": "Weights of the query variants a search fuses."},
     )
     answer_system_prompt: str = field(
         default=prompts.ANSWER_SYSTEM_PROMPT,

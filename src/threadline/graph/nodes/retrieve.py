@@ -16,6 +16,25 @@ from threadline.graph.retrieval import (
 )
 from threadline.graph.state import State
 from threadline.graph.targets import named_document, names_a_document
+from threadline.knowledge.index import ScoredChunk
+
+
+def candidate_summary(candidate: ScoredChunk) -> dict[str, Any]:
+    """One ranked candidate without its text: ids, score and metadata.
+
+    Args:
+        candidate: A chunk of the fused ranking.
+
+    Returns:
+        chunk_id, doc_id, score and the chunk's metadata.
+    """
+    chunk = candidate.chunk
+    return {
+        "chunk_id": chunk.chunk_id,
+        "doc_id": chunk.doc_id,
+        "score": candidate.score,
+        "metadata": dict(chunk.metadata),
+    }
 
 
 def retrieve(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -53,7 +72,11 @@ def retrieve(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         if target is not None:
             state = dataclasses.replace(state, doc_scope=[target])
     context = runtime.context or Context()
-    update = retrieve_turn(state, services, context).update
+    outcome = retrieve_turn(state, services, context, fusion=context.fusion)
+    # The whole fused ranking, not only what was packed, for a caller streaming the
+    # "custom" mode (the retrieval benchmark ranks passages from it).
+    runtime.stream_writer({"candidates": [candidate_summary(c) for c in outcome.candidates]})
+    update = outcome.update
     if target is not None:
         update["doc_scope"] = [target]
         if not any(c["doc_id"] == target for c in update.get("chunks", [])):
