@@ -16,6 +16,7 @@ from threadline.chat import ChatService, TurnRequest
 from threadline.graph.retrieval import Budget, search_candidates
 from threadline.knowledge.documents import Chunk
 from threadline.knowledge.index import ScoredChunk, SearchFilters
+from threadline.store.models import ThreadState
 
 
 class RecordingKb:
@@ -35,7 +36,7 @@ class RecordingKb:
 
 
 def search(kb: RecordingKb, question: str, *, previous_query: str | None, min_score: float = 0.0):
-    thread_state = {"last_search_query": previous_query} if previous_query else {}
+    thread_state = ThreadState(last_search_query=previous_query)
     return search_candidates(
         kb,
         question=question,

@@ -42,12 +42,12 @@ from threadline.graph.nodes import reformulate, retrieve, route_turn
 from threadline.graph.nodes.load import history_entries
 from threadline.graph.nodes.persist import source_title
 from threadline.graph.reformulation import DEFAULT_FUSION, FusionConfig
-from threadline.graph.state import NO_FOLLOWUP, State
+from threadline.graph.state import State, TurnFollowup
 from threadline.knowledge.documents import SourceDocument
 from threadline.knowledge.index import KnowledgeBase
 from threadline.services import Services
 from threadline.settings import Settings
-from threadline.store import Message, Session, TurnMetadata
+from threadline.store import Message, Session, ThreadState, TurnMetadata
 
 TENANT = "default"
 CALLER_APP = "bench"
@@ -253,7 +253,7 @@ def _forget_route(state: State) -> dict[str, Any]:
     """
     return {
         "route": "followup_context" if state.history else "standalone",
-        "followup": dict(NO_FOLLOWUP),
+        "followup": TurnFollowup(),
     }
 
 
@@ -335,8 +335,8 @@ class RetrievalBench:
             caller_app=CALLER_APP,
             sources=[task.domain],
             history=history[-limit:] if limit else [],
-            thread_state=session.thread_state().model_dump(mode="json") if stored else {},
-            followup=dict(NO_FOLLOWUP),
+            thread_state=session.thread_state() if stored else ThreadState(),
+            followup=TurnFollowup(),
             trace=[],
         )
 
@@ -390,7 +390,7 @@ class RetrievalBench:
             metadata = TurnMetadata(
                 search_query=state.search_query or None,
                 doc_ids=[c["doc_id"] for c in chunks],
-                titles=[source_title(c) for c in chunks],
+                titles=[source_title(c["title"], c["section"]) for c in chunks],
                 route=state.route,
             )
             stored = stored + [

@@ -60,16 +60,16 @@ def language_of(state: State) -> str:
 def decide_turn(state: State) -> Evidence:
     """The evidence check for this turn's question over its packed context."""
     earlier = [f"{h.get('question', '')} {h.get('answer', '')}" for h in state.history]
-    followup = state.followup or {}
+    followup = state.followup
     return decide(
         state.query,
         state.chunks,
         earlier=earlier,
         carried=state.reformulated_query or state.search_query,
         deliverable=state.deliverable,
-        reference=bool(followup.get("resolved") and followup.get("ref_type") != "context"),
+        reference=bool(followup.resolved and followup.ref_type != "context"),
         tool=state.route == "tool",
-        focus=state.thread_state.get("last_titles", []) if state.history else [],
+        focus=state.thread_state.last_titles if state.history else [],
     )
 
 
@@ -99,8 +99,8 @@ def decision_update(
     return {
         "verdict": verdict,
         "evidence": evidence_trace(evidence),
-        "llm_calls": state.llm_calls + calls,
-        "trace": state.trace + [{**trace, "verdict": verdict}],
+        "llm_calls": calls,
+        "trace": [{**trace, "verdict": verdict}],
     }
 
 
@@ -174,16 +174,9 @@ def answer_messages(
     settings = services.settings
     shown = [c for c in state.chunks if only is None or c["label"] in only] or state.chunks
     reference = ""
-    if state.followup.get("section_id"):
-        section_id = state.followup["section_id"]
-        title = next(
-            (
-                o["title"]
-                for o in state.thread_state.get("last_outline", [])
-                if o["id"] == section_id
-            ),
-            "",
-        )
+    if state.followup.section_id:
+        section_id = state.followup.section_id
+        title = next((o.title for o in state.thread_state.last_outline if o.id == section_id), "")
         reference = f"FOLLOWUP_REFERENCE={section_id}: {title}"
     sources = "\n".join(
         prompts.SOURCE_TEMPLATE.format(

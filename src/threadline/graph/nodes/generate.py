@@ -24,6 +24,7 @@ from threadline.graph.replies import partial_note
 from threadline.graph.state import State
 from threadline.knowledge.language import frame_answer
 from threadline.models import is_extractive
+from threadline.store import Citation
 
 
 def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -62,7 +63,7 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         asks_for=evidence.asks_for,
         question=evidence.answered if offline and evidence.answered else None,
     )
-    calls = state.llm_calls + 1
+    calls = 1
     missing: list[str] = list(evidence.missing_terms)
     if offline:
         text = llm.invoke(messages).text.strip()
@@ -78,7 +79,7 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         if verdict != trace["llm_verdict"]:
             trace["guard"] = f"{trace['llm_verdict']}->{verdict}:{evidence.reason}"
     if verdict in ("not_in_documents", "ambiguous"):
-        return decision_update(state, evidence, verdict, trace, calls=calls - state.llm_calls)
+        return decision_update(state, evidence, verdict, trace, calls=calls)
     body, sections = split_outline(text, settings.outline_keyword)
     labels = {c["label"]: c for c in state.chunks}
     invalid: list[str] = []
@@ -95,7 +96,7 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         return {
             "stop_reason": "invalid_answer:citations_out_of_context",
             "llm_calls": calls,
-            "trace": state.trace + [trace],
+            "trace": [trace],
         }
     checked = support_check(body, labels, settings.unsupported_sentences)
     body = checked.text
@@ -106,21 +107,21 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         return {
             "stop_reason": "no_valid_citation",
             "llm_calls": calls,
-            "trace": state.trace + [trace],
+            "trace": [trace],
         }
     if offline:  # it quotes: say when the quotes are in another language
         body = frame_answer(body, language_of(state), [labels[label] for label in cited])
     if verdict == "partial" and missing:
         body = f"{body}\n\n{partial_note(language_of(state), missing)}"
     citations = [
-        {
-            "id": label,
-            "doc_id": labels[label]["doc_id"],
-            "chunk_id": labels[label]["chunk_id"],
-            "title": labels[label]["title"],
-            "section": labels[label]["section"] or None,
-            "source": labels[label]["source"],
-        }
+        Citation(
+            id=label,
+            doc_id=labels[label]["doc_id"],
+            chunk_id=labels[label]["chunk_id"],
+            title=labels[label]["title"],
+            section=labels[label]["section"] or None,
+            source=labels[label]["source"],
+        )
         for label in sorted(cited, key=int)
     ]
     return {
@@ -132,5 +133,5 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "evidence": evidence_trace(evidence),
         "stop_reason": "completed" if verdict == "answer" else "partial",
         "llm_calls": calls,
-        "trace": state.trace + [trace],
+        "trace": [trace],
     }

@@ -6,13 +6,14 @@ import uuid
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.types import Overwrite
 
 from threadline.graph.context import run_services
-from threadline.graph.state import NO_FOLLOWUP, State
-from threadline.store import Message, TurnMetadata
+from threadline.graph.state import HistoryEntry, State, TurnFollowup
+from threadline.store import Message, ThreadState, TurnMetadata
 
 
-def history_entries(messages: list[Message]) -> list[dict[str, Any]]:
+def history_entries(messages: list[Message]) -> list[HistoryEntry]:
     """The history entries of stored messages: one per answered question, oldest first.
 
     Args:
@@ -21,7 +22,7 @@ def history_entries(messages: list[Message]) -> list[dict[str, Any]]:
     Returns:
         Entries with question, search_query, titles, answer and route.
     """
-    history: list[dict[str, Any]] = []
+    history: list[HistoryEntry] = []
     question = None
     for message in messages:
         if message.role == "user":
@@ -50,7 +51,8 @@ def load_conversation(state: State, config: RunnableConfig) -> dict[str, Any]:
 
     Returns:
         The update: thread and turn ids, history, thread state and every per-turn
-        field at its initial value.
+        field at its initial value (`trace` and `llm_calls` overwritten, not added to:
+        a Studio thread keeps the previous turn's values in its checkpoint).
 
     Raises:
         ValueError: If the turn has no thread id.
@@ -65,14 +67,14 @@ def load_conversation(state: State, config: RunnableConfig) -> dict[str, Any]:
     messages = session.messages if session else []
     limit = services.settings.history_turns
     history = history_entries(messages)
-    thread_state = session.thread_state().model_dump(mode="json") if messages else {}
+    thread_state = session.thread_state() if session and messages else ThreadState()
     return {
         "thread_id": thread_id,
         "turn_id": state.turn_id or uuid.uuid4().hex,
         "history": history[-limit:] if limit else [],
         "thread_state": thread_state,
         "route": "",
-        "followup": dict(NO_FOLLOWUP),
+        "followup": TurnFollowup(),
         "deliverable": False,
         "reformulated_query": "",
         "search_query": "",
@@ -87,7 +89,7 @@ def load_conversation(state: State, config: RunnableConfig) -> dict[str, Any]:
         "evidence": {},
         "clarify": None,
         "stop_reason": None,
-        "llm_calls": 0,
-        "trace": [{"node": "load_conversation", "turns": len(history)}],
+        "llm_calls": Overwrite(0),
+        "trace": Overwrite([{"node": "load_conversation", "turns": len(history)}]),
         "message_ids": [],
     }

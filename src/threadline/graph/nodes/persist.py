@@ -8,21 +8,22 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from threadline.graph.context import run_services
-from threadline.graph.state import NO_FOLLOWUP, State
+from threadline.graph.state import State
 from threadline.querylog import QueryRecord
-from threadline.store import FollowupInfo, OutlineItem, TurnMetadata
+from threadline.store import OutlineItem, TurnMetadata
 
 
-def source_title(chunk: dict[str, Any]) -> str:
+def source_title(title: str, section: str | None) -> str:
     """How a cited source is remembered: "Title — Section", or the title alone.
 
     Args:
-        chunk: A citation or packed chunk (title, section).
+        title: The document's title.
+        section: The cited chunk's section, if any.
 
     Returns:
         The stored title of that source.
     """
-    return f"{chunk['title']} — {chunk['section']}" if chunk.get("section") else chunk["title"]
+    return f"{title} — {section}" if section else title
 
 
 def persist(state: State, config: RunnableConfig) -> dict[str, Any]:
@@ -36,23 +37,17 @@ def persist(state: State, config: RunnableConfig) -> dict[str, Any]:
         The update: the stored message ids, and an empty turn id.
     """
     services = run_services()
-    fu = state.followup or NO_FOLLOWUP
-    titles = [source_title(c) for c in state.citations]
+    followup = state.followup.stored()
+    titles = [source_title(c.title, c.section) for c in state.citations]
     metadata = TurnMetadata(
         search_query=state.search_query or None,
-        doc_ids=[c["doc_id"] for c in state.citations],
+        doc_ids=[c.doc_id for c in state.citations],
         titles=titles,
         outline=[OutlineItem(**o) for o in state.outline],
         route=state.route,
         outcome=state.outcome,
         stop_reason=state.stop_reason,
-        followup=FollowupInfo(
-            detected=bool(fu.get("detected")),
-            resolved=bool(fu.get("resolved")),
-            ref_type=fu.get("ref_type"),
-            section_id=fu.get("section_id"),
-            method=fu.get("method"),
-        ),
+        followup=followup,
         citations=state.citations,
         llm_calls=state.llm_calls,
     )
@@ -75,11 +70,7 @@ def persist(state: State, config: RunnableConfig) -> dict[str, Any]:
             turn_id=state.turn_id,
             question=state.query,
             route=state.route,
-            followup_detected=bool(fu.get("detected")),
-            followup_resolved=bool(fu.get("resolved")),
-            followup_section_id=fu.get("section_id"),
-            followup_ref_type=fu.get("ref_type"),
-            followup_method=fu.get("method"),
+            followup=followup,
             search_query=state.search_query or None,
             doc_ids=metadata.doc_ids,
             titles=titles,

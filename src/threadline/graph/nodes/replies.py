@@ -37,17 +37,17 @@ def clarify(state: State) -> dict[str, Any]:
     """
     language = language_of(state)
     fu = state.followup
-    outline = state.thread_state.get("last_outline", [])
-    reason = fu.get("reason") if fu.get("detected") and not fu.get("resolved") else None
+    outline = [o.model_dump() for o in state.thread_state.last_outline]
+    reason = fu.reason if fu.detected and not fu.resolved else None
     stop_reason = state.stop_reason
     chips: dict[str, Any] = {"reason": "not_in_documents", "options": []}
-    if outline and reason and fu.get("ref_type") != "document":
+    if outline and reason and fu.ref_type != "document":
         chips = replies.which_section_options(outline, language)
     if reason == "pure_anaphora":
         text = replies.which_section(outline, language)
         stop_reason = "ambiguous_reference"
-    elif reason and fu.get("ref_type") == "document":
-        text = replies.which_source(len(state.thread_state.get("last_titles", [])), language)
+    elif reason and fu.ref_type == "document":
+        text = replies.which_source(len(state.thread_state.last_titles), language)
         stop_reason = f"unresolved_reference:{reason}"
     elif reason:
         text = replies.no_such_part(outline, language)

@@ -7,7 +7,7 @@ from typing import Any
 from threadline.followups.outline import OutlineSection
 from threadline.graph.context import run_services
 from threadline.graph.routing import plan_turn
-from threadline.graph.state import NO_FOLLOWUP, State
+from threadline.graph.state import State, ToolCall, TurnFollowup
 from threadline.services import Services
 
 
@@ -26,7 +26,7 @@ def route_turn(state: State) -> dict[str, Any]:
 def route_update(state: State, services: Services) -> dict[str, Any]:
     """The body of `route_turn` over explicit services (the retrieval benchmark's)."""
     ts = state.thread_state
-    outline = [OutlineSection(o["id"], o["title"]) for o in ts.get("last_outline", [])]
+    outline = [OutlineSection(o.id, o.title) for o in ts.last_outline]
     products = services.kb.catalog.products(state.tenant)
     brands = sorted({p.brand for p in products})
     # The products the previous answer listed, in the order shown (a catalog answer).
@@ -34,27 +34,27 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
     listed: list[str] = []
     known = {p.name for p in products}
     for past in reversed(state.history):
-        if past.get("route") != "tool":
+        if past["route"] != "tool":
             break
-        titles = [t.split(" — ")[0] for t in past.get("titles", [])]
+        titles = [t.split(" — ")[0] for t in past["titles"]]
         listed = [t for t in titles if t in known]
         if len(listed) >= 2:
             break
     plan = plan_turn(
         state.query,
         outline=outline,
-        source_titles=ts.get("last_titles", []),
+        source_titles=ts.last_titles,
         has_previous_turn=bool(state.history),
         brands=brands,
         listed_products=listed,
         prices={p.name: p.price_usd for p in products},
     )
-    followup = dict(NO_FOLLOWUP)
+    followup = TurnFollowup()
     if plan.route in ("followup_context",):
-        followup.update(detected=True, ref_type="context")
+        followup = TurnFollowup(detected=True, ref_type="context")
     if plan.reference is not None:
         ref = plan.reference
-        followup.update(
+        followup = TurnFollowup(
             detected=ref.detected,
             resolved=ref.resolved,
             ref_type=ref.ref_type,
@@ -66,11 +66,11 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
     route = plan.route
     if route == "followup_reference" and not plan.reference.resolved:
         route = "clarify"
-    tool_call = {"name": plan.tool.name, "args": plan.tool.args} if plan.tool else None
+    tool_call = ToolCall(name=plan.tool.name, args=plan.tool.args) if plan.tool else None
     return {
         "route": route,
         "followup": followup,
         "deliverable": plan.deliverable,
         "tool_call": tool_call,
-        "trace": state.trace + [{"node": "route_turn", "route": route}],
+        "trace": [{"node": "route_turn", "route": route}],
     }

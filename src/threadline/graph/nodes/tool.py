@@ -8,7 +8,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from threadline.graph import prompts
 from threadline.graph.context import run_services
-from threadline.graph.state import State
+from threadline.graph.state import State, ToolCall
 from threadline.graph.tools import make_catalog_tools, products_as_sources
 from threadline.models import is_extractive
 
@@ -24,23 +24,24 @@ def use_tool(state: State) -> dict[str, Any]:
     """
     services = run_services()
     tools = {t.name: t for t in make_catalog_tools(services.kb.catalog, state.tenant)}
-    call, calls = state.tool_call or {}, 0
+    call: ToolCall | dict[str, Any] = state.tool_call or {}
+    calls = 0
     llm = services.llm
     # A reference into the listed products was resolved deterministically: no choice left.
-    if not is_extractive(llm) and not state.followup.get("resolved"):
+    if not is_extractive(llm) and not state.followup.resolved:
         reply = llm.bind_tools(list(tools.values())).invoke(
             [SystemMessage(prompts.TOOL_SYSTEM_PROMPT), HumanMessage(state.query)]
         )
         calls = 1
         if reply.tool_calls and reply.tool_calls[0]["name"] in tools:
-            call = {"name": reply.tool_calls[0]["name"], "args": reply.tool_calls[0]["args"]}
+            call = ToolCall(name=reply.tool_calls[0]["name"], args=reply.tool_calls[0]["args"])
     try:
         products = tools[call["name"]].invoke(call["args"])
     except Exception as exc:  # a model's bad arguments must not crash the turn
         return {
             "stop_reason": f"tool_error:{type(exc).__name__}",
-            "llm_calls": state.llm_calls + calls,
-            "trace": state.trace + [{"node": "use_tool", "call": call, "error": str(exc)}],
+            "llm_calls": calls,
+            "trace": [{"node": "use_tool", "call": call, "error": str(exc)}],
         }
     chunks = products_as_sources(products, call)
     return {
@@ -48,6 +49,6 @@ def use_tool(state: State) -> dict[str, Any]:
         "chunks": chunks,
         "search_query": f"{call['name']}({call['args']})",
         "stop_reason": None if chunks else "no_matching_products",
-        "llm_calls": state.llm_calls + calls,
-        "trace": state.trace + [{"node": "use_tool", "call": call, "results": len(chunks)}],
+        "llm_calls": calls,
+        "trace": [{"node": "use_tool", "call": call, "results": len(chunks)}],
     }
