@@ -33,7 +33,7 @@ from threadline.followups.trail import TrailTurn, render_history
 from threadline.graph import prompts
 from threadline.knowledge.bilingual import translate_query
 from threadline.knowledge.text import STOPWORDS, fold, stem, terms, tokenize
-from threadline.models import is_extractive
+from threadline.models import quotes_sources
 
 if TYPE_CHECKING:  # the node-facing function only; keeps the pure part light to import
     from threadline.graph.context import Context
@@ -450,7 +450,7 @@ def reformulate_turn(state: State, services: Services, context: Context) -> dict
             query, scope = reference_query(titles[index], state.query), [doc_ids[index]]
     elif state.route == "followup_context":
         llm = services.llm
-        if is_extractive(llm):
+        if quotes_sources(llm):
             query = condense(state.query, ts.last_search_query, titles)
             fu.method = "heuristic"
         else:

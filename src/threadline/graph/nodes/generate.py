@@ -8,14 +8,13 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from threadline.followups.outline import split_outline
-from threadline.graph import prompts
 from threadline.graph.answering import (
     answer_messages,
     decide_turn,
     decision_update,
     evidence_trace,
+    final_verdict,
     generate_structured,
-    guard_verdict,
     language_of,
 )
 from threadline.graph.context import Context, run_services
@@ -23,17 +22,19 @@ from threadline.graph.grounding import CITATION, support_check
 from threadline.graph.replies import partial_note
 from threadline.graph.state import State
 from threadline.knowledge.language import frame_answer
-from threadline.models import is_extractive
+from threadline.models import quotes_sources
 from threadline.store import Citation
 
 
 def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Decide (answer, partial, not in the documents, ambiguous), then answer and check.
 
-    The deterministic evidence check runs first. Offline, its verdict is final and a
-    decline costs no model call. With an LLM, the one generation call returns the
-    model's own verdict with the answer (structured output); the evidence check
-    still guards an "answer" verdict the passages cannot back.
+    The deterministic evidence check runs first, then one structured generation call
+    returns a verdict with the answer, whatever the model. A model that reads gives its
+    own verdict, which the evidence check guards (`guard_verdict`). A model that only
+    quotes sources (`quotes_sources`: the offline extractive model) cannot judge: the
+    check's verdict is final, so a decline costs it no call, and it composes from the
+    passages about the question's subject only.
 
     Args:
         state: The turn's state with its packed context.
@@ -48,36 +49,25 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     evidence = decide_turn(state)
     trace: dict[str, Any] = {"node": "generate", "evidence": evidence_trace(evidence)}
     llm = services.llm
-    offline = is_extractive(llm)
-    if offline and evidence.verdict in ("not_in_documents", "ambiguous"):
+    judges = not quotes_sources(llm)
+    if not judges and evidence.verdict in ("not_in_documents", "ambiguous"):
         return decision_update(state, evidence, evidence.verdict, trace, calls=0)
-    # Offline, the extractive model composes from the passages about the question's
-    # subject only (its names, or what "it" refers to); an LLM sees the whole packed
-    # context and gives its own verdict.
-    only = list(evidence.about) if offline and evidence.about else None
+    # A quoting model sees only the passages about the question's subject (its names,
+    # or what "it" refers to) and the covered part of a partly answerable question; a
+    # reading model sees the whole packed context.
     messages = answer_messages(
         state,
         services,
         context,
-        only=only,
+        only=None if judges else list(evidence.about) or None,
         asks_for=evidence.asks_for,
-        question=evidence.answered if offline and evidence.answered else None,
+        question=None if judges else evidence.answered or None,
     )
     calls = 1
-    missing: list[str] = list(evidence.missing_terms)
-    if offline:
-        text = llm.invoke(messages).text.strip()
-        verdict = evidence.verdict
-        if not text or text.startswith(prompts.INSUFFICIENT_CONTEXT):
-            verdict = "not_in_documents"
-    else:
-        generated = generate_structured(llm, messages)
-        text, verdict = generated.answer.strip(), generated.verdict
-        missing = list(generated.missing) or missing
-        trace["llm_verdict"] = verdict
-        verdict = guard_verdict(verdict, evidence)
-        if verdict != trace["llm_verdict"]:
-            trace["guard"] = f"{trace['llm_verdict']}->{verdict}:{evidence.reason}"
+    generated = generate_structured(llm, messages)
+    text = generated.answer.strip()
+    missing = list(generated.missing) or list(evidence.missing_terms)
+    verdict = final_verdict(generated.verdict, evidence, judged=judges, trace=trace)
     if verdict in ("not_in_documents", "ambiguous"):
         return decision_update(state, evidence, verdict, trace, calls=calls)
     body, sections = split_outline(text, settings.outline_keyword)
@@ -109,7 +99,7 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             "llm_calls": calls,
             "trace": [trace],
         }
-    if offline:  # it quotes: say when the quotes are in another language
+    if not judges:  # it quotes: say when the quotes are in another language
         body = frame_answer(body, language_of(state), [labels[label] for label in cited])
     if verdict == "partial" and missing:
         body = f"{body}\n\n{partial_note(language_of(state), missing)}"

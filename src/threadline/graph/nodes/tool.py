@@ -10,7 +10,7 @@ from threadline.graph import prompts
 from threadline.graph.context import run_services
 from threadline.graph.state import State, ToolCall
 from threadline.graph.tools import make_catalog_tools, products_as_sources
-from threadline.models import is_extractive
+from threadline.models import chooses_tools
 
 
 def use_tool(state: State) -> dict[str, Any]:
@@ -28,7 +28,7 @@ def use_tool(state: State) -> dict[str, Any]:
     calls = 0
     llm = services.llm
     # A reference into the listed products was resolved deterministically: no choice left.
-    if not is_extractive(llm) and not state.followup.resolved:
+    if chooses_tools(llm) and not state.followup.resolved:
         reply = llm.bind_tools(list(tools.values())).invoke(
             [SystemMessage(prompts.TOOL_SYSTEM_PROMPT), HumanMessage(state.query)]
         )
