@@ -9,7 +9,10 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, cast
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.types import StreamMode
 
 from threadline.graph import build_graph
 from threadline.graph.answering import STRUCTURED_TAG
@@ -76,6 +79,10 @@ def citation_json(citation: Citation) -> dict[str, Any]:
     }
 
 
+STREAM_MODES: list[StreamMode] = ["updates", "messages", "values"]
+"""What `astream_turn` listens to: node updates, model tokens, the state."""
+
+
 class ChatService:
     """Runs turns through the compiled graph over one set of services."""
 
@@ -84,10 +91,10 @@ class ChatService:
         self.services = services
         self.graph = build_graph(services)
 
-    def _inputs(self, request: TurnRequest) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _inputs(self, request: TurnRequest) -> tuple[dict[str, Any], RunnableConfig]:
         started = time.perf_counter()
         inputs = {k: v for k, v in asdict(request).items() if v is not None}
-        config = {"metadata": {"threadline_started": started}}
+        config: RunnableConfig = {"metadata": {"threadline_started": started}}
         return inputs, config
 
     def _result(self, state: dict[str, Any], started: float) -> TurnResult:
@@ -135,12 +142,11 @@ class ChatService:
         started = config["metadata"]["threadline_started"]
         state: dict[str, Any] = {}
         structured = StructuredAnswerStream()
-        async for mode, chunk in self.graph.astream(
-            inputs,
-            config=config,
-            context=context or Context(),
-            stream_mode=["updates", "messages", "values"],
-        ):
+        events = self.graph.astream(
+            inputs, config=config, context=context or Context(), stream_mode=STREAM_MODES
+        )
+        # With several stream modes, each event is a (mode, payload) pair.
+        async for mode, chunk in cast(AsyncIterator[tuple[str, Any]], events):
             if mode == "values":
                 state = chunk
             elif mode == "messages":

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -258,14 +258,16 @@ def _forget_route(state: State) -> dict[str, Any]:
 
 
 def _searches(state: State) -> Literal["reformulate", "__end__"]:
-    return "reformulate" if state.route in RETRIEVAL_ROUTES else END
+    return "reformulate" if state.route in RETRIEVAL_ROUTES else "__end__"
 
 
 def _searches_always(state: State) -> Literal["reformulate", "_forget_route"]:
     return "reformulate" if state.route in RETRIEVAL_ROUTES else "_forget_route"
 
 
-def replay_graph(services: Services, *, last: bool) -> CompiledStateGraph:
+def replay_graph(
+    services: Services, *, last: bool
+) -> CompiledStateGraph[State, Context, State, State]:
     """The graph's own route → reformulate → retrieve nodes, as a smaller graph.
 
     Args:
@@ -354,9 +356,8 @@ class RetrievalBench:
         values: dict[str, Any] = {}
         context = dataclasses.replace(context, fusion=self.fusion)
         graph = self._graphs[last]
-        for mode, chunk in graph.stream(
-            state, context=context, stream_mode=["updates", "custom", "values"]
-        ):
+        events = graph.stream(state, context=context, stream_mode=["updates", "custom", "values"])
+        for mode, chunk in cast(Iterator[tuple[str, Any]], events):
             if mode == "updates" and "route_turn" in chunk:
                 routed = chunk["route_turn"]["route"]
             elif mode == "custom":
@@ -366,7 +367,7 @@ class RetrievalBench:
         state = State(**values)
         if state.route not in RETRIEVAL_ROUTES:
             return state, routed, [], []
-        attempts = next(
+        attempts: list[dict[str, Any]] = next(
             (t.get("attempts", []) for t in state.trace if t.get("node") == "retrieve"), []
         )
         self.searches += sum(1 for a in attempts if "query" in a)

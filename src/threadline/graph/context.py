@@ -10,8 +10,8 @@ loads binds none and uses the process-wide services, opened on first use.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 
 from threadline.graph import prompts
@@ -64,7 +64,7 @@ class Context:
     )
 
 
-def bind_services(services: Services) -> dict[str, Any]:
+def bind_services(services: Services) -> RunnableConfig:
     """The config that makes a compiled graph run over `services`.
 
     Args:

@@ -10,6 +10,8 @@ on first use, so importing this module opens nothing.
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
@@ -31,8 +33,11 @@ from threadline.graph.nodes import (
 from threadline.graph.state import InputState, State
 from threadline.services import Services
 
+TurnGraph = CompiledStateGraph[State, Context, Any, Any]
+"""The compiled turn graph's type (input: an `InputState` or a dict of its fields)."""
 
-def build_graph(services: Services | None = None) -> CompiledStateGraph:
+
+def build_graph(services: Services | None = None) -> TurnGraph:
     """Compile the turn graph.
 
     Args:

@@ -165,10 +165,11 @@ class ExtractiveChatModel(BaseChatModel):
         Raises:
             ValueError: For a schema without `verdict` and `answer` fields.
         """
+        model = schema if isinstance(schema, type) and issubclass(schema, BaseModel) else None
         properties = (
-            set(schema.model_fields)
-            if isinstance(schema, type) and issubclass(schema, BaseModel)
-            else set(dict(schema).get("properties", {}))
+            set(model.model_fields)
+            if model is not None
+            else set(schema.get("properties", {}) if isinstance(schema, dict) else ())
         )
         if not {"verdict", "answer"} <= properties:
             raise ValueError(
@@ -179,15 +180,13 @@ class ExtractiveChatModel(BaseChatModel):
         def fill(message: AIMessage) -> dict[str, Any] | BaseModel:
             text = message.text.strip()
             declined = not text or text.startswith(INSUFFICIENT_CONTEXT)
-            values = {
+            values: dict[str, Any] = {
                 "verdict": "not_in_documents" if declined else "answer",
                 "answer": "" if declined else text,
                 "missing": [],
             }
             parsed: dict[str, Any] | BaseModel = (
-                schema.model_validate(values)
-                if isinstance(schema, type) and issubclass(schema, BaseModel)
-                else values
+                model.model_validate(values) if model is not None else values
             )
             if include_raw:
                 return {"raw": message, "parsed": parsed, "parsing_error": None}

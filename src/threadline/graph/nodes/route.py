@@ -64,7 +64,7 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
             reason=ref.reason,
         )
     route = plan.route
-    if route == "followup_reference" and not plan.reference.resolved:
+    if route == "followup_reference" and not (plan.reference and plan.reference.resolved):
         route = "clarify"
     tool_call = ToolCall(name=plan.tool.name, args=plan.tool.args) if plan.tool else None
     return {
