@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
@@ -37,11 +38,15 @@ TurnGraph = CompiledStateGraph[State, Context, Any, Any]
 """The compiled turn graph's type (input: an `InputState` or a dict of its fields)."""
 
 
-def build_graph(services: Services | None = None) -> TurnGraph:
+def build_graph(
+    services: Services | None = None, *, checkpointer: BaseCheckpointSaver | None = None
+) -> TurnGraph:
     """Compile the turn graph.
 
     Args:
         services: The services its runs use; None means the process-wide ones.
+        checkpointer: Keeps each thread's state between runs (the LangGraph server
+            brings its own; the API and the CLI need none: the store is the record).
 
     Returns:
         The compiled graph.
@@ -70,7 +75,7 @@ def build_graph(services: Services | None = None) -> TurnGraph:
     builder.add_edge("decline", "persist")
     builder.add_edge("ask", "persist")
     builder.add_edge("persist", END)
-    compiled = builder.compile(name="threadline")
+    compiled = builder.compile(checkpointer=checkpointer, name="threadline")
     return compiled if services is None else compiled.with_config(bind_services(services))
 
 
