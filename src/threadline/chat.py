@@ -101,7 +101,7 @@ class ChatService:
         return TurnResult(
             session_id=state["thread_id"],
             answer=state.get("answer", ""),
-            outline=state.get("outline", []),
+            outline=[o.model_dump() for o in state.get("outline", [])],
             citations=[citation_json(c) for c in state.get("citations", [])],
             route=state.get("route", ""),
             outcome=state.get("outcome", ""),

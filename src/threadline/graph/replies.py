@@ -8,7 +8,9 @@ Each returns the text shown to the user and the machine-readable `clarify` objec
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+
+from threadline.graph.state import Clarify, ClarifyOption
+from threadline.store.models import OutlineItem
 
 
 def _quote(items: Sequence[str], fr: bool) -> str:
@@ -25,7 +27,7 @@ def decline(
     missing: Sequence[str],
     closest: Sequence[str],
     asks_for: str | None = None,
-) -> tuple[str, dict[str, Any]]:
+) -> tuple[str, Clarify]:
     """A plain "not in the documents", naming what is missing and the closest titles."""
     fr = language == "fr"
     if missing:
@@ -76,13 +78,13 @@ def decline(
         )
     else:
         tail = ""
-    options = [{"label": title, "query": title} for title in closest]
+    options = [ClarifyOption(label=title, query=title) for title in closest]
     return head + tail, {"reason": "not_in_documents", "options": options}
 
 
 def ask_which(
     *, language: str, candidates: Sequence[str], question: str, phrase: str = ""
-) -> tuple[str, dict[str, Any]]:
+) -> tuple[str, Clarify]:
     """A question back naming the candidates that fit equally.
 
     `phrase` is what the question pointed at without naming it ("the actor").
@@ -99,18 +101,16 @@ def ask_which(
         text = f"Which one do you mean by {about}?"
         if candidates:
             text = f"{text} For example: {names}?"
-    options = [{"label": c, "query": f"{c}: {question}"} for c in candidates]
+    options = [ClarifyOption(label=c, query=f"{c}: {question}") for c in candidates]
     return text, {"reason": "ambiguous", "options": options}
 
 
-def which_section_options(outline: Sequence[dict[str, str]], language: str) -> dict[str, Any]:
+def which_section_options(outline: Sequence[OutlineItem], language: str) -> Clarify:
     """Chips for "which part do you mean?": one per section of the previous outline."""
     verb = "Détaille" if language == "fr" else "Expand"
     return {
         "reason": "which_section",
-        "options": [
-            {"label": f"{o['id']} · {o['title']}", "query": f"{verb} {o['id']}"} for o in outline
-        ],
+        "options": [{"label": f"{o.id} · {o.title}", "query": f"{verb} {o.id}"} for o in outline],
     }
 
 
@@ -155,9 +155,9 @@ def small_talk(kind: str, language: str) -> str:
     return _SMALL_TALK.get((kind, fr), _SMALL_TALK[("greeting", fr)])
 
 
-def which_section(outline: Sequence[dict[str, str]], language: str) -> str:
+def which_section(outline: Sequence[OutlineItem], language: str) -> str:
     """ "Which part do you mean?" after a bare "tell me more", listing the outline."""
-    listing = "\n".join(f"- {o['id']}: {o['title']}" for o in outline)
+    listing = "\n".join(f"- {o.id}: {o.title}" for o in outline)
     if language == "fr":
         return f"Quelle partie voulez-vous approfondir ?\n{listing}\nPar exemple : « Détaille S2 »."
     return f'Which part do you mean?\n{listing}\nFor example: "Expand S2".'
@@ -171,10 +171,10 @@ def which_source(count: int, language: str) -> str:
     return f"The previous answer cites {count} {sources}. Which one do you mean?"
 
 
-def no_such_part(outline: Sequence[dict[str, str]], language: str) -> str:
+def no_such_part(outline: Sequence[OutlineItem], language: str) -> str:
     """A reference into the previous outline that does not resolve."""
     fr = language == "fr"
-    listing = "\n".join(f"- {o['id']}: {o['title']}" for o in outline)
+    listing = "\n".join(f"- {o.id}: {o.title}" for o in outline)
     if outline:
         return (
             f"Cette partie n'existe pas. La réponse précédente contient :\n{listing}"

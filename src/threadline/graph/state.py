@@ -18,7 +18,7 @@ import operator
 from dataclasses import dataclass, field
 from typing import Annotated, Any, NotRequired, TypedDict
 
-from threadline.store.models import Citation, FollowupInfo, ThreadState
+from threadline.store.models import Citation, FollowupInfo, OutlineItem, ThreadState
 
 
 class TurnFollowup(FollowupInfo):
@@ -66,6 +66,21 @@ class ToolCall(TypedDict):
 
     name: str
     args: dict[str, Any]
+
+
+class ClarifyOption(TypedDict):
+    """One chip of a question back: what it shows and what it sends when clicked."""
+
+    label: str
+    query: str
+
+
+class Clarify(TypedDict):
+    """The machine-readable side of a question back (`clarify` in the API)."""
+
+    reason: str
+    """not_in_documents | ambiguous | which_section."""
+    options: list[ClarifyOption]
 
 
 class HistoryEntry(TypedDict):
@@ -128,8 +143,8 @@ class State(InputState):
     """Packed context, labelled in the order the answer prompt shows it."""
     answer: str = ""
     """The answer text, outline block removed."""
-    outline: list[dict[str, str]] = field(default_factory=list)
-    """[{"id": "S1", "title": ...}] parsed from the answer."""
+    outline: list[OutlineItem] = field(default_factory=list)
+    """The answer's outline (S1, S2...), parsed from its SUIVI block."""
     citations: list[Citation] = field(default_factory=list)
     """Sources the answer cites, in label order."""
     outcome: str = ""
@@ -138,8 +153,8 @@ class State(InputState):
     """The generator's decision: answer | partial | not_in_documents | ambiguous."""
     evidence: dict[str, Any] = field(default_factory=dict)
     """What the deterministic evidence check found (terms, coverage, candidates, closest)."""
-    clarify: dict[str, Any] | None = None
-    """For a clarify outcome: {"reason", "options": [{"label", "query"}]}."""
+    clarify: Clarify | None = None
+    """For a clarify outcome: why, and the chips to offer."""
     stop_reason: str | None = None
     """Why the turn ended the way it did (technical status)."""
     llm_calls: Annotated[int, operator.add] = 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from langchain_core.language_models import BaseChatModel
+from pydantic import SecretStr
 
 from threadline.models.extractive import ExtractiveChatModel
 from threadline.settings import Settings
@@ -26,7 +27,7 @@ def create_chat_model(settings: Settings) -> BaseChatModel:
             return ChatOpenAI(
                 model=settings.chat_model,
                 # An OpenAI-compatible server (vLLM, Ollama...) may need no key at all.
-                api_key=settings.openai_api_key or "not-needed",
+                api_key=settings.openai_api_key or SecretStr("not-needed"),
                 base_url=settings.openai_base_url,
                 temperature=0,
                 timeout=settings.llm_timeout,

@@ -23,7 +23,7 @@ from threadline.graph.replies import partial_note
 from threadline.graph.state import State
 from threadline.knowledge.language import frame_answer
 from threadline.models import quotes_sources
-from threadline.store import Citation
+from threadline.store import Citation, OutlineItem
 
 
 def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -100,7 +100,8 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             "trace": [trace],
         }
     if not judges:  # it quotes: say when the quotes are in another language
-        body = frame_answer(body, language_of(state), [labels[label] for label in cited])
+        quoted = [{"title": labels[i]["title"], "text": labels[i]["text"]} for i in cited]
+        body = frame_answer(body, language_of(state), quoted)
     if verdict == "partial" and missing:
         body = f"{body}\n\n{partial_note(language_of(state), missing)}"
     citations = [
@@ -116,7 +117,7 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     ]
     return {
         "answer": body,
-        "outline": [{"id": s.id, "title": s.title} for s in sections],
+        "outline": [OutlineItem(id=s.id, title=s.title) for s in sections],
         "citations": citations,
         "outcome": "tool_answer" if state.route == "tool" else "grounded_answer",
         "verdict": verdict,

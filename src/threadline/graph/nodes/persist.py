@@ -10,7 +10,7 @@ from langchain_core.runnables import RunnableConfig
 from threadline.graph.context import run_services
 from threadline.graph.state import State
 from threadline.querylog import QueryRecord
-from threadline.store import OutlineItem, TurnMetadata
+from threadline.store import TurnMetadata
 
 
 def source_title(title: str, section: str | None) -> str:
@@ -43,7 +43,7 @@ def persist(state: State, config: RunnableConfig) -> dict[str, Any]:
         search_query=state.search_query or None,
         doc_ids=[c.doc_id for c in state.citations],
         titles=titles,
-        outline=[OutlineItem(**o) for o in state.outline],
+        outline=state.outline,
         route=state.route,
         outcome=state.outcome,
         stop_reason=state.stop_reason,
@@ -74,7 +74,7 @@ def persist(state: State, config: RunnableConfig) -> dict[str, Any]:
             search_query=state.search_query or None,
             doc_ids=metadata.doc_ids,
             titles=titles,
-            outline=state.outline,
+            outline=[o.model_dump() for o in state.outline],
             outcome=state.outcome,
             stop_reason=state.stop_reason,
             llm_calls=state.llm_calls,

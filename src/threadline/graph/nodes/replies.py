@@ -10,7 +10,7 @@ from typing import Any
 from threadline.graph import replies
 from threadline.graph.answering import language_of
 from threadline.graph.routing import small_talk_kind
-from threadline.graph.state import State
+from threadline.graph.state import Clarify, State
 
 
 def reply(state: State) -> dict[str, Any]:
@@ -37,10 +37,10 @@ def clarify(state: State) -> dict[str, Any]:
     """
     language = language_of(state)
     fu = state.followup
-    outline = [o.model_dump() for o in state.thread_state.last_outline]
+    outline = state.thread_state.last_outline
     reason = fu.reason if fu.detected and not fu.resolved else None
     stop_reason = state.stop_reason
-    chips: dict[str, Any] = {"reason": "not_in_documents", "options": []}
+    chips: Clarify = {"reason": "not_in_documents", "options": []}
     if outline and reason and fu.ref_type != "document":
         chips = replies.which_section_options(outline, language)
     if reason == "pure_anaphora":
