@@ -15,6 +15,9 @@ the answer's citations.
 
 Tasks are read by field name and only `task_id`, `domain` and `turns` are
 used: a task's human rewrite is never read.
+
+One module of about 600 lines on purpose: the protocol (reading tasks, the
+replay graph, the run file, scoring) is read top to bottom as one procedure.
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ The long-lived `Services` are not a per-run setting: a graph compiled for one
 set of services carries them in its bound config (`bind_services`), and the
 nodes reach them through `run_services()`; the module-level graph that Studio
 loads binds none and uses the process-wide services, opened on first use.
+They are not a `Context` field because a run given its own `Context` (the API's
+knobs, a benchmark's history mode) must still use its graph's services, and a
+`Services` has no place in the context schema Studio shows. The key starts with
+"__" so LangChain never copies it into trace metadata.
 """
 
 from __future__ import annotations
