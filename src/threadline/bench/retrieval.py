@@ -237,6 +237,31 @@ def index_corpus(
     return written
 
 
+def _as_messages(stored: Sequence[dict[str, Any]]) -> list[Message]:
+    """Replayed turns as the store would hold them: a user and an assistant message each."""
+    messages: list[Message] = []
+    for i, turn in enumerate(stored):
+        metadata = TurnMetadata(
+            search_query=turn["search_query"],
+            doc_ids=list(turn["doc_ids"]),
+            titles=list(turn["titles"]),
+            route=turn["route"],
+        )
+        messages.append(
+            Message(id=f"q{i}", role="user", content=turn["question"], created_at=_EPOCH)
+        )
+        messages.append(
+            Message(
+                id=f"a{i}",
+                role="assistant",
+                content=turn["answer"],
+                created_at=_EPOCH,
+                metadata=metadata,
+            )
+        )
+    return messages
+
+
 def _conversation(task: Task) -> list[tuple[str, str]]:
     """(user question, assistant answer) pairs; the last one has no answer yet."""
     pairs: list[tuple[str, str]] = []
@@ -317,21 +342,22 @@ class RetrievalBench:
         self.searches = 0
         self.turns_replayed = 0
         self._graphs = {last: replay_graph(services, last=last) for last in (False, True)}
-        # Stored messages per conversation prefix replayed already: the tasks of one
+        # Stored turns per conversation prefix replayed already: the tasks of one
         # conversation share their earlier turns, and a replay is a pure function of them.
-        self._prefixes: dict[str, list[Message]] = {}
+        self._prefixes: dict[str, list[dict[str, Any]]] = {}
 
-    def _state(self, task: Task, question: str, stored: list[Message]) -> State:
+    def _state(self, task: Task, question: str, stored: Sequence[dict[str, Any]]) -> State:
         """The state `load_conversation` would give this question after `stored`."""
         limit = self.services.settings.history_turns
-        history = history_entries(stored)
+        messages = _as_messages(stored)
+        history = history_entries(messages)
         session = Session(
             id="bench",
             tenant=TENANT,
             caller_app=CALLER_APP,
             created_at=_EPOCH,
             updated_at=_EPOCH,
-            messages=stored,
+            messages=messages,
         )
         return State(
             query=question,
@@ -377,9 +403,13 @@ class RetrievalBench:
         self.turns_replayed += 1
         return state, routed, candidates, attempts
 
-    def _replay_prefix(self, task: Task, pairs: Sequence[tuple[str, str]]) -> list[Message]:
-        """The stored messages after replaying `pairs` (each with its dataset answer)."""
-        stored: list[Message] = []
+    def _replay_prefix(self, task: Task, pairs: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+        """The stored turns after replaying `pairs` (each with its dataset answer).
+
+        Each turn is a dict of question, answer, route, search_query, doc_ids and titles
+        (the answers benchmark seeds its store from them).
+        """
+        stored: list[dict[str, Any]] = []
         for i in range(len(pairs)):
             key = json.dumps([task.domain, pairs[: i + 1]], ensure_ascii=False)
             cached = self._prefixes.get(key)
@@ -390,22 +420,16 @@ class RetrievalBench:
             state = self._state(task, question, stored)
             state, _, _, _ = self._turn(state, last=False, context=Context())
             chunks = state.chunks if state.route in RETRIEVAL_ROUTES else []
-            # No answer is generated: the packed context stands in for its citations.
-            metadata = TurnMetadata(
-                search_query=state.search_query or None,
-                doc_ids=[c["doc_id"] for c in chunks],
-                titles=[source_title(c["title"], c["section"]) for c in chunks],
-                route=state.route,
-            )
             stored = stored + [
-                Message(id=f"q{i}", role="user", content=question, created_at=_EPOCH),
-                Message(
-                    id=f"a{i}",
-                    role="assistant",
-                    content=answer,
-                    created_at=_EPOCH,
-                    metadata=metadata,
-                ),
+                {
+                    "question": question,
+                    "answer": answer,
+                    "route": state.route,
+                    "search_query": state.search_query or None,
+                    # No answer is generated: the packed context stands in for its citations.
+                    "doc_ids": [c["doc_id"] for c in chunks],
+                    "titles": [source_title(c["title"], c["section"]) for c in chunks],
+                }
             ]
             self._prefixes[key] = stored
         return stored
