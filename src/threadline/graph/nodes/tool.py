@@ -14,7 +14,10 @@ from threadline.models import chooses_tools
 
 
 def use_tool(state: State) -> dict[str, Any]:
-    """Run a catalog tool; with a real LLM the model picks the tool and its arguments.
+    """Run a catalog tool; a model that calls tools picks the tool and its arguments.
+
+    The router's typed request stands when the model cannot call tools (its profile
+    says so: the offline model) or when a reference resolved it already.
 
     Args:
         state: The turn's state after routing (the router's typed tool request).
