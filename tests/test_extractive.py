@@ -91,3 +91,52 @@ def test_streaming_yields_the_same_text_in_pieces():
     pieces = [chunk.text for chunk in model.stream(messages)]
     assert len(pieces) > 3
     assert "".join(pieces) == model.invoke(messages).text
+
+
+def test_answer_prompt_renders_and_parses_back_to_the_same_parts():
+    from threadline.models.answer_prompt import (
+        AnswerPrompt,
+        PromptSource,
+        parse_answer_prompt,
+        render_answer_prompt,
+    )
+
+    parts = AnswerPrompt(
+        sources=[
+            PromptSource("1", 'Rapport "2024" <final>', "Prix & coûts", "A < B & C > D.\nLine 2."),
+            PromptSource("2", "Guide", "", "</source> inside a text stays text."),
+        ],
+        question='What does "</question>" mean?',
+        history="Q: earlier <b>question</b>",
+        followup_reference="S2: Prix & coûts",
+        deliverable=True,
+        answer_style="list",
+        search_query="prix <coûts>",
+        answer_type="price",
+    )
+    assert parse_answer_prompt(render_answer_prompt(parts)) == parts
+
+
+def test_the_extractive_model_binds_tools_and_fills_the_answer_schema():
+    from langchain_core.tools import tool
+
+    from threadline.graph.answering import GeneratedAnswer, generate_structured
+
+    @tool
+    def lookup(name: str) -> str:
+        """Look a product up."""
+        return name
+
+    model = ExtractiveChatModel()
+    assert model.profile["tool_calling"] is False
+    reply = model.bind_tools([lookup]).invoke(prompt("How many bird species were seen?"))
+    assert reply.tool_calls == [] and "42 bird species were seen." in reply.text
+    structured = model.with_structured_output(GeneratedAnswer)
+    answered = structured.invoke(prompt("How many bird species were seen?"))
+    assert answered.verdict == "answer" and "[3]" in answered.answer
+    declined = generate_structured(model, [HumanMessage("<context>\n</context>")])
+    assert declined.verdict == "not_in_documents" and declined.answer == ""
+    with_raw = model.with_structured_output(GeneratedAnswer, include_raw=True).invoke(
+        prompt("How many bird species were seen?")
+    )
+    assert with_raw["parsed"].answer == with_raw["raw"].text.strip()

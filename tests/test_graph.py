@@ -93,13 +93,13 @@ def test_summary_outline_then_explicit_reference_without_extra_calls(chat):
     state = chat.graph.invoke(
         {"query": "Détaille S2", "thread_id": thread}, config={"callbacks": [counter]}
     )
-    assert state["followup"]["resolved"] and state["followup"]["section_id"] == "S2"
-    assert state["followup"]["ref_type"] == "section"
-    assert state["followup"]["method"] == "deterministic"
+    assert state["followup"].resolved and state["followup"].section_id == "S2"
+    assert state["followup"].ref_type == "section"
+    assert state["followup"].method == "deterministic"
     assert state["search_query"].startswith(f"{s2} — ")
     # Zero calls to resolve the reference: the only model call is the answer itself.
     assert counter.calls == 1 == state["llm_calls"]
-    assert all(c["section"] == s2 for c in state["citations"])
+    assert all(c.section == s2 for c in state["citations"])
 
 
 def test_pure_anaphora_after_an_outline_asks_which_section(chat):

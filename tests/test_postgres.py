@@ -19,6 +19,7 @@ from support.server import run_cli
 from threadline.api.main import create_app
 from threadline.querylog import QueryLog, QueryRecord
 from threadline.store import ConversationStore, CorruptSessionError, OutlineItem, TurnMetadata
+from threadline.store.models import FollowupInfo
 from threadline.store.pg_schema import LATEST_VERSION, SchemaVersionError, migrate
 from threadline.store.postgres import PostgresStore, open_pool
 
@@ -274,9 +275,7 @@ def test_the_log_copy_keeps_sqlite_values(tmp_path, pg_url):
             caller_app=A,
             thread_id="t",
             question="Détaille S2",
-            followup_detected=True,
-            followup_resolved=True,
-            followup_section_id="S2",
+            followup=FollowupInfo(detected=True, resolved=True, section_id="S2"),
             titles=["Rapport"],
             latency_ms=3.5,
         )

@@ -14,6 +14,7 @@ import threading
 import pytest
 
 from threadline.querylog import QueryLog, QueryRecord
+from threadline.store.models import FollowupInfo
 
 
 def record(thread: str, question: str) -> QueryRecord:
@@ -82,8 +83,7 @@ def test_rows_read_the_same_on_both_backends(log_backend):
             caller_app="web",
             thread_id="t1",
             question="Détaille S2",
-            followup_resolved=True,
-            followup_section_id="S2",
+            followup=FollowupInfo(resolved=True, section_id="S2"),
             doc_ids=["d1"],
             outline=[{"id": "S1", "title": "Intro"}],
             latency_ms=12.5,

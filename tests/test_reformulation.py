@@ -19,6 +19,7 @@ from threadline.graph.reformulation import (
 from threadline.graph.retrieval import fuse_rankings
 from threadline.knowledge.documents import Chunk
 from threadline.knowledge.index import ScoredChunk
+from threadline.store.models import ThreadState
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "threadline"
 
@@ -40,11 +41,11 @@ HISTORY = [
         "route": "followup_context",
     },
 ]
-THREAD_STATE = {
-    "last_search_query": "any reason for the series to end? (toby office)",
-    "last_titles": ["The Office (U.S. TV series)", ""],
-    "last_doc_ids": ["office-tv", "office-tv", "office-s9"],
-}
+THREAD_STATE = ThreadState(
+    last_search_query="any reason for the series to end? (toby office)",
+    last_titles=["The Office (U.S. TV series)", ""],
+    last_doc_ids=["office-tv", "office-tv", "office-s9"],
+)
 
 
 def chunk(doc: str, pos: int = 0) -> Chunk:

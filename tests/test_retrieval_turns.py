@@ -16,6 +16,7 @@ from threadline.chat import ChatService, TurnRequest
 from threadline.graph.retrieval import Budget, search_candidates
 from threadline.knowledge.documents import Chunk
 from threadline.knowledge.index import ScoredChunk, SearchFilters
+from threadline.store.models import ThreadState
 
 
 class RecordingKb:
@@ -35,7 +36,7 @@ class RecordingKb:
 
 
 def search(kb: RecordingKb, question: str, *, previous_query: str | None, min_score: float = 0.0):
-    thread_state = {"last_search_query": previous_query} if previous_query else {}
+    thread_state = ThreadState(last_search_query=previous_query)
     return search_candidates(
         kb,
         question=question,
@@ -170,7 +171,7 @@ def test_window_chunks_are_marked_and_stay_in_the_same_document(tmp_path, repair
     try:
         from threadline.graph.graph import build_graph
 
-        graph = build_graph(lambda: services)
+        graph = build_graph(services)
         state = graph.invoke(
             {"query": "burned in for twelve hours", "thread_id": "w2", "tenant": "default"}
         )

@@ -9,12 +9,17 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, cast
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.types import StreamMode
 
 from threadline.graph import build_graph
 from threadline.graph.answering import STRUCTURED_TAG
 from threadline.graph.context import Context
+from threadline.graph.state import TurnFollowup
 from threadline.services import Services
+from threadline.store import Citation
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,25 @@ class TurnResult:
         return asdict(self)
 
 
-_FOLLOWUP_KEYS = ("detected", "resolved", "ref_type", "section_id", "method")
+def followup_json(followup: TurnFollowup | None) -> dict[str, Any]:
+    """The follow-up as the API returns it: the stored fields, never the turn's extras."""
+    return (followup or TurnFollowup()).stored().model_dump()
+
+
+def citation_json(citation: Citation) -> dict[str, Any]:
+    """A citation as the API returns it, keys in the order of the `/chat` contract."""
+    return {
+        "id": citation.id,
+        "doc_id": citation.doc_id,
+        "chunk_id": citation.chunk_id,
+        "title": citation.title,
+        "section": citation.section,
+        "source": citation.source,
+    }
+
+
+STREAM_MODES: list[StreamMode] = ["updates", "messages", "values"]
+"""What `astream_turn` listens to: node updates, model tokens, the state."""
 
 
 class ChatService:
@@ -66,27 +89,26 @@ class ChatService:
     def __init__(self, services: Services) -> None:
         """Compile the graph once for these services."""
         self.services = services
-        self.graph = build_graph(lambda: services)
+        self.graph = build_graph(services)
 
-    def _inputs(self, request: TurnRequest) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _inputs(self, request: TurnRequest) -> tuple[dict[str, Any], RunnableConfig]:
         started = time.perf_counter()
         inputs = {k: v for k, v in asdict(request).items() if v is not None}
-        config = {"metadata": {"threadline_started": started}}
+        config: RunnableConfig = {"metadata": {"threadline_started": started}}
         return inputs, config
 
     def _result(self, state: dict[str, Any], started: float) -> TurnResult:
-        followup = state.get("followup") or {}
         return TurnResult(
             session_id=state["thread_id"],
             answer=state.get("answer", ""),
-            outline=state.get("outline", []),
-            citations=state.get("citations", []),
+            outline=[o.model_dump() for o in state.get("outline", [])],
+            citations=[citation_json(c) for c in state.get("citations", [])],
             route=state.get("route", ""),
             outcome=state.get("outcome", ""),
             stop_reason=state.get("stop_reason"),
             search_query=state.get("search_query") or None,
             reformulated_query=state.get("reformulated_query") or None,
-            followup={k: followup.get(k) for k in _FOLLOWUP_KEYS},
+            followup=followup_json(state.get("followup")),
             llm_calls=state.get("llm_calls", 0),
             clarify=state.get("clarify") if state.get("outcome") == "clarify" else None,
             message_ids=state.get("message_ids", []),
@@ -120,12 +142,11 @@ class ChatService:
         started = config["metadata"]["threadline_started"]
         state: dict[str, Any] = {}
         structured = StructuredAnswerStream()
-        async for mode, chunk in self.graph.astream(
-            inputs,
-            config=config,
-            context=context or Context(),
-            stream_mode=["updates", "messages", "values"],
-        ):
+        events = self.graph.astream(
+            inputs, config=config, context=context or Context(), stream_mode=STREAM_MODES
+        )
+        # With several stream modes, each event is a (mode, payload) pair.
+        async for mode, chunk in cast(AsyncIterator[tuple[str, Any]], events):
             if mode == "values":
                 state = chunk
             elif mode == "messages":
@@ -208,8 +229,7 @@ def phase_summary(node: str, update: dict[str, Any]) -> dict[str, Any]:
     summary: dict[str, Any] = {"node": node}
     if node == "route_turn":
         summary["route"] = update.get("route")
-        fu = update.get("followup") or {}
-        summary["followup"] = {k: fu.get(k) for k in _FOLLOWUP_KEYS}
+        summary["followup"] = followup_json(update.get("followup"))
     elif node == "reformulate":
         summary["reformulated_query"] = update.get("reformulated_query")
     elif node in ("retrieve", "use_tool"):

@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from threadline.store.models import FollowupInfo
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS queries_log (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -60,11 +62,7 @@ class QueryRecord:
     question: str
     route: str | None = None
     turn_id: str | None = None
-    followup_detected: bool = False
-    followup_resolved: bool = False
-    followup_section_id: str | None = None
-    followup_ref_type: str | None = None
-    followup_method: str | None = None
+    followup: FollowupInfo = field(default_factory=FollowupInfo)
     search_query: str | None = None
     doc_ids: list[str] = field(default_factory=list)
     titles: list[str] = field(default_factory=list)
@@ -74,6 +72,23 @@ class QueryRecord:
     llm_calls: int = 0
     latency_ms: float | None = None
     created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
+
+    def row(self) -> dict[str, Any]:
+        """The record as one row of `queries_log`: the follow-up in its own columns.
+
+        Returns:
+            Column name to value; lists are still Python lists.
+        """
+        row = asdict(self)
+        followup = row.pop("followup")
+        row.update(
+            followup_detected=followup.detected,
+            followup_resolved=followup.resolved,
+            followup_section_id=followup.section_id,
+            followup_ref_type=followup.ref_type,
+            followup_method=followup.method,
+        )
+        return row
 
 
 class QueryLog:
@@ -114,7 +129,7 @@ class QueryLog:
 
     def record(self, record: QueryRecord) -> None:
         """Append one turn."""
-        row = asdict(record)
+        row = record.row()
         for key in ("doc_ids", "titles", "outline"):
             row[key] = json.dumps(row[key], ensure_ascii=False)
         for key in ("followup_detected", "followup_resolved"):

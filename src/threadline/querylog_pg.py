@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
@@ -45,7 +44,7 @@ class PostgresQueryLog:
 
     def record(self, record: QueryRecord) -> None:
         """Append one turn (autocommit: one statement, committed when it returns)."""
-        row = asdict(record)
+        row = record.row()
         row["created_at"] = datetime.fromisoformat(row["created_at"])
         for key in _JSON_COLUMNS:
             row[key] = Jsonb(row[key])

@@ -15,6 +15,9 @@ the answer's citations.
 
 Tasks are read by field name and only `task_id`, `domain` and `turns` are
 used: a task's human rewrite is never read.
+
+One module of about 600 lines on purpose: the protocol (reading tasks, the
+replay graph, the run file, scoring) is read top to bottom as one procedure.
 """
 
 from __future__ import annotations
@@ -30,18 +33,24 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
-from threadline.graph.context import Context
-from threadline.graph.graph import route_update
-from threadline.graph.reformulation import DEFAULT_FUSION, FusionConfig, reformulate_turn
-from threadline.graph.retrieval import retrieve_turn
-from threadline.graph.state import State
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from threadline.graph.context import Context, bind_services
+from threadline.graph.nodes import reformulate, retrieve, route_turn
+from threadline.graph.nodes.load import history_entries
+from threadline.graph.nodes.persist import source_title
+from threadline.graph.reformulation import DEFAULT_FUSION, FusionConfig
+from threadline.graph.state import State, TurnFollowup
 from threadline.knowledge.documents import SourceDocument
 from threadline.knowledge.index import KnowledgeBase
 from threadline.services import Services
 from threadline.settings import Settings
+from threadline.store import Message, Session, ThreadState, TurnMetadata
 
 TENANT = "default"
 CALLER_APP = "bench"
@@ -51,13 +60,8 @@ RETRIEVAL_ROUTES = ("standalone", "followup_context", "followup_reference")
 CHUNKS_PER_PASSAGE = 3
 _PASSAGE_KEY = "passage_id"
 _INDEX_MARKER = "bench-index.json"
-_NO_FOLLOWUP: dict[str, Any] = {
-    "detected": False,
-    "resolved": False,
-    "ref_type": None,
-    "section_id": None,
-    "method": None,
-}
+# Stored messages need a time; the thread state's `updated_at` is all it changes.
+_EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
 
 Progress = Callable[[str, int, int], None]
 """Called as (phase, done, total); phases are "index" and "tasks"."""
@@ -233,24 +237,29 @@ def index_corpus(
     return written
 
 
-def _thread_state(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The thread state as the store derives it from the stored assistant turns."""
-    state: dict[str, Any] = {
-        "last_outline": [],
-        "last_doc_ids": [],
-        "last_titles": [],
-        "last_search_query": None,
-        "updated_at": None,
-    }
-    for turn in reversed(turns):
-        if turn["search_query"] or turn["doc_ids"]:
-            state.update(
-                last_doc_ids=list(turn["doc_ids"]),
-                last_titles=list(turn["titles"]),
-                last_search_query=turn["search_query"],
+def _as_messages(stored: Sequence[dict[str, Any]]) -> list[Message]:
+    """Replayed turns as the store would hold them: a user and an assistant message each."""
+    messages: list[Message] = []
+    for i, turn in enumerate(stored):
+        metadata = TurnMetadata(
+            search_query=turn["search_query"],
+            doc_ids=list(turn["doc_ids"]),
+            titles=list(turn["titles"]),
+            route=turn["route"],
+        )
+        messages.append(
+            Message(id=f"q{i}", role="user", content=turn["question"], created_at=_EPOCH)
+        )
+        messages.append(
+            Message(
+                id=f"a{i}",
+                role="assistant",
+                content=turn["answer"],
+                created_at=_EPOCH,
+                metadata=metadata,
             )
-            break
-    return state
+        )
+    return messages
 
 
 def _conversation(task: Task) -> list[tuple[str, str]]:
@@ -262,6 +271,55 @@ def _conversation(task: Task) -> list[tuple[str, str]]:
         elif pairs and not pairs[-1][1]:
             pairs[-1] = (pairs[-1][0], turn.text)
     return pairs
+
+
+def _forget_route(state: State) -> dict[str, Any]:
+    """Search a last turn the service would not search (greeting, tool, clarify).
+
+    The benchmark needs a ranking for every last turn, so such a turn is searched as
+    a question: a follow-up in context when the conversation has a past, else alone.
+    """
+    return {
+        "route": "followup_context" if state.history else "standalone",
+        "followup": TurnFollowup(),
+    }
+
+
+def _searches(state: State) -> Literal["reformulate", "__end__"]:
+    return "reformulate" if state.route in RETRIEVAL_ROUTES else "__end__"
+
+
+def _searches_always(state: State) -> Literal["reformulate", "_forget_route"]:
+    return "reformulate" if state.route in RETRIEVAL_ROUTES else "_forget_route"
+
+
+def replay_graph(
+    services: Services, *, last: bool
+) -> CompiledStateGraph[State, Context, State, State]:
+    """The graph's own route → reformulate → retrieve nodes, as a smaller graph.
+
+    Args:
+        services: The services the nodes use (the benchmark index).
+        last: For a task's last turn: a turn the router would not search is searched
+            anyway (`_forget_route`); an earlier turn that does not search stops.
+
+    Returns:
+        The compiled graph over `services`.
+    """
+    builder = StateGraph(State, context_schema=Context)
+    builder.add_node(route_turn)
+    builder.add_node(reformulate)
+    builder.add_node(retrieve)
+    builder.add_edge(START, "route_turn")
+    if last:
+        builder.add_node(_forget_route)
+        builder.add_conditional_edges("route_turn", _searches_always)
+        builder.add_edge("_forget_route", "reformulate")
+    else:
+        builder.add_conditional_edges("route_turn", _searches)
+    builder.add_edge("reformulate", "retrieve")
+    builder.add_edge("retrieve", END)
+    return builder.compile(name="retrieval-replay").with_config(bind_services(services))
 
 
 class RetrievalBench:
@@ -283,22 +341,24 @@ class RetrievalBench:
         self.chunk_k = min(max(k * CHUNKS_PER_PASSAGE, k), services.settings.max_top_k)
         self.searches = 0
         self.turns_replayed = 0
+        self._graphs = {last: replay_graph(services, last=last) for last in (False, True)}
         # Stored turns per conversation prefix replayed already: the tasks of one
         # conversation share their earlier turns, and a replay is a pure function of them.
         self._prefixes: dict[str, list[dict[str, Any]]] = {}
 
     def _state(self, task: Task, question: str, stored: Sequence[dict[str, Any]]) -> State:
+        """The state `load_conversation` would give this question after `stored`."""
         limit = self.services.settings.history_turns
-        history = [
-            {
-                "question": t["question"],
-                "search_query": t["search_query"],
-                "titles": list(t["titles"]),
-                "answer": t["answer"],
-                "route": t["route"],
-            }
-            for t in stored
-        ]
+        messages = _as_messages(stored)
+        history = history_entries(messages)
+        session = Session(
+            id="bench",
+            tenant=TENANT,
+            caller_app=CALLER_APP,
+            created_at=_EPOCH,
+            updated_at=_EPOCH,
+            messages=messages,
+        )
         return State(
             query=question,
             thread_id=f"bench-{hashlib.sha1(task.task_id.encode()).hexdigest()[:12]}",
@@ -306,42 +366,49 @@ class RetrievalBench:
             caller_app=CALLER_APP,
             sources=[task.domain],
             history=history[-limit:] if limit else [],
-            thread_state=_thread_state(stored) if stored else {},
-            followup=dict(_NO_FOLLOWUP),
+            thread_state=session.thread_state() if stored else ThreadState(),
+            followup=TurnFollowup(),
             trace=[],
         )
 
     def _turn(
         self, state: State, *, last: bool, context: Context
-    ) -> tuple[State, str, list[Any], list[dict[str, Any]]]:
-        """Route, reformulate and retrieve one user turn as the graph would.
+    ) -> tuple[State, str, list[dict[str, Any]], list[dict[str, Any]]]:
+        """Route, reformulate and retrieve one user turn through the graph's nodes.
 
         Returns:
             The state after retrieval, the router's own route, the fused candidates and
             the retriever's attempts.
         """
-        services = self.services
-        state = dataclasses.replace(state, **route_update(state, services))
-        routed = state.route
+        routed = ""
+        candidates: list[dict[str, Any]] = []
+        values: dict[str, Any] = {}
+        context = dataclasses.replace(context, fusion=self.fusion)
+        graph = self._graphs[last]
+        events = graph.stream(state, context=context, stream_mode=["updates", "custom", "values"])
+        for mode, chunk in cast(Iterator[tuple[str, Any]], events):
+            if mode == "updates" and "route_turn" in chunk:
+                routed = chunk["route_turn"]["route"]
+            elif mode == "custom":
+                candidates = chunk["candidates"]
+            elif mode == "values":
+                values = chunk
+        state = State(**values)
         if state.route not in RETRIEVAL_ROUTES:
-            if not last:
-                return state, routed, [], []
-            # The benchmark needs a ranking for every last turn; a turn the service would
-            # not search (greeting, tool, clarify) is searched as a question.
-            forced = "followup_context" if state.history else "standalone"
-            state = dataclasses.replace(state, route=forced, followup=dict(_NO_FOLLOWUP))
-        state = dataclasses.replace(state, **reformulate_turn(state, services, context))
-        outcome = retrieve_turn(state, services, context, fusion=self.fusion)
-        state = dataclasses.replace(state, **outcome.update)
-        attempts = next(
+            return state, routed, [], []
+        attempts: list[dict[str, Any]] = next(
             (t.get("attempts", []) for t in state.trace if t.get("node") == "retrieve"), []
         )
         self.searches += sum(1 for a in attempts if "query" in a)
         self.turns_replayed += 1
-        return state, routed, outcome.candidates, attempts
+        return state, routed, candidates, attempts
 
-    def _replay_prefix(self, task: Task, pairs: Sequence[tuple[str, str]]) -> list[dict]:
-        """The stored turns after replaying `pairs` (each with its dataset answer)."""
+    def _replay_prefix(self, task: Task, pairs: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+        """The stored turns after replaying `pairs` (each with its dataset answer).
+
+        Each turn is a dict of question, answer, route, search_query, doc_ids and titles
+        (the answers benchmark seeds its store from them).
+        """
         stored: list[dict[str, Any]] = []
         for i in range(len(pairs)):
             key = json.dumps([task.domain, pairs[: i + 1]], ensure_ascii=False)
@@ -361,10 +428,7 @@ class RetrievalBench:
                     "search_query": state.search_query or None,
                     # No answer is generated: the packed context stands in for its citations.
                     "doc_ids": [c["doc_id"] for c in chunks],
-                    "titles": [
-                        f"{c['title']} — {c['section']}" if c.get("section") else c["title"]
-                        for c in chunks
-                    ],
+                    "titles": [source_title(c["title"], c["section"]) for c in chunks],
                 }
             ]
             self._prefixes[key] = stored
@@ -380,7 +444,7 @@ class RetrievalBench:
         )
         doc_ids: list[str] = []
         for item in candidates:
-            passage_id = item.chunk.metadata.get(_PASSAGE_KEY, item.chunk.doc_id)
+            passage_id = item["metadata"].get(_PASSAGE_KEY, item["doc_id"])
             if passage_id not in doc_ids:
                 doc_ids.append(passage_id)
         return RunLine(

@@ -6,7 +6,6 @@ benchmarks call the very same functions.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -20,6 +19,7 @@ from threadline.graph import prompts
 from threadline.graph.evidence import Evidence, Verdict, decide
 from threadline.graph.grounding import neutralize_markers
 from threadline.graph.reformulation import trail_turns
+from threadline.models.answer_prompt import AnswerPrompt, PromptSource, render_answer_prompt
 
 if TYPE_CHECKING:
     from threadline.graph.context import Context
@@ -60,16 +60,16 @@ def language_of(state: State) -> str:
 def decide_turn(state: State) -> Evidence:
     """The evidence check for this turn's question over its packed context."""
     earlier = [f"{h.get('question', '')} {h.get('answer', '')}" for h in state.history]
-    followup = state.followup or {}
+    followup = state.followup
     return decide(
         state.query,
         state.chunks,
         earlier=earlier,
         carried=state.reformulated_query or state.search_query,
         deliverable=state.deliverable,
-        reference=bool(followup.get("resolved") and followup.get("ref_type") != "context"),
+        reference=bool(followup.resolved and followup.ref_type != "context"),
         tool=state.route == "tool",
-        focus=state.thread_state.get("last_titles", []) if state.history else [],
+        focus=state.thread_state.last_titles if state.history else [],
     )
 
 
@@ -99,8 +99,8 @@ def decision_update(
     return {
         "verdict": verdict,
         "evidence": evidence_trace(evidence),
-        "llm_calls": state.llm_calls + calls,
-        "trace": state.trace + [{**trace, "verdict": verdict}],
+        "llm_calls": calls,
+        "trace": [{**trace, "verdict": verdict}],
     }
 
 
@@ -120,6 +120,31 @@ def guard_verdict(llm_verdict: str, evidence: Evidence) -> Verdict:
     if llm_verdict not in ("answer", "partial", "not_in_documents", "ambiguous"):
         return "not_in_documents"
     return llm_verdict  # type: ignore[return-value]
+
+
+def final_verdict(
+    model_verdict: str, evidence: Evidence, *, judged: bool, trace: dict[str, Any]
+) -> Verdict:
+    """The turn's verdict from the model's and the evidence check's.
+
+    Args:
+        model_verdict: What the generation call returned.
+        evidence: The deterministic evidence check.
+        judged: Whether the model reads the sources (its verdict counts, guarded by
+            the check); a quoting model's only say is whether it found anything.
+        trace: The generate node's trace entry; a judging model's verdict and any
+            guard override are recorded in it.
+
+    Returns:
+        answer, partial, not_in_documents or ambiguous.
+    """
+    if not judged:
+        return evidence.verdict if model_verdict in ("answer", "partial") else "not_in_documents"
+    trace["llm_verdict"] = model_verdict
+    verdict = guard_verdict(model_verdict, evidence)
+    if verdict != model_verdict:
+        trace["guard"] = f"{model_verdict}->{verdict}:{evidence.reason}"
+    return verdict
 
 
 def generate_structured(llm: BaseChatModel, messages: list[BaseMessage]) -> GeneratedAnswer:
@@ -174,26 +199,20 @@ def answer_messages(
     settings = services.settings
     shown = [c for c in state.chunks if only is None or c["label"] in only] or state.chunks
     reference = ""
-    if state.followup.get("section_id"):
-        section_id = state.followup["section_id"]
-        title = next(
-            (
-                o["title"]
-                for o in state.thread_state.get("last_outline", [])
-                if o["id"] == section_id
-            ),
-            "",
-        )
+    if state.followup.section_id:
+        section_id = state.followup.section_id
+        title = next((o.title for o in state.thread_state.last_outline if o.id == section_id), "")
         reference = f"FOLLOWUP_REFERENCE={section_id}: {title}"
-    sources = "\n".join(
-        prompts.SOURCE_TEMPLATE.format(
+    keyword = settings.outline_keyword
+    sources = [
+        PromptSource(
             id=c["label"],
-            title=html.escape(neutralize_markers(c["title"], settings.outline_keyword)),
-            section=html.escape(neutralize_markers(c["section"], settings.outline_keyword)),
-            text=html.escape(neutralize_markers(c["text"], settings.outline_keyword), quote=False),
+            title=neutralize_markers(c["title"], keyword),
+            section=neutralize_markers(c["section"], keyword),
+            text=neutralize_markers(c["text"], keyword),
         )
         for c in shown
-    )
+    ]
     history = render_history(
         trail_turns(state.history),
         mode=context.history_mode or settings.history_mode,
@@ -208,15 +227,17 @@ def answer_messages(
             )
         ),
         HumanMessage(
-            prompts.ANSWER_USER_PROMPT.format(
-                history=html.escape(history, quote=False),
-                followup_reference=html.escape(reference),
-                deliverable="yes" if state.deliverable else "no",
-                answer_style="list" if state.route == "tool" else "prose",
-                search_query=html.escape(state.search_query, quote=False),
-                answer_type=asks_for or "",
-                context=sources,
-                question=html.escape(question or state.query, quote=False),
+            render_answer_prompt(
+                AnswerPrompt(
+                    sources=sources,
+                    question=question or state.query,
+                    history=history,
+                    followup_reference=reference,
+                    deliverable=state.deliverable,
+                    answer_style="list" if state.route == "tool" else "prose",
+                    search_query=state.search_query,
+                    answer_type=asks_for or "",
+                )
             )
         ),
     ]

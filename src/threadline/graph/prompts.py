@@ -1,9 +1,26 @@
 """Prompt templates. They are the defaults of `Context` fields, so a run can override them.
 
-The answer prompt is a fixed, tag-structured layout: a real LLM reads it as
-instructions, and the offline extractive model parses the same tags, so both
-go through one generator node.
+The answer prompt's user message is a fixed, tag-structured layout: a real LLM
+reads it as instructions, and the offline extractive model parses the same tags.
+Its template, renderer and parser live together in
+`threadline.models.answer_prompt` and are re-exported here.
 """
+
+from threadline.models.answer_prompt import (
+    ANSWER_USER_PROMPT,
+    INSUFFICIENT_CONTEXT,
+    SOURCE_TEMPLATE,
+)
+
+__all__ = [
+    "ANSWER_SYSTEM_PROMPT",
+    "ANSWER_USER_PROMPT",
+    "CONDENSE_SYSTEM_PROMPT",
+    "CONDENSE_USER_PROMPT",
+    "INSUFFICIENT_CONTEXT",
+    "SOURCE_TEMPLATE",
+    "TOOL_SYSTEM_PROMPT",
+]
 
 ANSWER_SYSTEM_PROMPT = """You are threadline, an assistant that answers strictly from the \
 sources given in <context>. You never use general knowledge.
@@ -40,23 +57,6 @@ this block, and write nothing after it:
 - <answer_type>, when present, is the kind of fact the question asks for (price, pay, quantity, \
 date, duration, weight, person): the answer must state it."""
 
-ANSWER_USER_PROMPT = """<history>
-{history}
-</history>
-<followup_reference>{followup_reference}</followup_reference>
-<deliverable>{deliverable}</deliverable>
-<answer_style>{answer_style}</answer_style>
-<search_query>{search_query}</search_query>
-<answer_type>{answer_type}</answer_type>
-<context>
-{context}
-</context>
-<question>{question}</question>"""
-
-SOURCE_TEMPLATE = """<source id="{id}" title="{title}" section="{section}">
-{text}
-</source>"""
-
 CONDENSE_SYSTEM_PROMPT = """You rewrite the user's last message into one standalone search \
 query for a document search engine. Keep the user's own terms; add only the names and topics \
 from the conversation trail that the message refers to. Reply with the query only, on one line, \
@@ -71,5 +71,3 @@ Standalone search query:"""
 
 TOOL_SYSTEM_PROMPT = """You answer questions about the product catalog by calling exactly one \
 of the tools with typed arguments. Prices are in US dollars."""
-
-INSUFFICIENT_CONTEXT = "INSUFFICIENT_CONTEXT"

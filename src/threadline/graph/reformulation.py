@@ -31,7 +31,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from threadline.followups.trail import TrailTurn, render_history
 from threadline.graph import prompts
 from threadline.knowledge.bilingual import translate_query
-from threadline.models import is_extractive
+from threadline.models import quotes_sources
 from threadline.text import STOPWORDS, fold, stem, terms, tokenize
 from threadline.text.language import detect_language
 from threadline.text.lexicons import en, fr
@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the node-facing function only; keeps the pure part light to
     from threadline.graph.context import Context
     from threadline.graph.state import State
     from threadline.services import Services
+    from threadline.store.models import ThreadState
 
 # Request and conversation words carry no topic: they must not be carried into the next
 # query, and they do not make a message "about" anything.
@@ -214,7 +215,7 @@ class PreviousTurn:
 
 
 def previous_turn(
-    history: Sequence[Mapping[str, Any]], thread_state: Mapping[str, Any]
+    history: Sequence[Mapping[str, Any]], thread_state: ThreadState
 ) -> PreviousTurn | None:
     """Gather the previous turn from the graph state, or None on a first turn.
 
@@ -228,9 +229,9 @@ def previous_turn(
     if not history:
         return None
     return PreviousTurn(
-        search_query=thread_state.get("last_search_query"),
-        titles=tuple(t for t in thread_state.get("last_titles", []) if t),
-        doc_ids=tuple(dict.fromkeys(thread_state.get("last_doc_ids", []))),
+        search_query=thread_state.last_search_query,
+        titles=tuple(t for t in thread_state.last_titles if t),
+        doc_ids=tuple(dict.fromkeys(thread_state.last_doc_ids)),
         answer=str(history[-1].get("answer") or ""),
         exchanges=tuple(
             (str(turn.get("question") or ""), str(turn.get("answer") or "")) for turn in history
@@ -420,23 +421,21 @@ def reformulate_turn(state: State, services: Services, context: Context) -> dict
         The partial state update: reformulated_query, doc_scope, followup,
         llm_calls and trace.
     """
-    ts, fu = state.thread_state, dict(state.followup)
+    ts, fu = state.thread_state, state.followup.model_copy()
     query, scope, calls = state.query, None, 0
-    doc_ids, titles = ts.get("last_doc_ids", []), ts.get("last_titles", [])
+    doc_ids, titles = ts.last_doc_ids, ts.last_titles
     if state.route == "followup_reference":
-        if fu.get("section_id"):
-            title = next(
-                o["title"] for o in ts.get("last_outline", []) if o["id"] == fu["section_id"]
-            )
+        if fu.section_id:
+            title = next(o.title for o in ts.last_outline if o.id == fu.section_id)
             query, scope = reference_query(title, state.query), list(dict.fromkeys(doc_ids))
-        elif fu.get("document_index"):
-            index = fu["document_index"] - 1
+        elif fu.document_index:
+            index = fu.document_index - 1
             query, scope = reference_query(titles[index], state.query), [doc_ids[index]]
     elif state.route == "followup_context":
         llm = services.llm
-        if is_extractive(llm):
-            query = condense(state.query, ts.get("last_search_query"), titles)
-            fu["method"] = "heuristic"
+        if quotes_sources(llm):
+            query = condense(state.query, ts.last_search_query, titles)
+            fu.method = "heuristic"
         else:
             history = render_history(
                 trail_turns(state.history),
@@ -457,12 +456,12 @@ def reformulate_turn(state: State, services: Services, context: Context) -> dict
             calls = 1
             query = reply.text.strip().splitlines()[0].strip() if reply.text.strip() else ""
             query = query.strip('"') or state.query
-            fu["method"] = "llm"
-        fu["resolved"] = True
+            fu.method = "llm"
+        fu.resolved = True
     return {
         "reformulated_query": query,
         "doc_scope": scope,
         "followup": fu,
-        "llm_calls": state.llm_calls + calls,
-        "trace": state.trace + [{"node": "reformulate", "query": query}],
+        "llm_calls": calls,
+        "trace": [{"node": "reformulate", "query": query}],
     }

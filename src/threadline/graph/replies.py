@@ -8,7 +8,9 @@ Each returns the text shown to the user and the machine-readable `clarify` objec
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+
+from threadline.graph.state import Clarify, ClarifyOption
+from threadline.store.models import OutlineItem
 
 
 def _quote(items: Sequence[str], fr: bool) -> str:
@@ -25,7 +27,7 @@ def decline(
     missing: Sequence[str],
     closest: Sequence[str],
     asks_for: str | None = None,
-) -> tuple[str, dict[str, Any]]:
+) -> tuple[str, Clarify]:
     """A plain "not in the documents", naming what is missing and the closest titles."""
     fr = language == "fr"
     if missing:
@@ -76,13 +78,13 @@ def decline(
         )
     else:
         tail = ""
-    options = [{"label": title, "query": title} for title in closest]
+    options = [ClarifyOption(label=title, query=title) for title in closest]
     return head + tail, {"reason": "not_in_documents", "options": options}
 
 
 def ask_which(
     *, language: str, candidates: Sequence[str], question: str, phrase: str = ""
-) -> tuple[str, dict[str, Any]]:
+) -> tuple[str, Clarify]:
     """A question back naming the candidates that fit equally.
 
     `phrase` is what the question pointed at without naming it ("the actor").
@@ -99,18 +101,16 @@ def ask_which(
         text = f"Which one do you mean by {about}?"
         if candidates:
             text = f"{text} For example: {names}?"
-    options = [{"label": c, "query": f"{c}: {question}"} for c in candidates]
+    options = [ClarifyOption(label=c, query=f"{c}: {question}") for c in candidates]
     return text, {"reason": "ambiguous", "options": options}
 
 
-def which_section_options(outline: Sequence[dict[str, str]], language: str) -> dict[str, Any]:
+def which_section_options(outline: Sequence[OutlineItem], language: str) -> Clarify:
     """Chips for "which part do you mean?": one per section of the previous outline."""
     verb = "Détaille" if language == "fr" else "Expand"
     return {
         "reason": "which_section",
-        "options": [
-            {"label": f"{o['id']} · {o['title']}", "query": f"{verb} {o['id']}"} for o in outline
-        ],
+        "options": [{"label": f"{o.id} · {o.title}", "query": f"{verb} {o.id}"} for o in outline],
     }
 
 
@@ -120,4 +120,95 @@ def partial_note(language: str, missing: Sequence[str]) -> str:
     what = ", ".join(missing)
     return (
         f"Les documents ne couvrent pas : {what}." if fr else f"The documents do not cover: {what}."
+    )
+
+
+_SMALL_TALK = {
+    ("thanks", True): "Avec plaisir ! Une autre question sur vos documents ?",
+    ("thanks", False): "You're welcome! Anything else about your documents?",
+    ("bye", True): "Au revoir ! La conversation reste disponible.",
+    ("bye", False): "Goodbye! This conversation stays here when you come back.",
+    ("greeting", True): (
+        "Bonjour ! Je réponds uniquement à partir des documents de votre équipe, en "
+        "citant mes sources. Posez une question, demandez un résumé, puis "
+        "« Détaille S2 » pour approfondir une partie."
+    ),
+    ("greeting", False): (
+        "Hello! I answer only from your team's documents, and I cite my sources. "
+        'Ask a question or for a summary, then say "Expand S2" to go deeper into '
+        "one part of it."
+    ),
+}
+
+
+def small_talk(kind: str, language: str) -> str:
+    """The answer to a greeting, a thanks or a goodbye: never a fact.
+
+    Args:
+        kind: "greeting", "thanks" or "bye"; any other kind gets the greeting.
+        language: The answer language (fr answers in French, anything else in English).
+
+    Returns:
+        The reply text.
+    """
+    fr = language == "fr"
+    return _SMALL_TALK.get((kind, fr), _SMALL_TALK[("greeting", fr)])
+
+
+def which_section(outline: Sequence[OutlineItem], language: str) -> str:
+    """ "Which part do you mean?" after a bare "tell me more", listing the outline."""
+    listing = "\n".join(f"- {o.id}: {o.title}" for o in outline)
+    if language == "fr":
+        return f"Quelle partie voulez-vous approfondir ?\n{listing}\nPar exemple : « Détaille S2 »."
+    return f'Which part do you mean?\n{listing}\nFor example: "Expand S2".'
+
+
+def which_source(count: int, language: str) -> str:
+    """A reference to a source number the previous answer does not have."""
+    sources = "source" if count == 1 else "sources"
+    if language == "fr":
+        return f"La réponse précédente ne cite que {count} {sources}. Laquelle voulez-vous ?"
+    return f"The previous answer cites {count} {sources}. Which one do you mean?"
+
+
+def no_such_part(outline: Sequence[OutlineItem], language: str) -> str:
+    """A reference into the previous outline that does not resolve."""
+    fr = language == "fr"
+    listing = "\n".join(f"- {o.id}: {o.title}" for o in outline)
+    if outline:
+        return (
+            f"Cette partie n'existe pas. La réponse précédente contient :\n{listing}"
+            if fr
+            else f"There is no such part. The previous answer has:\n{listing}"
+        )
+    return (
+        "La réponse précédente n'a pas de plan à détailler. Que cherchez-vous ?"
+        if fr
+        else "The previous answer has no outline to point into. What are you looking for?"
+    )
+
+
+def not_allowed(stop_reason: str, language: str) -> str:
+    """A search the caller application's source policy refuses."""
+    if language == "fr":
+        return (
+            "Cette recherche n'est pas autorisée pour cette application "
+            f"({stop_reason}). Reformulez ou limitez-vous aux sources permises."
+        )
+    return (
+        f"This search is not allowed for this application ({stop_reason}). "
+        "Rephrase, or ask within the sources it may use."
+    )
+
+
+def nothing_found(language: str) -> str:
+    """No context to answer from: ask for a rephrasing or a document."""
+    if language == "fr":
+        return (
+            "Je n'ai pas trouvé de quoi répondre dans les documents. Pouvez-vous préciser "
+            "la question ou le document concerné ?"
+        )
+    return (
+        "I could not find this in the documents. Could you rephrase, or name the "
+        "document or topic you mean?"
     )

@@ -24,6 +24,7 @@ from threadline.graph.reformulation import (
     prior_weight,
     query_variants,
 )
+from threadline.graph.state import PackedChunk
 from threadline.graph.windows import WindowChunk, expand_windows
 from threadline.knowledge.index import ScoredChunk, SearchFilters
 from threadline.policy import PolicyViolation, allowed_sources
@@ -32,6 +33,7 @@ if TYPE_CHECKING:  # only the node-facing functions need these
     from threadline.graph.context import Context
     from threadline.graph.state import State
     from threadline.services import Services
+    from threadline.store.models import ThreadState
 
 
 @dataclass(frozen=True)
@@ -245,7 +247,7 @@ def search_candidates(
     budget: Budget,
     route: str,
     history: Sequence[Mapping[str, Any]],
-    thread_state: Mapping[str, Any],
+    thread_state: ThreadState,
     doc_scope: Sequence[str] | None = None,
     llm_rewrite: bool = False,
     fusion: FusionConfig = DEFAULT_FUSION,
@@ -320,7 +322,7 @@ def search_candidates(
         )
         candidates = candidates[:top_k]
     pack = pack_context(candidates, budget)
-    previous_query = thread_state.get("last_search_query")
+    previous_query = thread_state.last_search_query
     if not pack.chunks and previous_query and previous_query not in query:
         # One broader retry: what was searched before, plus the new question.
         query = f"{previous_query} {question}"
@@ -348,24 +350,24 @@ def _first_set(value: int | None, default: int) -> int:
     return default if value is None else value
 
 
-def chunk_dict(label: int, item: ScoredChunk | WindowChunk) -> dict[str, Any]:
+def chunk_dict(label: int, item: ScoredChunk | WindowChunk) -> PackedChunk:
     """A packed chunk as the state and the generator prompt carry it.
 
     `hit` is False for a neighbour a context window brought in (its score is 0).
     """
     chunk = item.chunk
-    return {
-        "label": str(label),
-        "chunk_id": chunk.chunk_id,
-        "doc_id": chunk.doc_id,
-        "title": chunk.title,
-        "section": chunk.section,
-        "source": chunk.source,
-        "position": chunk.position,
-        "text": chunk.text,
-        "score": round(float(item.score), 6),
-        "hit": getattr(item, "hit", True),
-    }
+    return PackedChunk(
+        label=str(label),
+        chunk_id=chunk.chunk_id,
+        doc_id=chunk.doc_id,
+        title=chunk.title,
+        section=chunk.section,
+        source=chunk.source,
+        position=chunk.position,
+        text=chunk.text,
+        score=round(float(item.score), 6),
+        hit=getattr(item, "hit", True),
+    )
 
 
 @dataclass
@@ -415,7 +417,7 @@ def retrieve_turn(
         return RetrievalOutcome(
             {
                 "stop_reason": violation.reason,
-                "trace": state.trace + [{"node": "retrieve", "stop_reason": violation.reason}],
+                "trace": [{"node": "retrieve", "stop_reason": violation.reason}],
             }
         )
     filters = SearchFilters(
@@ -436,7 +438,7 @@ def retrieve_turn(
         history=state.history,
         thread_state=state.thread_state,
         doc_scope=state.doc_scope,
-        llm_rewrite=state.followup.get("method") == "llm",
+        llm_rewrite=state.followup.method == "llm",
         fusion=fusion,
     )
     chosen: Sequence[ScoredChunk | WindowChunk] = found.pack.chunks
@@ -477,7 +479,7 @@ def retrieve_turn(
             "search_query": found.query,
             "chunks": chunks,
             "stop_reason": None if chunks else "no_context",
-            "trace": state.trace + [trace],
+            "trace": [trace],
         },
         found.candidates,
     )
@@ -499,8 +501,7 @@ def named_document_context(
     return {
         "chunks": chunks,
         "stop_reason": None if chunks else "no_context",
-        "trace": state.trace
-        + [
+        "trace": [
             {
                 "node": "retrieve",
                 "named_document": doc_id,

@@ -3,12 +3,94 @@
 Every per-turn field is reset by `load_conversation`, so a LangGraph Studio
 thread (which checkpoints state between runs) starts each turn clean; the
 conversation itself lives in the `ConversationStore`, not in this state.
+
+The typed parts are the store's own models where the store keeps them
+(`ThreadState`, `Citation`, and `TurnFollowup`, the stored `FollowupInfo` plus
+what only the turn needs), and `PackedChunk`, the one shape of a passage in the
+context, whether the retriever or a catalog tool produced it. `trace` and
+`llm_calls` have reducers: a node returns its own trace entry and its own count
+of model calls; `load_conversation` overwrites both to start the turn.
 """
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, NotRequired, TypedDict
+
+from threadline.store.models import Citation, FollowupInfo, OutlineItem, ThreadState
+
+
+class TurnFollowup(FollowupInfo):
+    """The follow-up of this turn: what is stored, plus what only the turn uses.
+
+    `document_index` and `reason` steer reformulation and the clarify texts; they
+    are never stored nor returned by the API (`stored()` drops them).
+    """
+
+    document_index: int | None = None
+    """For a reference to a source of the previous answer ("the second source"): its number."""
+    reason: str | None = None
+    """Why a detected reference did not resolve (e.g. "pure_anaphora")."""
+
+    def stored(self) -> FollowupInfo:
+        """The follow-up as the store, the queries log and the API keep it.
+
+        Returns:
+            The stored fields only.
+        """
+        return FollowupInfo.model_validate(self.model_dump(include=set(FollowupInfo.model_fields)))
+
+
+class PackedChunk(TypedDict):
+    """One passage of the packed context, as the state and the answer prompt carry it."""
+
+    label: str
+    """The number the answer cites it by ("1", "2", ...)."""
+    chunk_id: str
+    doc_id: str
+    title: str
+    section: str
+    source: str
+    text: str
+    score: float
+    """The engine's score (0 for a neighbour a context window brought in)."""
+    position: NotRequired[int]
+    """Order of the chunk in its document (absent for a catalog product)."""
+    hit: NotRequired[bool]
+    """False for a neighbour a context window brought in (absent: a hit)."""
+
+
+class ToolCall(TypedDict):
+    """A typed catalog tool request: the tool's name and its arguments."""
+
+    name: str
+    args: dict[str, Any]
+
+
+class ClarifyOption(TypedDict):
+    """One chip of a question back: what it shows and what it sends when clicked."""
+
+    label: str
+    query: str
+
+
+class Clarify(TypedDict):
+    """The machine-readable side of a question back (`clarify` in the API)."""
+
+    reason: str
+    """not_in_documents | ambiguous | which_section."""
+    options: list[ClarifyOption]
+
+
+class HistoryEntry(TypedDict):
+    """One past turn as `load_conversation` reads it from the store."""
+
+    question: str
+    search_query: str | None
+    titles: list[str]
+    answer: str
+    route: str | None
 
 
 @dataclass(kw_only=True)
@@ -39,14 +121,14 @@ class InputState:
 class State(InputState):
     """Everything the nodes of one turn read and write."""
 
-    history: list[dict[str, Any]] = field(default_factory=list)
+    history: list[HistoryEntry] = field(default_factory=list)
     """Past turns (question, search query, titles, answer), oldest first, from the store."""
-    thread_state: dict[str, Any] = field(default_factory=dict)
+    thread_state: ThreadState = field(default_factory=ThreadState)
     """Last outline, last doc ids and titles, last search query (never document text)."""
     route: str = ""
     """reply | tool | followup_reference | followup_context | standalone | clarify."""
-    followup: dict[str, Any] = field(default_factory=dict)
-    """detected, resolved, ref_type, section_id, method (+ document_index, reason)."""
+    followup: TurnFollowup = field(default_factory=TurnFollowup)
+    """How the message refers to the previous turns."""
     deliverable: bool = False
     """A summary/synthesis/report: the answer ends with an outline."""
     reformulated_query: str = ""
@@ -55,18 +137,15 @@ class State(InputState):
     """The query actually searched (after a retry, the broader one)."""
     doc_scope: list[str] | None = None
     """Documents a resolved reference points into; searched first."""
-    tool_call: dict[str, Any] | None = None
+    tool_call: ToolCall | None = None
     """The typed tool request (name, args) for the tool route."""
-    chunks: list[dict[str, Any]] = field(default_factory=list)
-    """Packed context: label, chunk_id, doc_id, title, section, source, text, score, hit.
-
-    `hit` is False for a neighbour that a context window brought in.
-    """
+    chunks: list[PackedChunk] = field(default_factory=list)
+    """Packed context, labelled in the order the answer prompt shows it."""
     answer: str = ""
     """The answer text, outline block removed."""
-    outline: list[dict[str, str]] = field(default_factory=list)
-    """[{"id": "S1", "title": ...}] parsed from the answer."""
-    citations: list[dict[str, Any]] = field(default_factory=list)
+    outline: list[OutlineItem] = field(default_factory=list)
+    """The answer's outline (S1, S2...), parsed from its SUIVI block."""
+    citations: list[Citation] = field(default_factory=list)
     """Sources the answer cites, in label order."""
     outcome: str = ""
     """grounded_answer | tool_answer | clarify | reply."""
@@ -74,13 +153,13 @@ class State(InputState):
     """The generator's decision: answer | partial | not_in_documents | ambiguous."""
     evidence: dict[str, Any] = field(default_factory=dict)
     """What the deterministic evidence check found (terms, coverage, candidates, closest)."""
-    clarify: dict[str, Any] | None = None
-    """For a clarify outcome: {"reason", "options": [{"label", "query"}]}."""
+    clarify: Clarify | None = None
+    """For a clarify outcome: why, and the chips to offer."""
     stop_reason: str | None = None
     """Why the turn ended the way it did (technical status)."""
-    llm_calls: int = 0
-    """Chat model calls made during this turn."""
-    trace: list[dict[str, Any]] = field(default_factory=list)
-    """Per-node facts for debugging (candidates, rejected chunks, timings)."""
+    llm_calls: Annotated[int, operator.add] = 0
+    """Chat model calls made during this turn (each node returns its own count)."""
+    trace: Annotated[list[dict[str, Any]], operator.add] = field(default_factory=list)
+    """Per-node facts for debugging (each node returns its own entry)."""
     message_ids: list[str] = field(default_factory=list)
     """Ids of the persisted user and assistant messages."""

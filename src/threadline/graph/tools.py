@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
+from threadline.graph.state import PackedChunk
 from threadline.knowledge.catalog import Catalog, Product
 
 
@@ -111,7 +113,9 @@ def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
     ]
 
 
-def products_as_sources(products: list[Product], call: dict | None = None) -> list[dict]:
+def products_as_sources(
+    products: list[Product], call: Mapping[str, Any] | None = None
+) -> list[PackedChunk]:
     """Tool results in the same shape as packed chunks, so the generator cites them.
 
     Each text starts with the sentence the call is about (a list answer quotes the first
@@ -129,15 +133,15 @@ def products_as_sources(products: list[Product], call: dict | None = None) -> li
         return ""
 
     return [
-        {
-            "label": str(i),
-            "chunk_id": product.id,
-            "doc_id": f"catalog:{product.catalog}",
-            "title": product.name,
-            "section": f"{product.brand} {product.category}",
-            "source": "catalog",
-            "text": " ".join(t for t in (lead(product), product.describe()) if t),
-            "score": 1.0,
-        }
+        PackedChunk(
+            label=str(i),
+            chunk_id=product.id,
+            doc_id=f"catalog:{product.catalog}",
+            title=product.name,
+            section=f"{product.brand} {product.category}",
+            source="catalog",
+            text=" ".join(t for t in (lead(product), product.describe()) if t),
+            score=1.0,
+        )
         for i, product in enumerate(products, 1)
     ]

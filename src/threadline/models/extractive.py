@@ -1,38 +1,46 @@
 """An offline, extractive LangChain chat model: answers made only of context sentences.
 
-It reads the same tag-structured prompt a real LLM gets (see
-`threadline.graph.prompts`), picks the sentences of the sources that best match
-the question, cites each one, and for deliverables appends a `SUIVI` outline
-built from the sources' section headings. Every fact it writes is a sentence
-copied from the context, so it cannot invent one.
+It reads the same tag-structured prompt a real LLM gets (parsed with
+`threadline.models.answer_prompt`, beside the renderer the graph uses), picks
+the sentences of the sources that best match the question, cites each one, and
+for deliverables appends a `SUIVI` outline built from the sources' section
+headings. Every fact it writes is a sentence copied from the context, so it
+cannot invent one.
+
+It is a drop-in chat model, like LangChain's fake tool-calling models:
+`bind_tools` accepts tools and answers without calling any (its model profile
+says `tool_calling: False`), and `with_structured_output` fills the answer
+schema (verdict, answer, missing) from its text. It only matches words, so it
+cannot judge whether the sources answer (`quotes_sources`): the graph's
+evidence check decides for it.
 """
 
 from __future__ import annotations
 
-import html
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput, ModelProfile
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable, RunnableLambda
+from langchain_core.tools import BaseTool
+from pydantic import BaseModel, Field
 
 from threadline.knowledge.facts import KINDS, has_answer_type
 from threadline.knowledge.text import terms
+from threadline.models.answer_prompt import (
+    INSUFFICIENT_CONTEXT,
+    PromptSource,
+    parse_answer_prompt,
+)
 
-INSUFFICIENT_CONTEXT = "INSUFFICIENT_CONTEXT"
 MODEL_NAME = "threadline-extractive"
 
-_SOURCE = re.compile(
-    r'<source id="(?P<id>[^"]*)" title="(?P<title>[^"]*)" section="(?P<section>[^"]*)">\n?'
-    r"(?P<text>.*?)\n?</source>",
-    re.DOTALL,
-)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(«A-ZÀ-Ý0-9])")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # Words that say what to do with the answer, not what it is about.
@@ -46,35 +54,6 @@ _REQUEST_TERMS = set(
         "point partie section source document stp merci"
     )
 )
-
-
-@dataclass(frozen=True)
-class _Source:
-    id: str
-    title: str
-    section: str
-    text: str
-
-
-def _tag(prompt: str, name: str) -> str:
-    match = re.search(rf"<{name}>(.*?)</{name}>", prompt, re.DOTALL)
-    return html.unescape(match.group(1).strip()) if match else ""
-
-
-def parse_sources(prompt: str) -> list[_Source]:
-    """Read the `<source>` elements of an answer prompt."""
-    context = re.search(r"<context>(.*?)</context>", prompt, re.DOTALL)
-    if not context:
-        return []
-    return [
-        _Source(
-            id=html.unescape(m.group("id")),
-            title=html.unescape(m.group("title")),
-            section=html.unescape(m.group("section")),
-            text=html.unescape(m.group("text")).strip(),
-        )
-        for m in _SOURCE.finditer(context.group(1))
-    ]
 
 
 def split_sentences(text: str) -> list[str]:
@@ -99,6 +78,13 @@ class ExtractiveChatModel(BaseChatModel):
     outline_keyword: str = "SUIVI"
     """The outline block keyword (never translated)."""
     max_outline_sections: int = 8
+    profile: ModelProfile | None = Field(
+        default_factory=lambda: ModelProfile(tool_calling=False, structured_output=True),
+        exclude=True,
+    )
+    """It cannot choose a tool; it fills the answer schema."""
+    quotes_sources: bool = True
+    """Every sentence it writes is copied from a source: it cannot judge or translate."""
 
     @property
     def _llm_type(self) -> str:
@@ -136,21 +122,93 @@ class ExtractiveChatModel(BaseChatModel):
             message=AIMessageChunk(content="", response_metadata={"model_name": MODEL_NAME})
         )
 
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Accept tools, as LangChain's fake tool-calling models do; it never calls one.
+
+        Args:
+            tools: The tools a real model could call (ignored).
+            tool_choice: Ignored.
+            **kwargs: Ignored.
+
+        Returns:
+            This model: its replies carry no tool calls, so a caller keeps its own.
+        """
+        return self
+
+    def with_structured_output(
+        self,
+        schema: dict[str, Any] | type,
+        *,
+        include_raw: bool = False,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, dict[str, Any] | BaseModel]:
+        """Fill the answer schema (verdict, answer, missing) from the composed text.
+
+        The text is the answer when it quotes anything (verdict "answer"), else the
+        verdict is "not_in_documents" with an empty answer. The raw message keeps the
+        plain text, so a stream of it reads like any model's answer.
+
+        Args:
+            schema: A JSON schema or pydantic class with `verdict` and `answer` fields.
+            include_raw: Return `{"raw", "parsed", "parsing_error"}` like LangChain's models.
+            **kwargs: Ignored (the method, strictness...).
+
+        Returns:
+            A runnable from messages to the filled schema.
+
+        Raises:
+            ValueError: For a schema without `verdict` and `answer` fields.
+        """
+        model = schema if isinstance(schema, type) and issubclass(schema, BaseModel) else None
+        properties = (
+            set(model.model_fields)
+            if model is not None
+            else set(schema.get("properties", {}) if isinstance(schema, dict) else ())
+        )
+        if not {"verdict", "answer"} <= properties:
+            raise ValueError(
+                f"{MODEL_NAME} fills only the answer schema (verdict, answer, missing); "
+                f"got fields {sorted(properties)}"
+            )
+
+        def fill(message: AIMessage) -> dict[str, Any] | BaseModel:
+            text = message.text.strip()
+            declined = not text or text.startswith(INSUFFICIENT_CONTEXT)
+            values: dict[str, Any] = {
+                "verdict": "not_in_documents" if declined else "answer",
+                "answer": "" if declined else text,
+                "missing": [],
+            }
+            parsed: dict[str, Any] | BaseModel = (
+                model.model_validate(values) if model is not None else values
+            )
+            if include_raw:
+                return {"raw": message, "parsed": parsed, "parsing_error": None}
+            return parsed
+
+        return self | RunnableLambda(fill)
+
     # --- composition -----------------------------------------------------------
     def compose(self, messages: list[BaseMessage]) -> str:
         """Build the answer text for an answer prompt."""
-        prompt = "\n".join(m.text for m in messages if m.type == "human")
-        sources = parse_sources(prompt)
+        prompt = parse_answer_prompt("\n".join(m.text for m in messages if m.type == "human"))
+        sources = list(prompt.sources)
         if not sources:
             return INSUFFICIENT_CONTEXT
-        question = _tag(prompt, "question")
-        search_query = _tag(prompt, "search_query")
-        reference = _tag(prompt, "followup_reference")
-        if _tag(prompt, "answer_style") == "list":
+        question, search_query = prompt.question, prompt.search_query
+        if prompt.answer_style == "list":
             return self._list_answer(sources, question, search_query)
-        if _tag(prompt, "deliverable") == "yes":
+        if prompt.deliverable:
             return self._deliverable(sources, question, search_query)
-        return self._answer(sources, question, search_query, reference, _tag(prompt, "answer_type"))
+        return self._answer(
+            sources, question, search_query, prompt.followup_reference, prompt.answer_type
+        )
 
     def _weights(self, question: str, search_query: str) -> Counter[str]:
         weights: Counter[str] = Counter()
@@ -163,7 +221,7 @@ class ExtractiveChatModel(BaseChatModel):
         return weights
 
     def _scored(
-        self, sources: list[_Source], weights: Counter[str]
+        self, sources: list[PromptSource], weights: Counter[str]
     ) -> list[tuple[float, int, int, str]]:
         """(score, source index, sentence index, sentence) for every sentence."""
         rows = []
@@ -186,7 +244,7 @@ class ExtractiveChatModel(BaseChatModel):
 
     def _answer(
         self,
-        sources: list[_Source],
+        sources: list[PromptSource],
         question: str,
         search_query: str,
         reference: str,
@@ -241,7 +299,7 @@ class ExtractiveChatModel(BaseChatModel):
         best = max((r[0] for r in rows), default=0.0)
         return [r for r in rows if r[0] >= best / 2]
 
-    def _list_answer(self, sources: list[_Source], question: str, search_query: str) -> str:
+    def _list_answer(self, sources: list[PromptSource], question: str, search_query: str) -> str:
         lines = []
         for source in sources:
             sentences = split_sentences(source.text)
@@ -249,9 +307,9 @@ class ExtractiveChatModel(BaseChatModel):
                 lines.append(f"- {sentences[0]} [{source.id}]")
         return "\n".join(lines) if lines else INSUFFICIENT_CONTEXT
 
-    def _deliverable(self, sources: list[_Source], question: str, search_query: str) -> str:
+    def _deliverable(self, sources: list[PromptSource], question: str, search_query: str) -> str:
         weights = self._weights(question, search_query)
-        sections: dict[str, list[_Source]] = {}
+        sections: dict[str, list[PromptSource]] = {}
         for source in sources:
             sections.setdefault(source.section or source.title, []).append(source)
         paragraphs = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from langchain_core.language_models import BaseChatModel
+from pydantic import SecretStr
 
 from threadline.models.extractive import ExtractiveChatModel
 from threadline.settings import Settings
@@ -26,7 +27,7 @@ def create_chat_model(settings: Settings) -> BaseChatModel:
             return ChatOpenAI(
                 model=settings.chat_model,
                 # An OpenAI-compatible server (vLLM, Ollama...) may need no key at all.
-                api_key=settings.openai_api_key or "not-needed",
+                api_key=settings.openai_api_key or SecretStr("not-needed"),
                 base_url=settings.openai_base_url,
                 temperature=0,
                 timeout=settings.llm_timeout,
@@ -36,6 +37,19 @@ def create_chat_model(settings: Settings) -> BaseChatModel:
             raise ValueError(f"Unknown llm provider {other!r}. Expected one of: offline, openai")
 
 
-def is_extractive(model: BaseChatModel) -> bool:
-    """True for the offline model, which cannot condense queries or call tools."""
-    return isinstance(model, ExtractiveChatModel)
+def chooses_tools(model: BaseChatModel) -> bool:
+    """Whether the model picks a tool and its arguments itself.
+
+    Read from LangChain's model profile (`tool_calling`); a model without a profile
+    (a local OpenAI-compatible server) is taken to call tools.
+    """
+    return bool((model.profile or {}).get("tool_calling", True))
+
+
+def quotes_sources(model: BaseChatModel) -> bool:
+    """Whether the model only copies source sentences (the offline extractive model).
+
+    Such a model cannot judge whether the sources answer a question, condense a
+    conversation or translate: the graph's deterministic checks decide for it.
+    """
+    return bool(getattr(model, "quotes_sources", False))

@@ -1,0 +1,128 @@
+"""The generate node: decide, answer from the packed context, and check the citations."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from threadline.followups.outline import split_outline
+from threadline.graph.answering import (
+    answer_messages,
+    decide_turn,
+    decision_update,
+    evidence_trace,
+    final_verdict,
+    generate_structured,
+    language_of,
+)
+from threadline.graph.context import Context, run_services
+from threadline.graph.grounding import CITATION, support_check
+from threadline.graph.replies import partial_note
+from threadline.graph.state import State
+from threadline.knowledge.language import frame_answer
+from threadline.models import quotes_sources
+from threadline.store import Citation, OutlineItem
+
+
+def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Decide (answer, partial, not in the documents, ambiguous), then answer and check.
+
+    The deterministic evidence check runs first, then one structured generation call
+    returns a verdict with the answer, whatever the model. A model that reads gives its
+    own verdict, which the evidence check guards (`guard_verdict`). A model that only
+    quotes sources (`quotes_sources`: the offline extractive model) cannot judge: the
+    check's verdict is final, so a decline costs it no call, and it composes from the
+    passages about the question's subject only.
+
+    Args:
+        state: The turn's state with its packed context.
+        runtime: The run's knobs (the answer prompt).
+
+    Returns:
+        The partial update: answer, outline, citations, outcome, verdict, evidence,
+        stop_reason, llm_calls, trace.
+    """
+    services = run_services()
+    settings, context = services.settings, runtime.context or Context()
+    evidence = decide_turn(state)
+    trace: dict[str, Any] = {"node": "generate", "evidence": evidence_trace(evidence)}
+    llm = services.llm
+    judges = not quotes_sources(llm)
+    if not judges and evidence.verdict in ("not_in_documents", "ambiguous"):
+        return decision_update(state, evidence, evidence.verdict, trace, calls=0)
+    # A quoting model sees only the passages about the question's subject (its names,
+    # or what "it" refers to) and the covered part of a partly answerable question; a
+    # reading model sees the whole packed context.
+    messages = answer_messages(
+        state,
+        services,
+        context,
+        only=None if judges else list(evidence.about) or None,
+        asks_for=evidence.asks_for,
+        question=None if judges else evidence.answered or None,
+    )
+    calls = 1
+    generated = generate_structured(llm, messages)
+    text = generated.answer.strip()
+    missing = list(generated.missing) or list(evidence.missing_terms)
+    verdict = final_verdict(generated.verdict, evidence, judged=judges, trace=trace)
+    if verdict in ("not_in_documents", "ambiguous"):
+        return decision_update(state, evidence, verdict, trace, calls=calls)
+    body, sections = split_outline(text, settings.outline_keyword)
+    labels = {c["label"]: c for c in state.chunks}
+    invalid: list[str] = []
+
+    def keep_valid(match: re.Match[str]) -> str:
+        ids = [i.strip() for i in match.group(1).split(",")]
+        valid = [i for i in ids if i in labels]
+        invalid.extend(i for i in ids if i not in labels)
+        return "".join(f"[{i}]" for i in valid)
+
+    body = CITATION.sub(keep_valid, body).strip()
+    trace["invalid_citations"] = invalid
+    if invalid and settings.citation_policy == "refuse":
+        return {
+            "stop_reason": "invalid_answer:citations_out_of_context",
+            "llm_calls": calls,
+            "trace": [trace],
+        }
+    checked = support_check(body, labels, settings.unsupported_sentences)
+    body = checked.text
+    trace["support"] = {"dropped": checked.dropped, "uncited": checked.uncited}
+    cited = list(dict.fromkeys(i.strip() for m in CITATION.findall(body) for i in m.split(",")))
+    trace["cited"] = cited
+    if not cited:
+        return {
+            "stop_reason": "no_valid_citation",
+            "llm_calls": calls,
+            "trace": [trace],
+        }
+    if not judges:  # it quotes: say when the quotes are in another language
+        quoted = [{"title": labels[i]["title"], "text": labels[i]["text"]} for i in cited]
+        body = frame_answer(body, language_of(state), quoted)
+    if verdict == "partial" and missing:
+        body = f"{body}\n\n{partial_note(language_of(state), missing)}"
+    citations = [
+        Citation(
+            id=label,
+            doc_id=labels[label]["doc_id"],
+            chunk_id=labels[label]["chunk_id"],
+            title=labels[label]["title"],
+            section=labels[label]["section"] or None,
+            source=labels[label]["source"],
+        )
+        for label in sorted(cited, key=int)
+    ]
+    return {
+        "answer": body,
+        "outline": [OutlineItem(id=s.id, title=s.title) for s in sections],
+        "citations": citations,
+        "outcome": "tool_answer" if state.route == "tool" else "grounded_answer",
+        "verdict": verdict,
+        "evidence": evidence_trace(evidence),
+        "stop_reason": "completed" if verdict == "answer" else "partial",
+        "llm_calls": calls,
+        "trace": [trace],
+    }

@@ -1,0 +1,118 @@
+"""The nodes that answer without generating: small talk, clarify, decline, ask which.
+
+Their texts (French and English) live in `threadline.graph.replies`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from threadline.graph import replies
+from threadline.graph.answering import language_of
+from threadline.graph.routing import small_talk_kind
+from threadline.graph.state import Clarify, State
+
+
+def reply(state: State) -> dict[str, Any]:
+    """Greetings, thanks and 'what can you do': never a fact.
+
+    Args:
+        state: The routed turn.
+
+    Returns:
+        The update: answer, outcome, stop_reason.
+    """
+    text = replies.small_talk(small_talk_kind(state.query), language_of(state))
+    return {"answer": text, "outcome": "reply", "stop_reason": "small_talk"}
+
+
+def clarify(state: State) -> dict[str, Any]:
+    """Ask instead of guessing: which section, which document, or a rephrasing.
+
+    Args:
+        state: The turn that found nothing to answer from, or an unresolved reference.
+
+    Returns:
+        The update: answer, outcome, stop_reason, clarify, empty citations and outline.
+    """
+    language = language_of(state)
+    fu = state.followup
+    outline = state.thread_state.last_outline
+    reason = fu.reason if fu.detected and not fu.resolved else None
+    stop_reason = state.stop_reason
+    chips: Clarify = {"reason": "not_in_documents", "options": []}
+    if outline and reason and fu.ref_type != "document":
+        chips = replies.which_section_options(outline, language)
+    if reason == "pure_anaphora":
+        text = replies.which_section(outline, language)
+        stop_reason = "ambiguous_reference"
+    elif reason and fu.ref_type == "document":
+        text = replies.which_source(len(state.thread_state.last_titles), language)
+        stop_reason = f"unresolved_reference:{reason}"
+    elif reason:
+        text = replies.no_such_part(outline, language)
+        stop_reason = f"unresolved_reference:{reason}"
+    elif stop_reason and stop_reason.startswith(("source_denied", "invalid_intent")):
+        text = replies.not_allowed(stop_reason, language)
+    else:
+        text = replies.nothing_found(language)
+    return {
+        "answer": text,
+        "outcome": "clarify",
+        "stop_reason": stop_reason or "no_context",
+        "clarify": chips,
+        "citations": [],
+        "outline": [],
+    }
+
+
+def decline(state: State) -> dict[str, Any]:
+    """Not in the documents: say so plainly, name the closest titles, cite nothing.
+
+    Args:
+        state: The turn the evidence check (or the model) declined.
+
+    Returns:
+        The update: answer, outcome, stop_reason, clarify, empty citations and outline.
+    """
+    ev = state.evidence
+    text, chips = replies.decline(
+        language=language_of(state),
+        missing=ev.get("missing_named") or [],
+        closest=ev.get("closest") or [],
+        asks_for=ev.get("asks_for") if ev.get("reason", "").startswith("no_") else None,
+    )
+    return {
+        "answer": text,
+        "outcome": "clarify",
+        "stop_reason": "not_in_documents",
+        "clarify": chips,
+        "citations": [],
+        "outline": [],
+    }
+
+
+def ask(state: State) -> dict[str, Any]:
+    """Ambiguous: ask which of the candidates the user means.
+
+    Args:
+        state: The turn the evidence check (or the model) found ambiguous.
+
+    Returns:
+        The update: answer, outcome, stop_reason, clarify, empty citations and outline.
+    """
+    reason = state.evidence.get("reason", "")
+    text, chips = replies.ask_which(
+        language=language_of(state),
+        candidates=state.evidence.get("candidates") or [],
+        question=state.query,
+        phrase=reason.split(":")[1] if reason.startswith("unanchored:") else "",
+    )
+    return {
+        "answer": text,
+        "outcome": "clarify",
+        "stop_reason": "ambiguous",
+        "clarify": chips,
+        "citations": [],
+        "outline": [],
+    }

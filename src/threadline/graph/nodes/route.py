@@ -1,0 +1,76 @@
+"""The route_turn node: classify the message deterministically (no LLM)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from threadline.followups.outline import OutlineSection
+from threadline.graph.context import run_services
+from threadline.graph.routing import plan_turn
+from threadline.graph.state import State, ToolCall, TurnFollowup
+from threadline.services import Services
+
+
+def route_turn(state: State) -> dict[str, Any]:
+    """Classify the message: reply, tool, follow-up (reference or context) or standalone.
+
+    Args:
+        state: The turn's state after loading the conversation.
+
+    Returns:
+        The partial state update: route, followup, deliverable, tool_call, trace.
+    """
+    return route_update(state, run_services())
+
+
+def route_update(state: State, services: Services) -> dict[str, Any]:
+    """The body of `route_turn` over explicit services (the retrieval benchmark's)."""
+    ts = state.thread_state
+    outline = [OutlineSection(o.id, o.title) for o in ts.last_outline]
+    products = services.kb.catalog.products(state.tenant)
+    brands = sorted({p.brand for p in products})
+    # The products the previous answer listed, in the order shown (a catalog answer).
+    # A lookup of one of them ("the second one") does not replace the list it came from.
+    listed: list[str] = []
+    known = {p.name for p in products}
+    for past in reversed(state.history):
+        if past["route"] != "tool":
+            break
+        titles = [t.split(" — ")[0] for t in past["titles"]]
+        listed = [t for t in titles if t in known]
+        if len(listed) >= 2:
+            break
+    plan = plan_turn(
+        state.query,
+        outline=outline,
+        source_titles=ts.last_titles,
+        has_previous_turn=bool(state.history),
+        brands=brands,
+        listed_products=listed,
+        prices={p.name: p.price_usd for p in products},
+    )
+    followup = TurnFollowup()
+    if plan.route in ("followup_context",):
+        followup = TurnFollowup(detected=True, ref_type="context")
+    if plan.reference is not None:
+        ref = plan.reference
+        followup = TurnFollowup(
+            detected=ref.detected,
+            resolved=ref.resolved,
+            ref_type=ref.ref_type,
+            section_id=ref.section_id,
+            method=ref.method,
+            document_index=ref.document_index,
+            reason=ref.reason,
+        )
+    route = plan.route
+    if route == "followup_reference" and not (plan.reference and plan.reference.resolved):
+        route = "clarify"
+    tool_call = ToolCall(name=plan.tool.name, args=plan.tool.args) if plan.tool else None
+    return {
+        "route": route,
+        "followup": followup,
+        "deliverable": plan.deliverable,
+        "tool_call": tool_call,
+        "trace": [{"node": "route_turn", "route": route}],
+    }
