@@ -18,7 +18,7 @@ after ``--local-budget`` seconds (the table says how many queries ran).
 
 Usage::
 
-    python -m threadline.knowledge.engine_bench bench-out/ --sizes 1000,10000,50000
+    python -m benchmarks.engine_bench bench-out/ --sizes 1000,10000,50000
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ questions in the order they were sent. It reports turns/s, p50/p95/p99 latency
 
 Usage::
 
-    python -m threadline.bench.load --out bench-out/load.json [--duration 180] [--clients 16]
+    python -m benchmarks.load --out bench-out/load.json [--duration 180] [--clients 16]
 """
 
 from __future__ import annotations
@@ -39,13 +39,13 @@ from typing import Any
 
 import httpx
 
-from threadline.bench.report import environment, machine_line, percentiles, write_outputs
+from benchmarks.report import environment, machine_line, percentiles, write_outputs
 
 TARGET_TURNS_PER_S = 50.0
 HOST = "127.0.0.1"  # loopback only, never anything else
 REQUEST_TIMEOUT_S = 60.0
-# The repository's sample data (an editable install), else ./data/sample.
-_REPO_SAMPLE = Path(__file__).resolve().parents[3] / "data" / "sample"
+# The sample data of the checkout that holds benchmarks/, else ./data/sample.
+_REPO_SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample"
 DEFAULT_SAMPLE_DIR = _REPO_SAMPLE if _REPO_SAMPLE.is_dir() else Path("data/sample").resolve()
 
 # Realistic conversations over data/sample: summaries and outline references,
@@ -599,9 +599,7 @@ def to_markdown(results: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: run, write JSON + Markdown; exit 1 on an error or a lost turn."""
-    parser = argparse.ArgumentParser(
-        prog="threadline.bench.load", description=__doc__.split("\n")[0]
-    )
+    parser = argparse.ArgumentParser(prog="benchmarks.load", description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="a .json file (the .md beside it)")
     parser.add_argument("--duration", type=float, default=180.0, help="seconds of load (180)")
     parser.add_argument("--clients", type=int, default=16, help="concurrent clients (16)")
@@ -637,7 +635,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     extra = dict(item.split("=", 1) for item in args.server_env)
     cluster = None
     if args.backend == "postgres":
-        from threadline.bench.pg_cluster import migrated_database
+        from benchmarks.pg_cluster import migrated_database
 
         extra["THREADLINE_DATABASE_URL"], cluster = migrated_database(args.database_url)
     try:

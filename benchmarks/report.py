@@ -6,7 +6,7 @@ description, percentiles, output paths) with the standard library only, so the l
 client can import it without loading the service, and it merges their JSON files
 into one Markdown report for the README::
 
-    python -m threadline.bench.report --out bench-out/report.md \\
+    python -m benchmarks.report --out bench-out/report.md \\
         bench-out/load.json bench-out/turns.json bench-out/store.json
 """
 
@@ -178,19 +178,19 @@ def write_outputs(out: Path, results: dict[str, Any], markdown: str) -> tuple[Pa
 def _section(results: dict[str, Any]) -> str:
     kind = results.get("benchmark")
     if kind == "load":
-        from threadline.bench.load import to_markdown as load_md
+        from benchmarks.load import to_markdown as load_md
 
         return load_md(results)
     if kind == "turns":
-        from threadline.bench.turns import to_markdown as turns_md
+        from benchmarks.turns import to_markdown as turns_md
 
         return turns_md(results)
     if kind == "store":
-        from threadline.bench.store_bench import to_markdown as store_md
+        from benchmarks.store_bench import to_markdown as store_md
 
         return store_md(results)
     if isinstance(results, dict) and "minimal_trail" in results:  # bench/history.py's output
-        from threadline.bench.history import to_markdown as history_md
+        from benchmarks.history import to_markdown as history_md
 
         return "### History characters per turn in prompts\n\n" + history_md(results)
     raise ValueError(f"unknown benchmark result (no 'benchmark' key): {sorted(results)[:5]}")
@@ -206,10 +206,8 @@ def combine(paths: Sequence[Path]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m threadline.bench.report --out report.md a.json b.json ...`."""
-    parser = argparse.ArgumentParser(
-        prog="threadline.bench.report", description=__doc__.split("\n")[0]
-    )
+    """`python -m benchmarks.report --out report.md a.json b.json ...`."""
+    parser = argparse.ArgumentParser(prog="benchmarks.report", description=__doc__.split("\n")[0])
     parser.add_argument("inputs", nargs="+", type=Path, help="benchmark JSON files")
     parser.add_argument("--out", type=Path, required=True, help="the Markdown report to write")
     args = parser.parse_args(argv)

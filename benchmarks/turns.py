@@ -32,7 +32,7 @@ from every other conversation, run with the handler (same scripts in both halves
 
 Usage::
 
-    python -m threadline.bench.turns --out bench-out/turns.json [--sizes 1000,10000,50000]
+    python -m benchmarks.turns --out bench-out/turns.json [--sizes 1000,10000,50000]
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from threadline.bench.load import (
+from benchmarks.load import (
     CONVERSATIONS,
     DEFAULT_SAMPLE_DIR,
     ServerProcess,
@@ -62,7 +62,7 @@ from threadline.bench.load import (
     rss_kb,
     summarise,
 )
-from threadline.bench.report import environment, machine_line, percentiles, write_outputs
+from benchmarks.report import environment, machine_line, percentiles, write_outputs
 
 TARGET_P50_MS = 20.0
 TARGET_P99_MS = 60.0
@@ -867,9 +867,7 @@ def to_markdown(results: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: run, write JSON + Markdown; exit 0 (targets are reported, not enforced)."""
-    parser = argparse.ArgumentParser(
-        prog="threadline.bench.turns", description=__doc__.split("\n")[0]
-    )
+    parser = argparse.ArgumentParser(prog="benchmarks.turns", description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="a .json file (the .md beside it)")
     parser.add_argument("--sizes", default="1000,10000,50000", help="index sizes in chunks")
     parser.add_argument("--turns", type=int, default=240, help="measured turns per size (240)")
@@ -905,7 +903,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sizes = sorted(int(x) for x in args.sizes.split(",") if x)
     cluster = postgres_url = None
     if args.postgres:
-        from threadline.bench.pg_cluster import migrated_database
+        from benchmarks.pg_cluster import migrated_database
 
         postgres_url, cluster = migrated_database(args.database_url)
     try:
