@@ -186,7 +186,7 @@ ARGPARSE_BENCHMARKS: dict[str, tuple[str, str]] = {
     "engine": ("benchmarks.engine_bench", "Vector engines: Qdrant Edge vs qdrant-client local."),
     "history": ("benchmarks.history", "History characters per turn in prompts, per history mode."),
     "models": ("benchmarks.models", "The dense models' cost: load, RSS, passages/s, latency."),
-    "report": ("benchmarks.report", "One Markdown report from several benchmark JSON files."),
+    "report": ("benchmarks.combined_report", "Merge result JSON files into one Markdown report."),
 }
 
 
