@@ -63,14 +63,14 @@ format: install ## Format with ruff
 MTRAG ?= ../shared/bench/mtrag
 MTRAG_FR ?= ../shared/bench/mtrag-fr
 ANSWERS ?= ../shared/bench/answers
-RESULTS ?= bench/results
+RESULTS ?= benchmarks/results
 # One MTRAG index for the English and French runs (same corpus, same embeddings).
 BENCH_INDEX ?= data/bench/mtrag-index
 LOAD_SECONDS ?= 180
 
 # `python -m benchmarks` from this directory: the benchmarks are not in the installed
 # package (benchmarks/README.md says why); `make` runs here, so they are importable.
-bench: install ## Run every benchmark (about 30 min on 2 cores); results in bench/results
+bench: install ## Run every benchmark (about 30 min on 2 cores); results in benchmarks/results
 	mkdir -p $(RESULTS)
 	rm -rf $(BENCH_INDEX)
 	$(BIN)/python -m benchmarks retrieval --corpus $(MTRAG)/corpus.jsonl --tasks $(MTRAG)/dev.jsonl \

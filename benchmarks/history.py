@@ -138,7 +138,7 @@ def run(sample_dir: Path, out: Path | None = None) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: `python -m benchmarks.history --out bench/results/history.json`."""
+    """Command line: `python -m benchmarks.history --out benchmarks/results/history.json`."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="benchmarks.history", description=__doc__)

@@ -7,7 +7,7 @@ English and French.
 
 Usage::
 
-    python -m benchmarks.models --out bench/results/models.json \\
+    python -m benchmarks.models --out benchmarks/results/models.json \\
         --corpus ../shared/bench/mtrag/corpus.jsonl --tasks ../shared/bench/mtrag/dev.jsonl \\
         --tasks ../shared/bench/mtrag-fr/dev.jsonl
 """

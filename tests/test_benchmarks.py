@@ -16,7 +16,7 @@ from benchmarks.combined_report import combine
 from conftest import ROOT
 
 BENCHMARKS = ROOT / "benchmarks"
-RESULTS = ROOT / "bench" / "results"
+RESULTS = BENCHMARKS / "results"
 
 
 def test_the_front_door_runs_from_the_repository_root():
