@@ -51,15 +51,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.load import (
-    CONVERSATIONS,
-    DEFAULT_SAMPLE_DIR,
-    ServerProcess,
-    drive,
-    rss_kb,
-    summarise,
-)
+from benchmarks.load import CONVERSATIONS, DEFAULT_SAMPLE_DIR, drive, summarise
 from benchmarks.report import environment, machine_line, percentiles, write_outputs
+from benchmarks.server_process import ServerProcess, rss_kb
 from benchmarks.synthetic_index import SECTIONS_PER_DOC, SyntheticDocs, bulk_documents, grow_index
 
 TARGET_P50_MS = 20.0
