@@ -15,6 +15,10 @@ questions in the order they were sent. It reports turns/s, p50/p95/p99 latency
 (overall and per route), errors, and the server's resident memory (``VmRSS`` from
 ``/proc``) after warm-up, at the end and sampled during the run.
 
+Why one module of about 475 lines: the conversations, the client loop, the
+persistence check and the table are one experiment read top to bottom; the server
+process and its /proc readings are in `server_process`.
+
 Usage::
 
     python -m benchmarks.load --out bench-out/load.json [--duration 180] [--clients 16]

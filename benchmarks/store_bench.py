@@ -20,6 +20,9 @@ a database (migrated here), or a throw-away cluster is started from Debian's
 ``postgresql`` (``benchmarks.pg_cluster``). One append is then one transaction
 committed with the server's defaults (``synchronous_commit=on``: flushed to disk).
 
+Why one module of about 475 lines: the writer processes, the three layouts, both
+backends, the read-back check and the table are one experiment read top to bottom.
+
 Usage::
 
     python -m benchmarks.store_bench --out bench-out/store.json [--turns 100]

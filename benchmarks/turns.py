@@ -30,6 +30,11 @@ use the real model. Random vectors are no easier for HNSW than real ones.
 Turns with no callback handler give the end-to-end numbers; the node numbers come
 from every other conversation, run with the handler (same scripts in both halves).
 
+Why one module of about 740 lines: the node probes, the conversation runner, the
+JSON-vs-PostgreSQL comparison, the ingestion and HTTP measurements and the table all
+fill one result and change together; the corpus generator (`synthetic_index`) and
+the server process (`server_process`) are apart.
+
 Usage::
 
     python -m benchmarks.turns --out bench-out/turns.json [--sizes 1000,10000,50000]
