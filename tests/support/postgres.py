@@ -16,11 +16,16 @@ import itertools
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 try:
     from support.debian import apt_install
 except ModuleNotFoundError:  # run as a script: tests/support itself is on sys.path
     from debian import apt_install  # type: ignore[no-redef]
+
+    # ... and the repository root is not, where benchmarks.pg_cluster lives (`make test`
+    # runs this file as a script; pytest and `python -m` have the root on sys.path).
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 PACKAGES = ("postgresql",)
 TEMPLATE = "threadline_template"
