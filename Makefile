@@ -63,38 +63,40 @@ format: install ## Format with ruff
 MTRAG ?= ../shared/bench/mtrag
 MTRAG_FR ?= ../shared/bench/mtrag-fr
 ANSWERS ?= ../shared/bench/answers
-RESULTS ?= bench/results
+RESULTS ?= benchmarks/results
 # One MTRAG index for the English and French runs (same corpus, same embeddings).
 BENCH_INDEX ?= data/bench/mtrag-index
 LOAD_SECONDS ?= 180
 
-bench: install ## Run every benchmark (about 30 min on 2 cores); results in bench/results
+# `python -m benchmarks` from this directory: the benchmarks are not in the installed
+# package (benchmarks/README.md says why); `make` runs here, so they are importable.
+bench: install ## Run every benchmark (about 30 min on 2 cores); results in benchmarks/results
 	mkdir -p $(RESULTS)
 	rm -rf $(BENCH_INDEX)
-	$(BIN)/threadline bench retrieval --corpus $(MTRAG)/corpus.jsonl --tasks $(MTRAG)/dev.jsonl \
+	$(BIN)/python -m benchmarks retrieval --corpus $(MTRAG)/corpus.jsonl --tasks $(MTRAG)/dev.jsonl \
 		--index-dir $(BENCH_INDEX) --out $(RESULTS)/mtrag-dev-run.jsonl --qrels $(MTRAG)/dev_qrels.tsv --score \
 		| tee $(RESULTS)/mtrag-dev.txt
-	$(BIN)/threadline bench retrieval --corpus $(MTRAG)/corpus.jsonl --tasks $(MTRAG_FR)/dev.jsonl \
+	$(BIN)/python -m benchmarks retrieval --corpus $(MTRAG)/corpus.jsonl --tasks $(MTRAG_FR)/dev.jsonl \
 		--index-dir $(BENCH_INDEX) --out $(RESULTS)/mtrag-fr-dev-run.jsonl --qrels $(MTRAG_FR)/dev_qrels.tsv --score \
 		| tee $(RESULTS)/mtrag-fr-dev.txt
-	$(BIN)/python -m threadline.bench.models --out $(RESULTS)/models.json \
+	$(BIN)/python -m benchmarks models --out $(RESULTS)/models.json \
 		--corpus $(MTRAG)/corpus.jsonl --tasks $(MTRAG)/dev.jsonl --tasks $(MTRAG_FR)/dev.jsonl
-	$(BIN)/threadline bench answers --corpus $(MTRAG)/corpus.jsonl --tasks $(ANSWERS)/dev.jsonl \
+	$(BIN)/python -m benchmarks answers --corpus $(MTRAG)/corpus.jsonl --tasks $(ANSWERS)/dev.jsonl \
 		--out $(RESULTS)/answers-dev-run.jsonl --score | tee $(RESULTS)/answers-dev.txt
-	$(BIN)/python -m threadline.knowledge.engine_bench $(RESULTS)
-	$(BIN)/python -m threadline.knowledge.engine_bench $(RESULTS)/engine_scale.json \
+	$(BIN)/python -m benchmarks engine $(RESULTS)
+	$(BIN)/python -m benchmarks engine $(RESULTS)/engine_scale.json \
 		--sizes 10000,50000,200000 --engines edge --queries 200
-	$(BIN)/python -m threadline.bench.history --out $(RESULTS)/history.json
-	$(BIN)/python -m threadline.bench.store_bench --out $(RESULTS)/store.json
-	$(BIN)/python -m threadline.bench.store_bench --backend postgres --layouts one,many \
+	$(BIN)/python -m benchmarks history --out $(RESULTS)/history.json
+	$(BIN)/python -m benchmarks store --out $(RESULTS)/store.json
+	$(BIN)/python -m benchmarks store --backend postgres --layouts one,many \
 		--out $(RESULTS)/store-postgres.json
-	$(BIN)/python -m threadline.bench.turns --out $(RESULTS)/turns.json
-	$(BIN)/python -m threadline.bench.turns --sizes 10000 --turns 160 --http-seconds 0 \
+	$(BIN)/python -m benchmarks turns --out $(RESULTS)/turns.json
+	$(BIN)/python -m benchmarks turns --sizes 10000 --turns 160 --http-seconds 0 \
 		--ingest-chunks 0 --postgres --out $(RESULTS)/turns-postgres.json
-	$(BIN)/python -m threadline.bench.load --out $(RESULTS)/load.json --duration $(LOAD_SECONDS)
-	$(BIN)/python -m threadline.bench.load --out $(RESULTS)/load-sparse.json --duration 60 \
+	$(BIN)/python -m benchmarks load --out $(RESULTS)/load.json --duration $(LOAD_SECONDS)
+	$(BIN)/python -m benchmarks load --out $(RESULTS)/load-sparse.json --duration 60 \
 		--embeddings sparse
-	$(BIN)/python -m threadline.bench.load --out $(RESULTS)/load-postgres.json \
+	$(BIN)/python -m benchmarks load --out $(RESULTS)/load-postgres.json \
 		--duration $(LOAD_SECONDS) --backend postgres
 
 clean: ## Remove the virtual environment and everything the service wrote

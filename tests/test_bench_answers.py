@@ -1,4 +1,4 @@
-"""`threadline bench answers` end to end on a tiny corpus (sparse embeddings, offline)."""
+"""`python -m benchmarks answers` end to end on a tiny corpus (sparse embeddings, offline)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import threadline.bench.answers as answers_module
-from threadline.bench.answers import READ_FIELDS, load_answer_tasks, run_answers_benchmark
-from threadline.cli import app
+import benchmarks.answers as answers_module
+from benchmarks.answers import READ_FIELDS, load_answer_tasks, run_answers_benchmark
+from benchmarks.cli import app
 
 SCORE_PY = Path(__file__).resolve().parents[2] / "shared" / "bench" / "answers" / "score.py"
 
@@ -115,8 +115,8 @@ def test_run_seeds_dataset_answers_and_answers_the_last_turn(files, tmp_path):
     assert second["outcome"] == "clarify" and second["cited_doc_ids"] == []
     assert report.outcomes == {"grounded_answer": 1, "clarify": 1}
     # The history of the second task holds the dataset's answer, not a generated one.
-    from threadline.bench.answers import AnswerTask, thread_id_for
-    from threadline.bench.retrieval import CALLER_APP, TENANT, open_index
+    from benchmarks.answers import AnswerTask, thread_id_for
+    from benchmarks.retrieval import CALLER_APP, TENANT, open_index
 
     task = load_answer_tasks(tasks)[1]
     assert isinstance(task, AnswerTask)
@@ -136,7 +136,6 @@ def test_cli_writes_the_run_and_scores_it(files, tmp_path):
     result = CliRunner().invoke(
         app,
         [
-            "bench",
             "answers",
             "--corpus",
             str(corpus),

@@ -1,4 +1,4 @@
-"""`threadline bench retrieval` end to end on a tiny corpus, sparse embeddings (fast, offline)."""
+"""`python -m benchmarks retrieval` end to end: a tiny corpus, sparse embeddings (fast, offline)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from threadline.bench.retrieval import load_tasks, run_benchmark
-from threadline.cli import app
+from benchmarks.cli import app
+from benchmarks.retrieval import load_tasks, run_benchmark
 
 SCORE_PY = Path(__file__).resolve().parents[2] / "shared" / "bench" / "mtrag" / "score.py"
 
@@ -120,7 +120,6 @@ def read_run(path: Path) -> list[dict]:
 
 def run_cli(files: dict[str, Path], out: Path, *extra: str):
     args = [
-        "bench",
         "retrieval",
         "--corpus",
         str(files["corpus"]),
@@ -214,7 +213,7 @@ def test_score_prints_the_summary(bench_files):
 
 
 def test_score_needs_qrels(bench_files):
-    args = ["bench", "retrieval", "--corpus", str(bench_files["corpus"]), "--tasks"]
+    args = ["retrieval", "--corpus", str(bench_files["corpus"]), "--tasks"]
     args += [str(bench_files["tasks"]), "--out", str(bench_files["root"] / "x.jsonl"), "--score"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from benchmarks.history import CONVERSATION, measure, to_markdown
 from conftest import SAMPLE
-from threadline.bench.history import CONVERSATION, measure, to_markdown
 
 
 def test_minimal_trail_is_much_smaller_than_full_history(tmp_path):

@@ -23,3 +23,17 @@ def test_make_install_says_what_it_is_doing():
     recipe = makefile.split("$(BIN)/.installed: pyproject.toml", 1)[1].split("\n\n", 1)[0]
     steps = re.findall(r'@echo "\[(\d)/(\d)\]', recipe)
     assert [s for s, _ in steps] == ["1", "2", "3"]
+
+
+def test_the_installed_package_neither_ships_nor_imports_the_benchmarks():
+    """Benchmarks live in the repository's top-level benchmarks/, outside what pip installs."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["tool"]["setuptools"]["packages"]["find"]["where"] == ["src"]
+    assert not (ROOT / "src" / "benchmarks").exists()
+    importing = re.compile(r"^\s*(from|import)\s+benchmarks\b", re.MULTILINE)
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "src").rglob("*.py"))
+        if importing.search(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []

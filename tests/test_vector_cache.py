@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from threadline.bench.embedding_cache import CachedEmbeddings
+from benchmarks.embedding_cache import CachedEmbeddings
 
 
 class CountingEmbedding(DeterministicFakeEmbedding):

@@ -5,27 +5,20 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, get_args
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Column, Table
 
 from threadline.db_cli import check_database, db_app
-from threadline.settings import DenseModel, get_settings
-
-if TYPE_CHECKING:
-    from rich.progress import TaskID
+from threadline.settings import get_settings
 
 app = typer.Typer(no_args_is_help=True, help="Multi-turn, strictly grounded chat over documents.")
 app.add_typer(db_app, name="db")
 sessions_app = typer.Typer(no_args_is_help=True, help="List, show and delete sessions.")
 app.add_typer(sessions_app, name="sessions")
-bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks of the service's own pipeline.")
-app.add_typer(bench_app, name="bench")
 console = Console()
 
 TenantOpt = Annotated[str, typer.Option(help="Tenant that owns the data.")]
@@ -454,150 +447,6 @@ def show_log(
             str(r["llm_calls"]),
         )
     console.print(table)
-
-
-@contextmanager
-def _phase_bars(err: Console) -> Iterator[Callable[[str, int, int], None]]:
-    """A progress bar per phase on stderr; yields the `progress(phase, done, total)` callback."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-    ) as bar:
-        bars: dict[str, TaskID] = {}
-
-        def progress(phase: str, done: int, total: int) -> None:
-            if phase not in bars:
-                bars[phase] = bar.add_task(f"{phase:<6}", total=total)
-            bar.update(bars[phase], completed=done)
-
-        yield progress
-
-
-@bench_app.command("retrieval")
-def bench_retrieval(
-    corpus: Annotated[Path, typer.Option(help="Corpus JSONL: id, title, text, domain.")],
-    tasks: Annotated[Path, typer.Option(help="Tasks JSONL: task_id, domain, turns.")],
-    out: Annotated[Path, typer.Option(help="Where to write the run JSONL.")],
-    embeddings: Annotated[
-        str, typer.Option(help="hybrid, sparse or dense (a fresh index is built).")
-    ] = "hybrid",
-    dense_model: Annotated[
-        str | None,
-        typer.Option(help="minilm or e5-small; default: THREADLINE_DENSE_MODEL (minilm)."),
-    ] = None,
-    k: Annotated[int, typer.Option(help="Passage ids written per task.", min=10, max=30)] = 20,
-    limit: Annotated[int | None, typer.Option(help="Only the first N tasks.", min=1)] = None,
-    qrels: Annotated[Path | None, typer.Option(help="Qrels TSV, to score the run.")] = None,
-    score: Annotated[bool, typer.Option("--score", help="Score the run (needs --qrels).")] = False,
-    index_dir: Annotated[
-        Path | None, typer.Option(help="Keep the index here and reuse it across runs.")
-    ] = None,
-    vector_cache: Annotated[
-        Path | None,
-        typer.Option(help="A SQLite file of dense vectors reused across index builds."),
-    ] = None,
-    score_script: Annotated[
-        Path | None,
-        typer.Option(help="score.py; default: beside the qrels, else beside the corpus."),
-    ] = None,
-    fusion: Annotated[
-        list[str] | None,
-        typer.Option(help="Override a fusion weight, NAME=VALUE (repeatable), for ablations."),
-    ] = None,
-    trace: Annotated[
-        Path | None, typer.Option(help="Also write each task's route and query variants.")
-    ] = None,
-) -> None:
-    """Replay multi-turn tasks through router, reformulator and retriever; rank passages."""
-    from threadline.bench.retrieval import parse_fusion, run_benchmark, score_run
-
-    if embeddings not in ("hybrid", "sparse", "dense"):
-        console.print("[red]--embeddings must be hybrid, sparse or dense[/red]")
-        raise typer.Exit(2)
-    model = dense_model or get_settings().dense_model
-    if model not in get_args(DenseModel):
-        console.print(f"[red]--dense-model must be one of {', '.join(get_args(DenseModel))}[/red]")
-        raise typer.Exit(2)
-    if score and qrels is None:
-        console.print("[red]--score needs --qrels[/red]")
-        raise typer.Exit(2)
-    try:
-        config = parse_fusion(fusion or [])
-    except ValueError as exc:
-        console.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from exc
-    err = Console(stderr=True)
-    with _phase_bars(err) as progress:
-        report = run_benchmark(
-            corpus,
-            tasks,
-            out,
-            embeddings=embeddings,
-            dense_model=model,
-            k=k,
-            limit=limit,
-            index_dir=index_dir,
-            vector_cache=vector_cache,
-            fusion=config,
-            progress=progress,
-            trace_path=trace,
-        )
-    err.print(report.summary(), highlight=False)
-    err.print(f"run written to {out}", highlight=False)
-    if score and qrels is not None:
-        script = score_script
-        if script is None and not qrels.with_name("score.py").exists():
-            script = corpus.with_name("score.py")  # mtrag-fr scores with mtrag's script
-        typer.echo(score_run(out, qrels, tasks_path=tasks, script=script), nl=False)
-
-
-@bench_app.command("answers")
-def bench_answers(
-    corpus: Annotated[Path, typer.Option(help="Corpus JSONL: id, title, text, domain.")],
-    tasks: Annotated[
-        Path, typer.Option(help="Tasks JSONL: task_id, conversation_id, domain, turns.")
-    ],
-    out: Annotated[Path, typer.Option(help="Where to write the run JSONL.")],
-    embeddings: Annotated[
-        str, typer.Option(help="hybrid, sparse or dense (a fresh index is built).")
-    ] = "hybrid",
-    limit: Annotated[int | None, typer.Option(help="Only the first N tasks.", min=1)] = None,
-    score: Annotated[
-        bool, typer.Option("--score", help="Score the run with score.py beside the tasks file.")
-    ] = False,
-    index_dir: Annotated[
-        Path | None, typer.Option(help="Keep the index here and reuse it across runs.")
-    ] = None,
-    scorer: Annotated[
-        Path | None, typer.Option(help="score.py to use (default: beside the tasks file).")
-    ] = None,
-) -> None:
-    """Replay conversations (dataset answers as history); answer, decline or ask at the end."""
-    from threadline.bench.answers import run_answers_benchmark, score_answers
-
-    if embeddings not in ("hybrid", "sparse", "dense"):
-        console.print("[red]--embeddings must be hybrid, sparse or dense[/red]")
-        raise typer.Exit(2)
-    err = Console(stderr=True)
-    with _phase_bars(err) as progress:
-        report = run_answers_benchmark(
-            corpus,
-            tasks,
-            out,
-            embeddings=embeddings,
-            limit=limit,
-            index_dir=index_dir,
-            progress=progress,
-        )
-    err.print(report.summary(), highlight=False)
-    err.print(f"run written to {out}", highlight=False)
-    if score:
-        typer.echo(score_answers(out, tasks, script=scorer), nl=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

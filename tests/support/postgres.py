@@ -1,7 +1,7 @@
 """A real PostgreSQL for the tests: Debian's `postgresql`, a throw-away cluster per run.
 
 The server binaries come from apt (installed here when missing, like the browser
-test's Chromium); the cluster itself (`threadline.bench.pg_cluster`) lives in a
+test's Chromium); the cluster itself (`benchmarks.pg_cluster`) lives in a
 temporary directory on a free loopback port, run by the unprivileged `postgres`
 user, and is removed at the end of the session. Each test gets its own database,
 a copy of one migrated template, so tests never see each other's rows.
@@ -16,11 +16,16 @@ import itertools
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 try:
     from support.debian import apt_install
 except ModuleNotFoundError:  # run as a script: tests/support itself is on sys.path
     from debian import apt_install  # type: ignore[no-redef]
+
+    # ... and the repository root is not, where benchmarks.pg_cluster lives (`make test`
+    # runs this file as a script; pytest and `python -m` have the root on sys.path).
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 PACKAGES = ("postgresql",)
 TEMPLATE = "threadline_template"
@@ -29,7 +34,7 @@ _names = itertools.count()
 
 def install_postgresql(timeout: float = 900) -> tuple[str | None, str]:
     """Install Debian's `postgresql` with apt-get when missing; returns (bindir, why not)."""
-    from threadline.bench.pg_cluster import find_bindir
+    from benchmarks.pg_cluster import find_bindir
 
     found = find_bindir()
     if found:
@@ -45,7 +50,7 @@ def start_cluster():
     """Install if needed, start a cluster and create the migrated template database."""
     import psycopg
 
-    from threadline.bench.pg_cluster import Cluster
+    from benchmarks.pg_cluster import Cluster
     from threadline.store.pg_schema import migrate
 
     bindir, why = install_postgresql()
@@ -71,7 +76,7 @@ def fresh_database(cluster, *, migrated: bool = True) -> tuple[str, str]:
 
 def psql(url: str, sql: str) -> subprocess.CompletedProcess:
     """Run SQL with the real `psql` client (as the cluster's tests see it: text output)."""
-    from threadline.bench.pg_cluster import find_bindir
+    from benchmarks.pg_cluster import find_bindir
 
     bindir = find_bindir()
     binary = str(bindir / "psql") if bindir and (bindir / "psql").is_file() else "psql"
@@ -85,7 +90,7 @@ def psql(url: str, sql: str) -> subprocess.CompletedProcess:
 
 def main(argv: list[str]) -> int:
     if "--check" in argv:
-        from threadline.bench.pg_cluster import find_bindir
+        from benchmarks.pg_cluster import find_bindir
 
         found = find_bindir()
         print(found or "postgresql: not installed")

@@ -1,18 +1,14 @@
-"""Shared helpers of the performance benchmarks, and the combined report.
+"""Shared helpers of the performance benchmarks: the machine, percentiles, output files.
 
-The benchmarks (`load`, `turns`, `store_bench`, plus `history`) each write a JSON
-file and a Markdown table. This module holds what they share (the machine's
-description, percentiles, output paths) with the standard library only, so the load
-client can import it without loading the service, and it merges their JSON files
-into one Markdown report for the README::
-
-    python -m threadline.bench.report --out bench-out/report.md \\
-        bench-out/load.json bench-out/turns.json bench-out/store.json
+The benchmarks (`load`, `turns`, `store_bench`, `models`) each write a JSON file and
+a Markdown table that they render themselves. This module holds what they share
+(the machine's description, percentiles, output paths) with the standard library
+only, so the load client can import it without loading the service. It imports no
+benchmark: the report that merges several results is `combined_report`.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -28,7 +24,6 @@ from typing import Any
 __all__ = [
     "environment",
     "machine_line",
-    "main",
     "output_paths",
     "percentiles",
     "write_outputs",
@@ -170,55 +165,3 @@ def write_outputs(out: Path, results: dict[str, Any], markdown: str) -> tuple[Pa
     json_path.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "utf-8")
     md_path.write_text(markdown.rstrip() + "\n", "utf-8")
     return json_path, md_path
-
-
-# --- the combined report ---------------------------------------------------------------
-
-
-def _section(results: dict[str, Any]) -> str:
-    kind = results.get("benchmark")
-    if kind == "load":
-        from threadline.bench.load import to_markdown as load_md
-
-        return load_md(results)
-    if kind == "turns":
-        from threadline.bench.turns import to_markdown as turns_md
-
-        return turns_md(results)
-    if kind == "store":
-        from threadline.bench.store_bench import to_markdown as store_md
-
-        return store_md(results)
-    if isinstance(results, dict) and "minimal_trail" in results:  # bench/history.py's output
-        from threadline.bench.history import to_markdown as history_md
-
-        return "### History characters per turn in prompts\n\n" + history_md(results)
-    raise ValueError(f"unknown benchmark result (no 'benchmark' key): {sorted(results)[:5]}")
-
-
-def combine(paths: Sequence[Path]) -> str:
-    """One Markdown report from several benchmark JSON files (in the order given)."""
-    parts = ["## Performance", ""]
-    for path in paths:
-        results = json.loads(path.read_text("utf-8"))
-        parts += [_section(results).rstrip(), ""]
-    return "\n".join(parts)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m threadline.bench.report --out report.md a.json b.json ...`."""
-    parser = argparse.ArgumentParser(
-        prog="threadline.bench.report", description=__doc__.split("\n")[0]
-    )
-    parser.add_argument("inputs", nargs="+", type=Path, help="benchmark JSON files")
-    parser.add_argument("--out", type=Path, required=True, help="the Markdown report to write")
-    args = parser.parse_args(argv)
-    text = combine(args.inputs)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text, "utf-8")
-    print(text)  # noqa: T201 - a command's output
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -5,7 +5,7 @@
 server refuses to run as root, so when the caller is root the cluster belongs to
 the `postgres` system user the Debian package creates (``runuser``).
 
-    python -m threadline.bench.pg_cluster   # start one, print its URL, stop on Enter
+    python -m benchmarks.pg_cluster   # start one, print its URL, stop on Enter
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ English and French.
 
 Usage::
 
-    python -m threadline.bench.models --out bench/results/models.json \\
+    python -m benchmarks.models --out benchmarks/results/models.json \\
         --corpus ../shared/bench/mtrag/corpus.jsonl --tasks ../shared/bench/mtrag/dev.jsonl \\
         --tasks ../shared/bench/mtrag-fr/dev.jsonl
 """
@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from threadline.bench.report import environment, machine_line
+from benchmarks.report import environment, machine_line
 
 MODELS = ("minilm", "minilm-int8", "e5-small")
 _PACKAGES = {
@@ -68,7 +68,7 @@ def measure_one(
     model: str, corpus: Path, tasks: list[Path], passages: int, queries: int
 ) -> dict[str, Any]:
     """Load one model and time it on corpus chunks and dev questions."""
-    from threadline.bench.retrieval import load_corpus, load_tasks, passage_document
+    from benchmarks.retrieval import load_corpus, load_tasks, passage_document
     from threadline.knowledge.documents import chunk_document
 
     rss_before = _rss_mib()
@@ -107,7 +107,7 @@ def measure_one(
 
 def main(argv: list[str] | None = None) -> int:
     """Measure each model in a subprocess and write JSON and Markdown."""
-    parser = argparse.ArgumentParser(prog="threadline.bench.models")
+    parser = argparse.ArgumentParser(prog="benchmarks.models")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--corpus", type=Path, required=True)
     parser.add_argument("--tasks", type=Path, action="append", required=True)
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     results = []
     for model in args.models.split(","):
-        command = [sys.executable, "-m", "threadline.bench.models", "--one", model]
+        command = [sys.executable, "-m", "benchmarks.models", "--one", model]
         command += ["--out", str(args.out), "--corpus", str(args.corpus)]
         for path in args.tasks:
             command += ["--tasks", str(path)]

@@ -489,7 +489,7 @@ def open_index(
     settings = bench_settings(data_dir, embeddings, dense_model)
     setup = None
     if vector_cache is not None and embeddings != "sparse":
-        from threadline.bench.embedding_cache import CachedEmbeddings
+        from benchmarks.embedding_cache import CachedEmbeddings
         from threadline.knowledge.embeddings import create_embedding_setup
 
         configured = create_embedding_setup(settings)

@@ -30,9 +30,14 @@ use the real model. Random vectors are no easier for HNSW than real ones.
 Turns with no callback handler give the end-to-end numbers; the node numbers come
 from every other conversation, run with the handler (same scripts in both halves).
 
+Why one module of about 740 lines: the node probes, the conversation runner, the
+JSON-vs-PostgreSQL comparison, the ingestion and HTTP measurements and the table all
+fill one result and change together; the corpus generator (`synthetic_index`) and
+the server process (`server_process`) are apart.
+
 Usage::
 
-    python -m threadline.bench.turns --out bench-out/turns.json [--sizes 1000,10000,50000]
+    python -m benchmarks.turns --out bench-out/turns.json [--sizes 1000,10000,50000]
 """
 
 from __future__ import annotations
@@ -41,7 +46,6 @@ import argparse
 import asyncio
 import contextvars
 import gc
-import hashlib
 import os
 import shutil
 import sys
@@ -52,23 +56,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from threadline.bench.load import (
-    CONVERSATIONS,
-    DEFAULT_SAMPLE_DIR,
-    ServerProcess,
-    drive,
-    rss_kb,
-    summarise,
-)
-from threadline.bench.report import environment, machine_line, percentiles, write_outputs
+from benchmarks.load import CONVERSATIONS, DEFAULT_SAMPLE_DIR, drive, summarise
+from benchmarks.report import environment, machine_line, percentiles, write_outputs
+from benchmarks.server_process import ServerProcess, rss_kb
+from benchmarks.synthetic_index import SECTIONS_PER_DOC, SyntheticDocs, bulk_documents, grow_index
 
 TARGET_P50_MS = 20.0
 TARGET_P99_MS = 60.0
 TARGET_SIZE = 10_000
 TARGET_TURNS_PER_S = 50.0
-DIM = 384
 NODES = (
     "load_conversation",
     "route_turn",
@@ -80,194 +76,6 @@ NODES = (
     "clarify",
     "persist",
 )
-_SECTIONS_PER_DOC = 10
-
-# --- synthetic documents -------------------------------------------------------------
-
-_HEAD = """the of and to in a is that for it as was with be by on not this are or from at
-which but have an they you were has would when if so no will can more about its other
-into time only some could new them these may two then do first any now such like our
-over even most made after also did many before must through back years where much your
-way well down should because each just those people how too little good very make still
-own see work long get here between both being under never day same another know while
-last might great old year off come since against go right used take three few use during
-without again place around however home small found every part le la les de des du un
-une et est en que qui dans pour par sur au aux avec ce cette son sa ses plus pas ne nous
-vous ils elle sont été être avoir fait comme mais ou où leur leurs entre après""".split()
-_DOMAIN = """customer account refund order invoice payment shipping delivery warranty return
-policy support ticket agent password login email device battery screen repair replacement
-contract licence subscription plan upgrade billing tax discount store credit card bank
-transfer report quarter revenue growth margin forecast budget team manager release version
-feature bug incident outage latency server network backup restore security badge access
-vpn laptop printer meeting holiday leave training onboarding handbook phone tablet portal
-fleet enrolment priority response escalation enterprise business basic uptime sla credit
-phishing encryption bitlocker mfa travel lost stolen camera display storage memory price
-chiffre affaires marge résultat exercice collaborateurs effectif recrutement formation
-perspectives objectifs ventes magasins clients satisfaction énergie émissions carbone
-recyclage fournisseurs dividende trésorerie investissements""".split()
-_SYLLABLES = "ka to ri mel san dor vi lu pe qua zen bro tin sal mar nor fi gal pol dre".split()
-_TOPICS = ("support", "guides", "reports", "catalog")
-
-
-def _vocabulary(size: int, rng: np.random.Generator) -> list[str]:
-    words = list(dict.fromkeys(_HEAD + _DOMAIN))
-    seen = set(words)
-    while len(words) < size:
-        word = "".join(rng.choice(_SYLLABLES, size=int(rng.integers(2, 5))))
-        if word not in seen:
-            seen.add(word)
-            words.append(word)
-    return words
-
-
-class SyntheticDocs:
-    """Deterministic Markdown documents: a title, ~10 sections of prose each.
-
-    Not `knowledge.engine_bench.SyntheticCorpus`: that one builds every dense vector as
-    Python lists up front (about 1 GB at 50k chunks), and yields chunks, not documents
-    for the real chunker.
-    """
-
-    def __init__(self, seed: int = 11) -> None:
-        self.rng = np.random.default_rng(seed)
-        self.vocabulary = _vocabulary(30_000, self.rng)
-        ranks = np.arange(1, len(self.vocabulary) + 1)
-        weights = 1.0 / ranks**1.07
-        self.weights = weights / weights.sum()
-        self.count = 0
-
-    def _sentence_block(self, words: int) -> str:
-        picks = self.rng.choice(len(self.vocabulary), size=words, p=self.weights)
-        tokens = [self.vocabulary[i] for i in picks]
-        sentences, cut = [], 0
-        while cut < len(tokens):
-            step = 8 + (cut * 7 + len(tokens)) % 14
-            sentence = " ".join(tokens[cut : cut + step])
-            sentences.append(sentence[:1].upper() + sentence[1:] + ".")
-            cut += step
-        return " ".join(sentences)
-
-    def document(self) -> tuple[str, str, str]:
-        """``(doc name, source, markdown)`` of the next document."""
-        n = self.count
-        self.count += 1
-        source = _TOPICS[n % len(_TOPICS)]
-        title = f"Brightwell {source} note {n}: " + " ".join(
-            self.vocabulary[i] for i in self.rng.integers(40, 400, size=3)
-        )
-        parts = [
-            "---",
-            f'title: "{title}"',
-            f"source: {source}",
-            "updated_at: 2024-05-01",
-            "---",
-            "",
-            f"# {title}",
-            "",
-        ]
-        for s in range(_SECTIONS_PER_DOC):
-            heading = " ".join(self.vocabulary[i] for i in self.rng.integers(40, 2000, size=2))
-            parts += [f"## {s + 1}. {heading.capitalize()}", ""]
-            # ~600-1100 characters: one chunk per section, as the sample documents have.
-            parts += [self._sentence_block(int(self.rng.integers(90, 160))), ""]
-        return f"bulk-{n:06d}", source, "\n".join(parts)
-
-
-class RandomUnitEmbeddings:
-    """A stand-in dense model for the bulk: a random unit vector per text (no model).
-
-    Deterministic per text (seeded by its hash), so re-running gives the same index.
-    """
-
-    def __init__(self, dim: int = DIM) -> None:
-        self.dim = dim
-
-    def _vector(self, text: str) -> list[float]:
-        seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
-        v = np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
-        return (v / np.linalg.norm(v)).tolist()
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """One random unit vector per text."""
-        return [self._vector(t) for t in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        """A random unit vector."""
-        return self._vector(text)
-
-
-def _bulk_documents(gen: SyntheticDocs, chunks: int) -> tuple[list[Any], list[str]]:
-    """LangChain documents + ids for ~``chunks`` chunks, as `KnowledgeBase` writes them."""
-    from langchain_core.documents import Document
-
-    from threadline.knowledge.documents import SourceDocument, chunk_document
-    from threadline.knowledge.index import chunk_payload
-
-    documents: list[Any] = []
-    ids: list[str] = []
-    while len(documents) < chunks:
-        name, source, text = gen.document()
-        doc = SourceDocument(
-            doc_id=name,
-            title=text.split('title: "', 1)[1].split('"', 1)[0],
-            text=text.split("---\n", 2)[2].strip(),
-            source=source,
-            path=f"/bench/{name}.md",
-            updated_at="2024-05-01",
-        )
-        pieces = chunk_document(doc)
-        content_hash = doc.content_hash
-        for chunk in pieces:
-            if len(documents) >= chunks:
-                break
-            meta = chunk_payload(
-                chunk,
-                doc,
-                tenant="default",
-                content_hash=content_hash,
-                chunk_count=len(pieces),
-            )
-            documents.append(Document(page_content=chunk.embedding_text, metadata=meta))
-            ids.append(chunk.chunk_id)  # unique per chunk; unversioned, as before versions
-    return documents, ids
-
-
-def grow_index(settings: Any, gen: SyntheticDocs, add: int, log: Callable[[str], None]) -> dict:
-    """Add ``add`` synthetic chunks to the settings' edge shard (closed), then optimize."""
-    from threadline.knowledge.embeddings import EmbeddingSetup
-    from threadline.knowledge.engines import EdgeEngine, edge_shard_path
-    from threadline.knowledge.sparse import Bm25SparseEmbeddings
-
-    t0 = time.perf_counter()
-    documents, ids = _bulk_documents(gen, add)
-    generate_s = time.perf_counter() - t0
-    setup = EmbeddingSetup(RandomUnitEmbeddings(), Bm25SparseEmbeddings(), DIM, "hybrid")
-    engine = EdgeEngine(edge_shard_path(settings), setup)
-    try:
-        t0 = time.perf_counter()
-        for i in range(0, len(documents), 256):
-            engine.add_documents(documents[i : i + 256], ids[i : i + 256], 256)
-        upsert_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        engine.optimize()
-        optimize_s = time.perf_counter() - t0
-        total = engine.count(None)
-    finally:
-        engine.close()
-    log(
-        f"  +{add} synthetic chunks: generated {generate_s:.1f}s, upserted {upsert_s:.1f}s "
-        f"({add / upsert_s:,.0f}/s, random dense + BM25), optimized {optimize_s:.1f}s"
-    )
-    return {
-        "added": add,
-        "total": total,
-        "generate_s": round(generate_s, 2),
-        "upsert_s": round(upsert_s, 2),
-        "upsert_chunks_per_s": round(add / upsert_s, 1),
-        "optimize_s": round(optimize_s, 2),
-    }
-
-
 # --- per-node timing ------------------------------------------------------------------
 
 _HANDLER: contextvars.ContextVar[Any] = contextvars.ContextVar(
@@ -526,7 +334,7 @@ def _write_markdown(directory: Path, gen: SyntheticDocs, chunks: int) -> None:
     while written < chunks:
         name, _, text = gen.document()
         (directory / f"{name}.md").write_text(text, "utf-8")
-        written += _SECTIONS_PER_DOC
+        written += SECTIONS_PER_DOC
 
 
 def measure_ingestion(
@@ -566,7 +374,7 @@ def measure_ingestion(
     # The dense model alone, on chunk-sized texts (what bounds hybrid ingestion).
     dense = load_dense_model()
     gen = SyntheticDocs(seed=6)
-    texts, _ = _bulk_documents(gen, 256)
+    texts, _ = bulk_documents(gen, 256)
     t0 = time.perf_counter()
     dense.embed_documents([d.page_content for d in texts])
     per_s = 256 / (time.perf_counter() - t0)
@@ -867,9 +675,7 @@ def to_markdown(results: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: run, write JSON + Markdown; exit 0 (targets are reported, not enforced)."""
-    parser = argparse.ArgumentParser(
-        prog="threadline.bench.turns", description=__doc__.split("\n")[0]
-    )
+    parser = argparse.ArgumentParser(prog="benchmarks.turns", description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="a .json file (the .md beside it)")
     parser.add_argument("--sizes", default="1000,10000,50000", help="index sizes in chunks")
     parser.add_argument("--turns", type=int, default=240, help="measured turns per size (240)")
@@ -905,7 +711,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sizes = sorted(int(x) for x in args.sizes.split(",") if x)
     cluster = postgres_url = None
     if args.postgres:
-        from threadline.bench.pg_cluster import migrated_database
+        from benchmarks.pg_cluster import migrated_database
 
         postgres_url, cluster = migrated_database(args.database_url)
     try:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from threadline.bench.retrieval import (
+from benchmarks.retrieval import (
     CALLER_APP,
     TENANT,
     Progress,

@@ -15,9 +15,13 @@ questions in the order they were sent. It reports turns/s, p50/p95/p99 latency
 (overall and per route), errors, and the server's resident memory (``VmRSS`` from
 ``/proc``) after warm-up, at the end and sampled during the run.
 
+Why one module of about 475 lines: the conversations, the client loop, the
+persistence check and the table are one experiment read top to bottom; the server
+process and its /proc readings are in `server_process`.
+
 Usage::
 
-    python -m threadline.bench.load --out bench-out/load.json [--duration 180] [--clients 16]
+    python -m benchmarks.load --out bench-out/load.json [--duration 180] [--clients 16]
 """
 
 from __future__ import annotations
@@ -26,7 +30,6 @@ import argparse
 import asyncio
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -39,13 +42,21 @@ from typing import Any
 
 import httpx
 
-from threadline.bench.report import environment, machine_line, percentiles, write_outputs
+from benchmarks.report import environment, machine_line, percentiles, write_outputs
+from benchmarks.server_process import (
+    ServerProcess,
+    cpu_seconds,
+    ingest,
+    machine_busy_seconds,
+    rss_kb,
+    start_py_spy,
+    top_frames,
+)
 
 TARGET_TURNS_PER_S = 50.0
-HOST = "127.0.0.1"  # loopback only, never anything else
 REQUEST_TIMEOUT_S = 60.0
-# The repository's sample data (an editable install), else ./data/sample.
-_REPO_SAMPLE = Path(__file__).resolve().parents[3] / "data" / "sample"
+# The sample data of the checkout that holds benchmarks/, else ./data/sample.
+_REPO_SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample"
 DEFAULT_SAMPLE_DIR = _REPO_SAMPLE if _REPO_SAMPLE.is_dir() else Path("data/sample").resolve()
 
 # Realistic conversations over data/sample: summaries and outline references,
@@ -85,202 +96,6 @@ CONVERSATIONS: tuple[tuple[str, ...], ...] = (
         "What can you do?",
     ),
 )
-
-
-def free_port() -> int:
-    """A free TCP port on the loopback interface."""
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
-
-
-def server_env(data_dir: Path, embeddings: str, **extra: str) -> dict[str, str]:
-    """The server's environment: no inherited threadline/OpenAI/Qdrant settings."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("THREADLINE_", "OPENAI_"))}
-    env.pop("QDRANT_URL", None)
-    env.update(
-        THREADLINE_DATA_DIR=str(data_dir),
-        THREADLINE_EMBEDDINGS=embeddings,
-        THREADLINE_LLM="offline",
-        **extra,
-    )
-    return env
-
-
-def rss_kb(pid: int) -> int | None:
-    """Resident set size of a process in KiB (Linux ``/proc``), None if unknown."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return None
-
-
-def cpu_seconds(pid: int) -> float | None:
-    """User + system CPU time of a process so far, in seconds (Linux ``/proc``)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def machine_busy_seconds() -> float | None:
-    """CPU seconds all processes of the machine have used so far (``/proc/stat``)."""
-    try:
-        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
-        user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
-        return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def start_py_spy(pid: int, seconds: float, out: Path) -> subprocess.Popen | None:
-    """Sample ``pid`` with py-spy (collapsed stacks) for ``seconds``; None if not installed."""
-    exe = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
-    if not Path(exe).exists():
-        return None
-    out.parent.mkdir(parents=True, exist_ok=True)
-    return subprocess.Popen(
-        [
-            exe,
-            "record",
-            "--pid",
-            str(pid),
-            "--duration",
-            str(int(seconds)),
-            "--rate",
-            "200",
-            "--format",
-            "raw",
-            "--nonblocking",
-            "-o",
-            str(out),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-
-
-def top_frames(collapsed: Path, limit: int = 25) -> list[tuple[str, float]]:
-    """Share of samples spent in each function (anywhere on the stack), largest first."""
-    totals: Counter[str] = Counter()
-    samples = 0
-    for line in collapsed.read_text("utf-8", errors="replace").splitlines():
-        stack, _, count = line.rpartition(" ")
-        if not count.isdigit():
-            continue
-        n = int(count)
-        samples += n
-        for frame in set(stack.split(";")):
-            name = frame.split(" (", 1)[0]
-            if name.startswith(("process ", "thread ")):
-                continue
-            totals[frame.rsplit(":", 1)[0] if ":" in frame else frame] += n
-    return (
-        [(name, round(100 * n / samples, 1)) for name, n in totals.most_common(limit)]
-        if samples
-        else []
-    )
-
-
-class ServerProcess:
-    """`python -m threadline.cli serve` on a free loopback port (a child process).
-
-    Args:
-        data_dir: THREADLINE_DATA_DIR of the server.
-        embeddings: THREADLINE_EMBEDDINGS.
-        log_path: Where the server's output goes.
-        env: More environment variables for the server.
-    """
-
-    def __init__(
-        self, data_dir: Path, embeddings: str, log_path: Path, env: dict[str, str] | None = None
-    ) -> None:
-        self.port = free_port()
-        self.url = f"http://{HOST}:{self.port}"
-        self.log_path = log_path
-        self._log = log_path.open("wb")
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "threadline.cli",
-                "serve",
-                "--host",
-                HOST,
-                "--port",
-                str(self.port),
-            ],
-            env=server_env(data_dir, embeddings, **(env or {})),
-            cwd=data_dir,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-        )
-        self.pid = self.process.pid
-
-    def wait_healthy(self, timeout: float = 180.0) -> dict[str, Any]:
-        """Poll /health until it answers 200; the health payload."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"server exited: {self.log_tail()}")
-            try:
-                response = httpx.get(f"{self.url}/health", timeout=5)
-                if response.status_code == 200:
-                    return response.json()
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.3)
-        raise TimeoutError(f"server not healthy after {timeout:.0f}s: {self.log_tail()}")
-
-    def log_tail(self, chars: int = 3000) -> str:
-        """The end of the server's output."""
-        self._log.flush()
-        try:
-            return self.log_path.read_text("utf-8", errors="replace")[-chars:]
-        except OSError:
-            return ""
-
-    def log_errors(self) -> list[str]:
-        """Lines of the server's output that report an error or a traceback."""
-        self._log.flush()
-        try:
-            text = self.log_path.read_text("utf-8", errors="replace")
-        except OSError:
-            return []
-        return [
-            line
-            for line in text.splitlines()
-            if "Traceback" in line or " 500 " in line or line.startswith("ERROR")
-        ]
-
-    def stop(self) -> None:
-        """SIGTERM, then SIGKILL after 20 s; idempotent."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self._log.close()
-
-
-def ingest(data_dir: Path, sample_dir: Path, embeddings: str) -> float:
-    """`threadline ingest` in a child process (the server must not be running); seconds."""
-    started = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "threadline.cli", "ingest", str(sample_dir)],
-        env=server_env(data_dir, embeddings),
-        cwd=data_dir,
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
-    return time.perf_counter() - started
 
 
 @dataclass
@@ -599,9 +414,7 @@ def to_markdown(results: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: run, write JSON + Markdown; exit 1 on an error or a lost turn."""
-    parser = argparse.ArgumentParser(
-        prog="threadline.bench.load", description=__doc__.split("\n")[0]
-    )
+    parser = argparse.ArgumentParser(prog="benchmarks.load", description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="a .json file (the .md beside it)")
     parser.add_argument("--duration", type=float, default=180.0, help="seconds of load (180)")
     parser.add_argument("--clients", type=int, default=16, help="concurrent clients (16)")
@@ -637,7 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     extra = dict(item.split("=", 1) for item in args.server_env)
     cluster = None
     if args.backend == "postgres":
-        from threadline.bench.pg_cluster import migrated_database
+        from benchmarks.pg_cluster import migrated_database
 
         extra["THREADLINE_DATABASE_URL"], cluster = migrated_database(args.database_url)
     try:

@@ -16,9 +16,12 @@ like the knowledge base's. qdrant-client's local mode scans everything in Python
 runs are capped: sizes above ``--local-max-size`` are skipped and each measurement stops
 after ``--local-budget`` seconds (the table says how many queries ran).
 
+Why one module of about 540 lines: the synthetic corpus, the runs of both engines
+and the table are one experiment read top to bottom.
+
 Usage::
 
-    python -m threadline.knowledge.engine_bench bench-out/ --sizes 1000,10000,50000
+    python -m benchmarks.engine_bench bench-out/ --sizes 1000,10000,50000
 """
 
 from __future__ import annotations

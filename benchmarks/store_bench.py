@@ -17,13 +17,16 @@ must be in its order. A single-writer run gives the uncontended baseline.
 
 With ``--backend postgres`` the same runs go to PostgreSQL: ``--database-url`` names
 a database (migrated here), or a throw-away cluster is started from Debian's
-``postgresql`` (``threadline.bench.pg_cluster``). One append is then one transaction
+``postgresql`` (``benchmarks.pg_cluster``). One append is then one transaction
 committed with the server's defaults (``synchronous_commit=on``: flushed to disk).
+
+Why one module of about 475 lines: the writer processes, the three layouts, both
+backends, the read-back check and the table are one experiment read top to bottom.
 
 Usage::
 
-    python -m threadline.bench.store_bench --out bench-out/store.json [--turns 100]
-    python -m threadline.bench.store_bench --backend postgres --layouts one \
+    python -m benchmarks.store_bench --out bench-out/store.json [--turns 100]
+    python -m benchmarks.store_bench --backend postgres --layouts one \
         --out bench-out/store-postgres.json
 """
 
@@ -42,7 +45,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from threadline.bench.report import environment, machine_line, percentiles, write_outputs
+from benchmarks.report import environment, machine_line, percentiles, write_outputs
 
 TENANT = "bench"
 CALLER_APP = "store"
@@ -322,7 +325,7 @@ def run(
     cluster = None
     try:
         if backend == "postgres":
-            from threadline.bench.pg_cluster import migrated_database
+            from benchmarks.pg_cluster import migrated_database
 
             database_url, cluster = migrated_database(database_url, log)
         log(f"baseline: 1 writer x {count} appends")
@@ -429,7 +432,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     A missed throughput target is reported in the table, not turned into a failure.
     """
     parser = argparse.ArgumentParser(
-        prog="threadline.bench.store_bench", description=__doc__.split("\n")[0]
+        prog="benchmarks.store_bench", description=__doc__.split("\n")[0]
     )
     parser.add_argument(
         "--out", type=Path, required=True, help="a .json file (the .md goes next to it)"

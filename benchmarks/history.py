@@ -138,10 +138,10 @@ def run(sample_dir: Path, out: Path | None = None) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: `python -m threadline.bench.history --out bench/results/history.json`."""
+    """Command line: `python -m benchmarks.history --out benchmarks/results/history.json`."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="threadline.bench.history", description=__doc__)
+    parser = argparse.ArgumentParser(prog="benchmarks.history", description=__doc__)
     parser.add_argument("--out", type=Path, required=True, help="a .json file (the .md beside it)")
     parser.add_argument("--sample-dir", type=Path, default=Path("data/sample"))
     args = parser.parse_args(argv)

@@ -1,1 +1,0 @@
-"""Benchmarks that measure threadline's own pipeline (see /bench/README.md of the project)."""
