@@ -40,13 +40,8 @@ from threadline.followups.reference_model import (
 )
 from threadline.followups.titles import match_title
 
-# Kept importable from here for the graph, which reads the question's language with the
-# follow-up helpers; the detector itself lives in threadline.text.language.
-from threadline.text.language import detect_language
-
 __all__ = [
     "Reference",
-    "detect_language",
     "is_pure_anaphora",
     "looks_like_followup",
     "resolve_reference",

@@ -13,13 +13,13 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from threadline.followups.references import detect_language
 from threadline.followups.trail import render_history
 from threadline.graph import prompts
 from threadline.graph.evidence import Evidence, Verdict, decide
 from threadline.graph.grounding import neutralize_markers
 from threadline.graph.reformulation import trail_turns
 from threadline.models.answer_prompt import AnswerPrompt, PromptSource, render_answer_prompt
+from threadline.text.language import detect_language
 
 if TYPE_CHECKING:
     from threadline.graph.context import Context

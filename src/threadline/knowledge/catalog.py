@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from threadline.knowledge.text import fold
+from threadline.text import fold
 
 _NAME = re.compile(r"[^a-z0-9_-]+")
 _UNITS = {

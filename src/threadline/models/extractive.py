@@ -32,12 +32,12 @@ from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
 from threadline.knowledge.facts import KINDS, has_answer_type
-from threadline.knowledge.text import terms
 from threadline.models.answer_prompt import (
     INSUFFICIENT_CONTEXT,
     PromptSource,
     parse_answer_prompt,
 )
+from threadline.text import terms
 
 MODEL_NAME = "threadline-extractive"
 

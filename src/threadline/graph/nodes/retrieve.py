@@ -8,15 +8,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from threadline.graph.context import Context, run_services
-from threadline.graph.retrieval import (
-    PolicyViolation,
-    allowed_sources,
-    named_document_context,
-    retrieve_turn,
-)
+from threadline.graph.retrieval import named_document_context, retrieve_turn
 from threadline.graph.state import State
 from threadline.graph.targets import named_document, names_a_document
 from threadline.knowledge.index import ScoredChunk
+from threadline.policy import PolicyViolation, allowed_sources
 
 
 def candidate_summary(candidate: ScoredChunk) -> dict[str, Any]:
