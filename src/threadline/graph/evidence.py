@@ -17,43 +17,35 @@ packed context; no model, no scores fitted to a benchmark. Four verdicts:
 
 The rules are principles, not thresholds tuned on a dev set: "more than half of
 the question's content in one passage" is the only ratio, and a named thing must
-be present verbatim (after folding and stemming).
+be present verbatim (after folding and stemming). How a question is read (its
+content terms, named things, unanchored references, parts) is in
+:mod:`threadline.graph.question_terms`; this module holds the verdict.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from threadline.graph.question_terms import (
+    COVERAGE_MAJORITY,
+    DEMONSTRATIVE,
+    PRONOUN,
+    asked_phrase_terms,
+    chunk_vocabulary,
+    content_terms,
+    matches_term,
+    named_things,
+    question_parts,
+    term_forms,
+    unanchored_reference,
+    uncovered_parts,
+)
 from threadline.knowledge.facts import AnswerType, asked_type, has_answer_type
 from threadline.text import fold, terms
-from threadline.text.lexicons import en, fr
 
 Verdict = Literal["answer", "partial", "not_in_documents", "ambiguous"]
-
-COVERAGE_MAJORITY = 0.5
-"""A passage supports a question when it holds more than half of its content (by weight)."""
-
-# Words that say what to do or how to ask, not what the question is about.
-_GENERIC = frozenset(terms(f"{en.GENERIC_WORDS} {fr.GENERIC_WORDS}"))
-
-# A reference to something the question does not name.
-_DEMONSTRATIVE = re.compile(
-    # Not "that is", "that calculated", "this the": a demonstrative before a verb, a
-    # participle or an article is a pronoun or a conjunction, not "this <noun>".
-    r"\b(this|that|these|those|ce|cet|cette|ces)\s+(?!(?:is|are|was|were|one|means?|does|do|"
-    r"did|can|will|would|should|could|has|have|had|the|a|an|it|they|you|i|we|le|la|les|"
-    r"est|sont)\b|[a-zà-ÿ]+(?:ed|ing)\b)"
-    r"([a-zà-ÿ'’-]+(?:\s+[a-zà-ÿ'’-]+)?)",
-    re.I,
-)
-_DEFINITE = re.compile(r"\b(the|le|la|les)\s+([a-zà-ÿ'’-]+)", re.I)
-_PRONOUN = re.compile(
-    r"\b(it|its|they|them|their|he|him|his|she|her|il|elle|ils|elles|son|sa|ses|leur|leurs)\b",
-    re.I,
-)
 
 
 @dataclass(frozen=True)
@@ -86,155 +78,11 @@ class Evidence:
     "it" refers to); an answer is composed from these."""
 
 
-def named_things(question: str) -> list[str]:
-    """Names the question uses: capitalised words past the first, codes, numbers, acronyms.
-
-    "How much does the Galaxy S25 cost?" → ["Galaxy", "S25"]. A word capitalised only
-    because it starts the sentence is not a name.
-    """
-    names: list[str] = []
-    for sentence in re.split(r"(?<=[.!?])\s+", question.strip()):
-        words = re.findall(r"[\w$€'’.-]+", sentence)
-        for i, raw in enumerate(words):
-            word = raw.strip(".'’-")
-            if not word:
-                continue
-            has_digit = any(ch.isdigit() for ch in word)
-            acronym = len(word) >= 2 and word.isupper() and word.isalpha()
-            capital = word[0].isupper() and i > 0 and not word.isupper()
-            capital = capital or (word[0].islower() and any(ch.isupper() for ch in word[1:]))
-            if (has_digit and any(ch.isalpha() for ch in word)) or acronym or capital:
-                if fold(word) not in _NOT_NAMES:
-                    names.append(word)
-            elif has_digit and len(word) >= 2:
-                names.append(word)
-    return list(dict.fromkeys(names))
-
-
-# Capitalised in questions without naming anything specific.
-_NOT_NAMES = frozenset(en.NOT_NAMES)
-
-
-def _stems(text: str) -> set[str]:
-    return set(terms(text))
-
-
-def _matches(term: str, vocabulary: set[str]) -> bool:
-    """A term matches an equal stem, or a longer stem sharing its first five letters.
-
-    Stemming leaves derivations apart ("photos"/"photography", "securite"/"security");
-    a five-letter shared start is the usual cut for such families.
-    """
-    if term in vocabulary:
-        return True
-    if len(term) < 5 or any(ch.isdigit() for ch in term):
-        return False
-    head = term[:5]
-    if any(len(v) >= 5 and v[:5] == head for v in vocabulary):
-        return True
-    # A long word one typo away ("mortage", "bevarage") still names the same thing.
-    return len(term) >= 6 and any(_one_edit(term, v) for v in vocabulary if len(v) >= 6)
-
-
-def _one_edit(a: str, b: str) -> bool:
-    """Whether `a` and `b` differ by one substitution, insertion or deletion."""
-    if abs(len(a) - len(b)) > 1 or a == b:
-        return False
-    if len(a) > len(b):
-        a, b = b, a
-    i = 0
-    while i < len(a) and a[i] == b[i]:
-        i += 1
-    return a[i + (len(a) == len(b)) :] == b[i + 1 :]
-
-
-# How a question asks, not what about: "how long does X take" asks about X.
-_ASKING = re.compile(
-    r"\b(how (long|much|many|often|far|big|old)|what (kind|sort|type)s? of|is there|are there|"
-    r"do you (have|know|sell)|can you|could you|would you|i (want|need|would like) to know|"
-    r"combien de temps|combien de|est-ce que|y a-t-il|pouvez-vous|peux-tu)\b",
-    re.I,
-)
-
-
-def content_terms(question: str) -> list[str]:
-    """The question's own content terms: stems minus request and generic words."""
-    text = _ASKING.sub(" ", question)
-    return [t for t in dict.fromkeys(terms(text)) if t not in _GENERIC and len(t) > 1]
-
-
-def _term_forms(question: str) -> dict[str, str]:
-    """Stem → the word as the user typed it (for "the documents do not cover ...")."""
-    forms: dict[str, str] = {}
-    for token in re.findall(r"[\w'’-]+", question):
-        for t in terms(token):
-            forms.setdefault(t, token)
-    return forms
-
-
-def _chunk_vocabulary(chunk: Mapping[str, object]) -> set[str]:
-    return _stems(f"{chunk.get('title', '')} {chunk.get('section', '')} {chunk.get('text', '')}")
-
-
-def unanchored_reference(
-    question: str, earlier: Sequence[str], titles: Sequence[str] = ()
-) -> str | None:
-    """The phrase of a question that points at something never named, or None.
-
-    "this animal" (turn 1), "the actor" when no earlier turn talks of actors and the
-    question names nothing, "it" in a first message. `earlier` holds the text of the
-    conversation's earlier turns (questions and answers).
-    """
-    history = _stems(" ".join(earlier))
-    # "this X" with no X in the conversation points at nothing, whatever else is named.
-    for match in _DEMONSTRATIVE.finditer(question):
-        noun = match.group(2)
-        nouns = [t for t in terms(noun) if t not in _GENERIC]
-        # "the word Kubernetes ... this term": a name said before it is what it points at.
-        named_before = named_things(question[: match.start()])
-        if nouns and not any(n in history for n in nouns) and not named_before:
-            return match.group(0)
-    names = named_things(question)
-    if not earlier and not names:
-        # A pronoun before any content word of a first message points at nothing
-        # ("is it free?"); after one ("stocks ... do they") it points at that word.
-        if (match := _PRONOUN.search(question)) and not content_terms(question[: match.start()]):
-            return match.group(0)
-    # "the X": anchored by the conversation, or by a document titled with X ("the
-    # penobscot river" names the document "Penobscot River"; "the actor" names none).
-    titled = _stems(" ".join(titles))
-    for match in _DEFINITE.finditer(question):
-        noun = [t for t in terms(match.group(2)) if t not in _GENERIC]
-        # "the animal in California": a name elsewhere does not say which animal; only
-        # a name the phrase itself holds ("the US", "the word Kubernetes") anchors it.
-        following = question[match.end(2) :].split()[:1]
-        if match.group(2) in names or (following and following[0].strip("?.,;!") in names):
-            continue
-        if noun and noun[0] not in history and noun[0] not in titled:
-            return match.group(0)
-    return None
-
-
-_ASKED_PHRASE = re.compile(
-    r"^\s*(?:so |and |but |ok,? |et )?(?:what|who|which|how much|quel|quelle|quels|quelles)"
-    r"(?:'s| is| are| was| were| est| sont| etait)\s+(?:the |a |an |le |la |les |l'|un |une )?"
-    r"(?P<phrase>.+?)(?:\s+(?:of|for|in|on|at|to|with|from|about|de|du|des|pour|sur|dans)\b|"
-    r"[?.,;!]|$)",
-    re.I,
-)
-
-
-def asked_phrase_terms(question: str) -> list[str]:
-    """What a "what is X / who is X" question asks for: the content terms of X."""
-    match = _ASKED_PHRASE.search(question)
-    if not match:
-        return []
-    return [t for t in content_terms(match.group("phrase")) if t not in _GENERIC]
-
-
 def _candidate_titles(chunks: Sequence[Mapping[str, object]], labels: Sequence[str]) -> list[str]:
-    """Distinct things the given passages are about: their sections within one document
-    (products, plans), else their titles."""
+    """List the distinct things the given passages are about.
+
+    Their sections within one document (products, plans), else their titles.
+    """
     titles: list[str] = []
     for label in labels:
         chunk = next(c for c in chunks if str(c["label"]) == label)
@@ -260,11 +108,15 @@ def _about(
     labels = [str(c["label"]) for c in chunks]
     if names:
         wanted = [set(terms(n)) for n in names]
-        every = [lb for lb in labels if all(all(_matches(t, vocab[lb]) for t in w) for w in wanted)]
+        every = [
+            lb for lb in labels if all(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
+        ]
         if every:
             return every
-        return [lb for lb in labels if any(all(_matches(t, vocab[lb]) for t in w) for w in wanted)]
-    if focus and _PRONOUN.search(question):
+        return [
+            lb for lb in labels if any(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
+        ]
+    if focus and PRONOUN.search(question):
         wanted_titles = {fold(part).strip() for f in focus for part in f.split(" — ") if part}
         on_focus = [
             str(c["label"])
@@ -310,14 +162,14 @@ def decide(
     if tool:
         # A catalog tool ran typed filters over structured data: its rows are the answer.
         return Evidence("answer", "tool_result", supporting=tuple(str(c["label"]) for c in chunks))
-    vocab = {str(c["label"]): _chunk_vocabulary(c) for c in chunks}
+    vocab = {str(c["label"]): chunk_vocabulary(c) for c in chunks}
     everything = set().union(*vocab.values())
     names = named_things(question)
     missing_named = tuple(
-        n for n in names if not all(_matches(t, everything) for t in terms(n)) and terms(n)
+        n for n in names if not all(matches_term(t, everything) for t in terms(n)) and terms(n)
     )
     content = content_terms(question)
-    forms = _term_forms(question)
+    forms = term_forms(question)
     kind = asked_type(question)
     if missing_named and not reference:
         parts = question_parts(question)
@@ -371,7 +223,7 @@ def decide(
         "named": tuple(names),
         "asks_for": kind,
         "closest": closest,
-        "missing_terms": tuple(forms.get(t, t) for t in content if not _matches(t, everything)),
+        "missing_terms": tuple(forms.get(t, t) for t in content if not matches_term(t, everything)),
     }
 
     def ask(reason: str, candidates: Sequence[str]) -> Evidence:
@@ -391,7 +243,7 @@ def decide(
         return Evidence("not_in_documents", "nothing_about_the_subject", **base)  # type: ignore[arg-type]
     wanted = [t for t in asked_phrase_terms(question) if t not in name_terms]
     if wanted:
-        holding = [lb for lb in eligible if all(_matches(t, vocab[lb]) for t in wanted)]
+        holding = [lb for lb in eligible if all(matches_term(t, vocab[lb]) for t in wanted)]
         if not holding:
             if anchor:
                 return ask("asked_for_missing", _candidate_titles(chunks, eligible))
@@ -401,7 +253,7 @@ def decide(
     scored: list[tuple[float, int, str]] = []
     for order, (label, words) in enumerate(vocab.items()):
         if label in eligible:
-            held = sum(w for t, w in weights.items() if _matches(t, words))
+            held = sum(w for t, w in weights.items() if matches_term(t, words))
             scored.append((held / total if total else 1.0, -order, label))
     scored.sort(reverse=True)
     best = scored[0][0]
@@ -415,7 +267,7 @@ def decide(
         # the carried standalone query may supply the rest of the content.
         carried_content = [t for t in content_terms(carried) if t not in weights]
         pool = set().union(*(vocab[label] for label in eligible))
-        own_found = sum(w for t, w in weights.items() if _matches(t, pool))
+        own_found = sum(w for t, w in weights.items() if matches_term(t, pool))
         if not (carried_content and own_found / total > COVERAGE_MAJORITY):
             if anchor:
                 return ask("content_not_covered", _candidate_titles(chunks, eligible))
@@ -432,7 +284,7 @@ def decide(
         titles = _candidate_titles(chunks, fitting)
         # "this X" with no X anywhere before points at nothing the user said: ask even
         # when one candidate fits; "the X" is a question only when several do.
-        pointing = _DEMONSTRATIVE.match(anchor) is not None
+        pointing = DEMONSTRATIVE.match(anchor) is not None
         if len(titles) >= 2 or pointing:
             if len(titles) < 2:
                 titles = _candidate_titles(chunks, [str(c["label"]) for c in hits])
@@ -456,33 +308,6 @@ def decide(
             **base,  # type: ignore[arg-type]
         )
     return Evidence("answer", "covered", supporting=supporting, **base)  # type: ignore[arg-type]
-
-
-_PART_SPLIT = re.compile(
-    r"\?|;|\b(?:and|et)\s+(?=(?:also|what|how|is|are|does|do|can|when|where|who|which|"
-    r"quel\w*|comment|combien|est-ce)\b)",
-    re.I,
-)
-
-
-def question_parts(question: str) -> list[str]:
-    """The separately answerable parts of a question ("X? And how much is Y?")."""
-    parts = [p.strip(" ,.") for p in _PART_SPLIT.split(question)]
-    return [p for p in parts if content_terms(p)]
-
-
-def uncovered_parts(question: str, vocabularies: Sequence[set[str]]) -> list[str]:
-    """Parts of a multi-part question that no single passage mostly covers."""
-    parts = question_parts(question)
-    if len(parts) < 2:
-        return []
-    missing = []
-    for part in parts:
-        words = content_terms(part)
-        best = max((sum(1 for t in words if _matches(t, v)) for v in vocabularies), default=0)
-        if best / len(words) <= COVERAGE_MAJORITY:
-            missing.append(part)
-    return missing
 
 
 __all__ = [

@@ -16,7 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from threadline.graph.evidence import COVERAGE_MAJORITY, _matches, content_terms
+from threadline.graph.question_terms import COVERAGE_MAJORITY, content_terms
+from threadline.graph.question_terms import matches_term as _matches
 from threadline.text import terms
 
 CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")

@@ -32,6 +32,11 @@ request path.
 Durability: every update goes to the shard's write-ahead log first, so an update that
 returned survives a crash (the log is replayed on the next open). :meth:`close` flushes
 segments and releases the directory, which only one shard may hold at a time.
+
+Point ids and filters are translated in :mod:`threadline.knowledge.edge_translation`.
+This module stays over 400 lines for one class: `EdgeVectorStore` implements the
+`VectorStore` interface (writes, reads, searches, construction) over one shard, and
+its methods share the shard, the payload layout and the retrieval mode.
 """
 
 from __future__ import annotations
@@ -41,11 +46,10 @@ import tempfile
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from datetime import date, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import qdrant_edge as qe
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
@@ -54,10 +58,12 @@ from langchain_qdrant import RetrievalMode, SparseEmbeddings
 from pydantic_core import to_jsonable_python
 from qdrant_client import models
 
+from threadline.knowledge.edge_translation import to_edge_filter, to_point_id
 from threadline.knowledge.embeddings import embed_queries
 
 __all__ = [
     "DEFAULT_INDEXED_FIELDS",
+    "ID_KEY",
     "DEFAULT_RRF_K",
     "EdgeVectorStore",
     "to_edge_filter",
@@ -75,39 +81,6 @@ DEFAULT_INDEXED_FIELDS = ("tenant", "doc_id", "source", "source_app", "workspace
 # Qdrant's RRF constant when a query does not set one (server and qdrant-client alike).
 DEFAULT_RRF_K = 2
 _CONFIG_FILE = "edge_config.json"
-_ID_NAMESPACE = uuid.UUID("8a0e1f3c-7d52-5f0b-9a8e-2c4b6d1e0f73")
-_MAX_POINT_INT = 2**64 - 1
-
-
-def to_point_id(doc_id: str | int) -> tuple[str | int, str | None]:
-    """Map a LangChain document id to a Qdrant point id.
-
-    Args:
-        doc_id: Any string id, or a non-negative integer.
-
-    Returns:
-        ``(point_id, original)``: the point id (a canonical UUID string or an integer)
-        and the id to keep in the payload, ``None`` when the point id already spells it.
-
-    Raises:
-        ValueError: for a negative integer id, or an integer past 64 bits.
-    """
-    if isinstance(doc_id, int) and not isinstance(doc_id, bool):
-        if not 0 <= doc_id <= _MAX_POINT_INT:
-            raise ValueError(f"integer ids must fit in 64 unsigned bits, got {doc_id}")
-        return doc_id, None
-    text = str(doc_id)
-    if text.isascii() and text.isdigit() and str(int(text)) == text:
-        number = int(text)
-        if number <= _MAX_POINT_INT:
-            return number, None
-    else:
-        try:
-            if str(uuid.UUID(text)) == text:
-                return text, None
-        except ValueError:
-            pass
-    return str(uuid.uuid5(_ID_NAMESPACE, text)), text
 
 
 class EdgeVectorStore(VectorStore):
@@ -153,6 +126,7 @@ class EdgeVectorStore(VectorStore):
         rrf_k: int = DEFAULT_RRF_K,
         batch_size: int = 256,
     ) -> None:
+        """Open the shard at `path`, creating it if needed (arguments: see the class)."""
         if embedding is None and sparse_embedding is None:
             raise ValueError("EdgeVectorStore needs dense embeddings, sparse embeddings or both")
         self._embedding = embedding
@@ -339,7 +313,7 @@ class EdgeVectorStore(VectorStore):
             raise ValueError("pass ids or a filter, not both")
         if ids is not None:
             if ids:
-                point_ids = [to_point_id(i)[0] for i in ids]
+                point_ids: list[int | uuid.UUID | str] = [to_point_id(i)[0] for i in ids]
                 self._shard.update(qe.UpdateOperation.delete_points(point_ids))
             return True
         # No ids and no filter: delete all, as `VectorStore.delete` documents.
@@ -353,7 +327,7 @@ class EdgeVectorStore(VectorStore):
         wanted = list(dict.fromkeys(str(i) for i in ids))
         if not wanted:
             return []
-        point_ids = [to_point_id(i)[0] for i in wanted]
+        point_ids: list[int | uuid.UUID | str] = [to_point_id(i)[0] for i in wanted]
         records = self._shard.retrieve(point_ids, True, False)
         by_id = {doc.id: doc for doc in map(self._document, records)}
         return [by_id[i] for i in wanted if i in by_id]
@@ -445,31 +419,31 @@ class EdgeVectorStore(VectorStore):
         offset: int = 0,
     ) -> qe.QueryRequest:
         """The shard request for one query in this store's retrieval mode."""
-        common = {
-            "limit": k,
-            "offset": offset,
-            "filter": edge_filter,
-            "score_threshold": score_threshold,
-            "with_payload": True,
-            "with_vector": False,
-        }
+        request = partial(
+            qe.QueryRequest,
+            limit=k,
+            offset=offset,
+            filter=edge_filter,
+            score_threshold=score_threshold,
+            with_payload=True,
+            with_vector=False,
+        )
         if self.retrieval_mode is RetrievalMode.HYBRID:
             assert dense is not None and self._sparse_embedding is not None
             branches = [
                 qe.Query.Nearest(dense, using=self.vector_name),
                 qe.Query.Nearest(self._sparse_query(query), using=self.sparse_vector_name),
             ]
-            return qe.QueryRequest(
+            return request(
                 prefetches=[qe.Prefetch(limit=k, query=q, filter=edge_filter) for q in branches],
-                query=qe.Fusion.Rrf(k=self.rrf_k),
-                **common,
+                # The stub's ScoringQueryType omits Fusion.Rrf, which the binding takes.
+                query=qe.Fusion.Rrf(k=self.rrf_k),  # type: ignore[arg-type]
             )
         if self.retrieval_mode is RetrievalMode.DENSE:
             assert dense is not None
-            return qe.QueryRequest(query=qe.Query.Nearest(dense, using=self.vector_name), **common)
-        return qe.QueryRequest(
-            query=qe.Query.Nearest(self._sparse_query(query), using=self.sparse_vector_name),
-            **common,
+            return request(query=qe.Query.Nearest(dense, using=self.vector_name))
+        return request(
+            query=qe.Query.Nearest(self._sparse_query(query), using=self.sparse_vector_name)
         )
 
     def similarity_search_by_vector(
@@ -581,9 +555,11 @@ class EdgeVectorStore(VectorStore):
                     shutil.rmtree(self.path, ignore_errors=True)
 
     def __enter__(self) -> EdgeVectorStore:
+        """Use the store in a `with` block that closes it."""
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        """Close the store (see `close`)."""
         self.close()
 
     # --- construction ------------------------------------------------------------
@@ -645,133 +621,3 @@ def _jsonable(value: Any) -> Any:
     ):
         return value  # the common case, flat metadata, costs no conversion
     return to_jsonable_python(value)
-
-
-# --- filters -------------------------------------------------------------------------
-
-
-def to_edge_filter(flt: models.Filter | qe.Filter | None) -> qe.Filter | None:
-    """Translate a qdrant-client filter into a Qdrant Edge filter.
-
-    Supports the conditions a Qdrant server takes in a point filter, geo ones aside
-    (nothing here stores coordinates): field conditions (match
-    value/any/except/text/text-any/phrase/prefix/substring, numeric and datetime
-    ranges, values count, is-empty, is-null), is-empty, is-null, has-id (with this
-    store's id mapping), has-vector, nested conditions, sub-filters and ``min_should``.
-
-    Args:
-        flt: A `qdrant_client.models.Filter`, a `qdrant_edge.Filter` (returned as is),
-            or None.
-
-    Returns:
-        The Qdrant Edge filter, or None.
-
-    Raises:
-        TypeError: for a condition this translation does not know.
-    """
-    if flt is None or isinstance(flt, qe.Filter):
-        return flt
-    if not isinstance(flt, models.Filter):
-        raise TypeError(f"expected a qdrant_client.models.Filter, got {type(flt).__name__}")
-    min_should = None
-    if flt.min_should is not None:
-        min_should = qe.MinShould(
-            conditions=[_condition(c) for c in flt.min_should.conditions],
-            min_count=flt.min_should.min_count,
-        )
-    return qe.Filter(
-        must=_conditions(flt.must),
-        should=_conditions(flt.should),
-        must_not=_conditions(flt.must_not),
-        min_should=min_should,
-    )
-
-
-def _conditions(value: Any) -> list[Any] | None:
-    if value is None:
-        return None
-    items = value if isinstance(value, list) else [value]
-    return [_condition(c) for c in items]
-
-
-def _condition(cond: Any) -> Any:
-    match cond:
-        case models.FieldCondition():
-            return _field_condition(cond)
-        case models.Filter():
-            return to_edge_filter(cond)
-        case models.IsEmptyCondition():
-            return qe.IsEmptyCondition(cond.is_empty.key)
-        case models.IsNullCondition():
-            return qe.IsNullCondition(cond.is_null.key)
-        case models.HasIdCondition():
-            return qe.HasIdCondition({to_point_id(i)[0] for i in cond.has_id})
-        case models.HasVectorCondition():
-            return qe.HasVectorCondition(cond.has_vector)
-        case models.NestedCondition():
-            nested = to_edge_filter(cond.nested.filter)
-            assert nested is not None
-            return qe.NestedCondition(cond.nested.key, nested)
-    raise TypeError(f"unsupported filter condition: {type(cond).__name__}")
-
-
-def _field_condition(cond: models.FieldCondition) -> qe.FieldCondition:
-    if cond.geo_bounding_box or cond.geo_radius or cond.geo_polygon:
-        # Nothing here stores coordinates: refused rather than silently dropped.
-        raise TypeError(f"unsupported filter condition: geo condition on {cond.key!r}")
-    return qe.FieldCondition(
-        key=cond.key,
-        match=_match(cond.match) if cond.match is not None else None,
-        range=_range(cond.range) if cond.range is not None else None,
-        values_count=_values_count(cond.values_count),
-        is_empty=cond.is_empty,
-        is_null=cond.is_null,
-    )
-
-
-def _match(match: Any) -> Any:
-    match match:
-        case models.MatchValue():
-            value = match.value
-            if isinstance(value, bool):
-                # qdrant-edge-py 0.9.0 reads a Python bool as the integer 0/1, which
-                # matches no boolean payload; numpy's bool is read as a bool.
-                value = np.bool_(value)
-            return qe.MatchValue(value)
-        case models.MatchAny():
-            return qe.MatchAny(list(match.any))
-        case models.MatchExcept():
-            return qe.MatchExcept(list(match.except_))
-        case models.MatchText():
-            return qe.MatchText(match.text)
-        case models.MatchTextAny():
-            return qe.MatchTextAny(match.text_any)
-        case models.MatchPhrase():
-            return qe.MatchPhrase(match.phrase)
-        case models.MatchPrefix():
-            return qe.MatchPrefix(match.prefix)
-        case models.MatchSubstring():
-            return qe.MatchSubstring(match.substring)
-    raise TypeError(f"unsupported match: {type(match).__name__}")
-
-
-def _range(rng: models.Range | models.DatetimeRange) -> Any:
-    if isinstance(rng, models.DatetimeRange):
-        return qe.RangeDateTime(
-            gte=_iso(rng.gte), gt=_iso(rng.gt), lte=_iso(rng.lte), lt=_iso(rng.lt)
-        )
-    return qe.RangeFloat(gte=rng.gte, gt=rng.gt, lte=rng.lte, lt=rng.lt)
-
-
-def _iso(value: datetime | date | str | None) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, datetime):
-        return value.isoformat()
-    return datetime(value.year, value.month, value.day).isoformat()
-
-
-def _values_count(count: models.ValuesCount | None) -> qe.ValuesCount | None:
-    if count is None:
-        return None
-    return qe.ValuesCount(lt=count.lt, gt=count.gt, lte=count.lte, gte=count.gte)

@@ -12,6 +12,13 @@ take a first-come lock one batch at a time, so uploads of different documents sh
 the engine fairly. Reads take no lock when the engine is safe for concurrent use
 (Qdrant Edge and servers are); with qdrant-client's local mode, which is not, reads and
 writes share one lock.
+
+The filters, the chunk payloads and the versioned-write machinery (generations,
+journal, locks) live in :mod:`~threadline.knowledge.filters`,
+:mod:`~threadline.knowledge.payloads` and :mod:`~threadline.knowledge.versions`.
+`KnowledgeBase` stays one class over 400 lines: ingestion, repair and reads share its
+engine, its locks and the per-tenant caches every write clears, and that invariant is
+easier to check in one place than across mixins.
 """
 
 from __future__ import annotations
@@ -21,7 +28,6 @@ import json
 import os
 import threading
 import time
-import uuid
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -54,27 +60,51 @@ from threadline.knowledge.engines import (
     create_qdrant_client,
     open_engine,
 )
+from threadline.knowledge.filters import (
+    SearchFilters,
+    generation_is,
+    match_value,
+    payload_key,
+)
+from threadline.knowledge.payloads import (
+    DocumentInfo,
+    DocumentState,
+    ScoredChunk,
+    chunk_from_payload,
+    chunk_payload,
+    document_state,
+    info_from_first_chunk,
+    listing_from_chunks,
+    point_id,
+    scored_chunks,
+)
+from threadline.knowledge.versions import (
+    STAGED_TENANT,
+    FairLock,
+    RefCountedLock,
+    new_generation,
+    process_alive,
+    write_journal,
+)
 from threadline.settings import Settings
 
 __all__ = [
     "DENSE_VECTOR",
     "SPARSE_VECTOR",
+    "STAGED_TENANT",
     "DocumentInfo",
+    "DocumentScopeError",
+    "DocumentState",
+    "IngestProgress",
     "IngestReport",
     "KnowledgeBase",
     "ScoredChunk",
     "SearchFilters",
+    "chunk_payload",
     "create_qdrant_client",
 ]
 
-_META = "metadata"
 _UPSERT_BATCH = 256
-# The tenant chunks are written under until their version is published: no caller's
-# tenant, so no search, listing or count of a tenant sees a version being written. A
-# tenant is at least one character and a NUL never comes from a key or the CLI.
-STAGED_TENANT = "\x00staged"
-_last_generation = 0
-_generation_guard = threading.Lock()
 
 
 class DocumentScopeError(PermissionError):
@@ -86,69 +116,6 @@ class DocumentScopeError(PermissionError):
         self.doc_id, self.source = doc_id, source
 
 
-@dataclass(frozen=True)
-class DocumentState:
-    """What the index holds of one document, and whether it is whole."""
-
-    content_hash: str | None
-    sources: frozenset[str]
-    chunks: int
-    complete: bool
-
-
-def document_state(metas: Sequence[dict[str, Any]]) -> DocumentState:
-    """Check a document's chunk payloads: one version, every position once, none missing.
-
-    A document is whole when all its chunks carry the same content hash and
-    generation, their count is the `chunk_count` they were written with, and their
-    positions are 0..n-1. Anything else (a crash under an older version of this code,
-    two versions left live) is incomplete and gets re-ingested on the next upload.
-    """
-    hashes = {m.get("content_hash") for m in metas}
-    generations = {m.get("generation") for m in metas}
-    counts = {m.get("chunk_count") for m in metas}
-    positions = sorted(int(m.get("position", -1)) for m in metas)
-    complete = (
-        len(hashes) == 1
-        and len(generations) == 1
-        and counts == {len(metas)}
-        and positions == list(range(len(metas)))
-    )
-    return DocumentState(
-        content_hash=next(iter(hashes)) if len(hashes) == 1 else None,
-        sources=frozenset(str(m.get("source", "")) for m in metas),
-        chunks=len(metas),
-        complete=complete,
-    )
-
-
-class FairLock:
-    """A lock granted in arrival order (Python's own locks let a releasing thread win again).
-
-    Writes hold it one batch at a time, so a small upload gets its turn after the
-    batch being written, however long the document that batch belongs to.
-    """
-
-    def __init__(self) -> None:
-        """A free lock."""
-        self._condition = threading.Condition(threading.Lock())
-        self._next_ticket = 0
-        self._serving = 0
-
-    def __enter__(self) -> FairLock:
-        with self._condition:
-            ticket = self._next_ticket
-            self._next_ticket += 1
-            while ticket != self._serving:
-                self._condition.wait()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        with self._condition:
-            self._serving += 1
-            self._condition.notify_all()
-
-
 @dataclass
 class IngestProgress:
     """A document being written: how far along it is."""
@@ -158,95 +125,6 @@ class IngestProgress:
     chunks_total: int
     chunks_written: int = 0
     started_at: float = field(default_factory=time.time)
-
-
-@dataclass
-class _RefCountedLock:
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    users: int = 0
-
-
-def _new_generation() -> int:
-    """A number larger than every earlier one of this process (microseconds: exact as floats,
-    which is how range filters compare)."""
-    global _last_generation
-    with _generation_guard:
-        _last_generation = max(_last_generation + 1, time.time_ns() // 1000)
-        return _last_generation
-
-
-def _generation_is(generation: int) -> models.FieldCondition:
-    return models.FieldCondition(
-        key=_key("generation"), range=models.Range(gte=generation, lte=generation)
-    )
-
-
-def _process_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _write_journal(path: Path, tenant: str, doc_id: str, generation: int) -> None:
-    """Record a write under way, durably, before its first chunk is written."""
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        entry = {"tenant": tenant, "doc_id": doc_id, "generation": generation, "pid": os.getpid()}
-        json.dump(entry, handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-
-
-@dataclass(frozen=True)
-class SearchFilters:
-    """Restrictions every search applies (tenant always; the rest when given)."""
-
-    tenant: str
-    sources: tuple[str, ...] | None = None
-    source_app: str | None = None
-    workspace: str | None = None
-    doc_ids: tuple[str, ...] | None = None
-
-    def to_qdrant(self) -> models.Filter:
-        """Translate to a Qdrant payload filter."""
-        must: list[models.Condition] = [_match("tenant", self.tenant)]
-        if self.sources is not None:
-            must.append(_match_any("source", self.sources))
-        if self.source_app:
-            must.append(_match("source_app", self.source_app))
-        if self.workspace:
-            must.append(_match("workspace", self.workspace))
-        if self.doc_ids is not None:
-            must.append(_match_any("doc_id", self.doc_ids))
-        return models.Filter(must=must)
-
-
-@dataclass(frozen=True)
-class ScoredChunk:
-    """A chunk with its retrieval score (the engine's, fusion scores for hybrid)."""
-
-    chunk: Chunk
-    score: float
-
-
-@dataclass(frozen=True)
-class DocumentInfo:
-    """What the index knows about one document."""
-
-    doc_id: str
-    title: str
-    source: str
-    path: str | None
-    updated_at: str | None
-    chunks: int
-    content_hash: str | None
 
 
 @dataclass
@@ -269,18 +147,6 @@ class IngestReport:
             f"catalogs {len(self.catalogs)}, errors {len(self.errors)}, "
             f"chunks written {self.chunks_written}"
         )
-
-
-def _key(name: str) -> str:
-    return f"{_META}.{name}"
-
-
-def _match(name: str, value: str) -> models.FieldCondition:
-    return models.FieldCondition(key=_key(name), match=models.MatchValue(value=value))
-
-
-def _match_any(name: str, values: Sequence[str]) -> models.FieldCondition:
-    return models.FieldCondition(key=_key(name), match=models.MatchAny(any=list(values)))
 
 
 class KnowledgeBase:
@@ -307,7 +173,7 @@ class KnowledgeBase:
             check_index_embeddings(settings.qdrant_path, self._embeddings)
         self.catalog = Catalog(settings.data_dir / "catalog")
         self._journal_dir = settings.data_dir / "ingest-journal"
-        self._document_locks: dict[tuple[str, str], _RefCountedLock] = {}
+        self._document_locks: dict[tuple[str, str], RefCountedLock] = {}
         self._in_flight: dict[tuple[str, str], IngestProgress] = {}
         self._document_locks_guard = threading.Lock()
         # Per tenant, the languages of its chunks (see `language_shares`); any write clears it.
@@ -457,7 +323,7 @@ class KnowledgeBase:
         workspace: str | None,
     ) -> int:
         """Stage, publish and clean up one version of a document (see `ingest_document`)."""
-        generation = _new_generation()
+        generation = new_generation()
         chunks = chunk_document(doc)
         limit = self._settings.max_document_chunks
         if len(chunks) > limit:
@@ -469,10 +335,10 @@ class KnowledgeBase:
             )
         journal = self._journal_path(tenant, doc.doc_id)
         journal.parent.mkdir(parents=True, exist_ok=True)
-        _write_journal(journal, tenant, doc.doc_id, generation)
+        write_journal(journal, tenant, doc.doc_id, generation)
         staged = SearchFilters(tenant=STAGED_TENANT, doc_ids=(doc.doc_id,)).to_qdrant()
         staged.must.extend(  # type: ignore[union-attr]
-            [_match("staged_for", tenant), _generation_is(generation)]
+            [match_value("staged_for", tenant), generation_is(generation)]
         )
         progress = IngestProgress(doc.doc_id, doc.source, len(chunks))
         self._in_flight[(tenant, doc.doc_id)] = progress
@@ -519,7 +385,7 @@ class KnowledgeBase:
                 )
                 meta.update(staged_for=tenant, generation=generation)
                 documents.append(Document(page_content=chunk.embedding_text, metadata=meta))
-                ids.append(_point_id(tenant, chunk.chunk_id, generation))
+                ids.append(point_id(tenant, chunk.chunk_id, generation))
             # One batch at a time under the write lock: another upload waits for one
             # batch, not for this whole document.
             with self._writing():
@@ -540,7 +406,7 @@ class KnowledgeBase:
         """Delete the live chunks of a document older than `generation` (or unversioned)."""
         older = SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant()
         older.must_not = [
-            models.FieldCondition(key=_key("generation"), range=models.Range(gte=generation))
+            models.FieldCondition(key=payload_key("generation"), range=models.Range(gte=generation))
         ]
         self._engine.delete_where(older)
 
@@ -604,7 +470,7 @@ class KnowledgeBase:
         with self._document_locks_guard:
             lock = self._document_locks.get((tenant, doc_id))
             if lock is None:
-                lock = self._document_locks[(tenant, doc_id)] = _RefCountedLock()
+                lock = self._document_locks[(tenant, doc_id)] = RefCountedLock()
             lock.users += 1
 
         @contextmanager
@@ -650,7 +516,7 @@ class KnowledgeBase:
                 path.unlink(missing_ok=True)
                 continue
             shared = self._engine.name == "server"  # an embedded index has one process
-            if shared and writer != os.getpid() and _process_alive(writer):
+            if shared and writer != os.getpid() and process_alive(writer):
                 continue  # another worker of a shared server engine is writing it now
             with self._document_lock(tenant, doc_id), self._writing():
                 self._repair_document(tenant, doc_id)
@@ -667,7 +533,7 @@ class KnowledgeBase:
 
     def _repair_document(self, tenant: str, doc_id: str) -> None:
         staged = SearchFilters(tenant=STAGED_TENANT, doc_ids=(doc_id,)).to_qdrant()
-        staged.must.append(_match("staged_for", tenant))  # type: ignore[union-attr]
+        staged.must.append(match_value("staged_for", tenant))  # type: ignore[union-attr]
         self._engine.delete_where(staged)
         metas = self._scroll(SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant())
         by_generation: dict[int, list[dict[str, Any]]] = defaultdict(list)
@@ -682,10 +548,10 @@ class KnowledgeBase:
         for generation in by_generation:
             if generation != keep:
                 flt = SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant()
-                flt.must.append(_generation_is(generation))  # type: ignore[union-attr]
+                flt.must.append(generation_is(generation))  # type: ignore[union-attr]
                 if generation == 0:
                     flt.must[-1] = models.IsEmptyCondition(  # type: ignore[index]
-                        is_empty=models.PayloadField(key=_key("generation"))
+                        is_empty=models.PayloadField(key=payload_key("generation"))
                     )
                 self._engine.delete_where(flt)
 
@@ -709,7 +575,7 @@ class KnowledgeBase:
         grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for meta in self._scroll(flt.to_qdrant()):
             grouped[meta.get("doc_id", "")].append(meta)
-        return [_document_info(doc_id, found) for doc_id, found in sorted(grouped.items())]
+        return [listing_from_chunks(doc_id, found) for doc_id, found in sorted(grouped.items())]
 
     def document_titles(self, *, tenant: str = "default") -> list[tuple[str, str, str]]:
         """(doc_id, title, source) of each document of a tenant, sorted by id.
@@ -723,7 +589,7 @@ class KnowledgeBase:
         if titles is None:
             flt = SearchFilters(tenant=tenant).to_qdrant()
             flt.must.append(  # type: ignore[union-attr]
-                models.FieldCondition(key=_key("position"), match=models.MatchValue(value=0))
+                models.FieldCondition(key=payload_key("position"), match=models.MatchValue(value=0))
             )
             newest: dict[str, tuple[int, str, str]] = {}
             for meta in self._scroll(flt):
@@ -745,7 +611,7 @@ class KnowledgeBase:
         """
         firsts_filter = SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant()
         firsts_filter.must.append(  # type: ignore[union-attr]
-            models.FieldCondition(key=_key("position"), match=models.MatchValue(value=0))
+            models.FieldCondition(key=payload_key("position"), match=models.MatchValue(value=0))
         )
         firsts = self._scroll(firsts_filter)
         if not firsts:
@@ -755,18 +621,20 @@ class KnowledgeBase:
         generation = int(first.get("generation") or 0)
         version = SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant()
         version.must.append(  # type: ignore[union-attr]
-            _generation_is(generation)
+            generation_is(generation)
             if generation
-            else models.IsEmptyCondition(is_empty=models.PayloadField(key=_key("generation")))
+            else models.IsEmptyCondition(
+                is_empty=models.PayloadField(key=payload_key("generation"))
+            )
         )
         with self._reading():
             chunks = self._engine.count(version)
-        return _info_from_first_chunk(doc_id, first, chunks)
+        return info_from_first_chunk(doc_id, first, chunks)
 
     def document_chunks(self, doc_id: str, *, tenant: str = "default") -> list[Chunk]:
         """All chunks of one document in reading order."""
         metas = self._scroll(SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant())
-        return sorted((_chunk_from_meta(m) for m in metas), key=lambda c: c.position)
+        return sorted((chunk_from_payload(m) for m in metas), key=lambda c: c.position)
 
     def count(self, *, tenant: str | None = None) -> int:
         """Number of chunks (of one tenant, or all)."""
@@ -780,7 +648,7 @@ class KnowledgeBase:
             return []
         with self._reading():
             hits = self._engine.search(query, _fetch(k), filters.to_qdrant())
-        return _scored_chunks(hits, k)
+        return scored_chunks(hits, k)
 
     def search_many(
         self, queries: Sequence[str], *, k: int, filters: SearchFilters
@@ -799,113 +667,10 @@ class KnowledgeBase:
                 [queries[i] for i in live], _fetch(k), filters.to_qdrant()
             )
         for i, hits in zip(live, found, strict=True):
-            rankings[i] = _scored_chunks(hits, k)
+            rankings[i] = scored_chunks(hits, k)
         return rankings
-
-
-def _document_info(doc_id: str, found: Sequence[dict[str, Any]]) -> DocumentInfo:
-    """A document's listing from its chunk payloads."""
-    # While a new version is being published both are live for an instant: the newest.
-    newest = max(int(m.get("generation") or 0) for m in found)
-    metas = [m for m in found if int(m.get("generation") or 0) == newest]
-    return _info_from_first_chunk(doc_id, metas[0], len(metas))
-
-
-def _info_from_first_chunk(doc_id: str, first: dict[str, Any], chunks: int) -> DocumentInfo:
-    """A document's listing from the payload of one of its chunks and its chunk count."""
-    return DocumentInfo(
-        doc_id=doc_id,
-        title=first.get("title", doc_id),
-        source=first.get("source", ""),
-        path=first.get("path"),
-        updated_at=first.get("updated_at"),
-        chunks=chunks,
-        content_hash=first.get("content_hash"),
-    )
 
 
 def _fetch(k: int) -> int:
     """Hits asked of the engine for a top-k: fusion needs more per branch than k."""
     return max(k * 3, 20)
-
-
-def _scored_chunks(hits: list[tuple[Document, float]], k: int) -> list[ScoredChunk]:
-    return [ScoredChunk(_chunk_from_meta(doc.metadata), score) for doc, score in hits[:k]]
-
-
-def chunk_payload(
-    chunk: Chunk,
-    doc: SourceDocument,
-    *,
-    tenant: str,
-    content_hash: str,
-    chunk_count: int,
-    source_app: str | None = None,
-    workspace: str | None = None,
-) -> dict[str, Any]:
-    """The metadata payload a chunk is stored with (what filters and hits read).
-
-    `content_hash` is `doc.content_hash`, passed in because it hashes the whole
-    document: computed once per document, not once per chunk.
-    """
-    meta: dict[str, Any] = {
-        **chunk.metadata,
-        "tenant": tenant,
-        "doc_id": chunk.doc_id,
-        "chunk_id": chunk.chunk_id,
-        "title": chunk.title,
-        "section": chunk.section,
-        "position": chunk.position,
-        "source": chunk.source,
-        "text": chunk.text,
-        "path": doc.path,
-        "updated_at": doc.updated_at,
-        "content_hash": content_hash,
-        "chunk_count": chunk_count,
-    }
-    if source_app:
-        meta["source_app"] = source_app
-    if workspace:
-        meta["workspace"] = workspace
-    return meta
-
-
-def _point_id(tenant: str, chunk_id: str, generation: int) -> str:
-    """Point ids are per tenant and version: two tenants may ingest the same file, and a
-    version being written never overwrites the chunks of the one readers see."""
-    return str(uuid.uuid5(uuid.UUID(chunk_id), f"{tenant}\x00{generation}"))
-
-
-def _chunk_from_meta(meta: dict[str, Any]) -> Chunk:
-    known = {
-        "tenant",
-        "doc_id",
-        "chunk_id",
-        "title",
-        "section",
-        "position",
-        "source",
-        "text",
-        "path",
-        "updated_at",
-        "content_hash",
-        "chunk_count",
-        "generation",
-        "staged_for",
-        "source_app",
-        "workspace",
-        # What langchain-qdrant adds to the metadata of every hit: engine bookkeeping,
-        # not document metadata (Qdrant Edge hits do not carry it).
-        "_id",
-        "_collection_name",
-    }
-    return Chunk(
-        chunk_id=meta.get("chunk_id", ""),
-        doc_id=meta.get("doc_id", ""),
-        title=meta.get("title", ""),
-        section=meta.get("section", ""),
-        position=int(meta.get("position", 0)),
-        text=meta.get("text", ""),
-        source=meta.get("source", ""),
-        metadata={k: v for k, v in meta.items() if k not in known},
-    )

@@ -1,0 +1,132 @@
+"""OpenAI-shaped errors for the `/v1` routes.
+
+Errors use OpenAI's shape, `{"error": {"message", "type", "param", "code"}}`, with
+threadline's stable codes, so the `openai` client raises its usual exceptions
+(`BadRequestError`, `AuthenticationError`, ...). The app-wide handlers answer in
+threadline's shape, so the `/v1` router's route class (`OpenAIRoute`) converts errors
+itself.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from threadline.api.errors import ApiError
+from threadline.store import (
+    CorruptSessionError,
+    InvalidIdError,
+    SessionNotFoundError,
+    StoreBusyError,
+)
+
+log = logging.getLogger("threadline.api")
+
+_TYPES = {
+    401: "authentication_error",
+    403: "permission_error",
+    404: "invalid_request_error",
+    409: "conflict_error",
+    429: "rate_limit_error",
+}
+
+
+def openai_error(
+    status: int,
+    code: str,
+    message: str,
+    *,
+    param: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> JSONResponse:
+    """An error in OpenAI's shape; `code` is threadline's stable code."""
+    kind = _TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
+    body = {"error": {"message": message, "type": kind, "param": param, "code": code}}
+    # The openai client retries 408/409/429/5xx unless told not to: only a busy store
+    # (and a rate limit) is worth retrying; a 500 here means the turn itself failed.
+    retry = "true" if status in (429, 503) else "false"
+    return JSONResponse(
+        status_code=status, content=body, headers={"x-should-retry": retry, **(headers or {})}
+    )
+
+
+def _param(loc: tuple | list) -> str | None:
+    """Name the request field a validation error points at (`messages.0.content`)."""
+    parts = [str(p) for p in loc if p not in ("body", "header", "query", "path")]
+    return ".".join(parts) or None
+
+
+def error_from_exception(exc: Exception) -> JSONResponse:
+    """Map whatever a `/v1` route raised to an OpenAI-shaped error answer."""
+    if isinstance(exc, ApiError):
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        return openai_error(
+            exc.status, exc.code, exc.message, param=getattr(exc, "param", None), headers=headers
+        )
+    if isinstance(exc, RequestValidationError):
+        errors = list(exc.errors())
+        first = errors[0] if errors else {}
+        if first.get("type") == "json_invalid":
+            return openai_error(400, "validation_error", "The body is not valid JSON.")
+        param = _param(first.get("loc", ()))
+        where = f" ({param})" if param else ""
+        message = f"Invalid request{where}: {first.get('msg', 'not valid')}"
+        # OpenAI answers 400 to a malformed request, and its clients map 400 to BadRequestError.
+        return openai_error(400, "validation_error", message, param=param)
+    if isinstance(exc, InvalidIdError):
+        return openai_error(400, "invalid_id", str(exc))
+    if isinstance(exc, SessionNotFoundError):
+        return openai_error(404, "session_not_found", "Session not found")
+    if isinstance(exc, StoreBusyError):
+        return openai_error(
+            503,
+            "store_busy",
+            "The session is busy (lock timeout); retry shortly.",
+            headers={"Retry-After": "1"},
+        )
+    if isinstance(exc, CorruptSessionError):
+        log.error("corrupt session file: %s", exc)
+        return openai_error(
+            409, "session_corrupt", "This session's file is damaged; it is kept for repair."
+        )
+    if isinstance(exc, StarletteHTTPException):
+        return openai_error(exc.status_code, "http_error", str(exc.detail), headers=exc.headers)
+    log.exception("unhandled error", exc_info=exc)
+    return openai_error(500, "internal_error", "Internal error; the turn was not saved.")
+
+
+class BadRequest(ApiError):
+    """A 400 naming the offending parameter."""
+
+    def __init__(self, code: str, message: str, param: str | None = None) -> None:
+        """Keep the error's code, message and the parameter at fault."""
+        super().__init__(400, code, message)
+        self.param = param
+
+
+class OpenAIRoute(APIRoute):
+    """Answers errors in OpenAI's shape instead of the app-wide threadline shape.
+
+    The wrapped handler is where FastAPI resolves dependencies (authentication),
+    validates the body and runs the endpoint, so everything those raise lands here
+    before the app's exception handlers see it.
+    """
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        """Wrap FastAPI's handler so every error it raises is answered in OpenAI's shape."""
+        handler = super().get_route_handler()
+
+        async def openai_handler(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except Exception as exc:  # every error becomes an OpenAI-shaped answer
+                return error_from_exception(exc)
+
+        return openai_handler

@@ -1,0 +1,95 @@
+"""What the `threadline` commands share: options, the console, the services, the store.
+
+A command that opens the index finds out here whether a `threadline serve` on the same
+data directory holds it, and says in one line where to go instead: `serve` leaves the
+address it listens on in the data directory (`SERVER_FILE`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+
+from threadline.settings import get_settings
+
+if TYPE_CHECKING:
+    from threadline.services import Services
+    from threadline.store import ConversationStoreProtocol
+
+console = Console()
+
+TenantOpt = Annotated[str, typer.Option(help="Tenant that owns the data.")]
+CallerOpt = Annotated[str, typer.Option(help="Calling application.")]
+
+
+def open_services_unchecked() -> Services:
+    """Build the services from the settings (the index opens on first use)."""
+    from threadline.services import Services
+
+    return Services(get_settings())
+
+
+def open_store() -> AbstractContextManager[ConversationStoreProtocol]:
+    """Open the conversation store the settings select, as a block that closes it."""
+    from threadline.store.backends import configured_store
+
+    return configured_store(get_settings())
+
+
+# --- beside a running server ----------------------------------------------------
+SERVER_FILE = "server.json"
+EXIT_INDEX_HELD = 3
+
+
+def server_file() -> Path:
+    """Return where `serve` records the address it listens on."""
+    return get_settings().data_dir / SERVER_FILE
+
+
+def running_server_url() -> str | None:
+    """The URL of the `threadline serve` running on this data directory, if one is."""
+    try:
+        info = json.loads(server_file().read_text(encoding="utf-8"))
+        pid, url = int(info["pid"]), str(info["url"])
+        os.kill(pid, 0)  # raises when no such process
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    import httpx
+
+    try:  # the pid may have been reused since a crash: ask the server itself
+        if httpx.get(f"{url}/health", timeout=3).status_code != 200:
+            return None
+    except httpx.HTTPError:
+        return None
+    return url
+
+
+def index_held(exc: Exception, hint: str) -> typer.Exit:
+    """Say in one line who holds the index and what to do; the exit to raise."""
+    url = running_server_url()
+    where = f"a threadline server at {url}" if url else "another process (a threadline server?)"
+    todo = hint.format(url=url or "http://HOST:PORT")
+    console.print(
+        f"[red]The index in {get_settings().data_dir} is held by {where}:[/red] {todo}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    return typer.Exit(EXIT_INDEX_HELD)
+
+
+def open_services(hint: str) -> Services:
+    """Services with the index open, or a one-line explanation and exit 3."""
+    from threadline.knowledge.engines import IndexLockedError
+
+    services = open_services_unchecked()
+    try:
+        services.kb  # noqa: B018 - opens the index now, so a held one is reported here
+    except IndexLockedError as exc:
+        raise index_held(exc, hint) from None
+    return services

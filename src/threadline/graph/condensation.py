@@ -1,0 +1,217 @@
+"""Condensation: the words of the conversation so far that a follow-up's query may carry.
+
+Pure functions of their arguments (deterministic, offline, no model call): the
+reference query of an explicit follow-up, the salient and recurring words of the
+history, the condensed query of a context follow-up, and the `PreviousTurn` the
+retriever may use. :mod:`threadline.graph.reformulation` builds the query variants
+and the reformulate node on them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from threadline.text import STOPWORDS, fold, stem, terms, tokenize
+from threadline.text.lexicons import en, fr
+
+if TYPE_CHECKING:
+    from threadline.store.models import ThreadState
+
+# Request and conversation words carry no topic: they must not be carried into the next
+# query, and they do not make a message "about" anything.
+_REQUEST_WORDS = frozenset(terms(f"{en.REQUEST_WORDS} {fr.REQUEST_WORDS}"))
+
+# Words an answer uses to talk about its own sources rather than about the topic
+# ("The documents do not provide specific information about ..."): never salient.
+_ANSWER_FILLER = frozenset(terms(en.ANSWER_FILLER))
+
+
+# The previous search query may itself carry words from the turn before: a cap keeps a
+# long chain of follow-ups from growing the query without bound.
+_MAX_CARRIED = 12
+
+
+def _topic_words(text: str) -> Iterator[tuple[str, str]]:
+    """(folded word, stem) for each word of `text` that can carry a topic.
+
+    Stopwords, one-letter tokens, request words and answer filler are skipped.
+    """
+    for word in tokenize(text):
+        if word in STOPWORDS or len(word) < 2:
+            continue
+        term = stem(word)
+        if term not in _REQUEST_WORDS and term not in _ANSWER_FILLER:
+            yield word, term
+
+
+def reference_query(title: str, question: str) -> str:
+    """The retrieval query for a resolved reference: `<title> — <question>`."""
+    return f"{title.strip()} — {question.strip()}"
+
+
+def content_terms(text: str) -> set[str]:
+    """The stemmed topic terms of a text: no function words, no request words.
+
+    Args:
+        text: Any text (question, query, title).
+
+    Returns:
+        The set of stems that say what the text is about.
+    """
+    return set(terms(text)) - _REQUEST_WORDS
+
+
+def salient_words(
+    text: str,
+    *,
+    exclude: set[str] | frozenset[str] = frozenset(),
+    limit: int | None = None,
+    by_frequency: bool = False,
+) -> list[str]:
+    """The topic words of a text, as folded surface words, one per stem.
+
+    Args:
+        text: The text to draw words from (a previous query, title or answer).
+        exclude: Stems not to return (typically the new question's own terms).
+        limit: Most words returned; None keeps them all.
+        by_frequency: Order by how often a stem occurs in `text` (ties: first
+            occurrence), so a long answer gives its recurring topic first; otherwise
+            reading order.
+
+    Returns:
+        Surface words (accents and case folded) whose stems are neither stopwords,
+        request words, answer filler nor in `exclude`; one-letter tokens are dropped.
+    """
+    firsts: dict[str, str] = {}
+    counts: Counter[str] = Counter()
+    for word, term in _topic_words(text):
+        if term not in exclude:
+            counts[term] += 1
+            firsts.setdefault(term, word)
+    order = list(firsts)
+    if by_frequency:
+        position = {term: i for i, term in enumerate(order)}
+        order.sort(key=lambda term: (-counts[term], position[term]))
+    words = [firsts[term] for term in order]
+    return words if limit is None else words[:limit]
+
+
+def recurring_words(
+    exchanges: Sequence[tuple[str, str]],
+    *,
+    exclude: set[str] | frozenset[str] = frozenset(),
+    limit: int,
+    min_texts: int = 2,
+) -> list[str]:
+    """The words several past messages share: the conversation's topic, not its details.
+
+    A follow-up in a long conversation is about the subject the turns share (a
+    series, a product, a tax), rather than about the details of the last answer,
+    which point back at the last turn's own sources. Each past question and each
+    past answer counts as one text; a stem scores the number of texts it occurs
+    in, ties going to the most recent.
+
+    Args:
+        exchanges: Past (question, answer) pairs, oldest first.
+        exclude: Stems not to return (the new question's own terms).
+        limit: Most words returned.
+        min_texts: Fewest texts a stem must occur in.
+
+    Returns:
+        Surface words, most widespread first.
+    """
+    texts_with: dict[str, int] = {}
+    last_seen: dict[str, int] = {}
+    surface: dict[str, str] = {}
+    texts = [text for exchange in exchanges for text in exchange]
+    for index, text in enumerate(texts):
+        for word, term in _topic_words(text):
+            if term in exclude:
+                continue
+            if last_seen.get(term) != index:  # a text counts once per stem
+                texts_with[term] = texts_with.get(term, 0) + 1
+                last_seen[term] = index
+            surface[term] = word
+    ranked = sorted(
+        (term for term, count in texts_with.items() if count >= min_texts),
+        key=lambda term: (-texts_with[term], -last_seen[term]),
+    )
+    return [surface[term] for term in ranked[:limit]]
+
+
+def condense(question: str, previous_query: str | None, previous_titles: Sequence[str]) -> str:
+    """Build a standalone query from the message and the previous turn, with no LLM.
+
+    A previous source title that shares a topic word with the message (the
+    "Samsung one") is named in full; otherwise the salient words of the
+    previous search query that the message does not already contain are
+    carried over (at most twelve), after the message's own words so those stay
+    dominant.
+
+    Args:
+        question: The user's message.
+        previous_query: What the previous retrieval searched, if anything.
+        previous_titles: Titles of the previous turn's sources, best first.
+
+    Returns:
+        A readable query: the message, possibly followed by carried words in
+        parentheses or preceded by the title it names.
+    """
+    question = question.strip()
+    own = content_terms(question)
+    for title in previous_titles:
+        if own & content_terms(title):
+            return f"{title} — {question}"
+    if not previous_query:
+        return question
+    carried = salient_words(previous_query, exclude=set(terms(question)), limit=_MAX_CARRIED)
+    if not carried:
+        return question
+    return f"{question} ({' '.join(carried)})" if fold(question) else " ".join(carried)
+
+
+@dataclass(frozen=True)
+class PreviousTurn:
+    """What the retriever may use of the conversation so far: never document text.
+
+    Attributes:
+        search_query: What the previous retrieval searched (thread state), if any.
+        titles: Titles of the previous turn's sources, best first (thread state).
+        doc_ids: Ids of the previous turn's sources, best first (thread state).
+        answer: The previous assistant answer (history), possibly empty.
+        exchanges: Every (question, answer) pair of the history, oldest first.
+    """
+
+    search_query: str | None = None
+    titles: tuple[str, ...] = ()
+    doc_ids: tuple[str, ...] = ()
+    answer: str = ""
+    exchanges: tuple[tuple[str, str], ...] = ()
+
+
+def previous_turn(
+    history: Sequence[Mapping[str, Any]], thread_state: ThreadState
+) -> PreviousTurn | None:
+    """Gather the previous turn from the graph state, or None on a first turn.
+
+    Args:
+        history: Past turns, oldest first, as `load_conversation` builds them.
+        thread_state: Last search query, titles and doc ids (the store's thread state).
+
+    Returns:
+        The previous turn, or None when the conversation has no earlier turn.
+    """
+    if not history:
+        return None
+    return PreviousTurn(
+        search_query=thread_state.last_search_query,
+        titles=tuple(t for t in thread_state.last_titles if t),
+        doc_ids=tuple(dict.fromkeys(thread_state.last_doc_ids)),
+        answer=str(history[-1].get("answer") or ""),
+        exchanges=tuple(
+            (str(turn.get("question") or ""), str(turn.get("answer") or "")) for turn in history
+        ),
+    )

@@ -1,0 +1,177 @@
+"""Chunk payloads: what a chunk is stored with, and what the index reads back from them."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.documents import Document
+
+from threadline.knowledge.documents import Chunk, SourceDocument
+
+
+@dataclass(frozen=True)
+class DocumentState:
+    """What the index holds of one document, and whether it is whole."""
+
+    content_hash: str | None
+    sources: frozenset[str]
+    chunks: int
+    complete: bool
+
+
+def document_state(metas: Sequence[dict[str, Any]]) -> DocumentState:
+    """Check a document's chunk payloads: one version, every position once, none missing.
+
+    A document is whole when all its chunks carry the same content hash and
+    generation, their count is the `chunk_count` they were written with, and their
+    positions are 0..n-1. Anything else (a crash under an older version of this code,
+    two versions left live) is incomplete and gets re-ingested on the next upload.
+    """
+    hashes = {m.get("content_hash") for m in metas}
+    generations = {m.get("generation") for m in metas}
+    counts = {m.get("chunk_count") for m in metas}
+    positions = sorted(int(m.get("position", -1)) for m in metas)
+    complete = (
+        len(hashes) == 1
+        and len(generations) == 1
+        and counts == {len(metas)}
+        and positions == list(range(len(metas)))
+    )
+    return DocumentState(
+        content_hash=next(iter(hashes)) if len(hashes) == 1 else None,
+        sources=frozenset(str(m.get("source", "")) for m in metas),
+        chunks=len(metas),
+        complete=complete,
+    )
+
+
+@dataclass(frozen=True)
+class ScoredChunk:
+    """A chunk with its retrieval score (the engine's, fusion scores for hybrid)."""
+
+    chunk: Chunk
+    score: float
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """What the index knows about one document."""
+
+    doc_id: str
+    title: str
+    source: str
+    path: str | None
+    updated_at: str | None
+    chunks: int
+    content_hash: str | None
+
+
+def listing_from_chunks(doc_id: str, found: Sequence[dict[str, Any]]) -> DocumentInfo:
+    """A document's listing from its chunk payloads."""
+    # While a new version is being published both are live for an instant: the newest.
+    newest = max(int(m.get("generation") or 0) for m in found)
+    metas = [m for m in found if int(m.get("generation") or 0) == newest]
+    return info_from_first_chunk(doc_id, metas[0], len(metas))
+
+
+def info_from_first_chunk(doc_id: str, first: dict[str, Any], chunks: int) -> DocumentInfo:
+    """A document's listing from the payload of one of its chunks and its chunk count."""
+    return DocumentInfo(
+        doc_id=doc_id,
+        title=first.get("title", doc_id),
+        source=first.get("source", ""),
+        path=first.get("path"),
+        updated_at=first.get("updated_at"),
+        chunks=chunks,
+        content_hash=first.get("content_hash"),
+    )
+
+
+def scored_chunks(hits: list[tuple[Document, float]], k: int) -> list[ScoredChunk]:
+    """Turn the first `k` engine hits into scored chunks."""
+    return [ScoredChunk(chunk_from_payload(doc.metadata), score) for doc, score in hits[:k]]
+
+
+def chunk_payload(
+    chunk: Chunk,
+    doc: SourceDocument,
+    *,
+    tenant: str,
+    content_hash: str,
+    chunk_count: int,
+    source_app: str | None = None,
+    workspace: str | None = None,
+) -> dict[str, Any]:
+    """The metadata payload a chunk is stored with (what filters and hits read).
+
+    `content_hash` is `doc.content_hash`, passed in because it hashes the whole
+    document: computed once per document, not once per chunk.
+    """
+    meta: dict[str, Any] = {
+        **chunk.metadata,
+        "tenant": tenant,
+        "doc_id": chunk.doc_id,
+        "chunk_id": chunk.chunk_id,
+        "title": chunk.title,
+        "section": chunk.section,
+        "position": chunk.position,
+        "source": chunk.source,
+        "text": chunk.text,
+        "path": doc.path,
+        "updated_at": doc.updated_at,
+        "content_hash": content_hash,
+        "chunk_count": chunk_count,
+    }
+    if source_app:
+        meta["source_app"] = source_app
+    if workspace:
+        meta["workspace"] = workspace
+    return meta
+
+
+def point_id(tenant: str, chunk_id: str, generation: int) -> str:
+    """Return the point id of a chunk of one tenant's version of a document.
+
+    Point ids are per tenant and version: two tenants may ingest the same file, and a
+    version being written never overwrites the chunks of the one readers see.
+    """
+    return str(uuid.uuid5(uuid.UUID(chunk_id), f"{tenant}\x00{generation}"))
+
+
+def chunk_from_payload(meta: dict[str, Any]) -> Chunk:
+    """Rebuild a chunk from its stored payload; unknown fields become its metadata."""
+    known = {
+        "tenant",
+        "doc_id",
+        "chunk_id",
+        "title",
+        "section",
+        "position",
+        "source",
+        "text",
+        "path",
+        "updated_at",
+        "content_hash",
+        "chunk_count",
+        "generation",
+        "staged_for",
+        "source_app",
+        "workspace",
+        # What langchain-qdrant adds to the metadata of every hit: engine bookkeeping,
+        # not document metadata (Qdrant Edge hits do not carry it).
+        "_id",
+        "_collection_name",
+    }
+    return Chunk(
+        chunk_id=meta.get("chunk_id", ""),
+        doc_id=meta.get("doc_id", ""),
+        title=meta.get("title", ""),
+        section=meta.get("section", ""),
+        position=int(meta.get("position", 0)),
+        text=meta.get("text", ""),
+        source=meta.get("source", ""),
+        metadata={k: v for k, v in meta.items() if k not in known},
+    )
