@@ -34,7 +34,7 @@ Handler = Callable[[Request, Exception], Awaitable[Response]]
 
 
 def _own_routes(app: FastAPI) -> list[BaseRoute]:
-    """threadline's routes, without FastAPI's docs pages (LangGraph serves /docs there)."""
+    """Return threadline's routes, without FastAPI's docs pages (LangGraph serves /docs there)."""
     docs = {app.openapi_url, app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url}
     return [route for route in app.routes if getattr(route, "path", None) not in docs]
 
@@ -48,7 +48,7 @@ async def _langgraph_http_error(request: Request, exc: StarletteHTTPException) -
 
 
 async def _plain_server_error(request: Request, exc: Exception) -> Response:
-    """What Starlette answers for an unhandled error when no handler is installed."""
+    """Answer as Starlette does for an unhandled error when no handler is installed."""
     return PlainTextResponse("Internal Server Error", status_code=500)
 
 

@@ -46,7 +46,7 @@ class ApiError(Exception):
 def error_response(
     status: int, code: str, message: str, details: object = None, headers: dict | None = None
 ) -> JSONResponse:
-    """The one error body shape."""
+    """Return the one error body shape."""
     body = {"error": {"code": code, "message": message, "details": details}}
     return JSONResponse(status_code=status, content=body, headers=headers)
 

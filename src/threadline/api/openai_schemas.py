@@ -30,7 +30,7 @@ class ChatMessageIn(BaseModel):
     name: str | None = None
 
     def text(self) -> str:
-        """The message's text: the string, or its text parts joined (images etc. are skipped)."""
+        """Return the message's text: the string, or its text parts joined (images etc. skipped)."""
         if isinstance(self.content, str):
             return self.content
         if isinstance(self.content, list):

@@ -1,5 +1,6 @@
-"""Embedding providers: the bundled dense models (MiniLM, multilingual-e5-small), OpenAI,
-and the built-in sparse BM25.
+"""Embedding providers: the bundled dense models, OpenAI, and the built-in sparse BM25.
+
+The bundled dense models are MiniLM and multilingual-e5-small.
 
 Models are created lazily and once per process: loading MiniLM costs seconds
 and hundreds of MB, so nothing loads it at import time.
@@ -84,7 +85,7 @@ def _load_dense(model_dir: Path, runtime: str) -> Embeddings:
 
 
 def load_configured_dense(settings: Settings) -> tuple[Embeddings, int, str]:
-    """The dense model the settings name, its vector size and its identity.
+    """Return the dense model the settings name, its vector size and its identity.
 
     Returns:
         (model, dimensions, identity); the identity names the vector space, so two

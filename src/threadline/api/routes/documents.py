@@ -198,7 +198,7 @@ class IngestionsPublic(BaseModel):
 
 @ingestions_router.get("/ingestions", response_model=IngestionsPublic, responses=ERRORS)
 async def read_ingestions(services: ServicesDep, tenant: TenantDep, scope: DocumentSourcesDep):
-    """Uploads being written now, with their progress (chunks written of the total)."""
+    """List the uploads being written now, with their progress (chunks written of the total)."""
     found = services.kb.ingestions(tenant=tenant)
     shown = [p for p in found if scope is None or p.source in scope]
     data = [

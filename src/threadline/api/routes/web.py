@@ -40,7 +40,7 @@ router.mount("/static", _StaticFiles(directory=STATIC_DIR), name="static")
 
 @router.get("/", include_in_schema=False)
 async def read_index() -> FileResponse:
-    """The chat page."""
+    """Serve the chat page."""
     return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
 
@@ -58,7 +58,7 @@ class PassagePublic(BaseModel):
 def find_passage(
     services: Services, tenant: str, caller_app: str, doc_id: str, chunk_id: str
 ) -> PassagePublic:
-    """A chunk of an ingested document, or a catalog product's description.
+    """Find a chunk of an ingested document, or a catalog product's description.
 
     Documents follow the caller app's source allowlist, like retrieval does; a
     passage the caller app may not search is reported as not found.
@@ -112,5 +112,5 @@ async def read_passage(
     doc_id: str = PathParam(min_length=1, max_length=256),
     chunk_id: str = PathParam(min_length=1, max_length=256),
 ):
-    """The text of a cited passage (a citation's `doc_id` and `chunk_id`), within the tenant."""
+    """Read the text of a cited passage (a citation's `doc_id` and `chunk_id`) in the tenant."""
     return await run_in_threadpool(find_passage, services, tenant, caller_app, doc_id, chunk_id)
