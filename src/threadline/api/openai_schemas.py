@@ -35,9 +35,10 @@ class ChatMessageIn(BaseModel):
             return self.content
         if isinstance(self.content, list):
             parts = [
-                part.get("text")
+                text
                 for part in self.content
-                if part.get("type") in ("text", "input_text") and isinstance(part.get("text"), str)
+                if part.get("type") in ("text", "input_text")
+                and isinstance(text := part.get("text"), str)
             ]
             return "\n".join(parts)
         return ""

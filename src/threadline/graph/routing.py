@@ -157,8 +157,9 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
                 spec = "battery_hours" if category == "laptop" else "battery_mah"
             if spec == "weight_kg" and category != "laptop":
                 continue  # the catalog weighs laptops only; a phone question goes to documents
-            args: dict[str, Any] = {"spec": spec, "order": order, "category": category}
-            return ToolRequest("rank_products", args)
+            return ToolRequest(
+                "rank_products", {"spec": spec, "order": order, "category": category}
+            )
     if _COMPARE.search(text):
         names = [
             n.strip(" ?.!")

@@ -13,11 +13,15 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from langchain_core.embeddings import Embeddings
 from langchain_qdrant import SparseEmbeddings
 
 from threadline.settings import Settings
+
+if TYPE_CHECKING:
+    from langchain_huggingface import HuggingFaceEmbeddings
 
 _DENSE_CACHE: dict[str, Embeddings] = {}
 _DENSE_LOCK = threading.Lock()
@@ -158,7 +162,7 @@ def embed_queries(embedding: Embeddings, texts: list[str]) -> list[list[float]]:
 
 
 @functools.cache
-def _sentence_transformer_class() -> type[Embeddings]:
+def _sentence_transformer_class() -> type[HuggingFaceEmbeddings]:
     """`HuggingFaceEmbeddings` that embeds a batch of queries in one forward pass.
 
     Built on first use so importing this module does not import torch.

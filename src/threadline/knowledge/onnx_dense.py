@@ -80,7 +80,12 @@ def export_onnx(model_dir: Path, target: Path) -> None:
             super().__init__()
             self.inner = inner
 
-        def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: D102
+        def forward(  # noqa: D102
+            self,
+            input_ids: torch.Tensor,
+            attention_mask: torch.Tensor,
+            token_type_ids: torch.Tensor,
+        ) -> torch.Tensor:
             out = self.inner(
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             )

@@ -7,6 +7,7 @@ The page is plain HTML, CSS and JavaScript modules shipped inside the package
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from fastapi import APIRouter
 from fastapi import Path as PathParam
@@ -14,6 +15,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
 
 from threadline.api.deps import CallerAppDep, ServicesDep, TenantDep
 from threadline.api.errors import ApiError
@@ -28,7 +30,7 @@ CATALOG_PREFIX = "catalog:"
 class _StaticFiles(StaticFiles):
     """Static files revalidated on every load (cheap 304s), so an upgrade is never stale."""
 
-    def file_response(self, *args, **kwargs):
+    def file_response(self, *args: Any, **kwargs: Any) -> Response:
         response = super().file_response(*args, **kwargs)
         response.headers["Cache-Control"] = "no-cache"
         return response
@@ -111,6 +113,6 @@ async def read_passage(
     caller_app: CallerAppDep,
     doc_id: str = PathParam(min_length=1, max_length=256),
     chunk_id: str = PathParam(min_length=1, max_length=256),
-):
+) -> PassagePublic:
     """Read the text of a cited passage (a citation's `doc_id` and `chunk_id`) in the tenant."""
     return await run_in_threadpool(find_passage, services, tenant, caller_app, doc_id, chunk_id)
