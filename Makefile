@@ -52,13 +52,14 @@ test: install ## Run the whole test suite (installs Debian's chromium and postgr
 	$(BIN)/python tests/support/postgres.py
 	$(BIN)/python -m pytest $(TEST_FILE)
 
-lint: install ## Lint with ruff
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --diff src tests
+lint: install ## Lint (ruff, docstrings included), check formatting, type-check src/ (mypy)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --diff src tests benchmarks
+	$(BIN)/mypy src
 
 format: install ## Format with ruff
-	$(BIN)/ruff format src tests
-	$(BIN)/ruff check --fix src tests
+	$(BIN)/ruff format src tests benchmarks
+	$(BIN)/ruff check --fix src tests benchmarks
 
 MTRAG ?= ../shared/bench/mtrag
 MTRAG_FR ?= ../shared/bench/mtrag-fr

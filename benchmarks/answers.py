@@ -66,7 +66,7 @@ class AnswerLine:
     route: str = ""
 
     def to_json(self) -> str:
-        """The run-file line score.py reads."""
+        """Return the run-file line score.py reads."""
         return json.dumps(
             {
                 "task_id": self.task_id,
@@ -103,7 +103,7 @@ class AnswersReport:
 
 
 def read_task(record: dict[str, Any]) -> AnswerTask:
-    """The task fields the benchmark may use, read by name (nothing else is touched).
+    """Return the task fields the benchmark may use, read by name (nothing else is touched).
 
     Raises:
         ValueError: when the last turn is not a user turn.
@@ -144,7 +144,7 @@ def _pairs(task: AnswerTask) -> list[tuple[str, str]]:
 
 
 def thread_id_for(task: AnswerTask) -> str:
-    """A store-safe session id per task (task ids hold characters ids may not)."""
+    """Return a store-safe session id per task (task ids hold characters ids may not)."""
     return f"answers-{hashlib.sha1(task.task_id.encode()).hexdigest()[:16]}"
 
 

@@ -35,7 +35,7 @@ console = Console()
 
 @contextmanager
 def _phase_bars(err: Console) -> Iterator[Callable[[str, int, int], None]]:
-    """A progress bar per phase on stderr; yields the `progress(phase, done, total)` callback."""
+    """Show a progress bar per phase on stderr; yield the `progress(phase, done, total)` hook."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     with Progress(
@@ -191,7 +191,7 @@ ARGPARSE_BENCHMARKS: dict[str, tuple[str, str]] = {
 
 
 def _hand_over(module: str) -> Callable[[typer.Context], None]:
-    """A command that runs ``module.main`` with the command's arguments, unparsed."""
+    """Make a command that runs ``module.main`` with the command's arguments, unparsed."""
 
     def command(ctx: typer.Context) -> None:
         code = importlib.import_module(module).main(list(ctx.args))

@@ -1,11 +1,11 @@
-"""One Markdown report from several benchmark JSON files, for the README.
+r"""One Markdown report from several benchmark JSON files, for the README.
 
 Each benchmark renders its own results (its ``to_markdown``); this module only picks
 the renderer by the kind of result and joins the sections in the order given. It
 sits above the benchmarks it renders, and none of them imports it, so the shared
 helpers (`report`) never need to import a benchmark back::
 
-    python -m benchmarks report --out bench-out/report.md \\
+    python -m benchmarks report --out bench-out/report.md \
         bench-out/load.json bench-out/turns.json bench-out/store.json
 """
 

@@ -192,7 +192,7 @@ class SyntheticCorpus:
         }
 
     def documents(self, size: int) -> tuple[list[Document], list[str]]:
-        """The first ``size`` chunks as documents (metadata carries the text, as ours do)."""
+        """Return the first ``size`` chunks as documents (metadata carries the text, as ours do)."""
         docs = [
             Document(page_content=text, metadata={**meta, "text": text})
             for text, meta in zip(self.texts[:size], self.metadatas[:size], strict=True)
@@ -207,11 +207,11 @@ class PrecomputedEmbeddings(Embeddings):
         self.table = table
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """The vectors of known texts (a fixed one for anything else)."""
+        """Return the vectors of known texts (a fixed one for anything else)."""
         return [self.embed_query(t) for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
-        """The vector of a known text (a fixed one for anything else)."""
+        """Return the vector of a known text (a fixed one for anything else)."""
         return self.table.get(text) or next(iter(self.table.values()))
 
 
@@ -422,7 +422,7 @@ _COLUMNS = (
 
 
 def to_markdown(results: dict[str, Any]) -> str:
-    """The results as a Markdown report (one table, then the verdict on the targets)."""
+    """Return the results as a Markdown report (one table, then the verdict on the targets)."""
     env = results["environment"]
     lines = [
         "# Vector engine benchmark",

@@ -111,7 +111,7 @@ def measure(sample_dir: Path, data_dir: Path) -> dict[str, Any]:
 
 
 def to_markdown(results: dict[str, Any]) -> str:
-    """A table for the README."""
+    """Return a table for the README."""
     lines = [
         "| history mode | answer prompt, chars per past turn | reformulation, chars per past turn "
         "| answer history in the last prompt (chars) |",

@@ -362,7 +362,7 @@ def _mib(kib: int | None) -> str:
 
 
 def to_markdown(results: dict[str, Any]) -> str:
-    """The load test as a README section."""
+    """Return the load test as a README section."""
     env, cfg, s = results["environment"], results["config"], results["summary"]
     lat, rss, v = s["latency_ms"], results["rss_kib"], results["verdict"]
     persisted = results["persistence"]["load"]

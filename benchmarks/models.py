@@ -1,4 +1,4 @@
-"""The cost of each bundled dense model: load time, RSS, passages/s, query latency, install size.
+r"""The cost of each bundled dense model: load time, RSS, passages/s, query latency, install size.
 
 Each model is measured in its own process (`--one`), so one model's memory and threads
 never count against another's. Passages are MTRAG corpus chunks (the chunker's output,
@@ -7,8 +7,8 @@ English and French.
 
 Usage::
 
-    python -m benchmarks.models --out benchmarks/results/models.json \\
-        --corpus ../shared/bench/mtrag/corpus.jsonl --tasks ../shared/bench/mtrag/dev.jsonl \\
+    python -m benchmarks.models --out benchmarks/results/models.json \
+        --corpus ../shared/bench/mtrag/corpus.jsonl --tasks ../shared/bench/mtrag/dev.jsonl \
         --tasks ../shared/bench/mtrag-fr/dev.jsonl
 """
 
@@ -47,7 +47,7 @@ def _package_size(module: str) -> int:
 
 
 def _rss_mib() -> float:
-    """The process's current resident set, in MiB."""
+    """Return the process's current resident set, in MiB."""
     with open("/proc/self/status", encoding="ascii") as status:
         for line in status:
             if line.startswith("VmRSS:"):

@@ -191,7 +191,7 @@ class Cluster:
 
 
 def migrated_database(url: str | None, log: Any = print) -> tuple[str, Cluster | None]:
-    """A migrated database for a benchmark: ``url``, or a new throw-away cluster's.
+    """Provide a migrated database for a benchmark: ``url``, or a new throw-away cluster's.
 
     Args:
         url: An existing database to migrate and use; ``None`` starts a cluster.

@@ -86,7 +86,7 @@ def _memory_gib() -> float | None:
 
 
 def _filesystem(path: Path) -> str | None:
-    """The filesystem type holding ``path`` (fsync costs depend on it)."""
+    """Return the filesystem type holding ``path`` (fsync costs depend on it)."""
     try:
         out = subprocess.run(
             ["df", "--output=fstype", str(path)], capture_output=True, text=True, timeout=5
@@ -97,7 +97,7 @@ def _filesystem(path: Path) -> str | None:
 
 
 def environment(data_path: Path | None = None) -> dict[str, Any]:
-    """What the numbers were measured on: CPU, cores usable, memory, load, versions.
+    """Describe what the numbers were measured on: CPU, cores usable, memory, load, versions.
 
     The 1-minute load average matters: on a shared 2-core machine another process
     using the CPUs inflates every latency here, so each result carries it.

@@ -105,7 +105,7 @@ class RunLine:
     variants: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> str:
-        """The run-file line (task_id, query, doc_ids), the fields score.py reads."""
+        """Return the run-file line (task_id, query, doc_ids), the fields score.py reads."""
         return json.dumps(
             {"task_id": self.task_id, "query": self.query, "doc_ids": self.doc_ids},
             ensure_ascii=False,
@@ -179,7 +179,7 @@ def load_tasks(path: Path, limit: int | None = None) -> list[Task]:
 
 
 def passage_document(passage: Passage) -> SourceDocument:
-    """The document a passage becomes; its original id also rides in the metadata."""
+    """Return the document a passage becomes; its original id also rides in the metadata."""
     return SourceDocument(
         doc_id=passage.id,
         title=passage.title,
@@ -296,7 +296,7 @@ def _searches_always(state: State) -> Literal["reformulate", "_forget_route"]:
 def replay_graph(
     services: Services, *, last: bool
 ) -> CompiledStateGraph[State, Context, State, State]:
-    """The graph's own route → reformulate → retrieve nodes, as a smaller graph.
+    """Compile the graph's own route → reformulate → retrieve nodes as a smaller graph.
 
     Args:
         services: The services the nodes use (the benchmark index).
@@ -347,7 +347,7 @@ class RetrievalBench:
         self._prefixes: dict[str, list[dict[str, Any]]] = {}
 
     def _state(self, task: Task, question: str, stored: Sequence[dict[str, Any]]) -> State:
-        """The state `load_conversation` would give this question after `stored`."""
+        """Return the state `load_conversation` would give this question after `stored`."""
         limit = self.services.settings.history_turns
         messages = _as_messages(stored)
         history = history_entries(messages)
@@ -404,7 +404,7 @@ class RetrievalBench:
         return state, routed, candidates, attempts
 
     def _replay_prefix(self, task: Task, pairs: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
-        """The stored turns after replaying `pairs` (each with its dataset answer).
+        """Return the stored turns after replaying `pairs` (each with its dataset answer).
 
         Each turn is a dict of question, answer, route, search_query, doc_ids and titles
         (the answers benchmark seeds its store from them).
@@ -588,7 +588,7 @@ def run_benchmark(
 
 
 def parse_fusion(overrides: Sequence[str]) -> FusionConfig:
-    """A fusion config from `name=value` overrides of the defaults ("answer=0", ...).
+    """Return a fusion config from `name=value` overrides of the defaults ("answer=0", ...).
 
     Raises:
         ValueError: on an unknown name or a value that is not a number.

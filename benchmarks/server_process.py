@@ -25,14 +25,14 @@ HOST = "127.0.0.1"  # loopback only, never anything else
 
 
 def free_port() -> int:
-    """A free TCP port on the loopback interface."""
+    """Return a free TCP port on the loopback interface."""
     with socket.socket() as sock:
         sock.bind((HOST, 0))
         return sock.getsockname()[1]
 
 
 def server_env(data_dir: Path, embeddings: str, **extra: str) -> dict[str, str]:
-    """The server's environment: no inherited threadline/OpenAI/Qdrant settings."""
+    """Return the server's environment: no inherited threadline/OpenAI/Qdrant settings."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("THREADLINE_", "OPENAI_"))}
     env.pop("QDRANT_URL", None)
     env.update(
@@ -174,7 +174,7 @@ class ServerProcess:
         raise TimeoutError(f"server not healthy after {timeout:.0f}s: {self.log_tail()}")
 
     def log_tail(self, chars: int = 3000) -> str:
-        """The end of the server's output."""
+        """Return the end of the server's output."""
         self._log.flush()
         try:
             return self.log_path.read_text("utf-8", errors="replace")[-chars:]

@@ -380,7 +380,7 @@ _LAYOUTS = {
 
 
 def to_markdown(results: dict[str, Any]) -> str:
-    """The table for the README."""
+    """Return the table for the README."""
     env = results["environment"]
     cfg = results["config"]
     backend = cfg.get("backend", "json")

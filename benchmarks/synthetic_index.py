@@ -141,7 +141,7 @@ class RandomUnitEmbeddings:
         return [self._vector(t) for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
-        """A random unit vector."""
+        """Return a random unit vector."""
         return self._vector(text)
 
 

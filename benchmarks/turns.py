@@ -186,7 +186,7 @@ class Probes:
                 object.__delattr__(self._dense, name)
 
     def take(self) -> tuple[list[float], list[float]]:
-        """This turn's (embed ms, search ms) lists; resets them."""
+        """Return this turn's (embed ms, search ms) lists and reset them."""
         out = (self.embed_ms, self.search_ms)
         self.embed_ms, self.search_ms = [], []
         return out
@@ -195,8 +195,11 @@ class Probes:
 def run_conversations(
     chat: Any, probes: Probes, turns: int, prefix: str, warmup: int = 1
 ) -> dict[str, Any]:
-    """Run ~``turns`` turns; conversations alternate (per full round of the scripts)
-    between plain (end-to-end numbers) and instrumented (node numbers)."""
+    """Run ~``turns`` turns, alternating plain and instrumented conversations.
+
+    Conversations alternate per full round of the scripts between plain (end-to-end
+    numbers) and instrumented (node numbers).
+    """
     from threadline.chat import TurnRequest
 
     _install_hook()
@@ -270,7 +273,7 @@ def run_conversations(
 def compare_stores(
     settings: Any, postgres_url: str, turns: int, prefix: str, log: Callable[[str], None]
 ) -> dict[str, Any]:
-    """The same conversations with the JSON store and with PostgreSQL, interleaved.
+    """Run the same conversations with the JSON store and with PostgreSQL, interleaved.
 
     One index and one model serve both (the embedded index allows one holder), and
     conversations alternate between the two stores, so both see the same machine load
@@ -540,7 +543,7 @@ def run(
 
 
 def _profile(chat: Any, probes: Probes, out: Path, size: int) -> None:
-    """A pyinstrument profile of one round of the scripts (if pyinstrument is installed)."""
+    """Write a pyinstrument profile of one round of the scripts (if pyinstrument is installed)."""
     try:
         from pyinstrument import Profiler
     except ImportError:

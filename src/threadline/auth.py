@@ -48,12 +48,12 @@ LOCAL_PRINCIPAL = Principal(tenant="default", caller_apps=frozenset({"*"}))
 
 
 def hash_key(key: str) -> str:
-    """The stored form of a key."""
+    """Return the stored form of a key."""
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
 def new_key() -> str:
-    """A fresh random key (shown once, never stored)."""
+    """Return a fresh random key (shown once, never stored)."""
     return KEY_PREFIX + secrets.token_urlsafe(32)
 
 
@@ -80,7 +80,7 @@ class KeyRing:
         return bool(self._entries)
 
     def authenticate(self, key: str) -> Principal | None:
-        """The principal a key belongs to, or None."""
+        """Return the principal a key belongs to, or None."""
         digest = hash_key(key)
         found = None
         for entry in self._entries:

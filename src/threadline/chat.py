@@ -63,12 +63,12 @@ class TurnResult:
 
 
 def followup_json(followup: TurnFollowup | None) -> dict[str, Any]:
-    """The follow-up as the API returns it: the stored fields, never the turn's extras."""
+    """Return the follow-up as the API returns it: the stored fields, never the turn's extras."""
     return (followup or TurnFollowup()).stored().model_dump()
 
 
 def citation_json(citation: Citation) -> dict[str, Any]:
-    """A citation as the API returns it, keys in the order of the `/chat` contract."""
+    """Return a citation as the API returns it, keys in the order of the `/chat` contract."""
     return {
         "id": citation.id,
         "doc_id": citation.doc_id,
@@ -191,7 +191,7 @@ class StructuredAnswerStream:
 
 
 def _partial_json_string(raw: str, key: str) -> str:
-    """The (possibly unfinished) string value of `key` in a partial JSON object."""
+    """Return the (possibly unfinished) string value of `key` in a partial JSON object."""
     start = raw.find(f'"{key}"')
     if start < 0:
         return ""
@@ -225,7 +225,7 @@ def _partial_json_string(raw: str, key: str) -> str:
 
 
 def phase_summary(node: str, update: dict[str, Any]) -> dict[str, Any]:
-    """What a streaming client may show while a node's work is done (no document text)."""
+    """Return what a streaming client may show while a node's work is done (no document text)."""
     summary: dict[str, Any] = {"node": node}
     if node == "route_turn":
         summary["route"] = update.get("route")

@@ -22,7 +22,7 @@ _SQLITE_JSON = ("doc_ids", "titles", "outline")
 
 
 def database_url(settings: Settings) -> str:
-    """The configured URL, or exit with one line saying how to set it."""
+    """Return the configured URL, or exit with one line saying how to set it."""
     if settings.database_url is None:
         console.print("[red]error:[/red] THREADLINE_DATABASE_URL is not set (postgresql://...)")
         raise typer.Exit(2)

@@ -22,7 +22,7 @@ class PolicyViolation(Exception):
 def allowed_sources(
     policy: Mapping[str, Sequence[str]], caller_app: str, requested: Sequence[str] | None
 ) -> tuple[str, ...] | None:
-    """The sources a turn may search: the caller app's allowlist, narrowed by the request.
+    """Return the sources a turn may search: the caller app's allowlist, narrowed by the request.
 
     Args:
         policy: Allowlists by caller app; the `"*"` entry applies to apps not listed.

@@ -74,7 +74,7 @@ class QueryRecord:
     created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
 
     def row(self) -> dict[str, Any]:
-        """The record as one row of `queries_log`: the follow-up in its own columns.
+        """Return the record as one row of `queries_log`: the follow-up in its own columns.
 
         Returns:
             Column name to value; lists are still Python lists.

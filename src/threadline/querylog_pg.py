@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
@@ -67,5 +68,5 @@ class PostgresQueryLog:
 
     def query(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """Run a read query (``%s`` placeholders); rows as dicts shaped like SQLite's."""
-        with self._pool.connection() as conn:
-            return [_as_sqlite_row(r) for r in conn.execute(sql, list(args)).fetchall()]
+        with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cursor:
+            return [_as_sqlite_row(r) for r in cursor.execute(sql, list(args)).fetchall()]

@@ -126,7 +126,7 @@ _default_lock = threading.Lock()
 
 
 def get_services() -> Services:
-    """The process-wide services (used by LangGraph Studio and the CLI)."""
+    """Return the process-wide services (used by LangGraph Studio and the CLI)."""
     global _default
     with _default_lock:
         if _default is None:

@@ -17,8 +17,10 @@ Only the LangGraph server imports this module; `threadline serve` does not.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -30,11 +32,13 @@ from starlette.routing import BaseRoute, Match
 from threadline.api.main import create_app
 from threadline.services import get_services
 
-Handler = Callable[[Request, Exception], Awaitable[Response]]
+# FastAPI's type for `app.exception_handlers` values: each handler takes the exception type
+# it is registered for, and may answer directly or with an awaitable.
+Handler = Callable[[Request, Any], Response | Awaitable[Response]]
 
 
 def _own_routes(app: FastAPI) -> list[BaseRoute]:
-    """threadline's routes, without FastAPI's docs pages (LangGraph serves /docs there)."""
+    """Return threadline's routes, without FastAPI's docs pages (LangGraph serves /docs there)."""
     docs = {app.openapi_url, app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url}
     return [route for route in app.routes if getattr(route, "path", None) not in docs]
 
@@ -48,7 +52,7 @@ async def _langgraph_http_error(request: Request, exc: StarletteHTTPException) -
 
 
 async def _plain_server_error(request: Request, exc: Exception) -> Response:
-    """What Starlette answers for an unhandled error when no handler is installed."""
+    """Answer as Starlette does for an unhandled error when no handler is installed."""
     return PlainTextResponse("Internal Server Error", status_code=500)
 
 
@@ -87,7 +91,8 @@ def _scope_error_handlers(app: FastAPI) -> None:
             theirs: Handler = fallback,
         ) -> Response:
             handler = mine if is_threadline(request) else theirs
-            return await handler(request, exc)
+            response = handler(request, exc)
+            return await response if inspect.isawaitable(response) else response
 
         app.exception_handlers[exc_type] = dispatch
 

@@ -20,17 +20,17 @@ api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="A
 
 
 def get_services(request: Request) -> Services:
-    """The services created in the app's lifespan."""
+    """Return the services created in the app's lifespan."""
     return request.app.state.services
 
 
 def get_chat(request: Request) -> ChatService:
-    """The chat facade created in the app's lifespan."""
+    """Return the chat facade created in the app's lifespan."""
     return request.app.state.chat
 
 
 def get_store(request: Request) -> ConversationStore:
-    """The conversation store."""
+    """Return the conversation store."""
     return request.app.state.services.store
 
 
@@ -58,7 +58,7 @@ PrincipalDep = Annotated[Principal, Depends(get_principal)]
 
 
 def get_tenant(principal: PrincipalDep) -> str:
-    """The caller's tenant."""
+    """Return the caller's tenant."""
     return principal.tenant
 
 
@@ -84,7 +84,7 @@ def get_caller_app(
         ),
     ] = "default",
 ) -> str:
-    """The `caller_app` query parameter, checked against the key."""
+    """Return the `caller_app` query parameter, checked against the key."""
     authorize_caller_app(principal, caller_app)
     return caller_app
 
@@ -95,7 +95,7 @@ CallerAppDep = Annotated[str, Depends(get_caller_app)]
 def document_sources(
     principal: Principal, policy: Mapping[str, Sequence[str]]
 ) -> frozenset[str] | None:
-    """The sources whose documents a key may read, write and delete; None: all of them.
+    """Return the sources whose documents a key may read, write and delete; None: all of them.
 
     A key reaches a source when one of the caller apps it may act as may search it
     (`source_policy`, with its `"*"` fallback for apps it does not name). A key that
@@ -117,7 +117,7 @@ def document_sources(
 
 
 def get_document_sources(principal: PrincipalDep, request: Request) -> frozenset[str] | None:
-    """The caller's document scope (see `document_sources`)."""
+    """Return the caller's document scope (see `document_sources`)."""
     return document_sources(principal, request.app.state.services.settings.source_policy)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -44,9 +45,13 @@ class ApiError(Exception):
 
 
 def error_response(
-    status: int, code: str, message: str, details: object = None, headers: dict | None = None
+    status: int,
+    code: str,
+    message: str,
+    details: object = None,
+    headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
-    """The one error body shape."""
+    """Return the one error body shape."""
     body = {"error": {"code": code, "message": message, "details": details}}
     return JSONResponse(status_code=status, content=body, headers=headers)
 

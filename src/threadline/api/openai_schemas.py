@@ -30,14 +30,15 @@ class ChatMessageIn(BaseModel):
     name: str | None = None
 
     def text(self) -> str:
-        """The message's text: the string, or its text parts joined (images etc. are skipped)."""
+        """Return the message's text: the string, or its text parts joined (images etc. skipped)."""
         if isinstance(self.content, str):
             return self.content
         if isinstance(self.content, list):
             parts = [
-                part.get("text")
+                text
                 for part in self.content
-                if part.get("type") in ("text", "input_text") and isinstance(part.get("text"), str)
+                if part.get("type") in ("text", "input_text")
+                and isinstance(text := part.get("text"), str)
             ]
             return "\n".join(parts)
         return ""

@@ -41,7 +41,7 @@ def sse_event(data: Any, *, event: str | None = None) -> str:
 def event_stream(
     events: AsyncIterator[str], *, headers: Mapping[str, str] | None = None
 ) -> EventSourceResponse:
-    """A `text/event-stream` response of already framed events.
+    """Return a `text/event-stream` response of already framed events.
 
     Args:
         events: The events, framed by `sse_event`.

@@ -53,12 +53,12 @@ class GeneratedAnswer(BaseModel):
 
 
 def language_of(state: State) -> str:
-    """The answer language: the request's, else the question's."""
+    """Return the answer language: the request's, else the question's."""
     return state.language or detect_language(state.query)
 
 
 def decide_turn(state: State) -> Evidence:
-    """The evidence check for this turn's question over its packed context."""
+    """Return the evidence check for this turn's question over its packed context."""
     earlier = [f"{h.get('question', '')} {h.get('answer', '')}" for h in state.history]
     followup = state.followup
     return decide(
@@ -74,7 +74,7 @@ def decide_turn(state: State) -> Evidence:
 
 
 def evidence_trace(evidence: Evidence) -> dict[str, Any]:
-    """The evidence as plain JSON (state, trace, decline texts)."""
+    """Return the evidence as plain JSON (state, trace, decline texts)."""
     return {
         "verdict": evidence.verdict,
         "reason": evidence.reason,
@@ -95,7 +95,7 @@ def evidence_trace(evidence: Evidence) -> dict[str, Any]:
 def decision_update(
     state: State, evidence: Evidence, verdict: str, trace: dict[str, Any], *, calls: int
 ) -> dict[str, Any]:
-    """The generate node's update for a turn that will not answer (decline or ask)."""
+    """Return the generate node's update for a turn that will not answer (decline or ask)."""
     return {
         "verdict": verdict,
         "evidence": evidence_trace(evidence),
@@ -105,7 +105,7 @@ def decision_update(
 
 
 def guard_verdict(llm_verdict: str, evidence: Evidence) -> Verdict:
-    """The model's verdict unless the evidence check rules an answer out.
+    """Return the model's verdict unless the evidence check rules an answer out.
 
     A model may always be more careful than the check (decline or ask where the check
     would answer); it may not answer where a hard evidence failure says the passages
@@ -125,7 +125,7 @@ def guard_verdict(llm_verdict: str, evidence: Evidence) -> Verdict:
 def final_verdict(
     model_verdict: str, evidence: Evidence, *, judged: bool, trace: dict[str, Any]
 ) -> Verdict:
-    """The turn's verdict from the model's and the evidence check's.
+    """Return the turn's verdict from the model's and the evidence check's.
 
     Args:
         model_verdict: What the generation call returned.
@@ -184,7 +184,7 @@ def answer_messages(
     asks_for: str | None = None,
     question: str | None = None,
 ) -> list[BaseMessage]:
-    """The answer prompt: system rules, history trail, numbered sources, question.
+    """Return the answer prompt: system rules, history trail, numbered sources, question.
 
     Args:
         state: The turn's state after retrieval.

@@ -69,7 +69,7 @@ class Context:
 
 
 def bind_services(services: Services) -> RunnableConfig:
-    """The config that makes a compiled graph run over `services`.
+    """Return the config that makes a compiled graph run over `services`.
 
     Args:
         services: The store, knowledge base, model and queries log to use.
@@ -81,7 +81,7 @@ def bind_services(services: Services) -> RunnableConfig:
 
 
 def run_services() -> Services:
-    """The services of the run in progress (call from inside a node).
+    """Return the services of the run in progress (call from inside a node).
 
     Returns:
         The services bound to the graph, else the process-wide ones (Studio).

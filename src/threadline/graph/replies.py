@@ -28,7 +28,7 @@ def decline(
     closest: Sequence[str],
     asks_for: str | None = None,
 ) -> tuple[str, Clarify]:
-    """A plain "not in the documents", naming what is missing and the closest titles."""
+    """Return a plain "not in the documents", naming what is missing and the closest titles."""
     fr = language == "fr"
     if missing:
         what = _quote(missing, fr)
@@ -85,7 +85,7 @@ def decline(
 def ask_which(
     *, language: str, candidates: Sequence[str], question: str, phrase: str = ""
 ) -> tuple[str, Clarify]:
-    """A question back naming the candidates that fit equally.
+    """Return a question back naming the candidates that fit equally.
 
     `phrase` is what the question pointed at without naming it ("the actor").
     """
@@ -115,7 +115,7 @@ def which_section_options(outline: Sequence[OutlineItem], language: str) -> Clar
 
 
 def partial_note(language: str, missing: Sequence[str]) -> str:
-    """The sentence a partial answer ends with: what the documents do not cover."""
+    """Return the sentence a partial answer ends with: what the documents do not cover."""
     fr = language == "fr"
     what = ", ".join(missing)
     return (
@@ -142,7 +142,7 @@ _SMALL_TALK = {
 
 
 def small_talk(kind: str, language: str) -> str:
-    """The answer to a greeting, a thanks or a goodbye: never a fact.
+    """Return the answer to a greeting, a thanks or a goodbye: never a fact.
 
     Args:
         kind: "greeting", "thanks" or "bye"; any other kind gets the greeting.
@@ -156,7 +156,7 @@ def small_talk(kind: str, language: str) -> str:
 
 
 def which_section(outline: Sequence[OutlineItem], language: str) -> str:
-    """ "Which part do you mean?" after a bare "tell me more", listing the outline."""
+    """Ask "Which part do you mean?" after a bare "tell me more", listing the outline."""
     listing = "\n".join(f"- {o.id}: {o.title}" for o in outline)
     if language == "fr":
         return f"Quelle partie voulez-vous approfondir ?\n{listing}\nPar exemple : « Détaille S2 »."
@@ -164,7 +164,7 @@ def which_section(outline: Sequence[OutlineItem], language: str) -> str:
 
 
 def which_source(count: int, language: str) -> str:
-    """A reference to a source number the previous answer does not have."""
+    """Return a reference to a source number the previous answer does not have."""
     sources = "source" if count == 1 else "sources"
     if language == "fr":
         return f"La réponse précédente ne cite que {count} {sources}. Laquelle voulez-vous ?"
@@ -172,7 +172,7 @@ def which_source(count: int, language: str) -> str:
 
 
 def no_such_part(outline: Sequence[OutlineItem], language: str) -> str:
-    """A reference into the previous outline that does not resolve."""
+    """Return a reference into the previous outline that does not resolve."""
     fr = language == "fr"
     listing = "\n".join(f"- {o.id}: {o.title}" for o in outline)
     if outline:
@@ -189,7 +189,7 @@ def no_such_part(outline: Sequence[OutlineItem], language: str) -> str:
 
 
 def not_allowed(stop_reason: str, language: str) -> str:
-    """A search the caller application's source policy refuses."""
+    """Return a search the caller application's source policy refuses."""
     if language == "fr":
         return (
             "Cette recherche n'est pas autorisée pour cette application "

@@ -27,7 +27,7 @@ _BYE = re.compile(r"^(" + "|".join(en.GOODBYES + fr.GOODBYES) + r")\b", re.IGNOR
 
 
 def small_talk_kind(query: str) -> Literal["thanks", "bye", "greeting"]:
-    """What a small-talk message is: thanks, a goodbye, or a greeting/question about us."""
+    """Tell what a small-talk message is: thanks, a goodbye, or a greeting/question about us."""
     text = fold(query).strip(" !.?,;:")
     if _THANKS.match(text):
         return "thanks"
@@ -134,7 +134,10 @@ def is_small_talk(question: str) -> bool:
 
 
 def is_deliverable_request(question: str) -> bool:
-    """A summary, synthesis, overview or report: the answer gets an outline."""
+    """Tell whether a question asks for a summary, synthesis, overview or report.
+
+    The answer to such a request gets an outline.
+    """
     text = fold(question)
     return any(re.search(pattern, text) for pattern in DELIVERABLE.values())
 
@@ -154,8 +157,9 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
                 spec = "battery_hours" if category == "laptop" else "battery_mah"
             if spec == "weight_kg" and category != "laptop":
                 continue  # the catalog weighs laptops only; a phone question goes to documents
-            args: dict[str, Any] = {"spec": spec, "order": order, "category": category}
-            return ToolRequest("rank_products", args)
+            return ToolRequest(
+                "rank_products", {"spec": spec, "order": order, "category": category}
+            )
     if _COMPARE.search(text):
         names = [
             n.strip(" ?.!")
@@ -189,7 +193,7 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
 def listed_product(
     question: str, listed: Sequence[str], prices: dict[str, float] | None = None
 ) -> tuple[int, str] | None:
-    """The product of the previous list a message points at: (1-based rank, ref type).
+    """Return the product of the previous list a message points at: (1-based rank, ref type).
 
     "the second one", "le deuxième", "the last one" (by rank: ref type ``ordinal``),
     "celui à 299 $", "the $299 one" (by price), "the Samsung one" (by a word of exactly

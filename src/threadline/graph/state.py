@@ -34,7 +34,7 @@ class TurnFollowup(FollowupInfo):
     """Why a detected reference did not resolve (e.g. "pure_anaphora")."""
 
     def stored(self) -> FollowupInfo:
-        """The follow-up as the store, the queries log and the API keep it.
+        """Return the follow-up as the store, the queries log and the API keep it.
 
         Returns:
             The stored fields only.

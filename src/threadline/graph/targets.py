@@ -65,7 +65,7 @@ def _expanded(text: str) -> set[str]:
 
 
 def named_document(question: str, documents: Iterable[tuple[str, str]]) -> str | None:
-    """The id of the document a message names, or None.
+    """Return the id of the document a message names, or None.
 
     Args:
         question: The user's message.

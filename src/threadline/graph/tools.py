@@ -61,7 +61,7 @@ class GetProductArgs(BaseModel):
 
 
 def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
-    """The tools of one tenant's catalog (each returns products, cheapest first)."""
+    """Return the tools of one tenant's catalog (each returns products, cheapest first)."""
 
     def search_products(
         category: str | None = None,

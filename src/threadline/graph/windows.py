@@ -84,8 +84,8 @@ def expand_windows(
     for doc in dict.fromkeys(h.chunk.doc_id for h in hits):
         positions = sorted(p for d, p in chosen if d == doc)
         run: list[int] = []
-        for pos in positions + [None]:
-            if run and (pos is None or pos != run[-1] + 1):
+        for position in [*positions, None]:
+            if run and (position is None or position != run[-1] + 1):
                 best = min(rank.get((doc, p), len(hits)) for p in run)
                 items = [
                     WindowChunk(
@@ -97,7 +97,7 @@ def expand_windows(
                 ]
                 windows.append((best, items))
                 run = []
-            if pos is not None:
-                run.append(pos)
+            if position is not None:
+                run.append(position)
     windows.sort(key=lambda w: w[0])
     return [item for _, items in windows for item in items]

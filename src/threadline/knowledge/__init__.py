@@ -1,0 +1,1 @@
+"""The knowledge base: document conversion and chunking, embeddings, the vector engines."""

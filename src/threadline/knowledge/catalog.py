@@ -39,7 +39,7 @@ def spec_label(key: str) -> str:
 
 
 def tenant_folder(tenant: str) -> str:
-    """The folder of a tenant's catalogs: one per tenant, exactly.
+    """Return the folder of a tenant's catalogs: one per tenant, exactly.
 
     A tenant that is already a safe folder name keeps it (so existing folders stay
     found); any other (capitals, other characters) gets a readable part plus a hash of
@@ -52,7 +52,7 @@ def tenant_folder(tenant: str) -> str:
 
 
 def is_catalog_payload(payload: Any) -> bool:
-    """A catalog is an object with a list of products that have a name and a price."""
+    """Tell whether a payload is a catalog: an object whose products have a name and a price."""
     if not isinstance(payload, dict) or not isinstance(payload.get("products"), list):
         return False
     return all(
@@ -77,7 +77,7 @@ class Product:
     warranty_years: int | None = None
 
     def spec_number(self, key: str) -> float | None:
-        """A spec (or `price_usd`, `release_year`, `warranty_years`) as a number, if it is one.
+        """Return a spec (or `price_usd`, `release_year`, `warranty_years`) as a number, if numeric.
 
         Text specs give their first number: `6.6" Super AMOLED` → 6.6 (the screen size).
         """
@@ -103,7 +103,7 @@ class Product:
         )
 
     def spec_text(self, key: str) -> str:
-        """A spec's value as shown to a reader, with its unit."""
+        """Return a spec's value as shown to a reader, with its unit."""
         if key == "price_usd":
             return f"${self.price_usd:,.0f}"
         if key in ("release_year", "warranty_years"):
@@ -114,7 +114,7 @@ class Product:
         return f"{value} {unit}" if unit and isinstance(value, int | float) else str(value)
 
     def describe(self) -> str:
-        """A factual sentence block built only from the structured fields."""
+        """Return a factual sentence block built only from the structured fields."""
         specs = "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in self.specs.items())
         parts = [f"{self.name} ({self.brand} {self.category}) costs ${self.price_usd:,.0f}."]
         if specs:
@@ -130,7 +130,7 @@ _FolderSignature = tuple[tuple[str, int, int, int], ...]
 
 
 def _signature(files: list[Path]) -> _FolderSignature:
-    """What identifies the files' contents without reading them: name, size, mtime, inode."""
+    """Identify the files' contents without reading them: name, size, mtime, inode."""
     found = []
     for file in files:
         try:
@@ -142,7 +142,7 @@ def _signature(files: list[Path]) -> _FolderSignature:
 
 
 def _read_products(file: Path) -> list[Product]:
-    """The products of one catalog file."""
+    """Return the products of one catalog file."""
     payload = json.loads(file.read_text(encoding="utf-8"))
     return [
         Product(

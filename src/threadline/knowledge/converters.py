@@ -197,7 +197,7 @@ def pdf_to_text(data: bytes, limits: ExtractionLimits = DEFAULT_LIMITS) -> tuple
 
 
 def _declared_page_count(reader: object) -> int:
-    """The /Count of the PDF's page tree root (0 when missing or not a number)."""
+    """Return the /Count of the PDF's page tree root (0 when missing or not a number)."""
     try:
         count = reader.trailer["/Root"]["/Pages"]["/Count"]  # type: ignore[attr-defined]
         return int(count)

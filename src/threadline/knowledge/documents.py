@@ -296,7 +296,7 @@ def _first_heading(body: str) -> str | None:
 
 
 def _sections(body: str) -> Iterable[tuple[str, str]]:
-    """Yield (heading, text) pairs; the document's own H1 title is not a section name.
+    r"""Yield (heading, text) pairs; the document's own H1 title is not a section name.
 
     A `# comment` inside fenced code is code: it stays in its section, beside the text
     around it. (langchain's Markdown splitters do not fit here: MarkdownHeaderTextSplitter

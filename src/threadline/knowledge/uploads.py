@@ -25,7 +25,7 @@ UPLOADS_SOURCE = "uploads"
 
 
 def parse_metadata_json(metadata: str | None) -> dict[str, Any]:
-    """A `metadata` field sent as JSON text, as a bounded JSON object.
+    """Parse a `metadata` field sent as JSON text into a bounded JSON object.
 
     Args:
         metadata: The JSON text, or None / empty for no extra metadata.

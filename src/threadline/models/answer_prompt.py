@@ -66,7 +66,7 @@ class AnswerPrompt:
 
 
 def render_sources(sources: Sequence[PromptSource]) -> str:
-    """The `<source>` elements of the context, text escaped for the tagged layout.
+    """Return the `<source>` elements of the context, text escaped for the tagged layout.
 
     Args:
         sources: The sources, in the order the model sees them.
@@ -86,7 +86,7 @@ def render_sources(sources: Sequence[PromptSource]) -> str:
 
 
 def render_answer_prompt(prompt: AnswerPrompt) -> str:
-    """The answer prompt's user message.
+    """Return the answer prompt's user message.
 
     Args:
         prompt: Its parts, unescaped.

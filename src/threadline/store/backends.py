@@ -26,7 +26,7 @@ def is_database_url(target: str) -> bool:
 
 
 def open_store(target: str, *, lock_timeout: float = 10.0) -> ConversationStoreProtocol:
-    """The JSON-file store under a directory, or a PostgreSQL store with its own pool.
+    """Return the JSON-file store under a directory, or a PostgreSQL store with its own pool.
 
     Args:
         target: The JSON store's root directory, or a ``postgresql://`` URL.
@@ -45,7 +45,7 @@ def open_store(target: str, *, lock_timeout: float = 10.0) -> ConversationStoreP
 
 
 def open_configured_store(settings: Settings) -> ConversationStoreProtocol:
-    """The store the settings select, with a pool of its own for PostgreSQL.
+    """Return the store the settings select, with a pool of its own for PostgreSQL.
 
     Args:
         settings: Process settings: PostgreSQL when ``database_url`` is set (its pool

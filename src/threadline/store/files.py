@@ -85,7 +85,7 @@ def ensure_dir(directory: Path) -> None:
 
 
 def read_bytes(path: Path) -> bytes | None:
-    """The file's bytes, or ``None`` if it does not exist.
+    """Return the file's bytes, or ``None`` if it does not exist.
 
     Raises:
         CorruptSessionError: If the file exists but cannot be read.
@@ -141,7 +141,7 @@ def read_session(path: Path, key: Key) -> Session | None:
 
 
 def load_doc(path: Path, data: bytes, key: Key) -> SessionDoc:
-    """A session file split for appending: trusted if checksummed, validated otherwise.
+    """Split a session file for appending: trusted if checksummed, validated otherwise.
 
     Raises:
         CorruptSessionError: If a file that fails the checksum does not validate.

@@ -166,7 +166,7 @@ def _append_with(
 def _lead(
     path: Path, key: Key, op: Append, lock: SessionLock, *, maybe_written: bool = False
 ) -> list[Message]:
-    """Holding ``lock``: apply the handed-over appends and ``op`` in one write.
+    """Apply the handed-over appends and ``op`` in one write, holding ``lock``.
 
     Releases the lock. Every claimed op is reported ``done`` (only once durable)
     or ``rejected``, whatever happens to ``op``.

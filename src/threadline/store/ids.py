@@ -72,15 +72,15 @@ def is_valid_id(value: str) -> bool:
 
 
 def new_session_id() -> str:
-    """A fresh session id: ``sess_<yyyymmddHHMMSS>_<8 hex>`` (UTC)."""
+    """Return a fresh session id: ``sess_<yyyymmddHHMMSS>_<8 hex>`` (UTC)."""
     return f"sess_{datetime.now(UTC):%Y%m%d%H%M%S}_{secrets.token_hex(4)}"
 
 
 def new_message_id() -> str:
-    """A fresh message id: ``msg_<32 hex>``."""
+    """Return a fresh message id: ``msg_<32 hex>``."""
     return f"msg_{uuid.uuid4().hex}"
 
 
 def new_turn_id() -> str:
-    """A fresh turn id: ``turn_<32 hex>``."""
+    """Return a fresh turn id: ``turn_<32 hex>``."""
     return f"turn_{uuid.uuid4().hex}"

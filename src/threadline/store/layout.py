@@ -80,9 +80,9 @@ class SessionHeader(BaseModel):
 
 @dataclass
 class SessionDoc:
-    """A session file as line 1 plus its message lines, which are kept as raw bytes.
+    r"""A session file as line 1 plus its message lines, which are kept as raw bytes.
 
-    ``source[lo:hi]`` holds the stored messages: one per line, joined by ``",\\n"``,
+    ``source[lo:hi]`` holds the stored messages: one per line, joined by ``",\n"``,
     without the final newline (empty when there are none). ``crc`` is their CRC-32.
     ``added`` are serialised messages to append.
     """
@@ -155,7 +155,7 @@ class SessionDoc:
         return cls(header, data, lo, end - 1, crc)
 
     def message_count(self) -> int:
-        """Number of messages, stored and added."""
+        """Count the messages, stored and added."""
         stored = self.source.count(b"\n", self.lo, self.hi) + 1 if self.hi > self.lo else 0
         return stored + len(self.added)
 
@@ -216,11 +216,11 @@ class SessionDoc:
         self.added.extend(lines)
 
     def render(self) -> bytes:
-        """The whole file in the canonical layout, checksum and length included."""
+        """Return the whole file in the canonical layout, checksum and length included."""
         return self.rendered()[0]
 
     def rendered(self) -> tuple[bytes, SessionDoc]:
-        """The file's bytes and the document they are, to keep appending after a write.
+        """Return the file's bytes and the document they are, to keep appending after a write.
 
         Returns:
             ``(file bytes, document over those bytes with nothing added)``.

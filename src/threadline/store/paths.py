@@ -40,7 +40,7 @@ class StoreFile(NamedTuple):
 
 
 def lock_path(path: Path) -> Path:
-    """The lock file of a session file: ``<file>.lock`` beside it, never the file itself."""
+    """Return the lock file of a session file: ``<file>.lock`` beside it, never the file itself."""
     return path.with_name(path.name + LOCK_SUFFIX)
 
 
@@ -57,7 +57,7 @@ class StorePaths:
         self._root_resolved = root.resolve()
 
     def session(self, tenant: str, caller_app: str, session_id: str) -> Path:
-        """The file of one session, after validating its ids.
+        """Return the file of one session, after validating its ids.
 
         Args:
             tenant: Tenant id.
@@ -85,7 +85,7 @@ class StorePaths:
         return self.root / QUARANTINE_DIR / tenant / caller_app
 
     def quarantine_target(self, tenant: str, caller_app: str, session_id: str) -> Path:
-        """A free ``<id>.<utc timestamp>.json`` path in an existing quarantine directory."""
+        """Return a free ``<id>.<utc timestamp>.json`` path in an existing quarantine directory."""
         directory = self.quarantine_dir(tenant, caller_app)
         stamp = f"{utcnow():%Y%m%dT%H%M%S%fZ}"
         candidate = directory / f"{session_id}.{stamp}{JSON_SUFFIX}"
@@ -128,7 +128,7 @@ class StorePaths:
 
 
 def _classify(name: str) -> tuple[str, FileKind] | None:
-    """The session id and kind of a file name in an app directory, or ``None``."""
+    """Return the session id and kind of a file name in an app directory, or ``None``."""
     kind: FileKind
     if name.endswith(JSON_SUFFIX) and not name.startswith("."):
         sid, kind = name[: -len(JSON_SUFFIX)], "session"

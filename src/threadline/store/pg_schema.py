@@ -158,7 +158,7 @@ class SchemaVersionError(StoreError):
 
 
 def current_version(conn: Any) -> int:
-    """The highest applied migration, 0 for a database threadline never migrated.
+    """Return the highest applied migration, 0 for a database threadline never migrated.
 
     Args:
         conn: A psycopg connection.

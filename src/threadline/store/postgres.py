@@ -140,7 +140,7 @@ def _where(key: _Key) -> str:
 
 
 def _row_path(key: _Key) -> Path:
-    """What errors name instead of a file: the row's key, shaped like the JSON path."""
+    """Return what errors name instead of a file: the row's key, shaped like the JSON path."""
     return Path("postgresql") / key[0] / key[1] / key[2]
 
 
@@ -199,7 +199,7 @@ class PostgresStore:
         max_size: int = 4,
         statement_timeout: float = 30.0,
     ) -> PostgresStore:
-        """A store with its own small pool (worker processes, the CLI, tests)."""
+        """Open a store with its own small pool (worker processes, the CLI, tests)."""
         pool = open_pool(
             url, max_size=max_size, statement_timeout=statement_timeout, lock_timeout=lock_timeout
         )
@@ -216,7 +216,7 @@ class PostgresStore:
 
     @contextmanager
     def _connection(self, key: _Key | None = None) -> Iterator[psycopg.Connection[Any]]:
-        """A pooled connection; timeouts and a lost server become ``StoreBusyError``."""
+        """Lend a pooled connection; timeouts and a lost server become ``StoreBusyError``."""
         where = _where(key) if key is not None else "postgresql"
         try:
             with self.pool.connection() as conn:
@@ -241,7 +241,7 @@ class PostgresStore:
 
     @staticmethod
     def _header(conn: psycopg.Connection[Any], key: _Key, *, lock: bool = False) -> Any:
-        """The session row with ``updated_at`` raised to its newest message's time."""
+        """Return the session row with ``updated_at`` raised to its newest message's time."""
         if lock:
             return conn.execute(
                 f"SELECT title, created_at, updated_at FROM sessions WHERE {_KEY_WHERE} FOR UPDATE",
@@ -278,7 +278,7 @@ class PostgresStore:
 
     @staticmethod
     def _load(conn: psycopg.Connection[Any], key: _Key) -> Session | None:
-        """The session and its messages in one round trip (a join, one snapshot)."""
+        """Return the session and its messages in one round trip (a join, one snapshot)."""
         rows = conn.execute(
             "SELECT s.title, s.created_at AS session_created_at, s.updated_at, "
             "m.id, m.role, m.content, m.created_at, m.turn_id, m.metadata "
@@ -643,7 +643,7 @@ class PostgresStore:
     def get_history(
         self, *, tenant: str, caller_app: str, session_id: str, limit: int | None = None
     ) -> list[Message]:
-        """The last ``limit`` messages (all when ``None``), oldest first."""
+        """Return the last ``limit`` messages (all when ``None``), oldest first."""
         check_limit(limit, "limit")
         key = self._key(tenant, caller_app, session_id)
         with self._connection(key) as conn:
@@ -656,7 +656,7 @@ class PostgresStore:
     def get_langchain_messages(
         self, *, tenant: str, caller_app: str, session_id: str, limit: int | None = None
     ) -> list[BaseMessage]:
-        """The history as LangChain messages (``langchain_messages.to_langchain_messages``)."""
+        """Return the history as LangChain messages (see ``to_langchain_messages``)."""
         return to_langchain_messages(
             self.get_history(
                 tenant=tenant, caller_app=caller_app, session_id=session_id, limit=limit
@@ -664,7 +664,7 @@ class PostgresStore:
         )
 
     def get_thread_state(self, *, tenant: str, caller_app: str, session_id: str) -> ThreadState:
-        """The ``thread_state`` row written with the turns (empty for a new session)."""
+        """Return the ``thread_state`` row written with the turns (empty for a new session)."""
         key = self._key(tenant, caller_app, session_id)
         with self._connection(key) as conn:
             row = conn.execute(

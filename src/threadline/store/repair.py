@@ -44,7 +44,7 @@ class SessionRepair:
         self.lock_timeout = lock_timeout
 
     def _aside_path(self, tenant: str, caller_app: str, session_id: str) -> Path:
-        """A fresh ``.quarantine/<tenant>/<caller_app>/<id>.<utc timestamp>.json`` path."""
+        """Return a fresh ``.quarantine/<tenant>/<caller_app>/<id>.<utc timestamp>.json`` path."""
         files.ensure_dir(self.paths.quarantine_dir(tenant, caller_app))
         return self.paths.quarantine_target(tenant, caller_app, session_id)
 

@@ -22,12 +22,12 @@ TITLE_MAX_CHARS = 80
 
 
 def utcnow() -> datetime:
-    """The current time, timezone-aware UTC (every stored timestamp is)."""
+    """Return the current time, timezone-aware UTC (every stored timestamp is)."""
     return datetime.now(UTC)
 
 
 def title_from_question(question: str) -> str | None:
-    """A session title from its first question.
+    """Return a session title from its first question.
 
     Args:
         question: The user's question.
@@ -45,7 +45,7 @@ def title_from_question(question: str) -> str | None:
 
 
 def new_session(tenant: str, caller_app: str, session_id: str, title: str | None) -> Session:
-    """An empty session created now.
+    """Return an empty session created now.
 
     Args:
         tenant: Tenant id.
@@ -98,7 +98,7 @@ def check_limit(value: int | None, name: str) -> None:
 
 
 def describe_error(exc: ValidationError) -> str:
-    """A short reason for stored data that failed ``Session`` validation.
+    """Return a short reason for stored data that failed ``Session`` validation.
 
     Args:
         exc: The validation error of the whole session.

@@ -61,7 +61,7 @@ OpKind = Literal["turn", "message"]
 
 
 def spool_dir(path: Path) -> Path:
-    """The spool directory of the session file ``path``."""
+    """Return the spool directory of the session file ``path``."""
     return path.with_name(f".{path.name}{SPOOL_SUFFIX}")
 
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import AsyncIterator
+from typing import Any
 
 from fastapi import APIRouter
+from fastapi.sse import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
 from threadline.api.deps import ChatDep, PrincipalDep, StoreDep, authorize_caller_app
@@ -25,7 +28,7 @@ log = logging.getLogger("threadline.api")
 
 router = APIRouter(tags=["chat"])
 
-ERRORS = {
+ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse, "description": "Invalid id, or a body that cannot be parsed"},
     401: {"model": ErrorResponse, "description": "Missing or wrong API key"},
     403: {"model": ErrorResponse, "description": "Caller app not allowed for this key"},
@@ -71,7 +74,7 @@ def to_turn_request(
 @router.post("/chat", response_model=ChatResponse, responses=ERRORS)
 async def create_chat_turn(
     body: ChatRequest, chat: ChatDep, store: StoreDep, principal: PrincipalDep
-):
+) -> dict[str, Any]:
     """Answer one message of a conversation (a new session when no id is given)."""
     new_id = f"sess_{uuid.uuid4().hex[:16]}"
     request = await run_in_threadpool(to_turn_request, body, principal, store, new_id=new_id)
@@ -92,12 +95,12 @@ async def create_chat_turn(
 )
 async def stream_chat_turn(
     body: ChatRequest, chat: ChatDep, store: StoreDep, principal: PrincipalDep
-):
+) -> EventSourceResponse:
     """Answer one message as Server-Sent Events while the graph runs."""
     new_id = f"sess_{uuid.uuid4().hex[:16]}"
     request = await run_in_threadpool(to_turn_request, body, principal, store, new_id=new_id)
 
-    async def events():
+    async def events() -> AsyncIterator[str]:
         try:
             async for event in chat.astream_turn(request):
                 yield sse_event(event["data"], event=event["event"])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import PurePath
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Query, UploadFile
 from pydantic import BaseModel
@@ -21,7 +21,7 @@ router = APIRouter(prefix="/documents", tags=["documents"])
 # Beside /documents, not under it: /documents/{doc_id} would also match its path.
 ingestions_router = APIRouter(tags=["documents"])
 
-ERRORS = {
+ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse, "description": "The file could not be read"},
     401: {"model": ErrorResponse, "description": "Missing or wrong API key"},
     403: {"model": ErrorResponse, "description": "Source not allowed for this key"},
@@ -96,7 +96,7 @@ async def create_document(
         str | None,
         Form(description=f"A JSON object of extra metadata (at most {MAX_METADATA_BYTES} bytes)."),
     ] = None,
-):
+) -> DocumentIngested:
     """Upload a document; re-uploading identical content changes nothing.
 
     The document must land in a source the key's caller apps may use (their
@@ -161,7 +161,7 @@ async def read_documents(
     scope: DocumentSourcesDep,
     offset: int = Query(default=0, ge=0),
     limit: int = Query(default=50, ge=1, le=500),
-):
+) -> DocumentsPublic:
     """Documents of the caller's tenant, in the sources its key may use, with chunk counts."""
     infos = await run_in_threadpool(services.kb.list_documents, tenant=tenant, sources=scope)
     page = infos[offset : offset + limit]
@@ -197,8 +197,10 @@ class IngestionsPublic(BaseModel):
 
 
 @ingestions_router.get("/ingestions", response_model=IngestionsPublic, responses=ERRORS)
-async def read_ingestions(services: ServicesDep, tenant: TenantDep, scope: DocumentSourcesDep):
-    """Uploads being written now, with their progress (chunks written of the total)."""
+async def read_ingestions(
+    services: ServicesDep, tenant: TenantDep, scope: DocumentSourcesDep
+) -> IngestionsPublic:
+    """List the uploads being written now, with their progress (chunks written of the total)."""
     found = services.kb.ingestions(tenant=tenant)
     shown = [p for p in found if scope is None or p.source in scope]
     data = [
@@ -216,7 +218,7 @@ async def read_ingestions(services: ServicesDep, tenant: TenantDep, scope: Docum
 @router.delete("/{doc_id}", response_model=Message, responses=ERRORS)
 async def delete_document(
     doc_id: str, services: ServicesDep, tenant: TenantDep, scope: DocumentSourcesDep
-):
+) -> Message:
     """Remove a document and its chunks (only in the sources the key may use)."""
     removed = await run_in_threadpool(
         services.kb.delete_document, doc_id, tenant=tenant, sources=scope

@@ -14,7 +14,7 @@ router = APIRouter(tags=["health"])
 
 
 @router.get("/health", response_model=HealthPublic)
-async def read_health(request: Request, services: ServicesDep):
+async def read_health(request: Request, services: ServicesDep) -> HealthPublic:
     """Readiness: the vector engine answers and the models are configured.
 
     Needs no key. `chunks` counts the caller's own tenant and is only given to a

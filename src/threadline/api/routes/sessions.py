@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 from starlette.concurrency import run_in_threadpool
@@ -26,14 +26,14 @@ from threadline.api.schemas import (
     SessionsPublic,
     SessionUpdate,
 )
-from threadline.store import Session
+from threadline.store import ConversationStore, Session
 
 router = APIRouter(prefix="/sessions", tags=["sessions"])
 
 # The id rule is documented, not enforced here: the store answers 400 `invalid_id`.
 SessionIdPath = Annotated[str, Path(description="The session id.", json_schema_extra=ID_SCHEMA)]
 
-ERRORS = {
+ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse, "description": "Invalid id"},
     401: {"model": ErrorResponse, "description": "Missing or wrong API key"},
     403: {"model": ErrorResponse, "description": "Caller app not allowed for this key"},
@@ -58,7 +58,7 @@ def _public(session: Session) -> SessionPublic:
 @router.post("", response_model=SessionPublic, status_code=201, responses=ERRORS)
 async def create_session(
     body: SessionCreate, store: StoreDep, tenant: TenantDep, principal: PrincipalDep
-):
+) -> SessionPublic:
     """Create a session (409 if the given id exists)."""
     authorize_caller_app(principal, body.caller_app)
     session = await run_in_threadpool(
@@ -78,7 +78,7 @@ async def read_sessions(
     caller_app: CallerAppDep,
     offset: int = Query(default=0, ge=0),
     limit: int = Query(default=50, ge=1, le=200),
-):
+) -> SessionsPublic:
     """List sessions, most recently updated first."""
     summaries, total = await run_in_threadpool(
         store.list_sessions, tenant=tenant, caller_app=caller_app, offset=offset, limit=limit
@@ -88,7 +88,7 @@ async def read_sessions(
     )
 
 
-async def _get(store, tenant: str, caller_app: str, session_id: str) -> Session:
+async def _get(store: ConversationStore, tenant: str, caller_app: str, session_id: str) -> Session:
     session = await run_in_threadpool(
         store.get_session, tenant=tenant, caller_app=caller_app, session_id=session_id
     )
@@ -100,7 +100,7 @@ async def _get(store, tenant: str, caller_app: str, session_id: str) -> Session:
 @router.get("/{session_id}", response_model=SessionPublic, responses=ERRORS)
 async def read_session(
     session_id: SessionIdPath, store: StoreDep, tenant: TenantDep, caller_app: CallerAppDep
-):
+) -> SessionPublic:
     """One session's summary."""
     return _public(await _get(store, tenant, caller_app, session_id))
 
@@ -112,7 +112,7 @@ async def update_session(
     store: StoreDep,
     tenant: TenantDep,
     caller_app: CallerAppDep,
-):
+) -> SessionPublic:
     """Rename a session."""
     session = await run_in_threadpool(
         store.update_session,
@@ -127,7 +127,7 @@ async def update_session(
 @router.delete("/{session_id}", response_model=Message, responses=ERRORS)
 async def delete_session(
     session_id: SessionIdPath, store: StoreDep, tenant: TenantDep, caller_app: CallerAppDep
-):
+) -> Message:
     """Delete a session and its messages."""
     deleted = await run_in_threadpool(
         store.delete_session, tenant=tenant, caller_app=caller_app, session_id=session_id
@@ -145,7 +145,7 @@ async def read_session_messages(
     caller_app: CallerAppDep,
     # `int`, not `int | None`: a query string cannot carry null, so the schema must not offer it.
     limit: int = Query(default=None, ge=1, le=1000),
-):
+) -> MessagesPublic:
     """Messages of a session, oldest first (the last `limit` when given)."""
     session = await _get(store, tenant, caller_app, session_id)
     messages = session.messages[-limit:] if limit else session.messages

@@ -7,6 +7,7 @@ The page is plain HTML, CSS and JavaScript modules shipped inside the package
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from fastapi import APIRouter
 from fastapi import Path as PathParam
@@ -14,6 +15,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
 
 from threadline.api.deps import CallerAppDep, ServicesDep, TenantDep
 from threadline.api.errors import ApiError
@@ -28,7 +30,7 @@ CATALOG_PREFIX = "catalog:"
 class _StaticFiles(StaticFiles):
     """Static files revalidated on every load (cheap 304s), so an upgrade is never stale."""
 
-    def file_response(self, *args, **kwargs):
+    def file_response(self, *args: Any, **kwargs: Any) -> Response:
         response = super().file_response(*args, **kwargs)
         response.headers["Cache-Control"] = "no-cache"
         return response
@@ -40,7 +42,7 @@ router.mount("/static", _StaticFiles(directory=STATIC_DIR), name="static")
 
 @router.get("/", include_in_schema=False)
 async def read_index() -> FileResponse:
-    """The chat page."""
+    """Serve the chat page."""
     return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
 
@@ -58,7 +60,7 @@ class PassagePublic(BaseModel):
 def find_passage(
     services: Services, tenant: str, caller_app: str, doc_id: str, chunk_id: str
 ) -> PassagePublic:
-    """A chunk of an ingested document, or a catalog product's description.
+    """Find a chunk of an ingested document, or a catalog product's description.
 
     Documents follow the caller app's source allowlist, like retrieval does; a
     passage the caller app may not search is reported as not found.
@@ -111,6 +113,6 @@ async def read_passage(
     caller_app: CallerAppDep,
     doc_id: str = PathParam(min_length=1, max_length=256),
     chunk_id: str = PathParam(min_length=1, max_length=256),
-):
-    """The text of a cited passage (a citation's `doc_id` and `chunk_id`), within the tenant."""
+) -> PassagePublic:
+    """Read the text of a cited passage (a citation's `doc_id` and `chunk_id`) in the tenant."""
     return await run_in_threadpool(find_passage, services, tenant, caller_app, doc_id, chunk_id)

@@ -14,7 +14,7 @@ from threadline.store import Message, ThreadState, TurnMetadata
 
 
 def history_entries(messages: list[Message]) -> list[HistoryEntry]:
-    """The history entries of stored messages: one per answered question, oldest first.
+    """Return the history entries of stored messages: one per answered question, oldest first.
 
     Args:
         messages: A session's messages, user and assistant alternating.

@@ -24,7 +24,7 @@ def route_turn(state: State) -> dict[str, Any]:
 
 
 def route_update(state: State, services: Services) -> dict[str, Any]:
-    """The body of `route_turn` over explicit services (the retrieval benchmark's)."""
+    """Run the body of `route_turn` over explicit services (the retrieval benchmark's)."""
     ts = state.thread_state
     outline = [OutlineSection(o.id, o.title) for o in ts.last_outline]
     products = services.kb.catalog.products(state.tenant)
