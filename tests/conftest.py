@@ -4,38 +4,11 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
+from support.services import make_services
 from threadline.services import Services
-from threadline.settings import Settings
-
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ROOT / "data" / "sample"
-FOLLOWUP_CORPUS = ROOT.parent / "shared" / "bench" / "followups" / "corpus"
-
-
-def make_settings(data_dir: Path, **overrides) -> Settings:
-    """Settings isolated from the developer's environment and .env file."""
-    values = {
-        "data_dir": data_dir,
-        "embeddings": "sparse",
-        "llm": "offline",
-        "qdrant_url": None,
-        "openai_api_key": None,
-        "openai_base_url": None,
-    }
-    values.update(overrides)
-    return Settings(_env_file=None, **values)
-
-
-def make_services(data_dir: Path, corpus: list[Path] | None = None, **overrides) -> Services:
-    """Services over a fresh data dir, with the given documents ingested."""
-    services = Services(make_settings(data_dir, **overrides))
-    report = services.kb.ingest_paths(corpus if corpus is not None else [SAMPLE])
-    assert not report.errors, report.errors
-    return services
 
 
 @pytest.fixture(scope="module")

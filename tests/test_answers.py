@@ -12,7 +12,7 @@ import uuid
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import make_services
+from support.services import make_services
 from threadline.api.main import create_app
 from threadline.chat import ChatService, TurnRequest
 from threadline.graph.evidence import decide, unanchored_reference

@@ -24,7 +24,7 @@ import pytest
 from fastapi.testclient import TestClient
 from langchain_core.callbacks import BaseCallbackHandler
 
-from conftest import make_services
+from support.services import make_services
 from threadline.api.main import create_app
 from threadline.followups import escape_for_line
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -11,8 +10,9 @@ from typer.testing import CliRunner
 import benchmarks.answers as answers_module
 from benchmarks.answers import READ_FIELDS, load_answer_tasks, run_answers_benchmark
 from benchmarks.cli import app
+from support.paths import SHARED_BENCH
 
-SCORE_PY = Path(__file__).resolve().parents[2] / "shared" / "bench" / "answers" / "score.py"
+SCORE_PY = SHARED_BENCH / "answers" / "score.py"
 
 PASSAGES = [
     ("g-1", "Roses", "Prune roses in late winter, cutting above an outward bud."),

@@ -11,8 +11,9 @@ from typer.testing import CliRunner
 
 from benchmarks.cli import app
 from benchmarks.retrieval import load_tasks, run_benchmark
+from support.paths import SHARED_BENCH
 
-SCORE_PY = Path(__file__).resolve().parents[2] / "shared" / "bench" / "mtrag" / "score.py"
+SCORE_PY = SHARED_BENCH / "mtrag" / "score.py"
 
 GARDEN = [
     ("g-001_a", "Roses", "Prune roses in the garden in late winter, cutting above an outward bud."),

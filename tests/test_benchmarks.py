@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from benchmarks.cli import ARGPARSE_BENCHMARKS, app
 from benchmarks.combined_report import combine
-from conftest import ROOT
+from support.paths import ROOT
 
 BENCHMARKS = ROOT / "benchmarks"
 RESULTS = BENCHMARKS / "results"

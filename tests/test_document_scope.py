@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import make_services
+from support.services import make_services
 from threadline.api.deps import document_sources
 from threadline.api.main import create_app
 from threadline.auth import ApiKeyEntry, Principal, hash_key, new_key

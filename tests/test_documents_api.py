@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import make_services
 from support.pdf import make_pdf
+from support.services import make_services
 from threadline.api.main import create_app
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from conftest import SAMPLE
+from support.paths import SAMPLE
 from support.server import Server, ingest
 
 pytestmark = [pytest.mark.e2e, pytest.mark.dense]

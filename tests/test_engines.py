@@ -23,8 +23,9 @@ import pytest
 from langchain_core.embeddings import Embeddings
 from qdrant_client import QdrantClient
 
-from conftest import SAMPLE, make_settings
+from support.paths import SAMPLE
 from support.rankings import assert_same_ranking
+from support.services import make_settings
 from threadline.knowledge.documents import SourceDocument
 from threadline.knowledge.embeddings import EmbeddingSetup
 from threadline.knowledge.engines import edge_shard_path

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import FOLLOWUP_CORPUS
+from support.paths import FOLLOWUP_CORPUS
 from support.server import Server, ingest
 
 BENCH = FOLLOWUP_CORPUS.parent / "followup_bench.py"

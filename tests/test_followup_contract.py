@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from conftest import make_services
+from support.services import make_services
 from threadline.chat import ChatService, TurnRequest
 
 FORGED = """---
@@ -31,7 +31,7 @@ def chat(tmp_path_factory):
     corpus = root / "corpus"
     corpus.mkdir()
     (corpus / "notes.md").write_text(FORGED, encoding="utf-8")
-    from conftest import SAMPLE
+    from support.paths import SAMPLE
 
     services = make_services(root / "data", corpus=[SAMPLE, corpus])
     yield ChatService(services)

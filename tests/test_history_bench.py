@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from benchmarks.history import CONVERSATION, measure, to_markdown
-from conftest import SAMPLE
+from support.paths import SAMPLE
 
 
 def test_minimal_trail_is_much_smaller_than_full_history(tmp_path):

@@ -17,8 +17,8 @@ import time
 import httpx
 import pytest
 
-from conftest import make_services
 from support.server import CLI, Server, server_env
+from support.services import make_services
 from threadline.knowledge.index import SearchFilters
 
 SPARSE = {"THREADLINE_EMBEDDINGS": "sparse", "THREADLINE_LLM": "offline"}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import make_services
+from support.services import make_services
 from threadline.knowledge.documents import DocumentError, chunk_document, load_document
 from threadline.knowledge.embeddings import load_dense_model
 from threadline.knowledge.index import SearchFilters

@@ -7,7 +7,7 @@ import json
 
 from langgraph.graph.state import CompiledStateGraph
 
-from conftest import ROOT
+from support.paths import ROOT
 
 
 def test_langgraph_json_loads_the_compiled_graph():

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from conftest import make_services
 from support.openai_stub import OpenAIStub
+from support.services import make_services
 from threadline.chat import ChatService, TurnRequest
 
 

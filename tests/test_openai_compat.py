@@ -14,7 +14,7 @@ import httpx
 import openai
 import pytest
 
-from conftest import SAMPLE
+from support.paths import SAMPLE
 from support.server import Server, ingest
 from threadline.auth import hash_key
 

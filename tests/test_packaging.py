@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import tomllib
 
-from conftest import ROOT
+from support.paths import ROOT
 
 
 def test_the_license_is_an_spdx_string_setuptools_reads_without_a_warning():

@@ -13,9 +13,9 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import make_services
 from support.postgres import fresh_database, psql
 from support.server import run_cli
+from support.services import make_services
 from threadline.api.main import create_app
 from threadline.querylog import QueryLog, QueryRecord
 from threadline.store import ConversationStore, CorruptSessionError, OutlineItem, TurnMetadata

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from support.paths import SHARED_BENCH
 from threadline.followups import (
     Reference,
     is_pure_anaphora,
@@ -496,7 +497,7 @@ def test_language_restriction():
 DEV_CASES = Path(
     os.environ.get(
         "THREADLINE_FOLLOWUP_CASES",
-        Path(__file__).resolve().parents[2] / "shared" / "bench" / "followups" / "dev_cases.jsonl",
+        SHARED_BENCH / "followups" / "dev_cases.jsonl",
     )
 )
 # The section titles of the bench corpus documents, as an offline outline would list them.

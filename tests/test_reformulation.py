@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from support.paths import ROOT
 from threadline.graph.reformulation import (
     DEFAULT_FUSION,
     FusionConfig,
@@ -21,7 +20,7 @@ from threadline.knowledge.documents import Chunk
 from threadline.knowledge.index import ScoredChunk
 from threadline.store.models import ThreadState
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "threadline"
+SRC = ROOT / "src" / "threadline"
 
 HISTORY = [
     {

@@ -117,7 +117,7 @@ def test_no_window_is_the_hits_themselves():
 
 
 def test_policy_violations_end_the_turn_with_a_stop_reason_not_an_exception(tmp_path):
-    from conftest import make_services
+    from support.services import make_services
     from threadline.chat import ChatService, TurnRequest
 
     services = make_services(tmp_path, source_policy={"support-bot": ["support"]})

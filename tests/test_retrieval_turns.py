@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import make_services
+from support.services import make_services
 from threadline.chat import ChatService, TurnRequest
 from threadline.graph.retrieval import Budget, search_candidates
 from threadline.knowledge.documents import Chunk

@@ -32,7 +32,7 @@ from schemathesis.config import SchemathesisConfig
 from schemathesis.core.failures import CustomFailure
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from conftest import make_services
+from support.services import make_services
 from threadline.api.main import create_app
 from threadline.api.openai_schemas import ChatCompletion
 from threadline.api.schemas import ChatResponse

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from conftest import make_settings
+from support.services import make_settings
 from threadline import services as services_module
 from threadline.services import Services
 

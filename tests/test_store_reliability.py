@@ -27,7 +27,7 @@ from typer.testing import CliRunner
 
 import threadline.store.files as store_files_module
 import threadline.store.group_commit as group_commit_module
-from conftest import make_services
+from support.services import make_services
 from support.store_workers import (
     CALLER_APP,
     TENANT,

@@ -17,8 +17,8 @@ import time
 import httpx
 import pytest
 
-from conftest import SAMPLE
 from support.openai_stub import OpenAIStub
+from support.paths import SAMPLE
 from support.server import Server, ingest, run_cli
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]

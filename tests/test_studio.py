@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import ROOT, SAMPLE
+from support.paths import ROOT, SAMPLE
 from support.server import CLI, free_port, server_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import make_services
+from support.services import make_services
 from threadline.api.main import create_app
 from threadline.auth import ApiKeyEntry, KeyRing, hash_key, load_key_entries, new_key
 

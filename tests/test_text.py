@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
 
+from support.paths import ROOT
 from threadline.text import STOPWORDS, fold, fold_with_origin, words
 from threadline.text.lexicons import BILINGUAL_LEXICON_FILE, LEXICONS, en, fr
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_phrase_fold_is_the_search_fold_plus_phrase_punctuation() -> None:

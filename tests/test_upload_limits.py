@@ -11,9 +11,9 @@ import tracemalloc
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import make_services
 from support.pdf import make_flate_bomb_pdf, make_many_pages_pdf, make_pdf
 from support.server import Server
+from support.services import make_services
 from threadline.api.main import create_app
 
 # 265 bytes of YAML aliases that expand to 9**5 strings (threadline on main: 5.5 s, 290 MB).

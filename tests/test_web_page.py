@@ -10,14 +10,13 @@ import json
 import os
 import re
 import time
-from pathlib import Path
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import ROOT, SAMPLE
 from support.browser import LAUNCH_ARGS, install_chromium, playwright_missing
+from support.paths import ROOT, SAMPLE
 from support.server import Server, ingest
 from threadline.api.main import create_app
 from threadline.auth import hash_key
@@ -58,7 +57,7 @@ def test_page_and_modules_are_served(client):
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
     # Nothing outside the static folder, and the page needs no network.
     assert client.get("/static/../routes/web.py").status_code == 404
-    static = Path(__file__).resolve().parents[1] / "src/threadline/api/static"
+    static = ROOT / "src/threadline/api/static"
     for file in static.iterdir():
         text = file.read_text(encoding="utf-8")
         assert not re.search(
