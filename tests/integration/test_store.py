@@ -2,7 +2,8 @@
 
 Tests taking ``store`` or ``backend`` run once per backend (``conftest.backend``);
 tests of the JSON files themselves (paths, lock files, atomic renames, damaged
-files) take ``json_store``.
+files) take ``json_store``. The rules that need no store (ids, models) are in
+unit/test_store_models.py.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
 import threadline.store.files as store_files_module
+from support.ids import BAD_IDS
 from threadline.store import (
     LANGCHAIN_KWARGS_KEY,
     Citation,
@@ -27,7 +29,6 @@ from threadline.store import (
     CorruptSessionError,
     FollowupInfo,
     InvalidIdError,
-    Message,
     OutlineItem,
     SessionExistsError,
     SessionNotFoundError,
@@ -35,7 +36,6 @@ from threadline.store import (
     StoreError,
     ThreadState,
     TurnMetadata,
-    validate_id,
 )
 
 T, A = "acme", "web"
@@ -178,40 +178,6 @@ def test_store_satisfies_protocol_with_keyword_only_api(store: ConversationStore
 
 # ---------------------------------------------------------------------------- ids
 
-BAD_IDS = [
-    "../x",
-    "a/b",
-    "..",
-    "a..b",
-    "a\x00b",
-    "\u00e9",
-    "caf\u00e9",
-    "a\uff0fb",  # fullwidth solidus look-alike
-    "x" * 200,
-    "",
-    "a\\b",
-    ".hidden",
-    "-a",
-    "a b",
-    "a\n",  # "$" in a regex would accept this
-]
-
-
-@pytest.mark.parametrize("bad", BAD_IDS)
-def test_validate_id_rejects(bad: str) -> None:
-    with pytest.raises(InvalidIdError, match="session_id"):
-        validate_id(bad, "session_id")
-
-
-@pytest.mark.parametrize("good", ["a", "A9", "sess_20250101000000_deadbeef", "x:y.z-1", "x" * 128])
-def test_validate_id_accepts(good: str) -> None:
-    assert validate_id(good, "tenant") == good
-
-
-def test_validate_id_rejects_non_string() -> None:
-    with pytest.raises(InvalidIdError, match="caller_app"):
-        validate_id(None, "caller_app")
-
 
 @pytest.mark.parametrize("bad", BAD_IDS)
 @pytest.mark.parametrize("position", ["tenant", "caller_app", "session_id"])
@@ -291,26 +257,6 @@ def test_add_message_persists_and_validates(store: ConversationStore, backend) -
     with pytest.raises(SessionNotFoundError):
         store.add_message(tenant=T, caller_app=A, session_id="nope", role="user", content="x")
     assert len(store.get_history(tenant=T, caller_app=A, session_id="s1")) == 1
-
-
-def test_message_model_rules() -> None:
-    from datetime import datetime, timedelta, timezone
-
-    with pytest.raises(ValueError):
-        Message(id="m", role="user", content="x", created_at=datetime(2025, 1, 1))  # naive
-    plus2 = timezone(timedelta(hours=2))
-    m = Message(
-        id="m", role="assistant", content="x", created_at=datetime(2025, 1, 1, 2, tzinfo=plus2)
-    )
-    assert m.created_at.utcoffset() == timedelta(0) and m.created_at.hour == 0
-    with pytest.raises(ValueError):
-        Message(id="m", role="user", content="x", created_at=m.created_at, metadata=TurnMetadata())
-    # Mutable defaults are not shared between instances.
-    a, b = TurnMetadata(), TurnMetadata()
-    a.doc_ids.append("d")
-    assert b.doc_ids == []
-    c = Citation(id="1", doc_id="d", title="T", score=0.5)  # extra allowed
-    assert c.model_dump()["score"] == 0.5
 
 
 def test_add_turn_single_write_and_title(
