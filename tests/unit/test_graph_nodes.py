@@ -1,12 +1,10 @@
-"""The graph's nodes and edges on their own, and its state across runs of one thread."""
+"""The graph's nodes and edges on their own, without services."""
 
 from __future__ import annotations
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
 
 from threadline.graph.edges import after_context, after_generate, after_route
-from threadline.graph.graph import build_graph
 from threadline.graph.nodes import clarify, reply
 from threadline.graph.state import State, TurnFollowup
 from threadline.store import OutlineItem, ThreadState
@@ -48,16 +46,3 @@ def test_the_stored_followup_drops_what_only_the_turn_uses():
         "section_id": None,
         "method": None,
     }
-
-
-def test_a_checkpointed_thread_starts_every_turn_with_a_clean_trace_and_count(sample_services):
-    # LangGraph Studio keeps a thread's state between runs: the reducers of trace and
-    # llm_calls must not carry the previous turn's entries and calls into the next.
-    graph = build_graph(sample_services, checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": "studio-like-thread"}}
-    first = graph.invoke({"query": "Résume le rapport annuel 2024"}, config)
-    second = graph.invoke({"query": "Hello!"}, config)
-    assert first["llm_calls"] == 1
-    assert second["llm_calls"] == 0
-    assert [t["node"] for t in second["trace"]] == ["load_conversation", "route_turn"]
-    assert second["trace"][0] == {"node": "load_conversation", "turns": 1}
