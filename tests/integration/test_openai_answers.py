@@ -184,22 +184,6 @@ def test_list_reference_after_a_catalog_list_needs_no_llm_call_to_resolve(chat, 
     assert calls == 1 == result.llm_calls  # the answer only: the reference costs no call
 
 
-def test_streamed_structured_reply_yields_only_the_answer_text():
-    from threadline.chat import StructuredAnswerStream
-
-    stream = StructuredAnswerStream()
-    pieces = [
-        '{"verd',
-        'ict": "answer", "ans',
-        'wer": "Uptime is \\',
-        '"99.95%\\" [1]',
-        '", "missing": []}',
-    ]
-    assert "".join(stream.feed(p) for p in pieces) == 'Uptime is "99.95%" [1]'
-    plain = StructuredAnswerStream()
-    assert plain.feed("Plain ") + plain.feed("text [1]") == "Plain text [1]"
-
-
 def test_chat_stream_tokens_are_answer_text_not_json(chat, stub):
     import asyncio
 

@@ -10,9 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from support.services import make_services
-from threadline.api.deps import document_sources
 from threadline.api.main import create_app
-from threadline.auth import ApiKeyEntry, Principal, hash_key, new_key
+from threadline.auth import ApiKeyEntry, hash_key, new_key
 
 ADMIN, BOT, BETA = new_key(), new_key(), new_key()
 POLICY = {"support-bot": ["support", "catalog"]}
@@ -101,24 +100,6 @@ def test_a_limited_key_writes_and_deletes_within_its_sources(client):
     assert "returns" in listed(client, BOT)
     assert client.delete("/documents/returns", headers=auth(BOT)).status_code == 200
     assert "returns" not in listed(client, ADMIN)
-
-
-def test_document_scope_follows_the_policy():
-    any_app = frozenset({"*"})
-    assert document_sources(Principal("t", any_app), {}) is None
-    assert document_sources(Principal("t", any_app), POLICY) is None  # unnamed apps: all
-    assert document_sources(Principal("t", frozenset({"support-bot"})), POLICY) == {
-        "support",
-        "catalog",
-    }
-    assert document_sources(Principal("t", frozenset({"web"})), POLICY) is None
-    fallback = {**POLICY, "*": ["public"]}
-    assert document_sources(Principal("t", frozenset({"web"})), fallback) == {"public"}
-    assert document_sources(Principal("t", any_app), fallback) == {
-        "support",
-        "catalog",
-        "public",
-    }
 
 
 def test_health_counts_only_the_callers_own_tenant(client):

@@ -1,18 +1,16 @@
 """Uploads that cost too much or break parsers get a 4xx with a stable code (issue 14,
 items 3, 5 and 6): YAML alias bombs and deep front matter, deep or big `metadata`, PDF
-decompression bombs, too many pages, too much text, too long an extraction, and a
-keep-alive connection that survives a refused upload."""
+decompression bombs, too many pages, too much text, too long an extraction. The
+keep-alive connection that survives a refused upload is in e2e/test_upload_keep_alive.py."""
 
 from __future__ import annotations
 
-import socket
 import tracemalloc
 
 import pytest
 from fastapi.testclient import TestClient
 
 from support.pdf import make_flate_bomb_pdf, make_many_pages_pdf, make_pdf
-from support.server import Server
 from support.services import make_services
 from threadline.api.main import create_app
 
@@ -149,48 +147,3 @@ def test_an_extraction_past_its_time_limit_is_a_422(tmp_path):
             assert services.kb.count() == 0
     finally:
         services.close()
-
-
-def raw_request(sock: socket.socket, request: bytes) -> bytes:
-    """Send one HTTP/1.1 request and read its (Content-Length) response."""
-    sock.sendall(request)
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        assert chunk, "connection closed before a response"
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = next(
-        int(line.split(b":", 1)[1])
-        for line in head.split(b"\r\n")
-        if line.lower().startswith(b"content-length:")
-    )
-    while len(body) < length:
-        chunk = sock.recv(65536)
-        assert chunk, "connection closed in a response"
-        body += chunk
-    return head
-
-
-def test_a_refused_upload_keeps_the_keep_alive_connection(tmp_path):
-    server = Server(tmp_path, THREADLINE_EMBEDDINGS="sparse", THREADLINE_LLM="offline")
-    try:
-        boundary = "tlboundary"
-        form = (
-            f'--{boundary}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n'
-            + "[" * 4000
-            + "]" * 4000
-            + f'\r\n--{boundary}\r\nContent-Disposition: form-data; name="file"; '
-            'filename="a.md"\r\nContent-Type: text/markdown\r\n\r\n## A\nText.\r\n'
-            f"--{boundary}--\r\n"
-        ).encode()
-        upload_request = (
-            f"POST /documents HTTP/1.1\r\nHost: x\r\nContent-Length: {len(form)}\r\n"
-            f"Content-Type: multipart/form-data; boundary={boundary}\r\n\r\n"
-        ).encode() + form
-        with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
-            assert raw_request(sock, upload_request).startswith(b"HTTP/1.1 400")
-            health = raw_request(sock, b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
-            assert health.startswith(b"HTTP/1.1 200")
-    finally:
-        server.stop()

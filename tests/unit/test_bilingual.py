@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from support.services import make_services
 from threadline.graph.reformulation import query_variants
 from threadline.knowledge.bilingual import lexicon, translate_query
 
@@ -56,16 +55,3 @@ def test_a_question_is_translated_only_into_the_documents_languages() -> None:
         ("translated", 0.2),
     ]
     assert [v.name for v in query_variants(question, None, followup=False)] == ["question"]
-
-
-def test_language_shares_follow_the_indexed_documents(tmp_path) -> None:
-    services = make_services(tmp_path / "data")  # the sample: English, one French report
-    try:
-        shares = services.kb.language_shares(tenant="default")
-        assert set(shares) == {"en", "fr"} and shares["en"] > shares["fr"] > 0
-        assert abs(sum(shares.values()) - 1.0) < 1e-9
-        assert services.kb.language_shares(tenant="nobody") == {}
-        services.kb.delete_document("reports-rapport-annuel-2024", tenant="default")
-        assert services.kb.language_shares(tenant="default") == {"en": 1.0}
-    finally:
-        services.close()
