@@ -1,9 +1,9 @@
 """The conversation store suite, run on both backends (JSON files and PostgreSQL).
 
-Tests taking ``store`` or ``backend`` run once per backend (``conftest.backend``);
-tests of the JSON files themselves (paths, lock files, atomic renames, damaged
-files) take ``json_store``. The rules that need no store (ids, models) are in
-unit/test_store_models.py.
+Tests taking ``store`` or ``backend`` run once per backend (the ``backend`` fixture of
+integration/conftest.py); tests of the JSON files themselves (paths, lock files, atomic
+renames, damaged files) take ``json_store``. The rules that need no store (ids, models)
+are in unit/test_store_models.py.
 """
 
 from __future__ import annotations
