@@ -76,7 +76,7 @@ CONFIG = {
             "generation": {"max-examples": 2 * MAX_EXAMPLES},
             # The coverage phase's boundary cases for this body include lists of 10,000
             # (and 10,001) messages, about 30 s to generate; the fuzzing phase still sends
-            # valid and invalid bodies, and test_openai_compat.py covers the limits.
+            # valid and invalid bodies, and e2e/test_openai_compat.py covers the limits.
             "phases": {"coverage": {"enabled": False}},
         },
     ],
