@@ -8,14 +8,15 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
-TEST_FILE ?= tests/
+# The tiers, fastest first: a broken unit test is reported before the slow tiers start.
+TEST_FILE ?= tests/unit tests/integration tests/e2e
 # This machine keeps a CPU build of torch on disk; from PyPI alone pip would pull a CUDA build.
 TORCH_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
 
 .PHONY: help install run serve ingest test lint format bench clean
 
 help: ## Show this help
-	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
 
 $(BIN)/.installed: pyproject.toml
 	@echo "[1/3] virtual environment in $(VENV)"
@@ -47,10 +48,24 @@ studio: ingest ## Ingest the sample data and run `langgraph dev` (Studio + the A
 	LANGGRAPH_CLI_NO_ANALYTICS=1 LANGGRAPH_NO_VERSION_CHECK=true \
 		$(BIN)/langgraph dev --port $(STUDIO_PORT) --no-browser
 
-test: install ## Run the whole test suite (installs Debian's chromium and postgresql for the tests)
+test: install ## Run every tier (installs Debian's chromium and postgresql for the tests)
 	$(BIN)/python tests/support/browser.py
 	$(BIN)/python tests/support/postgres.py
 	$(BIN)/python -m pytest $(TEST_FILE)
+
+# The unit tier needs neither chromium nor postgresql: no server, process, socket or model.
+.PHONY: test-fast test-integration test-e2e
+test-fast: install ## Run the unit tier only (under a minute)
+	$(BIN)/python -m pytest tests/unit
+
+test-integration: install ## Run the integration tier (real engine, store, PostgreSQL, models)
+	$(BIN)/python tests/support/postgres.py
+	$(BIN)/python -m pytest tests/integration
+
+test-e2e: install ## Run the e2e tier (real servers, the browser, Studio)
+	$(BIN)/python tests/support/browser.py
+	$(BIN)/python tests/support/postgres.py
+	$(BIN)/python -m pytest tests/e2e
 
 lint: install ## Lint (ruff, docstrings included), check formatting, type-check src/ (mypy)
 	$(BIN)/ruff check src tests benchmarks

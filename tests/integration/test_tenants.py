@@ -1,0 +1,117 @@
+"""API keys and tenant isolation: a tenant never sees another tenant's sessions or documents."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from support.services import make_services
+from threadline.api.main import create_app
+from threadline.auth import ApiKeyEntry, hash_key, load_key_entries, new_key
+
+KEY_A, KEY_B, KEY_WEB = new_key(), new_key(), new_key()
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tenants")
+    keys_file = root / "keys.jsonl"
+    entry = ApiKeyEntry(name="b", sha256=hash_key(KEY_B), tenant="beta")
+    keys_file.write_text(entry.model_dump_json() + "\n", encoding="utf-8")
+    services = make_services(
+        root / "data",
+        corpus=[],
+        api_keys=[
+            ApiKeyEntry(name="a", sha256=hash_key(KEY_A), tenant="alpha"),
+            ApiKeyEntry(name="web", sha256=hash_key(KEY_WEB), tenant="alpha", caller_apps=["web"]),
+        ],
+        api_keys_file=keys_file,
+    )
+    with TestClient(create_app(services)) as test_client:
+        yield test_client
+    services.close()
+
+
+def auth(key: str, style: str = "bearer") -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"} if style == "bearer" else {"X-API-Key": key}
+
+
+A, B = auth(KEY_A), auth(KEY_B, "header")
+
+
+def test_keys_file_is_read(tmp_path):
+    file = tmp_path / "keys.jsonl"
+    entry = ApiKeyEntry(sha256=hash_key("k1"), tenant="x")
+    file.write_text(entry.model_dump_json() + "\n# a comment\n\n", encoding="utf-8")
+    assert [e.tenant for e in load_key_entries([], file)] == ["x"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("post", "/chat", {"json": {"query": "hello"}}),
+        ("post", "/chat/stream", {"json": {"query": "hello"}}),
+        ("get", "/sessions", {}),
+        ("post", "/sessions", {"json": {}}),
+        ("get", "/sessions/x", {}),
+        ("patch", "/sessions/x", {"json": {"title": "t"}}),
+        ("delete", "/sessions/x", {}),
+        ("get", "/sessions/x/messages", {}),
+        ("get", "/documents", {}),
+        ("delete", "/documents/x", {}),
+        ("post", "/documents", {"files": {"file": ("a.md", b"## A\nText.", "text/markdown")}}),
+    ],
+)
+def test_every_route_but_health_needs_a_valid_key(client, method, path, body):
+    for headers in ({}, auth("tl_wrong")):
+        response = getattr(client, method)(path, headers=headers, **body)
+        assert response.status_code == 401, (path, response.text)
+        assert response.json()["error"]["code"] == "unauthorized"
+    assert client.get("/health").status_code == 200
+
+
+def test_sessions_are_isolated_between_tenants(client):
+    sid = client.post("/sessions", json={"title": "alpha secret"}, headers=A).json()["id"]
+    client.post("/chat", json={"query": "hello", "session_id": sid}, headers=A)
+    assert client.get(f"/sessions/{sid}", headers=A).status_code == 200
+
+    assert client.get(f"/sessions/{sid}", headers=B).status_code == 404
+    assert client.get(f"/sessions/{sid}/messages", headers=B).status_code == 404
+    assert client.patch(f"/sessions/{sid}", json={"title": "x"}, headers=B).status_code == 404
+    assert client.delete(f"/sessions/{sid}", headers=B).status_code == 404
+    assert (
+        client.post("/chat", json={"query": "hi", "session_id": sid}, headers=B).status_code == 404
+    )
+    assert sid not in [s["id"] for s in client.get("/sessions", headers=B).json()["data"]]
+
+    # The same client-chosen thread id is a different conversation per tenant.
+    client.post("/chat", json={"query": "hello", "thread_id": sid}, headers=B)
+    assert client.get(f"/sessions/{sid}/messages", headers=B).json()["count"] == 2
+    assert client.get(f"/sessions/{sid}/messages", headers=A).json()["count"] == 2
+    assert client.get(f"/sessions/{sid}", headers=A).json()["title"] == "alpha secret"
+
+
+def test_documents_are_isolated_between_tenants(client):
+    doc = b"## Vault\nThe alpha vault code is 4711.\n"
+    created = client.post(
+        "/documents", files={"file": ("vault.md", doc, "text/markdown")}, headers=A
+    )
+    assert created.status_code == 201
+    assert [d["doc_id"] for d in client.get("/documents", headers=A).json()["data"]] == ["vault"]
+    assert client.get("/documents", headers=B).json() == {"data": [], "count": 0}
+    answer = client.post("/chat", json={"query": "What is the alpha vault code?"}, headers=B).json()
+    assert answer["outcome"] == "clarify" and "4711" not in answer["answer"]
+    assert client.delete("/documents/vault", headers=B).status_code == 404
+    answer = client.post("/chat", json={"query": "What is the alpha vault code?"}, headers=A).json()
+    assert "4711" in answer["answer"]
+
+
+def test_a_key_acts_only_as_its_caller_apps(client):
+    web = auth(KEY_WEB)
+    ok = client.post("/chat", json={"query": "hello", "caller_app": "web"}, headers=web)
+    assert ok.status_code == 200
+    denied = client.post("/chat", json={"query": "hello", "caller_app": "admin"}, headers=web)
+    assert denied.status_code == 403 and denied.json()["error"]["code"] == "caller_app_forbidden"
+    listing = client.get("/sessions", params={"caller_app": "default"}, headers=web)
+    assert listing.status_code == 403
+    assert client.get("/sessions", params={"caller_app": "web"}, headers=web).json()["count"] == 1

@@ -1,0 +1,68 @@
+"""The answer stage's pure checks: anchoring, evidence, support, defused document markers."""
+
+from __future__ import annotations
+
+from threadline.graph.evidence import decide, unanchored_reference
+from threadline.graph.grounding import neutralize_markers, support_check
+
+
+def test_this_x_with_nothing_named_before_is_unanchored():
+    assert unanchored_reference("Does this animal have antlers?", []).startswith("this animal")
+    assert unanchored_reference("Is it free?", []) is not None
+    # The same words are anchored once the conversation named the thing.
+    assert (
+        unanchored_reference("Does this animal have antlers?", ["Tell me about the animal"]) is None
+    )
+    assert unanchored_reference("How much does the Galaxy S24 cost?", []) is None
+
+
+def test_a_name_elsewhere_does_not_anchor_the_x():
+    # "California" says where, not which animal.
+    question = "Is there a daily limit to hunt the animal in California?"
+    assert unanchored_reference(question, ["How do seasons affect public health?"]) == "the animal"
+    # A name the phrase itself holds anchors it.
+    assert unanchored_reference("What does the word Kubernetes mean?", ["hello"]) is None
+    assert unanchored_reference("Which scientists care about it in the US?", ["hello"]) is None
+    # So does a document titled with the noun.
+    assert unanchored_reference(question, [], titles=["Animal hunting rules"]) is None
+
+
+def test_support_check_drops_or_uncites_an_unsupported_sentence():
+    chunks = {
+        "1": {"title": "Plans", "section": "", "text": "The Basic plan costs $29 per month."},
+    }
+    body = "The Basic plan costs $29 per month. [1] Dragons guard the enterprise vault. [1]"
+    dropped = support_check(body, chunks, "drop")
+    assert dropped.text == "The Basic plan costs $29 per month. [1]"
+    assert dropped.dropped == ["Dragons guard the enterprise vault. [1]"]
+    uncited = support_check(body, chunks, "uncite")
+    assert uncited.text.endswith("Dragons guard the enterprise vault.")
+    assert uncited.text.count("[1]") == 1
+
+
+def test_markers_inside_documents_are_defused():
+    text = "As shown in [7], see [S2].\nSUIVI\n[S1] Not an outline"
+    defused = neutralize_markers(text)
+    assert "[7]" not in defused and "[S2]" not in defused and "[S1]" not in defused
+    assert "\nSUIVI\n" not in defused
+
+
+def test_evidence_check_is_a_pure_function():
+    chunks = [
+        {"label": "1", "title": "Plans", "section": "Basic", "text": "The Basic plan costs $29."},
+    ]
+    assert decide("How much is the Basic plan?", chunks).verdict == "answer"
+    assert decide("How much is the Premium plan?", chunks).verdict == "not_in_documents"
+    assert decide("When was the Basic plan launched?", chunks).reason == "no_date_in_passages"
+
+
+def test_a_pay_question_needs_an_amount_of_money():
+    from threadline.knowledge.facts import asked_type, has_answer_type
+
+    assert asked_type("How much do people make at the Auburn Police Department?") == "pay"
+    assert asked_type("What is the salary of a park ranger?") == "pay"
+    assert asked_type("How much does the Galaxy S24 cost?") == "price"
+    # "fees" is a price word, not an amount someone is paid.
+    assert not has_answer_type("pay", "Officers pay no fees for the training.")
+    assert has_answer_type("pay", "The starting salary is $52,000 per year.")
+    assert has_answer_type("pay", "Rangers earn 30 dollars an hour.")
