@@ -53,7 +53,7 @@ def server_file() -> Path:
 
 
 def running_server_url() -> str | None:
-    """The URL of the `threadline serve` running on this data directory, if one is."""
+    """Return the URL of the `threadline serve` running on this data directory, if any."""
     try:
         info = json.loads(server_file().read_text(encoding="utf-8"))
         pid, url = int(info["pid"]), str(info["url"])

@@ -46,7 +46,7 @@ def openai_error(
     param: str | None = None,
     headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
-    """An error in OpenAI's shape; `code` is threadline's stable code."""
+    """Build an error in OpenAI's shape; `code` is threadline's stable code."""
     kind = _TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
     body = {"error": {"message": message, "type": kind, "param": param, "code": code}}
     # The openai client retries 408/409/429/5xx unless told not to: only a busy store

@@ -71,7 +71,7 @@ def derive_thread_id(
     messages: list[ChatMessageIn],
     query_index: int,
 ) -> tuple[str, str]:
-    """A stable id for clients that resend the whole history and send no id.
+    """Return a stable id for clients that resend the whole history and send no id.
 
     The id hashes the tenant, the caller app and the conversation's first user
     message, so every request of one conversation lands on the same thread. Several
@@ -135,7 +135,7 @@ def resolve_thread(
     messages: list[ChatMessageIn],
     query_index: int,
 ) -> tuple[str, str]:
-    """The conversation id of a completion request and where it came from.
+    """Return the conversation id of a completion request and where it came from.
 
     Returns:
         `(thread_id, source)`, source one of `header`, `openwebui`, `user`,

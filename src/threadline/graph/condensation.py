@@ -48,12 +48,12 @@ def _topic_words(text: str) -> Iterator[tuple[str, str]]:
 
 
 def reference_query(title: str, question: str) -> str:
-    """The retrieval query for a resolved reference: `<title> — <question>`."""
+    """Return the retrieval query for a resolved reference: `<title> — <question>`."""
     return f"{title.strip()} — {question.strip()}"
 
 
 def content_terms(text: str) -> set[str]:
-    """The stemmed topic terms of a text: no function words, no request words.
+    """Return the stemmed topic terms of a text: no function words, no request words.
 
     Args:
         text: Any text (question, query, title).
@@ -71,7 +71,7 @@ def salient_words(
     limit: int | None = None,
     by_frequency: bool = False,
 ) -> list[str]:
-    """The topic words of a text, as folded surface words, one per stem.
+    """Return the topic words of a text, as folded surface words, one per stem.
 
     Args:
         text: The text to draw words from (a previous query, title or answer).
@@ -106,7 +106,7 @@ def recurring_words(
     limit: int,
     min_texts: int = 2,
 ) -> list[str]:
-    """The words several past messages share: the conversation's topic, not its details.
+    """Return the words several past messages share: the topic, not its details.
 
     A follow-up in a long conversation is about the subject the turns share (a
     series, a product, a tax), rather than about the details of the last answer,

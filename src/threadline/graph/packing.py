@@ -48,7 +48,7 @@ class Budget:
         return 1 + self.window_before + self.window_after
 
     def for_hits(self) -> Budget:
-        """The share of the budget the hits themselves may take.
+        """Return the share of the budget the hits themselves may take.
 
         With windows on, hits leave room for their neighbours: a third of the chunks
         for one neighbour on each side, and so on (at least one hit). Neighbours then
@@ -130,7 +130,7 @@ def outline_chunks(chunks: Sequence[ScoredChunk], limit: int) -> list[ScoredChun
 
 
 def budget_for(services: Services, context: Context) -> Budget:
-    """The retrieval budget of one run: per-run knobs over process settings."""
+    """Return the retrieval budget of one run: per-run knobs over process settings."""
     s = services.settings
     return Budget(
         max_top_k=s.max_top_k,
@@ -149,7 +149,7 @@ def _first_set(value: int | None, default: int) -> int:
 
 
 def chunk_dict(label: int, item: ScoredChunk | WindowChunk) -> PackedChunk:
-    """A packed chunk as the state and the generator prompt carry it.
+    """Return a packed chunk as the state and the generator prompt carry it.
 
     `hit` is False for a neighbour a context window brought in (its score is 0).
     """

@@ -72,7 +72,7 @@ def stems(text: str) -> set[str]:
 
 
 def matches_term(term: str, vocabulary: set[str]) -> bool:
-    """A term matches an equal stem, or a longer stem sharing its first five letters.
+    """Tell whether a term matches an equal stem, or a longer one sharing its first five letters.
 
     Stemming leaves derivations apart ("photos"/"photography", "securite"/"security");
     a five-letter shared start is the usual cut for such families.
@@ -110,7 +110,7 @@ _ASKING = re.compile(
 
 
 def content_terms(question: str) -> list[str]:
-    """The question's own content terms: stems minus request and generic words."""
+    """Return the question's own content terms: stems minus request and generic words."""
     text = _ASKING.sub(" ", question)
     return [t for t in dict.fromkeys(terms(text)) if t not in GENERIC_TERMS and len(t) > 1]
 
@@ -132,7 +132,7 @@ def chunk_vocabulary(chunk: Mapping[str, object]) -> set[str]:
 def unanchored_reference(
     question: str, earlier: Sequence[str], titles: Sequence[str] = ()
 ) -> str | None:
-    """The phrase of a question that points at something never named, or None.
+    """Return the phrase of a question that points at something never named, or None.
 
     "this animal" (turn 1), "the actor" when no earlier turn talks of actors and the
     question names nothing, "it" in a first message. `earlier` holds the text of the
@@ -179,7 +179,7 @@ _ASKED_PHRASE = re.compile(
 
 
 def asked_phrase_terms(question: str) -> list[str]:
-    """What a "what is X / who is X" question asks for: the content terms of X."""
+    """Return what a "what is X / who is X" question asks for: the content terms of X."""
     match = _ASKED_PHRASE.search(question)
     if not match:
         return []
@@ -194,7 +194,7 @@ _PART_SPLIT = re.compile(
 
 
 def question_parts(question: str) -> list[str]:
-    """The separately answerable parts of a question ("X? And how much is Y?")."""
+    """Return the separately answerable parts of a question ("X? And how much is Y?")."""
     parts = [p.strip(" ,.") for p in _PART_SPLIT.split(question)]
     return [p for p in parts if content_terms(p)]
 

@@ -127,7 +127,7 @@ DEFAULT_FUSION = FusionConfig()
 
 
 def _with_words(question: str, words: Sequence[str]) -> str:
-    """The message followed by carried words, kept apart in parentheses."""
+    """Return the message followed by carried words, kept apart in parentheses."""
     return f"{question} ({' '.join(words)})" if words else question
 
 
@@ -144,7 +144,7 @@ def query_variants(
     config: FusionConfig = DEFAULT_FUSION,
     document_languages: Mapping[str, float] | None = None,
 ) -> list[QueryVariant]:
-    """The queries to search for one turn, with their fusion weights.
+    """Return the queries to search for one turn, with their fusion weights.
 
     Args:
         question: The user's message as typed.
@@ -215,14 +215,14 @@ def query_variants(
 
 
 def prior_weight(previous: PreviousTurn | None, *, followup: bool, config: FusionConfig) -> float:
-    """The fusion weight of the previous turn's sources for this turn (0 on a first turn)."""
+    """Return the fusion weight of the previous turn's sources (0 on a first turn)."""
     if previous is None or not previous.doc_ids:
         return 0.0
     return config.prior * (1.0 if followup else config.standalone)
 
 
 def trail_turns(history: Sequence[Mapping[str, Any]]) -> list[TrailTurn]:
-    """The graph's history entries as Minimal Trail turns."""
+    """Return the graph's history entries as Minimal Trail turns."""
     return [
         TrailTurn(
             question=turn["question"],
@@ -235,7 +235,7 @@ def trail_turns(history: Sequence[Mapping[str, Any]]) -> list[TrailTurn]:
 
 
 def reformulate_turn(state: State, services: Services, context: Context) -> dict[str, Any]:
-    """The reformulate node: the message as a standalone retrieval query.
+    """Make the message a standalone retrieval query (the reformulate node).
 
     The graph node and the retrieval benchmark both call this, so the benchmark
     measures exactly what the service does.

@@ -137,7 +137,7 @@ def fuse_rankings(
 
 
 def search_ranked(kb: Any, query: str, *, k: int, filters: SearchFilters) -> list[ScoredChunk]:
-    """The top-k chunks for one query, equal scores ordered by chunk id.
+    """Return the top-k chunks for one query, equal scores ordered by chunk id.
 
     The engine orders equal scores arbitrarily, and which of several tied chunks
     makes its cut-off is arbitrary too; fetching a margin beyond k and cutting after
@@ -273,7 +273,7 @@ def retrieve_turn(
     *,
     fusion: FusionConfig = DEFAULT_FUSION,
 ) -> RetrievalOutcome:
-    """The retrieve node: search within policy and budgets, retry once broader, pack.
+    """Search within policy and budgets, retry once broader, pack (the retrieve node).
 
     Args:
         state: The turn's state after reformulation.
@@ -371,7 +371,7 @@ def retrieve_turn(
 def named_document_context(
     state: State, services: Services, context: Context, doc_id: str
 ) -> dict[str, Any]:
-    """The packed context of a turn that names its document: its sections in reading order.
+    """Pack the context of a turn that names its document: its sections in reading order.
 
     Used when a search scoped to the named document found nothing (the request's words
     are not the document's, e.g. a French request over an English document).

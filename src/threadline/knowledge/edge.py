@@ -418,7 +418,7 @@ class EdgeVectorStore(VectorStore):
         score_threshold: float | None = None,
         offset: int = 0,
     ) -> qe.QueryRequest:
-        """The shard request for one query in this store's retrieval mode."""
+        """Return the shard request for one query in this store's retrieval mode."""
         request = partial(
             qe.QueryRequest,
             limit=k,
@@ -607,7 +607,7 @@ class EdgeVectorStore(VectorStore):
 
 
 def _dense(vector: Any) -> list[float]:
-    """A dense vector as a list of floats (embeddings may return numpy arrays)."""
+    """Return a dense vector as a list of floats (embeddings may return numpy arrays)."""
     return vector.tolist() if hasattr(vector, "tolist") else list(vector)
 
 

@@ -190,7 +190,7 @@ class KnowledgeBase:
         self.repair()
 
     def _reading(self) -> AbstractContextManager[Any]:
-        """The lock reads need: none when the engine takes concurrent use."""
+        """Return the lock reads need: none when the engine takes concurrent use."""
         return nullcontext() if self._engine.concurrent_reads else self._lock
 
     @property
@@ -398,7 +398,7 @@ class KnowledgeBase:
             self._titles.pop(tenant, None)
 
     def ingestions(self, *, tenant: str) -> list[IngestProgress]:
-        """The documents of a tenant being written now, oldest first."""
+        """Return the documents of a tenant being written now, oldest first."""
         found = [p for (owner, _), p in list(self._in_flight.items()) if owner == tenant]
         return sorted(found, key=lambda p: p.started_at)
 
@@ -442,7 +442,7 @@ class KnowledgeBase:
         self._titles.clear()
 
     def language_shares(self, *, tenant: str = "default", sample: int = 200) -> dict[str, float]:
-        """The share of each language ("en", "fr") among a tenant's chunks.
+        """Return the share of each language ("en", "fr") among a tenant's chunks.
 
         Measured on up to `sample` chunks (the engine's id order, which the hashed point
         ids make an arbitrary one) and kept until the next write. The retriever uses it
@@ -462,11 +462,11 @@ class KnowledgeBase:
         return shares
 
     def _writing(self) -> AbstractContextManager[Any]:
-        """The lock writes take: a fair one, so no upload waits behind a long one."""
+        """Return the lock writes take: a fair one, so no upload waits behind a long one."""
         return self._write_lock
 
     def _document_lock(self, tenant: str, doc_id: str) -> AbstractContextManager[Any]:
-        """The lock of one document: its read-compare-write sequence is never interleaved."""
+        """Return one document's lock: its read-compare-write sequence is never interleaved."""
         with self._document_locks_guard:
             lock = self._document_locks.get((tenant, doc_id))
             if lock is None:
@@ -487,7 +487,7 @@ class KnowledgeBase:
         return held()
 
     def _document_state(self, doc_id: str, tenant: str) -> DocumentState | None:
-        """What the index holds of one document: all its chunks, checked for wholeness."""
+        """Read what the index holds of one document: all its chunks, checked for wholeness."""
         metas = self._scroll(SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant())
         if not metas:
             return None
@@ -637,7 +637,7 @@ class KnowledgeBase:
         return sorted((chunk_from_payload(m) for m in metas), key=lambda c: c.position)
 
     def count(self, *, tenant: str | None = None) -> int:
-        """Number of chunks (of one tenant, or all)."""
+        """Count the chunks (of one tenant, or all)."""
         flt = SearchFilters(tenant=tenant).to_qdrant() if tenant else None
         with self._reading():
             return self._engine.count(flt)

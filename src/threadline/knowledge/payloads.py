@@ -70,7 +70,7 @@ class DocumentInfo:
 
 
 def listing_from_chunks(doc_id: str, found: Sequence[dict[str, Any]]) -> DocumentInfo:
-    """A document's listing from its chunk payloads."""
+    """Build a document's listing from its chunk payloads."""
     # While a new version is being published both are live for an instant: the newest.
     newest = max(int(m.get("generation") or 0) for m in found)
     metas = [m for m in found if int(m.get("generation") or 0) == newest]
@@ -78,7 +78,7 @@ def listing_from_chunks(doc_id: str, found: Sequence[dict[str, Any]]) -> Documen
 
 
 def info_from_first_chunk(doc_id: str, first: dict[str, Any], chunks: int) -> DocumentInfo:
-    """A document's listing from the payload of one of its chunks and its chunk count."""
+    """Build a document's listing from one chunk's payload and its chunk count."""
     return DocumentInfo(
         doc_id=doc_id,
         title=first.get("title", doc_id),
@@ -105,7 +105,7 @@ def chunk_payload(
     source_app: str | None = None,
     workspace: str | None = None,
 ) -> dict[str, Any]:
-    """The metadata payload a chunk is stored with (what filters and hits read).
+    """Return the metadata payload a chunk is stored with (what filters and hits read).
 
     `content_hash` is `doc.content_hash`, passed in because it hashes the whole
     document: computed once per document, not once per chunk.

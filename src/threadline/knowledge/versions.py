@@ -30,7 +30,7 @@ class FairLock:
     """
 
     def __init__(self) -> None:
-        """A free lock."""
+        """Create a free lock."""
         self._condition = threading.Condition(threading.Lock())
         self._next_ticket = 0
         self._serving = 0

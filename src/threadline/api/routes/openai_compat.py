@@ -115,7 +115,7 @@ def _model_card() -> dict[str, Any]:
 
 @router.get("/models", response_model=ModelList, responses=ERRORS)
 async def list_models(principal: PrincipalDep) -> dict[str, Any]:
-    """The one model: `threadline`."""
+    """List the one model: `threadline`."""
     return {"object": "list", "data": [_model_card()]}
 
 
@@ -131,7 +131,7 @@ async def retrieve_model(model_id: str, principal: PrincipalDep) -> dict[str, An
 
 
 def render_footer(result: dict[str, Any]) -> str:
-    """The Markdown after the answer: the cited sources, then the outline's sections."""
+    """Render the Markdown after the answer: the cited sources, then the outline's sections."""
     footer = ""
     citations = result.get("citations") or []
     if citations:
@@ -169,7 +169,7 @@ def _extra(result: dict[str, Any], thread_source: str) -> dict[str, Any]:
 
 
 def _query_of(messages: list[ChatMessageIn], max_chars: int) -> tuple[str, int]:
-    """The last user message's text, and its index in `messages`.
+    """Return the last user message's text, and its index in `messages`.
 
     Earlier messages are not replayed into the store, and system prompts are not
     used: threadline's own store is the conversation's single source of truth (its
