@@ -41,10 +41,10 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from threadline.graph.context import Context, bind_services
+from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig
 from threadline.graph.nodes import reformulate, retrieve, route_turn
 from threadline.graph.nodes.load import history_entries
 from threadline.graph.nodes.persist import source_title
-from threadline.graph.reformulation import DEFAULT_FUSION, FusionConfig
 from threadline.graph.state import State, TurnFollowup
 from threadline.knowledge.documents import SourceDocument
 from threadline.knowledge.index import KnowledgeBase

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 
 from support.paths import ROOT
+from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig
 from threadline.graph.reformulation import (
-    DEFAULT_FUSION,
-    FusionConfig,
     PreviousTurn,
     condense,
     previous_turn,

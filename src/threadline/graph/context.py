@@ -19,7 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 
 from threadline.graph import prompts
-from threadline.graph.reformulation import DEFAULT_FUSION, FusionConfig
+from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig
 from threadline.services import Services, get_services
 
 SERVICES_KEY = "__threadline_services"

@@ -10,7 +10,7 @@ One query cannot be right for every follow-up: "any awards" needs the topic of
 the conversation, "where to purchase those?" needs the previous answer, a
 fresh question needs nothing at all. So the retriever searches a few variants
 of the message (:func:`query_variants`) and fuses their rankings by weighted
-reciprocal rank (:class:`FusionConfig`). The message alone always takes part
+reciprocal rank (:class:`threadline.graph.fusion.FusionConfig`). The message alone always takes part
 with the largest weight, which keeps its own terms in charge and keeps a topic
 shift from being dragged back to the old topic; the variants only add the
 history's words that the message lacks.
@@ -40,14 +40,13 @@ from threadline.graph.condensation import (
     reference_query,
     salient_words,
 )
+from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig
 from threadline.knowledge.bilingual import translate_query
 from threadline.models import quotes_sources
 from threadline.text import terms
 from threadline.text.language import detect_language
 
 __all__ = [
-    "DEFAULT_FUSION",
-    "FusionConfig",
     "PreviousTurn",
     "QueryVariant",
     "condense",
@@ -75,55 +74,6 @@ class QueryVariant:
     name: str
     text: str
     weight: float
-
-
-@dataclass(frozen=True)
-class FusionConfig:
-    """Which query variants a turn searches and how much each one counts.
-
-    Weights multiply reciprocal-rank contributions ``weight / (rrf_k + rank)``; a
-    weight of 0 leaves a variant out. The defaults were measured on the MTRAG dev
-    benchmark, one idea at a time (bench/results/mtrag-dev.md); the LLM weight could
-    not be measured offline.
-
-    Attributes:
-        question: The message alone: the largest weight, so its terms stay in charge.
-        condensed: The deterministic condensation (:func:`condense`), for every turn
-            that has a previous one, whatever the route.
-        llm: The LLM rewrite, when a real LLM reformulated the message.
-        translated: The message's salient words translated into the other language
-            through the bilingual lexicon (`threadline.knowledge.bilingual`), scaled by
-            the share of the documents in that language: a French question over English
-            documents also searches in English words; over French ones it does not
-            (a translation nobody needs only adds noise: English questions over the
-            English MTRAG corpus lost 0.08 Recall@5 with it).
-        answer: The message plus the salient words of the previous answer.
-        recurring: The message plus the words several past messages share.
-        prior: The previous turn's sources as one more ranking of documents. Measured
-            harmful on MTRAG (a follow-up there mostly needs new passages), so 0.
-        answer_words: Most words taken from the previous answer.
-        recurring_words: Most words taken from the past messages.
-        recurring_min: Fewest past messages (questions and answers) a word must occur in.
-        standalone: Scale of every history variant when the router took the message
-            as a standalone question rather than a follow-up.
-        rrf_k: The rank offset of reciprocal rank fusion (60, as usual).
-    """
-
-    question: float = 1.0
-    condensed: float = 0.25
-    llm: float = 1.0
-    translated: float = 1.0
-    answer: float = 0.5
-    recurring: float = 0.25
-    prior: float = 0.0
-    answer_words: int = 4
-    recurring_words: int = 4
-    recurring_min: int = 2
-    standalone: float = 1.0
-    rrf_k: float = 60.0
-
-
-DEFAULT_FUSION = FusionConfig()
 
 
 def _with_words(question: str, words: Sequence[str]) -> str:

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig
 from threadline.graph.packing import (
     Budget,
     ContextPack,
@@ -29,8 +30,6 @@ from threadline.graph.packing import (
     validate_intent,
 )
 from threadline.graph.reformulation import (
-    DEFAULT_FUSION,
-    FusionConfig,
     previous_turn,
     prior_weight,
     query_variants,
