@@ -73,6 +73,7 @@ def check(rewrite: str, question: str, previous: str, titles: tuple[str, ...] = 
         ("enterprise support hours", "and for P2?", SLA, "dropped_new_terms"),
         ("résultat net de Brightwell 2024", "et la marge brute ?", CA, "dropped_new_terms"),
         ("  ", "and for P2?", SLA, "empty"),
+        ('"?"', "et la marge brute ?", CA, "empty"),
     ],
 )
 def test_a_bad_rewrite_is_rejected_with_its_reason(rewrite, question, previous, reason):

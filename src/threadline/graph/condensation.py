@@ -258,6 +258,8 @@ def check_rewrite(
     if len(reply_words) > limit:
         return query, "too_long"
     vocabulary = set(terms(query))
+    if not vocabulary:  # punctuation and function words only
+        return query, "empty"
     if not all(matches_term(term, vocabulary) for term in content_terms(question)):
         before = set(terms(f"{previous_question} {previous_query or ''}"))
         return query, "copy_of_previous" if vocabulary <= before else "dropped_new_terms"
