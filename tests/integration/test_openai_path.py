@@ -113,7 +113,9 @@ def test_citations_to_unknown_sources_are_removed(chat, stub):
 
 
 def test_answer_without_valid_citation_is_refused(chat, stub):
-    stub.queue("The Enterprise plan is great. [42]")
+    # Its one marker names no source, and no passage supports the sentence, so
+    # attributing it to a passage (a model that forgot its markers) finds none either.
+    stub.queue("Unicorns certify every Brightwell datacentre quarterly. [42]")
     result = chat.run_turn(
         TurnRequest(query="What uptime does the enterprise plan get?", thread_id="oa-5")
     )

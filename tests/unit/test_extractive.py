@@ -113,6 +113,7 @@ def test_answer_prompt_renders_and_parses_back_to_the_same_parts():
         answer_style="list",
         search_query="prix <coûts>",
         answer_type="price",
+        language="fr",
     )
     assert parse_answer_prompt(render_answer_prompt(parts)) == parts
 

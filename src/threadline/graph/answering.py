@@ -237,6 +237,7 @@ def answer_messages(
                     answer_style="list" if state.route == "tool" else "prose",
                     search_query=state.search_query,
                     answer_type=asks_for or "",
+                    language=language_of(state),
                 )
             )
         ),

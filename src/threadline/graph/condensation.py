@@ -2,9 +2,10 @@
 
 Pure functions of their arguments (deterministic, offline, no model call): the
 reference query of an explicit follow-up, the salient and recurring words of the
-history, the condensed query of a context follow-up, and the `PreviousTurn` the
-retriever may use. :mod:`threadline.graph.reformulation` builds the query variants
-and the reformulate node on them.
+history, the condensed query of a context follow-up, the check of an LLM's condensed
+query (:func:`check_rewrite`), and the `PreviousTurn` the retriever may use.
+:mod:`threadline.graph.reformulation` builds the query variants and the reformulate
+node on them.
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from threadline.text import STOPWORDS, fold, stem, terms, tokenize
+from threadline.graph.question_terms import matches_term
+from threadline.text import STOPWORDS, fold, stem, terms, tokenize, words
 from threadline.text.lexicons import en, fr
+from threadline.text.normalize import fold_with_origin
 
 if TYPE_CHECKING:
     from threadline.store.models import ThreadState
@@ -171,6 +174,96 @@ def condense(question: str, previous_query: str | None, previous_titles: Sequenc
     if not carried:
         return question
     return f"{question} ({' '.join(carried)})" if fold(question) else " ".join(carried)
+
+
+RewriteRejection = Literal[
+    "empty", "refusal", "chatter", "multi_line", "too_long", "copy_of_previous", "dropped_new_terms"
+]
+"""Why an LLM's condensed query is not searched (the trace's `llm_rewrite_rejected`)."""
+
+# Refusals and assistant talk, as word tuples of phrase-folded text, in both languages.
+_REFUSALS = tuple(
+    tuple(words(fold_with_origin(p).text)) for p in en.REWRITE_REFUSALS + fr.REWRITE_REFUSALS
+)
+_CHATTER = tuple(
+    tuple(words(fold_with_origin(p).text)) for p in en.REWRITE_CHATTER + fr.REWRITE_CHATTER
+)
+
+# A standalone query is the message plus what it refers to: words beyond twice the
+# message, the previous query and the longest title (plus this slack) are an essay.
+_REWRITE_SLACK_WORDS = 8
+
+# Quotes and backticks a model wraps its one-line answer in.
+_WRAPPING = "\"'`\u201c\u201d\u00ab\u00bb "
+
+
+def _phrase_found(text_words: Sequence[str], phrases: Sequence[tuple[str, ...]]) -> bool:
+    """Tell whether one of the phrases occurs in the words as consecutive words."""
+    padded = f" {' '.join(text_words)} "
+    return any(phrase and f" {' '.join(phrase)} " in padded for phrase in phrases)
+
+
+def check_rewrite(
+    rewrite: str,
+    question: str,
+    *,
+    previous_question: str = "",
+    previous_query: str | None = None,
+    titles: Sequence[str] = (),
+) -> tuple[str, RewriteRejection | None]:
+    """Check an LLM's condensed query before it is searched.
+
+    A small model answers the condensation prompt with an apology, with talk about the
+    task, with several lines, or with the previous question word for word, dropping
+    what the new message asked. None of those is a query: the caller falls back to
+    :func:`condense`. Phrases of refusal or chatter that the user's message or the
+    conversation itself holds ("the assistant" of a product) do not count.
+
+    Args:
+        rewrite: The model's reply, as written.
+        question: The user's new message.
+        previous_question: The previous user message, if any.
+        previous_query: What the previous retrieval searched, if anything.
+        titles: Titles of the previous turn's sources.
+
+    Returns:
+        The query (the reply trimmed of surrounding quotes) and None when it may be
+        searched, else the reply trimmed and why it is rejected.
+    """
+    query = rewrite.strip().strip(_WRAPPING).strip()
+    if not query:
+        return query, "empty"
+    said = words(
+        fold_with_origin(
+            " ".join([question, previous_question, previous_query or "", *titles])
+        ).text
+    )
+    reply_words = words(fold_with_origin(query).text)
+    talk: tuple[tuple[RewriteRejection, tuple[tuple[str, ...], ...]], ...] = (
+        ("refusal", _REFUSALS),
+        ("chatter", _CHATTER),
+    )
+    for reason, phrases in talk:
+        unsaid = [p for p in phrases if not _phrase_found(said, [p])]
+        if _phrase_found(reply_words, unsaid):
+            return query, reason
+    if len([line for line in query.splitlines() if line.strip()]) > 1:
+        return query, "multi_line"
+    longest_title = max((len(words(fold(t))) for t in titles), default=0)
+    limit = _REWRITE_SLACK_WORDS + 2 * (
+        len(words(fold(question)))
+        + len(words(fold(previous_query or previous_question)))
+        + longest_title
+    )
+    if len(reply_words) > limit:
+        return query, "too_long"
+    vocabulary = set(terms(query))
+    if not vocabulary:  # punctuation and function words only
+        return query, "empty"
+    if not all(matches_term(term, vocabulary) for term in content_terms(question)):
+        before = set(terms(f"{previous_question} {previous_query or ''}"))
+        return query, "copy_of_previous" if vocabulary <= before else "dropped_new_terms"
+    return query, None
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,10 @@
 * `support_check`: every cited sentence must be supported by the passages it
   cites: most of its content words are in them. A sentence that is not either
   loses its citations or is dropped (`THREADLINE_UNSUPPORTED_SENTENCES`).
+* `attribute_sentences`: an answer whose model wrote no valid `[n]` marker (small
+  models forget them) gets each sentence cited to the packed passage that supports
+  it best, by the same support measure; a sentence no passage supports is handled
+  as the support check handles an unsupported one.
 """
 
 from __future__ import annotations
@@ -58,18 +62,32 @@ class SupportReport:
     uncited: list[str] = field(default_factory=list)
 
 
-def sentence_supported(sentence: str, passages: Sequence[Mapping[str, object]]) -> bool:
-    """Whether most of a sentence's content words are in the passages it cites."""
-    words = [t for t in content_terms(CITATION.sub(" ", sentence)) if not t.isdigit()]
-    if not words:
-        return True
+def _sentence_terms(sentence: str) -> list[str]:
+    """Return the content terms a passage must hold to support the sentence."""
+    return [t for t in content_terms(CITATION.sub(" ", sentence)) if not t.isdigit()]
+
+
+def _vocabulary(passages: Sequence[Mapping[str, object]]) -> set[str]:
+    """Return the stems of the passages' titles, sections and texts."""
     vocabulary: set[str] = set()
     for passage in passages:
         vocabulary |= set(
             terms(f"{passage.get('title', '')} {passage.get('section', '')} {passage['text']}")
         )
-    found = sum(1 for t in words if _matches(t, vocabulary))
-    return found / len(words) > COVERAGE_MAJORITY
+    return vocabulary
+
+
+def _coverage(words: Sequence[str], vocabulary: set[str]) -> float:
+    """Return the share of the words that the vocabulary holds."""
+    return sum(1 for t in words if _matches(t, vocabulary)) / len(words)
+
+
+def sentence_supported(sentence: str, passages: Sequence[Mapping[str, object]]) -> bool:
+    """Whether most of a sentence's content words are in the passages it cites."""
+    words = _sentence_terms(sentence)
+    if not words:
+        return True
+    return _coverage(words, _vocabulary(passages)) > COVERAGE_MAJORITY
 
 
 def support_check(
@@ -100,6 +118,66 @@ def support_check(
             else:
                 report.uncited.append(sentence.strip())
                 kept.append(CITATION.sub("", sentence).rstrip() + " ")
+        rebuilt = "".join(kept).rstrip()
+        # A line whose every sentence went is dropped whole (no empty bullets).
+        if rebuilt.strip(" -*•") or not line.strip():
+            out_lines.append(rebuilt)
+    report.text = re.sub(r"\n{3,}", "\n\n", "\n".join(out_lines)).strip()
+    return report
+
+
+@dataclass
+class AttributionReport:
+    """A marker-less answer after attribution: cited text, and what was not attributed."""
+
+    text: str
+    attributed: int = 0
+    dropped: list[str] = field(default_factory=list)
+    uncited: list[str] = field(default_factory=list)
+
+
+def attribute_sentences(
+    body: str, chunks: Mapping[str, Mapping[str, object]], policy: UnsupportedPolicy = "drop"
+) -> AttributionReport:
+    """Cite each sentence of an answer without markers to the passage that supports it.
+
+    The measure is the support check's (:func:`sentence_supported`): a passage supports
+    a sentence when it holds most of the sentence's content words. Of the passages that
+    do, the one holding the largest share is cited (the earliest packed on a tie). A
+    sentence with no content word ("Sure.") supports nothing and is not attributed.
+
+    Args:
+        body: The answer, with no citation markers.
+        chunks: Packed chunks by label, in packing order.
+        policy: For a sentence no passage supports: `drop` removes it, `uncite` keeps
+            it without a citation.
+
+    Returns:
+        The cited text, how many sentences were attributed, and the others.
+    """
+    vocabularies = {label: _vocabulary([chunk]) for label, chunk in chunks.items()}
+    report = AttributionReport(text="")
+    out_lines = []
+    for line in body.split("\n"):
+        kept = []
+        for sentence in _split_keep(line):
+            core, trailing = sentence.rstrip(), sentence[len(sentence.rstrip()) :]
+            words = _sentence_terms(core)
+            shares = {
+                label: _coverage(words, vocabulary) if words else 0.0
+                for label, vocabulary in vocabularies.items()
+            }
+            best = max(shares, key=lambda label: shares[label], default=None)
+            if best is not None and shares[best] > COVERAGE_MAJORITY:
+                report.attributed += 1
+                kept.append(f"{core} [{best}]{trailing or ' '}")
+            elif not core.strip(" -*•"):
+                kept.append(sentence)
+            elif policy == "drop":
+                report.dropped.append(core.strip())
+            else:
+                report.uncited.append(core.strip())
+                kept.append(sentence)
         rebuilt = "".join(kept).rstrip()
         # A line whose every sentence went is dropped whole (no empty bullets).
         if rebuilt.strip(" -*•") or not line.strip():

@@ -3,16 +3,20 @@
 The answer prompt's user message is a fixed, tag-structured layout: a real LLM
 reads it as instructions, and the offline extractive model parses the same tags.
 Its template, renderer and parser live together in
-`threadline.models.answer_prompt` and are re-exported here.
+`threadline.models.answer_prompt` and are re-exported here; so is the block that ends
+it for a model that needs showing (the answer language and an example of cited
+sentences, `ANSWER_FORMAT_TEMPLATE`).
 """
 
 from threadline.models.answer_prompt import (
+    ANSWER_FORMAT_TEMPLATE,
     ANSWER_USER_PROMPT,
     INSUFFICIENT_CONTEXT,
     SOURCE_TEMPLATE,
 )
 
 __all__ = [
+    "ANSWER_FORMAT_TEMPLATE",
     "ANSWER_SYSTEM_PROMPT",
     "ANSWER_USER_PROMPT",
     "CONDENSE_SYSTEM_PROMPT",

@@ -4,7 +4,10 @@ The reformulator node turns a message into one readable standalone query
 (`reformulated_query`): `<title> — <question>` for an explicit reference, an
 LLM rewrite over the Minimal Trail when a real LLM is configured, and with no
 LLM a deterministic condensation that carries the salient terms of the
-previous search query and titles (:func:`condense`).
+previous search query and titles (:func:`condense`). An LLM rewrite is checked
+before it is searched (:func:`check_rewrite`: no refusal, no chatter, one line, not
+far too long, the new message's content words kept); a rejected one gives way to
+the deterministic condensation, and the trace says why.
 
 One query cannot be right for every follow-up: "any awards" needs the topic of
 the conversation, "where to purchase those?" needs the previous answer, a
@@ -27,12 +30,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from threadline.followups.trail import TrailTurn, render_history
 from threadline.graph import prompts
 from threadline.graph.condensation import (
     PreviousTurn,
+    RewriteRejection,
+    check_rewrite,
     condense,
     content_terms,
     previous_turn,
@@ -49,6 +54,8 @@ from threadline.text.language import detect_language
 __all__ = [
     "PreviousTurn",
     "QueryVariant",
+    "RewriteRejection",
+    "check_rewrite",
     "condense",
     "content_terms",
     "previous_turn",
@@ -184,6 +191,29 @@ def trail_turns(history: Sequence[Mapping[str, Any]]) -> list[TrailTurn]:
     ]
 
 
+# A rejected rewrite is kept in the trace for diagnosis, cut to this length (a runaway
+# generation can be thousands of words).
+_TRACED_REWRITE_CHARS = 200
+
+
+def condense_messages(state: State, services: Services, context: Context) -> list[BaseMessage]:
+    """Return the condensation prompt: the Minimal Trail and the message to rewrite."""
+    history = render_history(
+        trail_turns(state.history),
+        mode="minimal_trail",
+        phase="reformulation",
+        max_titles=services.settings.history_max_titles,
+    )
+    return [
+        SystemMessage(context.condense_system_prompt),
+        HumanMessage(
+            prompts.CONDENSE_USER_PROMPT.format(
+                history=history, question=state.query.replace('"', '\\"')
+            )
+        ),
+    ]
+
+
 def reformulate_turn(state: State, services: Services, context: Context) -> dict[str, Any]:
     """Make the message a standalone retrieval query (the reformulate node).
 
@@ -202,6 +232,7 @@ def reformulate_turn(state: State, services: Services, context: Context) -> dict
     """
     ts, fu = state.thread_state, state.followup.model_copy()
     query, scope, calls = state.query, None, 0
+    trace: dict[str, Any] = {"node": "reformulate"}
     doc_ids, titles = ts.last_doc_ids, ts.last_titles
     if state.route == "followup_reference":
         if fu.section_id:
@@ -216,31 +247,28 @@ def reformulate_turn(state: State, services: Services, context: Context) -> dict
             query = condense(state.query, ts.last_search_query, titles)
             fu.method = "heuristic"
         else:
-            history = render_history(
-                trail_turns(state.history),
-                mode="minimal_trail",
-                phase="reformulation",
-                max_titles=services.settings.history_max_titles,
-            )
-            reply = llm.invoke(
-                [
-                    SystemMessage(context.condense_system_prompt),
-                    HumanMessage(
-                        prompts.CONDENSE_USER_PROMPT.format(
-                            history=history, question=state.query.replace('"', '\\"')
-                        )
-                    ),
-                ]
-            )
+            reply = llm.invoke(condense_messages(state, services, context))
             calls = 1
-            query = reply.text.strip().splitlines()[0].strip() if reply.text.strip() else ""
-            query = query.strip('"') or state.query
+            previous = state.history[-1].get("question", "") if state.history else ""
+            query, rejected = check_rewrite(
+                reply.text,
+                state.query,
+                previous_question=str(previous or ""),
+                previous_query=ts.last_search_query,
+                titles=titles,
+            )
             fu.method = "llm"
+            if rejected:
+                trace["llm_rewrite_rejected"] = rejected
+                trace["llm_rewrite"] = query[:_TRACED_REWRITE_CHARS]
+                query = condense(state.query, ts.last_search_query, titles)
+                fu.method = "heuristic"
         fu.resolved = True
+    trace["query"] = query
     return {
         "reformulated_query": query,
         "doc_scope": scope,
         "followup": fu,
         "llm_calls": calls,
-        "trace": [{"node": "reformulate", "query": query}],
+        "trace": [trace],
     }

@@ -5,6 +5,11 @@ model (`threadline.models.extractive`) parses the very same text back into its
 parts. Both directions live here so the contract between them is one module,
 checked by a round-trip test, instead of a template in the graph and regular
 expressions in the model that must silently agree.
+
+Small models follow what they see last and what they can copy: each source is
+preceded by its number written as a citation (`[2]`), and the message ends with the
+answer's language and one short example of a cited sentence (`<answer_format>`).
+The extractive model reads neither: its parse is unchanged by them.
 """
 
 from __future__ import annotations
@@ -30,9 +35,27 @@ ANSWER_USER_PROMPT = """<history>
 </context>
 <question>{question}</question>"""
 
-SOURCE_TEMPLATE = """<source id="{id}" title="{title}" section="{section}">
+SOURCE_TEMPLATE = """[{id}] <source id="{id}" title="{title}" section="{section}">
 {text}
 </source>"""
+
+ANSWER_FORMAT_TEMPLATE = """
+<answer_format language="{language}">
+Write the answer in {language_name}. End every sentence with the number of the source it \
+comes from, in square brackets.
+Example: {example}
+</answer_format>"""
+"""Appended to the answer prompt when its language is known (see `AnswerPrompt.language`)."""
+
+# Per answer language: its name in the instruction, and an example of cited sentences that
+# is visibly a template (a model that copies it writes a sentence no passage supports,
+# which the support check drops).
+_FORMAT_EXAMPLES = {
+    "en": ("English", "A fact taken from source 2. [2] Another fact, from source 1. [1]"),
+    "fr": ("French", "Un fait tiré de la source 2. [2] Un autre fait, tiré de la source 1. [1]"),
+}
+
+_ANSWER_FORMAT = re.compile(r'<answer_format language="([^"]*)">')
 
 _SOURCE = re.compile(
     r'<source id="(?P<id>[^"]*)" title="(?P<title>[^"]*)" section="(?P<section>[^"]*)">\n?'
@@ -63,6 +86,8 @@ class AnswerPrompt:
     answer_style: str = "prose"
     search_query: str = ""
     answer_type: str = ""
+    language: str = ""
+    """The answer language's code ("en", "fr"); empty: no `<answer_format>` block."""
 
 
 def render_sources(sources: Sequence[PromptSource]) -> str:
@@ -94,7 +119,7 @@ def render_answer_prompt(prompt: AnswerPrompt) -> str:
     Returns:
         The tagged text; every value is escaped so no part can close a tag early.
     """
-    return ANSWER_USER_PROMPT.format(
+    text = ANSWER_USER_PROMPT.format(
         history=html.escape(prompt.history, quote=False),
         followup_reference=html.escape(prompt.followup_reference),
         deliverable="yes" if prompt.deliverable else "no",
@@ -104,6 +129,15 @@ def render_answer_prompt(prompt: AnswerPrompt) -> str:
         context=render_sources(prompt.sources),
         question=html.escape(prompt.question, quote=False),
     )
+    if prompt.language:
+        base = prompt.language.split("-")[0].lower()  # "en-GB" reads as English
+        name, example = _FORMAT_EXAMPLES.get(base, (prompt.language, ""))
+        text += ANSWER_FORMAT_TEMPLATE.format(
+            language=html.escape(prompt.language),
+            language_name=name,
+            example=example or _FORMAT_EXAMPLES["en"][1],
+        )
+    return text
 
 
 def _tag(text: str, name: str) -> str:
@@ -143,6 +177,7 @@ def parse_answer_prompt(text: str) -> AnswerPrompt:
     Returns:
         Its parts, unescaped (surrounding whitespace of each part stripped).
     """
+    language = _ANSWER_FORMAT.search(text)
     return AnswerPrompt(
         sources=parse_sources(text),
         question=_tag(text, "question"),
@@ -152,4 +187,5 @@ def parse_answer_prompt(text: str) -> AnswerPrompt:
         answer_style=_tag(text, "answer_style") or "prose",
         search_query=_tag(text, "search_query"),
         answer_type=_tag(text, "answer_type"),
+        language=html.unescape(language.group(1)) if language else "",
     )

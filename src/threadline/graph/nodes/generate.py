@@ -18,7 +18,7 @@ from threadline.graph.answering import (
     language_of,
 )
 from threadline.graph.context import Context, run_services
-from threadline.graph.grounding import CITATION, support_check
+from threadline.graph.grounding import CITATION, attribute_sentences, support_check
 from threadline.graph.replies import partial_note
 from threadline.graph.state import State
 from threadline.knowledge.language import frame_answer
@@ -34,7 +34,9 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     own verdict, which the evidence check guards (`guard_verdict`). A model that only
     quotes sources (`quotes_sources`: the offline extractive model) cannot judge: the
     check's verdict is final, so a decline costs it no call, and it composes from the
-    passages about the question's subject only.
+    passages about the question's subject only. An answer from a reading model with no
+    valid `[n]` marker has its sentences attributed to the passages that support them
+    (`attribute_sentences`); nothing supported is a decline (`no_valid_citation`).
 
     Args:
         state: The turn's state with its packed context.
@@ -87,6 +89,16 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             "stop_reason": "invalid_answer:citations_out_of_context",
             "llm_calls": calls,
             "trace": [trace],
+        }
+    if judges and not CITATION.search(body):
+        # The model wrote no valid marker (small models forget them): cite each sentence
+        # to the passage that supports it; what none supports goes.
+        attributed = attribute_sentences(body, labels, settings.unsupported_sentences)
+        body = attributed.text
+        trace["attribution"] = {
+            "attributed": attributed.attributed,
+            "dropped": attributed.dropped,
+            "uncited": attributed.uncited,
         }
     checked = support_check(body, labels, settings.unsupported_sentences)
     body = checked.text

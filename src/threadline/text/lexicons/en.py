@@ -6,6 +6,7 @@
 * Routing: :data:`SMALL_TALK`, :data:`THANKS`, :data:`GOODBYES`, :data:`DELIVERABLE`.
 * Topic-free words: :data:`REQUEST_WORDS` and :data:`ANSWER_FILLER` (reformulation),
   :data:`GENERIC_WORDS` and :data:`NOT_NAMES` (the evidence check).
+* A model's rewrite that is no query: :data:`REWRITE_REFUSALS`, :data:`REWRITE_CHATTER`.
 
 The two stopword lists differ on purpose. The index's list decides the terms stored in
 every sparse vector, so it only holds words that never carry a topic; the follow-up list
@@ -26,6 +27,8 @@ __all__ = [
     "GOODBYES",
     "NOT_NAMES",
     "REQUEST_WORDS",
+    "REWRITE_CHATTER",
+    "REWRITE_REFUSALS",
     "SEARCH_STOPWORDS",
     "SMALL_TALK",
     "THANKS",
@@ -221,3 +224,27 @@ NOT_NAMES: tuple[str, ...] = tuple(
     + "what which who when where why how is are do does can could the a an".split()
 )
 """Words capitalised in questions without naming anything specific (folded)."""
+
+
+# ------------------------------------------------------------- a model's rewrite
+
+# fmt: off
+REWRITE_REFUSALS: tuple[str, ...] = (
+    "sorry", "i apologize", "i apologise", "apologies", "my apologies", "i can't", "i cannot",
+    "i can not", "i am unable", "i'm unable", "unable to", "i'm not able", "i am not able",
+    "as an ai", "as a language model", "as an assistant", "as a search engine",
+    "i don't have access", "i do not have access", "not possible for me",
+)
+"""Phrases of a refusal or an apology: a condensed query holding one is no query
+(reformulation); matched as whole words over folded text."""
+
+REWRITE_CHATTER: tuple[str, ...] = (
+    "here is", "here's", "here are", "sure", "certainly", "of course", "absolutely",
+    "standalone query", "standalone search query", "search query", "rewritten query",
+    "reformulated query", "the query is", "the user", "you asked", "your question",
+    "let me", "i will", "i'll", "i would", "i think", "i hope", "happy to help",
+    "hope this helps", "assistant", "confusion",
+)
+"""Phrases of an assistant talking about the task rather than writing the query
+(reformulation). A phrase the user's own message holds does not count."""
+# fmt: on

@@ -7,6 +7,7 @@
 * Routing: :data:`SMALL_TALK`, :data:`THANKS`, :data:`GOODBYES`, :data:`DELIVERABLE`.
 * Topic-free words: :data:`REQUEST_WORDS` (reformulation), :data:`GENERIC_WORDS` (the
   evidence check).
+* A model's rewrite that is no query: :data:`REWRITE_REFUSALS`, :data:`REWRITE_CHATTER`.
 
 The two stopword lists differ on purpose (see :mod:`threadline.text.lexicons.en`): the
 index's list leaves out words whose folded form is an English content word ("son",
@@ -24,6 +25,8 @@ __all__ = [
     "GENERIC_WORDS",
     "GOODBYES",
     "REQUEST_WORDS",
+    "REWRITE_CHATTER",
+    "REWRITE_REFUSALS",
     "SEARCH_STOPWORDS",
     "SMALL_TALK",
     "THANKS",
@@ -224,3 +227,26 @@ GENERIC_WORDS = (
 )
 """Words that say what to do, not what a question is about (see
 :data:`threadline.text.lexicons.en.GENERIC_WORDS`)."""
+
+
+# ------------------------------------------------------------- a model's rewrite
+
+# fmt: off
+REWRITE_REFUSALS: tuple[str, ...] = (
+    "désolé", "désolée", "je m'excuse", "excusez moi", "toutes mes excuses", "pardon",
+    "je ne peux pas", "je ne suis pas en mesure", "impossible pour moi",
+    "en tant qu'ia", "en tant qu'assistant", "en tant que modèle", "en tant que moteur",
+    "je n'ai pas accès",
+)
+"""Phrases of a refusal or an apology (see
+:data:`threadline.text.lexicons.en.REWRITE_REFUSALS`)."""
+
+REWRITE_CHATTER: tuple[str, ...] = (
+    "voici", "bien sûr", "bien sur", "certainement", "volontiers", "avec plaisir",
+    "requête autonome", "requête de recherche", "la requête est", "requête reformulée",
+    "l'utilisateur", "votre question", "vous demandez", "je vais", "je pense", "j'espère",
+    "assistant", "confusion",
+)
+"""Phrases of an assistant talking about the task (see
+:data:`threadline.text.lexicons.en.REWRITE_CHATTER`)."""
+# fmt: on
