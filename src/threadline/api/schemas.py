@@ -139,6 +139,12 @@ class ChatResponse(BaseModel):
         description="Set when outcome is clarify: not in the documents, ambiguous, or which "
         "section of the previous answer.",
     )
+    llm_fallback: Literal["offline"] | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Present only when the language model was down or too slow and "
+        "THREADLINE_LLM_FALLBACK=offline had the offline extractive model answer instead.",
+    )
 
 
 class SessionCreate(BaseModel):
