@@ -53,10 +53,9 @@ def stub():
 @pytest.fixture
 def fresh_stub(stub):
     """The module's stub with no scripted reply left over from another test."""
-    assert stub.pending() == 0
+    stub.clear_queue()
     yield stub
-    while stub.pending():  # a test that failed half-way leaves replies: drop them
-        stub._replies.clear()
+    stub.clear_queue()
 
 
 def closed_port_url() -> str:
@@ -87,13 +86,11 @@ def llm_services(sample_services, fresh_stub):
 
 
 def nothing_stored(services: Services, thread_id: str) -> None:
-    assert (
-        services.store.get_session(tenant="default", caller_app="default", session_id=thread_id)
-        is None
-        or not services.store.get_session(
-            tenant="default", caller_app="default", session_id=thread_id
-        ).messages
+    """The failed turn left no message in the store and no row in the queries log."""
+    session = services.store.get_session(
+        tenant="default", caller_app="default", session_id=thread_id
     )
+    assert session is None or not session.messages
     assert services.querylog.thread(thread_id) == []
 
 
@@ -379,3 +376,20 @@ def test_a_failed_tool_call_falls_back_to_the_parse(llm_services, fresh_stub, re
     assert result.outcome == "tool_answer" and "'max_price': 500" in result.search_query
     tool = next(t for t in result.trace if t["node"] == "use_tool")
     assert tool.get("model_error")
+
+
+def test_chat_stream_times_out_within_the_deadline(llm_services, fresh_stub):
+    """The streamed answer (the client's streaming path) is bounded by the deadline too."""
+    fresh_stub.queue({"content": "too late [1]", "delay": SLEEP})
+    before = fresh_stub.chat_calls()
+    with TestClient(create_app(llm_services)) as client:
+        started = time.perf_counter()
+        response = client.post(
+            "/chat/stream",
+            json={"query": "What uptime does the enterprise plan get?", "thread_id": "h-4"},
+        )
+    assert time.perf_counter() - started < SLEEP / 3
+    name, data = sse_events(response.text)[-1]
+    assert name == "error" and data["code"] == "llm_timeout"
+    assert fresh_stub.chat_calls() - before == 1
+    nothing_stored(llm_services, "h-4")

@@ -355,6 +355,11 @@ class OpenAIStub:
         with self._lock:
             self._replies.extend(replies)
 
+    def clear_queue(self) -> None:
+        """Drop the scripted replies not used yet (a test that failed half-way leaves some)."""
+        with self._lock:
+            self._replies.clear()
+
     def pending(self) -> int:
         """How many queued replies have not been used yet."""
         with self._lock:

@@ -31,6 +31,7 @@ from langchain_core.callbacks import (
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
+from langchain_core.runnables.config import ensure_config
 from langchain_openai import ChatOpenAI
 
 from threadline.models.errors import (
@@ -44,10 +45,16 @@ RunManager = CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None
 
 
 def deadline_of(run_manager: RunManager) -> float | None:
-    """Return the turn's deadline carried in the run's metadata, if any."""
-    if run_manager is None:
-        return None
-    value = (run_manager.metadata or {}).get(DEADLINE_KEY)
+    """Return the turn's deadline carried in the run's metadata, if any.
+
+    A call gets it from its run manager; a streamed call is given none by LangChain
+    (`stream()` does not pass its run manager to `_stream`), so the config of the
+    runnable in progress (the graph node's, which inherits the turn's metadata) is read.
+    """
+    metadata = (run_manager.metadata if run_manager is not None else None) or {}
+    if DEADLINE_KEY not in metadata:
+        metadata = ensure_config().get("metadata") or {}
+    value = metadata.get(DEADLINE_KEY)
     return float(value) if isinstance(value, int | float) else None
 
 
