@@ -30,8 +30,9 @@ def test_the_cap_follows_the_kind_of_call():
     assert answer["max_tokens"] == answer["max_completion_tokens"] == chat.max_tokens
     assert tool["max_tokens"] == chat.tool_max_tokens
     assert rewrite["max_tokens"] == chat.rewrite_max_tokens == 96
-    # A smaller cap the caller asked for is kept.
-    assert chat._bounded_payload({"max_completion_tokens": 10}, None)["max_tokens"] == 10
+    # A cap the caller asked for stands (a plain-text answer binds the answer's cap).
+    assert chat._bounded_payload({}, None, asked=10)["max_tokens"] == 10
+    assert chat._bounded_payload({}, None, asked=700)["max_tokens"] == 700
 
 
 def test_the_timeout_is_what_is_left_of_the_deadline():

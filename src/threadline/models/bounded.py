@@ -5,7 +5,9 @@ from the request itself, so the graph's call sites need no knowledge of it):
 
 * a plain text call is the condensation of a follow-up: a short cap;
 * a call offering tools is the tool choice: a short cap;
-* a call asking for structured output (`response_format`) is the answer: the setting.
+* a call asking for structured output (`response_format`) is the answer: the setting;
+* a caller that binds its own cap (`llm.bind(max_tokens=...)`) keeps it: a plain-text
+  answer must do so, or it would get the condensation's short cap.
 
 The request's timeout is the smaller of the per-call timeout and what is left of the
 turn's deadline (`DEADLINE_KEY` in the run's metadata, set by the chat facade); a
@@ -85,19 +87,33 @@ class BoundedChatOpenAI(ChatOpenAI):
     send_legacy_max_tokens: bool = True
     """Also send `max_tokens` (local servers read it; OpenAI reads `max_completion_tokens`)."""
 
-    def _bounded_payload(self, payload: dict[str, Any], deadline: float | None) -> dict[str, Any]:
-        if "response_format" in payload:
+    def _bounded_payload(
+        self, payload: dict[str, Any], deadline: float | None, asked: int | None = None
+    ) -> dict[str, Any]:
+        """Set the request's token cap and timeout.
+
+        Args:
+            payload: The request as `ChatOpenAI` built it.
+            deadline: The turn's deadline (`time.perf_counter()` clock), if any.
+            asked: A cap the caller passed itself (`bind(max_tokens=...)`): it stands.
+
+        Raises:
+            LLMTimeoutError: the deadline has passed already.
+        """
+        if asked:
+            cap: int | None = asked
+        elif "response_format" in payload:
             cap = self.max_tokens
         elif payload.get("tools"):
             cap = self.tool_max_tokens
         else:
             cap = self.rewrite_max_tokens
         if cap is not None:
-            given = payload.get("max_completion_tokens") or payload.get("max_tokens")
-            cap = min(cap, given) if given else cap
             payload["max_completion_tokens"] = cap
             if self.send_legacy_max_tokens:
                 payload["max_tokens"] = cap
+            else:
+                payload.pop("max_tokens", None)
         if deadline is not None:
             left = deadline - time.perf_counter()
             if left <= 0:
@@ -110,8 +126,9 @@ class BoundedChatOpenAI(ChatOpenAI):
         self, input_: LanguageModelInput, *, stop: list[str] | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         deadline = kwargs.pop(DEADLINE_KEY, None)
+        asked = kwargs.get("max_completion_tokens") or kwargs.get("max_tokens")
         payload = super()._get_request_payload(input_, stop=stop, **kwargs)
-        return self._bounded_payload(payload, deadline)
+        return self._bounded_payload(payload, deadline, asked)
 
     def _generate(
         self,
