@@ -142,8 +142,9 @@ class ChatResponse(BaseModel):
     llm_fallback: Literal["offline"] | None = Field(
         default=None,
         exclude_if=lambda value: value is None,
-        description="Present only when the language model was down or too slow and "
-        "THREADLINE_LLM_FALLBACK=offline had the offline extractive model answer instead.",
+        description="Present only when the language model was down or too slow and the "
+        "offline extractive model answered instead: THREADLINE_LLM_FALLBACK=offline, or a "
+        "catalog question answered from the router's parse of the words.",
     )
 
 
