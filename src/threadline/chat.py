@@ -6,6 +6,8 @@ knows nothing of LangGraph and the graph knows nothing of HTTP.
 
 from __future__ import annotations
 
+import copy
+import logging
 import time
 from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, field
@@ -16,10 +18,17 @@ from langgraph.types import StreamMode
 
 from threadline.graph import build_graph
 from threadline.graph.answering import STRUCTURED_TAG
-from threadline.graph.context import Context
+from threadline.graph.context import Context, bind_services
 from threadline.graph.state import TurnFollowup
+from threadline.models import LLMError, create_chat_model
+from threadline.models.errors import DEADLINE_KEY
 from threadline.services import Services
 from threadline.store import Citation
+
+log = logging.getLogger("threadline.chat")
+
+OFFLINE_FALLBACK = "offline"
+"""`TurnResult.llm_fallback` of a turn the offline model answered because the LLM failed."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,8 @@ class TurnResult:
     message_ids: list[str] = field(default_factory=list)
     trace: list[dict[str, Any]] = field(default_factory=list)
     latency_ms: float = 0.0
+    llm_fallback: str | None = None
+    """`offline` when the LLM was down or too slow and the offline model answered."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict."""
@@ -94,8 +105,42 @@ class ChatService:
     def _inputs(self, request: TurnRequest) -> tuple[dict[str, Any], RunnableConfig]:
         started = time.perf_counter()
         inputs = {k: v for k, v in asdict(request).items() if v is not None}
-        config: RunnableConfig = {"metadata": {"threadline_started": started}}
+        # The deadline travels in the run's metadata down to every model call, whose
+        # timeout is what is left of it (`threadline.models.bounded`).
+        deadline = started + self.services.settings.turn_deadline_seconds
+        config: RunnableConfig = {
+            "metadata": {"threadline_started": started, DEADLINE_KEY: deadline}
+        }
         return inputs, config
+
+    def _fallback_config(
+        self, config: RunnableConfig, error: LLMError, seen: dict[str, Any]
+    ) -> RunnableConfig:
+        """Return the config that reruns a failed turn with the offline model, or re-raise.
+
+        The offline model answers when `THREADLINE_LLM_FALLBACK=offline`, and always on
+        the tool route: the router's parse of the words and the offline composition need
+        no LLM. Nothing was stored by the failed run (the store is written by the last
+        node), so the turn runs again from the start over the same store and base.
+
+        Args:
+            config: The failed run's config (its deadline is kept).
+            error: What the model did.
+            seen: The failed run's last state (its route, if routing was done).
+
+        Raises:
+            LLMError: the error itself, when no fallback applies.
+        """
+        tool_turn = seen.get("route") == "tool" and seen.get("tool_call") is not None
+        if self.services.settings.llm_fallback != OFFLINE_FALLBACK and not tool_turn:
+            raise error
+        log.warning("LLM failed (%s): the offline model answers this turn", error.code)
+        return {**config, **bind_services(offline_services(self.services))}
+
+    def _fallback_result(self, result: TurnResult, error: LLMError) -> TurnResult:
+        result.llm_fallback = OFFLINE_FALLBACK
+        result.trace.insert(0, {"node": "llm_fallback", "error": error.code})
+        return result
 
     def _result(self, state: dict[str, Any], started: float) -> TurnResult:
         return TurnResult(
@@ -116,17 +161,63 @@ class ChatService:
             latency_ms=round((time.perf_counter() - started) * 1000, 2),
         )
 
+    def _run(
+        self, inputs: dict[str, Any], config: RunnableConfig, context: Context | None, seen: dict
+    ) -> dict[str, Any]:
+        """Run the graph; `seen` holds the last state even when a node raises."""
+        for values in self.graph.stream(
+            inputs, config=config, context=context or Context(), stream_mode="values"
+        ):
+            seen.clear()
+            seen.update(values)
+        return seen
+
+    async def _arun(
+        self, inputs: dict[str, Any], config: RunnableConfig, context: Context | None, seen: dict
+    ) -> dict[str, Any]:
+        """Run the graph on the event loop; `seen` holds the last state as in `_run`."""
+        async for values in self.graph.astream(
+            inputs, config=config, context=context or Context(), stream_mode="values"
+        ):
+            seen.clear()
+            seen.update(values)
+        return seen
+
     def run_turn(self, request: TurnRequest, context: Context | None = None) -> TurnResult:
-        """Run one turn synchronously (CLI, benchmarks)."""
+        """Run one turn synchronously (CLI, benchmarks).
+
+        Raises:
+            LLMError: the model is down or too slow and no fallback applies (nothing
+                was stored).
+        """
         inputs, config = self._inputs(request)
-        state = self.graph.invoke(inputs, config=config, context=context or Context())
-        return self._result(state, config["metadata"]["threadline_started"])
+        started = config["metadata"]["threadline_started"]
+        seen: dict[str, Any] = {}
+        try:
+            state = self._run(inputs, config, context, seen)
+        except LLMError as error:
+            fallback = self._fallback_config(config, error, seen)
+            state = self._run(inputs, fallback, context, {})
+            return self._fallback_result(self._result(state, started), error)
+        return self._result(state, started)
 
     async def arun_turn(self, request: TurnRequest, context: Context | None = None) -> TurnResult:
-        """Run one turn on the event loop; blocking node work runs in threads."""
+        """Run one turn on the event loop; blocking node work runs in threads.
+
+        Raises:
+            LLMError: the model is down or too slow and no fallback applies (nothing
+                was stored).
+        """
         inputs, config = self._inputs(request)
-        state = await self.graph.ainvoke(inputs, config=config, context=context or Context())
-        return self._result(state, config["metadata"]["threadline_started"])
+        started = config["metadata"]["threadline_started"]
+        seen: dict[str, Any] = {}
+        try:
+            state = await self._arun(inputs, config, context, seen)
+        except LLMError as error:
+            fallback = self._fallback_config(config, error, seen)
+            state = await self._arun(inputs, fallback, context, {})
+            return self._fallback_result(self._result(state, started), error)
+        return self._result(state, started)
 
     async def astream_turn(
         self, request: TurnRequest, context: Context | None = None
@@ -137,10 +228,34 @@ class ChatService:
         finished: route, reformulated query, sources found...), `token` (a piece
         of the answer as the model writes it, before citation validation) and,
         last, `final`: the same object `run_turn` returns, which is the truth.
+
+        Raises:
+            LLMError: the model is down or too slow (nothing was stored), unless the
+                offline fallback is on: then a `phase` event `llm_fallback` says so and
+                the turn streams again from the offline model.
         """
         inputs, config = self._inputs(request)
         started = config["metadata"]["threadline_started"]
-        state: dict[str, Any] = {}
+        seen: dict[str, Any] = {}
+        try:
+            async for event in self._astream_run(inputs, config, context, seen):
+                if event["event"] == "final":
+                    event["data"] = self._result(event["data"], started).to_dict()
+                yield event
+        except LLMError as error:
+            fallback = self._fallback_config(config, error, seen)
+            yield {"event": "phase", "data": {"node": "llm_fallback", "error": error.code}}
+            async for event in self._astream_run(inputs, fallback, context, {}):
+                if event["event"] == "final":
+                    result = self._fallback_result(self._result(event["data"], started), error)
+                    event["data"] = result.to_dict()
+                yield event
+
+    async def _astream_run(
+        self, inputs: dict[str, Any], config: RunnableConfig, context: Context | None, seen: dict
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Yield `phase` and `token` events, then `final` carrying the last state (`seen`)."""
+        state = seen
         structured = StructuredAnswerStream()
         events = self.graph.astream(
             inputs, config=config, context=context or Context(), stream_mode=STREAM_MODES
@@ -148,7 +263,8 @@ class ChatService:
         # With several stream modes, each event is a (mode, payload) pair.
         async for mode, chunk in cast(AsyncIterator[tuple[str, Any]], events):
             if mode == "values":
-                state = chunk
+                state.clear()
+                state.update(chunk)
             elif mode == "messages":
                 message, meta = chunk
                 if meta.get("langgraph_node") == "generate" and message.text:
@@ -161,7 +277,21 @@ class ChatService:
             elif mode == "updates":
                 for node, update in chunk.items():
                     yield {"event": "phase", "data": phase_summary(node, update or {})}
-        yield {"event": "final", "data": self._result(state, started).to_dict()}
+        yield {"event": "final", "data": state}
+
+
+def offline_services(services: Services) -> Services:
+    """Return services sharing `services`' store, knowledge base and log, with the offline model.
+
+    The shared parts are built first, so the copy never opens a second vector engine
+    on the same files.
+    """
+    services.store, services.kb, services.querylog  # noqa: B018 (built here, then shared)
+    fallback = copy.copy(services)
+    fallback.__dict__["llm"] = create_chat_model(
+        services.settings.model_copy(update={"llm": "offline"})
+    )
+    return fallback
 
 
 class StructuredAnswerStream:

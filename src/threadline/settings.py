@@ -114,7 +114,30 @@ class Settings(BaseSettings):
     embedding_dimensions: int | None = Field(
         default=None, description="Vector size of openai embeddings (probed when unset)."
     )
-    llm_timeout: float = Field(default=60.0, gt=0)
+    llm_timeout: float = Field(
+        default=60.0, gt=0, description="Seconds one model call may take (never retried)."
+    )
+    llm_max_tokens: int = Field(
+        default=768, ge=16, description="Most tokens the model may write for an answer."
+    )
+    llm_rewrite_max_tokens: int = Field(
+        default=96, ge=8, description="Most tokens for the condensation of a follow-up."
+    )
+    llm_tool_max_tokens: int = Field(
+        default=256, ge=16, description="Most tokens for the choice of a catalog tool."
+    )
+    turn_deadline_seconds: float = Field(
+        default=90.0,
+        gt=0,
+        description="Seconds a whole turn may spend waiting on the model: each call's "
+        "timeout is what is left of it; past it the turn ends as 504 llm_timeout.",
+    )
+    llm_fallback: Literal["none", "offline"] = Field(
+        default="none",
+        description="When the model is down or too slow: none = 503 llm_unavailable / "
+        "504 llm_timeout; offline = answer with the offline extractive model "
+        '(the response says "llm_fallback": "offline").',
+    )
 
     # --- history -----------------------------------------------------------
     history_mode: HistoryMode = Field(default="minimal_trail")

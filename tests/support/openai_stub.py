@@ -26,6 +26,18 @@ which receives the full request body. A reply is one of:
   408/409/429/5xx answers itself (``max_retries``, 2 by default), so each retry consumes
   another reply and is recorded as another request.
 
+Error injection, for the bounds of the LLM path:
+
+* ``"delay": seconds`` beside any reply: the stub sleeps that long before answering (a
+  slow or stuck model; the sleep ends early when the stub stops);
+* ``{"runaway": True}``: a model that never stops on its own: it writes words until the
+  request's ``max_tokens`` / ``max_completion_tokens`` (``finish_reason: "length"``), or
+  ``RUNAWAY_TOKENS`` words when the request sets no cap;
+* ``{"drop": True}``: the connection is closed without an answer (a crashed server).
+
+Every text reply honours the request's token cap the way a server does: content longer
+than ``max_tokens`` words is cut there, with ``finish_reason: "length"``.
+
 If the responder raises, the stub answers 500 with ``x-should-retry: false`` (so the
 client fails at once instead of retrying) and keeps the exception in ``stub.errors``.
 """
@@ -53,6 +65,8 @@ Reply = str | dict[str, Any]
 Responder = Callable[[dict[str, Any]], Reply]
 
 DEFAULT_ANSWER = "stub answer"
+RUNAWAY_TOKENS = 20_000
+"""Words a runaway reply writes when the request sets no token cap."""
 MODEL_IDS = ("gpt-4o-mini", "text-embedding-3-small")
 
 _WORD = re.compile(r"\w+")
@@ -252,6 +266,10 @@ class _Handler(BaseHTTPRequestHandler):
             raise StubHTTPError(400, "Missing required parameter: 'model'.", param="model")
         stub._record_chat(body)
         message, finish_reason = stub._reply_for(body)
+        if message.get("drop"):
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
         if body.get("stream"):
             self._send_stream(stub._chat_chunks(body, message, finish_reason))
         else:
@@ -321,6 +339,7 @@ class OpenAIStub:
         self._tool_call_ids = itertools.count(1)
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()  # ends the sleeps of delayed replies
         self.base_url = ""
 
     # -- public API -------------------------------------------------------------------
@@ -336,6 +355,11 @@ class OpenAIStub:
         with self._lock:
             self._replies.extend(replies)
 
+    def clear_queue(self) -> None:
+        """Drop the scripted replies not used yet (a test that failed half-way leaves some)."""
+        with self._lock:
+            self._replies.clear()
+
     def pending(self) -> int:
         """How many queued replies have not been used yet."""
         with self._lock:
@@ -344,6 +368,7 @@ class OpenAIStub:
     def start(self) -> OpenAIStub:
         if self._server is not None:
             raise RuntimeError("OpenAIStub is already running")
+        self._stopping.clear()
         server = _Server(self)
         host, port = server.server_address[:2]
         self._server = server
@@ -362,6 +387,7 @@ class OpenAIStub:
         if server is None:
             return
         self._server = self._thread = None
+        self._stopping.set()
         server.shutdown()
         server.close_connections()
         server.server_close()
@@ -423,12 +449,24 @@ class OpenAIStub:
                 ) from None
         else:
             normalised = _normalise(reply)
+        if normalised.get("delay"):
+            self._stopping.wait(normalised["delay"])
         if "error" in normalised:
             error = normalised["error"]
             raise StubHTTPError(
                 error["status"], error["message"], type_=error["type"], code=error["code"]
             )
+        if normalised.get("drop"):
+            return {"drop": True}, "stop"
+        cap = body.get("max_completion_tokens") or body.get("max_tokens")
         content, specs = normalised["content"], normalised["tool_calls"]
+        length = False
+        if normalised.get("runaway"):
+            content = " ".join(["word"] * (cap or RUNAWAY_TOKENS))
+            length = True
+        elif content and cap and count_tokens(content) > cap:
+            content = " ".join(content.split()[:cap])
+            length = True
         message: dict[str, Any] = {
             "role": "assistant",
             "content": content,
@@ -444,7 +482,9 @@ class OpenAIStub:
                 }
                 for spec in specs
             ]
-        finish_reason = normalised["finish_reason"] or ("tool_calls" if specs else "stop")
+        finish_reason = normalised["finish_reason"] or (
+            "length" if length else "tool_calls" if specs else "stop"
+        )
         return message, finish_reason
 
     def _completion_id(self) -> str:
@@ -600,6 +640,21 @@ def _normalise(reply: Any) -> dict[str, Any]:
         return {"content": reply, "tool_calls": [], "finish_reason": None}
     if not isinstance(reply, dict):
         raise TypeError(f"a reply must be a str or a dict, not {type(reply).__name__}")
+    delay = reply.get("delay", 0)
+    if not isinstance(delay, int | float) or delay < 0:
+        raise ValueError(f"'delay' must be a number of seconds, not {delay!r}")
+    if reply.get("drop") or reply.get("runaway"):
+        unknown = set(reply) - {"drop", "runaway", "delay"}
+        if unknown:
+            raise ValueError(f"unknown reply keys: {sorted(unknown)}")
+        return {
+            "content": None,
+            "tool_calls": [],
+            "finish_reason": None,
+            "delay": delay,
+            "drop": bool(reply.get("drop")),
+            "runaway": bool(reply.get("runaway")),
+        }
     if "error" in reply:
         status = reply.get("status", 500)
         if not isinstance(status, int) or not 400 <= status <= 599:
@@ -611,9 +666,10 @@ def _normalise(reply: Any) -> dict[str, Any]:
                 "message": str(reply["error"]),
                 "type": reply.get("type", default_type),
                 "code": reply.get("code"),
-            }
+            },
+            "delay": delay,
         }
-    unknown = set(reply) - {"content", "tool_calls", "finish_reason"}
+    unknown = set(reply) - {"content", "tool_calls", "finish_reason", "delay"}
     if unknown:
         raise ValueError(f"unknown reply keys: {sorted(unknown)}")
     content = reply.get("content")
@@ -629,7 +685,12 @@ def _normalise(reply: Any) -> dict[str, Any]:
         specs.append({"name": spec["name"], "arguments": arguments})
     if content is None and not specs:
         raise ValueError("a dict reply needs 'content' or 'tool_calls'")
-    return {"content": content, "tool_calls": specs, "finish_reason": reply.get("finish_reason")}
+    return {
+        "content": content,
+        "tool_calls": specs,
+        "finish_reason": reply.get("finish_reason"),
+        "delay": delay,
+    }
 
 
 def _split_arguments(arguments: str) -> list[str]:

@@ -10,6 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from threadline.models import LLMError, LLMTimeoutError
 from threadline.store import (
     CorruptSessionError,
     InvalidIdError,
@@ -32,6 +33,7 @@ _HTTP_CODES = {
     422: "validation_error",
     429: "rate_limited",
     503: "unavailable",
+    504: "timeout",
 }
 
 
@@ -54,6 +56,24 @@ def error_response(
     """Return the one error body shape."""
     body = {"error": {"code": code, "message": message, "details": details}}
     return JSONResponse(status_code=status, content=body, headers=headers)
+
+
+def llm_error_status(exc: LLMError) -> int:
+    """Return the status of a model failure: 504 for a timeout, 503 for an outage."""
+    return 504 if isinstance(exc, LLMTimeoutError) else 503
+
+
+LLM_ERROR_MESSAGES = {
+    "llm_unavailable": "The language model server is unavailable; the turn was not saved. "
+    "Retry later.",
+    "llm_timeout": "The language model did not answer in time; the turn was not saved. "
+    "Retry later.",
+}
+
+
+def llm_error_message(exc: LLMError) -> str:
+    """Return the client-facing message of a model failure (never the server's own words)."""
+    return LLM_ERROR_MESSAGES.get(exc.code, "The language model failed; the turn was not saved.")
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -82,6 +102,16 @@ def install_error_handlers(app: FastAPI) -> None:
             "store_busy",
             "The session is busy (lock timeout); retry shortly.",
             headers={"Retry-After": "1"},
+        )
+
+    @app.exception_handler(LLMError)
+    async def _llm(_: Request, exc: LLMError) -> JSONResponse:
+        log.warning("LLM failed: %s (%s)", exc.code, exc)
+        return error_response(
+            llm_error_status(exc),
+            exc.code,
+            llm_error_message(exc),
+            headers={"Retry-After": str(exc.retry_after)},
         )
 
     @app.exception_handler(CorruptSessionError)

@@ -19,7 +19,8 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from threadline.api.errors import ApiError
+from threadline.api.errors import ApiError, llm_error_message, llm_error_status
+from threadline.models import LLMError
 from threadline.store import (
     CorruptSessionError,
     InvalidIdError,
@@ -90,6 +91,14 @@ def error_from_exception(exc: Exception) -> JSONResponse:
             "store_busy",
             "The session is busy (lock timeout); retry shortly.",
             headers={"Retry-After": "1"},
+        )
+    if isinstance(exc, LLMError):
+        log.warning("LLM failed: %s (%s)", exc.code, exc)
+        return openai_error(
+            llm_error_status(exc),
+            exc.code,
+            llm_error_message(exc),
+            headers={"Retry-After": str(exc.retry_after)},
         )
     if isinstance(exc, CorruptSessionError):
         log.error("corrupt session file: %s", exc)

@@ -139,6 +139,13 @@ class ChatResponse(BaseModel):
         description="Set when outcome is clarify: not in the documents, ambiguous, or which "
         "section of the previous answer.",
     )
+    llm_fallback: Literal["offline"] | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Present only when the language model was down or too slow and the "
+        "offline extractive model answered instead: THREADLINE_LLM_FALLBACK=offline, or a "
+        "catalog question answered from the router's parse of the words.",
+    )
 
 
 class SessionCreate(BaseModel):

@@ -1,7 +1,13 @@
-"""Catalog tools with typed arguments; their results are citable sources like chunks."""
+"""Catalog tools with typed arguments; their results are citable sources like chunks.
+
+A model's tool call is checked against the user's words and the router's parse
+(`reconcile_tool_call`) before it runs.
+"""
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -10,6 +16,8 @@ from pydantic import BaseModel, Field
 
 from threadline.graph.state import PackedChunk
 from threadline.knowledge.catalog import Catalog, Product
+from threadline.text.normalize import fold
+from threadline.text.tokenize import tokenize
 
 
 class SearchProductsArgs(BaseModel):
@@ -145,3 +153,104 @@ def products_as_sources(
         )
         for i, product in enumerate(products, 1)
     ]
+
+
+# --- the model's arguments checked against the user's words ----------------------
+
+_NUMBER = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(k\b)?", re.I)
+_FREE_TEXT_ARGS = ("brand", "name", "names")
+"""Arguments naming something the user must have written (a brand, a product)."""
+_UNCHECKED_NUMBERS = ("limit",)
+"""Numbers the model may choose itself (how many products to show)."""
+
+
+def said_numbers(query: str) -> set[float]:
+    """Return the numbers written in the query (`$500`, `1,200`, `1.5k`)."""
+    found: set[float] = set()
+    for digits, thousands in _NUMBER.findall(query):
+        try:
+            value = float(digits.replace(",", ""))
+        except ValueError:
+            continue
+        found.add(value * 1000 if thousands else value)
+    return found
+
+
+def unsaid_arguments(call: Mapping[str, Any], query: str) -> list[str]:
+    """Return the names of the call's arguments the user did not write.
+
+    A number must be one of the query's numbers; a brand or product name must share a
+    word with the query (a product named in part, "the A55", counts as said). Choices
+    from a closed list (a category, a spec, an order) are not checked here.
+    """
+    numbers, words = said_numbers(query), set(tokenize(query))
+    unsaid = []
+    for key, value in (call.get("args") or {}).items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int | float) and key not in _UNCHECKED_NUMBERS:
+            if not any(math.isclose(float(value), n) for n in numbers):
+                unsaid.append(key)
+        elif key in _FREE_TEXT_ARGS:
+            names = value if isinstance(value, list) else [value]
+            if not all(words & set(tokenize(str(name))) for name in names):
+                unsaid.append(key)
+    return unsaid
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return math.isclose(float(a), float(b))
+    if isinstance(a, str) and isinstance(b, str):
+        return fold(a) == fold(b)
+    return bool(a == b)
+
+
+def disagreements(model: Mapping[str, Any], parsed: Mapping[str, Any]) -> list[str]:
+    """Return where the model's call departs from the parse.
+
+    That is the tool, or an argument the parse set to another value; an argument only
+    the model gives is no disagreement.
+    """
+    if model.get("name") != parsed.get("name"):
+        return ["name"]
+    model_args, parsed_args = model.get("args") or {}, parsed.get("args") or {}
+    return [
+        key
+        for key, value in parsed_args.items()
+        if value is not None and not _same(model_args.get(key), value)
+    ]
+
+
+def reconcile_tool_call(
+    model: Mapping[str, Any], parsed: Mapping[str, Any] | None, query: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Choose between the model's tool call and the deterministic parse of the words.
+
+    The parse wins when the two disagree or when the model gives an argument the user
+    did not write ("phones under $500" is never `max_price=10.99`). With no parse, the
+    model's unsaid arguments are dropped.
+
+    Args:
+        model: The model's call (`name`, `args`), already validated against the tool.
+        parsed: The router's parse of the message, if it made one.
+        query: The user's message.
+
+    Returns:
+        The call to run, and what the trace should say about the choice (empty when the
+        model's call stands as it is).
+    """
+    unsaid = unsaid_arguments(model, query)
+    if parsed:
+        differ = disagreements(model, parsed)
+        if differ or unsaid:
+            note = {"parse_wins": True, "model_call": dict(model), "differ": differ}
+            note["unsaid"] = unsaid
+            return {"name": parsed["name"], "args": dict(parsed["args"])}, note
+        return {"name": model["name"], "args": dict(model["args"])}, {}
+    if unsaid:
+        args = {k: v for k, v in (model.get("args") or {}).items() if k not in unsaid}
+        return {"name": model["name"], "args": args}, {"dropped_unsaid": unsaid}
+    return {"name": model["name"], "args": dict(model.get("args") or {})}, {}

@@ -22,16 +22,26 @@ def create_chat_model(settings: Settings) -> BaseChatModel:
                 max_outline_sections=settings.max_outline_sections,
             )
         case "openai":
-            from langchain_openai import ChatOpenAI
+            from threadline.models.bounded import BoundedChatOpenAI
 
-            return ChatOpenAI(
+            return BoundedChatOpenAI(
                 model=settings.chat_model,
                 # An OpenAI-compatible server (vLLM, Ollama...) may need no key at all.
                 api_key=settings.openai_api_key or SecretStr("not-needed"),
                 base_url=settings.openai_base_url,
                 temperature=0,
                 timeout=settings.llm_timeout,
-                max_retries=1,
+                # No retry: a timed-out generation may still be running on the server
+                # (it keeps generating after the client leaves), and a retry queues
+                # behind it. A refused connection would be safe to retry (nothing was
+                # generated) but the client cannot tell the two apart before the
+                # timeout has been spent; the API answers a retryable 503 instead.
+                max_retries=0,
+                max_completion_tokens=settings.llm_max_tokens,
+                rewrite_max_tokens=settings.llm_rewrite_max_tokens,
+                tool_max_tokens=settings.llm_tool_max_tokens,
+                # OpenAI itself reads max_completion_tokens; local servers read max_tokens.
+                send_legacy_max_tokens=settings.openai_base_url is not None,
             )
         case other:
             raise ValueError(f"Unknown llm provider {other!r}. Expected one of: offline, openai")

@@ -12,11 +12,12 @@ from fastapi.sse import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
 from threadline.api.deps import ChatDep, PrincipalDep, StoreDep, authorize_caller_app
-from threadline.api.errors import ApiError
+from threadline.api.errors import ApiError, llm_error_message
 from threadline.api.schemas import ChatRequest, ChatResponse, ErrorResponse
 from threadline.api.sse import event_stream, sse_event
 from threadline.auth import Principal
 from threadline.chat import TurnRequest
+from threadline.models import LLMError
 from threadline.store import (
     ConversationStore,
     CorruptSessionError,
@@ -35,7 +36,16 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorResponse, "description": "Session not found"},
     409: {"model": ErrorResponse, "description": "The session's file is damaged"},
     422: {"model": ErrorResponse, "description": "Invalid request"},
-    503: {"model": ErrorResponse, "description": "Session busy, retry"},
+    503: {
+        "model": ErrorResponse,
+        "description": "Session busy (store_busy) or the language model server unavailable "
+        "(llm_unavailable): nothing was saved, retry after `Retry-After` seconds",
+    },
+    504: {
+        "model": ErrorResponse,
+        "description": "The language model did not answer within the turn's deadline "
+        "(llm_timeout): nothing was saved, retry after `Retry-After` seconds",
+    },
 }
 
 
@@ -107,6 +117,9 @@ async def stream_chat_turn(
         except StoreBusyError:
             busy = {"code": "store_busy", "message": "Session busy; retry."}
             yield sse_event(busy, event="error")
+        except LLMError as exc:  # nothing was stored: the client may send it again
+            log.warning("LLM failed: %s (%s)", exc.code, exc)
+            yield sse_event({"code": exc.code, "message": llm_error_message(exc)}, event="error")
         except CorruptSessionError:
             yield sse_event(
                 {"code": "session_corrupt", "message": "This session's file is damaged."},

@@ -37,7 +37,7 @@ from starlette.concurrency import run_in_threadpool
 
 from threadline import __version__
 from threadline.api.deps import ChatDep, PrincipalDep, ServicesDep, authorize_caller_app
-from threadline.api.errors import ApiError
+from threadline.api.errors import ApiError, llm_error_message
 from threadline.api.openai_errors import (
     BadRequest,
     OpenAIRoute,
@@ -64,6 +64,7 @@ from threadline.api.openai_threads import (
 from threadline.api.schemas import ID_SCHEMA, ChatResponse
 from threadline.api.sse import OPENAI_DONE, event_stream, sse_event
 from threadline.chat import ChatService, TurnRequest
+from threadline.models import LLMError
 from threadline.store import (
     StoreBusyError,
     validate_id,
@@ -209,6 +210,16 @@ def _chunk(
     response_model=ChatCompletion,
     responses={
         **ERRORS,
+        503: {
+            "model": OpenAIError,
+            "description": "Session busy (store_busy) or the language model server "
+            "unavailable (llm_unavailable): nothing was saved, retry",
+        },
+        504: {
+            "model": OpenAIError,
+            "description": "The language model did not answer in time (llm_timeout): "
+            "nothing was saved, retry",
+        },
         200: {
             "description": "A `chat.completion`, or with `stream: true` Server-Sent Events of "
             "`chat.completion.chunk` ending with `data: [DONE]`.",
@@ -359,6 +370,13 @@ async def _stream(
                     "message": "Session busy; retry.",
                     "type": "server_error",
                     "code": "store_busy",
+                }
+            elif isinstance(exc, LLMError):
+                log.warning("LLM failed: %s (%s)", exc.code, exc)
+                error = {
+                    "message": llm_error_message(exc),
+                    "type": "server_error",
+                    "code": exc.code,
                 }
             else:
                 log.exception("stream failed")

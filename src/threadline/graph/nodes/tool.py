@@ -5,19 +5,27 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.tools import BaseTool
+from pydantic import BaseModel, ValidationError
 
 from threadline.graph import prompts
 from threadline.graph.context import run_services
 from threadline.graph.state import State, ToolCall
-from threadline.graph.tools import make_catalog_tools, products_as_sources
-from threadline.models import chooses_tools
+from threadline.graph.tools import make_catalog_tools, products_as_sources, reconcile_tool_call
+from threadline.models import LLMError, chooses_tools
 
 
 def use_tool(state: State) -> dict[str, Any]:
-    """Run a catalog tool; a model that calls tools picks the tool and its arguments.
+    """Run a catalog tool; a model that calls tools may pick the tool and its arguments.
 
-    The router's typed request stands when the model cannot call tools (its profile
-    says so: the offline model) or when a reference resolved it already.
+    The router's typed request (its deterministic parse of the words) stands when the
+    model cannot call tools (its profile says so: the offline model), when a reference
+    resolved it already, when the model's call fails (a malformed reply, arguments the
+    tool refuses), and when the model's call disagrees with the parse or gives an
+    argument the user did not write (`reconcile_tool_call`); the trace says which. A
+    model server that is down or too slow raises `LLMError`: the chat facade then runs
+    the turn again on the parse with the offline model, so a tool turn never ends as a
+    503 for want of an LLM.
 
     Args:
         state: The turn's state after routing (the router's typed tool request).
@@ -28,23 +36,35 @@ def use_tool(state: State) -> dict[str, Any]:
     services = run_services()
     tools = {t.name: t for t in make_catalog_tools(services.kb.catalog, state.tenant)}
     call: ToolCall | dict[str, Any] = state.tool_call or {}
+    trace: dict[str, Any] = {"node": "use_tool"}
     calls = 0
     llm = services.llm
     # A reference into the listed products was resolved deterministically: no choice left.
     if chooses_tools(llm) and not state.followup.resolved:
-        reply = llm.bind_tools(list(tools.values())).invoke(
-            [SystemMessage(prompts.TOOL_SYSTEM_PROMPT), HumanMessage(state.query)]
-        )
         calls = 1
-        if reply.tool_calls and reply.tool_calls[0]["name"] in tools:
-            call = ToolCall(name=reply.tool_calls[0]["name"], args=reply.tool_calls[0]["args"])
+        try:
+            reply = llm.bind_tools(list(tools.values())).invoke(
+                [SystemMessage(prompts.TOOL_SYSTEM_PROMPT), HumanMessage(state.query)]
+            )
+        except LLMError:
+            raise
+        except Exception as exc:  # a reply the client cannot read: the parse answers
+            trace["model_error"] = type(exc).__name__
+        else:
+            proposed = model_call(reply.tool_calls, tools)
+            if isinstance(proposed, str):
+                trace["model_error"] = proposed
+            else:
+                chosen, note = reconcile_tool_call(proposed, state.tool_call, state.query)
+                call = ToolCall(name=chosen["name"], args=chosen["args"])
+                trace.update(note)
     try:
         products = tools[call["name"]].invoke(call["args"])
-    except Exception as exc:  # a model's bad arguments must not crash the turn
+    except Exception as exc:  # arguments the tool refuses must not crash the turn
         return {
             "stop_reason": f"tool_error:{type(exc).__name__}",
             "llm_calls": calls,
-            "trace": [{"node": "use_tool", "call": call, "error": str(exc)}],
+            "trace": [{**trace, "call": call, "error": str(exc)}],
         }
     chunks = products_as_sources(products, call)
     return {
@@ -53,5 +73,30 @@ def use_tool(state: State) -> dict[str, Any]:
         "search_query": f"{call['name']}({call['args']})",
         "stop_reason": None if chunks else "no_matching_products",
         "llm_calls": calls,
-        "trace": [{"node": "use_tool", "call": call, "results": len(chunks)}],
+        "trace": [{**trace, "call": call, "results": len(chunks)}],
     }
+
+
+def model_call(tool_calls: list[Any], tools: dict[str, BaseTool]) -> dict[str, Any] | str:
+    """Return the model's first tool call with its arguments validated, or why it is unusable.
+
+    Args:
+        tool_calls: The reply's parsed tool calls (malformed JSON arguments are not here).
+        tools: The catalog tools by name.
+
+    Returns:
+        `{"name", "args"}` with the arguments the user gave (the schema's defaults left
+        out), or `no_tool_call`, `unknown_tool:NAME`, `invalid_arguments:NAME`.
+    """
+    if not tool_calls:
+        return "no_tool_call"
+    name, args = tool_calls[0]["name"], tool_calls[0]["args"]
+    if name not in tools:
+        return f"unknown_tool:{name}"
+    schema = tools[name].args_schema
+    if isinstance(schema, type) and issubclass(schema, BaseModel):
+        try:
+            schema.model_validate(args)
+        except ValidationError:
+            return f"invalid_arguments:{name}"
+    return {"name": name, "args": dict(args)}
