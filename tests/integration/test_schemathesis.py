@@ -27,7 +27,7 @@ from datetime import timedelta
 import pytest
 import schemathesis
 from fastapi.testclient import TestClient
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 from schemathesis.core.failures import CustomFailure
 from schemathesis.specs.openapi.checks import positive_data_acceptance
@@ -232,8 +232,15 @@ def call_and_check(case):
     return response
 
 
+# The health checks are suppressed here too, not only in CONFIG: schemathesis lays the
+# test's own settings over its config wherever they differ from Hypothesis's defaults,
+# and under CI=true Hypothesis's "ci" profile gives this decorator a suppress list of its
+# own (too_slow only), which would switch filter_too_much back on for CI runs alone.
 @schema.parametrize()
-@settings(deadline=timedelta(seconds=5))
+@settings(
+    deadline=timedelta(seconds=5),
+    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
+)
 def test_api_conforms_to_its_schema(case):
     call_and_check(case)
 
