@@ -12,13 +12,9 @@ import re
 
 import pytest
 
-from support.openai_stub import OpenAIStub
+from support.openai_stub import OpenAIStub, verdict_reply
 from support.services import make_services
 from threadline.chat import ChatService, TurnRequest
-
-
-def verdict(kind: str, answer: str = "", missing: list[str] | None = None) -> str:
-    return json.dumps({"verdict": kind, "answer": answer, "missing": missing or []})
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +43,7 @@ def run(chat, stub, text: str, thread: str):
 
 def test_one_call_returns_the_verdict_and_the_answer(chat, stub):
     stub.queue(
-        verdict(
+        verdict_reply(
             "answer",
             "The Enterprise plan SLA guarantees 99.95% monthly uptime. [1]",
         )
@@ -62,7 +58,7 @@ def test_one_call_returns_the_verdict_and_the_answer(chat, stub):
 
 def test_guard_overrides_an_llm_answer_the_passages_cannot_back(chat, stub):
     # The model "answers" with the Motorola's price; the Galaxy S25 is in no passage.
-    stub.queue(verdict("answer", "The Galaxy S25 costs $299. [1]"))
+    stub.queue(verdict_reply("answer", "The Galaxy S25 costs $299. [1]"))
     result, calls = run(chat, stub, "How much does the Galaxy S25 cost?", "v-2")
     assert calls == 1  # the guard costs no call
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
@@ -72,7 +68,7 @@ def test_guard_overrides_an_llm_answer_the_passages_cannot_back(chat, stub):
 
 
 def test_llm_may_decline_where_the_check_would_answer(chat, stub):
-    stub.queue(verdict("not_in_documents"))
+    stub.queue(verdict_reply("not_in_documents"))
     result, calls = run(chat, stub, "How do I report a phishing email?", "v-3")
     assert calls == 1
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
@@ -80,7 +76,7 @@ def test_llm_may_decline_where_the_check_would_answer(chat, stub):
 
 
 def test_llm_ambiguous_verdict_asks_back(chat, stub):
-    stub.queue(verdict("ambiguous"))
+    stub.queue(verdict_reply("ambiguous"))
     result, calls = run(chat, stub, "What does the Business plan include?", "v-4")
     assert calls == 1
     assert result.outcome == "clarify" and result.stop_reason == "ambiguous"
@@ -89,7 +85,7 @@ def test_llm_ambiguous_verdict_asks_back(chat, stub):
 
 def test_partial_verdict_answers_and_says_what_is_missing(chat, stub):
     stub.queue(
-        verdict(
+        verdict_reply(
             "partial",
             "The Enterprise plan SLA guarantees 99.95% monthly uptime. [1]",
             ["the price of the Enterprise plan in euros"],
@@ -104,7 +100,7 @@ def test_partial_verdict_answers_and_says_what_is_missing(chat, stub):
 
 def test_support_check_drops_an_unsupported_llm_sentence(chat, stub):
     stub.queue(
-        verdict(
+        verdict_reply(
             "answer",
             "The Enterprise plan SLA guarantees 99.95% monthly uptime. [1] "
             "Unicorns certify every Brightwell datacentre quarterly. [1]",
@@ -146,7 +142,7 @@ def test_document_markers_reach_the_llm_defused(tmp_path, stub):
         def copy_sentence(body):
             prompt = body["messages"][-1]["content"]
             sentence = re.search(r"The gearbox oil[^\n]*", prompt).group(0)
-            return verdict("answer", f"{sentence} [1]")
+            return verdict_reply("answer", f"{sentence} [1]")
 
         stub.responder = copy_sentence
         result = chat.run_turn(
@@ -176,7 +172,7 @@ def test_list_reference_after_a_catalog_list_needs_no_llm_call_to_resolve(chat, 
         "- Xiaomi Redmi Note 13 Pro 5G costs $349. [3]"
     )
     chat.run_turn(TurnRequest(query="What phones do you have under $500?", thread_id="v-9"))
-    stub.queue(verdict("answer", "The Moto G Power 5G costs $299. [1]"))
+    stub.queue(verdict_reply("answer", "The Moto G Power 5G costs $299. [1]"))
     result, calls = run(chat, stub, "tell me more about the second one", "v-9")
     assert result.followup["method"] == "deterministic" and result.followup["resolved"]
     assert result.search_query.startswith("get_product(")
@@ -187,7 +183,9 @@ def test_list_reference_after_a_catalog_list_needs_no_llm_call_to_resolve(chat, 
 def test_chat_stream_tokens_are_answer_text_not_json(chat, stub):
     import asyncio
 
-    stub.queue(verdict("answer", "The Enterprise plan SLA guarantees 99.95% monthly uptime. [1]"))
+    stub.queue(
+        verdict_reply("answer", "The Enterprise plan SLA guarantees 99.95% monthly uptime. [1]")
+    )
 
     async def collect():
         request = TurnRequest(

@@ -8,11 +8,9 @@ follow-up is one call (the answer), a context follow-up two (condensation + answ
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from support.openai_stub import OpenAIStub
+from support.openai_stub import OpenAIStub, verdict_reply
 from support.services import make_services
 from threadline.chat import ChatService, TurnRequest
 
@@ -20,10 +18,6 @@ SLA_QUESTION = "What uptime does the enterprise plan SLA guarantee?"
 SLA_ANSWER = "The Enterprise plan SLA guarantees 99.95% monthly uptime."
 P2_ANSWER = "On the Enterprise plan, P2 incidents get a first response within 1 hour."
 UNICORNS = "Unicorns certify every Brightwell datacentre quarterly."
-
-
-def verdict(kind: str, answer: str = "") -> str:
-    return json.dumps({"verdict": kind, "answer": answer, "missing": []})
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +68,7 @@ def test_an_answer_without_markers_is_attributed_and_cited(chat, stub):
 
 
 def test_a_structured_answer_without_markers_is_attributed_too(chat, stub):
-    result, _ = run(chat, stub, SLA_QUESTION, "sm-2", verdict("answer", SLA_ANSWER))
+    result, _ = run(chat, stub, SLA_QUESTION, "sm-2", verdict_reply("answer", SLA_ANSWER))
     assert result.outcome == "grounded_answer" and result.citations
     assert step(result, "generate")["attribution"]["attributed"] == 1
 
@@ -160,7 +154,7 @@ def test_a_reference_followup_costs_one_call_even_without_markers(chat, stub):
     )
     first, _ = run(chat, stub, overview, "sm-10", outline)
     assert len(first.outline) == 4 and first.citations  # attributed, outline kept
-    result, calls = run(chat, stub, "Détaille S3", "sm-10", verdict("answer", P2_ANSWER))
+    result, calls = run(chat, stub, "Détaille S3", "sm-10", verdict_reply("answer", P2_ANSWER))
     assert calls == 1 == result.llm_calls  # the answer only: the reference costs no call
     assert result.followup["method"] == "deterministic" and result.followup["section_id"] == "S3"
     assert result.outcome == "grounded_answer" and result.citations

@@ -699,3 +699,8 @@ def _split_arguments(arguments: str) -> list[str]:
         return [arguments] if arguments else []
     step = max(1, len(arguments) // 3)
     return [arguments[i : i + step] for i in range(0, len(arguments), step)]
+
+
+def verdict_reply(kind: str, answer: str = "", missing: list[str] | None = None) -> str:
+    """The JSON a model returns for threadline's structured answer call (verdict + answer)."""
+    return json.dumps({"verdict": kind, "answer": answer, "missing": missing or []})
