@@ -21,6 +21,7 @@ with derandomized generation, no example database, and a per-example deadline.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from datetime import timedelta
 
@@ -174,9 +175,12 @@ def known_refusal(case, response) -> str | None:
 
 
 def _sse_events(text: str) -> list[tuple[str, str]]:
+    # Lines end at CR, LF or CRLF only, as the SSE spec (and a browser's EventSource) has
+    # it: str.splitlines() also breaks at U+0085, U+2028 and U+2029, which JSON data may
+    # hold unescaped (a query "0\x850" made it cut the final answer in two).
     events = []
-    for block in text.strip().split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
+    for block in re.sub(r"\r\n?", "\n", text).strip().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.split("\n") if ": " in line)
         events.append((fields.get("event", "message"), fields.get("data", "")))
     return events
 
@@ -251,6 +255,8 @@ BRANCHES = [
     ("/chat", {"query": "Résume le rapport annuel 2024"}, "application/json"),
     ("/chat/stream", {"query": "Résume le rapport annuel 2024"}, "text/event-stream"),
     ("/chat/stream", {"query": "hi", "session_id": "no-such-session"}, "application/json"),
+    # Unicode line separators travel unescaped inside the JSON of an event.
+    ("/chat/stream", {"query": "SLA\x85 of the Enterprise\u2028plan?"}, "text/event-stream"),
     (
         "/v1/chat/completions",
         {"model": "threadline", "messages": [{"role": "user", "content": "What SLA applies?"}]},
