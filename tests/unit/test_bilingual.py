@@ -19,8 +19,9 @@ def test_french_questions_become_their_english_salient_words() -> None:
 
 
 def test_names_numbers_and_unknown_words_are_kept() -> None:
+    # The written form "garantie" decides over the stem it shares with "garantir".
     assert translate_query("Quelle est la garantie du Pixel 8a ?", "fr", "en") == (
-        "warranty guarantee pixel 8a"
+        "warranty pixel 8a"
     )
     assert translate_query("Et la discrimination ?", "fr", "en") == "discrimination"
     assert translate_query("Et ça ?", "fr", "en") == ""
@@ -41,8 +42,9 @@ def test_only_french_and_english() -> None:
 def test_a_question_is_translated_only_into_the_documents_languages() -> None:
     question = "Quelle est la politique de remboursement ?"
     english_docs = query_variants(question, None, followup=False, document_languages={"en": 1.0})
+    # Over English documents the translation leads; the message as typed keeps a quarter.
     assert [(v.name, v.text, v.weight) for v in english_docs] == [
-        ("question", question, 1.0),
+        ("question", question, 0.25),
         ("translated", "policy refund", 1.0),
     ]
     french_docs = query_variants(question, None, followup=False, document_languages={"fr": 1.0})
@@ -51,7 +53,45 @@ def test_a_question_is_translated_only_into_the_documents_languages() -> None:
         "What was the revenue?", None, followup=False, document_languages={"en": 0.8, "fr": 0.2}
     )
     assert [(v.name, round(v.weight, 2)) for v in mixed] == [
-        ("question", 1.0),
+        ("question", 0.85),
         ("translated", 0.2),
     ]
     assert [v.name for v in query_variants(question, None, followup=False)] == ["question"]
+
+
+def test_general_vocabulary_and_expressions_beyond_the_core() -> None:
+    # Words and expressions of the general files, which the hand-curated core lacks.
+    assert translate_query("Faut-il un prêt immobilier ?", "fr", "en") == "mortgage"
+    assert translate_query("Est-ce héréditaire ?", "fr", "en") == "hereditary"
+    assert translate_query("la pension alimentaire", "fr", "en") == "alimony support"
+    # A plural finds the entry of its singular before the stem it shares with another
+    # family ("parle" = speak; the core's "parlement" has the same stem).
+    assert translate_query("dont tu parles", "fr", "en") == "speak talk"
+
+
+def test_a_core_entry_keeps_its_senses_over_the_general_files() -> None:
+    # "garantie" is in the core (warranty); the general files may not widen it.
+    assert lexicon("fr", "en").forms[("garantie",)] == ("warranty",)
+
+
+def test_history_words_of_a_french_conversation_recur_in_translation() -> None:
+    from threadline.graph.condensation import PreviousTurn
+
+    # The past French questions and the English answers name the same topic in two
+    # languages: compared in translation, its words recur and are carried.
+    previous = PreviousTurn(
+        search_query="la pension alimentaire",
+        answer="Spousal support is ordered by the court.",
+        exchanges=(
+            ("Comment fixer la pension alimentaire ?", "Alimony is set by the court."),
+            ("Et pour la pension alimentaire des enfants ?", "Child support follows a guideline."),
+        ),
+    )
+    variants = query_variants(
+        "Combien de temps ?",
+        previous,
+        followup=True,
+        document_languages={"en": 1.0},
+    )
+    recurring = next(v for v in variants if v.name == "recurring_translated")
+    assert "alimony" in recurring.text.split()

@@ -123,7 +123,7 @@ def query_variants(
     if llm_rewrite and llm_rewrite.strip():
         candidates.append(QueryVariant("llm", llm_rewrite.strip(), config.llm))
     # The share of the documents in the other language; 0 when no translation applies.
-    source, target, share = "", "", 0.0
+    source, target, share, translated = "", "", 0.0, ""
     if config.translated > 0 and document_languages:
         source = detect_language(question)
         target = _OTHER_LANGUAGE.get(source, "")
@@ -131,14 +131,28 @@ def query_variants(
         if share > 0:
             translated = translate_query(question, source, target)
             candidates.append(QueryVariant("translated", translated, config.translated * share))
+            # The message as typed gives way to its translation, in proportion to the
+            # documents it cannot match as typed.
+            candidates[0] = QueryVariant(
+                "question", question, config.question * (1 - share + share * config.untranslated)
+            )
     if previous is not None:
         scale = 1.0 if followup else config.standalone
-        own = set(terms(question))
+        own = set(terms(question)) | set(terms(translated))
         answer_words = salient_words(
             previous.answer, exclude=own, limit=config.answer_words, by_frequency=True
         )
+        exchanges = previous.exchanges
+        if share > 0:
+            # Past questions in the asker's language and answers in the documents' one
+            # share no words: the questions are compared in translation, so the topic
+            # they share with the answers recurs.
+            exchanges = tuple(
+                (translate_query(q, source, target) if detect_language(q) == source else q, a)
+                for q, a in exchanges
+            )
         shared_words = recurring_words(
-            previous.exchanges,
+            exchanges,
             exclude=own,
             limit=config.recurring_words,
             min_texts=config.recurring_min,
@@ -154,16 +168,32 @@ def query_variants(
                 "recurring", _with_words(question, shared_words), config.recurring * scale
             ),
         ]
-        # With documents in another language, each history variant is also searched
-        # translated (words the lexicon lacks, such as carried words already in the
-        # documents' language, pass through), its weight split by the language shares.
-        candidates += [QueryVariant(v.name, v.text, v.weight * (1 - share)) for v in history] + [
-            QueryVariant(
-                f"{v.name}_translated", translate_query(v.text, source, target), v.weight * share
-            )
-            for v in history
-            if share > 0
-        ]
+        candidates += [QueryVariant(v.name, v.text, v.weight * (1 - share)) for v in history]
+        if share > 0:
+            # With documents in another language, each history variant is also searched
+            # with the message translated, its weight split by the language shares. Only
+            # the message is translated: the words carried from the answers and titles are
+            # in the documents' language already ("court" must stay a court, not "short").
+            previous_query = previous.search_query or ""
+            if previous_query and detect_language(previous_query) == source:
+                previous_query = translate_query(previous_query, source, target)
+            candidates += [
+                QueryVariant(
+                    "condensed_translated",
+                    condense(translated, previous_query, previous.titles),
+                    config.condensed * scale * share,
+                ),
+                QueryVariant(
+                    "answer_translated",
+                    _with_words(translated, answer_words),
+                    config.answer * scale * share,
+                ),
+                QueryVariant(
+                    "recurring_translated",
+                    _with_words(translated, shared_words),
+                    config.recurring * scale * share,
+                ),
+            ]
     variants: list[QueryVariant] = []
     for variant in candidates:
         if variant.weight > 0 and variant.text and variant.text not in {v.text for v in variants}:

@@ -19,12 +19,13 @@ Pure functions over a lexicon loaded once per process.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from threadline.text import STOPWORDS, french_stem, stem, tokenize
-from threadline.text.lexicons import BILINGUAL_LEXICON_FILE
+from threadline.text.lexicons import BILINGUAL_LEXICON_FILES
 from threadline.text.lexicons.fr import AUXILIARY_FORMS
 
 __all__ = ["Lexicon", "lexicon", "translate_query"]
@@ -34,17 +35,45 @@ _STEMMERS: dict[str, Callable[[str], str]] = {"fr": french_stem, "en": stem}
 
 @dataclass(frozen=True)
 class Lexicon:
-    """Phrases of one language, as stem tuples, mapped to words of the other."""
+    """Phrases of one language mapped to words of the other, by written form and by stem.
+
+    Attributes:
+        source: The language of the keys.
+        target: The language of the translations.
+        forms: Phrases as folded token tuples (the words as written, accents folded).
+        phrases: Phrases as stem tuples: the fallback for inflections the lexicon does not
+            list ("remboursés" finds "remboursement").
+        longest: The most tokens of any key.
+    """
 
     source: str
     target: str
+    forms: dict[tuple[str, ...], tuple[str, ...]]
     phrases: dict[tuple[str, ...], tuple[str, ...]]
     longest: int
 
+    def lookup(self, tokens: Sequence[str], stems: Sequence[str]) -> tuple[str, ...] | None:
+        """Return the translation of a phrase: its written form, its singular, its stems.
 
-def _entries() -> list[tuple[str, str]]:
+        The stem comes last because a stem is shared by word families the written form
+        tells apart ("navigables", "navigateur"); the singular in between finds the entry
+        of a word written in the plural ("parles", "parle") before the stem does.
+        """
+        return (
+            self.forms.get(tuple(tokens))
+            or self.forms.get(tuple(_singular(token) for token in tokens))
+            or self.phrases.get(tuple(stems))
+        )
+
+
+def _singular(token: str) -> str:
+    """Drop a plural ending (-s, -x) from a folded word of more than three letters."""
+    return token[:-1] if len(token) > 3 and token[-1] in "sx" else token
+
+
+def _entries(path: Path) -> list[tuple[str, str]]:
     pairs = []
-    for line in BILINGUAL_LEXICON_FILE.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         line = line.strip()
         if line and not line.startswith("#"):
             french, _, english = line.partition("=")
@@ -52,9 +81,25 @@ def _entries() -> list[tuple[str, str]]:
     return pairs
 
 
+def _index(
+    keyed: list[tuple[tuple[str, ...], tuple[str, ...]]],
+) -> dict[tuple[str, ...], tuple[str, ...]]:
+    """Merge the translations of entries that share a key, in order."""
+    index: dict[tuple[str, ...], tuple[str, ...]] = {}
+    for key, words in keyed:
+        if key and words:
+            index[key] = tuple(dict.fromkeys(index.get(key, ()) + words))
+    return index
+
+
 @lru_cache(maxsize=4)
 def lexicon(source: str, target: str) -> Lexicon:
     """Load the lexicon from `source` to `target` ("fr" → "en" or "en" → "fr").
+
+    The files of :data:`BILINGUAL_LEXICON_FILES` are read in order; a key (a written form,
+    or a stem tuple) that an earlier file defines is not extended by a later one, so the
+    hand-curated core decides the senses of the words it holds, and the general vocabulary
+    only fills what the core lacks.
 
     Raises:
         ValueError: for a pair of languages the lexicon does not hold.
@@ -62,15 +107,21 @@ def lexicon(source: str, target: str) -> Lexicon:
     if {source, target} != {"fr", "en"}:
         raise ValueError(f"no lexicon from {source!r} to {target!r}")
     analyse = _STEMMERS[source]
+    forms: dict[tuple[str, ...], tuple[str, ...]] = {}
     phrases: dict[tuple[str, ...], tuple[str, ...]] = {}
-    for french, english in _entries():
-        text, translation = (french, english) if source == "fr" else (english, french)
-        key = tuple(analyse(token) for token in tokenize(text))
-        # Output words keep their accents: the dense model reads them as written.
-        words = tuple(translation.lower().split())
-        if key and words:
-            phrases[key] = tuple(dict.fromkeys(phrases.get(key, ()) + words))
-    return Lexicon(source, target, phrases, max(len(k) for k in phrases))
+    for path in BILINGUAL_LEXICON_FILES:
+        by_form, by_stem = [], []
+        for french, english in _entries(path):
+            text, translation = (french, english) if source == "fr" else (english, french)
+            tokens = tuple(tokenize(text))
+            # Output words keep their accents: the dense model reads them as written.
+            words = tuple(translation.lower().split())
+            by_form.append((tokens, words))
+            by_stem.append((tuple(analyse(token) for token in tokens), words))
+        for index, found in ((forms, _index(by_form)), (phrases, _index(by_stem))):
+            for key, words in found.items():
+                index.setdefault(key, words)
+    return Lexicon(source, target, forms, phrases, max(len(k) for k in phrases))
 
 
 def translate_query(text: str, source: str, target: str) -> str:
@@ -83,8 +134,8 @@ def translate_query(text: str, source: str, target: str) -> str:
 
     Returns:
         Distinct words in reading order: translations of the phrases and words the
-        lexicon holds (longest phrase first), other non-stopwords as they are. Empty
-        when the query has no salient word.
+        lexicon holds (longest phrase first; at one length, the written form before the
+        stems), other non-stopwords as they are. Empty when the query has no salient word.
     """
     lex = lexicon(source, target)
     analyse = _STEMMERS[source]
@@ -98,7 +149,7 @@ def translate_query(text: str, source: str, target: str) -> str:
             # (those decide the indexed terms), so translation skips both.
             if size == 1 and (tokens[i] in STOPWORDS or tokens[i] in AUXILIARY_FORMS):
                 continue  # a lone function word is never translated ("or", "plus")
-            found = lex.phrases.get(tuple(stems[i : i + size]))
+            found = lex.lookup(tokens[i : i + size], stems[i : i + size])
             if found:
                 words += found
                 i += size

@@ -17,7 +17,13 @@ from pathlib import Path
 from threadline.text.lexicons import en, fr
 from threadline.text.lexicons.base import Lexicon
 
-__all__ = ["BILINGUAL_LEXICON_FILE", "DEFAULT_LANGUAGE", "LEXICONS", "Lexicon"]
+__all__ = [
+    "BILINGUAL_LEXICON_FILE",
+    "BILINGUAL_LEXICON_FILES",
+    "DEFAULT_LANGUAGE",
+    "LEXICONS",
+    "Lexicon",
+]
 
 DEFAULT_LANGUAGE = "en"
 """Language assumed when nothing in a text points to another one."""
@@ -29,4 +35,12 @@ LEXICONS: dict[str, Lexicon] = {
 """Every supported language's follow-up lexicon, by code."""
 
 BILINGUAL_LEXICON_FILE = Path(__file__).with_name("fr_en.txt")
-"""French-English vocabulary for query translation, one ``french = english`` per line."""
+"""The hand-curated core of the French-English lexicon, one ``french = english`` per line."""
+
+BILINGUAL_LEXICON_FILES: tuple[Path, ...] = (
+    BILINGUAL_LEXICON_FILE,
+    Path(__file__).with_name("fr_en_phrases.txt"),
+    Path(__file__).with_name("fr_en_general.txt"),
+)
+"""Every file of the French-English lexicon, most authoritative first (see
+:func:`threadline.knowledge.bilingual.lexicon`)."""
