@@ -35,9 +35,9 @@ class FusionConfig:
             being that of the documents in the other language. A French question read by
             an English-only dense model and an English sparse index is mostly noise; its
             names and numbers, the part that matches as typed, pass into the translation
-            anyway. Measured on MTRAG-FR dev with the full lexicon: 1.0, 0.5, 0.25 and 0
-            gave Recall@5 0.620, 0.662, 0.686, 0.691 (turn 1: 0.882, 0.892, 0.980, 0.951);
-            0.25 keeps turn 1 whole.
+            anyway. Measured on MTRAG-FR dev with the lexicon of 2026-11-24: 1.0, 0.5,
+            0.25 and 0 gave Recall@5 0.621, 0.698, 0.706, 0.685 (turn 1: 0.882, 0.951,
+            0.980, 0.951).
         answer: The message plus the salient words of the previous answer.
         recurring: The message plus the words several past messages share.
         prior: The previous turn's sources as one more ranking of documents. Measured
