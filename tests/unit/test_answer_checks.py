@@ -66,3 +66,35 @@ def test_a_pay_question_needs_an_amount_of_money():
     assert not has_answer_type("pay", "Officers pay no fees for the training.")
     assert has_answer_type("pay", "The starting salary is $52,000 per year.")
     assert has_answer_type("pay", "Rangers earn 30 dollars an hour.")
+
+
+def test_a_name_of_several_words_must_be_found_whole():
+    from threadline.graph.question_terms import name_phrases
+
+    assert name_phrases("What is Placer County famous for?") == ["Placer County"]
+    # Codes stand alone, a comma ends a name, and title case marks no name.
+    assert name_phrases("How much does the Galaxy S25 cost?") == []
+    assert name_phrases("the difference among Fixed, Metered, Tiered, and Reserved?") == []
+    assert name_phrases("Container Registry Grant Access") == []
+    scattered = [
+        {
+            "label": "1",
+            "title": "Arizona",
+            "section": "",
+            "text": "Lake Havasu City, in Mohave County, is famous for its London Bridge.",
+        },
+        {"label": "2", "title": "Gold rush", "section": "", "text": "Placer mining drew miners."},
+    ]
+    declined = decide("What is Placer County famous for?", scattered)
+    assert declined.verdict == "not_in_documents"
+    assert declined.missing_named == ("Placer County",)
+    whole = [
+        *scattered,
+        {
+            "label": "3",
+            "title": "California",
+            "section": "",
+            "text": ("Placer County is famous for its Gold Country towns."),
+        },
+    ]
+    assert decide("What is Placer County famous for?", whole).verdict == "answer"

@@ -35,7 +35,9 @@ from threadline.graph.question_terms import (
     asked_phrase_terms,
     chunk_vocabulary,
     content_terms,
+    holds_phrase,
     matches_term,
+    name_phrases,
     named_things,
     question_parts,
     term_forms,
@@ -168,6 +170,18 @@ def decide(
     missing_named = tuple(
         n for n in names if not all(matches_term(t, everything) for t in terms(n)) and terms(n)
     )
+    if not missing_named:
+        # A name of several words is found whole or not at all: its words scattered over
+        # the passages ("Placer" here, "County" there) name something else.
+        sequences = [
+            terms(f"{c.get('title', '')} {c.get('section', '')} {c.get('text', '')}")
+            for c in chunks
+        ]
+        missing_named = tuple(
+            phrase
+            for phrase in name_phrases(question)
+            if not any(holds_phrase(phrase, sequence) for sequence in sequences)
+        )
     content = content_terms(question)
     forms = term_forms(question)
     kind = asked_type(question)

@@ -37,29 +37,85 @@ PRONOUN = re.compile(
 )
 
 
-def named_things(question: str) -> list[str]:
-    """Names the question uses: capitalised words past the first, codes, numbers, acronyms.
+def _name_words(question: str) -> list[tuple[str, bool]]:
+    """Return the question's name words, each with whether it continues the name before it.
 
-    "How much does the Galaxy S25 cost?" → ["Galaxy", "S25"]. A word capitalised only
-    because it starts the sentence is not a name.
+    A word continues a name when it is a capitalised word that follows another with only
+    spaces between them ("Placer County"); codes and numbers ("S25", "v4") stand alone,
+    and so do words after a comma ("Fixed, Metered").
     """
-    names: list[str] = []
+    found: list[tuple[str, bool]] = []
     for sentence in re.split(r"(?<=[.!?])\s+", question.strip()):
-        words = re.findall(r"[\w$€'’.-]+", sentence)
-        for i, raw in enumerate(words):
-            word = raw.strip(".'’-")
+        matches = list(re.finditer(r"[\w$€'’.-]+", sentence))
+        previous_end = -1
+        for i, match in enumerate(matches):
+            word = match.group().strip(".'’-")
             if not word:
                 continue
             has_digit = any(ch.isdigit() for ch in word)
             acronym = len(word) >= 2 and word.isupper() and word.isalpha()
             capital = word[0].isupper() and i > 0 and not word.isupper()
             capital = capital or (word[0].islower() and any(ch.isupper() for ch in word[1:]))
-            if (has_digit and any(ch.isalpha() for ch in word)) or acronym or capital:
-                if fold(word) not in _NOT_NAMES:
-                    names.append(word)
-            elif has_digit and len(word) >= 2:
-                names.append(word)
-    return list(dict.fromkeys(names))
+            named = ((has_digit and any(ch.isalpha() for ch in word)) or acronym or capital) and (
+                fold(word) not in _NOT_NAMES
+            )
+            if named or (has_digit and len(word) >= 2):
+                joined = (
+                    not has_digit
+                    and previous_end >= 0
+                    and not sentence[previous_end : match.start()].strip()
+                )
+                found.append((word, joined))
+                previous_end = -1 if has_digit else match.end()
+            else:
+                previous_end = -1
+    return found
+
+
+def named_things(question: str) -> list[str]:
+    """Names the question uses: capitalised words past the first, codes, numbers, acronyms.
+
+    "How much does the Galaxy S25 cost?" → ["Galaxy", "S25"]. A word capitalised only
+    because it starts the sentence is not a name.
+    """
+    return list(dict.fromkeys(word for word, _ in _name_words(question)))
+
+
+def name_phrases(question: str) -> list[str]:
+    """Names of several capitalised words the question uses as one: "Placer County".
+
+    Each word of such a name is also in :func:`named_things`; the phrase is what must be
+    found whole, its words in a row, for the passages to be about that thing (a passage
+    on "Mohave County" that mentions a "placer" claim is not about Placer County). A
+    question written in title case ("Container Registry Grant Access") has none: its
+    capitals mark no name.
+    """
+    words = re.findall(r"[^\W\d_]+", question)
+    if len(words) >= 3 and sum(w[0].isupper() for w in words) * 2 > len(words):
+        return []
+    runs: list[list[str]] = []
+    for word, joined in _name_words(question):
+        if joined and runs:
+            runs[-1].append(word)
+        else:
+            runs.append([word])
+    return list(dict.fromkeys(" ".join(run) for run in runs if len(run) > 1))
+
+
+def holds_phrase(phrase: str, sequence: Sequence[str]) -> bool:
+    """Tell whether the terms of a phrase occur in a row in a passage's term sequence."""
+    wanted = terms(phrase)
+    if not wanted:
+        return True
+    size = len(wanted)
+    return any(
+        all(_same_term(wanted[k], sequence[i + k]) for k in range(size))
+        for i in range(len(sequence) - size + 1)
+    )
+
+
+def _same_term(term: str, other: str) -> bool:
+    return term == other or matches_term(term, {other})
 
 
 # Capitalised in questions without naming anything specific.
