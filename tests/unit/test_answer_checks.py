@@ -98,3 +98,14 @@ def test_a_name_of_several_words_must_be_found_whole():
         },
     ]
     assert decide("What is Placer County famous for?", whole).verdict == "answer"
+
+
+def test_when_asks_for_a_date_only_as_the_question_word():
+    from threadline.knowledge.facts import asked_type
+
+    assert asked_type("When did the war end?") == "date"
+    assert asked_type("Quand a eu lieu la bataille ?") == "date"
+    # A condition, not a question about a date.
+    assert asked_type("When applying for a mortgage, can it cover debts?") is None
+    assert asked_type("What happens when I exceed the limit?") is None
+    assert asked_type("Quand je dépasse la limite, que se passe-t-il ?") is None

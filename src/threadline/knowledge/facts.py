@@ -75,7 +75,18 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
         "duration",
         re.compile(r"\b(how long|how often|combien de temps|pendant combien|quelle duree)\b"),
     ),
-    ("date", re.compile(r"\b(when|what year|which year|what date|quand|quelle annee|en quelle)\b")),
+    (
+        "date",
+        # "when" asks for a date as the question word, the verb after it ("when did",
+        # "quand a"); before a subject or a participle it states a condition: "when
+        # applying for a mortgage, ...", "what happens when I exceed the limit?".
+        re.compile(
+            r"^\W*(?:(?:and|so|but|ok|then)\W+)?when(?:'s| (?:do|does|did|is|are|was|were|"
+            r"will|would|can|could|should|has|have|had|must|shall)\b)|"
+            r"\b(?:what year|which year|what date|quelle annee|en quelle|depuis quand)\b|"
+            r"\bquand\b(?! (?:je|j|tu|il|elle|on|nous|vous|ils|elles|c)\b)"
+        ),
+    ),
     ("person", re.compile(r"^\s*(who|qui)\b|\bwho (is|was|are|were)\b")),
 ]
 _TYPE_PATTERN: dict[AnswerType, re.Pattern[str]] = {
