@@ -11,8 +11,17 @@ from starlette.concurrency import run_in_threadpool
 
 from threadline import __version__
 from threadline.api.errors import install_error_handlers
-from threadline.api.routes import chat, documents, health, openai_compat, sessions, web
+from threadline.api.routes import (
+    chat,
+    documents,
+    feedback,
+    health,
+    openai_compat,
+    sessions,
+    web,
+)
 from threadline.api.security import SecurityHeaders, install_docs
+from threadline.api.turn_errors import install_turn_error_handlers
 from threadline.auth import KeyRing, load_key_entries
 from threadline.chat import ChatService
 from threadline.services import Services
@@ -57,6 +66,7 @@ def create_app(services: Services | None = None) -> FastAPI:
         )
     app.add_middleware(SecurityHeaders)
     install_error_handlers(app)
+    install_turn_error_handlers(app)
     install_docs(app)
     app.include_router(health.router)
     app.include_router(chat.router)
@@ -65,4 +75,5 @@ def create_app(services: Services | None = None) -> FastAPI:
     app.include_router(web.router)
     app.include_router(documents.router)
     app.include_router(documents.ingestions_router)
+    app.include_router(feedback.router)
     return app
