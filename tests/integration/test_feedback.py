@@ -199,4 +199,5 @@ def test_log_lists_flagged_turns_with_what_a_maintainer_needs(tmp_path, monkeypa
     assert "citations: Rapport annuel 2024 de Brightwell" in out
     assert "Résume le rapport" not in out  # the turn nobody flagged
     assert neither.exit_code == 2
-    assert traced.exit_code == 0
+    assert traced.exit_code == 0 and traced.output.count("  trace:") == 2
+    assert '{"node": "route_turn", "route": "followup_reference"}' in traced.output

@@ -18,6 +18,7 @@ from threadline.api.routes import (
     health,
     openai_compat,
     sessions,
+    turns,
     web,
 )
 from threadline.api.security import SecurityHeaders, install_docs
@@ -76,4 +77,5 @@ def create_app(services: Services | None = None) -> FastAPI:
     app.include_router(documents.router)
     app.include_router(documents.ingestions_router)
     app.include_router(feedback.router)
+    app.include_router(turns.router)
     return app

@@ -63,6 +63,11 @@ class ChatRequest(BaseModel):
     sources: list[str] | None = Field(
         default=None, max_length=32, description="Narrow the allowed sources for this turn."
     )
+    debug: bool = Field(
+        default=False,
+        description="Return the turn's trace (403 debug_forbidden for a caller app not in "
+        "THREADLINE_DEBUG_CALLER_APPS).",
+    )
 
     @model_validator(mode="after")
     def _one_id(self) -> ChatRequest:
@@ -145,6 +150,13 @@ class ChatResponse(BaseModel):
         description="Present only when the language model was down or too slow and the "
         "offline extractive model answered instead: THREADLINE_LLM_FALLBACK=offline, or a "
         "catalog question answered from the router's parse of the words.",
+    )
+    trace: list[dict[str, Any]] | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description='Present only when the request says "debug": true: what the graph did '
+        "(candidates with scores, passages selected and rejected, the decision, LLM calls); "
+        "ids, titles and scores, never document text.",
     )
 
 
