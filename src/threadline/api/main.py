@@ -14,6 +14,7 @@ from threadline.api.errors import install_error_handlers
 from threadline.api.routes import (
     chat,
     documents,
+    export,
     feedback,
     health,
     openai_compat,
@@ -78,4 +79,5 @@ def create_app(services: Services | None = None) -> FastAPI:
     app.include_router(documents.ingestions_router)
     app.include_router(feedback.router)
     app.include_router(turns.router)
+    app.include_router(export.router)
     return app
