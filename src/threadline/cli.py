@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from threadline.bench_cli import bench_app
 from threadline.chat_cli import chat
 from threadline.cli_common import (
     EXIT_INDEX_HELD,
@@ -34,6 +35,7 @@ __all__ = ["EXIT_INDEX_HELD", "SERVER_FILE", "app", "running_server_url", "tenan
 app = typer.Typer(no_args_is_help=True, help="Multi-turn, strictly grounded chat over documents.")
 app.add_typer(db_app, name="db")
 app.add_typer(sessions_app, name="sessions")
+app.add_typer(bench_app, name="bench")
 
 
 @app.command()
