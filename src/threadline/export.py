@@ -36,7 +36,12 @@ class ExportedSession(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str = Field(max_length=128)
+    id: str = Field(
+        max_length=128,
+        # The id rule of `threadline.store.ids`, documented in the schema as the API's
+        # ids are (the validator below enforces it).
+        json_schema_extra={"pattern": r"^[A-Za-z0-9](?:\.?[A-Za-z0-9_:-])*\.?$"},
+    )
     title: str | None = Field(default=None, max_length=200)
     created_at: UtcDatetime
     updated_at: UtcDatetime

@@ -72,6 +72,8 @@ def create_app(services: Services | None = None) -> FastAPI:
     install_docs(app)
     app.include_router(health.router)
     app.include_router(chat.router)
+    # Before sessions: `/sessions/import` is not the session `import`.
+    app.include_router(export.router)
     app.include_router(sessions.router)
     app.include_router(openai_compat.router)
     app.include_router(web.router)
@@ -79,5 +81,4 @@ def create_app(services: Services | None = None) -> FastAPI:
     app.include_router(documents.ingestions_router)
     app.include_router(feedback.router)
     app.include_router(turns.router)
-    app.include_router(export.router)
     return app

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 
 ID_SCHEMA: dict[str, Any] = {"pattern": r"^[A-Za-z0-9](?:\.?[A-Za-z0-9_:-])*\.?$", "maxLength": 128}
 """How session ids and caller apps look (`threadline.store.validate_id`: ASCII letter or
@@ -63,7 +63,7 @@ class ChatRequest(BaseModel):
     sources: list[str] | None = Field(
         default=None, max_length=32, description="Narrow the allowed sources for this turn."
     )
-    debug: bool = Field(
+    debug: StrictBool = Field(
         default=False,
         description="Return the turn's trace (403 debug_forbidden for a caller app not in "
         "THREADLINE_DEBUG_CALLER_APPS).",

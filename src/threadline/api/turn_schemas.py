@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from threadline.api.schemas import ChatResponse
 from threadline.store.models import FEEDBACK_COMMENT_MAX, Message, TurnMetadata
@@ -80,7 +80,7 @@ class RegenerateRequest(BaseModel):
     workspace: str | None = Field(default=None, max_length=128)
     language: str | None = Field(default=None, pattern=r"^[a-z]{2}(-[A-Za-z]{2})?$")
     sources: list[str] | None = Field(default=None, max_length=32)
-    debug: bool = Field(default=False, description="As in POST /chat: return the trace.")
+    debug: StrictBool = Field(default=False, description="As in POST /chat: return the trace.")
 
 
 class AlternativePublic(BaseModel):

@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
+from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from threadline.api.deps import CallerAppDep, ServicesDep, TenantDep
@@ -60,9 +62,16 @@ async def export_session(
     )
 
 
+@router.api_route("/import", methods=["GET", "PUT", "PATCH", "DELETE"], include_in_schema=False)
+async def import_other_methods() -> None:
+    """Answer 405 rather than reading `import` as a session id (this router comes first)."""
+    raise HTTPException(405, "Use POST to import a session.", headers={"Allow": "POST"})
+
+
 @router.post("/import", response_model=SessionPublic, status_code=201, responses=ERRORS)
 async def import_session(
     body: SessionExport,
+    request: Request,
     services: ServicesDep,
     tenant: TenantDep,
     caller_app: CallerAppDep,
@@ -77,6 +86,13 @@ async def import_session(
     ] = None,
 ) -> SessionPublic:
     """Store an exported conversation in the key's tenant (409 if the id is taken)."""
+    # Read again strictly: the file must hold what its schema says (a time as text, a
+    # count as a number), not what lax parsing can make of something else.
+    try:
+        body = SessionExport.model_validate_json(await request.body(), strict=True)
+    except ValidationError as exc:
+        errors = [{**e, "loc": ("body", *e["loc"])} for e in exc.errors(include_url=False)]
+        raise RequestValidationError(errors) from exc
     session = from_export(body, tenant=tenant, caller_app=caller_app, session_id=session_id)
     stored = await run_in_threadpool(services.store.import_session, session=session)
     return SessionPublic(
