@@ -15,11 +15,12 @@ from support.services import make_services
 from threadline.api.main import create_app
 from threadline.auth import ApiKeyEntry, hash_key, new_key
 
-KEY_ALPHA, KEY_BETA = new_key(), new_key()
-ALPHA, BETA = {"X-API-Key": KEY_ALPHA}, {"X-API-Key": KEY_BETA}
+KEY_ALPHA, KEY_BETA, KEY_WEB = new_key(), new_key(), new_key()
+ALPHA, BETA, WEB = ({"X-API-Key": k} for k in (KEY_ALPHA, KEY_BETA, KEY_WEB))
 KEYS = [
     ApiKeyEntry(name="a", sha256=hash_key(KEY_ALPHA), tenant="default"),
     ApiKeyEntry(name="b", sha256=hash_key(KEY_BETA), tenant="beta"),
+    ApiKeyEntry(name="w", sha256=hash_key(KEY_WEB), tenant="default", caller_apps=["web"]),
 ]
 
 
@@ -141,6 +142,11 @@ def test_malformed_imports_are_422_and_write_nothing(json_api):
         assert reply.json()["error"]["code"] == "validation_error", name
     bad_override = client.post("/sessions/import?session_id=bad id", json=good, headers=ALPHA)
     assert bad_override.status_code in (400, 422)
+    # A key of another caller app neither reads nor writes this app's sessions.
+    assert client.get("/sessions/ex-bad/export", headers=WEB).status_code == 403
+    assert client.get("/sessions/ex-bad/export?caller_app=web", headers=WEB).status_code == 404
+    assert client.post("/sessions/import", json=good, headers=WEB).status_code == 403
+    assert client.post("/sessions/import?caller_app=web", json=good, headers=WEB).status_code == 201
     listed = client.get("/sessions", headers=ALPHA).json()
     assert [s["id"] for s in listed["data"]] == ["ex-bad"]  # nothing half-written
     assert client.get("/sessions/ex-bad/export?format=pdf", headers=ALPHA).status_code == 422
