@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from support.paths import SAMPLE
+from support.postgres import psql
 from support.services import make_services
 from threadline.api.main import create_app
 from threadline.auth import ApiKeyEntry, hash_key, new_key
@@ -84,6 +85,11 @@ def test_a_rating_is_stored_replaced_by_the_same_user_deleted_and_logged(api):
         db = sqlite3.connect(services.settings.queries_log_path)
         assert db.execute(SEED_SQL).fetchall()[0][1] == "What SLA applies to the enterprise plan?"
         db.close()
+    else:  # ... and in the real psql client
+        shown = psql(services.settings.database_url.get_secret_value(), SEED_SQL)
+        assert shown.returncode == 0, shown.stderr
+        assert "What SLA applies to the enterprise plan?" in shown.stdout
+        assert "P2 is 4h" in shown.stdout and "(1 row)" in shown.stdout
 
     again = rate(client, "fb-1", answer, rating="up")  # the same user changes their mind
     assert (again.json()["up"], again.json()["down"]) == (1, 0)
