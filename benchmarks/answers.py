@@ -10,18 +10,30 @@ service would have stored); then the last user turn goes through the real graph
 searching only the task's domain. One run line per task:
 `{"task_id", "outcome", "answer", "cited_doc_ids"}`.
 
-Only `task_id`, `conversation_id`, `domain` and `turns` of a task are read:
-labels, references and gold passage ids are for the scorer alone.
+Only `task_id`, `conversation_id`, `domain`, `turns`, `tenant` and `caller_app` of a
+task are read: labels, references and gold passage ids are for the scorer alone.
+
+Tasks written from users' feedback (`threadline bench cases`, `threadline.feedback_cases`)
+are replayed the same way with three differences: their earlier answers carry the
+metadata the service stored (search query, titles, outline...), which is seeded as it
+is instead of being recomputed; they name the tenant and caller app whose documents
+they search (`domain` null: the caller app's sources); and without `--corpus` they
+run against the deployment's own index (the settings' data directory), with the
+conversations seeded into a temporary store and log, never the deployment's.
+`benchmarks.feedback_replay` then says what became of each flagged answer.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,9 +50,12 @@ from benchmarks.retrieval import (
     open_index,
 )
 from threadline.chat import ChatService, TurnRequest
-from threadline.store import TurnMetadata
+from threadline.querylog import QueryLog
+from threadline.services import Services
+from threadline.settings import get_settings
+from threadline.store import ConversationStore, TurnMetadata
 
-READ_FIELDS = ("task_id", "conversation_id", "domain", "turns")
+READ_FIELDS = ("task_id", "conversation_id", "domain", "turns", "tenant", "caller_app")
 """The only task fields the benchmark reads."""
 
 
@@ -50,8 +65,12 @@ class AnswerTask:
 
     task_id: str
     conversation_id: str
-    domain: str
+    domain: str | None
     turns: tuple[Turn, ...]
+    tenant: str = TENANT
+    caller_app: str = CALLER_APP
+    stored: tuple[dict[str, Any] | None, ...] = ()
+    """Per turn, the metadata the service stored with an earlier answer (feedback cases)."""
 
 
 @dataclass(frozen=True)
@@ -112,11 +131,16 @@ def read_task(record: dict[str, Any]) -> AnswerTask:
     turns = tuple(Turn(str(t["role"]), str(t["text"])) for t in record["turns"])
     if not turns or turns[-1].role != "user":
         raise ValueError(f"task {task_id}: the last turn must be a user turn")
+    stored = tuple(t.get("metadata") for t in record["turns"])
+    domain = record["domain"]
     return AnswerTask(
         task_id=task_id,
         conversation_id=str(record["conversation_id"]),
-        domain=str(record["domain"]),
+        domain=None if domain is None else str(domain),
         turns=turns,
+        tenant=str(record.get("tenant") or TENANT),
+        caller_app=str(record.get("caller_app") or CALLER_APP),
+        stored=stored if any(stored) else (),
     )
 
 
@@ -161,13 +185,15 @@ class AnswersBench:
         pairs = _pairs(task)[:-1]
         if not pairs:
             return 0
+        if task.stored:
+            return self.seed_stored(task, thread_id)
         as_task = Task(task.task_id, task.domain, task.turns)
         stored = self.replay._replay_prefix(as_task, pairs)
         store = self.chat.services.store
         for turn in stored:
             store.add_turn(
-                tenant=TENANT,
-                caller_app=CALLER_APP,
+                tenant=task.tenant,
+                caller_app=task.caller_app,
                 session_id=thread_id,
                 question=turn["question"],
                 answer=turn["answer"],
@@ -183,6 +209,28 @@ class AnswersBench:
             )
         return len(stored)
 
+    def seed_stored(self, task: AnswerTask, thread_id: str) -> int:
+        """Store the earlier turns with the answers and metadata the service stored."""
+        store = self.chat.services.store
+        question, seeded = None, 0
+        for turn, stored in zip(task.turns[:-1], task.stored, strict=False):
+            if turn.role == "user":
+                question = turn.text
+                continue
+            if question is None:
+                continue
+            store.add_turn(
+                tenant=task.tenant,
+                caller_app=task.caller_app,
+                session_id=thread_id,
+                question=question,
+                answer=turn.text,
+                metadata=TurnMetadata.model_validate(stored or {}),
+                create=True,
+            )
+            question, seeded = None, seeded + 1
+        return seeded
+
     def run_task(self, task: AnswerTask) -> AnswerLine:
         """Seed the history, answer the last user turn through the graph."""
         thread_id = thread_id_for(task)
@@ -191,9 +239,9 @@ class AnswersBench:
             TurnRequest(
                 query=task.turns[-1].text,
                 thread_id=thread_id,
-                tenant=TENANT,
-                caller_app=CALLER_APP,
-                sources=[task.domain],
+                tenant=task.tenant,
+                caller_app=task.caller_app,
+                sources=[task.domain] if task.domain is not None else None,
             )
         )
         return AnswerLine(
@@ -206,8 +254,28 @@ class AnswersBench:
         )
 
 
+@contextmanager
+def deployment_services() -> Iterator[Services]:
+    """Yield the deployment's index, model and settings, with a temporary store and log.
+
+    Feedback cases replay against what the service answers from now (its data
+    directory's index, `THREADLINE_*` settings); their seeded conversations go to a
+    throw-away store, so the deployment's conversations and log are never written.
+    """
+    scratch = Path(tempfile.mkdtemp(prefix="threadline-replay-"))
+    services = Services(get_settings())
+    # Set before first use: the store and log the services would open are never opened.
+    services.__dict__["store"] = ConversationStore(scratch / "sessions")
+    services.__dict__["querylog"] = QueryLog(scratch / "queries.sqlite3")
+    try:
+        yield services
+    finally:
+        services.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 def run_answers_benchmark(
-    corpus_path: Path,
+    corpus_path: Path | None,
     tasks_path: Path,
     out_path: Path,
     *,
@@ -219,7 +287,8 @@ def run_answers_benchmark(
     """Index the corpus (a fresh temporary index by default), run every task, write the run.
 
     Args:
-        corpus_path: Corpus JSONL (`id`, `title`, `text`, `domain`).
+        corpus_path: Corpus JSONL (`id`, `title`, `text`, `domain`); `None` replays
+            against the deployment's own index (`deployment_services`).
         tasks_path: Tasks JSONL (only `task_id`, `conversation_id`, `domain`, `turns`).
         out_path: Run JSONL (`task_id`, `outcome`, `answer`, `cited_doc_ids`).
         embeddings: hybrid, sparse or dense.
@@ -230,19 +299,19 @@ def run_answers_benchmark(
     Returns:
         Counts and timings.
     """
-    passages = load_corpus(corpus_path)
+    passages = load_corpus(corpus_path) if corpus_path is not None else []
     tasks = load_answer_tasks(tasks_path, limit)
     report = AnswersReport(tasks=len(tasks), passages=len(passages))
     lines: list[AnswerLine] = []
-    with open_index(embeddings, index_dir) as (services, _):
+    with _services(corpus_path, embeddings, index_dir) as services:
         started = time.perf_counter()
-        report.indexed = index_corpus(services.kb, passages, progress)
+        report.indexed = index_corpus(services.kb, passages, progress) if passages else 0
         report.index_seconds = time.perf_counter() - started
         bench = AnswersBench(ChatService(services))
         # A kept index directory also keeps the sessions of an earlier run: start clean.
         for task in tasks:
             services.store.delete_session(
-                tenant=TENANT, caller_app=CALLER_APP, session_id=thread_id_for(task)
+                tenant=task.tenant, caller_app=task.caller_app, session_id=thread_id_for(task)
             )
         started = time.perf_counter()
         for done, task in enumerate(tasks, 1):
@@ -257,6 +326,18 @@ def run_answers_benchmark(
     out_path.parent.mkdir(parents=True, exist_ok=True)
     out_path.write_text("".join(line.to_json() + "\n" for line in lines), encoding="utf-8")
     return report
+
+
+@contextmanager
+def _services(
+    corpus_path: Path | None, embeddings: str, index_dir: Path | None
+) -> Iterator[Services]:
+    if corpus_path is None:
+        with deployment_services() as services:
+            yield services
+        return
+    with open_index(embeddings, index_dir) as (services, _):
+        yield services
 
 
 def score_answers(

@@ -135,11 +135,19 @@ def retrieval(
 
 @app.command("answers")
 def answers(
-    corpus: Annotated[Path, typer.Option(help="Corpus JSONL: id, title, text, domain.")],
     tasks: Annotated[
         Path, typer.Option(help="Tasks JSONL: task_id, conversation_id, domain, turns.")
     ],
-    out: Annotated[Path, typer.Option(help="Where to write the run JSONL.")],
+    corpus: Annotated[
+        Path | None,
+        typer.Option(
+            help="Corpus JSONL: id, title, text, domain. Without it: the deployment's own "
+            "index (THREADLINE_DATA_DIR), for the cases of `threadline bench cases`."
+        ),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Where to write the run JSONL.")] = Path(
+        "answers-run.jsonl"
+    ),
     embeddings: Annotated[
         str, typer.Option(help="hybrid, sparse or dense (a fresh index is built).")
     ] = "hybrid",
@@ -154,8 +162,12 @@ def answers(
         Path | None, typer.Option(help="score.py to use (default: beside the tasks file).")
     ] = None,
 ) -> None:
-    """Replay conversations (dataset answers as history); answer, decline or ask at the end."""
+    """Replay conversations (dataset answers as history); answer, decline or ask at the end.
+
+    Feedback cases (`threadline bench cases`) are compared with the answers users flagged.
+    """
     from benchmarks.answers import run_answers_benchmark, score_answers
+    from benchmarks.feedback_replay import compare_replay, is_feedback_tasks
 
     if embeddings not in ("hybrid", "sparse", "dense"):
         console.print("[red]--embeddings must be hybrid, sparse or dense[/red]")
@@ -173,7 +185,9 @@ def answers(
         )
     err.print(report.summary(), highlight=False)
     err.print(f"run written to {out}", highlight=False)
-    if score:
+    if is_feedback_tasks(tasks):
+        typer.echo(compare_replay(tasks, out).summary(), nl=False)
+    elif score:
         typer.echo(score_answers(out, tasks, script=scorer), nl=False)
 
 

@@ -38,6 +38,15 @@ class Principal:
     tenant: str
     caller_apps: frozenset[str]
     key_name: str | None = None
+    key_id: str | None = None
+    """The first hex digits of the key's digest: tells keys of one name apart."""
+
+    @property
+    def user(self) -> str:
+        """Who this caller is, for what is kept per user (ratings): `name#digest`, or `local`."""
+        if self.key_id is None:
+            return "local"
+        return f"{self.key_name or 'key'}#{self.key_id}"
 
     def may_act_as(self, caller_app: str) -> bool:
         """Whether this principal may send requests as `caller_app`."""
@@ -88,4 +97,6 @@ class KeyRing:
                 found = entry
         if found is None:
             return None
-        return Principal(found.tenant, frozenset(found.caller_apps), found.name or None)
+        return Principal(
+            found.tenant, frozenset(found.caller_apps), found.name or None, found.sha256[:8]
+        )

@@ -44,6 +44,8 @@ class TurnRequest:
     language: str | None = None
     sources: list[str] | None = None
     turn_id: str = ""
+    regenerate: str = ""
+    """The last user message's id: answer it again instead of a new message."""
 
 
 @dataclass
@@ -67,10 +69,25 @@ class TurnResult:
     latency_ms: float = 0.0
     llm_fallback: str | None = None
     """`offline` when the LLM was down or too slow and the offline model answered."""
+    kept_trace: list[dict[str, Any]] = field(default_factory=list)
+    """The trace as stored with the answer: sanitised and bounded (`threadline.tracing`)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready dict."""
-        return asdict(self)
+    def to_dict(self, *, debug: bool = False) -> dict[str, Any]:
+        """Return the plain JSON-ready dict a client receives.
+
+        Args:
+            debug: Include `trace`: the trace as stored (sanitised), for a caller app
+                allowed to debug. Without it neither trace is in the dict.
+
+        Returns:
+            The result's fields.
+        """
+        data = asdict(self)
+        del data["trace"]
+        kept = data.pop("kept_trace")
+        if debug:
+            data["trace"] = kept
+        return data
 
 
 def followup_json(followup: TurnFollowup | None) -> dict[str, Any]:
@@ -158,6 +175,7 @@ class ChatService:
             clarify=state.get("clarify") if state.get("outcome") == "clarify" else None,
             message_ids=state.get("message_ids", []),
             trace=state.get("trace", []),
+            kept_trace=state.get("kept_trace", []),
             latency_ms=round((time.perf_counter() - started) * 1000, 2),
         )
 
@@ -220,14 +238,15 @@ class ChatService:
         return self._result(state, started)
 
     async def astream_turn(
-        self, request: TurnRequest, context: Context | None = None
+        self, request: TurnRequest, context: Context | None = None, *, debug: bool = False
     ) -> AsyncIterator[dict[str, Any]]:
         """Run one turn, yielding events as the graph runs.
 
         Events are `{"event": name, "data": {...}}` with name `phase` (a node
         finished: route, reformulated query, sources found...), `token` (a piece
         of the answer as the model writes it, before citation validation) and,
-        last, `final`: the same object `run_turn` returns, which is the truth.
+        last, `final`: the same object `run_turn` returns, which is the truth (with
+        its stored trace when `debug` is set).
 
         Raises:
             LLMError: the model is down or too slow (nothing was stored), unless the
@@ -240,7 +259,8 @@ class ChatService:
         try:
             async for event in self._astream_run(inputs, config, context, seen):
                 if event["event"] == "final":
-                    event["data"] = self._result(event["data"], started).to_dict()
+                    result = self._result(event["data"], started)
+                    event["data"] = result.to_dict(debug=debug)
                 yield event
         except LLMError as error:
             fallback = self._fallback_config(config, error, seen)
@@ -248,7 +268,7 @@ class ChatService:
             async for event in self._astream_run(inputs, fallback, context, {}):
                 if event["event"] == "final":
                     result = self._fallback_result(self._result(event["data"], started), error)
-                    event["data"] = result.to_dict()
+                    event["data"] = result.to_dict(debug=debug)
                 yield event
 
     async def _astream_run(

@@ -1,7 +1,8 @@
 """The `threadline` command: ingest, serve, chat, sessions, log, db.
 
-`ingest`, `serve` and `log` are here; `chat`, `sessions` and `db` live in
-:mod:`threadline.chat_cli`, :mod:`threadline.sessions_cli` and :mod:`threadline.db_cli`.
+`ingest` and `serve` are here; `chat`, `sessions`, `log` and `db` live in
+:mod:`threadline.chat_cli`, :mod:`threadline.sessions_cli`, :mod:`threadline.log_cli`
+and :mod:`threadline.db_cli`.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
+from threadline.bench_cli import bench_app
 from threadline.chat_cli import chat
 from threadline.cli_common import (
     EXIT_INDEX_HELD,
@@ -21,11 +22,11 @@ from threadline.cli_common import (
     TenantOpt,
     console,
     open_services,
-    open_services_unchecked,
     running_server_url,
     server_file,
 )
 from threadline.db_cli import check_database, db_app
+from threadline.log_cli import show_log
 from threadline.sessions_cli import sessions_app
 from threadline.settings import Settings, get_settings
 
@@ -34,6 +35,7 @@ __all__ = ["EXIT_INDEX_HELD", "SERVER_FILE", "app", "running_server_url", "tenan
 app = typer.Typer(no_args_is_help=True, help="Multi-turn, strictly grounded chat over documents.")
 app.add_typer(db_app, name="db")
 app.add_typer(sessions_app, name="sessions")
+app.add_typer(bench_app, name="bench")
 
 
 @app.command()
@@ -159,32 +161,7 @@ def tenants_hint(settings: Settings) -> str | None:
 app.command()(chat)
 
 
-@app.command("log")
-def show_log(
-    thread: Annotated[str, typer.Option("--thread", help="Thread (session) id.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print rows as JSON lines.")] = False,
-) -> None:
-    """Print the queries log of one thread."""
-    rows = open_services_unchecked().querylog.thread(thread)
-    if as_json:
-        for row in rows:
-            typer.echo(json.dumps(row, ensure_ascii=False))
-        return
-    table = Table("created_at", "question", "route", "ref", "section", "method", "outcome", "llm")
-    for column in table.columns:
-        column.overflow = "fold"  # wrapped when narrow, never ellipsised
-    for r in rows:
-        table.add_row(
-            r["created_at"][:16].replace("T", " "),
-            r["question"],
-            r["route"] or "",
-            r["followup_ref_type"] or "",
-            r["followup_section_id"] or "",
-            r["followup_method"] or "",
-            r["outcome"] or "",
-            str(r["llm_calls"]),
-        )
-    console.print(table)
+app.command("log")(show_log)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,4 @@
-"""The source policy: which knowledge sources a caller app may search.
+"""The source policy: which knowledge sources a caller app may search (and whether it may debug).
 
 It sits outside the graph and the API because both apply it: the graph when a
 turn retrieves, the API when the web page looks up a cited passage. A request
@@ -46,3 +46,20 @@ def allowed_sources(
         if denied:
             raise PolicyViolation(f"source_denied:{','.join(sorted(denied))}")
     return requested
+
+
+def may_debug(debug_apps: Sequence[str], caller_app: str) -> bool:
+    """Whether a caller app may see turns' traces (`THREADLINE_DEBUG_CALLER_APPS`).
+
+    A trace holds ids, titles and scores of passages within the caller app's own
+    sources, never their text; it is still kept from apps not named, since it shows
+    how the service decides.
+
+    Args:
+        debug_apps: The allowed caller apps; `"*"` allows every app.
+        caller_app: The app asking.
+
+    Returns:
+        True when the app may see traces.
+    """
+    return "*" in debug_apps or caller_app in debug_apps

@@ -2,6 +2,11 @@
 
 The `thread_state` view answers the seed's debug query ("does this thread have
 an outline?") from the same rows, so no second copy of the state can drift.
+
+A row also carries the turn's sanitised `trace` (JSON) and the answer's latest
+rating (`feedback` = up/down, `feedback_reason`, `feedback_comment`, `feedback_at`),
+updated when a user rates it, so `SELECT ... FROM queries_log WHERE feedback = 'down'`
+lists what users flagged. A log created before these columns gets them on open.
 """
 
 from __future__ import annotations
@@ -16,7 +21,39 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from threadline.store.models import FollowupInfo
+from threadline.store.models import Feedback, FollowupInfo
+
+ADDED_COLUMNS = {
+    "trace": "TEXT",
+    "feedback": "TEXT",
+    "feedback_reason": "TEXT",
+    "feedback_comment": "TEXT",
+    "feedback_at": "TEXT",
+}
+"""Columns added after the first release: a log that lacks them gets them on open."""
+
+FEEDBACK_COLUMNS = ("feedback", "feedback_reason", "feedback_comment", "feedback_at")
+
+
+def feedback_columns(ratings: Sequence[Feedback]) -> dict[str, Any]:
+    """Return the log's feedback columns for an answer's ratings: the latest one, or nulls.
+
+    Args:
+        ratings: The answer's ratings (one per user).
+
+    Returns:
+        `feedback`, `feedback_reason`, `feedback_comment` and `feedback_at`.
+    """
+    if not ratings:
+        return dict.fromkeys(FEEDBACK_COLUMNS)
+    latest = max(ratings, key=lambda f: f.created_at)
+    return {
+        "feedback": latest.rating,
+        "feedback_reason": latest.reason,
+        "feedback_comment": latest.comment,
+        "feedback_at": latest.created_at.isoformat(),
+    }
+
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS queries_log (
@@ -40,10 +77,17 @@ CREATE TABLE IF NOT EXISTS queries_log (
     outcome TEXT,
     stop_reason TEXT,
     llm_calls INTEGER NOT NULL DEFAULT 0,
-    latency_ms REAL
+    latency_ms REAL,
+    trace TEXT,
+    feedback TEXT,
+    feedback_reason TEXT,
+    feedback_comment TEXT,
+    feedback_at TEXT
 );
 CREATE INDEX IF NOT EXISTS queries_log_thread
     ON queries_log (tenant, caller_app, thread_id, created_at);
+CREATE INDEX IF NOT EXISTS queries_log_turn
+    ON queries_log (tenant, caller_app, thread_id, turn_id);
 CREATE VIEW IF NOT EXISTS thread_state AS
     SELECT tenant, caller_app, thread_id, created_at AS updated_at,
            outline AS last_outline, doc_ids AS last_doc_ids, titles AS last_titles,
@@ -71,6 +115,7 @@ class QueryRecord:
     stop_reason: str | None = None
     llm_calls: int = 0
     latency_ms: float | None = None
+    trace: list[dict[str, Any]] | None = None
     created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
 
     def row(self) -> dict[str, Any]:
@@ -102,6 +147,10 @@ class QueryLog:
         self._writer: sqlite3.Connection | None = None
         with closing(self._connect()) as db, db:
             db.execute("PRAGMA journal_mode=WAL")
+            present = {row[1] for row in db.execute("PRAGMA table_info(queries_log)")}
+            for name, kind in ADDED_COLUMNS.items():
+                if present and name not in present:  # a log written by an older version
+                    db.execute(f"ALTER TABLE queries_log ADD COLUMN {name} {kind}")
             db.executescript(SCHEMA)
 
     def _connect(self) -> sqlite3.Connection:
@@ -132,6 +181,8 @@ class QueryLog:
         row = record.row()
         for key in ("doc_ids", "titles", "outline"):
             row[key] = json.dumps(row[key], ensure_ascii=False)
+        if row["trace"] is not None:
+            row["trace"] = json.dumps(row["trace"], ensure_ascii=False)
         for key in ("followup_detected", "followup_resolved"):
             row[key] = int(row[key])
         columns = ", ".join(row)
@@ -140,6 +191,44 @@ class QueryLog:
             db = self._write_connection()
             with db:  # one transaction, committed here
                 db.execute(f"INSERT INTO queries_log ({columns}) VALUES ({marks})", row)
+
+    def set_feedback(
+        self,
+        *,
+        tenant: str,
+        caller_app: str,
+        thread_id: str,
+        turn_id: str,
+        ratings: Sequence[Feedback],
+    ) -> int:
+        """Write an answer's latest rating into its turn's row (see `feedback_columns`).
+
+        Returns:
+            How many rows were updated (0 for a turn the log does not hold).
+        """
+        values = feedback_columns(ratings)
+        sets = ", ".join(f"{k} = :{k}" for k in values)
+        args = {**values, "t": tenant, "a": caller_app, "th": thread_id, "turn": turn_id}
+        with self._lock:
+            db = self._write_connection()
+            with db:
+                return db.execute(
+                    f"UPDATE queries_log SET {sets} WHERE tenant = :t AND caller_app = :a "
+                    "AND thread_id = :th AND turn_id = :turn",
+                    args,
+                ).rowcount
+
+    def flagged(
+        self, rating: str, *, tenant: str | None = None, caller_app: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Rows whose answer's latest rating is `rating`, oldest first."""
+        sql = "SELECT * FROM queries_log WHERE feedback = ?"
+        args: list[Any] = [rating]
+        for name, value in (("tenant", tenant), ("caller_app", caller_app)):
+            if value is not None:
+                sql += f" AND {name} = ?"
+                args.append(value)
+        return self.query(sql + " ORDER BY id", args)
 
     def thread(
         self, thread_id: str, *, tenant: str | None = None, caller_app: str | None = None

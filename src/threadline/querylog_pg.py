@@ -16,9 +16,10 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from threadline.querylog import QueryRecord
+from threadline.querylog import QueryRecord, feedback_columns
+from threadline.store.models import Feedback
 
-_JSON_COLUMNS = ("doc_ids", "titles", "outline")
+_JSON_COLUMNS = ("doc_ids", "titles", "outline", "trace")
 
 
 def _as_sqlite_row(row: dict[str, Any]) -> dict[str, Any]:
@@ -26,7 +27,7 @@ def _as_sqlite_row(row: dict[str, Any]) -> dict[str, Any]:
     for key, value in row.items():
         if isinstance(value, datetime):
             shaped[key] = value.isoformat()
-        elif key in _JSON_COLUMNS and not isinstance(value, str):
+        elif key in _JSON_COLUMNS and value is not None and not isinstance(value, str):
             shaped[key] = json.dumps(value, ensure_ascii=False)
         elif isinstance(value, bool):
             shaped[key] = int(value)
@@ -48,11 +49,49 @@ class PostgresQueryLog:
         row = record.row()
         row["created_at"] = datetime.fromisoformat(row["created_at"])
         for key in _JSON_COLUMNS:
-            row[key] = Jsonb(row[key])
+            row[key] = Jsonb(row[key]) if row[key] is not None else None
         columns = ", ".join(row)
         marks = ", ".join(f"%({k})s" for k in row)
         with self._pool.connection() as conn:
             conn.execute(f"INSERT INTO queries_log ({columns}) VALUES ({marks})", row)
+
+    def set_feedback(
+        self,
+        *,
+        tenant: str,
+        caller_app: str,
+        thread_id: str,
+        turn_id: str,
+        ratings: Sequence[Feedback],
+    ) -> int:
+        """Write an answer's latest rating into its turn's row (see `feedback_columns`).
+
+        Returns:
+            How many rows were updated (0 for a turn the log does not hold).
+        """
+        values = feedback_columns(ratings)
+        if values["feedback_at"] is not None:
+            values["feedback_at"] = datetime.fromisoformat(values["feedback_at"])
+        sets = ", ".join(f"{k} = %({k})s" for k in values)
+        args = {**values, "t": tenant, "a": caller_app, "th": thread_id, "turn": turn_id}
+        with self._pool.connection() as conn:
+            return conn.execute(
+                f"UPDATE queries_log SET {sets} WHERE tenant = %(t)s AND caller_app = %(a)s "
+                "AND thread_id = %(th)s AND turn_id = %(turn)s",
+                args,
+            ).rowcount
+
+    def flagged(
+        self, rating: str, *, tenant: str | None = None, caller_app: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Rows whose answer's latest rating is `rating`, oldest first."""
+        sql = "SELECT * FROM queries_log WHERE feedback = %s"
+        args: list[Any] = [rating]
+        for name, value in (("tenant", tenant), ("caller_app", caller_app)):
+            if value is not None:
+                sql += f" AND {name} = %s"
+                args.append(value)
+        return self.query(sql + " ORDER BY id", args)
 
     def thread(
         self, thread_id: str, *, tenant: str | None = None, caller_app: str | None = None

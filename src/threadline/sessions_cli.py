@@ -1,14 +1,16 @@
-"""`threadline sessions`: list, show, delete and check the stored conversations."""
+"""`threadline sessions`: list, show, delete, check, export and import conversations."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Column, Table
 
 from threadline.cli_common import CallerOpt, TenantOpt, console, open_store
+from threadline.settings import get_settings
 
 sessions_app = typer.Typer(no_args_is_help=True, help="List, show and delete sessions.")
 
@@ -103,3 +105,64 @@ def sessions_check(
     console.print(summary or "no session files")
     if any(check.is_corrupt for check in checks):
         raise typer.Exit(1)
+
+
+@sessions_app.command("export")
+def sessions_export(
+    session_id: str,
+    tenant: TenantOpt = "default",
+    caller_app: CallerOpt = "default",
+    fmt: Annotated[str, typer.Option("--format", help="md (readable) or json (imports).")] = "md",
+    out: Annotated[Path | None, typer.Option(help="Write to this file, not stdout.")] = None,
+) -> None:
+    """Export a conversation: Markdown with citations as footnotes, or JSON to import."""
+    from threadline.export import to_export, to_markdown
+    from threadline.policy import may_debug
+
+    if fmt not in ("md", "json"):
+        console.print("[red]--format must be md or json[/red]")
+        raise typer.Exit(2)
+    with open_store() as store:
+        session = store.get_session(tenant=tenant, caller_app=caller_app, session_id=session_id)
+    if session is None:
+        console.print("[red]Session not found[/red]")
+        raise typer.Exit(1)
+    if fmt == "md":
+        text = to_markdown(session)
+    else:
+        with_trace = may_debug(get_settings().debug_caller_apps, caller_app)
+        export = to_export(session, with_trace=with_trace).model_dump(mode="json")
+        text = json.dumps(export, ensure_ascii=False, indent=1) + "\n"
+    if out is None:
+        typer.echo(text, nl=False)
+    else:
+        out.write_text(text, encoding="utf-8")
+        console.print(f"wrote {out}", highlight=False)
+
+
+@sessions_app.command("import")
+def sessions_import(
+    path: Path,
+    tenant: TenantOpt = "default",
+    caller_app: CallerOpt = "default",
+    session_id: Annotated[str | None, typer.Option(help="Store it under this id.")] = None,
+) -> None:
+    """Import a conversation exported as JSON (the id must be free)."""
+    from pydantic import ValidationError
+
+    from threadline.export import SessionExport, from_export
+    from threadline.store import InvalidIdError, SessionExistsError
+
+    try:
+        export = SessionExport.model_validate_json(path.read_bytes())
+        session = from_export(export, tenant=tenant, caller_app=caller_app, session_id=session_id)
+    except (OSError, ValidationError, InvalidIdError) as exc:
+        console.print(f"[red]not a threadline session export: {exc}[/red]", highlight=False)
+        raise typer.Exit(2) from exc
+    try:
+        with open_store() as store:
+            store.import_session(session=session)
+    except SessionExistsError as exc:
+        console.print(f"[red]{exc}[/red]", highlight=False)
+        raise typer.Exit(1) from exc
+    console.print(f"imported {session.id} ({len(session.messages)} messages)", highlight=False)

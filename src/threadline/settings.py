@@ -158,6 +158,11 @@ class Settings(BaseSettings):
             'Allowed sources per caller_app, JSON: {"support-bot": ["support"], "*": [...]}.'
         ),
     )
+    debug_caller_apps: list[str] = Field(
+        default_factory=lambda: ["default"],
+        description='Caller apps that may see a turn\'s trace ("debug": true, the trace '
+        'route), JSON: ["default"] (the web page and CLI), ["*"] for all, [] for none.',
+    )
     citation_policy: Literal["remove", "refuse"] = Field(
         default="remove",
         description="A citation to a source that was not in the context: drop it, or refuse.",

@@ -159,6 +159,13 @@ def known_refusal(case, response) -> str | None:
         details = response.json()["error"]["details"] or []
         if [d["msg"] for d in details] == [f"Value error, {TWO_IDS}"]:
             return "session_id and thread_id name two different sessions"
+    if label == "POST /sessions/import" and status == 422 and code == "validation_error":
+        details = response.json()["error"]["details"] or []
+        if details and all(
+            d["loc"][:2] == ["body", "session"] and d["msg"].startswith("Value error")
+            for d in details
+        ):
+            return "message ids, one question and answer per turn, alternatives of a question"
     if label == "POST /v1/chat/completions" and status == 400 and code in _OPENAI_RULES:
         return "the messages hold no usable question, or n != 1"
     if label == "POST /documents":

@@ -11,8 +11,19 @@ from starlette.concurrency import run_in_threadpool
 
 from threadline import __version__
 from threadline.api.errors import install_error_handlers
-from threadline.api.routes import chat, documents, health, openai_compat, sessions, web
+from threadline.api.routes import (
+    chat,
+    documents,
+    export,
+    feedback,
+    health,
+    openai_compat,
+    sessions,
+    turns,
+    web,
+)
 from threadline.api.security import SecurityHeaders, install_docs
+from threadline.api.turn_errors import install_turn_error_handlers
 from threadline.auth import KeyRing, load_key_entries
 from threadline.chat import ChatService
 from threadline.services import Services
@@ -57,12 +68,17 @@ def create_app(services: Services | None = None) -> FastAPI:
         )
     app.add_middleware(SecurityHeaders)
     install_error_handlers(app)
+    install_turn_error_handlers(app)
     install_docs(app)
     app.include_router(health.router)
     app.include_router(chat.router)
+    # Before sessions: `/sessions/import` is not the session `import`.
+    app.include_router(export.router)
     app.include_router(sessions.router)
     app.include_router(openai_compat.router)
     app.include_router(web.router)
     app.include_router(documents.router)
     app.include_router(documents.ingestions_router)
+    app.include_router(feedback.router)
+    app.include_router(turns.router)
     return app

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 
 ID_SCHEMA: dict[str, Any] = {"pattern": r"^[A-Za-z0-9](?:\.?[A-Za-z0-9_:-])*\.?$", "maxLength": 128}
 """How session ids and caller apps look (`threadline.store.validate_id`: ASCII letter or
@@ -62,6 +62,11 @@ class ChatRequest(BaseModel):
     language: str | None = Field(default=None, pattern=r"^[a-z]{2}(-[A-Za-z]{2})?$")
     sources: list[str] | None = Field(
         default=None, max_length=32, description="Narrow the allowed sources for this turn."
+    )
+    debug: StrictBool = Field(
+        default=False,
+        description="Return the turn's trace (403 debug_forbidden for a caller app not in "
+        "THREADLINE_DEBUG_CALLER_APPS).",
     )
 
     @model_validator(mode="after")
@@ -145,6 +150,13 @@ class ChatResponse(BaseModel):
         description="Present only when the language model was down or too slow and the "
         "offline extractive model answered instead: THREADLINE_LLM_FALLBACK=offline, or a "
         "catalog question answered from the router's parse of the words.",
+    )
+    trace: list[dict[str, Any]] | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description='Present only when the request says "debug": true: what the graph did '
+        "(candidates with scores, passages selected and rejected, the decision, LLM calls); "
+        "ids, titles and scores, never document text.",
     )
 
 

@@ -85,6 +85,10 @@ class CandidateSearch:
     pack: ContextPack
 
 
+TRACE_CANDIDATES = 10
+"""Candidates the retrieve trace lists with their scores."""
+
+
 def fuse_rankings(
     rankings: Sequence[tuple[float, Sequence[ScoredChunk]]],
     *,
@@ -351,6 +355,12 @@ def retrieve_turn(
         "node": "retrieve",
         "attempts": found.attempts,
         "candidates": len(found.candidates),
+        # The ranking before packing, best first: what a maintainer compares the
+        # selection with (ids, titles, scores; never text).
+        "scores": [
+            {"chunk_id": c.chunk.chunk_id, "title": c.chunk.title, "score": round(c.score, 4)}
+            for c in found.candidates[:TRACE_CANDIDATES]
+        ],
         "selected": [c["chunk_id"] for c in chunks],
         "rejected": found.pack.rejected,
     }

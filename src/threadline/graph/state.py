@@ -115,6 +115,8 @@ class InputState:
     """Narrows the caller app's allowed sources for this turn (never widens)."""
     turn_id: str = ""
     """Idempotency key of the turn; a retried persist never writes twice."""
+    regenerate: str = ""
+    """Id of the last user message, to answer it again (the earlier answer is kept aside)."""
 
 
 @dataclass(kw_only=True)
@@ -163,3 +165,5 @@ class State(InputState):
     """Per-node facts for debugging (each node returns its own entry)."""
     message_ids: list[str] = field(default_factory=list)
     """Ids of the persisted user and assistant messages."""
+    kept_trace: list[dict[str, Any]] = field(default_factory=list)
+    """The trace as persist stored it: sanitised, bounded, no document text."""

@@ -7,7 +7,7 @@ are re-exported from ``ids.py``: every backend accepts and rejects the same ids.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
 
 from threadline.store.ids import ID_PATTERN, validate_id
 
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from langchain_core.messages import BaseMessage
 
+    from threadline.store.edits import SessionEdit
     from threadline.store.models import (
         Message,
         Role,
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["ID_PATTERN", "ConversationStoreProtocol", "validate_id"]
+
+T = TypeVar("T")
 
 
 @runtime_checkable
@@ -122,4 +125,20 @@ class ConversationStoreProtocol(Protocol):
         self, *, repair: bool = False, quarantine: bool = False
     ) -> list[SessionCheck]:
         """Check every session; optionally salvage damaged ones or move them aside."""
+        ...
+
+    def edit_session(
+        self,
+        *,
+        tenant: str,
+        caller_app: str,
+        session_id: str,
+        edit: SessionEdit[T],
+        touch: bool = False,
+    ) -> T:
+        """Apply one edit of ``threadline.store.edits`` under the session's lock; atomic."""
+        ...
+
+    def import_session(self, *, session: Session) -> Session:
+        """Store a whole session under an id not taken yet; atomic."""
         ...

@@ -89,3 +89,26 @@ class CorruptSessionError(StoreError):
         super().__init__(f"corrupt session file {path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class MessageNotFoundError(StoreError):
+    """The addressed message is not in the session."""
+
+    def __init__(self, session_id: str, message_id: str) -> None:
+        """Build the error for one message of one session.
+
+        Args:
+            session_id: The session searched.
+            message_id: The id not found in it.
+        """
+        super().__init__(f"message {message_id!r} not found in session {session_id!r}")
+        self.session_id = session_id
+        self.message_id = message_id
+
+
+class NotAnAnswerError(StoreError):
+    """The operation needs an assistant answer, and the message is something else."""
+
+
+class TurnConflictError(StoreError):
+    """The session changed under the operation (e.g. a newer question arrived); retry."""

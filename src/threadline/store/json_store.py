@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from threadline.store import files
+from threadline.store.edits_json import JsonSessionEdits
 from threadline.store.errors import (
     CorruptSessionError,
     InvalidIdError,
@@ -61,7 +62,7 @@ __all__ = ["LANGCHAIN_KWARGS_KEY", "QUARANTINE_DIR", "ConversationStore"]
 _LOGGER = logging.getLogger(__name__)
 
 
-class ConversationStore:
+class ConversationStore(JsonSessionEdits):
     """Sessions, messages and thread state in JSON files; see the module docstring.
 
     All methods are blocking on purpose (file locks have no asyncio support); async

@@ -7,7 +7,7 @@ ordering and comparisons never mix naive and aware datetimes.
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
@@ -59,6 +59,22 @@ class Citation(BaseModel):
     section: str | None = None
 
 
+FeedbackRating = Literal["up", "down"]
+FeedbackReason = Literal["wrong", "not_in_documents", "incomplete", "wrong_source", "other"]
+FEEDBACK_COMMENT_MAX = 2000
+"""Longest comment a rating may carry (characters)."""
+
+
+class Feedback(BaseModel):
+    """One user's rating of one answer (one per user per answer; a new one replaces it)."""
+
+    user: str = Field(description="Who rated: the API key's identity, or `local`.")
+    rating: FeedbackRating
+    reason: FeedbackReason | None = None
+    comment: str | None = Field(default=None, max_length=FEEDBACK_COMMENT_MAX)
+    created_at: UtcDatetime
+
+
 class TurnMetadata(BaseModel):
     """What an assistant turn did besides producing its text."""
 
@@ -72,6 +88,14 @@ class TurnMetadata(BaseModel):
     followup: FollowupInfo = Field(default_factory=FollowupInfo)
     citations: list[Citation] = Field(default_factory=list)
     llm_calls: int = 0
+    feedback: list[Feedback] = Field(default_factory=list)
+    """Ratings of this answer, one per user (``threadline.feedback``)."""
+    trace: list[dict[str, Any]] | None = None
+    """What the graph did, sanitised and bounded (``threadline.tracing``); never document text."""
+    alternative_of: str | None = None
+    """For an answer written by a regenerate: the id of the user message it answers again."""
+    superseded: bool = False
+    """Another answer of the same question is the one kept (regenerate, select)."""
 
 
 class Message(BaseModel):
@@ -143,8 +167,8 @@ class Session(BaseModel):
         search_msg: Message | None = None
         for message in reversed(self.messages):
             meta = message.metadata
-            if message.role != "assistant" or meta is None:
-                continue
+            if message.role != "assistant" or meta is None or meta.superseded:
+                continue  # an answer the user replaced (regenerate) is not what follows
             if outline_msg is None and meta.outline:
                 outline_msg = message
             if search_msg is None and (meta.search_query or meta.doc_ids):

@@ -137,6 +137,48 @@ CREATE TABLE queries_log (
 CREATE INDEX queries_log_thread ON queries_log (caller_app, thread_id, created_at);
 """,
     ),
+    Migration(
+        2,
+        "feedback and trace in queries_log; thread_state follows the kept answers",
+        """
+ALTER TABLE queries_log
+    ADD COLUMN trace jsonb,
+    ADD COLUMN feedback text CHECK (feedback IN ('up', 'down')),
+    ADD COLUMN feedback_reason text,
+    ADD COLUMN feedback_comment text,
+    ADD COLUMN feedback_at timestamptz;
+CREATE INDEX queries_log_turn ON queries_log (tenant, caller_app, thread_id, turn_id);
+CREATE INDEX queries_log_feedback ON queries_log (feedback) WHERE feedback IS NOT NULL;
+
+-- An answer the user replaced (regenerate, select) is not what follow-ups resolve against.
+CREATE OR REPLACE VIEW thread_state AS
+SELECT s.tenant_id, s.caller_app, s.session_id AS thread_id,
+       coalesce(o.metadata -> 'outline', '[]'::jsonb) AS last_outline,
+       coalesce(q.metadata -> 'doc_ids', '[]'::jsonb) AS last_doc_ids,
+       coalesce(q.metadata -> 'titles', '[]'::jsonb) AS last_titles,
+       q.metadata ->> 'search_query' AS last_search_query,
+       greatest(o.created_at, q.created_at) AS updated_at
+FROM sessions s
+LEFT JOIN LATERAL (
+    SELECT m.metadata, m.created_at FROM messages m
+    WHERE m.tenant_id = s.tenant_id AND m.caller_app = s.caller_app
+      AND m.session_id = s.session_id
+      AND m.role = 'assistant' AND m.metadata -> 'outline' <> '[]'::jsonb
+      AND NOT coalesce((m.metadata ->> 'superseded')::boolean, false)
+    ORDER BY m.seq DESC, m.pos DESC LIMIT 1
+) o ON true
+LEFT JOIN LATERAL (
+    SELECT m.metadata, m.created_at FROM messages m
+    WHERE m.tenant_id = s.tenant_id AND m.caller_app = s.caller_app
+      AND m.session_id = s.session_id
+      AND m.role = 'assistant' AND (coalesce(m.metadata ->> 'search_query', '') <> ''
+                                    OR m.metadata -> 'doc_ids' <> '[]'::jsonb)
+      AND NOT coalesce((m.metadata ->> 'superseded')::boolean, false)
+    ORDER BY m.seq DESC, m.pos DESC LIMIT 1
+) q ON true
+WHERE o.created_at IS NOT NULL OR q.created_at IS NOT NULL;
+""",
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

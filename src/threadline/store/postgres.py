@@ -46,6 +46,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 from pydantic import ValidationError
 
+from threadline.store.edits_pg import PostgresSessionEdits
 from threadline.store.errors import (
     CorruptSessionError,
     SessionExistsError,
@@ -166,7 +167,7 @@ _CREATE_SESSION = (
 )
 
 
-class PostgresStore:
+class PostgresStore(PostgresSessionEdits):
     """Conversation store on PostgreSQL; same contract as ``ConversationStore``."""
 
     def __init__(

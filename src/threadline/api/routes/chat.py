@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from fastapi import APIRouter
@@ -18,6 +18,7 @@ from threadline.api.sse import event_stream, sse_event
 from threadline.auth import Principal
 from threadline.chat import TurnRequest
 from threadline.models import LLMError
+from threadline.policy import may_debug
 from threadline.store import (
     ConversationStore,
     CorruptSessionError,
@@ -32,7 +33,11 @@ router = APIRouter(tags=["chat"])
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse, "description": "Invalid id, or a body that cannot be parsed"},
     401: {"model": ErrorResponse, "description": "Missing or wrong API key"},
-    403: {"model": ErrorResponse, "description": "Caller app not allowed for this key"},
+    403: {
+        "model": ErrorResponse,
+        "description": "Caller app not allowed for this key (caller_app_forbidden), or "
+        '"debug": true from a caller app not allowed traces (debug_forbidden)',
+    },
     404: {"model": ErrorResponse, "description": "Session not found"},
     409: {"model": ErrorResponse, "description": "The session's file is damaged"},
     422: {"model": ErrorResponse, "description": "Invalid request"},
@@ -50,9 +55,17 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 
 
 def to_turn_request(
-    body: ChatRequest, principal: Principal, store: ConversationStore, *, new_id: str
+    body: ChatRequest,
+    principal: Principal,
+    store: ConversationStore,
+    *,
+    new_id: str,
+    debug_apps: Sequence[str] = (),
 ) -> TurnRequest:
-    """Validate ids and rights and build the graph input (shared with the streaming route)."""
+    """Validate ids and rights and build the graph input (shared with the streaming route).
+
+    `debug_apps` are the caller apps that may ask for the trace (`"debug": true`).
+    """
     authorize_caller_app(principal, body.caller_app)
     tenant = principal.tenant
     validate_id(body.caller_app, "caller_app")
@@ -61,6 +74,12 @@ def to_turn_request(
     for given, kind in ((body.session_id, "session_id"), (body.thread_id, "thread_id")):
         if given is not None:
             validate_id(given, kind)
+    if body.debug and not may_debug(debug_apps, body.caller_app):
+        raise ApiError(
+            403,
+            "debug_forbidden",
+            f"Caller app {body.caller_app!r} may not see traces (THREADLINE_DEBUG_CALLER_APPS).",
+        )
     thread_id = body.session_id or body.thread_id or new_id
     validate_id(thread_id, "session_id")
     if body.session_id and not body.thread_id:
@@ -87,9 +106,12 @@ async def create_chat_turn(
 ) -> dict[str, Any]:
     """Answer one message of a conversation (a new session when no id is given)."""
     new_id = f"sess_{uuid.uuid4().hex[:16]}"
-    request = await run_in_threadpool(to_turn_request, body, principal, store, new_id=new_id)
+    debug_apps = chat.services.settings.debug_caller_apps
+    request = await run_in_threadpool(
+        to_turn_request, body, principal, store, new_id=new_id, debug_apps=debug_apps
+    )
     result = await chat.arun_turn(request)
-    return result.to_dict()
+    return result.to_dict(debug=body.debug)
 
 
 @router.post(
@@ -108,11 +130,14 @@ async def stream_chat_turn(
 ) -> EventSourceResponse:
     """Answer one message as Server-Sent Events while the graph runs."""
     new_id = f"sess_{uuid.uuid4().hex[:16]}"
-    request = await run_in_threadpool(to_turn_request, body, principal, store, new_id=new_id)
+    debug_apps = chat.services.settings.debug_caller_apps
+    request = await run_in_threadpool(
+        to_turn_request, body, principal, store, new_id=new_id, debug_apps=debug_apps
+    )
 
     async def events() -> AsyncIterator[str]:
         try:
-            async for event in chat.astream_turn(request):
+            async for event in chat.astream_turn(request, debug=body.debug):
                 yield sse_event(event["data"], event=event["event"])
         except StoreBusyError:
             busy = {"code": "store_busy", "message": "Session busy; retry."}

@@ -26,6 +26,7 @@ from threadline.api.schemas import (
     SessionsPublic,
     SessionUpdate,
 )
+from threadline.api.turn_schemas import public_metadata
 from threadline.store import ConversationStore, Session
 
 router = APIRouter(prefix="/sessions", tags=["sessions"])
@@ -156,7 +157,7 @@ async def read_session_messages(
             content=m.content,
             created_at=m.created_at,
             turn_id=m.turn_id,
-            metadata=m.metadata.model_dump(mode="json") if m.metadata else None,
+            metadata=public_metadata(m.metadata) if m.metadata else None,
         )
         for m in messages
     ]

@@ -123,6 +123,13 @@ export const api = {
   deleteSession: (id) => json(`/sessions/${seg(id)}`, { method: "DELETE" }),
   messages: (id) => json(`/sessions/${seg(id)}/messages`),
   passage: (docId, chunkId) => json(`/documents/${seg(docId)}/chunks/${seg(chunkId)}`),
+  rate: (id, messageId, body) =>
+    json(`/sessions/${seg(id)}/messages/${seg(messageId)}/feedback`, { method: "POST", body }),
+  unrate: (id, messageId) => json(`/sessions/${seg(id)}/messages/${seg(messageId)}/feedback`, { method: "DELETE" }),
+  regenerate: (id) => json(`/sessions/${seg(id)}/regenerate`, { method: "POST", body: {} }),
+  selectAnswer: (id, messageId) => json(`/sessions/${seg(id)}/messages/${seg(messageId)}/select`, { method: "POST" }),
+  trace: (id, messageId) => json(`/sessions/${seg(id)}/messages/${seg(messageId)}/trace`),
+  exportSession: (id, format) => send(`/sessions/${seg(id)}/export?format=${seg(format)}`, { accept: "*/*" }),
 };
 
 /** Parse one SSE block ("event: x\ndata: {...}") into {event, data}. */

@@ -2,6 +2,7 @@
 
 import { api, ApiError, getKey, keyRemembered, setKey, setKeyPrompt, streamChat } from "./api.js";
 import { AssistantMessage, h, icon, ICONS, storedResult, userMessage } from "./render.js";
+import { actionsBar, download, raterSuffix, traceSection } from "./turn_actions.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -31,6 +32,9 @@ const els = {
   keyCancel: $("key-cancel"),
   confirmDialog: $("confirm-dialog"),
   confirmText: $("confirm-dialog-text"),
+  exportActions: $("export-actions"),
+  exportMd: $("export-md"),
+  exportJson: $("export-json"),
 };
 
 const state = {
@@ -38,6 +42,7 @@ const state = {
   current: null, // session id
   busy: false,
   loadToken: 0,
+  me: "local", // who this page rates as (see turn_actions.js raterSuffix)
 };
 
 // ---------------------------------------------------------------- small helpers
@@ -135,6 +140,7 @@ async function changeKey() {
   const answer = await promptKey(getKey() ? "Replace the saved API key." : "Set the API key sent with every request.");
   if (answer) {
     setKey(answer.key, answer.remember);
+    state.me = await raterSuffix(getKey());
     toast("API key saved.", "info");
     loadHealth();
     await refreshSessions();
@@ -308,7 +314,79 @@ const handlers = {
   onExpand: (prompt) => send(prompt),
   loadPassage: (docId, chunkId) => api.passage(docId, chunkId),
   onGrow: () => followTurn(),
+  actionsFor: (result) => {
+    const sessionId = state.current;
+    const messageId = result.message_id;
+    return actionsBar({
+      messageId,
+      feedback: result.feedback,
+      isLast: Boolean(result.is_last),
+      alternatives: result.alternatives,
+      me: state.me,
+      rate: async (rating, reason, comment) => {
+        const saved = await api.rate(sessionId, messageId, { rating, reason, comment });
+        return { user: saved.user, rating: saved.rating, reason: saved.reason };
+      },
+      unrate: () => api.unrate(sessionId, messageId),
+      regenerate: () => regenerate(),
+      select: (id) => selectAnswer(id),
+      toast,
+    });
+  },
+  traceFor: (result) => traceSection(() => api.trace(state.current, result.message_id)),
 };
+
+/** A session's messages as the page shows them: each question with the answer kept. */
+function keptTurns(messages) {
+  const turns = [];
+  let current = null;
+  for (const message of messages) {
+    if (message.role === "user") {
+      current = { question: message, answers: [] };
+      turns.push(current);
+      continue;
+    }
+    const meta = message.metadata || {};
+    const owner = meta.alternative_of ? turns.find((t) => t.question.id === meta.alternative_of) : current;
+    if (owner) owner.answers.push(message);
+    else turns.push({ question: null, answers: [message] });
+  }
+  return turns;
+}
+
+async function regenerate() {
+  if (state.busy || !state.current) return;
+  setBusy(true);
+  const sessionId = state.current;
+  try {
+    await api.regenerate(sessionId);
+  } catch (err) {
+    toast(`Could not answer again: ${describe(err)}`);
+  } finally {
+    setBusy(false);
+  }
+  if (state.current === sessionId) await selectSession(sessionId, { force: true });
+}
+
+async function selectAnswer(messageId) {
+  const sessionId = state.current;
+  try {
+    await api.selectAnswer(sessionId, messageId);
+  } catch (err) {
+    toast(`Could not switch answers: ${describe(err)}`);
+    return;
+  }
+  if (state.current === sessionId) await selectSession(sessionId, { force: true });
+}
+
+async function exportCurrent(format) {
+  if (!state.current) return;
+  try {
+    await download(await api.exportSession(state.current, format), `${state.current}.${format}`);
+  } catch (err) {
+    toast(`Could not download: ${describe(err)}`);
+  }
+}
 
 function showSession(id) {
   state.current = id;
@@ -317,13 +395,15 @@ function showSession(id) {
   els.empty.hidden = false;
   const session = state.sessions.find((s) => s.id === id);
   setTitle(session);
+  els.exportActions.hidden = !id;
   const url = id ? `#${encodeURIComponent(id)}` : location.pathname + location.search;
   if (location.hash !== (id ? url : "")) history.replaceState(null, "", url);
 }
 
-async function selectSession(id) {
+async function selectSession(id, { force = false } = {}) {
   openSidebar(false);
-  if (id === state.current && els.thread.childElementCount) return;
+  if (id === state.current && els.thread.childElementCount && !force) return;
+  const keepScroll = force ? els.messages.scrollTop : null;
   showSession(id);
   renderSessions();
   const token = state.loadToken;
@@ -331,21 +411,28 @@ async function selectSession(id) {
   try {
     const page = await api.messages(id);
     if (token !== state.loadToken) return;
-    let lastUser = "";
     const nodes = [];
-    for (const message of page.data) {
-      if (message.role === "user") {
-        lastUser = message.content;
-        nodes.push(userMessage(message.content));
-      } else {
-        nodes.push(new AssistantMessage(handlers, { userText: lastUser }).show(storedResult(message)).el);
-      }
-    }
+    const turns = keptTurns(page.data);
+    turns.forEach((turn, index) => {
+      const lastUser = turn.question ? turn.question.content : "";
+      if (turn.question) nodes.push(userMessage(turn.question.content));
+      // Only the answer the user kept is shown; the others are a click away.
+      const keptAt = turn.answers.findIndex((a) => !(a.metadata && a.metadata.superseded));
+      if (keptAt < 0) return;
+      const result = storedResult(turn.answers[keptAt]);
+      result.is_last = index === turns.length - 1 && Boolean(turn.question);
+      result.alternatives = { index: keptAt, count: turn.answers.length, ids: turn.answers.map((a) => a.id) };
+      nodes.push(new AssistantMessage(handlers, { userText: lastUser }).show(result).el);
+    });
     els.thread.replaceChildren(...nodes);
     els.empty.hidden = nodes.length > 0;
     setBusy(state.busy);
-    els.messages.scrollTop = 0;
-    scrollToTurn([...els.thread.querySelectorAll(".msg.user")].pop());
+    if (keepScroll !== null) {
+      els.messages.scrollTop = keepScroll;
+    } else {
+      els.messages.scrollTop = 0;
+      scrollToTurn([...els.thread.querySelectorAll(".msg.user")].pop());
+    }
   } catch (err) {
     if (token !== state.loadToken) return;
     if (err instanceof ApiError && err.code === "session_not_found") {
@@ -395,6 +482,8 @@ async function send(text) {
     }
     const sessionId = state.current;
     els.empty.hidden = true;
+    // Only the last question can be answered again.
+    for (const button of els.thread.querySelectorAll(".regenerate")) button.remove();
     const question = userMessage(query);
     const answer = new AssistantMessage(handlers, { userText: query }).pending();
     els.thread.append(question, answer.el);
@@ -407,7 +496,7 @@ async function send(text) {
         if (event === "phase") answer.phase(data);
         else if (event === "token") answer.token(data.text || "");
         else if (event === "final") {
-          answer.show(data);
+          answer.show({ ...data, message_id: (data.message_ids || [])[1], feedback: [], is_last: true });
           finished = true;
         } else if (event === "error") {
           answer.error(data);
@@ -460,6 +549,8 @@ document.addEventListener("keydown", (event) => {
   if (event.key === "Escape" && els.app.classList.contains("sidebar-open")) openSidebar(false);
 });
 els.keyButton.addEventListener("click", changeKey);
+els.exportMd.addEventListener("click", () => exportCurrent("md"));
+els.exportJson.addEventListener("click", () => exportCurrent("json"));
 els.keyCancel.addEventListener("click", () => els.keyDialog.close("cancel"));
 els.keyForget.addEventListener("click", () => {
   setKey("");
@@ -488,6 +579,7 @@ async function loadHealth() {
 async function start() {
   setKeyPrompt(promptKey);
   await refreshSessions();
+  state.me = await raterSuffix(getKey());
   loadHealth(); // after the sessions: by then the key, if one is needed, is known
   const id = decodeURIComponent(location.hash.slice(1));
   if (id && state.sessions.some((s) => s.id === id)) await selectSession(id);

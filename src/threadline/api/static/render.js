@@ -309,6 +309,9 @@ export class AssistantMessage {
       parts.push(this.renderClarify(result.clarify));
     }
     parts.push(this.renderDetails(result));
+    // Thumbs, regenerate, other answers: the page adds them (turn_actions.js).
+    const actions = this.handlers.actionsFor && this.handlers.actionsFor(result, this);
+    if (actions) parts.push(actions);
     this.bubble.replaceChildren(...parts);
     this.status = null;
     return this;
@@ -502,6 +505,7 @@ export class AssistantMessage {
         rows
           .filter(([, value]) => value !== undefined && value !== null && value !== "")
           .map(([key, value]) => h("div", { class: "detail-row", dataset: { key: key.toLowerCase().replaceAll(" ", "_") } }, h("dt", {}, key), h("dd", {}, value))),
+        this.handlers.traceFor && result.message_id ? this.handlers.traceFor(result) : null,
       ),
     );
   }
@@ -520,5 +524,7 @@ export function storedResult(message) {
     search_query: meta.search_query,
     followup: meta.followup || {},
     llm_calls: meta.llm_calls,
+    message_id: message.id,
+    feedback: meta.feedback || [],
   };
 }

@@ -11,10 +11,14 @@ from langgraph.types import Overwrite
 from threadline.graph.context import run_services
 from threadline.graph.state import HistoryEntry, State, TurnFollowup
 from threadline.store import Message, ThreadState, TurnMetadata
+from threadline.store.edits import find_message, kept_messages
 
 
 def history_entries(messages: list[Message]) -> list[HistoryEntry]:
     """Return the history entries of stored messages: one per answered question, oldest first.
+
+    Answers the user replaced (regenerate, select) are left out: the history is the
+    conversation the user kept.
 
     Args:
         messages: A session's messages, user and assistant alternating.
@@ -24,7 +28,7 @@ def history_entries(messages: list[Message]) -> list[HistoryEntry]:
     """
     history: list[HistoryEntry] = []
     question = None
-    for message in messages:
+    for message in kept_messages(messages):
         if message.role == "user":
             question = message.content
         elif question is not None:
@@ -56,6 +60,7 @@ def load_conversation(state: State, config: RunnableConfig) -> dict[str, Any]:
 
     Raises:
         ValueError: If the turn has no thread id.
+        MessageNotFoundError: If the message to answer again is not in the session.
     """
     services = run_services()
     thread_id = state.thread_id or str((config.get("configurable") or {}).get("thread_id") or "")
@@ -64,6 +69,12 @@ def load_conversation(state: State, config: RunnableConfig) -> dict[str, Any]:
     keys = {"tenant": state.tenant, "caller_app": state.caller_app, "session_id": thread_id}
     # One read per turn: history and thread state come from the same file version.
     session = services.store.get_session(**keys)
+    if session is not None and state.regenerate:
+        # Answered again as it was first asked: from the conversation before it.
+        question = find_message(session, state.regenerate)
+        session = session.model_copy(
+            update={"messages": session.messages[: session.messages.index(question)]}
+        )
     messages = session.messages if session else []
     limit = services.settings.history_turns
     history = history_entries(messages)
@@ -92,4 +103,5 @@ def load_conversation(state: State, config: RunnableConfig) -> dict[str, Any]:
         "llm_calls": Overwrite(0),
         "trace": Overwrite([{"node": "load_conversation", "turns": len(history)}]),
         "message_ids": [],
+        "kept_trace": [],
     }

@@ -10,7 +10,11 @@ from langchain_core.runnables import RunnableConfig
 from threadline.graph.context import run_services
 from threadline.graph.state import State
 from threadline.querylog import QueryRecord
-from threadline.store import TurnMetadata
+from threadline.store import Message, TurnMetadata
+from threadline.store.edits import add_alternative
+from threadline.store.ids import new_message_id
+from threadline.store.rules import utcnow
+from threadline.tracing import stored_trace
 
 
 def source_title(title: str, section: str | None) -> str:
@@ -26,19 +30,55 @@ def source_title(title: str, section: str | None) -> str:
     return f"{title} — {section}" if section else title
 
 
+def add_answer_again(state: State, metadata: TurnMetadata) -> str:
+    """Store a regenerated answer beside the earlier one(s) of the last question; keep it.
+
+    Args:
+        state: The finished turn (`regenerate` names the question).
+        metadata: The answer's metadata.
+
+    Returns:
+        The new answer's message id.
+
+    Raises:
+        TurnConflictError: If a newer question was stored meanwhile.
+    """
+    answer = Message(
+        id=new_message_id(),
+        role="assistant",
+        content=state.answer,
+        created_at=utcnow(),
+        turn_id=state.turn_id,
+        metadata=metadata,
+    )
+    stored = run_services().store.edit_session(
+        tenant=state.tenant,
+        caller_app=state.caller_app,
+        session_id=state.thread_id,
+        edit=add_alternative(state.regenerate, answer),
+        touch=True,
+    )
+    return stored.id
+
+
 def persist(state: State, config: RunnableConfig) -> dict[str, Any]:
     """Write the turn once (user + assistant message in one atomic write) and log it.
+
+    A regenerate writes only the new answer, beside the earlier one of its question
+    (`add_answer_again`).
 
     Args:
         state: The finished turn.
         config: The run's config (its metadata holds when the turn started).
 
     Returns:
-        The update: the stored message ids, and an empty turn id.
+        The update: the stored message ids, an empty turn id, and the trace as stored.
     """
     services = run_services()
     followup = state.followup.stored()
     titles = [source_title(c.title, c.section) for c in state.citations]
+    # Kept with the answer, bounded and without document text (`threadline.tracing`).
+    trace = stored_trace(state.trace, state.chunks, state.llm_calls)
     metadata = TurnMetadata(
         search_query=state.search_query or None,
         doc_ids=[c.doc_id for c in state.citations],
@@ -50,17 +90,22 @@ def persist(state: State, config: RunnableConfig) -> dict[str, Any]:
         followup=followup,
         citations=state.citations,
         llm_calls=state.llm_calls,
+        trace=trace,
     )
-    user, assistant = services.store.add_turn(
-        tenant=state.tenant,
-        caller_app=state.caller_app,
-        session_id=state.thread_id,
-        question=state.query,
-        answer=state.answer,
-        metadata=metadata,
-        turn_id=state.turn_id,
-        create=True,
-    )
+    if state.regenerate:
+        message_ids = [state.regenerate, add_answer_again(state, metadata)]
+    else:
+        user, assistant = services.store.add_turn(
+            tenant=state.tenant,
+            caller_app=state.caller_app,
+            session_id=state.thread_id,
+            question=state.query,
+            answer=state.answer,
+            metadata=metadata,
+            turn_id=state.turn_id,
+            create=True,
+        )
+        message_ids = [user.id, assistant.id]
     started = (config.get("metadata") or {}).get("threadline_started")
     services.querylog.record(
         QueryRecord(
@@ -79,8 +124,14 @@ def persist(state: State, config: RunnableConfig) -> dict[str, Any]:
             stop_reason=state.stop_reason,
             llm_calls=state.llm_calls,
             latency_ms=(time.perf_counter() - started) * 1000 if started else None,
+            trace=trace,
         )
     )
     # A LangGraph thread (Studio) checkpoints state between runs: clear the
     # idempotency key so the next run in that thread is a new turn, not a retry.
-    return {"message_ids": [user.id, assistant.id], "turn_id": ""}
+    return {
+        "message_ids": message_ids,
+        "turn_id": "",
+        "regenerate": "",
+        "kept_trace": trace,
+    }
