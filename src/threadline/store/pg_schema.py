@@ -137,6 +137,15 @@ CREATE TABLE queries_log (
 CREATE INDEX queries_log_thread ON queries_log (caller_app, thread_id, created_at);
 """,
     ),
+    Migration(
+        2,
+        "session lineage (forks) and closing",
+        """
+ALTER TABLE sessions ADD COLUMN parent_session_id text;
+ALTER TABLE sessions ADD COLUMN root_session_id text;
+ALTER TABLE sessions ADD COLUMN closed_at timestamptz;
+""",
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
