@@ -12,6 +12,7 @@ import logging
 import threading
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Any
 
 from threadline.conversations.index import ConversationIndex, IndexReport
 from threadline.conversations.queue import read_queue
@@ -143,3 +144,25 @@ class IndexWorker:
             self.passes += 1
             self._wake.wait(self.interval)
             self._wake.clear()
+
+
+def start_worker(services: Any) -> IndexWorker | None:
+    """Start the server's indexing worker when the settings ask for it.
+
+    Args:
+        services: The process's services (store, conversation index, settings).
+
+    Returns:
+        The running worker, or ``None`` when it is turned off.
+    """
+    settings = services.settings
+    if not settings.conversation_index_worker:
+        return None
+    indexer = ConversationIndexer(
+        services.store,
+        services.conversations,
+        idle_minutes=settings.conversation_index_idle_minutes,
+    )
+    worker = IndexWorker(indexer, interval_seconds=settings.conversation_index_interval_seconds)
+    worker.start()
+    return worker
