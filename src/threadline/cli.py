@@ -25,6 +25,7 @@ from threadline.cli_common import (
     running_server_url,
     server_file,
 )
+from threadline.conversations_cli import conversations_app
 from threadline.db_cli import check_database, db_app
 from threadline.sessions_cli import sessions_app
 from threadline.settings import Settings, get_settings
@@ -34,6 +35,7 @@ __all__ = ["EXIT_INDEX_HELD", "SERVER_FILE", "app", "running_server_url", "tenan
 app = typer.Typer(no_args_is_help=True, help="Multi-turn, strictly grounded chat over documents.")
 app.add_typer(db_app, name="db")
 app.add_typer(sessions_app, name="sessions")
+app.add_typer(conversations_app, name="conversations")
 
 
 @app.command()
