@@ -8,7 +8,6 @@ from support.conversations import FakeClock, add_turns, counting_setup
 from support.services import make_settings
 from threadline.conversations.index import ConversationIndex
 from threadline.conversations.worker import ConversationIndexer
-from threadline.store import ConversationStore
 from threadline.store.models import TurnMetadata
 
 SLA = [
@@ -23,11 +22,12 @@ LAPTOPS = [
 
 
 @pytest.fixture
-def parts(tmp_path):
-    settings = make_settings(tmp_path / "data")
+def parts(tmp_path, backend):
+    """Index, indexer and a fake clock over the store suite's backend (JSON or PostgreSQL)."""
+    settings = make_settings(tmp_path / "index")
     setup, counter = counting_setup()
     index = ConversationIndex(settings, embeddings=setup, batch_size=4)
-    store = ConversationStore(settings.sessions_dir)
+    store = backend.open()
     clock = FakeClock()
     indexer = ConversationIndexer(store, index, idle_minutes=15, clock=clock)
     yield settings, store, index, indexer, clock, counter
@@ -122,9 +122,9 @@ def test_deleted_session_loses_its_chunks(parts) -> None:
     assert index.session_chunks(("t1", "web", "laptops"))
 
 
-def test_the_queue_survives_a_restart(tmp_path) -> None:
-    settings = make_settings(tmp_path / "data")
-    store = ConversationStore(settings.sessions_dir)
+def test_the_queue_survives_a_restart(tmp_path, backend) -> None:
+    settings = make_settings(tmp_path / "index")
+    store = backend.open()
     add_turns(store, "t1", "web", "sla", SLA)
     add_turns(store, "t1", "web", "laptops", LAPTOPS)
     store.close_session(tenant="t1", caller_app="web", session_id="sla")
@@ -137,7 +137,7 @@ def test_the_queue_survives_a_restart(tmp_path) -> None:
     setup, counter = counting_setup()
     second = ConversationIndex(settings, embeddings=setup)
     try:
-        report = ConversationIndexer(ConversationStore(settings.sessions_dir), second).run_once()
+        report = ConversationIndexer(backend.open(), second).run_once()
         assert report.sessions == 1 and len(counter.embedded) == 4  # only "sla"
         assert set(second.indexed_versions()) == {("t1", "web", "sla"), ("t1", "web", "laptops")}
     finally:
