@@ -123,6 +123,11 @@ export const api = {
   deleteSession: (id) => json(`/sessions/${seg(id)}`, { method: "DELETE" }),
   messages: (id) => json(`/sessions/${seg(id)}/messages`),
   passage: (docId, chunkId) => json(`/documents/${seg(docId)}/chunks/${seg(chunkId)}`),
+  searchConversations: (q, { k = 5, before = 2, after = 1, offset = 0 } = {}) =>
+    json(`/conversations/search?${new URLSearchParams({ q, k, before, after, offset })}`),
+  forkSession: (id, atMessage) =>
+    json(`/sessions/${seg(id)}/fork`, { method: "POST", body: { at_message: atMessage } }),
+  closeSession: (id) => json(`/sessions/${seg(id)}/close`, { method: "POST" }),
 };
 
 /** Parse one SSE block ("event: x\ndata: {...}") into {event, data}. */
