@@ -120,13 +120,25 @@ def test_search_is_scoped_by_tenant_and_caller_app(app_parts) -> None:
 
 @pytest.mark.parametrize(
     ("params", "code"),
-    [({"q": ""}, 422), ({"q": "x", "k": 0}, 422), ({"q": "x", "before": 11}, 422), ({}, 422)],
+    [
+        ({"q": ""}, 422),
+        ({"q": "x", "k": 0}, 422),
+        ({"q": "x", "before": 11}, 422),
+        ({}, 422),
+        ({"q": "x", "offset": -1}, 422),
+    ],
 )
 def test_bad_search_parameters_are_4xx(app_parts, params, code) -> None:
     client, _ = app_parts
     response = _search(client, A, caller_app="web", **params)
     assert response.status_code == code
     assert response.json()["error"]["code"]
+
+
+def test_a_blank_query_finds_nothing(app_parts) -> None:
+    client, _ = app_parts
+    body = _search(client, A, q="   ", caller_app="web").json()
+    assert body["data"] == [] and body["next_offset"] is None
 
 
 def test_tool_interactions_are_browsable_not_searchable(app_parts) -> None:

@@ -44,8 +44,6 @@ async def search_conversations(
     offset: Annotated[int, Query(ge=0, le=1000, description="Hits to skip.")] = 0,
 ) -> ConversationSearchPublic:
     """Search past exchanges of this tenant and caller app, each in its window."""
-    if not q.strip():
-        raise ApiError(422, "empty_query", "The query is blank.")
     index = services.conversations
     page = await run_in_threadpool(
         search_windows,
