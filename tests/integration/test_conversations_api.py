@@ -130,7 +130,7 @@ def test_search_is_scoped_by_tenant_and_caller_app(app_parts) -> None:
 )
 def test_bad_search_parameters_are_4xx(app_parts, params, code) -> None:
     client, _ = app_parts
-    response = _search(client, A, caller_app="web", **params)
+    response = _search(client, A, **{"caller_app": "web", **params})
     assert response.status_code == code
     assert response.json()["error"]["code"]
 

@@ -19,6 +19,7 @@ from threadline.api.errors import ApiError
 from threadline.api.schemas import ID_SCHEMA, ErrorResponse
 from threadline.conversations.chunks import chunk_session
 from threadline.conversations.search import search_windows
+from threadline.store import validate_id
 
 router = APIRouter(prefix="/conversations", tags=["conversations"])
 
@@ -44,6 +45,8 @@ async def search_conversations(
     offset: Annotated[int, Query(ge=0, le=1000, description="Hits to skip.")] = 0,
 ) -> ConversationSearchPublic:
     """Search past exchanges of this tenant and caller app, each in its window."""
+    # The id rule is checked where the store would check it: this route may not reach it.
+    validate_id(caller_app, "caller_app")
     index = services.conversations
     page = await run_in_threadpool(
         search_windows,
