@@ -204,3 +204,27 @@ def test_deleting_a_session_removes_its_chunks(app_parts) -> None:
     )
     assert services.conversations.session_chunks(("alpha", "web", "doomed")) == []
     assert _search(client, A, q="zebra migration", caller_app="web").json()["data"] == []
+
+
+NEW_ROUTES = [
+    ("get", "/conversations/search", {"q": "SLA"}),
+    ("get", "/conversations/sla-support/chunks", {}),
+    ("post", "/sessions/sla-support/close", {}),
+    ("post", "/sessions/sla-support/fork", {}),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "params"), NEW_ROUTES)
+def test_every_new_route_needs_a_key_and_keeps_to_its_caller_apps(
+    app_parts, method, path, params
+) -> None:
+    client, _ = app_parts
+    call = getattr(client, method)
+    assert call(path, params={**params, "caller_app": "support"}).status_code == 401
+    forbidden = call(path, headers=WEB, params={**params, "caller_app": "support"})
+    assert forbidden.status_code == 403
+    assert forbidden.json()["error"]["code"] == "caller_app_forbidden"
+    if path != "/conversations/search":
+        # Another tenant's key does not find the session at all.
+        other = call(path, headers=B, params={**params, "caller_app": "support"})
+        assert other.status_code == 404
