@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,16 +87,17 @@ def scope_filter(
     return models.Filter(must=must)
 
 
-def session_filter(key: SessionKey) -> models.Filter:
-    """Payload filter of one session's chunks."""
+def session_filter(key: SessionKey, *, chunk_ids: Sequence[str] | None = None) -> models.Filter:
+    """Payload filter of one session's chunks (only these chunk ids when given)."""
     tenant, caller_app, session_id = key
-    return models.Filter(
-        must=[
-            match_value("tenant", tenant),
-            match_value("caller_app", caller_app),
-            match_value("session_id", session_id),
-        ]
-    )
+    must: list[models.Condition] = [
+        match_value("tenant", tenant),
+        match_value("caller_app", caller_app),
+        match_value("session_id", session_id),
+    ]
+    if chunk_ids is not None:
+        must.append(match_any("chunk_id", chunk_ids))
+    return models.Filter(must=must)
 
 
 class ConversationIndex:
@@ -203,11 +204,7 @@ class ConversationIndex:
                         to_write.append((chunk, session))
                 stale = set(have) - {c.chunk_id for c in chunks}
                 if stale:
-                    self.engine.delete_where(
-                        models.Filter(
-                            must=[*session_filter(key).must, match_any("chunk_id", sorted(stale))]  # type: ignore[misc]
-                        )
-                    )
+                    self.engine.delete_where(session_filter(key, chunk_ids=sorted(stale)))
                     report.removed += len(stale)
             # Summaries last: their version stamp says the session is indexed.
             to_write.sort(key=lambda item: item[0].chunk_type == "session_summary")
@@ -252,20 +249,6 @@ class ConversationIndex:
         with self._write_lock:
             self.engine.delete_where(session_filter(key))
 
-    def delete_missing(self, present: set[SessionKey]) -> int:
-        """Remove the chunks of indexed sessions that are not in ``present`` any more.
-
-        Args:
-            present: The keys of every session in the store.
-
-        Returns:
-            How many sessions were removed.
-        """
-        gone = [key for key in self.indexed_versions() if key not in present]
-        for key in gone:
-            self.delete_session(key)
-        return len(gone)
-
     # ------------------------------------------------------------------ searching
 
     def search(
@@ -295,20 +278,6 @@ class ConversationIndex:
             return []
         found = self.engine.search(query, k, scope_filter(tenant, caller_app, types))
         return [ConversationHit(dict(doc.metadata), float(score)) for doc, score in found]
-
-    def search_many(
-        self,
-        queries: Sequence[str],
-        *,
-        tenant: str,
-        caller_app: str | None,
-        k: int,
-        chunk_types: Sequence[str] = ("message_exchange",),
-    ) -> Iterator[list[ConversationHit]]:
-        """``search`` for several queries in one engine batch (benchmarks)."""
-        flt = scope_filter(tenant, caller_app, list(chunk_types))
-        for found in self.engine.search_batch(list(queries), k, flt):
-            yield [ConversationHit(dict(doc.metadata), float(score)) for doc, score in found]
 
 
 def _session_fields(session: Session) -> dict[str, Any]:

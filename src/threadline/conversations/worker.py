@@ -117,7 +117,6 @@ class IndexWorker:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
-        self.passes = 0
 
     def start(self) -> None:
         """Start the thread (a pass runs at once, then every interval)."""
@@ -141,7 +140,6 @@ class IndexWorker:
                 self.indexer.run_once()
             except Exception:  # keep the worker alive; the next pass retries
                 _LOGGER.exception("conversation indexing pass failed")
-            self.passes += 1
             self._wake.wait(self.interval)
             self._wake.clear()
 
