@@ -7,14 +7,16 @@ Recall@1 and @5, session Recall@5, and the same with windows (a target counts wh
 it lies in the window, 2 before and 1 after, of one of the top hits). The rewrite is
 allowed here because it is the query, not an input to MTRAG's own retrieval.
 
-Scale: synthetic sessions of 10 exchanges are indexed (exchanges/s, through the
-same `ConversationIndex.index_sessions` the worker uses), then searched (p50/p99
-of one query, filtered by tenant and caller app as the API does).
+Scale: synthetic sessions of 10 exchanges (a question of 10 words, an answer of 40,
+drawn from 20,000 pseudo-words with Zipf frequencies) are indexed (exchanges/s,
+through the same `ConversationIndex.index_sessions` the worker uses), then searched
+(p50/p99 of one 6-word query, filtered by tenant and caller app as the API does).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import statistics
@@ -120,13 +122,31 @@ def recall(tasks_path: Path, embeddings: str, data_dir: Path) -> dict[str, Any]:
 
 # --- scale -----------------------------------------------------------------------------
 
-_WORDS = (
-    "invoice refund warranty laptop battery screen router firmware plan uptime incident "
-    "ticket escalation contract renewal discount shipment delivery tracking password login "
-    "account billing quota storage backup restore migration database latency throughput "
-    "region cluster replica certificate license subscription upgrade downgrade policy audit "
-    "report quarter revenue margin forecast budget headcount office travel expense approval"
-).split()
+_SYLLABLES = "ka lo mi ne ru sa ti vo pe da gu fi ho ze ba".split()
+
+
+def _vocabulary(size: int = 20_000) -> list[str]:
+    """Distinct pseudo-words (two to four syllables), the same on every run."""
+    words: list[str] = []
+    seen: set[str] = set()
+    rng = random.Random(3)
+    while len(words) < size:
+        word = "".join(rng.choices(_SYLLABLES, k=rng.randint(2, 4)))
+        if word not in seen:
+            seen.add(word)
+            words.append(word)
+    return words
+
+
+_VOCABULARY = _vocabulary()
+# Word frequencies follow Zipf's law, as in real text: a few words are everywhere, most
+# are rare. (A small uniform vocabulary would put every word in a third of the exchanges,
+# which no conversation corpus does, and measure the worst case of a sparse index.)
+_ZIPF = list(itertools.accumulate(1 / rank for rank in range(1, len(_VOCABULARY) + 1)))
+
+
+def _text(rng: random.Random, words: int) -> str:
+    return " ".join(rng.choices(_VOCABULARY, cum_weights=_ZIPF, k=words))
 
 
 def synthetic_sessions(count: int, exchanges: int, seed: int = 7) -> list[Session]:
@@ -138,8 +158,8 @@ def synthetic_sessions(count: int, exchanges: int, seed: int = 7) -> list[Sessio
         messages = []
         for e in range(exchanges):
             when = start + timedelta(minutes=n * exchanges + e)
-            question = " ".join(rng.choices(_WORDS, k=10)) + "?"
-            answer = " ".join(rng.choices(_WORDS, k=40)) + "."
+            question = _text(rng, 10) + "?"
+            answer = _text(rng, 40) + "."
             messages.append(Message(id=f"q{e}", role="user", content=question, created_at=when))
             messages.append(
                 Message(
@@ -155,7 +175,7 @@ def synthetic_sessions(count: int, exchanges: int, seed: int = 7) -> list[Sessio
                 id=f"syn-{n}",
                 tenant=TENANT,
                 caller_app=APP,
-                title=" ".join(rng.choices(_WORDS, k=4)),
+                title=_text(rng, 4),
                 created_at=start,
                 updated_at=messages[-1].created_at,
                 messages=messages,
@@ -180,7 +200,7 @@ def scale(
         rng = random.Random(11)
         timings = []
         for _ in range(queries):
-            query = " ".join(rng.choices(_WORDS, k=6))
+            query = _text(rng, 6)
             began = time.perf_counter()
             index.search(query, tenant=TENANT, caller_app=APP, k=5)
             timings.append((time.perf_counter() - began) * 1000)
