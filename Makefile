@@ -103,6 +103,8 @@ bench: install ## Run every benchmark (about 30 min on 2 cores); results in benc
 	$(BIN)/python -m benchmarks engine $(RESULTS)/engine_scale.json \
 		--sizes 10000,50000,200000 --engines edge --queries 200
 	$(BIN)/python -m benchmarks history --out $(RESULTS)/history.json
+	$(BIN)/python -m benchmarks conversations --tasks $(MTRAG)/dev.jsonl \
+		--out $(RESULTS)/conversations.json
 	$(BIN)/python -m benchmarks store --out $(RESULTS)/store.json
 	$(BIN)/python -m benchmarks store --backend postgres --layouts one,many \
 		--out $(RESULTS)/store-postgres.json

@@ -199,6 +199,10 @@ ARGPARSE_BENCHMARKS: dict[str, tuple[str, str]] = {
     "store": ("benchmarks.store_bench", "Conversation store appends under contention."),
     "engine": ("benchmarks.engine_bench", "Vector engines: Qdrant Edge vs qdrant-client local."),
     "history": ("benchmarks.history", "History characters per turn in prompts, per history mode."),
+    "conversations": (
+        "benchmarks.conversations",
+        "Past exchanges: recall on MTRAG, indexing exchanges/s, search latency at 10k-100k.",
+    ),
     "models": ("benchmarks.models", "The dense models' cost: load, RSS, passages/s, latency."),
     "report": ("benchmarks.combined_report", "Merge result JSON files into one Markdown report."),
 }

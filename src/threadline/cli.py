@@ -25,6 +25,7 @@ from threadline.cli_common import (
     running_server_url,
     server_file,
 )
+from threadline.conversations_cli import conversations_app
 from threadline.db_cli import check_database, db_app
 from threadline.log_cli import show_log
 from threadline.sessions_cli import sessions_app
@@ -36,6 +37,7 @@ app = typer.Typer(no_args_is_help=True, help="Multi-turn, strictly grounded chat
 app.add_typer(db_app, name="db")
 app.add_typer(sessions_app, name="sessions")
 app.add_typer(bench_app, name="bench")
+app.add_typer(conversations_app, name="conversations")
 
 
 @app.command()

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from langchain_core.language_models import BaseChatModel
 
+from threadline.conversations.index import ConversationIndex
 from threadline.knowledge.embeddings import EmbeddingSetup
 from threadline.knowledge.index import KnowledgeBase
 from threadline.models import create_chat_model
@@ -90,6 +91,16 @@ class Services:
             return self.__dict__["kb"]
 
     @cached_property
+    def conversations(self) -> ConversationIndex:
+        """The conversation index (its own collection in the documents' engine)."""
+        with self._build_lock:
+            if "conversations" not in self.__dict__:
+                self.__dict__["conversations"] = ConversationIndex(
+                    self.settings, embeddings=self._embeddings
+                )
+            return self.__dict__["conversations"]
+
+    @cached_property
     def llm(self) -> BaseChatModel:
         """The chat model."""
         return self._llm or create_chat_model(self.settings)
@@ -112,6 +123,8 @@ class Services:
         # getting a closed one.
         if "kb" in self.__dict__:
             self.__dict__.pop("kb").close()
+        if "conversations" in self.__dict__:
+            self.__dict__.pop("conversations").close()
         if "querylog" in self.__dict__:
             self.__dict__.pop("querylog").close()
         if "pool" in self.__dict__:

@@ -145,6 +145,19 @@ class Settings(BaseSettings):
     history_max_titles: int = Field(default=5, ge=0, le=20)
     history_max_chars: int = Field(default=400, ge=20, description="Cut for `truncated` mode.")
 
+    # --- conversations as knowledge ---------------------------------------
+    conversation_index_idle_minutes: float = Field(
+        default=15.0,
+        ge=0,
+        description="A session unchanged this long is indexed for conversation search.",
+    )
+    conversation_index_interval_seconds: float = Field(
+        default=30.0, gt=0, le=3600, description="Time between the indexing worker's passes."
+    )
+    conversation_index_worker: bool = Field(
+        default=True, description="Run the conversation indexing worker in the server."
+    )
+
     # --- retrieval budgets (seed 003) -------------------------------------
     top_k: int = Field(default=8, ge=1, le=50)
     max_top_k: int = Field(default=20, ge=1, le=100)

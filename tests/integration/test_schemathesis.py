@@ -178,6 +178,8 @@ def known_refusal(case, response) -> str | None:
             details = error["details"] or []
             if details and all(d["loc"][:2] == ["body", "file"] for d in details):
                 return "a multipart part without a filename is a form field, not a file"
+    if label == "POST /sessions/{session_id}/fork" and code == "invalid_message_index":
+        return "at_message lies past the end of the session"
     return None
 
 

@@ -13,11 +13,13 @@ from threadline import __version__
 from threadline.api.errors import install_error_handlers
 from threadline.api.routes import (
     chat,
+    conversations,
     documents,
     export,
     feedback,
     health,
     openai_compat,
+    session_lineage,
     sessions,
     turns,
     web,
@@ -26,6 +28,7 @@ from threadline.api.security import SecurityHeaders, install_docs
 from threadline.api.turn_errors import install_turn_error_handlers
 from threadline.auth import KeyRing, load_key_entries
 from threadline.chat import ChatService
+from threadline.conversations.worker import start_worker
 from threadline.services import Services
 from threadline.settings import get_settings
 
@@ -43,9 +46,13 @@ def create_app(services: Services | None = None) -> FastAPI:
             load_key_entries(svc.settings.api_keys, svc.settings.api_keys_file)
         )
         app.state.chat = ChatService(svc)
+        # Conversation indexing runs beside the requests; stopped before the services close.
+        app.state.conversation_worker = await run_in_threadpool(start_worker, svc)
         try:
             yield
         finally:
+            if app.state.conversation_worker is not None:
+                await run_in_threadpool(app.state.conversation_worker.stop)
             if services is None:
                 await run_in_threadpool(svc.close)
 
@@ -75,6 +82,8 @@ def create_app(services: Services | None = None) -> FastAPI:
     # Before sessions: `/sessions/import` is not the session `import`.
     app.include_router(export.router)
     app.include_router(sessions.router)
+    app.include_router(session_lineage.router)
+    app.include_router(conversations.router)
     app.include_router(openai_compat.router)
     app.include_router(web.router)
     app.include_router(documents.router)

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from threadline.conversations.source import WithConversations, conversations_requested
 from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig
 from threadline.graph.packing import (
     Budget,
@@ -312,7 +313,17 @@ def retrieve_turn(
         source_app=state.source_app,
         workspace=state.workspace,
     )
-    kb = services.kb
+    kb: Any = services.kb
+    if conversations_requested(settings.source_policy, state.caller_app, state.sources):
+        # Past exchanges of this tenant and app are one more source (off by default).
+        kb = WithConversations(
+            kb,
+            services.conversations,
+            services.store,
+            tenant=state.tenant,
+            caller_app=state.caller_app,
+            thread_id=state.thread_id,
+        )
     found = search_candidates(
         kb,
         question=state.query,

@@ -126,6 +126,7 @@ class QdrantClientEngine(VectorEngine):
         payload_indexes: Create keyword indexes on the filtered metadata fields (a
             server uses them; the local mode ignores them and warns).
         name: "server" or "local".
+        indexed_fields: The metadata fields filters use (keyword indexes).
     """
 
     concurrent_reads = False
@@ -138,10 +139,12 @@ class QdrantClientEngine(VectorEngine):
         *,
         payload_indexes: bool,
         name: str,
+        indexed_fields: Sequence[str] = DEFAULT_INDEXED_FIELDS,
     ) -> None:
         self.name = name
         self.client = client
         self.collection = collection
+        self._indexed_fields = tuple(indexed_fields)
         self._ensure_collection(embeddings, payload_indexes)
         self._store = QdrantVectorStore(
             client=client,
@@ -171,7 +174,7 @@ class QdrantClientEngine(VectorEngine):
         )
         if not payload_indexes:
             return  # the local mode ignores payload indexes (and warns about them)
-        for name in DEFAULT_INDEXED_FIELDS:
+        for name in self._indexed_fields:
             self.client.create_payload_index(
                 self.collection, f"{METADATA}.{name}", models.PayloadSchemaType.KEYWORD
             )
@@ -231,12 +234,18 @@ class EdgeEngine(VectorEngine):
     Args:
         path: The shard directory.
         embeddings: Which vectors the shard holds.
+        indexed_fields: The metadata fields filters use (keyword indexes).
     """
 
     name = "edge"
     concurrent_reads = True
 
-    def __init__(self, path: Path, embeddings: EmbeddingSetup) -> None:
+    def __init__(
+        self,
+        path: Path,
+        embeddings: EmbeddingSetup,
+        indexed_fields: Sequence[str] = DEFAULT_INDEXED_FIELDS,
+    ) -> None:
         try:
             self._store = EdgeVectorStore(
                 path,
@@ -246,6 +255,7 @@ class EdgeEngine(VectorEngine):
                 vector_name=DENSE_VECTOR,
                 sparse_vector_name=SPARSE_VECTOR,
                 metadata_payload_key=METADATA,
+                indexed_fields=indexed_fields,
             )
         except Exception as exc:  # the binding raises bare Exception
             # The engine locks its write-ahead log; a second process gets WouldBlock.
@@ -320,7 +330,11 @@ def edge_shard_path(settings: Settings) -> Path:
 
 
 def open_engine(
-    settings: Settings, embeddings: EmbeddingSetup, *, client: QdrantClient | None = None
+    settings: Settings,
+    embeddings: EmbeddingSetup,
+    *,
+    client: QdrantClient | None = None,
+    indexed_fields: Sequence[str] = DEFAULT_INDEXED_FIELDS,
 ) -> VectorEngine:
     """Return the engine the settings ask for.
 
@@ -330,6 +344,7 @@ def open_engine(
         embeddings: Which vectors the collection holds.
         client: Use this qdrant-client instead (a server or local client made by the
             caller); the collection named in the settings is used on it.
+        indexed_fields: The metadata fields filters use (keyword indexes).
     """
     if client is not None or settings.qdrant_url or settings.vector_engine == "local":
         name = "server" if settings.qdrant_url else "local"
@@ -339,8 +354,9 @@ def open_engine(
             embeddings,
             payload_indexes=bool(settings.qdrant_url),
             name=name if client is None else _client_kind(client),
+            indexed_fields=indexed_fields,
         )
-    return EdgeEngine(edge_shard_path(settings), embeddings)
+    return EdgeEngine(edge_shard_path(settings), embeddings, indexed_fields)
 
 
 def _client_kind(client: QdrantClient) -> str:

@@ -142,3 +142,23 @@ class ConversationStoreProtocol(Protocol):
     def import_session(self, *, session: Session) -> Session:
         """Store a whole session under an id not taken yet; atomic."""
         ...
+
+    def scan_sessions(self, *, tenant: str | None = None) -> list[SessionSummary]:
+        """Summaries of every session (of one tenant, or all): the conversation index's queue."""
+        ...
+
+    def fork_session(
+        self,
+        *,
+        tenant: str,
+        caller_app: str,
+        session_id: str,
+        at_message: int | None = None,
+        fork_id: str | None = None,
+    ) -> Session:
+        """Create a session from the first ``at_message`` messages of another, pointing back."""
+        ...
+
+    def close_session(self, *, tenant: str, caller_app: str, session_id: str) -> Session:
+        """Mark a session closed (queued for conversation indexing)."""
+        ...

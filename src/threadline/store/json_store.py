@@ -39,6 +39,7 @@ from threadline.store.group_commit import Append, append
 from threadline.store.ids import new_message_id, new_session_id, new_turn_id, validate_id
 from threadline.store.langchain_messages import LANGCHAIN_KWARGS_KEY, to_langchain_messages
 from threadline.store.layout import SessionDoc, SessionHeader
+from threadline.store.lineage import forked_session
 from threadline.store.locking import locked
 from threadline.store.models import (
     Message,
@@ -177,6 +178,9 @@ class ConversationStore(JsonSessionEdits):
             created_at=header.created_at,
             updated_at=header.updated_at,
             message_count=count,
+            parent_session_id=header.parent_session_id,
+            root_session_id=header.root_session_id,
+            closed_at=header.closed_at,
         )
 
     def list_sessions(
@@ -303,6 +307,95 @@ class ConversationStore(JsonSessionEdits):
                 spool_dir(path).rmdir()
             files.fsync_dir(path.parent)
         return existed
+
+    def scan_sessions(self, *, tenant: str | None = None) -> list[SessionSummary]:
+        """Summaries of every session of every tenant (the conversation index's queue).
+
+        Corrupt files are skipped, as in ``list_sessions``.
+
+        Args:
+            tenant: Only this tenant's sessions; ``None`` scans them all.
+
+        Returns:
+            The summaries, in no particular order.
+        """
+        found: list[SessionSummary] = []
+        for entry in self._paths.scan():
+            if entry.kind != "session" or tenant not in (None, entry.tenant):
+                continue
+            try:
+                summary = self._summary(
+                    entry.path, entry.tenant, entry.caller_app, entry.session_id
+                )
+            except CorruptSessionError as exc:
+                _LOGGER.warning("skipping session in scan: %s", exc)
+                continue
+            if summary is not None:
+                found.append(summary)
+        return found
+
+    def fork_session(
+        self,
+        *,
+        tenant: str,
+        caller_app: str,
+        session_id: str,
+        at_message: int | None = None,
+        fork_id: str | None = None,
+    ) -> Session:
+        """Create a session from the first messages of another (see ``lineage.py``).
+
+        Args:
+            tenant: Tenant id.
+            caller_app: Caller app id (the fork stays in it).
+            session_id: The session forked from.
+            at_message: Keep the messages before this index; ``None`` keeps all.
+            fork_id: The fork's id; generated when ``None``.
+
+        Returns:
+            The new session.
+
+        Raises:
+            InvalidIdError: If an id is invalid.
+            SessionNotFoundError: If the source session does not exist.
+            SessionExistsError: If ``fork_id`` is taken.
+            ValueError: If ``at_message`` is out of range.
+        """
+        source = self._require(
+            self._paths.session(tenant, caller_app, session_id), tenant, caller_app, session_id
+        )
+        fork = forked_session(source, fork_id or new_session_id(), at_message)
+        path = self._paths.session(tenant, caller_app, fork.id)
+        with locked(path, self.lock_timeout) as txn:
+            if path.exists():
+                raise SessionExistsError(tenant, caller_app, fork.id)
+            txn.commit(path, SessionDoc.from_session(fork).render())
+        return fork
+
+    def close_session(self, *, tenant: str, caller_app: str, session_id: str) -> Session:
+        """Mark a session closed now (``updated_at`` is left as it is).
+
+        Args:
+            tenant: Tenant id.
+            caller_app: Caller app id.
+            session_id: Session id.
+
+        Returns:
+            The closed session.
+
+        Raises:
+            InvalidIdError: If an id is invalid.
+            SessionNotFoundError: If the session does not exist.
+            StoreBusyError: If the session lock could not be acquired in time.
+        """
+        path = self._paths.session(tenant, caller_app, session_id)
+        if not path.exists():
+            raise SessionNotFoundError(tenant, caller_app, session_id)
+        with locked(path, self.lock_timeout) as txn:
+            session = self._require(path, tenant, caller_app, session_id)
+            session.closed_at = utcnow()
+            txn.commit(path, SessionDoc.from_session(session).render())
+        return session
 
     # ------------------------------------------------------------------ messages
 

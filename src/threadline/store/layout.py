@@ -64,6 +64,10 @@ def dump_message(message: Message) -> bytes:
     return message.model_dump_json().encode("utf-8")
 
 
+_OPTIONAL_HEADER = ("parent_session_id", "root_session_id", "closed_at")
+"""Header fields left out of the file while unset."""
+
+
 class SessionHeader(BaseModel):
     """Line 1 of a canonical session file: the session without its messages."""
 
@@ -76,6 +80,9 @@ class SessionHeader(BaseModel):
     updated_at: UtcDatetime
     messages_bytes: int = 0
     messages_crc32: int = 0
+    parent_session_id: str | None = None
+    root_session_id: str | None = None
+    closed_at: UtcDatetime | None = None
 
 
 @dataclass
@@ -109,6 +116,9 @@ class SessionDoc:
             title=session.title,
             created_at=session.created_at,
             updated_at=session.updated_at,
+            parent_session_id=session.parent_session_id,
+            root_session_id=session.root_session_id,
+            closed_at=session.closed_at,
         )
         return cls(header=header, source=body, lo=0, hi=len(body), crc=zlib.crc32(body))
 
@@ -242,7 +252,10 @@ class SessionDoc:
                 "messages_crc32": zlib.crc32(final, crc) if size else 0,
             }
         )
-        line = header.model_dump_json().encode("utf-8")
+        # Lineage and closing are written only when set: files of sessions without
+        # them keep the exact bytes older code wrote.
+        unset = {name for name in _OPTIONAL_HEADER if getattr(header, name) is None}
+        line = header.model_dump_json(exclude=unset).encode("utf-8")
         head = line[:-1] + b"," + ARRAY_OPEN + b"\n"
         data = b"".join((head, stored, extra, final, TRAILER))
         lo = len(head)

@@ -152,6 +152,15 @@ class Session(BaseModel):
     updated_at: UtcDatetime
     messages: list[Message] = Field(default_factory=list)
     schema_version: int = SCHEMA_VERSION
+    parent_session_id: str | None = Field(
+        default=None, description="The session this one was forked from."
+    )
+    root_session_id: str | None = Field(
+        default=None, description="The first session of the fork's lineage."
+    )
+    closed_at: UtcDatetime | None = Field(
+        default=None, description="When the session was closed (queued for indexing)."
+    )
 
     def thread_state(self) -> ThreadState:
         """Derive the thread state from the stored assistant turns.
@@ -197,6 +206,9 @@ class SessionSummary(BaseModel):
     created_at: UtcDatetime
     updated_at: UtcDatetime
     message_count: int
+    parent_session_id: str | None = None
+    root_session_id: str | None = None
+    closed_at: UtcDatetime | None = None
 
 
 CheckStatus = Literal["ok", "corrupt", "repaired", "quarantined", "stale_temp", "temp_removed"]

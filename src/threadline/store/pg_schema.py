@@ -179,6 +179,15 @@ LEFT JOIN LATERAL (
 WHERE o.created_at IS NOT NULL OR q.created_at IS NOT NULL;
 """,
     ),
+    Migration(
+        3,
+        "session lineage (forks) and closing",
+        """
+ALTER TABLE sessions ADD COLUMN parent_session_id text;
+ALTER TABLE sessions ADD COLUMN root_session_id text;
+ALTER TABLE sessions ADD COLUMN closed_at timestamptz;
+""",
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

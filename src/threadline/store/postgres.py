@@ -56,6 +56,7 @@ from threadline.store.errors import (
 )
 from threadline.store.ids import new_message_id, new_session_id, new_turn_id, validate_id
 from threadline.store.langchain_messages import to_langchain_messages
+from threadline.store.lineage import forked_session
 from threadline.store.models import (
     Message,
     Role,
@@ -282,6 +283,7 @@ class PostgresStore(PostgresSessionEdits):
         """Return the session and its messages in one round trip (a join, one snapshot)."""
         rows = conn.execute(
             "SELECT s.title, s.created_at AS session_created_at, s.updated_at, "
+            "s.parent_session_id, s.root_session_id, s.closed_at, "
             "m.id, m.role, m.content, m.created_at, m.turn_id, m.metadata "
             "FROM sessions s LEFT JOIN messages m ON m.tenant_id = s.tenant_id "
             "AND m.caller_app = s.caller_app AND m.session_id = s.session_id "
@@ -305,6 +307,9 @@ class PostgresStore(PostgresSessionEdits):
             created_at=first["session_created_at"],
             updated_at=updated_at,
             messages=messages,
+            parent_session_id=first["parent_session_id"],
+            root_session_id=first["root_session_id"],
+            closed_at=first["closed_at"],
         )
 
     # ------------------------------------------------------------------ sessions
@@ -359,7 +364,8 @@ class PostgresStore(PostgresSessionEdits):
             total = counted["n"] if counted is not None else 0
             rows = conn.execute(
                 "SELECT s.session_id, s.tenant_id, s.caller_app, s.title, s.created_at, "
-                "greatest(s.updated_at, l.created_at) AS updated_at FROM sessions s "
+                "greatest(s.updated_at, l.created_at) AS updated_at, "
+                "s.parent_session_id, s.root_session_id, s.closed_at FROM sessions s "
                 "LEFT JOIN LATERAL (SELECT m.created_at FROM messages m "
                 "WHERE m.tenant_id = s.tenant_id AND m.caller_app = s.caller_app "
                 "AND m.session_id = s.session_id ORDER BY m.seq DESC, m.pos DESC LIMIT 1) l "
@@ -386,10 +392,94 @@ class PostgresStore(PostgresSessionEdits):
                 created_at=row["created_at"],
                 updated_at=row["updated_at"],
                 message_count=counts.get((row["caller_app"], row["session_id"]), 0),
+                parent_session_id=row["parent_session_id"],
+                root_session_id=row["root_session_id"],
+                closed_at=row["closed_at"],
             )
             for row in rows
         ]
         return page, int(total)
+
+    def scan_sessions(self, *, tenant: str | None = None) -> list[SessionSummary]:
+        """Summaries of every session (of one tenant, or all; see ``ConversationStore``)."""
+        scope = "" if tenant is None else " WHERE s.tenant_id = %s"
+        args = [] if tenant is None else [validate_id(tenant, "tenant")]
+        with self._connection() as conn:
+            rows = conn.execute(
+                "SELECT s.session_id, s.tenant_id, s.caller_app, s.title, s.created_at, "
+                "greatest(s.updated_at, l.created_at) AS updated_at, coalesce(l.n, 0) AS n, "
+                "s.parent_session_id, s.root_session_id, s.closed_at FROM sessions s "
+                "LEFT JOIN LATERAL (SELECT max(m.created_at) AS created_at, count(*) AS n "
+                "FROM messages m WHERE m.tenant_id = s.tenant_id AND m.caller_app = s.caller_app "
+                "AND m.session_id = s.session_id) l ON true" + scope,
+                args,
+            ).fetchall()
+        return [
+            SessionSummary(
+                id=row["session_id"],
+                tenant=row["tenant_id"],
+                caller_app=row["caller_app"],
+                title=row["title"],
+                created_at=row["created_at"],
+                updated_at=row["updated_at"],
+                message_count=row["n"],
+                parent_session_id=row["parent_session_id"],
+                root_session_id=row["root_session_id"],
+                closed_at=row["closed_at"],
+            )
+            for row in rows
+        ]
+
+    def fork_session(
+        self,
+        *,
+        tenant: str,
+        caller_app: str,
+        session_id: str,
+        at_message: int | None = None,
+        fork_id: str | None = None,
+    ) -> Session:
+        """Create a session from the first messages of another (see ``ConversationStore``)."""
+        key = self._key(tenant, caller_app, session_id)
+        with self._connection(key) as conn, conn.transaction():
+            source = self._load(conn, key)
+            if source is None:
+                raise SessionNotFoundError(*key)
+            fork = forked_session(source, fork_id or new_session_id(), at_message)
+            fork_key = self._key(tenant, caller_app, fork.id)
+            created = conn.execute(
+                "INSERT INTO sessions (tenant_id, caller_app, session_id, title, created_at, "
+                "updated_at, parent_session_id, root_session_id) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING "
+                "RETURNING session_id",
+                (
+                    *fork_key,
+                    fork.title,
+                    fork.created_at,
+                    fork.updated_at,
+                    fork.parent_session_id,
+                    fork.root_session_id,
+                ),
+            ).fetchone()
+            if created is None:
+                raise SessionExistsError(*fork_key)
+            if fork.messages and not self._insert(conn, fork_key, fork.messages):
+                raise StoreError(f"{_where(fork_key)}: a copied turn id is already taken")
+        return fork
+
+    def close_session(self, *, tenant: str, caller_app: str, session_id: str) -> Session:
+        """Mark a session closed now (see ``ConversationStore.close_session``)."""
+        key = self._key(tenant, caller_app, session_id)
+        with self._connection(key) as conn, conn.transaction():
+            closed = conn.execute(
+                f"UPDATE sessions SET closed_at = %s WHERE {_KEY_WHERE} RETURNING session_id",
+                (utcnow(), *key),
+            ).fetchone()
+            if closed is None:
+                raise SessionNotFoundError(*key)
+            session = self._load(conn, key)
+        assert session is not None  # locked by the update until the commit
+        return session
 
     def update_session(
         self, *, tenant: str, caller_app: str, session_id: str, title: str

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from threadline.api.deps import (
@@ -15,6 +15,7 @@ from threadline.api.deps import (
     authorize_caller_app,
 )
 from threadline.api.errors import ApiError
+from threadline.api.routes.session_lineage import forget_session
 from threadline.api.schemas import (
     ID_SCHEMA,
     ErrorResponse,
@@ -127,7 +128,11 @@ async def update_session(
 
 @router.delete("/{session_id}", response_model=Message, responses=ERRORS)
 async def delete_session(
-    session_id: SessionIdPath, store: StoreDep, tenant: TenantDep, caller_app: CallerAppDep
+    session_id: SessionIdPath,
+    store: StoreDep,
+    tenant: TenantDep,
+    caller_app: CallerAppDep,
+    request: Request,
 ) -> Message:
     """Delete a session and its messages."""
     deleted = await run_in_threadpool(
@@ -135,6 +140,7 @@ async def delete_session(
     )
     if not deleted:
         raise ApiError(404, "session_not_found", "Session not found")
+    await run_in_threadpool(forget_session, request.app, (tenant, caller_app, session_id))
     return Message(message="Session deleted successfully")
 
 

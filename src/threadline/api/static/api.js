@@ -130,6 +130,11 @@ export const api = {
   selectAnswer: (id, messageId) => json(`/sessions/${seg(id)}/messages/${seg(messageId)}/select`, { method: "POST" }),
   trace: (id, messageId) => json(`/sessions/${seg(id)}/messages/${seg(messageId)}/trace`),
   exportSession: (id, format) => send(`/sessions/${seg(id)}/export?format=${seg(format)}`, { accept: "*/*" }),
+  searchConversations: (q, { k = 5, before = 2, after = 1, offset = 0 } = {}) =>
+    json(`/conversations/search?${new URLSearchParams({ q, k, before, after, offset })}`),
+  forkSession: (id, atMessage) =>
+    json(`/sessions/${seg(id)}/fork`, { method: "POST", body: { at_message: atMessage } }),
+  closeSession: (id) => json(`/sessions/${seg(id)}/close`, { method: "POST" }),
 };
 
 /** Parse one SSE block ("event: x\ndata: {...}") into {event, data}. */

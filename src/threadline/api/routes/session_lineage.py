@@ -1,0 +1,99 @@
+"""`POST /sessions/{id}/close` and `POST /sessions/{id}/fork`: closing and lineage.
+
+Closing queues a session for conversation indexing (and wakes the worker); a fork
+starts a new session from the first messages of another, the way "edit and resend"
+branches a conversation. Deleting a session removes its indexed chunks at once
+(`forget_session`, called by the delete route).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, FastAPI, Path, Request
+from starlette.concurrency import run_in_threadpool
+
+from threadline.api.conversation_schemas import ForkRequest, LineagePublic
+from threadline.api.deps import CallerAppDep, StoreDep, TenantDep
+from threadline.api.errors import ApiError
+from threadline.api.schemas import ID_SCHEMA, ErrorResponse
+from threadline.conversations.index import SessionKey
+from threadline.store import Session
+
+router = APIRouter(prefix="/sessions", tags=["sessions"])
+
+SessionIdPath = Annotated[str, Path(description="The session id.", json_schema_extra=ID_SCHEMA)]
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorResponse, "description": "Invalid id"},
+    401: {"model": ErrorResponse, "description": "Missing or wrong API key"},
+    403: {"model": ErrorResponse, "description": "Caller app not allowed for this key"},
+    404: {"model": ErrorResponse, "description": "Session not found"},
+    409: {"model": ErrorResponse, "description": "Session id taken, or the file is damaged"},
+    422: {"model": ErrorResponse, "description": "Invalid request"},
+    503: {"model": ErrorResponse, "description": "Session busy, retry"},
+}
+
+
+def lineage_public(session: Session) -> LineagePublic:
+    """Return the response body of a closed or forked session."""
+    return LineagePublic(
+        id=session.id,
+        caller_app=session.caller_app,
+        title=session.title,
+        created_at=session.created_at,
+        updated_at=session.updated_at,
+        message_count=len(session.messages),
+        parent_session_id=session.parent_session_id,
+        root_session_id=session.root_session_id,
+        closed_at=session.closed_at,
+    )
+
+
+def forget_session(app: FastAPI, key: SessionKey) -> None:
+    """Remove a deleted session's chunks from the conversation index, if one is open."""
+    services: Any = app.state.services
+    if "conversations" in services.__dict__:
+        services.conversations.delete_session(key)
+
+
+@router.post("/{session_id}/close", response_model=LineagePublic, responses=ERRORS)
+async def close_session(
+    session_id: SessionIdPath,
+    request: Request,
+    store: StoreDep,
+    tenant: TenantDep,
+    caller_app: CallerAppDep,
+) -> LineagePublic:
+    """Close a session: it is indexed for conversation search without waiting to go idle."""
+    session = await run_in_threadpool(
+        store.close_session, tenant=tenant, caller_app=caller_app, session_id=session_id
+    )
+    worker = getattr(request.app.state, "conversation_worker", None)
+    if worker is not None:
+        worker.wake()
+    return lineage_public(session)
+
+
+@router.post("/{session_id}/fork", response_model=LineagePublic, status_code=201, responses=ERRORS)
+async def fork_session(
+    session_id: SessionIdPath,
+    store: StoreDep,
+    tenant: TenantDep,
+    caller_app: CallerAppDep,
+    body: ForkRequest | None = None,
+) -> LineagePublic:
+    """Start a new session from this one's first ``at_message`` messages (all by default)."""
+    body = body or ForkRequest()
+    try:
+        fork = await run_in_threadpool(
+            store.fork_session,
+            tenant=tenant,
+            caller_app=caller_app,
+            session_id=session_id,
+            at_message=body.at_message,
+            fork_id=body.session_id,
+        )
+    except ValueError as exc:
+        raise ApiError(422, "invalid_message_index", str(exc)) from exc
+    return lineage_public(fork)
