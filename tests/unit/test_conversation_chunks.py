@@ -75,3 +75,11 @@ def test_windows_are_clamped_ordered_and_merged() -> None:
         (7, 9, {8: 0.9}),
     ]
     assert merge_spans([(12, 1.0)], before=1, after=1, last=9) == []  # gone since indexed
+
+
+def test_an_answer_set_aside_by_regenerate_is_not_an_exchange() -> None:
+    session = _session(("user", "q0"), ("assistant", "old"), ("assistant", "new"))
+    assert session.messages[1].metadata is not None
+    session.messages[1].metadata.superseded = True
+    found = exchanges(session)
+    assert [(e.question.content, e.answer.content) for e in found] == [("q0", "new")]  # type: ignore[union-attr]

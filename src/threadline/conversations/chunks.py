@@ -154,7 +154,8 @@ def exchanges(session: Session) -> list[Exchange]:
 
     An assistant message answers the user message before it (the store writes a
     turn as that pair); a question left unanswered, or an answer without a question
-    (a message added alone), is an exchange of its own.
+    (a message added alone), is an exchange of its own. Answers the user set aside for
+    another one (regenerate) are left out: the exchange is the answer kept.
 
     Args:
         session: The stored session.
@@ -165,6 +166,8 @@ def exchanges(session: Session) -> list[Exchange]:
     found: list[Exchange] = []
     pending: tuple[int, Message] | None = None
     for index, message in enumerate(session.messages):
+        if message.role == "assistant" and message.metadata and message.metadata.superseded:
+            continue  # an answer the user replaced (regenerate, select): not what was said
         if message.role == "user":
             if pending is not None:
                 found.append(Exchange(len(found), pending[0], pending[1], None))
