@@ -111,3 +111,47 @@ def test_an_index_refuses_another_dense_model(e5_services) -> None:
     )
     with pytest.raises(RuntimeError, match="built with dense model 'e5-small'"):
         KnowledgeBase(settings)
+
+
+@pytest.fixture(scope="module")
+def minilm_services(tmp_path_factory) -> Iterator[Services]:
+    """The sample documents indexed as the default deployment does: English-only MiniLM."""
+    data_dir = tmp_path_factory.mktemp("minilm")
+    services = make_services(data_dir, embeddings="hybrid", dense_model="minilm")
+    yield services
+    services.close()
+    shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@pytest.mark.parametrize(
+    ("question", "section", "lead_in"),
+    [
+        (
+            "Quelle est la politique de remboursement ?",
+            "Refunds and returns",
+            "D'après « Brightwell support policy » (en anglais) :",
+        ),
+        (
+            "Quelle est la garantie du Pixel 8a ?",
+            "Google Pixel 8a",
+            "D'après « Brightwell product catalog 2024 » (en anglais) :",
+        ),
+        (
+            "What was the revenue in 2024?",
+            "Résultats financiers",
+            'From "Rapport annuel 2024 de Brightwell" (in French):',
+        ),
+    ],
+)
+def test_the_default_model_answers_across_languages(
+    minilm_services, question, section, lead_in
+) -> None:
+    # The English-only default finds and answers through query translation, and the
+    # evidence check reads the other-language passage through its words' translations:
+    # before it did, "la garantie" was taken for an unnamed thing and asked about.
+    result = ChatService(minilm_services).run_turn(
+        TurnRequest(query=question, thread_id=f"minilm-{len(question)}")
+    )
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == section
+    assert result.answer.startswith(lead_in + "\n")

@@ -109,3 +109,29 @@ def test_when_asks_for_a_date_only_as_the_question_word():
     assert asked_type("When applying for a mortgage, can it cover debts?") is None
     assert asked_type("What happens when I exceed the limit?") is None
     assert asked_type("Quand je dépasse la limite, que se passe-t-il ?") is None
+
+
+def test_a_question_is_checked_on_a_passage_in_another_language():
+    chunks = [
+        {
+            "label": "1",
+            "title": "Brightwell product catalog 2024",
+            "section": "Google Pixel 8a",
+            "text": "Brightwell covers the Pixel 8a with a 2-year warranty.",
+        },
+    ]
+    question = "Quelle est la garantie du Pixel 8a ?"
+    # Read as written, "garantie" is in no passage: the check cannot see the warranty.
+    assert decide(question, chunks).verdict != "answer"
+    assert decide(question, chunks, language="fr").verdict == "answer"
+    # A passage in the question's own language is not translated.
+    assert decide("What is the garantie?", chunks, language="en").verdict != "answer"
+
+
+def test_french_auxiliaries_are_no_content():
+    from threadline.graph.question_terms import content_terms
+
+    assert content_terms("J'ai perdu mon ordinateur, que dois-je faire ?") == [
+        "perdu",
+        "ordinateur",
+    ]

@@ -95,3 +95,13 @@ def test_history_words_of_a_french_conversation_recur_in_translation() -> None:
     )
     recurring = next(v for v in variants if v.name == "recurring_translated")
     assert "alimony" in recurring.text.split()
+
+
+def test_a_passage_vocabulary_translates_into_the_question_language() -> None:
+    from threadline.knowledge.bilingual import translate_vocabulary
+    from threadline.text import terms
+
+    english = set(terms("Refunds are given within 30 days under the warranty."))
+    french = translate_vocabulary(english, "en", "fr")
+    assert set(terms("remboursement garantie")) <= french
+    assert translate_vocabulary(english, "en", "de") == set()

@@ -70,6 +70,7 @@ def decide_turn(state: State) -> Evidence:
         reference=bool(followup.resolved and followup.ref_type != "context"),
         tool=state.route == "tool",
         focus=state.thread_state.last_titles if state.history else [],
+        language=detect_language(state.query),
     )
 
 

@@ -44,8 +44,10 @@ from threadline.graph.question_terms import (
     unanchored_reference,
     uncovered_parts,
 )
+from threadline.knowledge.bilingual import translate_query, translate_vocabulary
 from threadline.knowledge.facts import AnswerType, asked_type, has_answer_type
 from threadline.text import fold, terms
+from threadline.text.language import detect_language
 
 Verdict = Literal["answer", "partial", "not_in_documents", "ambiguous"]
 
@@ -140,6 +142,7 @@ def decide(
     reference: bool = False,
     tool: bool = False,
     focus: Sequence[str] = (),
+    language: str | None = None,
 ) -> Evidence:
     """Decide answer / partial / not in the documents / ambiguous for one turn.
 
@@ -153,6 +156,10 @@ def decide(
         reference: An explicit reference into the previous answer was resolved.
         tool: The context is a catalog tool result (structured data).
         focus: Titles of what the previous answer was about ("it" refers to them).
+        language: The question's language ("fr", "en"); a passage in the other one is
+            read with its words' translations too (`translate_vocabulary`), so a French
+            question over an English passage is checked on what the passage says. None:
+            words are compared as written.
 
     Returns:
         The verdict with its evidence.
@@ -165,6 +172,15 @@ def decide(
         # A catalog tool ran typed filters over structured data: its rows are the answer.
         return Evidence("answer", "tool_result", supporting=tuple(str(c["label"]) for c in chunks))
     vocab = {str(c["label"]): chunk_vocabulary(c) for c in chunks}
+    titles = [str(c.get("title") or "") for c in chunks]
+    if language:
+        for chunk in chunks:
+            passage_language = detect_language(f"{chunk.get('title', '')} {chunk.get('text', '')}")
+            if passage_language != language:
+                label = str(chunk["label"])
+                vocab[label] |= translate_vocabulary(vocab[label], passage_language, language)
+                title = str(chunk.get("title") or "")
+                titles.append(translate_query(title, passage_language, language))
     everything = set().union(*vocab.values())
     names = named_things(question)
     missing_named = tuple(
@@ -229,9 +245,7 @@ def decide(
     weights = {t: 1.0 for t in content}
     total = sum(weights.values())
     eligible = _about(chunks, vocab, names, question, focus)
-    anchor = unanchored_reference(
-        question, earlier, titles=[str(c.get("title") or "") for c in chunks]
-    )
+    anchor = unanchored_reference(question, earlier, titles=titles)
     base: dict[str, object] = {
         "content_terms": tuple(content),
         "named": tuple(names),

@@ -18,7 +18,11 @@ COVERAGE_MAJORITY = 0.5
 """A passage supports a question when it holds more than half of its content (by weight)."""
 
 # Words that say what to do or how to ask, not what the question is about.
-GENERIC_TERMS = frozenset(terms(f"{en.GENERIC_WORDS} {fr.GENERIC_WORDS}"))
+# French auxiliaries and modals ("j'ai", "dois-je", "faire") are no topic either; the
+# index keeps them (its stopwords decide the indexed terms), the evidence check does not.
+GENERIC_TERMS = frozenset(
+    terms(f"{en.GENERIC_WORDS} {fr.GENERIC_WORDS} {' '.join(sorted(fr.AUXILIARY_FORMS))}")
+)
 
 # A reference to something the question does not name.
 DEMONSTRATIVE = re.compile(

@@ -19,7 +19,7 @@ Pure functions over a lexicon loaded once per process.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -28,7 +28,7 @@ from threadline.text import STOPWORDS, french_stem, stem, tokenize
 from threadline.text.lexicons import BILINGUAL_LEXICON_FILES
 from threadline.text.lexicons.fr import AUXILIARY_FORMS
 
-__all__ = ["Lexicon", "lexicon", "translate_query"]
+__all__ = ["Lexicon", "lexicon", "translate_query", "translate_vocabulary"]
 
 _STEMMERS: dict[str, Callable[[str], str]] = {"fr": french_stem, "en": stem}
 
@@ -163,3 +163,42 @@ def translate_query(text: str, source: str, target: str) -> str:
                 words.append(tokens[i])
             i += 1
     return " ".join(dict.fromkeys(words))
+
+
+@lru_cache(maxsize=4)
+def _stem_translations(source: str, target: str) -> dict[str, frozenset[str]]:
+    """Map each single-word entry's index term (`terms()` stem) to its translations' terms."""
+    from threadline.text import terms
+
+    lex = lexicon(source, target)
+    found: dict[str, set[str]] = {}
+    for tokens, words in lex.forms.items():
+        if len(tokens) != 1:
+            continue
+        keys = terms(tokens[0])
+        if len(keys) == 1:
+            found.setdefault(keys[0], set()).update(terms(" ".join(words)))
+    return {key: frozenset(values) for key, values in found.items()}
+
+
+def translate_vocabulary(vocabulary: Iterable[str], source: str, target: str) -> set[str]:
+    """Return the index terms of the translations of a passage's terms.
+
+    The evidence check compares a question's terms with a passage's; a French question
+    over an English passage finds "garanti" nowhere in "warranty". The passage's terms
+    in the question's language, added to its own, let the check read the question's
+    content in the passage whatever language each is written in.
+
+    Args:
+        vocabulary: Index terms (`threadline.text.terms` stems) of a passage.
+        source: The passage's language.
+        target: The question's language.
+
+    Returns:
+        Terms of the target language the passage's words translate to (empty for a pair
+        of languages the lexicon does not hold).
+    """
+    if {source, target} != {"fr", "en"}:
+        return set()
+    table = _stem_translations(source, target)
+    return {t for term in vocabulary for t in table.get(term, ())}

@@ -31,6 +31,7 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
+from threadline.knowledge.bilingual import translate_query
 from threadline.knowledge.facts import KINDS, has_answer_type
 from threadline.models.answer_prompt import (
     INSUFFICIENT_CONTEXT,
@@ -38,6 +39,7 @@ from threadline.models.answer_prompt import (
     parse_answer_prompt,
 )
 from threadline.text import terms
+from threadline.text.language import detect_language
 
 MODEL_NAME = "threadline-extractive"
 
@@ -54,6 +56,20 @@ _REQUEST_TERMS = set(
         "point partie section source document stp merci"
     )
 )
+
+
+def _translated_terms(question: str, sources: Sequence[PromptSource]) -> set[str]:
+    """Return the question's terms in the sources' language, when that is another one.
+
+    The sentences that answer "Quelle est la garantie du Pixel 8a ?" are English ones
+    about a warranty: they are found through the question's words translated.
+    """
+    asked = detect_language(question)
+    languages = Counter(detect_language(f"{s.title} {s.text}") for s in sources)
+    written = languages.most_common(1)[0][0] if languages else asked
+    if written == asked:
+        return set()
+    return set(terms(translate_query(question, asked, written)))
 
 
 def split_sentences(text: str) -> list[str]:
@@ -210,11 +226,13 @@ class ExtractiveChatModel(BaseChatModel):
             sources, question, search_query, prompt.followup_reference, prompt.answer_type
         )
 
-    def _weights(self, question: str, search_query: str) -> Counter[str]:
+    def _weights(
+        self, question: str, search_query: str, translated: set[str] | None = None
+    ) -> Counter[str]:
         weights: Counter[str] = Counter()
         for term in terms(search_query):
             weights[term] = max(weights[term], 1)
-        for term in terms(question):
+        for term in {*terms(question), *(translated or ())}:
             weights[term] = 2
         for term in _REQUEST_TERMS:
             weights.pop(term, None)
@@ -250,7 +268,8 @@ class ExtractiveChatModel(BaseChatModel):
         reference: str,
         answer_type: str = "",
     ) -> str:
-        weights = self._weights(question, search_query)
+        translated = _translated_terms(question, sources)
+        weights = self._weights(question, search_query, translated)
         rows = self._scored(sources, weights)
         limit = self.max_sentences
         if reference:
@@ -265,7 +284,7 @@ class ExtractiveChatModel(BaseChatModel):
             if matching:
                 rows = [(score + 1.0, si, i, s) for score, si, i, s in rows if si in matching]
         elif rows:
-            rows = self._answering(rows, question, answer_type)
+            rows = self._answering(rows, question, answer_type, translated)
         chosen = sorted((r for r in rows if r[0] > 0), key=lambda r: -r[0])[:limit]
         if not chosen:
             return INSUFFICIENT_CONTEXT
@@ -280,7 +299,11 @@ class ExtractiveChatModel(BaseChatModel):
         return " ".join(f"{sentence} [{sources[si].id}]" for _, si, _, sentence in chosen)
 
     def _answering(
-        self, rows: list[tuple[float, int, int, str]], question: str, answer_type: str
+        self,
+        rows: list[tuple[float, int, int, str]],
+        question: str,
+        answer_type: str,
+        translated: set[str] = frozenset(),  # type: ignore[assignment]
     ) -> list[tuple[float, int, int, str]]:
         """Only the sentences that answer the question: no filler.
 
@@ -289,7 +312,7 @@ class ExtractiveChatModel(BaseChatModel):
         question asks for a kind of fact (a price, a date...) that some candidate
         sentence states, states it too.
         """
-        own = set(terms(question)) - _REQUEST_TERMS
+        own = (set(terms(question)) | translated) - _REQUEST_TERMS
         if own:
             rows = [r for r in rows if own & set(terms(r[3]))] or rows
         if answer_type in KINDS:
