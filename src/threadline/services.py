@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from langchain_core.language_models import BaseChatModel
 
 from threadline.conversations.index import ConversationIndex
+from threadline.knowledge.bilingual import preload_lexicons
 from threadline.knowledge.embeddings import EmbeddingSetup
 from threadline.knowledge.index import KnowledgeBase
 from threadline.models import create_chat_model
@@ -88,6 +89,9 @@ class Services:
             # opening the engine a second time.
             if "kb" not in self.__dict__:
                 self.__dict__["kb"] = KnowledgeBase(self.settings, embeddings=self._embeddings)
+                # The bilingual lexicon (10k entries) takes about a second to index: paid
+                # here, with the engine and the models, not inside a first turn's deadline.
+                preload_lexicons()
             return self.__dict__["kb"]
 
     @cached_property

@@ -67,8 +67,8 @@ def closed_port_url() -> str:
 
 
 def variant(base: Services, **overrides: Any) -> Services:
-    """The sample services with other LLM settings, sharing the store, base and log."""
-    base.store, base.kb, base.querylog  # noqa: B018 (built once, then shared)
+    """The sample services with other LLM settings, sharing the store, indexes and log."""
+    base.store, base.kb, base.querylog, base.conversations  # noqa: B018 (built once, then shared)
     services = copy.copy(base)
     services.settings = base.settings.model_copy(
         update={"llm": "openai", "openai_api_key": None, **overrides}

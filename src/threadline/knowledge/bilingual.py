@@ -28,7 +28,13 @@ from threadline.text import STOPWORDS, french_stem, stem, tokenize
 from threadline.text.lexicons import BILINGUAL_LEXICON_FILES
 from threadline.text.lexicons.fr import AUXILIARY_FORMS
 
-__all__ = ["Lexicon", "lexicon", "translate_query", "translate_vocabulary"]
+__all__ = [
+    "Lexicon",
+    "lexicon",
+    "preload_lexicons",
+    "translate_query",
+    "translate_vocabulary",
+]
 
 _STEMMERS: dict[str, Callable[[str], str]] = {"fr": french_stem, "en": stem}
 
@@ -202,3 +208,10 @@ def translate_vocabulary(vocabulary: Iterable[str], source: str, target: str) ->
         return set()
     table = _stem_translations(source, target)
     return {t for term in vocabulary for t in table.get(term, ())}
+
+
+def preload_lexicons() -> None:
+    """Load both directions of the lexicon and the passage-term tables, once per process."""
+    for source, target in (("fr", "en"), ("en", "fr")):
+        lexicon(source, target)
+        _stem_translations(source, target)
