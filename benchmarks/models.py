@@ -53,8 +53,20 @@ def _package_size(module: str) -> int:
 
 
 def _tree_size(root: Path) -> int:
-    """Bytes of the files under a directory."""
+    """Bytes of a file, or of the files under a directory."""
+    if root.is_file():
+        return root.stat().st_size
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+
+
+def _made_on_first_use(dense: Any) -> Path | None:
+    """Return what a model wrote to the cache on first use (ONNX export, distillation)."""
+    from threadline.knowledge.static_dense import StaticEmbeddings
+
+    if isinstance(dense, StaticEmbeddings):
+        return dense.model_dir
+    path = getattr(dense, "onnx_path", None)
+    return Path(path) if path else None
 
 
 def _rss_mib() -> float:
@@ -139,7 +151,7 @@ def measure_one(
         dense.embed_query(question)
         latencies.append((time.perf_counter() - started) * 1000)
     latencies.sort()
-    model_dir = getattr(dense, "model_dir", None)  # a model made on first use and cached
+    made = _made_on_first_use(dense)
     return {
         "model": model,
         "load_s": round(load_seconds, 2),
@@ -151,8 +163,31 @@ def measure_one(
         "query_p50_ms": round(statistics.median(latencies), 2),
         "query_p99_ms": round(latencies[int(0.99 * (len(latencies) - 1))], 2),
         "install_mib": round(sum(_package_size(m) for m in _PACKAGES[model]) / 2**20, 1),
-        "cached_model_mib": round(_tree_size(model_dir) / 2**20, 1) if model_dir else None,
+        "cached_model_mib": round(_tree_size(made) / 2**20, 1) if made else None,
     }
+
+
+def markdown(report: dict[str, Any]) -> list[str]:
+    """Return the report as a Markdown table, one row per model."""
+    lines = [
+        "# Dense models: cost",
+        "",
+        f"{report['machine']}; load average at the end {report['load_average_end'][0]:.2f}.",
+        "",
+        "| model | load s | RSS MiB | chunks/s | hybrid ingestion chunks/s "
+        "| query p50 / p99 ms | install MiB |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in report["results"]:
+        install = f"{r['install_mib']}"
+        if r.get("cached_model_mib"):
+            install += f" (+{r['cached_model_mib']} made on first use)"
+        ingest = r.get("hybrid_ingest_chunks_per_s", "–")
+        lines.append(
+            f"| {r['model']} | {r['load_s']} | {r['rss_mib']} | {r['chunks_per_s']} | {ingest} | "
+            f"{r['query_p50_ms']} / {r['query_p99_ms']} | {install} |"
+        )
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -198,24 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    lines = [
-        "# Dense models: cost",
-        "",
-        f"{report['machine']}; load average at the end {os.getloadavg()[0]:.2f}.",
-        "",
-        "| model | load s | RSS MiB | chunks/s | hybrid ingestion chunks/s "
-        "| query p50 / p99 ms | install MiB |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    for r in results:
-        install = f"{r['install_mib']}"
-        if r.get("cached_model_mib"):
-            install += f" (+{r['cached_model_mib']} made on first use)"
-        ingest = r.get("hybrid_ingest_chunks_per_s", "–")
-        lines.append(
-            f"| {r['model']} | {r['load_s']} | {r['rss_mib']} | {r['chunks_per_s']} | {ingest} | "
-            f"{r['query_p50_ms']} / {r['query_p99_ms']} | {install} |"
-        )
+    lines = markdown(report)
     args.out.with_suffix(".md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))  # noqa: T201
     return 0

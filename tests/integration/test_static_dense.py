@@ -29,7 +29,8 @@ from threadline.knowledge.embeddings import (
 from threadline.knowledge.index import SearchFilters
 from threadline.knowledge.static_dense import StaticEmbeddings, static_model_dir
 
-pytestmark = pytest.mark.dense
+# The first run on a machine distils MiniLM (about 3 minutes on 2 quiet cores, 7 under load).
+pytestmark = [pytest.mark.dense, pytest.mark.timeout(900)]
 
 _SRC = Path(__file__).resolve().parents[2] / "src"
 
