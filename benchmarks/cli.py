@@ -65,7 +65,9 @@ def retrieval(
     ] = "hybrid",
     dense_model: Annotated[
         str | None,
-        typer.Option(help="minilm or e5-small; default: THREADLINE_DENSE_MODEL (minilm)."),
+        typer.Option(
+            help="minilm, e5-small or minilm-static; default: THREADLINE_DENSE_MODEL (minilm)."
+        ),
     ] = None,
     k: Annotated[int, typer.Option(help="Passage ids written per task.", min=10, max=30)] = 20,
     limit: Annotated[int | None, typer.Option(help="Only the first N tasks.", min=1)] = None,

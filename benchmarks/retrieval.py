@@ -533,7 +533,7 @@ def run_benchmark(
         tasks_path: Tasks JSONL (`task_id`, `domain`, `turns`).
         out_path: Where the run JSONL goes (`task_id`, `query`, `doc_ids`).
         embeddings: hybrid, sparse or dense.
-        dense_model: The bundled dense model (minilm, e5-small).
+        dense_model: The bundled dense model (minilm, e5-small, minilm-static).
         k: Passage ids per task.
         limit: Only the first `limit` tasks.
         index_dir: Keep the index here and reuse it (default: a temporary directory).

