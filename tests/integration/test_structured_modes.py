@@ -145,6 +145,18 @@ def test_an_outage_teaches_nothing(chat, stub):
     assert [format_type(r) for r in requests] == ["json_schema", "json_object"]
 
 
+def test_a_probe_cut_short_resumes_after_the_refused_mode(chat, stub):
+    # json_schema is refused, then the json_object call times out: the turn fails, and
+    # the next turn starts at json_object instead of asking for json_schema again.
+    stub.queue({"error": LLAMA_CPP_REFUSAL, "status": 500}, {"drop": True})
+    with pytest.raises(LLMUnavailableError):
+        chat.run_turn(TurnRequest(query=SLA_QUESTION, thread_id="r-1"))
+    stub.responder = llama_cpp_like
+    result, requests = run(chat, stub, SLA_QUESTION, "r-2")
+    assert [format_type(r) for r in requests] == ["json_object"]
+    assert result.outcome == "grounded_answer"
+
+
 def test_concurrent_first_turns_probe_once(chat, stub):
     def slow_llama_cpp(body: dict):
         reply = llama_cpp_like(body)

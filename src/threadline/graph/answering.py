@@ -198,13 +198,14 @@ def generate_structured(
             trace["structured_output"] = mode
             return answer_call(llm, messages, mode)
         refused: list[str] = []
-        for mode in MODES:
+        for mode in STRUCTURED_MODES.candidates(key):
             try:
                 generated = answer_call(llm, messages, mode)
             except Exception as exc:
                 why = format_unsupported(exc) if mode != MODES[-1] else None
                 if why is None:
                     raise
+                STRUCTURED_MODES.refuse(key, mode)
                 refused.append(f"{mode}: {why}")
                 continue
             STRUCTURED_MODES.record(key, mode)

@@ -14,7 +14,8 @@ how it may be asked:
 The first answer call to a server tries them in that order; a refusal that names the
 format moves to the next one, and the mode that answered is kept for the process, per
 (base URL, model), so later turns make no probing call. A refused connection or a
-timeout says nothing about the format: it is raised and nothing is learnt.
+timeout says nothing about the format: it is raised, and the next turn resumes the
+probe after the modes already refused.
 """
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ class StructuredModes:
     def __init__(self) -> None:
         """Start knowing nothing."""
         self._known: dict[ServerKey, StructuredMode] = {}
+        self._refused: dict[ServerKey, set[StructuredMode]] = {}
         self._probe_locks: dict[ServerKey, threading.Lock] = {}
         self._lock = threading.Lock()
 
@@ -94,6 +96,17 @@ class StructuredModes:
         """Return the mode learnt for `key`, if any."""
         with self._lock:
             return self._known.get(key)
+
+    def candidates(self, key: ServerKey) -> tuple[StructuredMode, ...]:
+        """Return the modes still worth trying for `key`, best first (text always is)."""
+        with self._lock:
+            refused = self._refused.get(key, set())
+        return tuple(mode for mode in MODES if mode not in refused or mode == "text")
+
+    def refuse(self, key: ServerKey, mode: StructuredMode) -> None:
+        """Keep that `key` refused `mode` (a probe cut short by a timeout resumes after it)."""
+        with self._lock:
+            self._refused.setdefault(key, set()).add(mode)
 
     def record(self, key: ServerKey, mode: StructuredMode) -> None:
         """Keep the mode that answered for `key`."""
@@ -105,8 +118,10 @@ class StructuredModes:
         with self._lock:
             if key is None:
                 self._known.clear()
+                self._refused.clear()
             else:
                 self._known.pop(key, None)
+                self._refused.pop(key, None)
 
     @contextlib.contextmanager
     def probing(self, key: ServerKey) -> Iterator[None]:
