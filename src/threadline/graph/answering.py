@@ -172,9 +172,9 @@ def generate_structured(
     Args:
         llm: The chat model.
         messages: The answer prompt.
-        trace: The generate node's trace entry: the mode used is recorded in it
-            (`structured_output`), and the refused modes of a first call
-            (`structured_refused`).
+        trace: The generate node's trace entry: for a model with a server, the mode
+            used is recorded in it (`structured_output`), and the refused modes of a
+            first call (`structured_refused`).
 
     Returns:
         The verdict and answer; a model that ignores the format still yields a usable
@@ -185,8 +185,7 @@ def generate_structured(
     """
     trace = trace if trace is not None else {}
     key = server_key(llm)
-    if key is None:
-        trace["structured_output"] = "json_schema"
+    if key is None:  # nothing to learn: its trace stays as it was
         return answer_call(llm, messages, "json_schema")
     mode = STRUCTURED_MODES.known(key)
     if mode is not None:
