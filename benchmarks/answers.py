@@ -215,6 +215,7 @@ def run_answers_benchmark(
     limit: int | None = None,
     index_dir: Path | None = None,
     progress: Progress | None = None,
+    settings_update: dict[str, Any] | None = None,
 ) -> AnswersReport:
     """Index the corpus (a fresh temporary index by default), run every task, write the run.
 
@@ -226,6 +227,8 @@ def run_answers_benchmark(
         limit: Only the first `limit` tasks.
         index_dir: Keep the index here and reuse it (sessions are stored beside it).
         progress: Called as (phase, done, total).
+        settings_update: Settings to change for the run (the LLM benchmark points the
+            chat model at a local server).
 
     Returns:
         Counts and timings.
@@ -235,6 +238,8 @@ def run_answers_benchmark(
     report = AnswersReport(tasks=len(tasks), passages=len(passages))
     lines: list[AnswerLine] = []
     with open_index(embeddings, index_dir) as (services, _):
+        if settings_update:
+            services.settings = services.settings.model_copy(update=settings_update)
         started = time.perf_counter()
         report.indexed = index_corpus(services.kb, passages, progress)
         report.index_seconds = time.perf_counter() - started

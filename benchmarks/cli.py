@@ -186,6 +186,7 @@ ARGPARSE_BENCHMARKS: dict[str, tuple[str, str]] = {
     "engine": ("benchmarks.engine_bench", "Vector engines: Qdrant Edge vs qdrant-client local."),
     "history": ("benchmarks.history", "History characters per turn in prompts, per history mode."),
     "models": ("benchmarks.models", "The dense models' cost: load, RSS, passages/s, latency."),
+    "llm": ("benchmarks.llm", "The LLM path on a local model (llama.cpp): calls, tokens, latency."),
     "report": ("benchmarks.combined_report", "Merge result JSON files into one Markdown report."),
 }
 
