@@ -260,11 +260,15 @@ def answer_call(
 
 
 JSON_EXAMPLE = (
-    "\n\nReply with one JSON object only, like this:\n"
-    '{"verdict": "answer", "answer": "A fact taken from source 2. [2]", "missing": []}\n'
-    "verdict is one of: answer, partial, not_in_documents, ambiguous."
+    '\n\nReply with one JSON object only, with the fields "verdict" (answer, partial, '
+    'not_in_documents or ambiguous), "answer" (your answer, each sentence ending with the '
+    'number of its source in square brackets) and "missing" (a list).'
 )
-"""Appended to the answer prompt in the `json_object` mode, which carries no schema."""
+"""Appended to the answer prompt in the `json_object` mode, which carries no schema.
+
+It names the fields without an example answer: SmolLM2-135M, given one, copied it
+word for word as its answer.
+"""
 
 
 def _with_json_example(message: BaseMessage) -> BaseMessage:
