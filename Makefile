@@ -48,9 +48,12 @@ studio: ingest ## Ingest the sample data and run `langgraph dev` (Studio + the A
 	LANGGRAPH_CLI_NO_ANALYTICS=1 LANGGRAPH_NO_VERSION_CHECK=true \
 		$(BIN)/langgraph dev --port $(STUDIO_PORT) --no-browser
 
-test: install ## Run every tier (installs Debian's chromium and postgresql for the tests)
+# The real-model tests need llama.cpp's server: built once per machine into
+# ~/.cache/threadline (minutes of compiling the first time; tests/support/llama_server.py).
+test: install ## Run every tier (installs chromium and postgresql, builds llama.cpp once)
 	$(BIN)/python tests/support/browser.py
 	$(BIN)/python tests/support/postgres.py
+	$(BIN)/python tests/support/llama_server.py
 	$(BIN)/python -m pytest $(TEST_FILE)
 
 # The unit tier needs neither chromium nor postgresql: no server, process, socket or model.
@@ -62,9 +65,10 @@ test-integration: install ## Run the integration tier (real engine, store, Postg
 	$(BIN)/python tests/support/postgres.py
 	$(BIN)/python -m pytest tests/integration
 
-test-e2e: install ## Run the e2e tier (real servers, the browser, Studio)
+test-e2e: install ## Run the e2e tier (real servers, the browser, Studio, a local model)
 	$(BIN)/python tests/support/browser.py
 	$(BIN)/python tests/support/postgres.py
+	$(BIN)/python tests/support/llama_server.py
 	$(BIN)/python -m pytest tests/e2e
 
 lint: install ## Lint (ruff, docstrings included), check formatting, type-check src/ (mypy)
@@ -99,6 +103,8 @@ bench: install ## Run every benchmark (about 30 min on 2 cores); results in benc
 		--corpus $(MTRAG)/corpus.jsonl --tasks $(MTRAG)/dev.jsonl --tasks $(MTRAG_FR)/dev.jsonl
 	$(BIN)/python -m benchmarks answers --corpus $(MTRAG)/corpus.jsonl --tasks $(ANSWERS)/dev.jsonl \
 		--out $(RESULTS)/answers-dev-run.jsonl --score | tee $(RESULTS)/answers-dev.txt
+	$(BIN)/python -m benchmarks llm --out $(RESULTS)/llm.json --limit 20 \
+		--corpus $(MTRAG)/corpus.jsonl --tasks $(ANSWERS)/dev.jsonl
 	$(BIN)/python -m benchmarks engine $(RESULTS)
 	$(BIN)/python -m benchmarks engine $(RESULTS)/engine_scale.json \
 		--sizes 10000,50000,200000 --engines edge --queries 200

@@ -283,6 +283,7 @@ def run_answers_benchmark(
     limit: int | None = None,
     index_dir: Path | None = None,
     progress: Progress | None = None,
+    settings_update: dict[str, Any] | None = None,
 ) -> AnswersReport:
     """Index the corpus (a fresh temporary index by default), run every task, write the run.
 
@@ -295,6 +296,8 @@ def run_answers_benchmark(
         limit: Only the first `limit` tasks.
         index_dir: Keep the index here and reuse it (sessions are stored beside it).
         progress: Called as (phase, done, total).
+        settings_update: Settings to change for the run (the LLM benchmark points the
+            chat model at a local server).
 
     Returns:
         Counts and timings.
@@ -304,6 +307,8 @@ def run_answers_benchmark(
     report = AnswersReport(tasks=len(tasks), passages=len(passages))
     lines: list[AnswerLine] = []
     with _services(corpus_path, embeddings, index_dir) as services:
+        if settings_update:
+            services.settings = services.settings.model_copy(update=settings_update)
         started = time.perf_counter()
         report.indexed = index_corpus(services.kb, passages, progress) if passages else 0
         report.index_seconds = time.perf_counter() - started

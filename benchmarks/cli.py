@@ -206,6 +206,7 @@ ARGPARSE_BENCHMARKS: dict[str, tuple[str, str]] = {
         "Past exchanges: recall on MTRAG, indexing exchanges/s, search latency at 10k-100k.",
     ),
     "models": ("benchmarks.models", "The dense models' cost: load, RSS, passages/s, latency."),
+    "llm": ("benchmarks.llm", "The LLM path on a local model (llama.cpp): calls, tokens, latency."),
     "report": ("benchmarks.combined_report", "Merge result JSON files into one Markdown report."),
 }
 

@@ -30,3 +30,16 @@ def pg_url(pg_cluster) -> Iterator[str]:
     name, url = fresh_database(pg_cluster)
     yield url
     pg_cluster.drop_database(name)
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory):
+    """llama.cpp's OpenAI-compatible server with SmolLM2-135M, for the whole run.
+
+    Built once per machine (minutes; see benchmarks/llama_server.py), started once per run.
+    """
+    from benchmarks.llama_server import LlamaServer, provision
+
+    server = LlamaServer(provision(), log=tmp_path_factory.mktemp("llama") / "server.log")
+    yield server
+    server.stop()

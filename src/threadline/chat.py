@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import logging
 import time
+import uuid
 from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, cast
@@ -21,6 +22,7 @@ from threadline.graph.answering import STRUCTURED_TAG
 from threadline.graph.context import Context, bind_services
 from threadline.graph.state import TurnFollowup
 from threadline.models import LLMError, create_chat_model
+from threadline.models.cancellation import TURN_KEY, cancelled_when_abandoned
 from threadline.models.errors import DEADLINE_KEY
 from threadline.services import Services
 from threadline.store import Citation
@@ -126,7 +128,13 @@ class ChatService:
         # timeout is what is left of it (`threadline.models.bounded`).
         deadline = started + self.services.settings.turn_deadline_seconds
         config: RunnableConfig = {
-            "metadata": {"threadline_started": started, DEADLINE_KEY: deadline}
+            # The turn's token lets a streamed turn's generation be stopped when its
+            # client goes away (`threadline.models.cancellation`).
+            "metadata": {
+                "threadline_started": started,
+                DEADLINE_KEY: deadline,
+                TURN_KEY: uuid.uuid4().hex,
+            }
         }
         return inputs, config
 
@@ -256,20 +264,21 @@ class ChatService:
         inputs, config = self._inputs(request)
         started = config["metadata"]["threadline_started"]
         seen: dict[str, Any] = {}
-        try:
-            async for event in self._astream_run(inputs, config, context, seen):
-                if event["event"] == "final":
-                    result = self._result(event["data"], started)
-                    event["data"] = result.to_dict(debug=debug)
-                yield event
-        except LLMError as error:
-            fallback = self._fallback_config(config, error, seen)
-            yield {"event": "phase", "data": {"node": "llm_fallback", "error": error.code}}
-            async for event in self._astream_run(inputs, fallback, context, {}):
-                if event["event"] == "final":
-                    result = self._fallback_result(self._result(event["data"], started), error)
-                    event["data"] = result.to_dict(debug=debug)
-                yield event
+        with cancelled_when_abandoned(config["metadata"]):  # a client that leaves stops it
+            try:
+                async for event in self._astream_run(inputs, config, context, seen):
+                    if event["event"] == "final":
+                        result = self._result(event["data"], started)
+                        event["data"] = result.to_dict(debug=debug)
+                    yield event
+            except LLMError as error:
+                fallback = self._fallback_config(config, error, seen)
+                yield {"event": "phase", "data": {"node": "llm_fallback", "error": error.code}}
+                async for event in self._astream_run(inputs, fallback, context, {}):
+                    if event["event"] == "final":
+                        result = self._fallback_result(self._result(event["data"], started), error)
+                        event["data"] = result.to_dict(debug=debug)
+                    yield event
 
     async def _astream_run(
         self, inputs: dict[str, Any], config: RunnableConfig, context: Context | None, seen: dict

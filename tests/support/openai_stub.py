@@ -283,16 +283,22 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         stub = self.server.stub
         gate = stub.stream_gate
-        for event in events:
-            self._write_chunk(f"data: {json.dumps(event)}\n\n".encode())
-            delta = event["choices"][0]["delta"] if event.get("choices") else {}
-            if gate is not None and delta.get("content"):
-                stub.stream_paused.set()
-                gate.wait(timeout=60)
-                gate = None
-        self._write_chunk(b"data: [DONE]\n\n")
-        self.wfile.write(b"0\r\n\r\n")
-        self.wfile.flush()
+        try:
+            for event in events:
+                self._write_chunk(f"data: {json.dumps(event)}\n\n".encode())
+                delta = event["choices"][0]["delta"] if event.get("choices") else {}
+                if gate is not None and delta.get("content"):
+                    stub.stream_paused.set()
+                    gate.wait(timeout=60)
+                    gate = None
+            self._write_chunk(b"data: [DONE]\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            with stub._lock:  # the client closed the stream: the generation stops here
+                stub.streams_aborted += 1
+            self.close_connection = True
+            return
         with stub._lock:
             stub.streams_finished += 1
 
@@ -333,6 +339,7 @@ class OpenAIStub:
         self.stream_gate: threading.Event | None = None
         self.stream_paused = threading.Event()
         self.streams_finished = 0
+        self.streams_aborted = 0  # streams the client closed before their end
         self._replies: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)

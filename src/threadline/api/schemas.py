@@ -230,4 +230,9 @@ class HealthPublic(BaseModel):
         default=None,
         description="Passages of the caller's tenant; null unless a key authenticates it.",
     )
+    structured_output: Literal["json_schema", "json_object", "text"] | None = Field(
+        default=None,
+        description="How the model server is asked for the answer's JSON, once learnt "
+        "from its first answer; null before that and for the offline model.",
+    )
     version: str

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.utils.json import parse_partial_json
 from pydantic import BaseModel, Field
 
 from threadline.followups.trail import render_history
@@ -19,6 +20,13 @@ from threadline.graph.evidence import Evidence, Verdict, decide
 from threadline.graph.grounding import neutralize_markers
 from threadline.graph.reformulation import trail_turns
 from threadline.models.answer_prompt import AnswerPrompt, PromptSource, render_answer_prompt
+from threadline.models.structured import (
+    MODES,
+    STRUCTURED_MODES,
+    StructuredMode,
+    format_unsupported,
+    server_key,
+)
 from threadline.text.language import detect_language
 
 if TYPE_CHECKING:
@@ -34,6 +42,9 @@ STRUCTURED_TAG = "threadline:structured"
 # or several equally fitting candidates. "Most content words absent" is not among
 # them: a model reads paraphrases that word matching misses.
 HARD_REASONS = ("named_thing_missing", "no_context", "unanchored")
+
+
+VERDICTS = ("answer", "partial", "not_in_documents", "ambiguous")
 
 
 class GeneratedAnswer(BaseModel):
@@ -148,29 +159,156 @@ def final_verdict(
     return verdict
 
 
-def generate_structured(llm: BaseChatModel, messages: list[BaseMessage]) -> GeneratedAnswer:
-    """One structured call; a model that ignores the schema still yields a usable answer.
+def generate_structured(
+    llm: BaseChatModel, messages: list[BaseMessage], trace: dict[str, Any] | None = None
+) -> GeneratedAnswer:
+    """One answer call in the structured mode the model's server takes.
 
-    Local OpenAI-compatible servers do not all honour `response_format`: plain text back
-    is read as an answer (its citations and support are checked as usual), and the
-    `INSUFFICIENT_CONTEXT` marker as a decline.
+    The mode (JSON schema, JSON object, plain text) is learnt on a server's first answer
+    call and kept for the process (`threadline.models.structured`): that first call may
+    be refused for its format and made again in the next mode, later calls are made
+    once. A model with no server (the offline model, a test's fake) is asked for its
+    JSON schema output.
+
+    Args:
+        llm: The chat model.
+        messages: The answer prompt.
+        trace: The generate node's trace entry: for a model with a server, the mode
+            used is recorded in it (`structured_output`), and the refused modes of a
+            first call (`structured_refused`).
+
+    Returns:
+        The verdict and answer; a model that ignores the format still yields a usable
+        answer (its text, checked as any), `INSUFFICIENT_CONTEXT` a decline.
+
+    Raises:
+        LLMError: the server is down or too slow (nothing is learnt from that).
     """
-    # The schema as a dict (not the class): the reply is then parsed by LangChain with
-    # `include_raw`, so a reply that is not JSON comes back as raw text instead of an
-    # exception from the client's own parser.
+    trace = trace if trace is not None else {}
+    key = server_key(llm)
+    if key is None:  # nothing to learn: its trace stays as it was
+        return answer_call(llm, messages, "json_schema")
+    mode = STRUCTURED_MODES.known(key)
+    if mode is not None:
+        trace["structured_output"] = mode
+        return answer_call(llm, messages, mode)
+    with STRUCTURED_MODES.probing(key):
+        mode = STRUCTURED_MODES.known(key)  # learnt by another turn while this one waited
+        if mode is not None:
+            trace["structured_output"] = mode
+            return answer_call(llm, messages, mode)
+        refused: list[str] = []
+        for mode in STRUCTURED_MODES.candidates(key):
+            try:
+                generated = answer_call(llm, messages, mode)
+            except Exception as exc:
+                why = format_unsupported(exc) if mode != MODES[-1] else None
+                if why is None:
+                    raise
+                STRUCTURED_MODES.refuse(key, mode)
+                refused.append(f"{mode}: {why}")
+                continue
+            STRUCTURED_MODES.record(key, mode)
+            trace["structured_output"] = mode
+            trace["structured_refused"] = refused
+            return generated
+    raise AssertionError("unreachable: the text mode raises or answers")  # pragma: no cover
+
+
+def answer_call(
+    llm: BaseChatModel, messages: list[BaseMessage], mode: StructuredMode
+) -> GeneratedAnswer:
+    """Make the answer call in one structured-output mode and read its reply.
+
+    Args:
+        llm: The chat model.
+        messages: The answer prompt.
+        mode: `json_schema` (OpenAI's `response_format` with the schema), `json_object`
+            (JSON without a schema, which llama.cpp constrains with the schema it is
+            given beside it, and an example of the object at the end of the prompt) or
+            `text` (no format: the answer's text with its markers).
+
+    Returns:
+        The verdict and the answer.
+    """
     schema = {**GeneratedAnswer.model_json_schema(), "title": "GeneratedAnswer"}
-    runnable = llm.with_structured_output(
-        schema, method="json_schema", include_raw=True
-    ).with_config(tags=[STRUCTURED_TAG])
-    out = runnable.invoke(messages)
-    parsed = out.get("parsed") if isinstance(out, dict) else None
-    if isinstance(parsed, dict):
+    if mode == "json_schema":
+        # The schema as a dict (not the class): the reply is then parsed by LangChain
+        # with `include_raw`, so a reply that is not JSON comes back as raw text instead
+        # of an exception from the client's own parser.
+        runnable = llm.with_structured_output(
+            schema, method="json_schema", include_raw=True
+        ).with_config(tags=[STRUCTURED_TAG])
+        out = runnable.invoke(messages)
+        parsed = out.get("parsed") if isinstance(out, dict) else None
+        if isinstance(parsed, dict):
+            try:
+                return GeneratedAnswer.model_validate(parsed)
+            except ValueError:
+                pass
+        raw = out.get("raw") if isinstance(out, dict) else None
+        return read_reply(getattr(raw, "text", "") or "")
+    if mode == "json_object":
+        bound = llm.bind(response_format={"type": "json_object", "schema": schema})
+        asked = [*messages[:-1], _with_json_example(messages[-1])] if messages else messages
+        reply = bound.with_config(tags=[STRUCTURED_TAG]).invoke(asked)
+        return read_reply(reply.text)
+    # Plain text: the answer's own cap is bound (an unmarked call would get the
+    # condensation's short one).
+    cap = getattr(llm, "max_tokens", None)
+    bound_text = llm.bind(max_tokens=cap) if isinstance(cap, int) else llm
+    return read_reply(bound_text.with_config(tags=[STRUCTURED_TAG]).invoke(messages).text)
+
+
+JSON_EXAMPLE = (
+    '\n\nReply with one JSON object only, with the fields "verdict" (answer, partial, '
+    'not_in_documents or ambiguous), "answer" (your answer, each sentence ending with the '
+    'number of its source in square brackets) and "missing" (a list).'
+)
+"""Appended to the answer prompt in the `json_object` mode, which carries no schema.
+
+It names the fields without an example answer: SmolLM2-135M, given one, copied it
+word for word as its answer.
+"""
+
+
+def _with_json_example(message: BaseMessage) -> BaseMessage:
+    """Return the message with the JSON example appended to its text."""
+    if isinstance(message.content, str):
+        return message.model_copy(update={"content": message.content + JSON_EXAMPLE})
+    return message
+
+
+def read_reply(text: str) -> GeneratedAnswer:
+    """Read an answer call's reply: a JSON object (whole or cut at its cap), or plain text.
+
+    A JSON reply cut at the token cap keeps the part of its answer that arrived (the
+    support check judges it like any answer). Plain text is an answer, except the
+    `INSUFFICIENT_CONTEXT` marker or nothing, which decline.
+    """
+    text = text.strip()
+    if text.startswith("{"):
         try:
-            return GeneratedAnswer.model_validate(parsed)
+            parsed = parse_partial_json(text)
         except ValueError:
-            pass
-    raw = out.get("raw") if isinstance(out, dict) else None
-    text = (getattr(raw, "text", "") or "").strip()
+            parsed = None
+        if (
+            isinstance(parsed, dict)
+            and {"verdict", "answer"} & set(parsed)
+            and isinstance(parsed.get("answer", ""), str)
+        ):
+            answer = parsed.get("answer") or ""
+            verdict = parsed.get("verdict")
+            if verdict not in VERDICTS:  # cut before its verdict, or an unknown one
+                verdict = "answer" if answer else "not_in_documents"
+            missing = parsed.get("missing")
+            return GeneratedAnswer.model_validate(
+                {
+                    "verdict": verdict,
+                    "answer": answer,
+                    "missing": [str(m) for m in missing] if isinstance(missing, list) else [],
+                }
+            )
     if not text or text.startswith(prompts.INSUFFICIENT_CONTEXT):
         return GeneratedAnswer(verdict="not_in_documents", answer="")
     return GeneratedAnswer(verdict="answer", answer=text)

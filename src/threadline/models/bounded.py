@@ -13,7 +13,8 @@ The request's timeout is the smaller of the per-call timeout and what is left of
 turn's deadline (`DEADLINE_KEY` in the run's metadata, set by the chat facade); a
 call that would start after the deadline fails at once, and a streamed answer is
 closed when the deadline passes between two chunks (closing the connection is what
-tells llama.cpp, vLLM or Ollama to stop generating). Failures become the domain
+tells llama.cpp, vLLM or Ollama to stop generating), and so is the answer of a
+streamed turn whose client went away (`threadline.models.cancellation`). Failures become the domain
 errors of `threadline.models.errors`; an answer cut at its cap is returned as the text
 it is (the openai client would raise instead of handing a cut JSON answer back), and
 the graph checks it like any other.
@@ -36,6 +37,7 @@ from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_core.runnables.config import ensure_config
 from langchain_openai import ChatOpenAI
 
+from threadline.models.cancellation import TURN_KEY, TurnCancelledError, turn_cancelled
 from threadline.models.errors import (
     DEADLINE_KEY,
     LLMError,
@@ -58,6 +60,15 @@ def deadline_of(run_manager: RunManager) -> float | None:
         metadata = ensure_config().get("metadata") or {}
     value = metadata.get(DEADLINE_KEY)
     return float(value) if isinstance(value, int | float) else None
+
+
+def turn_of(run_manager: RunManager) -> str | None:
+    """Return the turn's token carried in the run's metadata (read as `deadline_of` does)."""
+    metadata = (run_manager.metadata if run_manager is not None else None) or {}
+    if TURN_KEY not in metadata:
+        metadata = ensure_config().get("metadata") or {}
+    token = metadata.get(TURN_KEY)
+    return token if isinstance(token, str) else None
 
 
 def domain_error(exc: BaseException) -> LLMError | None:
@@ -168,6 +179,7 @@ class BoundedChatOpenAI(ChatOpenAI):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         deadline = kwargs[DEADLINE_KEY] = deadline_of(run_manager)
+        turn = turn_of(run_manager)
         chunks = cast(
             Generator[ChatGenerationChunk, None, None],
             super()._stream(messages, stop, run_manager, **kwargs),
@@ -176,6 +188,8 @@ class BoundedChatOpenAI(ChatOpenAI):
             for chunk in chunks:
                 if deadline is not None and time.perf_counter() > deadline:
                     raise LLMTimeoutError("the turn's deadline passed during the answer")
+                if turn_cancelled(turn):
+                    raise TurnCancelledError("the client went away during the answer")
                 yield chunk
         except openai.LengthFinishReasonError:
             return  # the cut text was streamed already: it is the message
@@ -192,6 +206,7 @@ class BoundedChatOpenAI(ChatOpenAI):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         deadline = kwargs[DEADLINE_KEY] = deadline_of(run_manager)
+        turn = turn_of(run_manager)
         chunks = cast(
             AsyncGenerator[ChatGenerationChunk, None],
             super()._astream(messages, stop, run_manager, **kwargs),
@@ -200,6 +215,8 @@ class BoundedChatOpenAI(ChatOpenAI):
             async for chunk in chunks:
                 if deadline is not None and time.perf_counter() > deadline:
                     raise LLMTimeoutError("the turn's deadline passed during the answer")
+                if turn_cancelled(turn):
+                    raise TurnCancelledError("the client went away during the answer")
                 yield chunk
         except openai.LengthFinishReasonError:
             return

@@ -9,6 +9,7 @@ from threadline import __version__
 from threadline.api.deps import ServicesDep
 from threadline.api.schemas import HealthPublic
 from threadline.auth import LOCAL_PRINCIPAL, KeyRing
+from threadline.models.structured import structured_mode
 
 router = APIRouter(tags=["health"])
 
@@ -38,5 +39,6 @@ async def read_health(request: Request, services: ServicesDep) -> HealthPublic:
         llm=services.settings.llm or "offline",
         embeddings=services.kb.embedding_name,
         chunks=chunks,
+        structured_output=structured_mode(services.llm),
         version=__version__,
     )

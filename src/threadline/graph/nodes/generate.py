@@ -65,8 +65,9 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         asks_for=evidence.asks_for,
         question=None if judges else evidence.answered or None,
     )
-    calls = 1
-    generated = generate_structured(llm, messages)
+    generated = generate_structured(llm, messages, trace)
+    # A server's first answer call may be refused for its format and made again.
+    calls = 1 + len(trace.get("structured_refused", []))
     text = generated.answer.strip()
     missing = list(generated.missing) or list(evidence.missing_terms)
     verdict = final_verdict(generated.verdict, evidence, judged=judges, trace=trace)

@@ -1,0 +1,60 @@
+"""A client that leaves a streamed answer stops the model's generation, not only the reply.
+
+A real `threadline serve` streams an answer from the stub playing a model that would
+write 20,000 tokens; the stub holds it after its first word while the client hangs
+up. Once released, the stub finds its stream closed by threadline (counted as
+aborted): without the stop, threadline would read the whole runaway generation to
+its end, as a server keeps generating for a client that is still connected.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import httpx
+import pytest
+from test_stream_disconnect import read_until_first_token
+
+from support.openai_stub import OpenAIStub
+from support.paths import SAMPLE
+from support.server import Server, ingest
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+
+
+def test_hanging_up_stops_the_generation(tmp_path):
+    env = {"THREADLINE_EMBEDDINGS": "sparse"}
+    ingest(tmp_path, SAMPLE, **env)
+    with OpenAIStub() as stub:
+        server = Server(
+            tmp_path,
+            **env,
+            THREADLINE_LLM="openai",
+            OPENAI_BASE_URL=stub.base_url,
+            OPENAI_API_KEY="test-key",
+            THREADLINE_LLM_MAX_TOKENS="20000",
+        )
+        try:
+            stub.stream_gate = threading.Event()
+            stub.queue({"runaway": True})
+            events = read_until_first_token(
+                server.url,
+                {"query": "What SLA applies to the enterprise plan?", "thread_id": "cancel"},
+            )
+            assert events[-1] == "event: token"
+            assert stub.stream_paused.is_set()
+            time.sleep(0.5)  # the server notices the closed socket
+            stub.stream_gate.set()
+            stub.stream_gate = None
+            deadline = time.monotonic() + 60
+            while not (stub.streams_aborted or stub.streams_finished) and (
+                time.monotonic() < deadline
+            ):
+                time.sleep(0.05)
+            assert stub.streams_aborted == 1 and stub.streams_finished == 0
+            assert stub.chat_calls() == 1  # and nothing asked again
+            messages = httpx.get(f"{server.url}/sessions/cancel/messages").json()
+            assert messages.get("count", 0) == 0
+        finally:
+            server.stop()
