@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -18,7 +19,6 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import StreamMode
 
 from threadline.graph import build_graph
-from threadline.graph.answering import STRUCTURED_TAG
 from threadline.graph.context import Context, bind_services
 from threadline.graph.state import TurnFollowup
 from threadline.models import LLMError, create_chat_model
@@ -283,9 +283,15 @@ class ChatService:
     async def _astream_run(
         self, inputs: dict[str, Any], config: RunnableConfig, context: Context | None, seen: dict
     ) -> AsyncIterator[dict[str, Any]]:
-        """Yield `phase` and `token` events, then `final` carrying the last state (`seen`)."""
+        """Yield `phase` and `token` events, then `final` carrying the last state (`seen`).
+
+        Tokens are the answer's sentences once the generate step has checked them, never
+        the model's raw output: the support check may drop a sentence the model wrote (an
+        invented figure), and a client must not show what the `final` answer will not
+        contain. The model still streams (the `messages` mode), so a client that leaves
+        stops its generation between two chunks.
+        """
         state = seen
-        structured = StructuredAnswerStream()
         events = self.graph.astream(
             inputs, config=config, context=context or Context(), stream_mode=STREAM_MODES
         )
@@ -294,19 +300,23 @@ class ChatService:
             if mode == "values":
                 state.clear()
                 state.update(chunk)
-            elif mode == "messages":
-                message, meta = chunk
-                if meta.get("langgraph_node") == "generate" and message.text:
-                    text = message.text
-                    if STRUCTURED_TAG in (meta.get("tags") or []):
-                        # The structured call writes JSON: stream its "answer" as it comes.
-                        text = structured.feed(text)
-                    if text:
-                        yield {"event": "token", "data": {"text": text}}
             elif mode == "updates":
                 for node, update in chunk.items():
+                    answer = (update or {}).get("answer") if node == "generate" else None
+                    for sentence in sentence_pieces(answer or ""):
+                        yield {"event": "token", "data": {"text": sentence}}
                     yield {"event": "phase", "data": phase_summary(node, update or {})}
         yield {"event": "final", "data": state}
+
+
+# A sentence ends at . ! ? (and the citation markers after it) before a space or a line
+# break; "99.95%" or "v4.2" do not end one.
+_SENTENCE_PIECE = re.compile(r".+?(?:[.!?](?:\s*\[[^\]\n]*\])*(?:\s+|$)|\n+|$)", re.S)
+
+
+def sentence_pieces(text: str) -> list[str]:
+    """Split an answer into sentences, spaces kept, so that the pieces join back to it."""
+    return [m.group() for m in _SENTENCE_PIECE.finditer(text) if m.group()]
 
 
 def offline_services(services: Services) -> Services:
@@ -321,66 +331,6 @@ def offline_services(services: Services) -> Services:
         services.settings.model_copy(update={"llm": "offline"})
     )
     return fallback
-
-
-class StructuredAnswerStream:
-    """The `answer` field of a streamed JSON object, piece by piece, as it arrives.
-
-    A model that ignores the schema and writes plain text is streamed as it is.
-    """
-
-    def __init__(self) -> None:
-        """Start with nothing received."""
-        self.raw = ""
-        self.sent = 0
-
-    def feed(self, piece: str) -> str:
-        """Add a piece of the model's output; return the new part of the answer text."""
-        self.raw += piece
-        stripped = self.raw.lstrip()
-        if not stripped:
-            return ""
-        if not stripped.startswith("{"):
-            new, self.sent = self.raw[self.sent :], len(self.raw)
-            return new
-        answer = _partial_json_string(self.raw, "answer")
-        new = answer[self.sent :]
-        self.sent = len(answer)
-        return new
-
-
-def _partial_json_string(raw: str, key: str) -> str:
-    """Return the (possibly unfinished) string value of `key` in a partial JSON object."""
-    start = raw.find(f'"{key}"')
-    if start < 0:
-        return ""
-    colon = raw.find(":", start + len(key) + 2)
-    quote = raw.find('"', colon + 1) if colon >= 0 else -1
-    if quote < 0:
-        return ""
-    out: list[str] = []
-    i = quote + 1
-    escapes = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/", "r": "", "b": "", "f": ""}
-    while i < len(raw):
-        ch = raw[i]
-        if ch == "\\":
-            if i + 1 >= len(raw):
-                break  # the escape is split across pieces: wait for the next one
-            nxt = raw[i + 1]
-            if nxt == "u":
-                if i + 6 > len(raw):
-                    break
-                out.append(chr(int(raw[i + 2 : i + 6], 16)))
-                i += 6
-                continue
-            out.append(escapes.get(nxt, nxt))
-            i += 2
-            continue
-        if ch == '"':
-            break
-        out.append(ch)
-        i += 1
-    return "".join(out)
 
 
 def phase_summary(node: str, update: dict[str, Any]) -> dict[str, Any]:

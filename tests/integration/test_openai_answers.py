@@ -197,3 +197,32 @@ def test_chat_stream_tokens_are_answer_text_not_json(chat, stub):
     text = "".join(e["data"]["text"] for e in events if e["event"] == "token")
     assert text == "The Enterprise plan SLA guarantees 99.95% monthly uptime. [1]"
     assert events[-1]["data"]["outcome"] == "grounded_answer"
+
+
+def test_the_stream_shows_only_the_sentences_that_stand(chat, stub):
+    import asyncio
+
+    # A model that invents a sentence: the support check drops it, and no token event
+    # ever carried it, so no client can show it before the final answer replaces it.
+    stub.queue(
+        verdict_reply(
+            "answer",
+            "The Enterprise plan SLA guarantees 99.95% monthly uptime. [1] "
+            "Brightwell's revenue reached 9 billion dollars in 2023. [1]",
+        )
+    )
+
+    async def collect():
+        request = TurnRequest(
+            query="What uptime does the enterprise plan SLA guarantee?", thread_id="v-11"
+        )
+        return [e async for e in chat.astream_turn(request)]
+
+    events = asyncio.run(collect())
+    tokens = [e["data"]["text"] for e in events if e["event"] == "token"]
+    final = events[-1]["data"]
+    assert final["outcome"] == "grounded_answer" and "9 billion" not in final["answer"]
+    assert not any("9 billion" in t for t in tokens)
+    assert "".join(tokens) == final["answer"]
+    # Sentence by sentence, each one before the final event.
+    assert tokens == ["The Enterprise plan SLA guarantees 99.95% monthly uptime. [1]"]
