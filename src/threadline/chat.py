@@ -251,9 +251,8 @@ class ChatService:
         """Run one turn, yielding events as the graph runs.
 
         Events are `{"event": name, "data": {...}}` with name `phase` (a node
-        finished: route, reformulated query, sources found...), `token` (a piece
-        of the answer as the model writes it, before citation validation) and,
-        last, `final`: the same object `run_turn` returns, which is the truth (with
+        finished: route, reformulated query, sources found...), `token` (a sentence of
+        the answer, once the support check has kept it) and, last, `final`: the same object `run_turn` returns, which is the truth (with
         its stored trace when `debug` is set).
 
         Raises:
