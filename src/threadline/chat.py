@@ -252,8 +252,9 @@ class ChatService:
 
         Events are `{"event": name, "data": {...}}` with name `phase` (a node
         finished: route, reformulated query, sources found...), `token` (a sentence of
-        the answer, once the support check has kept it) and, last, `final`: the same object `run_turn` returns, which is the truth (with
-        its stored trace when `debug` is set).
+        the answer, once the support check has kept it) and, last, `final`: the same
+        object `run_turn` returns, which is the truth (with its stored trace when
+        `debug` is set).
 
         Raises:
             LLMError: the model is down or too slow (nothing was stored), unless the
