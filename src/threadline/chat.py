@@ -24,6 +24,7 @@ from threadline.graph.state import TurnFollowup
 from threadline.models import LLMError, create_chat_model
 from threadline.models.cancellation import TURN_KEY, cancelled_when_abandoned
 from threadline.models.errors import DEADLINE_KEY
+from threadline.models.turn_requests import requests_of
 from threadline.services import Services
 from threadline.store import Citation
 
@@ -162,7 +163,12 @@ class ChatService:
         log.warning("LLM failed (%s): the offline model answers this turn", error.code)
         return {**config, **bind_services(offline_services(self.services))}
 
-    def _fallback_result(self, result: TurnResult, error: LLMError) -> TurnResult:
+    def _fallback_result(
+        self, result: TurnResult, error: LLMError, config: RunnableConfig
+    ) -> TurnResult:
+        # The failed run's requests reached the model server (or tried to): they are
+        # counted where they were sent, since the node that failed returned no count.
+        result.llm_calls += requests_of((config.get("metadata") or {}).get(TURN_KEY))
         result.llm_fallback = OFFLINE_FALLBACK
         result.trace.insert(0, {"node": "llm_fallback", "error": error.code})
         return result
@@ -224,7 +230,7 @@ class ChatService:
         except LLMError as error:
             fallback = self._fallback_config(config, error, seen)
             state = self._run(inputs, fallback, context, {})
-            return self._fallback_result(self._result(state, started), error)
+            return self._fallback_result(self._result(state, started), error, config)
         return self._result(state, started)
 
     async def arun_turn(self, request: TurnRequest, context: Context | None = None) -> TurnResult:
@@ -242,7 +248,7 @@ class ChatService:
         except LLMError as error:
             fallback = self._fallback_config(config, error, seen)
             state = await self._arun(inputs, fallback, context, {})
-            return self._fallback_result(self._result(state, started), error)
+            return self._fallback_result(self._result(state, started), error, config)
         return self._result(state, started)
 
     async def astream_turn(
@@ -276,7 +282,9 @@ class ChatService:
                 yield {"event": "phase", "data": {"node": "llm_fallback", "error": error.code}}
                 async for event in self._astream_run(inputs, fallback, context, {}):
                     if event["event"] == "final":
-                        result = self._fallback_result(self._result(event["data"], started), error)
+                        result = self._fallback_result(
+                            self._result(event["data"], started), error, config
+                        )
                         event["data"] = result.to_dict(debug=debug)
                     yield event
 

@@ -335,6 +335,9 @@ def test_tool_route_answers_from_the_parse_when_the_tool_call_times_out(llm_serv
     assert result.outcome == "tool_answer" and "'max_price': 500" in result.search_query
     assert fresh_stub.chat_calls() - before == 1  # the tool choice, not retried
     assert result.trace[0] == {"node": "llm_fallback", "error": "llm_timeout"}
+    # Two model calls: the request the failed run sent (counted though the node that sent
+    # it failed) and the offline model's tool choice that answered.
+    assert result.llm_calls == 2
 
 
 def test_unsaid_tool_arguments_lose_to_the_parse(llm_services, fresh_stub):
@@ -370,12 +373,14 @@ def test_unsaid_tool_arguments_lose_to_the_parse(llm_services, fresh_stub):
 )
 def test_a_failed_tool_call_falls_back_to_the_parse(llm_services, fresh_stub, reply):
     fresh_stub.queue(reply)
+    before = fresh_stub.chat_calls()
     result = ChatService(llm_services).run_turn(
         TurnRequest(query="What phones do you have under $500?", thread_id="t-4")
     )
     assert result.outcome == "tool_answer" and "'max_price': 500" in result.search_query
     tool = next(t for t in result.trace if t["node"] == "use_tool")
     assert tool.get("model_error")
+    assert result.llm_calls == fresh_stub.chat_calls() - before
 
 
 def test_chat_stream_times_out_within_the_deadline(llm_services, fresh_stub):

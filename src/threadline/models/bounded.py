@@ -44,6 +44,7 @@ from threadline.models.errors import (
     LLMTimeoutError,
     LLMUnavailableError,
 )
+from threadline.models.turn_requests import count_request
 
 RunManager = CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None
 
@@ -149,6 +150,7 @@ class BoundedChatOpenAI(ChatOpenAI):
         **kwargs: Any,
     ) -> ChatResult:
         kwargs[DEADLINE_KEY] = deadline_of(run_manager)
+        count_request(turn_of(run_manager))
         try:
             return super()._generate(messages, stop, run_manager, **kwargs)
         except openai.LengthFinishReasonError as exc:
@@ -164,6 +166,7 @@ class BoundedChatOpenAI(ChatOpenAI):
         **kwargs: Any,
     ) -> ChatResult:
         kwargs[DEADLINE_KEY] = deadline_of(run_manager)
+        count_request(turn_of(run_manager))
         try:
             return await super()._agenerate(messages, stop, run_manager, **kwargs)
         except openai.LengthFinishReasonError as exc:
@@ -180,6 +183,7 @@ class BoundedChatOpenAI(ChatOpenAI):
     ) -> Iterator[ChatGenerationChunk]:
         deadline = kwargs[DEADLINE_KEY] = deadline_of(run_manager)
         turn = turn_of(run_manager)
+        count_request(turn)
         chunks = cast(
             Generator[ChatGenerationChunk, None, None],
             super()._stream(messages, stop, run_manager, **kwargs),
@@ -207,6 +211,7 @@ class BoundedChatOpenAI(ChatOpenAI):
     ) -> AsyncIterator[ChatGenerationChunk]:
         deadline = kwargs[DEADLINE_KEY] = deadline_of(run_manager)
         turn = turn_of(run_manager)
+        count_request(turn)
         chunks = cast(
             AsyncGenerator[ChatGenerationChunk, None],
             super()._astream(messages, stop, run_manager, **kwargs),
