@@ -243,12 +243,14 @@ class ChatService:
         inputs, config = self._inputs(request)
         started = config["metadata"]["threadline_started"]
         seen: dict[str, Any] = {}
-        try:
-            state = await self._arun(inputs, config, context, seen)
-        except LLMError as error:
-            fallback = self._fallback_config(config, error, seen)
-            state = await self._arun(inputs, fallback, context, {})
-            return self._fallback_result(self._result(state, started), error, config)
+        # A caller that cancels the turn (its client left) stops the model's generation.
+        with cancelled_when_abandoned(config["metadata"]):
+            try:
+                state = await self._arun(inputs, config, context, seen)
+            except LLMError as error:
+                fallback = self._fallback_config(config, error, seen)
+                state = await self._arun(inputs, fallback, context, {})
+                return self._fallback_result(self._result(state, started), error, config)
         return self._result(state, started)
 
     async def astream_turn(

@@ -24,16 +24,18 @@ from support.server import Server, ingest, run_cli
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
 
-def hang_up_while_generating(url: str, body: dict, generating: threading.Event) -> list[str]:
-    """POST to /chat/stream over a raw socket, read its events until the model is writing
-    the answer (`generating` set by the stub), then close the socket without reading
-    further (a user closing the tab)."""
+def hang_up_while_generating(
+    url: str, body: dict, generating: threading.Event, path: str = "/chat/stream"
+) -> list[str]:
+    """POST to `path` over a raw socket, read what comes (the events of a stream) until
+    the model is writing the answer (`generating` set by the stub), then close the
+    socket without reading further (a user closing the tab)."""
     host, port = url.removeprefix("http://").split(":")
     payload = json.dumps(body).encode()
     sock = socket.create_connection((host, int(port)), timeout=30)
     try:
         sock.sendall(
-            b"POST /chat/stream HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n".encode()
             + f"Content-Length: {len(payload)}\r\n\r\n".encode()
             + payload
         )

@@ -125,6 +125,9 @@ def test_every_call_kind_carries_its_token_cap(llm_services, fresh_stub):
             kinds.append(("rewrite", settings.llm_rewrite_max_tokens))
         # A local server reads max_tokens, OpenAI max_completion_tokens: both are sent.
         assert request["max_tokens"] == request["max_completion_tokens"] == kinds[-1][1]
+        # A turn nobody streams still streams its model calls, so that a client that
+        # leaves can stop them; the short tool choice is asked whole.
+        assert bool(request.get("stream")) == (kinds[-1][0] != "tool"), kinds[-1]
     assert {kind for kind, _ in kinds} == {"answer", "tool", "rewrite"}
     assert settings.llm_rewrite_max_tokens == 96
 

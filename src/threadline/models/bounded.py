@@ -14,10 +14,15 @@ turn's deadline (`DEADLINE_KEY` in the run's metadata, set by the chat facade); 
 call that would start after the deadline fails at once, and a streamed answer is
 closed when the deadline passes between two chunks (closing the connection is what
 tells llama.cpp, vLLM or Ollama to stop generating), and so is the answer of a
-streamed turn whose client went away (`threadline.models.cancellation`). Failures become the domain
+turn whose client went away (`threadline.models.cancellation`). Failures become the domain
 errors of `threadline.models.errors`; an answer cut at its cap is returned as the text
 it is (the openai client would raise instead of handing a cut JSON answer back), and
 the graph checks it like any other.
+
+A call whose caller does not stream (`POST /chat`, the CLI) is streamed all the same,
+and its chunks joined: a whole JSON response cannot be stopped once asked for, while a
+stream can be closed between two chunks when the turn's client leaves or its deadline
+passes. The tool choice is the exception: it is capped short, and is asked whole.
 """
 
 from __future__ import annotations
@@ -32,8 +37,9 @@ from langchain_core.callbacks import (
     CallbackManagerForLLMRun,
 )
 from langchain_core.language_models import LanguageModelInput
-from langchain_core.messages import BaseMessage
-from langchain_core.outputs import ChatGenerationChunk, ChatResult
+from langchain_core.language_models.chat_models import generate_from_stream
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables.config import ensure_config
 from langchain_openai import ChatOpenAI
 
@@ -70,6 +76,13 @@ def turn_of(run_manager: RunManager) -> str | None:
         metadata = ensure_config().get("metadata") or {}
     token = metadata.get(TURN_KEY)
     return token if isinstance(token, str) else None
+
+
+def joined(chunks: list[ChatGenerationChunk]) -> ChatResult:
+    """Join a streamed call's chunks into the result a whole response would have been."""
+    if not chunks:  # a server that streamed nothing answered the empty text
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=""))])
+    return generate_from_stream(iter(chunks))
 
 
 def domain_error(exc: BaseException) -> LLMError | None:
@@ -149,6 +162,8 @@ class BoundedChatOpenAI(ChatOpenAI):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
+        if not kwargs.get("tools"):  # streamed, so that it can be stopped (module doc)
+            return joined(list(self._stream(messages, stop, run_manager, **kwargs)))
         kwargs[DEADLINE_KEY] = deadline_of(run_manager)
         count_request(turn_of(run_manager))
         try:
@@ -165,6 +180,9 @@ class BoundedChatOpenAI(ChatOpenAI):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
+        if not kwargs.get("tools"):
+            chunks = self._astream(messages, stop, run_manager, **kwargs)
+            return joined([chunk async for chunk in chunks])
         kwargs[DEADLINE_KEY] = deadline_of(run_manager)
         count_request(turn_of(run_manager))
         try:

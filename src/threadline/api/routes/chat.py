@@ -7,11 +7,13 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
 from fastapi.sse import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
 from threadline.api.deps import ChatDep, PrincipalDep, StoreDep, authorize_caller_app
+from threadline.api.disconnect import client_closed, unless_disconnected
 from threadline.api.errors import ApiError, llm_error_message
 from threadline.api.schemas import ChatRequest, ChatResponse, ErrorResponse
 from threadline.api.sse import event_stream, sse_event
@@ -102,15 +104,20 @@ def to_turn_request(
 
 @router.post("/chat", response_model=ChatResponse, responses=ERRORS)
 async def create_chat_turn(
-    body: ChatRequest, chat: ChatDep, store: StoreDep, principal: PrincipalDep
-) -> dict[str, Any]:
-    """Answer one message of a conversation (a new session when no id is given)."""
+    body: ChatRequest, chat: ChatDep, store: StoreDep, principal: PrincipalDep, http: Request
+) -> dict[str, Any] | JSONResponse:
+    """Answer one message of a conversation (a new session when no id is given).
+
+    A client that disconnects before the answer cancels the turn: nothing is stored.
+    """
     new_id = f"sess_{uuid.uuid4().hex[:16]}"
     debug_apps = chat.services.settings.debug_caller_apps
     request = await run_in_threadpool(
         to_turn_request, body, principal, store, new_id=new_id, debug_apps=debug_apps
     )
-    result = await chat.arun_turn(request)
+    result = await unless_disconnected(http, chat.arun_turn(request))
+    if result is None:
+        return client_closed()
     return result.to_dict(debug=body.debug)
 
 

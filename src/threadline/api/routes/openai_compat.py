@@ -31,12 +31,13 @@ import uuid
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Annotated, Any, cast
 
-from fastapi import APIRouter, Header, Response
+from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from threadline import __version__
 from threadline.api.deps import ChatDep, PrincipalDep, ServicesDep, authorize_caller_app
+from threadline.api.disconnect import client_closed, unless_disconnected
 from threadline.api.errors import ApiError, llm_error_message
 from threadline.api.openai_errors import (
     BadRequest,
@@ -232,6 +233,7 @@ async def create_chat_completion(
     chat: ChatDep,
     services: ServicesDep,
     principal: PrincipalDep,
+    http: Request,
     caller_app: Annotated[
         str,
         Header(alias=CALLER_APP_HEADER, min_length=1, max_length=128, json_schema_extra=ID_SCHEMA),
@@ -280,7 +282,10 @@ async def create_chat_completion(
         include_usage = bool(body.stream_options and body.stream_options.include_usage)
         return await _stream(chat, turn, base, headers, source, include_usage)
 
-    result = (await chat.arun_turn(turn)).to_dict()
+    finished = await unless_disconnected(http, chat.arun_turn(turn))
+    if finished is None:  # the client left: the turn was cancelled, nothing stored
+        return client_closed()
+    result = finished.to_dict()
     answer, footer = render_content(result)
     content = answer + footer
     completion = {
