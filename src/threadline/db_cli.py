@@ -171,8 +171,9 @@ def _copy_log(path: Path, url: str) -> int:
                 continue
             for name in _SQLITE_JSON:
                 row[name] = Jsonb(_loads(row[name]))
-            for name in ("followup_detected", "followup_resolved"):
-                row[name] = bool(row[name])
+            for name in ("followup_detected", "followup_resolved", "superseded"):
+                if name in row:  # a log from before alternatives has no `superseded`
+                    row[name] = bool(row[name])
             missing.append(row)
         if missing:
             columns = ", ".join(missing[0])

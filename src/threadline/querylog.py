@@ -7,6 +7,10 @@ A row also carries the turn's sanitised `trace` (JSON) and the answer's latest
 rating (`feedback` = up/down, `feedback_reason`, `feedback_comment`, `feedback_at`),
 updated when a user rates it, so `SELECT ... FROM queries_log WHERE feedback = 'down'`
 lists what users flagged. A log created before these columns gets them on open.
+
+An answer set aside by regenerate or select keeps its row, marked `superseded` (the
+store's flag, mirrored), so `thread_state` follows the answers the user kept, as the
+store and the PostgreSQL view do.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from threadline.store.models import Feedback, FollowupInfo
+from threadline.store.models import Feedback, FollowupInfo, Message
 
 ADDED_COLUMNS = {
     "trace": "TEXT",
@@ -29,6 +33,7 @@ ADDED_COLUMNS = {
     "feedback_reason": "TEXT",
     "feedback_comment": "TEXT",
     "feedback_at": "TEXT",
+    "superseded": "INTEGER NOT NULL DEFAULT 0",
 }
 """Columns added after the first release: a log that lacks them gets them on open."""
 
@@ -53,6 +58,23 @@ def feedback_columns(ratings: Sequence[Feedback]) -> dict[str, Any]:
         "feedback_comment": latest.comment,
         "feedback_at": latest.created_at.isoformat(),
     }
+
+
+def kept_rows(
+    answers: Sequence[Message], *, tenant: str, caller_app: str, thread_id: str
+) -> list[dict[str, Any]]:
+    """Return the `set_kept` update's parameters: one per answer that has a turn (its row)."""
+    return [
+        {
+            "s": int(bool(answer.metadata and answer.metadata.superseded)),
+            "t": tenant,
+            "a": caller_app,
+            "th": thread_id,
+            "turn": answer.turn_id,
+        }
+        for answer in answers
+        if answer.turn_id is not None
+    ]
 
 
 SCHEMA = """
@@ -82,17 +104,19 @@ CREATE TABLE IF NOT EXISTS queries_log (
     feedback TEXT,
     feedback_reason TEXT,
     feedback_comment TEXT,
-    feedback_at TEXT
+    feedback_at TEXT,
+    superseded INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS queries_log_thread
     ON queries_log (tenant, caller_app, thread_id, created_at);
 CREATE INDEX IF NOT EXISTS queries_log_turn
     ON queries_log (tenant, caller_app, thread_id, turn_id);
-CREATE VIEW IF NOT EXISTS thread_state AS
+DROP VIEW IF EXISTS thread_state;
+CREATE VIEW thread_state AS
     SELECT tenant, caller_app, thread_id, created_at AS updated_at,
            outline AS last_outline, doc_ids AS last_doc_ids, titles AS last_titles,
            search_query AS last_search_query
-    FROM queries_log WHERE outline != '[]';
+    FROM queries_log WHERE outline != '[]' AND superseded = 0;
 """
 
 
@@ -217,6 +241,31 @@ class QueryLog:
                     "AND thread_id = :th AND turn_id = :turn",
                     args,
                 ).rowcount
+
+    def set_kept(
+        self, *, tenant: str, caller_app: str, thread_id: str, answers: Sequence[Message]
+    ) -> int:
+        """Mirror which answers of a question are kept into their turns' rows.
+
+        Args:
+            tenant: The session's tenant.
+            caller_app: The session's caller app.
+            thread_id: The session.
+            answers: Every answer of one question, as the store holds them now.
+
+        Returns:
+            How many rows were updated.
+        """
+        rows = kept_rows(answers, tenant=tenant, caller_app=caller_app, thread_id=thread_id)
+        with self._lock:
+            db = self._write_connection()
+            with db:
+                cursor = db.executemany(
+                    "UPDATE queries_log SET superseded = :s WHERE tenant = :t "
+                    "AND caller_app = :a AND thread_id = :th AND turn_id = :turn",
+                    rows,
+                )
+                return cursor.rowcount
 
     def flagged(
         self, rating: str, *, tenant: str | None = None, caller_app: str | None = None

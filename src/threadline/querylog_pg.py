@@ -16,8 +16,8 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from threadline.querylog import QueryRecord, feedback_columns
-from threadline.store.models import Feedback
+from threadline.querylog import QueryRecord, feedback_columns, kept_rows
+from threadline.store.models import Feedback, Message
 
 _JSON_COLUMNS = ("doc_ids", "titles", "outline", "trace")
 
@@ -80,6 +80,34 @@ class PostgresQueryLog:
                 "AND thread_id = %(th)s AND turn_id = %(turn)s",
                 args,
             ).rowcount
+
+    def set_kept(
+        self, *, tenant: str, caller_app: str, thread_id: str, answers: Sequence[Message]
+    ) -> int:
+        """Mirror which answers of a question are kept into their turns' rows.
+
+        Args:
+            tenant: The session's tenant.
+            caller_app: The session's caller app.
+            thread_id: The session.
+            answers: Every answer of one question, as the store holds them now.
+
+        Returns:
+            How many rows were updated.
+        """
+        rows = kept_rows(answers, tenant=tenant, caller_app=caller_app, thread_id=thread_id)
+        for row in rows:
+            row["s"] = bool(row["s"])
+        updated = 0
+        with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cursor:
+            for row in rows:
+                cursor.execute(
+                    "UPDATE queries_log SET superseded = %(s)s WHERE tenant = %(t)s "
+                    "AND caller_app = %(a)s AND thread_id = %(th)s AND turn_id = %(turn)s",
+                    row,
+                )
+                updated += cursor.rowcount
+        return updated
 
     def flagged(
         self, rating: str, *, tenant: str | None = None, caller_app: str | None = None

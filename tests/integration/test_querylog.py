@@ -10,11 +10,12 @@ import sqlite3
 import subprocess
 import sys
 import threading
+from datetime import UTC, datetime
 
 import pytest
 
 from threadline.querylog import QueryLog, QueryRecord
-from threadline.store.models import FollowupInfo
+from threadline.store.models import FollowupInfo, Message, TurnMetadata
 
 
 def record(thread: str, question: str) -> QueryRecord:
@@ -103,4 +104,63 @@ def test_sqlite_log_is_in_wal_mode(tmp_path):
     db = sqlite3.connect(tmp_path / "queries.sqlite")
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     db.close()
+    log.close()
+
+
+def answer_of(turn: str, *, superseded: bool) -> Message:
+    return Message(
+        id=f"msg_{turn}",
+        role="assistant",
+        content="...",
+        created_at=datetime.now(UTC),
+        turn_id=turn,
+        metadata=TurnMetadata(superseded=superseded),
+    )
+
+
+def test_set_kept_marks_the_rows_of_the_answers_set_aside(log_backend):
+    log, _ = log_backend
+    for turn in ("first", "second"):
+        row = record("t1", "Résume le rapport")
+        row.turn_id = turn
+        log.record(row)
+    other = record("t2", "Résume le rapport")
+    other.turn_id = "first"  # the same turn id in another thread is not touched
+    log.record(other)
+    answers = [answer_of("first", superseded=False), answer_of("second", superseded=True)]
+    assert log.set_kept(tenant="default", caller_app="default", thread_id="t1", answers=answers)
+    assert [r["superseded"] for r in log.thread("t1")] == [0, 1]
+    assert [r["superseded"] for r in log.thread("t2")] == [0]
+    flipped = [answer_of("first", superseded=True), answer_of("second", superseded=False)]
+    log.set_kept(tenant="default", caller_app="default", thread_id="t1", answers=flipped)
+    assert [r["superseded"] for r in log.thread("t1")] == [1, 0]
+
+
+def test_a_log_from_before_alternatives_gets_the_column_and_the_view_follows_it(tmp_path):
+    path = tmp_path / "queries.sqlite"
+    old = sqlite3.connect(path)  # the first release's table and view
+    old.executescript(
+        "CREATE TABLE queries_log (id INTEGER PRIMARY KEY AUTOINCREMENT, created_at TEXT NOT "
+        "NULL, tenant TEXT NOT NULL, caller_app TEXT NOT NULL, thread_id TEXT NOT NULL, turn_id "
+        "TEXT, question TEXT NOT NULL, route TEXT, followup_detected INTEGER NOT NULL DEFAULT 0, "
+        "followup_resolved INTEGER NOT NULL DEFAULT 0, followup_section_id TEXT, "
+        "followup_ref_type TEXT, followup_method TEXT, search_query TEXT, doc_ids TEXT NOT NULL "
+        "DEFAULT '[]', titles TEXT NOT NULL DEFAULT '[]', outline TEXT NOT NULL DEFAULT '[]', "
+        "outcome TEXT, stop_reason TEXT, llm_calls INTEGER NOT NULL DEFAULT 0, latency_ms REAL);"
+        "CREATE VIEW thread_state AS SELECT thread_id, outline AS last_outline FROM queries_log "
+        "WHERE outline != '[]';"
+        "INSERT INTO queries_log (created_at, tenant, caller_app, thread_id, turn_id, question, "
+        "outline) VALUES ('2026-01-01T00:00:00', 'default', 'default', 't1', 'old', 'q', "
+        '\'[{"id": "S1"}]\');'
+    )
+    old.close()
+    log = QueryLog(path)
+    assert [r["superseded"] for r in log.thread("t1")] == [0]
+    log.set_kept(
+        tenant="default",
+        caller_app="default",
+        thread_id="t1",
+        answers=[answer_of("old", superseded=True)],
+    )
+    assert log.query("SELECT * FROM thread_state") == []
     log.close()

@@ -7,6 +7,7 @@ on the real graph for the rest.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 import pytest
@@ -98,6 +99,7 @@ def test_regenerate_with_the_current_index_and_follow_the_kept_answer(api):
     assert messages["data"][2]["metadata"]["alternative_of"] == regenerated["question_id"]
     rows = services.querylog.thread("rg")
     assert [r["question"] for r in rows] == ["Résume le rapport annuel 2024"] * 2
+    assert [r["superseded"] for r in rows] == [1, 0]  # the log mirrors the store
 
     # The kept answer has another outline (or none): "Détaille S2" does not reach the
     # report's second section through it.
@@ -110,6 +112,10 @@ def test_regenerate_with_the_current_index_and_follow_the_kept_answer(api):
         (old_id, True),
         (new_id, False),
     ]
+    assert [r["superseded"] for r in services.querylog.thread("rg")] == [0, 1]
+    # The log's debug view reads the kept answer's outline, not the newest row's.
+    state = services.querylog.query("SELECT last_outline FROM thread_state WHERE thread_id = 'rg'")
+    assert [[o["id"] for o in json.loads(r["last_outline"])][:2] for r in state] == [["S1", "S2"]]
     follow = client.post(
         "/chat", json={"query": "Détaille S2", "thread_id": "rg"}, headers=ALPHA
     ).json()

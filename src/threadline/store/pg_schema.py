@@ -188,6 +188,13 @@ ALTER TABLE sessions ADD COLUMN root_session_id text;
 ALTER TABLE sessions ADD COLUMN closed_at timestamptz;
 """,
     ),
+    Migration(
+        4,
+        "queries_log marks the answers set aside by regenerate or select",
+        """
+ALTER TABLE queries_log ADD COLUMN superseded boolean NOT NULL DEFAULT false;
+""",
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -16,6 +16,7 @@ from typing import Any
 from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
+from threadline.alternatives import keep_answer
 from threadline.api.deps import CallerAppDep, ChatDep, ServicesDep, TenantDep
 from threadline.api.errors import ApiError
 from threadline.api.routes.feedback import MessageIdPath
@@ -32,7 +33,7 @@ from threadline.chat import TurnRequest
 from threadline.policy import may_debug
 from threadline.services import Services
 from threadline.store import Session, validate_id
-from threadline.store.edits import answers_of, find_answer, select_answer
+from threadline.store.edits import answers_of, find_answer
 
 router = APIRouter(prefix="/sessions", tags=["turns"])
 
@@ -158,10 +159,11 @@ async def select_message(
     """
     validate_id(message_id, "message_id")
     question_id, answers = await run_in_threadpool(
-        services.store.edit_session,
+        keep_answer,
+        services,
         tenant=tenant,
         caller_app=caller_app,
         session_id=session_id,
-        edit=select_answer(message_id),
+        message_id=message_id,
     )
     return alternatives_of(question_id or "", answers)

@@ -10,8 +10,8 @@ from langchain_core.runnables import RunnableConfig
 from threadline.graph.context import run_services
 from threadline.graph.state import State
 from threadline.querylog import QueryRecord
-from threadline.store import Message, TurnMetadata
-from threadline.store.edits import add_alternative
+from threadline.store import Message, Session, TurnMetadata
+from threadline.store.edits import add_alternative, answers_of
 from threadline.store.ids import new_message_id
 from threadline.store.rules import utcnow
 from threadline.tracing import stored_trace
@@ -30,7 +30,7 @@ def source_title(title: str, section: str | None) -> str:
     return f"{title} — {section}" if section else title
 
 
-def add_answer_again(state: State, metadata: TurnMetadata) -> str:
+def add_answer_again(state: State, metadata: TurnMetadata) -> tuple[str, list[Message]]:
     """Store a regenerated answer beside the earlier one(s) of the last question; keep it.
 
     Args:
@@ -38,7 +38,7 @@ def add_answer_again(state: State, metadata: TurnMetadata) -> str:
         metadata: The answer's metadata.
 
     Returns:
-        The new answer's message id.
+        The new answer's message id, and every answer of the question (the new one last).
 
     Raises:
         TurnConflictError: If a newer question was stored meanwhile.
@@ -51,14 +51,19 @@ def add_answer_again(state: State, metadata: TurnMetadata) -> str:
         turn_id=state.turn_id,
         metadata=metadata,
     )
-    stored = run_services().store.edit_session(
+    add = add_alternative(state.regenerate, answer)
+
+    def edit(session: Session) -> tuple[str, list[Message]]:
+        stored = add(session)
+        return stored.id, answers_of(session, state.regenerate)
+
+    return run_services().store.edit_session(
         tenant=state.tenant,
         caller_app=state.caller_app,
         session_id=state.thread_id,
-        edit=add_alternative(state.regenerate, answer),
+        edit=edit,
         touch=True,
     )
-    return stored.id
 
 
 def persist(state: State, config: RunnableConfig) -> dict[str, Any]:
@@ -92,8 +97,10 @@ def persist(state: State, config: RunnableConfig) -> dict[str, Any]:
         llm_calls=state.llm_calls,
         trace=trace,
     )
+    alternatives: list[Message] = []
     if state.regenerate:
-        message_ids = [state.regenerate, add_answer_again(state, metadata)]
+        answer_id, alternatives = add_answer_again(state, metadata)
+        message_ids = [state.regenerate, answer_id]
     else:
         user, assistant = services.store.add_turn(
             tenant=state.tenant,
@@ -127,6 +134,13 @@ def persist(state: State, config: RunnableConfig) -> dict[str, Any]:
             trace=trace,
         )
     )
+    if alternatives:  # the earlier answers' rows are set aside, as the store set them
+        services.querylog.set_kept(
+            tenant=state.tenant,
+            caller_app=state.caller_app,
+            thread_id=state.thread_id,
+            answers=alternatives,
+        )
     # A LangGraph thread (Studio) checkpoints state between runs: clear the
     # idempotency key so the next run in that thread is a new turn, not a retry.
     return {
