@@ -84,17 +84,7 @@ class PostgresQueryLog:
     def set_kept(
         self, *, tenant: str, caller_app: str, thread_id: str, answers: Sequence[Message]
     ) -> int:
-        """Mirror which answers of a question are kept into their turns' rows.
-
-        Args:
-            tenant: The session's tenant.
-            caller_app: The session's caller app.
-            thread_id: The session.
-            answers: Every answer of one question, as the store holds them now.
-
-        Returns:
-            How many rows were updated.
-        """
+        """Mirror which answers of a question are kept into their rows (`QueryLog.set_kept`)."""
         rows = kept_rows(answers, tenant=tenant, caller_app=caller_app, thread_id=thread_id)
         for row in rows:
             row["s"] = bool(row["s"])
