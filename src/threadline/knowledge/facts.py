@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from threadline.text import fold
+from threadline.text import fold, is_stopword, terms
 
 # What a question asks for, and how the answer's kind of fact looks in a passage.
 _MONEY = re.compile(
@@ -70,11 +70,12 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
         ),
     ),
     ("weight", re.compile(r"\b(lightest|heaviest|how heavy|weigh\w*|plus leger|poids)\b")),
-    ("quantity", re.compile(r"\b(how many|combien de|what number of|nombre de)\b")),
+    # Before "quantity": "combien de temps" asks for a duration, not a count.
     (
         "duration",
         re.compile(r"\b(how long|how often|combien de temps|pendant combien|quelle duree)\b"),
     ),
+    ("quantity", re.compile(r"\b(how many|combien de|what number of|nombre de)\b")),
     (
         "date",
         # "when" asks for a date as the question word, the verb after it ("when did",
@@ -112,3 +113,54 @@ def asked_type(question: str) -> AnswerType | None:
 def has_answer_type(kind: AnswerType, text: str) -> bool:
     """Whether `text` holds a fact of that kind (a price, a number, a date...)."""
     return bool(_TYPE_PATTERN[kind].search(text))
+
+
+# "How many employees...": the words after the question's count words name what is counted.
+_COUNT_ASK = re.compile(
+    r"\b(?:how many|combien de|combien d|(?:what |the )?number of|nombre de|nombre d)\b[\s'’]*"
+)
+# A year is a date, not a count: "In 2024, employees..." counts nothing.
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_NUMBER_WORD = re.compile(_NUMBER.pattern, re.I)
+# Words that may stand between a counted noun and its number: "employees: 2,140",
+# "a headcount of 2,140", "effectif de 2 140", "the workforce was 2,140".
+_COUNT_LINKS = frozenset(
+    "of is was were are stood stands reached totalled totaled totals at about around nearly "
+    "over de d est etait a atteint compte comptait environ pres plus".split()
+)
+
+
+def counted_noun(question: str) -> str | None:
+    """Return the word a "how many" question counts ("employees"), if it names one."""
+    text = fold(question)
+    found = _COUNT_ASK.search(text)
+    if found is None:
+        return None
+    for word in re.findall(r"\w+", text[found.end() :])[:3]:
+        if not is_stopword(word) and not word.isdigit():
+            return word
+    return None
+
+
+def states_count_of(text: str, noun_terms: set[str]) -> bool:
+    """Whether `text` gives a number of the counted thing (`noun_terms`, index terms).
+
+    The number must stand before the noun with at most two words between ("2 140
+    collaborateurs", "30 calendar days") or after it through a linking word
+    ("headcount of 2,140"); "employees who fail two exercises" counts exercises.
+    """
+    words = re.findall(r"\w+", fold(text))
+    is_number = [
+        bool(_NUMBER_WORD.fullmatch(w)) or (w.isdigit() and not _YEAR.fullmatch(w)) for w in words
+    ]
+    for i, word in enumerate(words):
+        if not noun_terms & set(terms(word)):
+            continue
+        if any(is_number[j] for j in range(max(0, i - 3), i)):
+            return True
+        j = i + 1
+        while j < len(words) and j <= i + 3 and words[j] in _COUNT_LINKS:
+            j += 1
+        if j < len(words) and j <= i + 3 and is_number[j]:
+            return True
+    return False

@@ -1,0 +1,47 @@
+"""What a "how many" question counts, and whether a sentence gives that count."""
+
+from __future__ import annotations
+
+import pytest
+
+from threadline.knowledge.facts import asked_type, counted_noun, states_count_of
+from threadline.text import terms
+
+EMPLOYEES = set(terms("employees employé salarié collaborateur"))
+
+
+@pytest.mark.parametrize(
+    ("question", "noun"),
+    [
+        ("How many employees does Brightwell have?", "employees"),
+        ("Combien d'employés a Brightwell ?", "employes"),
+        ("Combien de collaborateurs compte Brightwell ?", "collaborateurs"),
+        ("how many of the phones are 5G?", "phones"),
+        ("What is the number of stores?", "stores"),
+        ("What is the price of the Pixel 8a?", None),
+    ],
+)
+def test_the_counted_noun_is_the_first_content_word_after_the_count_words(question, noun):
+    assert counted_noun(question) == noun
+
+
+@pytest.mark.parametrize(
+    ("sentence", "states"),
+    [
+        ("Au 31 décembre 2024, Brightwell Devices comptait 2 140 collaborateurs.", True),
+        ("The headcount of employees was 2,140.", True),
+        ("Employees: 2,140", True),
+        ("Brightwell has twelve full-time employees.", True),
+        # A number that counts something else, or a year, is not a count of employees.
+        ("Employees who fail two exercises in a row follow a refresher course.", False),
+        ("In 2024, employees reported phishing emails every week.", False),
+        ("Every Brightwell employee must use a password of at least 14 characters.", False),
+    ],
+)
+def test_a_count_stands_next_to_the_counted_noun(sentence, states):
+    assert states_count_of(sentence, EMPLOYEES) is states
+
+
+def test_combien_de_temps_asks_for_a_duration_not_a_count():
+    assert asked_type("Combien de temps ai-je pour retourner un téléphone ?") == "duration"
+    assert asked_type("Combien de magasins Brightwell a-t-il ouverts ?") == "quantity"
