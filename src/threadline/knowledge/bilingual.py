@@ -65,10 +65,12 @@ class Lexicon:
         tells apart ("navigables", "navigateur"); the singular in between finds the entry
         of a word written in the plural ("parles", "parle") before the stem does.
         """
-        return (
-            self.forms.get(tuple(tokens))
-            or self.forms.get(tuple(_singular(token) for token in tokens))
-            or self.phrases.get(tuple(stems))
+        return self.lookup_form(tokens) or self.phrases.get(tuple(stems))
+
+    def lookup_form(self, tokens: Sequence[str]) -> tuple[str, ...] | None:
+        """Return the translation of a phrase by its written form or its singular only."""
+        return self.forms.get(tuple(tokens)) or self.forms.get(
+            tuple(_singular(token) for token in tokens)
         )
 
 
@@ -141,7 +143,8 @@ def translate_query(text: str, source: str, target: str) -> str:
     Returns:
         Distinct words in reading order: translations of the phrases and words the
         lexicon holds (longest phrase first; at one length, the written form before the
-        stems), other non-stopwords as they are. Empty when the query has no salient word.
+        stems), other non-stopwords as they are; a word found by its stem only is also
+        kept as typed, after its translations. Empty when the query has no salient word.
     """
     lex = lexicon(source, target)
     analyse = _STEMMERS[source]
@@ -155,9 +158,16 @@ def translate_query(text: str, source: str, target: str) -> str:
             # (those decide the indexed terms), so translation skips both.
             if size == 1 and (tokens[i] in STOPWORDS or tokens[i] in AUXILIARY_FORMS):
                 continue  # a lone function word is never translated ("or", "plus")
-            found = lex.lookup(tokens[i : i + size], stems[i : i + size])
+            by_form = lex.lookup_form(tokens[i : i + size])
+            found = by_form or lex.phrases.get(tuple(stems[i : i + size]))
             if found:
                 words += found
+                if by_form is None and size == 1:
+                    # A word known only by its stem may be spelt alike in the other
+                    # language (the general lexicon leaves those out), and its stem may be
+                    # another family's ("attention" shares "attent" with "attente" =
+                    # waiting): it is kept as typed beside the stem's senses.
+                    words.append(tokens[i])
                 i += size
                 break
         else:
