@@ -37,6 +37,12 @@ def test_a_word_known_only_by_its_stem_is_also_kept_as_typed() -> None:
     assert translate_query("la garantie", "fr", "en") == "warranty"
 
 
+def test_a_feminine_word_finds_the_entry_of_its_masculine() -> None:
+    # The lexicon lists "donneur = donor"; "donneuse" is read as it before any stem.
+    assert translate_query("une donneuse", "fr", "en") == "donor"
+    assert translate_query("des donneuses", "fr", "en") == "donor"
+
+
 def test_english_questions_become_french_words() -> None:
     assert translate_query("What was the revenue in 2024?", "en", "fr") == (
         "chiffre d'affaires recette 2024"

@@ -68,15 +68,52 @@ class Lexicon:
         return self.lookup_form(tokens) or self.phrases.get(tuple(stems))
 
     def lookup_form(self, tokens: Sequence[str]) -> tuple[str, ...] | None:
-        """Return the translation of a phrase by its written form or its singular only."""
-        return self.forms.get(tuple(tokens)) or self.forms.get(
+        """Return the translation of a phrase by its written form, singular or masculine.
+
+        The lexicon lists a French noun or adjective under its masculine form
+        ("donneur = donor"): a lone feminine word the lexicon lacks ("donneuse") is read
+        as its masculine before any stem, whose family may be another one.
+        """
+        found = self.forms.get(tuple(tokens)) or self.forms.get(
             tuple(_singular(token) for token in tokens)
         )
+        if found is None and self.source == "fr" and len(tokens) == 1:
+            masculine = _masculine(tokens[0])
+            found = self.forms.get((masculine,)) if masculine else None
+        return found
 
 
 def _singular(token: str) -> str:
     """Drop a plural ending (-s, -x) from a folded word of more than three letters."""
     return token[:-1] if len(token) > 3 and token[-1] in "sx" else token
+
+
+# French feminine endings (accents folded, plural first) and their masculine: the regular
+# agreement of nouns and adjectives (donneuse/donneur, active/actif, boursière/boursier).
+_FEMININE_ENDINGS = (
+    ("euses", "eur"),
+    ("euse", "eur"),
+    ("rices", "eur"),
+    ("rice", "eur"),
+    ("ives", "if"),
+    ("ive", "if"),
+    ("elles", "el"),
+    ("elle", "el"),
+    ("ennes", "en"),
+    ("enne", "en"),
+    ("eres", "er"),
+    ("ere", "er"),
+    ("ees", "e"),
+    ("ee", "e"),
+)
+
+
+def _masculine(token: str) -> str | None:
+    """Return the masculine of a folded French word with a feminine ending, else None."""
+    for ending, masculine in _FEMININE_ENDINGS:
+        if token.endswith(ending) and len(token) > len(ending) + 2:
+            return token[: -len(ending)] + masculine
+    return None
 
 
 def _entries(path: Path) -> list[tuple[str, str]]:
