@@ -27,6 +27,22 @@ def test_names_numbers_and_unknown_words_are_kept() -> None:
     assert translate_query("Et ça ?", "fr", "en") == ""
 
 
+def test_a_word_known_only_by_its_stem_is_also_kept_as_typed() -> None:
+    # "attention" is spelt alike in English, so the general lexicon has no entry for it;
+    # its stem is that of "attente" (waiting), whose senses alone would lose the word.
+    translated = translate_query("Et l'attention des enfants ?", "fr", "en").split()
+    assert "attention" in translated
+    assert "waiting" in translated
+    # A written form the lexicon holds is translated alone.
+    assert translate_query("la garantie", "fr", "en") == "warranty"
+
+
+def test_a_feminine_word_finds_the_entry_of_its_masculine() -> None:
+    # The lexicon lists "donneur = donor"; "donneuse" is read as it before any stem.
+    assert translate_query("une donneuse", "fr", "en") == "donor"
+    assert translate_query("des donneuses", "fr", "en") == "donor"
+
+
 def test_english_questions_become_french_words() -> None:
     assert translate_query("What was the revenue in 2024?", "en", "fr") == (
         "chiffre d'affaires recette 2024"
@@ -57,6 +73,11 @@ def test_a_question_is_translated_only_into_the_documents_languages() -> None:
         ("translated", 0.2),
     ]
     assert [v.name for v in query_variants(question, None, followup=False)] == ["question"]
+    # A language a few misdetected passages make up is not one the documents are in.
+    misdetected = query_variants(
+        "What was the revenue?", None, followup=False, document_languages={"en": 0.99, "fr": 0.01}
+    )
+    assert [(v.name, v.weight) for v in misdetected] == [("question", 1.0)]
 
 
 def test_general_vocabulary_and_expressions_beyond_the_core() -> None:

@@ -128,6 +128,8 @@ def query_variants(
         source = detect_language(question)
         target = _OTHER_LANGUAGE.get(source, "")
         share = document_languages.get(target, 0.0) if target else 0.0
+        if share < config.translated_min_share:
+            share = 0.0  # misdetected passages, not documents in that language
         if share > 0:
             translated = translate_query(question, source, target)
             candidates.append(QueryVariant("translated", translated, config.translated * share))

@@ -65,16 +65,55 @@ class Lexicon:
         tells apart ("navigables", "navigateur"); the singular in between finds the entry
         of a word written in the plural ("parles", "parle") before the stem does.
         """
-        return (
-            self.forms.get(tuple(tokens))
-            or self.forms.get(tuple(_singular(token) for token in tokens))
-            or self.phrases.get(tuple(stems))
+        return self.lookup_form(tokens) or self.phrases.get(tuple(stems))
+
+    def lookup_form(self, tokens: Sequence[str]) -> tuple[str, ...] | None:
+        """Return the translation of a phrase by its written form, singular or masculine.
+
+        The lexicon lists a French noun or adjective under its masculine form
+        ("donneur = donor"): a lone feminine word the lexicon lacks ("donneuse") is read
+        as its masculine before any stem, whose family may be another one.
+        """
+        found = self.forms.get(tuple(tokens)) or self.forms.get(
+            tuple(_singular(token) for token in tokens)
         )
+        if found is None and self.source == "fr" and len(tokens) == 1:
+            masculine = _masculine(tokens[0])
+            found = self.forms.get((masculine,)) if masculine else None
+        return found
 
 
 def _singular(token: str) -> str:
     """Drop a plural ending (-s, -x) from a folded word of more than three letters."""
     return token[:-1] if len(token) > 3 and token[-1] in "sx" else token
+
+
+# French feminine endings (accents folded, plural first) and their masculine: the regular
+# agreement of nouns and adjectives (donneuse/donneur, active/actif, boursière/boursier).
+_FEMININE_ENDINGS = (
+    ("euses", "eur"),
+    ("euse", "eur"),
+    ("rices", "eur"),
+    ("rice", "eur"),
+    ("ives", "if"),
+    ("ive", "if"),
+    ("elles", "el"),
+    ("elle", "el"),
+    ("ennes", "en"),
+    ("enne", "en"),
+    ("eres", "er"),
+    ("ere", "er"),
+    ("ees", "e"),
+    ("ee", "e"),
+)
+
+
+def _masculine(token: str) -> str | None:
+    """Return the masculine of a folded French word with a feminine ending, else None."""
+    for ending, masculine in _FEMININE_ENDINGS:
+        if token.endswith(ending) and len(token) > len(ending) + 2:
+            return token[: -len(ending)] + masculine
+    return None
 
 
 def _entries(path: Path) -> list[tuple[str, str]]:
@@ -141,7 +180,8 @@ def translate_query(text: str, source: str, target: str) -> str:
     Returns:
         Distinct words in reading order: translations of the phrases and words the
         lexicon holds (longest phrase first; at one length, the written form before the
-        stems), other non-stopwords as they are. Empty when the query has no salient word.
+        stems), other non-stopwords as they are; a word found by its stem only is also
+        kept as typed, after its translations. Empty when the query has no salient word.
     """
     lex = lexicon(source, target)
     analyse = _STEMMERS[source]
@@ -155,9 +195,16 @@ def translate_query(text: str, source: str, target: str) -> str:
             # (those decide the indexed terms), so translation skips both.
             if size == 1 and (tokens[i] in STOPWORDS or tokens[i] in AUXILIARY_FORMS):
                 continue  # a lone function word is never translated ("or", "plus")
-            found = lex.lookup(tokens[i : i + size], stems[i : i + size])
+            by_form = lex.lookup_form(tokens[i : i + size])
+            found = by_form or lex.phrases.get(tuple(stems[i : i + size]))
             if found:
                 words += found
+                if by_form is None and size == 1:
+                    # A word known only by its stem may be spelt alike in the other
+                    # language (the general lexicon leaves those out), and its stem may be
+                    # another family's ("attention" shares "attent" with "attente" =
+                    # waiting): it is kept as typed beside the stem's senses.
+                    words.append(tokens[i])
                 i += size
                 break
         else:
