@@ -53,10 +53,17 @@ _MIN_PRICE = re.compile(
 )
 _BETWEEN = re.compile(r"\b(between|entre)\s*\$?\s*(\d[\d,]*)\s*(and|et|-)\s*\$?\s*(\d[\d,]*)")
 _COMPARE = re.compile(r"\b(compare[rz]?|comparison|comparatif|versus|vs\.?)\b")
-_LIST_CUE = re.compile(
-    r"\b(what|which|list|show|any|do you (have|sell)|quels?|quelles?|liste|montre|"
-    r"avez-vous|vendez-vous)\b"
-)
+# A listing question asks which products: its cue word governs the category ("what 5G
+# phones", "quels sont les portables"); "what should I do if I lose my laptop?" asks
+# about a laptop, not for a list of them. Asking what is on sale needs no such order.
+_LIST_CUE = r"\b(?:what|which|list|show|any|quels?|quelles?|liste|montre)\b"
+_ON_SALE = re.compile(r"\b(do you (have|sell)|avez-vous|vendez-vous)\b")
+
+
+def _asks_for_a_list(text: str, category: str) -> bool:
+    """Whether a folded question asks for a list of the category's products."""
+    governed = rf"{_LIST_CUE}(?:\s+[\w'-]+){{0,3}}?\s+{CATEGORY_WORDS[category]}"
+    return bool(_ON_SALE.search(text) or re.search(governed, text))
 
 
 # Superlatives: (pattern, spec, order). Battery and screen pick the spec the category has.
@@ -185,7 +192,7 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
         if m := _MIN_PRICE.search(text):
             args["min_price"] = _price(m.group(2))
     has_price = "max_price" in args or "min_price" in args
-    if not has_price and not (category and _LIST_CUE.search(text)):
+    if not has_price and not (category and _asks_for_a_list(text, category)):
         return None
     return ToolRequest("search_products", args)
 
