@@ -135,3 +135,36 @@ def test_french_auxiliaries_are_no_content():
         "perdu",
         "ordinateur",
     ]
+
+
+def test_an_acronym_finds_the_name_written_out():
+    from threadline.graph.evidence import acronyms
+
+    text = "The Snake River is the longest river in the United States. See the U.K. rules."
+    found = acronyms(text)
+    assert {"us", "usa", "uk"} <= found
+    # Punctuation ends a name: "States. See" gives no "uss".
+    assert "uss" not in found
+    chunks = [{"label": "1", "title": "Snake River", "section": "", "text": text}]
+    assert decide("Which rivers are long in the USA?", chunks).verdict == "answer"
+    assert decide("Which rivers are long in the USSR?", chunks).verdict == "not_in_documents"
+
+
+def test_an_unnamed_subject_outside_the_conversation_asks_back():
+    chunks = [
+        {
+            "label": "1",
+            "title": "Jack in the Box",
+            "section": "",
+            "text": "Jack in the Box is a fast food chain with 2,200 locations in the West.",
+        },
+    ]
+    question = "How did the fast food chain grow its locations?"
+    earlier = ["What is semi-permeability? A property of membranes."]
+    # The conversation was about membranes: "the fast food chain" names nothing said.
+    moved = decide(question, chunks, earlier=earlier, focus=["Cell membrane"])
+    assert moved.verdict == "ambiguous"
+    assert moved.candidates == ("Jack in the Box",)
+    # Within a conversation about that document, the one candidate is the answer.
+    staying = decide(question, chunks, earlier=earlier, focus=["Jack in the Box"])
+    assert staying.verdict == "answer"

@@ -24,6 +24,7 @@ content terms, named things, unanchored references, parts) is in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -82,6 +83,40 @@ class Evidence:
     "it" refers to); an answer is composed from these."""
 
 
+# Inside a name, these join its words ("United States of America") and give no initial.
+_NAME_JOINERS = frozenset("of and the for de du des la le et".split())
+# Names written in full in passages and shortened in questions under another set of
+# initials than their words give ("USA" for "United States"): the few such aliases.
+_ACRONYM_ALIASES = {"us": ("usa",), "uk": ("gb",)}
+
+
+def acronyms(text: str) -> set[str]:
+    """Return the acronyms a passage's names stand for, lower-cased: "United States" → us.
+
+    The initials of each run of capitalised words (joined by "of", "and"...), and the
+    letters of dotted abbreviations ("U.S." → us); a question's "USA" or "US" then finds
+    a passage that writes the name out.
+    """
+    found: set[str] = set()
+    for dotted in re.findall(r"\b(?:[A-Z]\.){2,}", text):
+        found.add(dotted.replace(".", "").lower())
+    run: list[str] = []
+    # Punctuation is a token of its own: a name does not run across it.
+    for word in [*re.findall(r"[\w'’-]+|[^\w\s]", text), ""]:
+        if word.lower() in _NAME_JOINERS:
+            continue
+        if word[:1].isupper() and not word.isupper():
+            run.append(word[0].lower())
+        else:
+            if len(run) >= 2:
+                found.add("".join(run))
+            run = []
+    for short, aliases in _ACRONYM_ALIASES.items():
+        if short in found:
+            found.update(aliases)
+    return found
+
+
 def _candidate_titles(chunks: Sequence[Mapping[str, object]], labels: Sequence[str]) -> list[str]:
     """List the distinct things the given passages are about.
 
@@ -132,6 +167,22 @@ def _about(
     return labels
 
 
+def _leaves_the_conversation(
+    chunks: Sequence[Mapping[str, object]], supporting: Sequence[str], focus: Sequence[str]
+) -> bool:
+    """Whether no supporting passage comes from a document the previous answer was about.
+
+    Only documents with titles tell; without focus (a first message) nothing is left.
+    """
+    wanted = {fold(part).strip() for f in focus for part in f.split(" — ") if part}
+    if not wanted:
+        return False
+    titles = {str(c["label"]): fold(str(c.get("title") or "")).strip() for c in chunks}
+    if not all(titles.get(label) for label in supporting):
+        return False
+    return not any(titles[label] in wanted for label in supporting)
+
+
 def decide(
     question: str,
     chunks: Sequence[Mapping[str, object]],
@@ -171,7 +222,11 @@ def decide(
     if tool:
         # A catalog tool ran typed filters over structured data: its rows are the answer.
         return Evidence("answer", "tool_result", supporting=tuple(str(c["label"]) for c in chunks))
-    vocab = {str(c["label"]): chunk_vocabulary(c) for c in chunks}
+    vocab = {
+        str(c["label"]): chunk_vocabulary(c)
+        | acronyms(f"{c.get('title', '')}. {c.get('section', '')}. {c.get('text', '')}")
+        for c in chunks
+    }
     titles = [str(c.get("title") or "") for c in chunks]
     if language:
         for chunk in chunks:
@@ -313,6 +368,10 @@ def decide(
         # "this X" with no X anywhere before points at nothing the user said: ask even
         # when one candidate fits; "the X" is a question only when several do.
         pointing = DEMONSTRATIVE.match(anchor) is not None
+        # "the X" of a conversation that never spoke of X, answered only from documents
+        # the conversation was not about: the user changed the subject without naming
+        # the new one, so the one candidate found is a guess.
+        pointing = pointing or _leaves_the_conversation(chunks, supporting, focus)
         if len(titles) >= 2 or pointing:
             if len(titles) < 2:
                 titles = _candidate_titles(chunks, [str(c["label"]) for c in hits])
