@@ -168,3 +168,26 @@ def test_an_unnamed_subject_outside_the_conversation_asks_back():
     # Within a conversation about that document, the one candidate is the answer.
     staying = decide(question, chunks, earlier=earlier, focus=["Jack in the Box"])
     assert staying.verdict == "answer"
+
+
+def test_the_x_with_several_documents_titled_x_asks_which():
+    def season(number: int, premiere: str) -> dict[str, object]:
+        return {
+            "label": str(number),
+            "title": f"Grey's Anatomy (season {number})",
+            "section": "",
+            "text": f"Season {number} of Grey's Anatomy premiered on {premiere} and concluded "
+            "in May.",
+        }
+
+    chunks = [season(7, "September 23, 2010"), season(10, "September 26, 2013")]
+    question = "When was the season of Grey's Anatomy premiered?"
+    asked = decide(question, chunks)
+    assert asked.verdict == "ambiguous"
+    assert asked.reason == "unanchored:the season"
+    assert set(asked.candidates) == {"Grey's Anatomy (season 7)", "Grey's Anatomy (season 10)"}
+    # One document titled with the noun names it: "the season" is that one.
+    assert decide(question, chunks[:1]).verdict == "answer"
+    # So does a conversation that already spoke of it.
+    earlier = ["Tell me about season 7. It premiered in 2010."]
+    assert decide(question, chunks, earlier=earlier).verdict == "answer"

@@ -32,6 +32,7 @@ from typing import Literal
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
     DEMONSTRATIVE,
+    GENERIC_TERMS,
     PRONOUN,
     asked_phrase_terms,
     chunk_vocabulary,
@@ -43,6 +44,7 @@ from threadline.graph.question_terms import (
     question_parts,
     term_forms,
     unanchored_reference,
+    unanchored_references,
     uncovered_parts,
 )
 from threadline.knowledge.bilingual import translate_query, translate_vocabulary
@@ -165,6 +167,21 @@ def _about(
         ]
         return on_focus
     return labels
+
+
+def _titled_with(
+    chunks: Sequence[Mapping[str, object]], labels: Sequence[str], phrase: str
+) -> list[str]:
+    """Labels of the passages among `labels` whose title holds the noun of "the X"."""
+    noun = [t for t in terms(phrase.split(maxsplit=1)[-1]) if t not in GENERIC_TERMS]
+    if not noun:
+        return []
+    return [
+        str(c["label"])
+        for c in chunks
+        if str(c["label"]) in labels
+        and matches_term(noun[0], set(terms(str(c.get("title") or ""))))
+    ]
 
 
 def _leaves_the_conversation(
@@ -300,7 +317,8 @@ def decide(
     weights = {t: 1.0 for t in content}
     total = sum(weights.values())
     eligible = _about(chunks, vocab, names, question, focus)
-    anchor = unanchored_reference(question, earlier, titles=titles)
+    anchors = list(unanchored_references(question, earlier, titles=titles))
+    anchor = anchors[0] if anchors else None
     base: dict[str, object] = {
         "content_terms": tuple(content),
         "named": tuple(names),
@@ -364,6 +382,13 @@ def decide(
             return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)  # type: ignore[arg-type]
     if anchor:
         fitting = [label for share, _, label in scored if share >= best]
+        # "the season" with several supporting documents titled with "season": each is
+        # a thing it may mean, whichever covers one more incidental word of the question.
+        for phrase in anchors:
+            titled = _titled_with(chunks, eligible, phrase)
+            if len(_candidate_titles(chunks, titled)) >= 2:
+                fitting, anchor = titled, re.sub(r"['’]s$", "", phrase)
+                break
         titles = _candidate_titles(chunks, fitting)
         # "this X" with no X anywhere before points at nothing the user said: ask even
         # when one candidate fits; "the X" is a question only when several do.

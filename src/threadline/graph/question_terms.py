@@ -9,7 +9,7 @@ and the stem matching that tolerates derivations and one typo.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from threadline.text import fold, terms
 from threadline.text.lexicons import en, fr
@@ -198,6 +198,17 @@ def unanchored_reference(
     question names nothing, "it" in a first message. `earlier` holds the text of the
     conversation's earlier turns (questions and answers).
     """
+    return next(unanchored_references(question, earlier, titles), None)
+
+
+def unanchored_references(
+    question: str, earlier: Sequence[str], titles: Sequence[str] = ()
+) -> Iterator[str]:
+    """Yield each phrase of a question that points at something never named, in order.
+
+    See :func:`unanchored_reference`, which returns the first: "the declaration of a
+    state of emergency to address the hurricane's impact" points at two things.
+    """
     history = stems(" ".join(earlier))
     # "this X" with no X in the conversation points at nothing, whatever else is named.
     for match in DEMONSTRATIVE.finditer(question):
@@ -206,17 +217,23 @@ def unanchored_reference(
         # "the word Kubernetes ... this term": a name said before it is what it points at.
         named_before = named_things(question[: match.start()])
         if nouns and not any(n in history for n in nouns) and not named_before:
-            return match.group(0)
+            yield match.group(0)
     names = named_things(question)
     if not earlier and not names:
         # A pronoun before any content word of a first message points at nothing
         # ("is it free?"); after one ("stocks ... do they") it points at that word.
         pronoun = PRONOUN.search(question)
         if pronoun and not content_terms(question[: pronoun.start()]):
-            return pronoun.group(0)
+            yield pronoun.group(0)
     # "the X": anchored by the conversation, or by a document titled with X ("the
     # penobscot river" names the document "Penobscot River"; "the actor" names none).
-    titled = stems(" ".join(titles))
+    # A title anchors "the X" only when one document is titled with X: "the season"
+    # with "Grey's Anatomy (season 7)" and "(season 10)" in play says neither.
+    titled_by: dict[str, set[str]] = {}
+    for title in titles:
+        for stem in stems(title):
+            titled_by.setdefault(stem, set()).add(fold(title).strip())
+    titled = {stem for stem, named in titled_by.items() if len(named) == 1}
     for match in _DEFINITE.finditer(question):
         noun = [t for t in terms(match.group(2)) if t not in GENERIC_TERMS]
         # "the animal in California": a name elsewhere does not say which animal; only
@@ -225,8 +242,7 @@ def unanchored_reference(
         if match.group(2) in names or (following and following[0].strip("?.,;!") in names):
             continue
         if noun and noun[0] not in history and noun[0] not in titled:
-            return match.group(0)
-    return None
+            yield match.group(0)
 
 
 _ASKED_PHRASE = re.compile(
