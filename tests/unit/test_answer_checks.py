@@ -191,3 +191,28 @@ def test_the_x_with_several_documents_titled_x_asks_which():
     # So does a conversation that already spoke of it.
     earlier = ["Tell me about season 7. It premiered in 2010."]
     assert decide(question, chunks, earlier=earlier).verdict == "answer"
+
+
+def test_the_x_after_an_answer_naming_several_x_asks_which():
+    from threadline.graph.question_terms import kinds_named_before
+
+    earlier = [
+        "What plans are there? The service offers a no-cost Trial plan, a Standard Next "
+        "plan and an Enterprise plan."
+    ]
+    chunks = [
+        {
+            "label": "1",
+            "title": "Plans",
+            "section": "",
+            "text": "The Trial plan includes 1 domain. The Enterprise plan includes 10 domains.",
+        }
+    ]
+    question = "How many domains are included in the plan?"
+    asked = decide(question, chunks, earlier=earlier)
+    assert asked.verdict == "ambiguous"
+    assert asked.candidates == ("Trial plan", "Standard Next plan", "Enterprise plan")
+    # Naming the plan, or a conversation that spoke of one plan only, is no question.
+    assert kinds_named_before("How many domains does the Trial plan include?", earlier)[1] == []
+    one = ["Tell me about the Trial plan. The Trial plan lasts 30 days."]
+    assert decide(question, chunks, earlier=one).verdict == "answer"

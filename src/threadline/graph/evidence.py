@@ -38,6 +38,7 @@ from threadline.graph.question_terms import (
     chunk_vocabulary,
     content_terms,
     holds_phrase,
+    kinds_named_before,
     matches_term,
     name_phrases,
     named_things,
@@ -277,7 +278,22 @@ def decide(
         parts = question_parts(question)
         clean = [p for p in parts if not any(fold(n) in fold(p) for n in missing_named)]
         covered = [p for p in clean if not uncovered_parts(f"{p} ? {p}", list(vocab.values()))]
-        if len(parts) >= 2 and clean and covered == clean:
+        answered = " ? ".join(clean) + " ?"
+        # The rest of the question is answered only if the passages support it as a
+        # question of its own (its content in one passage, its kind of fact stated).
+        remainder = (
+            decide(
+                answered,
+                chunks,
+                earlier=earlier,
+                carried=carried,
+                focus=focus,
+                language=language,
+            )
+            if len(parts) >= 2 and clean and covered == clean
+            else None
+        )
+        if remainder is not None and remainder.verdict == "answer":
             return Evidence(
                 "partial",
                 "a_named_thing_missing",
@@ -285,10 +301,11 @@ def decide(
                 named=tuple(names),
                 missing_named=missing_named,
                 missing_terms=missing_named,
-                asks_for=asked_type(" ? ".join(clean)),
-                supporting=tuple(vocab),
+                asks_for=remainder.asks_for,
+                supporting=remainder.supporting,
                 closest=closest,
-                answered=" ? ".join(clean) + " ?",
+                answered=answered,
+                about=remainder.about,
             )
         return Evidence(
             "not_in_documents",
@@ -307,6 +324,18 @@ def decide(
             content_terms=tuple(content),
             named=tuple(names),
             supporting=tuple(vocab),
+            closest=closest,
+        )
+    phrase, kinds = kinds_named_before(question, earlier)
+    if kinds:
+        # "the plan" after an answer naming the Trial, Standard and Enterprise plans.
+        return Evidence(
+            "ambiguous",
+            f"unanchored:{phrase}:several_named_before",
+            content_terms=tuple(content),
+            named=tuple(names),
+            asks_for=kind,
+            candidates=tuple(kinds[:5]),
             closest=closest,
         )
     # Named things were checked above (each must be present). The question's content

@@ -287,3 +287,46 @@ def uncovered_parts(question: str, vocabularies: Sequence[set[str]]) -> list[str
         if best / len(words) <= COVERAGE_MAJORITY:
             missing.append(part)
     return missing
+
+
+def kinds_named_before(question: str, earlier: Sequence[str]) -> tuple[str, list[str]]:
+    """Return a "the X" of the question and the distinct named X's the conversation offered.
+
+    "How many domains are included in the plan?" after an answer listing the "Trial
+    plan", the "Standard Next plan" and the "Enterprise plan" → ("the plan", [those
+    three]): the conversation anchors "the plan" without saying which. Only the latest
+    earlier turn that speaks of X counts (it is what the user is reading); a question
+    that names its X ("the Trial plan") is not asking this. ("", []) when none.
+    """
+    if not earlier:
+        return "", []
+    names = set(named_things(question))
+    for match in _DEFINITE.finditer(question):
+        word = match.group(2)
+        if word in names or word[:1].isupper():
+            continue
+        before = question[: match.start(2)].split()
+        if len(before) >= 2 and before[-2][:1].isupper() and before[-2] != before[0]:
+            continue
+        noun = [t for t in terms(word) if t not in GENERIC_TERMS]
+        if not noun:
+            continue
+        for turn in reversed(earlier):
+            if noun[0] not in stems(turn):
+                continue
+            found: dict[str, str] = {}
+            for named in re.finditer(
+                r"\b((?:[A-Z][\w-]*\s+){1,3})(" + re.escape(word) + r"s?)\b", turn
+            ):
+                modifier = named.group(1).split()
+                # A capital that only starts a sentence names nothing.
+                start = named.start(1)
+                if start == 0 or turn[:start].rstrip().endswith((".", "!", "?", ":")):
+                    modifier = modifier[1:]
+                if modifier:
+                    label = f"{' '.join(modifier)} {word}"
+                    found.setdefault(fold(label), label)
+            if len(found) >= 2:
+                return match.group(0), list(found.values())
+            break
+    return "", []
