@@ -32,8 +32,6 @@ from typing import Literal
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
     DEMONSTRATIVE,
-    GENERIC_TERMS,
-    PRONOUN,
     asked_phrase_terms,
     chunk_vocabulary,
     content_terms,
@@ -47,6 +45,13 @@ from threadline.graph.question_terms import (
     unanchored_reference,
     unanchored_references,
     uncovered_parts,
+)
+from threadline.graph.referents import (
+    acronyms,
+    candidate_titles,
+    leaves_the_conversation,
+    passages_about,
+    titled_with,
 )
 from threadline.knowledge.bilingual import translate_query, translate_vocabulary
 from threadline.knowledge.facts import AnswerType, asked_type, has_answer_type
@@ -84,121 +89,6 @@ class Evidence:
     about: tuple[str, ...] = ()
     """Labels of the passages about what the question is about (its names, or what
     "it" refers to); an answer is composed from these."""
-
-
-# Inside a name, these join its words ("United States of America") and give no initial.
-_NAME_JOINERS = frozenset("of and the for de du des la le et".split())
-# Names written in full in passages and shortened in questions under another set of
-# initials than their words give ("USA" for "United States"): the few such aliases.
-_ACRONYM_ALIASES = {"us": ("usa",), "uk": ("gb",)}
-
-
-def acronyms(text: str) -> set[str]:
-    """Return the acronyms a passage's names stand for, lower-cased: "United States" → us.
-
-    The initials of each run of capitalised words (joined by "of", "and"...), and the
-    letters of dotted abbreviations ("U.S." → us); a question's "USA" or "US" then finds
-    a passage that writes the name out.
-    """
-    found: set[str] = set()
-    for dotted in re.findall(r"\b(?:[A-Z]\.){2,}", text):
-        found.add(dotted.replace(".", "").lower())
-    run: list[str] = []
-    # Punctuation is a token of its own: a name does not run across it.
-    for word in [*re.findall(r"[\w'’-]+|[^\w\s]", text), ""]:
-        if word.lower() in _NAME_JOINERS:
-            continue
-        if word[:1].isupper() and not word.isupper():
-            run.append(word[0].lower())
-        else:
-            if len(run) >= 2:
-                found.add("".join(run))
-            run = []
-    for short, aliases in _ACRONYM_ALIASES.items():
-        if short in found:
-            found.update(aliases)
-    return found
-
-
-def _candidate_titles(chunks: Sequence[Mapping[str, object]], labels: Sequence[str]) -> list[str]:
-    """List the distinct things the given passages are about.
-
-    Their sections within one document (products, plans), else their titles.
-    """
-    titles: list[str] = []
-    for label in labels:
-        chunk = next(c for c in chunks if str(c["label"]) == label)
-        title = str(chunk.get("section") or chunk.get("title") or "")
-        if title and title not in titles:
-            titles.append(title)
-    return titles
-
-
-def _about(
-    chunks: Sequence[Mapping[str, object]],
-    vocab: Mapping[str, set[str]],
-    names: Sequence[str],
-    question: str,
-    focus: Sequence[str],
-) -> list[str]:
-    """Labels of the passages about what the question is about.
-
-    With names: the passages holding all of them (else any of them). With none but a
-    pronoun ("is it water resistant?"): the passages about what the previous answer was
-    about (`focus`: its titles). Otherwise every passage.
-    """
-    labels = [str(c["label"]) for c in chunks]
-    if names:
-        wanted = [set(terms(n)) for n in names]
-        every = [
-            lb for lb in labels if all(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
-        ]
-        if every:
-            return every
-        return [
-            lb for lb in labels if any(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
-        ]
-    if focus and PRONOUN.search(question):
-        wanted_titles = {fold(part).strip() for f in focus for part in f.split(" — ") if part}
-        on_focus = [
-            str(c["label"])
-            for c in chunks
-            if fold(str(c.get("section") or "")).strip() in wanted_titles
-            or (not c.get("section") and fold(str(c.get("title") or "")).strip() in wanted_titles)
-        ]
-        return on_focus
-    return labels
-
-
-def _titled_with(
-    chunks: Sequence[Mapping[str, object]], labels: Sequence[str], phrase: str
-) -> list[str]:
-    """Labels of the passages among `labels` whose title holds the noun of "the X"."""
-    noun = [t for t in terms(phrase.split(maxsplit=1)[-1]) if t not in GENERIC_TERMS]
-    if not noun:
-        return []
-    return [
-        str(c["label"])
-        for c in chunks
-        if str(c["label"]) in labels
-        and matches_term(noun[0], set(terms(str(c.get("title") or ""))))
-    ]
-
-
-def _leaves_the_conversation(
-    chunks: Sequence[Mapping[str, object]], supporting: Sequence[str], focus: Sequence[str]
-) -> bool:
-    """Whether no supporting passage comes from a document the previous answer was about.
-
-    Only documents with titles tell; without focus (a first message) nothing is left.
-    """
-    wanted = {fold(part).strip() for f in focus for part in f.split(" — ") if part}
-    if not wanted:
-        return False
-    titles = {str(c["label"]): fold(str(c.get("title") or "")).strip() for c in chunks}
-    if not all(titles.get(label) for label in supporting):
-        return False
-    return not any(titles[label] in wanted for label in supporting)
 
 
 def decide(
@@ -345,7 +235,7 @@ def decide(
     name_terms = {t for n in names for t in terms(n)}
     weights = {t: 1.0 for t in content}
     total = sum(weights.values())
-    eligible = _about(chunks, vocab, names, question, focus)
+    eligible = passages_about(chunks, vocab, names, question, focus)
     anchors = list(unanchored_references(question, earlier, titles=titles))
     anchor = anchors[0] if anchors else None
     base: dict[str, object] = {
@@ -369,14 +259,14 @@ def decide(
     base["about"] = tuple(eligible)
     if not eligible:
         if anchor:
-            return ask("nothing_found", _candidate_titles(chunks, [str(c["label"]) for c in hits]))
+            return ask("nothing_found", candidate_titles(chunks, [str(c["label"]) for c in hits]))
         return Evidence("not_in_documents", "nothing_about_the_subject", **base)  # type: ignore[arg-type]
     wanted = [t for t in asked_phrase_terms(question) if t not in name_terms]
     if wanted:
         holding = [lb for lb in eligible if all(matches_term(t, vocab[lb]) for t in wanted)]
         if not holding:
             if anchor:
-                return ask("asked_for_missing", _candidate_titles(chunks, eligible))
+                return ask("asked_for_missing", candidate_titles(chunks, eligible))
             base["missing_terms"] = tuple(forms.get(t, t) for t in wanted)
             return Evidence("not_in_documents", "asked_for_missing", **base)  # type: ignore[arg-type]
         eligible = holding
@@ -400,7 +290,7 @@ def decide(
         own_found = sum(w for t, w in weights.items() if matches_term(t, pool))
         if not (carried_content and own_found / total > COVERAGE_MAJORITY):
             if anchor:
-                return ask("content_not_covered", _candidate_titles(chunks, eligible))
+                return ask("content_not_covered", candidate_titles(chunks, eligible))
             return Evidence("not_in_documents", "content_not_covered", **base)  # type: ignore[arg-type]
         supporting = tuple(label for _, _, label in scored)
     if kind is not None:
@@ -414,21 +304,21 @@ def decide(
         # "the season" with several supporting documents titled with "season": each is
         # a thing it may mean, whichever covers one more incidental word of the question.
         for phrase in anchors:
-            titled = _titled_with(chunks, eligible, phrase)
-            if len(_candidate_titles(chunks, titled)) >= 2:
+            titled = titled_with(chunks, eligible, phrase)
+            if len(candidate_titles(chunks, titled)) >= 2:
                 fitting, anchor = titled, re.sub(r"['’]s$", "", phrase)
                 break
-        titles = _candidate_titles(chunks, fitting)
+        titles = candidate_titles(chunks, fitting)
         # "this X" with no X anywhere before points at nothing the user said: ask even
         # when one candidate fits; "the X" is a question only when several do.
         pointing = DEMONSTRATIVE.match(anchor) is not None
         # "the X" of a conversation that never spoke of X, answered only from documents
         # the conversation was not about: the user changed the subject without naming
         # the new one, so the one candidate found is a guess.
-        pointing = pointing or _leaves_the_conversation(chunks, supporting, focus)
+        pointing = pointing or leaves_the_conversation(chunks, supporting, focus)
         if len(titles) >= 2 or pointing:
             if len(titles) < 2:
-                titles = _candidate_titles(chunks, [str(c["label"]) for c in hits])
+                titles = candidate_titles(chunks, [str(c["label"]) for c in hits])
             return Evidence(
                 "ambiguous",
                 f"unanchored:{anchor}",
