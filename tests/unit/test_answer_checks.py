@@ -216,3 +216,24 @@ def test_the_x_after_an_answer_naming_several_x_asks_which():
     assert kinds_named_before("How many domains does the Trial plan include?", earlier)[1] == []
     one = ["Tell me about the Trial plan. The Trial plan lasts 30 days."]
     assert decide(question, chunks, earlier=one).verdict == "answer"
+
+
+def test_a_name_that_several_titles_extend_asks_which():
+    def court(label: str, county: str) -> dict[str, object]:
+        return {
+            "label": label,
+            "title": f"Jury Services | Superior Court of California | County of {county}",
+            "section": "",
+            "text": f"The contact number of the Superior Court of {county} County is 805-654-2611.",
+        }
+
+    chunks = [court("1", "Ventura"), court("2", "Alameda")]
+    question = "Could you give me the Superior Court contact number?"
+    asked = decide(question, chunks)
+    assert asked.verdict == "ambiguous"
+    assert asked.reason == "unanchored:Superior Court"
+    assert len(asked.candidates) == 2
+    # One court in play, or a conversation that already named it: no question.
+    assert decide(question, chunks[:1]).verdict == "answer"
+    earlier = ["I was summoned by the Superior Court of Ventura County."]
+    assert decide(question, chunks, earlier=earlier).verdict == "answer"

@@ -50,6 +50,7 @@ from threadline.graph.referents import (
     acronyms,
     candidate_titles,
     leaves_the_conversation,
+    name_shared_by_titles,
     passages_about,
     titled_with,
 )
@@ -326,6 +327,17 @@ def decide(
                 candidates=tuple(titles[:5]),
                 **base,  # type: ignore[arg-type]
             )
+    shared = name_shared_by_titles(question, chunks, supporting, earlier)
+    if shared:
+        # "the Superior Court" with the courts of three counties in play.
+        phrase, candidates = shared
+        return Evidence(
+            "ambiguous",
+            f"unanchored:{phrase}",
+            supporting=supporting,
+            candidates=tuple(candidates[:5]),
+            **base,  # type: ignore[arg-type]
+        )
     uncovered = uncovered_parts(question, list(vocab.values()))
     if uncovered and len(uncovered) < len(question_parts(question)):
         base["missing_terms"] = tuple(uncovered)

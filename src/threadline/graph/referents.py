@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from threadline.graph.question_terms import GENERIC_TERMS, PRONOUN, matches_term
+from threadline.graph.question_terms import GENERIC_TERMS, PRONOUN, matches_term, name_phrases
 from threadline.text import fold, terms
 
 # Inside a name, these join its words ("United States of America") and give no initial.
@@ -127,3 +127,50 @@ def leaves_the_conversation(
     if not all(titles.get(label) for label in supporting):
         return False
     return not any(titles[label] in wanted for label in supporting)
+
+
+def name_shared_by_titles(
+    question: str,
+    chunks: Sequence[Mapping[str, object]],
+    supporting: Sequence[str],
+    earlier: Sequence[str],
+) -> tuple[str, list[str]] | None:
+    """Return a name of the question that several supporting documents' titles extend.
+
+    "the Superior Court" when the supporting passages come from "Superior Court of
+    California, County of Alameda" and "... County of Ventura": the name is part of the
+    names of several things, so it says none of them. A name the conversation used
+    before, or a document titled with the name alone, anchors it.
+
+    Returns:
+        The name and the distinct titles holding it, or None.
+    """
+    history = fold(" ".join(earlier))
+    for phrase in name_phrases(question):
+        wanted = fold(phrase).replace("’", "'")
+        if wanted in history.replace("’", "'"):
+            continue
+        titles = {
+            str(c["label"]): fold(str(c.get("title") or "")).replace("’", "'").strip()
+            for c in chunks
+        }
+        if wanted in titles.values():
+            continue
+        holding = [label for label in supporting if wanted in titles.get(label, "")]
+        found = candidate_titles(chunks, holding)
+        if len(found) >= 2 and not _one_told_apart(found, earlier):
+            return phrase, found
+    return None
+
+
+def _one_told_apart(titles: Sequence[str], earlier: Sequence[str]) -> bool:
+    """Whether the conversation says which title it means: the words only one has.
+
+    "Grey's Anatomy (season 7)" and "(season 10)" differ by "7" and "10"; a conversation
+    that spoke of season 7 holds the first one's own words, not the second one's.
+    """
+    words = [set(terms(title)) for title in titles]
+    common = set.intersection(*words)
+    history = set(terms(" ".join(earlier)))
+    told = [own - common for own in words if own - common and own - common <= history]
+    return len(told) == 1
