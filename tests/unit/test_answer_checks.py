@@ -237,3 +237,24 @@ def test_a_name_that_several_titles_extend_asks_which():
     assert decide(question, chunks[:1]).verdict == "answer"
     earlier = ["I was summoned by the Superior Court of Ventura County."]
     assert decide(question, chunks, earlier=earlier).verdict == "answer"
+
+
+def test_about_a_specific_x_asks_which():
+    from threadline.graph.question_terms import unanchored_reference
+
+    question = "Can you tell me about a specific city or town in California?"
+    assert unanchored_reference(question, ["hello"]) == "a specific city"
+    assert unanchored_reference("Parle-moi d'une ville précise", ["bonjour"]) == "une ville précise"
+    # Asking whether one exists points at nothing unsaid.
+    assert unanchored_reference("Is there a specific form I need?", ["hello"]) is None
+    chunks = [
+        {
+            "label": "1",
+            "title": "Auburn, CA",
+            "section": "",
+            "text": "The city of Auburn, California, is the county seat of Placer County.",
+        }
+    ]
+    asked = decide(question, chunks, earlier=["hello"])
+    assert asked.verdict == "ambiguous"
+    assert asked.candidates == ("Auburn, CA",)

@@ -32,6 +32,7 @@ from typing import Literal
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
     DEMONSTRATIVE,
+    UNSAID,
     asked_phrase_terms,
     chunk_vocabulary,
     content_terms,
@@ -310,9 +311,11 @@ def decide(
                 fitting, anchor = titled, re.sub(r"['’]s$", "", phrase)
                 break
         titles = candidate_titles(chunks, fitting)
-        # "this X" with no X anywhere before points at nothing the user said: ask even
-        # when one candidate fits; "the X" is a question only when several do.
-        pointing = DEMONSTRATIVE.match(anchor) is not None
+        # "this X" with no X anywhere before points at nothing the user said, nor does
+        # "about a specific X": ask even when one candidate fits; "the X" is a question
+        # only when several do.
+        unsaid = {match.group("phrase") for match in UNSAID.finditer(question)}
+        pointing = DEMONSTRATIVE.match(anchor) is not None or anchor in unsaid
         # "the X" of a conversation that never spoke of X, answered only from documents
         # the conversation was not about: the user changed the subject without naming
         # the new one, so the one candidate found is a guess.

@@ -34,6 +34,13 @@ DEMONSTRATIVE = re.compile(
     r"([a-zà-ÿ'’-]+(?:\s+[a-zà-ÿ'’-]+)?)",
     re.I,
 )
+# "tell me about a specific city": the user asks about one and does not say which. Only
+# as what the question is about: "is there a specific form?" asks whether one exists.
+UNSAID = re.compile(
+    r"\b(?:about|on|sur|de|d['’])\s*(?P<phrase>(?:a|an|one|some|un|une)\s+(?:(?:specific|"
+    r"particular)\s+[a-zà-ÿ'’-]+|[a-zà-ÿ'’-]+\s+(?:précise?|particulier|particulière)))",
+    re.I,
+)
 _DEFINITE = re.compile(r"\b(the|le|la|les)\s+([a-zà-ÿ'’-]+)", re.I)
 PRONOUN = re.compile(
     r"\b(it|its|they|them|their|he|him|his|she|her|il|elle|ils|elles|son|sa|ses|leur|leurs)\b",
@@ -218,6 +225,8 @@ def unanchored_references(
         named_before = named_things(question[: match.start()])
         if nouns and not any(n in history for n in nouns) and not named_before:
             yield match.group(0)
+    for match in UNSAID.finditer(question):
+        yield match.group("phrase")
     names = named_things(question)
     if not earlier and not names:
         # A pronoun before any content word of a first message points at nothing
