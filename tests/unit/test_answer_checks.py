@@ -258,3 +258,22 @@ def test_about_a_specific_x_asks_which():
     asked = decide(question, chunks, earlier=["hello"])
     assert asked.verdict == "ambiguous"
     assert asked.candidates == ("Auburn, CA",)
+
+
+def test_a_message_with_no_word_of_its_own_is_checked_on_what_it_carries():
+    chunks = [
+        {
+            "label": "1",
+            "title": "",
+            "section": "",
+            "text": "Convert the file with the alien tool before you install it.",
+        }
+    ]
+    # Nothing of its own to check: the carried query must be supported.
+    carried = "there should be one (rpm deb package converter)"
+    declined = decide("there should be one", chunks, earlier=["x"], carried=carried)
+    assert declined.verdict == "not_in_documents"
+    carried = "there should be one (convert file tool)"
+    assert decide("there should be one", chunks, earlier=["x"], carried=carried).verdict == (
+        "answer"
+    )

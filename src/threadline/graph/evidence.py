@@ -164,6 +164,10 @@ def decide(
             if not any(holds_phrase(phrase, sequence) for sequence in sequences)
         )
     content = content_terms(question)
+    if not content and not (deliverable or reference):
+        # "there should be one": no word of its own to check; what it means is what the
+        # reformulator carried from the conversation, and that must be supported.
+        content = content_terms(carried)
     forms = term_forms(question)
     kind = asked_type(question)
     if missing_named and not reference:
