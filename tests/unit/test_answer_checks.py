@@ -277,3 +277,27 @@ def test_a_message_with_no_word_of_its_own_is_checked_on_what_it_carries():
     assert decide("there should be one", chunks, earlier=["x"], carried=carried).verdict == (
         "answer"
     )
+
+
+def test_the_x_said_before_answered_from_other_documents_is_declined():
+    from threadline.graph.question_terms import said_before
+
+    earlier = ["Tell me about Monaco. The Monte Carlo casino overlooks the harbour."]
+    chunks = [
+        {
+            "label": "1",
+            "title": "Las Vegas Strip",
+            "section": "",
+            "text": "Visitors of the Strip can visit a casino without having to gamble.",
+        }
+    ]
+    question = "Can you just visit the casino, or do you have to gamble?"
+    assert said_before(question, earlier) == ["the casino"]
+    # The conversation's casino is Monaco's: a passage on Las Vegas speaks of another.
+    moved = decide(question, chunks, earlier=earlier, focus=["Monaco"])
+    assert (moved.verdict, moved.reason) == ("not_in_documents", "another_thing_than_discussed")
+    # From the conversation's own document, it is the same casino.
+    staying = decide(question, chunks, earlier=earlier, focus=["Las Vegas Strip"])
+    assert staying.verdict == "answer"
+    # A complement says which X by itself.
+    assert said_before("What are the procedures for a casino licence?", earlier) == []

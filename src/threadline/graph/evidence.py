@@ -42,6 +42,7 @@ from threadline.graph.question_terms import (
     name_phrases,
     named_things,
     question_parts,
+    said_before,
     term_forms,
     unanchored_reference,
     unanchored_references,
@@ -345,6 +346,11 @@ def decide(
             candidates=tuple(candidates[:5]),
             **base,  # type: ignore[arg-type]
         )
+    if not anchor and said_before(question, earlier):
+        if leaves_the_conversation(chunks, supporting, focus):
+            # "the casino" of a talk about Monaco, supported only by a passage on Las
+            # Vegas: the passages speak of another casino than the one meant.
+            return Evidence("not_in_documents", "another_thing_than_discussed", **base)  # type: ignore[arg-type]
     uncovered = uncovered_parts(question, list(vocab.values()))
     if uncovered and len(uncovered) < len(question_parts(question)):
         base["missing_terms"] = tuple(uncovered)

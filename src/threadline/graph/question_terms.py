@@ -339,3 +339,27 @@ def kinds_named_before(question: str, earlier: Sequence[str]) -> tuple[str, list
                 return match.group(0), list(found.values())
             break
     return "", []
+
+
+def said_before(question: str, earlier: Sequence[str]) -> list[str]:
+    """Return the "the X" of a question that only the conversation's words anchor.
+
+    "Can you just visit the casino?" after a talk that mentioned a casino: the X was said
+    before and the phrase says nothing more. A name ("the Office"), or a complement of
+    its own ("the procedures for a child support case", "the history of X") says which
+    X by itself, and is not returned.
+    """
+    history = stems(" ".join(earlier))
+    names = set(named_things(question))
+    found = []
+    for match in _DEFINITE.finditer(question):
+        word = match.group(2)
+        after = question[match.end(2) :].split()[:1]
+        if word in names or (after and after[0].strip("?.,;!") in names):
+            continue
+        if after and after[0].lower() in ("of", "for", "de", "du", "des", "pour"):
+            continue
+        noun = [t for t in terms(word) if t not in GENERIC_TERMS]
+        if noun and noun[0] in history:
+            found.append(match.group(0))
+    return found
