@@ -10,10 +10,14 @@ packed context; no model, no scores fitted to a benchmark. Four verdicts:
 * ``partial``: the same, but some of the question's content words appear in no
   passage: answer the supported part and say what is missing;
 * ``not_in_documents``: a named thing, the asked-for kind of fact, or most of the
-  question's content is absent: decline, naming the closest titles;
+  question's content is absent, or only documents the conversation was not about
+  speak of the X it discussed ("the casino"): decline, naming the closest titles;
 * ``ambiguous``: the question points at something it never names ("this animal",
   "the actor", "what is the warranty?" when several products are in play) and
-  several distinct candidates in the passages fit it equally: ask which one.
+  several distinct candidates in the passages fit it equally, or several documents
+  are titled with it ("the season"), or the conversation named several of it ("the
+  plan" after three plans), or a name of it is part of several titles ("the Superior
+  Court"): ask which one.
 
 The rules are principles, not thresholds tuned on a dev set: "more than half of
 the question's content in one passage" is the only ratio, and a named thing must
@@ -308,8 +312,8 @@ def decide(
             return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)  # type: ignore[arg-type]
     if anchor:
         fitting = [label for share, _, label in scored if share >= best]
-        # "the season" with several supporting documents titled with "season": each is
-        # a thing it may mean, whichever covers one more incidental word of the question.
+        # "the season" with several documents about the question titled with "season":
+        # each is a thing it may mean, whichever covers one more incidental word.
         for phrase in anchors:
             titled = titled_with(chunks, eligible, phrase)
             if len(candidate_titles(chunks, titled)) >= 2:

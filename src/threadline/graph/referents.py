@@ -2,8 +2,9 @@
 
 The evidence check (:mod:`threadline.graph.evidence`) asks these pure helpers which
 passages are about the question's subject (its names, or what "it" refers to), which
-distinct things a reference may mean (titles, sections), whether the passages leave the
-conversation's documents, and which acronyms a passage's names stand for.
+distinct things a reference may mean (titles, sections, a name several titles extend),
+whether the passages leave the conversation's documents, and which acronyms a passage's
+names stand for.
 """
 
 from __future__ import annotations
