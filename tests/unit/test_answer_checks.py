@@ -135,3 +135,169 @@ def test_french_auxiliaries_are_no_content():
         "perdu",
         "ordinateur",
     ]
+
+
+def test_an_acronym_finds_the_name_written_out():
+    from threadline.graph.referents import acronyms
+
+    text = "The Snake River is the longest river in the United States. See the U.K. rules."
+    found = acronyms(text)
+    assert {"us", "usa", "uk"} <= found
+    # Punctuation ends a name: "States. See" gives no "uss".
+    assert "uss" not in found
+    chunks = [{"label": "1", "title": "Snake River", "section": "", "text": text}]
+    assert decide("Which rivers are long in the USA?", chunks).verdict == "answer"
+    assert decide("Which rivers are long in the USSR?", chunks).verdict == "not_in_documents"
+
+
+def test_an_unnamed_subject_outside_the_conversation_asks_back():
+    chunks = [
+        {
+            "label": "1",
+            "title": "Jack in the Box",
+            "section": "",
+            "text": "Jack in the Box is a fast food chain with 2,200 locations in the West.",
+        },
+    ]
+    question = "How did the fast food chain grow its locations?"
+    earlier = ["What is semi-permeability? A property of membranes."]
+    # The conversation was about membranes: "the fast food chain" names nothing said.
+    moved = decide(question, chunks, earlier=earlier, focus=["Cell membrane"])
+    assert moved.verdict == "ambiguous"
+    assert moved.candidates == ("Jack in the Box",)
+    # Within a conversation about that document, the one candidate is the answer.
+    staying = decide(question, chunks, earlier=earlier, focus=["Jack in the Box"])
+    assert staying.verdict == "answer"
+
+
+def test_the_x_with_several_documents_titled_x_asks_which():
+    def season(number: int, premiere: str) -> dict[str, object]:
+        return {
+            "label": str(number),
+            "title": f"Grey's Anatomy (season {number})",
+            "section": "",
+            "text": f"Season {number} of Grey's Anatomy premiered on {premiere} and concluded "
+            "in May.",
+        }
+
+    chunks = [season(7, "September 23, 2010"), season(10, "September 26, 2013")]
+    question = "When was the season of Grey's Anatomy premiered?"
+    asked = decide(question, chunks)
+    assert asked.verdict == "ambiguous"
+    assert asked.reason == "unanchored:the season"
+    assert set(asked.candidates) == {"Grey's Anatomy (season 7)", "Grey's Anatomy (season 10)"}
+    # One document titled with the noun names it: "the season" is that one.
+    assert decide(question, chunks[:1]).verdict == "answer"
+    # So does a conversation that already spoke of it.
+    earlier = ["Tell me about season 7. It premiered in 2010."]
+    assert decide(question, chunks, earlier=earlier).verdict == "answer"
+
+
+def test_the_x_after_an_answer_naming_several_x_asks_which():
+    from threadline.graph.question_terms import kinds_named_before
+
+    earlier = [
+        "What plans are there? The service offers a no-cost Trial plan, a Standard Next "
+        "plan and an Enterprise plan."
+    ]
+    chunks = [
+        {
+            "label": "1",
+            "title": "Plans",
+            "section": "",
+            "text": "The Trial plan includes 1 domain. The Enterprise plan includes 10 domains.",
+        }
+    ]
+    question = "How many domains are included in the plan?"
+    asked = decide(question, chunks, earlier=earlier)
+    assert asked.verdict == "ambiguous"
+    assert asked.candidates == ("Trial plan", "Standard Next plan", "Enterprise plan")
+    # Naming the plan, or a conversation that spoke of one plan only, is no question.
+    assert kinds_named_before("How many domains does the Trial plan include?", earlier)[1] == []
+    one = ["Tell me about the Trial plan. The Trial plan lasts 30 days."]
+    assert decide(question, chunks, earlier=one).verdict == "answer"
+
+
+def test_a_name_that_several_titles_extend_asks_which():
+    def court(label: str, county: str) -> dict[str, object]:
+        return {
+            "label": label,
+            "title": f"Jury Services | Superior Court of California | County of {county}",
+            "section": "",
+            "text": f"The contact number of the Superior Court of {county} County is 805-654-2611.",
+        }
+
+    chunks = [court("1", "Ventura"), court("2", "Alameda")]
+    question = "Could you give me the Superior Court contact number?"
+    asked = decide(question, chunks)
+    assert asked.verdict == "ambiguous"
+    assert asked.reason == "unanchored:Superior Court"
+    assert len(asked.candidates) == 2
+    # One court in play, or a conversation that already named it: no question.
+    assert decide(question, chunks[:1]).verdict == "answer"
+    earlier = ["I was summoned by the Superior Court of Ventura County."]
+    assert decide(question, chunks, earlier=earlier).verdict == "answer"
+
+
+def test_about_a_specific_x_asks_which():
+    from threadline.graph.question_terms import unanchored_reference
+
+    question = "Can you tell me about a specific city or town in California?"
+    assert unanchored_reference(question, ["hello"]) == "a specific city"
+    assert unanchored_reference("Parle-moi d'une ville précise", ["bonjour"]) == "une ville précise"
+    # Asking whether one exists points at nothing unsaid.
+    assert unanchored_reference("Is there a specific form I need?", ["hello"]) is None
+    chunks = [
+        {
+            "label": "1",
+            "title": "Auburn, CA",
+            "section": "",
+            "text": "The city of Auburn, California, is the county seat of Placer County.",
+        }
+    ]
+    asked = decide(question, chunks, earlier=["hello"])
+    assert asked.verdict == "ambiguous"
+    assert asked.candidates == ("Auburn, CA",)
+
+
+def test_a_message_with_no_word_of_its_own_is_checked_on_what_it_carries():
+    chunks = [
+        {
+            "label": "1",
+            "title": "",
+            "section": "",
+            "text": "Convert the file with the alien tool before you install it.",
+        }
+    ]
+    # Nothing of its own to check: the carried query must be supported.
+    carried = "there should be one (rpm deb package converter)"
+    declined = decide("there should be one", chunks, earlier=["x"], carried=carried)
+    assert declined.verdict == "not_in_documents"
+    carried = "there should be one (convert file tool)"
+    assert decide("there should be one", chunks, earlier=["x"], carried=carried).verdict == (
+        "answer"
+    )
+
+
+def test_the_x_said_before_answered_from_other_documents_is_declined():
+    from threadline.graph.question_terms import said_before
+
+    earlier = ["Tell me about Monaco. The Monte Carlo casino overlooks the harbour."]
+    chunks = [
+        {
+            "label": "1",
+            "title": "Las Vegas Strip",
+            "section": "",
+            "text": "Visitors of the Strip can visit a casino without having to gamble.",
+        }
+    ]
+    question = "Can you just visit the casino, or do you have to gamble?"
+    assert said_before(question, earlier) == ["the casino"]
+    # The conversation's casino is Monaco's: a passage on Las Vegas speaks of another.
+    moved = decide(question, chunks, earlier=earlier, focus=["Monaco"])
+    assert (moved.verdict, moved.reason) == ("not_in_documents", "another_thing_than_discussed")
+    # From the conversation's own document, it is the same casino.
+    staying = decide(question, chunks, earlier=earlier, focus=["Las Vegas Strip"])
+    assert staying.verdict == "answer"
+    # A complement says which X by itself.
+    assert said_before("What are the procedures for a casino licence?", earlier) == []

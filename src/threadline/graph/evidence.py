@@ -10,10 +10,14 @@ packed context; no model, no scores fitted to a benchmark. Four verdicts:
 * ``partial``: the same, but some of the question's content words appear in no
   passage: answer the supported part and say what is missing;
 * ``not_in_documents``: a named thing, the asked-for kind of fact, or most of the
-  question's content is absent: decline, naming the closest titles;
+  question's content is absent, or only documents the conversation was not about
+  speak of the X it discussed ("the casino"): decline, naming the closest titles;
 * ``ambiguous``: the question points at something it never names ("this animal",
   "the actor", "what is the warranty?" when several products are in play) and
-  several distinct candidates in the passages fit it equally: ask which one.
+  several distinct candidates in the passages fit it equally, or several documents
+  are titled with it ("the season"), or the conversation named several of it ("the
+  plan" after three plans), or a name of it is part of several titles ("the Superior
+  Court"): ask which one.
 
 The rules are principles, not thresholds tuned on a dev set: "more than half of
 the question's content in one passage" is the only ratio, and a named thing must
@@ -24,6 +28,7 @@ content terms, named things, unanchored references, parts) is in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -31,18 +36,29 @@ from typing import Literal
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
     DEMONSTRATIVE,
-    PRONOUN,
+    UNSAID,
     asked_phrase_terms,
     chunk_vocabulary,
     content_terms,
     holds_phrase,
+    kinds_named_before,
     matches_term,
     name_phrases,
     named_things,
     question_parts,
+    said_before,
     term_forms,
     unanchored_reference,
+    unanchored_references,
     uncovered_parts,
+)
+from threadline.graph.referents import (
+    acronyms,
+    candidate_titles,
+    leaves_the_conversation,
+    name_shared_by_titles,
+    passages_about,
+    titled_with,
 )
 from threadline.knowledge.bilingual import translate_query, translate_vocabulary
 from threadline.knowledge.facts import AnswerType, asked_type, has_answer_type
@@ -80,56 +96,6 @@ class Evidence:
     about: tuple[str, ...] = ()
     """Labels of the passages about what the question is about (its names, or what
     "it" refers to); an answer is composed from these."""
-
-
-def _candidate_titles(chunks: Sequence[Mapping[str, object]], labels: Sequence[str]) -> list[str]:
-    """List the distinct things the given passages are about.
-
-    Their sections within one document (products, plans), else their titles.
-    """
-    titles: list[str] = []
-    for label in labels:
-        chunk = next(c for c in chunks if str(c["label"]) == label)
-        title = str(chunk.get("section") or chunk.get("title") or "")
-        if title and title not in titles:
-            titles.append(title)
-    return titles
-
-
-def _about(
-    chunks: Sequence[Mapping[str, object]],
-    vocab: Mapping[str, set[str]],
-    names: Sequence[str],
-    question: str,
-    focus: Sequence[str],
-) -> list[str]:
-    """Labels of the passages about what the question is about.
-
-    With names: the passages holding all of them (else any of them). With none but a
-    pronoun ("is it water resistant?"): the passages about what the previous answer was
-    about (`focus`: its titles). Otherwise every passage.
-    """
-    labels = [str(c["label"]) for c in chunks]
-    if names:
-        wanted = [set(terms(n)) for n in names]
-        every = [
-            lb for lb in labels if all(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
-        ]
-        if every:
-            return every
-        return [
-            lb for lb in labels if any(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
-        ]
-    if focus and PRONOUN.search(question):
-        wanted_titles = {fold(part).strip() for f in focus for part in f.split(" — ") if part}
-        on_focus = [
-            str(c["label"])
-            for c in chunks
-            if fold(str(c.get("section") or "")).strip() in wanted_titles
-            or (not c.get("section") and fold(str(c.get("title") or "")).strip() in wanted_titles)
-        ]
-        return on_focus
-    return labels
 
 
 def decide(
@@ -171,7 +137,11 @@ def decide(
     if tool:
         # A catalog tool ran typed filters over structured data: its rows are the answer.
         return Evidence("answer", "tool_result", supporting=tuple(str(c["label"]) for c in chunks))
-    vocab = {str(c["label"]): chunk_vocabulary(c) for c in chunks}
+    vocab = {
+        str(c["label"]): chunk_vocabulary(c)
+        | acronyms(f"{c.get('title', '')}. {c.get('section', '')}. {c.get('text', '')}")
+        for c in chunks
+    }
     titles = [str(c.get("title") or "") for c in chunks]
     if language:
         for chunk in chunks:
@@ -199,13 +169,32 @@ def decide(
             if not any(holds_phrase(phrase, sequence) for sequence in sequences)
         )
     content = content_terms(question)
+    if not content and not (deliverable or reference):
+        # "there should be one": no word of its own to check; what it means is what the
+        # reformulator carried from the conversation, and that must be supported.
+        content = content_terms(carried)
     forms = term_forms(question)
     kind = asked_type(question)
     if missing_named and not reference:
         parts = question_parts(question)
         clean = [p for p in parts if not any(fold(n) in fold(p) for n in missing_named)]
         covered = [p for p in clean if not uncovered_parts(f"{p} ? {p}", list(vocab.values()))]
-        if len(parts) >= 2 and clean and covered == clean:
+        answered = " ? ".join(clean) + " ?"
+        # The rest of the question is answered only if the passages support it as a
+        # question of its own (its content in one passage, its kind of fact stated).
+        remainder = (
+            decide(
+                answered,
+                chunks,
+                earlier=earlier,
+                carried=carried,
+                focus=focus,
+                language=language,
+            )
+            if len(parts) >= 2 and clean and covered == clean
+            else None
+        )
+        if remainder is not None and remainder.verdict == "answer":
             return Evidence(
                 "partial",
                 "a_named_thing_missing",
@@ -213,10 +202,11 @@ def decide(
                 named=tuple(names),
                 missing_named=missing_named,
                 missing_terms=missing_named,
-                asks_for=asked_type(" ? ".join(clean)),
-                supporting=tuple(vocab),
+                asks_for=remainder.asks_for,
+                supporting=remainder.supporting,
                 closest=closest,
-                answered=" ? ".join(clean) + " ?",
+                answered=answered,
+                about=remainder.about,
             )
         return Evidence(
             "not_in_documents",
@@ -237,6 +227,18 @@ def decide(
             supporting=tuple(vocab),
             closest=closest,
         )
+    phrase, kinds = kinds_named_before(question, earlier)
+    if kinds:
+        # "the plan" after an answer naming the Trial, Standard and Enterprise plans.
+        return Evidence(
+            "ambiguous",
+            f"unanchored:{phrase}:several_named_before",
+            content_terms=tuple(content),
+            named=tuple(names),
+            asks_for=kind,
+            candidates=tuple(kinds[:5]),
+            closest=closest,
+        )
     # Named things were checked above (each must be present). The question's content
     # (names included) must be mostly in one passage about what the question is about
     # (its names, or for "is it ...?" what was discussed), and what it asks for ("the
@@ -244,8 +246,9 @@ def decide(
     name_terms = {t for n in names for t in terms(n)}
     weights = {t: 1.0 for t in content}
     total = sum(weights.values())
-    eligible = _about(chunks, vocab, names, question, focus)
-    anchor = unanchored_reference(question, earlier, titles=titles)
+    eligible = passages_about(chunks, vocab, names, question, focus)
+    anchors = list(unanchored_references(question, earlier, titles=titles))
+    anchor = anchors[0] if anchors else None
     base: dict[str, object] = {
         "content_terms": tuple(content),
         "named": tuple(names),
@@ -267,14 +270,14 @@ def decide(
     base["about"] = tuple(eligible)
     if not eligible:
         if anchor:
-            return ask("nothing_found", _candidate_titles(chunks, [str(c["label"]) for c in hits]))
+            return ask("nothing_found", candidate_titles(chunks, [str(c["label"]) for c in hits]))
         return Evidence("not_in_documents", "nothing_about_the_subject", **base)  # type: ignore[arg-type]
     wanted = [t for t in asked_phrase_terms(question) if t not in name_terms]
     if wanted:
         holding = [lb for lb in eligible if all(matches_term(t, vocab[lb]) for t in wanted)]
         if not holding:
             if anchor:
-                return ask("asked_for_missing", _candidate_titles(chunks, eligible))
+                return ask("asked_for_missing", candidate_titles(chunks, eligible))
             base["missing_terms"] = tuple(forms.get(t, t) for t in wanted)
             return Evidence("not_in_documents", "asked_for_missing", **base)  # type: ignore[arg-type]
         eligible = holding
@@ -298,7 +301,7 @@ def decide(
         own_found = sum(w for t, w in weights.items() if matches_term(t, pool))
         if not (carried_content and own_found / total > COVERAGE_MAJORITY):
             if anchor:
-                return ask("content_not_covered", _candidate_titles(chunks, eligible))
+                return ask("content_not_covered", candidate_titles(chunks, eligible))
             return Evidence("not_in_documents", "content_not_covered", **base)  # type: ignore[arg-type]
         supporting = tuple(label for _, _, label in scored)
     if kind is not None:
@@ -309,13 +312,26 @@ def decide(
             return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)  # type: ignore[arg-type]
     if anchor:
         fitting = [label for share, _, label in scored if share >= best]
-        titles = _candidate_titles(chunks, fitting)
-        # "this X" with no X anywhere before points at nothing the user said: ask even
-        # when one candidate fits; "the X" is a question only when several do.
-        pointing = DEMONSTRATIVE.match(anchor) is not None
+        # "the season" with several documents about the question titled with "season":
+        # each is a thing it may mean, whichever covers one more incidental word.
+        for phrase in anchors:
+            titled = titled_with(chunks, eligible, phrase)
+            if len(candidate_titles(chunks, titled)) >= 2:
+                fitting, anchor = titled, re.sub(r"['’]s$", "", phrase)
+                break
+        titles = candidate_titles(chunks, fitting)
+        # "this X" with no X anywhere before points at nothing the user said, nor does
+        # "about a specific X": ask even when one candidate fits; "the X" is a question
+        # only when several do.
+        unsaid = {match.group("phrase") for match in UNSAID.finditer(question)}
+        pointing = DEMONSTRATIVE.match(anchor) is not None or anchor in unsaid
+        # "the X" of a conversation that never spoke of X, answered only from documents
+        # the conversation was not about: the user changed the subject without naming
+        # the new one, so the one candidate found is a guess.
+        pointing = pointing or leaves_the_conversation(chunks, supporting, focus)
         if len(titles) >= 2 or pointing:
             if len(titles) < 2:
-                titles = _candidate_titles(chunks, [str(c["label"]) for c in hits])
+                titles = candidate_titles(chunks, [str(c["label"]) for c in hits])
             return Evidence(
                 "ambiguous",
                 f"unanchored:{anchor}",
@@ -323,6 +339,22 @@ def decide(
                 candidates=tuple(titles[:5]),
                 **base,  # type: ignore[arg-type]
             )
+    shared = name_shared_by_titles(question, chunks, supporting, earlier)
+    if shared:
+        # "the Superior Court" with the courts of three counties in play.
+        phrase, candidates = shared
+        return Evidence(
+            "ambiguous",
+            f"unanchored:{phrase}",
+            supporting=supporting,
+            candidates=tuple(candidates[:5]),
+            **base,  # type: ignore[arg-type]
+        )
+    if not anchor and said_before(question, earlier):
+        if leaves_the_conversation(chunks, supporting, focus):
+            # "the casino" of a talk about Monaco, supported only by a passage on Las
+            # Vegas: the passages speak of another casino than the one meant.
+            return Evidence("not_in_documents", "another_thing_than_discussed", **base)  # type: ignore[arg-type]
     uncovered = uncovered_parts(question, list(vocab.values()))
     if uncovered and len(uncovered) < len(question_parts(question)):
         base["missing_terms"] = tuple(uncovered)

@@ -9,7 +9,7 @@ and the stem matching that tolerates derivations and one typo.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from threadline.text import fold, terms
 from threadline.text.lexicons import en, fr
@@ -32,6 +32,13 @@ DEMONSTRATIVE = re.compile(
     r"did|can|will|would|should|could|has|have|had|the|a|an|it|they|you|i|we|le|la|les|"
     r"est|sont)\b|[a-zà-ÿ]+(?:ed|ing)\b)"
     r"([a-zà-ÿ'’-]+(?:\s+[a-zà-ÿ'’-]+)?)",
+    re.I,
+)
+# "tell me about a specific city": the user asks about one and does not say which. Only
+# as what the question is about: "is there a specific form?" asks whether one exists.
+UNSAID = re.compile(
+    r"\b(?:about|on|sur|de|d['’])\s*(?P<phrase>(?:a|an|one|some|un|une)\s+(?:(?:specific|"
+    r"particular)\s+[a-zà-ÿ'’-]+|[a-zà-ÿ'’-]+\s+(?:précise?|particulier|particulière)))",
     re.I,
 )
 _DEFINITE = re.compile(r"\b(the|le|la|les)\s+([a-zà-ÿ'’-]+)", re.I)
@@ -198,6 +205,17 @@ def unanchored_reference(
     question names nothing, "it" in a first message. `earlier` holds the text of the
     conversation's earlier turns (questions and answers).
     """
+    return next(unanchored_references(question, earlier, titles), None)
+
+
+def unanchored_references(
+    question: str, earlier: Sequence[str], titles: Sequence[str] = ()
+) -> Iterator[str]:
+    """Yield each phrase of a question that points at something never named, in order.
+
+    See :func:`unanchored_reference`, which returns the first: "the declaration of a
+    state of emergency to address the hurricane's impact" points at two things.
+    """
     history = stems(" ".join(earlier))
     # "this X" with no X in the conversation points at nothing, whatever else is named.
     for match in DEMONSTRATIVE.finditer(question):
@@ -206,17 +224,25 @@ def unanchored_reference(
         # "the word Kubernetes ... this term": a name said before it is what it points at.
         named_before = named_things(question[: match.start()])
         if nouns and not any(n in history for n in nouns) and not named_before:
-            return match.group(0)
+            yield match.group(0)
+    for match in UNSAID.finditer(question):
+        yield match.group("phrase")
     names = named_things(question)
     if not earlier and not names:
         # A pronoun before any content word of a first message points at nothing
         # ("is it free?"); after one ("stocks ... do they") it points at that word.
         pronoun = PRONOUN.search(question)
         if pronoun and not content_terms(question[: pronoun.start()]):
-            return pronoun.group(0)
+            yield pronoun.group(0)
     # "the X": anchored by the conversation, or by a document titled with X ("the
     # penobscot river" names the document "Penobscot River"; "the actor" names none).
-    titled = stems(" ".join(titles))
+    # A title anchors "the X" only when one document is titled with X: "the season"
+    # with "Grey's Anatomy (season 7)" and "(season 10)" in play says neither.
+    titled_by: dict[str, set[str]] = {}
+    for title in titles:
+        for stem in stems(title):
+            titled_by.setdefault(stem, set()).add(fold(title).strip())
+    titled = {stem for stem, named in titled_by.items() if len(named) == 1}
     for match in _DEFINITE.finditer(question):
         noun = [t for t in terms(match.group(2)) if t not in GENERIC_TERMS]
         # "the animal in California": a name elsewhere does not say which animal; only
@@ -225,8 +251,7 @@ def unanchored_reference(
         if match.group(2) in names or (following and following[0].strip("?.,;!") in names):
             continue
         if noun and noun[0] not in history and noun[0] not in titled:
-            return match.group(0)
-    return None
+            yield match.group(0)
 
 
 _ASKED_PHRASE = re.compile(
@@ -271,3 +296,70 @@ def uncovered_parts(question: str, vocabularies: Sequence[set[str]]) -> list[str
         if best / len(words) <= COVERAGE_MAJORITY:
             missing.append(part)
     return missing
+
+
+def kinds_named_before(question: str, earlier: Sequence[str]) -> tuple[str, list[str]]:
+    """Return a "the X" of the question and the distinct named X's the conversation offered.
+
+    "How many domains are included in the plan?" after an answer listing the "Trial
+    plan", the "Standard Next plan" and the "Enterprise plan" → ("the plan", [those
+    three]): the conversation anchors "the plan" without saying which. Only the latest
+    earlier turn that speaks of X counts (it is what the user is reading); a question
+    that names its X ("the Trial plan") is not asking this. ("", []) when none.
+    """
+    if not earlier:
+        return "", []
+    names = set(named_things(question))
+    for match in _DEFINITE.finditer(question):
+        word = match.group(2)
+        if word in names or word[:1].isupper():
+            continue
+        before = question[: match.start(2)].split()
+        if len(before) >= 2 and before[-2][:1].isupper() and before[-2] != before[0]:
+            continue
+        noun = [t for t in terms(word) if t not in GENERIC_TERMS]
+        if not noun:
+            continue
+        for turn in reversed(earlier):
+            if noun[0] not in stems(turn):
+                continue
+            found: dict[str, str] = {}
+            for named in re.finditer(
+                r"\b((?:[A-Z][\w-]*\s+){1,3})(" + re.escape(word) + r"s?)\b", turn
+            ):
+                modifier = named.group(1).split()
+                # A capital that only starts a sentence names nothing.
+                start = named.start(1)
+                if start == 0 or turn[:start].rstrip().endswith((".", "!", "?", ":")):
+                    modifier = modifier[1:]
+                if modifier:
+                    label = f"{' '.join(modifier)} {word}"
+                    found.setdefault(fold(label), label)
+            if len(found) >= 2:
+                return match.group(0), list(found.values())
+            break
+    return "", []
+
+
+def said_before(question: str, earlier: Sequence[str]) -> list[str]:
+    """Return the "the X" of a question that only the conversation's words anchor.
+
+    "Can you just visit the casino?" after a talk that mentioned a casino: the X was said
+    before and the phrase says nothing more. A name ("the Office"), or a complement of
+    its own ("the procedures for a child support case", "the history of X") says which
+    X by itself, and is not returned.
+    """
+    history = stems(" ".join(earlier))
+    names = set(named_things(question))
+    found = []
+    for match in _DEFINITE.finditer(question):
+        word = match.group(2)
+        after = question[match.end(2) :].split()[:1]
+        if word in names or (after and after[0].strip("?.,;!") in names):
+            continue
+        if after and after[0].lower() in ("of", "for", "de", "du", "des", "pour"):
+            continue
+        noun = [t for t in terms(word) if t not in GENERIC_TERMS]
+        if noun and noun[0] in history:
+            found.append(match.group(0))
+    return found

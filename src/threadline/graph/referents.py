@@ -1,0 +1,177 @@
+"""What a question's words can point at in the packed passages.
+
+The evidence check (:mod:`threadline.graph.evidence`) asks these pure helpers which
+passages are about the question's subject (its names, or what "it" refers to), which
+distinct things a reference may mean (titles, sections, a name several titles extend),
+whether the passages leave the conversation's documents, and which acronyms a passage's
+names stand for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from threadline.graph.question_terms import GENERIC_TERMS, PRONOUN, matches_term, name_phrases
+from threadline.text import fold, terms
+
+# Inside a name, these join its words ("United States of America") and give no initial.
+_NAME_JOINERS = frozenset("of and the for de du des la le et".split())
+# Names written in full in passages and shortened in questions under another set of
+# initials than their words give ("USA" for "United States"): the few such aliases.
+_ACRONYM_ALIASES = {"us": ("usa",), "uk": ("gb",)}
+
+
+def acronyms(text: str) -> set[str]:
+    """Return the acronyms a passage's names stand for, lower-cased: "United States" → us.
+
+    The initials of each run of capitalised words (joined by "of", "and"...), and the
+    letters of dotted abbreviations ("U.S." → us); a question's "USA" or "US" then finds
+    a passage that writes the name out.
+    """
+    found: set[str] = set()
+    for dotted in re.findall(r"\b(?:[A-Z]\.){2,}", text):
+        found.add(dotted.replace(".", "").lower())
+    run: list[str] = []
+    # Punctuation is a token of its own: a name does not run across it.
+    for word in [*re.findall(r"[\w'’-]+|[^\w\s]", text), ""]:
+        if word.lower() in _NAME_JOINERS:
+            continue
+        if word[:1].isupper() and not word.isupper():
+            run.append(word[0].lower())
+        else:
+            if len(run) >= 2:
+                found.add("".join(run))
+            run = []
+    for short, aliases in _ACRONYM_ALIASES.items():
+        if short in found:
+            found.update(aliases)
+    return found
+
+
+def candidate_titles(chunks: Sequence[Mapping[str, object]], labels: Sequence[str]) -> list[str]:
+    """List the distinct things the given passages are about.
+
+    Their sections within one document (products, plans), else their titles.
+    """
+    titles: list[str] = []
+    for label in labels:
+        chunk = next(c for c in chunks if str(c["label"]) == label)
+        title = str(chunk.get("section") or chunk.get("title") or "")
+        if title and title not in titles:
+            titles.append(title)
+    return titles
+
+
+def passages_about(
+    chunks: Sequence[Mapping[str, object]],
+    vocab: Mapping[str, set[str]],
+    names: Sequence[str],
+    question: str,
+    focus: Sequence[str],
+) -> list[str]:
+    """Labels of the passages about what the question is about.
+
+    With names: the passages holding all of them (else any of them). With none but a
+    pronoun ("is it water resistant?"): the passages about what the previous answer was
+    about (`focus`: its titles). Otherwise every passage.
+    """
+    labels = [str(c["label"]) for c in chunks]
+    if names:
+        wanted = [set(terms(n)) for n in names]
+        every = [
+            lb for lb in labels if all(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
+        ]
+        if every:
+            return every
+        return [
+            lb for lb in labels if any(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
+        ]
+    if focus and PRONOUN.search(question):
+        wanted_titles = {fold(part).strip() for f in focus for part in f.split(" — ") if part}
+        on_focus = [
+            str(c["label"])
+            for c in chunks
+            if fold(str(c.get("section") or "")).strip() in wanted_titles
+            or (not c.get("section") and fold(str(c.get("title") or "")).strip() in wanted_titles)
+        ]
+        return on_focus
+    return labels
+
+
+def titled_with(
+    chunks: Sequence[Mapping[str, object]], labels: Sequence[str], phrase: str
+) -> list[str]:
+    """Labels of the passages among `labels` whose title holds the noun of "the X"."""
+    noun = [t for t in terms(phrase.split(maxsplit=1)[-1]) if t not in GENERIC_TERMS]
+    if not noun:
+        return []
+    return [
+        str(c["label"])
+        for c in chunks
+        if str(c["label"]) in labels
+        and matches_term(noun[0], set(terms(str(c.get("title") or ""))))
+    ]
+
+
+def leaves_the_conversation(
+    chunks: Sequence[Mapping[str, object]], supporting: Sequence[str], focus: Sequence[str]
+) -> bool:
+    """Whether no supporting passage comes from a document the previous answer was about.
+
+    Only documents with titles tell; without focus (a first message) nothing is left.
+    """
+    wanted = {fold(part).strip() for f in focus for part in f.split(" — ") if part}
+    if not wanted:
+        return False
+    titles = {str(c["label"]): fold(str(c.get("title") or "")).strip() for c in chunks}
+    if not all(titles.get(label) for label in supporting):
+        return False
+    return not any(titles[label] in wanted for label in supporting)
+
+
+def name_shared_by_titles(
+    question: str,
+    chunks: Sequence[Mapping[str, object]],
+    supporting: Sequence[str],
+    earlier: Sequence[str],
+) -> tuple[str, list[str]] | None:
+    """Return a name of the question that several supporting documents' titles extend.
+
+    "the Superior Court" when the supporting passages come from "Superior Court of
+    California, County of Alameda" and "... County of Ventura": the name is part of the
+    names of several things, so it says none of them. A name the conversation used
+    before, or a document titled with the name alone, anchors it.
+
+    Returns:
+        The name and the distinct titles holding it, or None.
+    """
+    history = fold(" ".join(earlier))
+    for phrase in name_phrases(question):
+        wanted = fold(phrase).replace("’", "'")
+        if wanted in history.replace("’", "'"):
+            continue
+        titles = {
+            str(c["label"]): fold(str(c.get("title") or "")).replace("’", "'").strip()
+            for c in chunks
+        }
+        if wanted in titles.values():
+            continue
+        holding = [label for label in supporting if wanted in titles.get(label, "")]
+        found = candidate_titles(chunks, holding)
+        if len(found) >= 2 and not _one_told_apart(found, earlier):
+            return phrase, found
+    return None
+
+
+def _one_told_apart(titles: Sequence[str], earlier: Sequence[str]) -> bool:
+    """Whether the conversation says which title it means: the words only one has.
+
+    "Grey's Anatomy (season 7)" and "(season 10)" differ by "7" and "10"; a conversation
+    that spoke of season 7 holds the first one's own words, not the second one's.
+    """
+    words = [set(terms(title)) for title in titles]
+    common = set.intersection(*words)
+    history = set(terms(" ".join(earlier)))
+    told = [own - common for own in words if own - common and own - common <= history]
+    return len(told) == 1
