@@ -88,6 +88,27 @@ def test_a_question_fitting_several_products_asks_which_one_naming_them(chat):
 # --- answers --------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("question", "section"),
+    [
+        # "the X" named by its own phrase: a name or a number in its complement.
+        ("What is the battery capacity of the iPhone 15?", "Apple iPhone 15"),
+        ("What is the response time for a P1 incident?", "Response times"),
+        ("Quel est le chiffre d'affaires 2024 ?", "Faits marquants"),
+        # "the X" named by a section's heading (in the asker's language or translated).
+        ("What is the password policy?", "Passwords and multi-factor authentication"),
+        ("What are the support hours?", "Support hours and channels"),
+        ("Quels sont les plans de support ?", "Support plans"),
+        # The word for the kind of thing asked ("politique") need not be in the passage.
+        ("Quelle est la politique de mots de passe ?", "Passwords and multi-factor authentication"),
+    ],
+)
+def test_a_definite_question_its_words_name_is_answered_not_asked_back(chat, question, section):
+    result = ask(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert section in {c["section"] for c in result.citations}
+
+
 def test_named_french_document_is_summarised_from_that_document(chat):
     result = ask(chat, "Résume le manuel de sécurité")
     assert result.outcome == "grounded_answer"

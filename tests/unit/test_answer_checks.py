@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from threadline.graph.evidence import decide, unanchored_reference
 from threadline.graph.grounding import neutralize_markers, support_check
+from threadline.graph.question_terms import asked_phrase_terms, unanchored_references
+from threadline.text import terms
 
 
 def test_this_x_with_nothing_named_before_is_unanchored():
@@ -301,3 +305,33 @@ def test_the_x_said_before_answered_from_other_documents_is_declined():
     assert staying.verdict == "answer"
     # A complement says which X by itself.
     assert said_before("What are the procedures for a casino licence?", earlier) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "anchored"),
+    [
+        ("What is the battery capacity of the iPhone 15?", True),
+        ("What is the response time for a P1 incident?", True),
+        ("Quel est le chiffre d'affaires 2024 ?", True),
+        # A place or a clause after "the X" says where it is, not which one.
+        ("What is the animal in California?", False),
+        ("What is the capital when Obama was elected?", False),
+    ],
+)
+def test_a_name_in_the_phrase_of_the_x_anchors_it(question, anchored):
+    assert (unanchored_reference(question, []) is None) is anchored
+
+
+def test_a_heading_anchors_the_x_apart_from_the_titles():
+    titles = ["Brightwell support policy", "Brightwell security handbook"]
+    headings = ["Support plans", "Support hours and channels", "Passwords and MFA"]
+    # One title holds "support": several headings holding it too do not undo that.
+    assert unanchored_reference("What are the support hours?", [], titles) is None
+    assert not list(unanchored_references("What is the password?", [], titles, headings))
+    assert list(unanchored_references("What is the password?", [], titles, ()))
+
+
+def test_the_kind_word_of_an_asked_phrase_is_not_required():
+    assert asked_phrase_terms("What is the battery capacity?") == terms("battery")
+    assert asked_phrase_terms("Quelle est la politique de mots de passe ?") == []
+    assert set(terms("stock price")) <= set(asked_phrase_terms("What is Brightwell's stock price?"))

@@ -47,6 +47,7 @@ from threadline.graph.question_terms import (
     named_things,
     question_parts,
     said_before,
+    substantive_terms,
     term_forms,
     unanchored_reference,
     unanchored_references,
@@ -143,14 +144,26 @@ def decide(
         for c in chunks
     }
     titles = [str(c.get("title") or "") for c in chunks]
-    if language:
-        for chunk in chunks:
-            passage_language = detect_language(f"{chunk.get('title', '')} {chunk.get('text', '')}")
-            if passage_language != language:
-                label = str(chunk["label"])
-                vocab[label] |= translate_vocabulary(vocab[label], passage_language, language)
-                title = str(chunk.get("title") or "")
-                titles.append(translate_query(title, passage_language, language))
+    # A section's heading names what it is about as a title does: "the password" in a
+    # handbook whose section is "Passwords and multi-factor authentication". A heading
+    # in another language is read with its translation, as one name, not two.
+    headings: list[str] = []
+    for chunk in chunks:
+        section = str(chunk.get("section") or "")
+        passage_language = (
+            detect_language(f"{chunk.get('title', '')} {chunk.get('text', '')}")
+            if language
+            else None
+        )
+        if language and passage_language and passage_language != language:
+            label = str(chunk["label"])
+            vocab[label] |= translate_vocabulary(vocab[label], passage_language, language)
+            title = str(chunk.get("title") or "")
+            titles.append(translate_query(title, passage_language, language))
+            if section:
+                section = f"{section} {translate_query(section, passage_language, language)}"
+        if section:
+            headings.append(section)
     everything = set().union(*vocab.values())
     names = named_things(question)
     missing_named = tuple(
@@ -244,10 +257,10 @@ def decide(
     # (its names, or for "is it ...?" what was discussed), and what it asks for ("the
     # stock price" in "what is Brightwell's stock price?") must be in that passage whole.
     name_terms = {t for n in names for t in terms(n)}
-    weights = {t: 1.0 for t in content}
+    weights = {t: 1.0 for t in substantive_terms(content)}
     total = sum(weights.values())
     eligible = passages_about(chunks, vocab, names, question, focus)
-    anchors = list(unanchored_references(question, earlier, titles=titles))
+    anchors = list(unanchored_references(question, earlier, titles=titles, headings=headings))
     anchor = anchors[0] if anchors else None
     base: dict[str, object] = {
         "content_terms": tuple(content),

@@ -208,8 +208,20 @@ def unanchored_reference(
     return next(unanchored_references(question, earlier, titles), None)
 
 
+def _named_once(names: Sequence[str]) -> set[str]:
+    """Return the stems that exactly one of these titles (or headings) holds."""
+    named_by: dict[str, set[str]] = {}
+    for name in names:
+        for stem in stems(name):
+            named_by.setdefault(stem, set()).add(fold(name).strip())
+    return {stem for stem, holders in named_by.items() if len(holders) == 1}
+
+
 def unanchored_references(
-    question: str, earlier: Sequence[str], titles: Sequence[str] = ()
+    question: str,
+    earlier: Sequence[str],
+    titles: Sequence[str] = (),
+    headings: Sequence[str] = (),
 ) -> Iterator[str]:
     """Yield each phrase of a question that points at something never named, in order.
 
@@ -238,20 +250,50 @@ def unanchored_references(
     # penobscot river" names the document "Penobscot River"; "the actor" names none).
     # A title anchors "the X" only when one document is titled with X: "the season"
     # with "Grey's Anatomy (season 7)" and "(season 10)" in play says neither.
-    titled_by: dict[str, set[str]] = {}
-    for title in titles:
-        for stem in stems(title):
-            titled_by.setdefault(stem, set()).add(fold(title).strip())
-    titled = {stem for stem, named in titled_by.items() if len(named) == 1}
+    # Section headings anchor it the same way, counted apart from the titles: "the
+    # support hours" is the handbook's "Support hours and channels" section, and a word
+    # several headings share does not undo the one document titled with it.
+    titled = _named_once(titles) | _named_once(headings)
+    titled_by_several = {stem for stem in stems(" ".join(titles)) if stem not in titled}
     for match in _DEFINITE.finditer(question):
         noun = [t for t in terms(match.group(2)) if t not in GENERIC_TERMS]
         # "the animal in California": a name elsewhere does not say which animal; only
-        # a name the phrase itself holds ("the US", "the word Kubernetes") anchors it.
-        following = question[match.end(2) :].split()[:1]
-        if match.group(2) in names or (following and following[0].strip("?.,;!") in names):
+        # a name the phrase itself holds ("the US", "the word Kubernetes", "the battery
+        # capacity of the iPhone 15", "le chiffre d'affaires 2024") anchors it.
+        if match.group(2) in names:
+            continue
+        # Unless several documents are titled with X: "the season of Grey's Anatomy"
+        # with its seasons 7 and 10 in play says which show, not which season.
+        shared = any(n in titled_by_several for n in noun)
+        if not shared and _complement_names(question[match.end(2) :], names):
             continue
         if noun and noun[0] not in history and noun[0] not in titled:
             yield match.group(0)
+
+
+# Where a noun phrase's complement ends: a place, a time or a clause says where or when
+# the X is ("the animal in California"), not which X it is.
+_PHRASE_END = re.compile(
+    r"^(?:in|at|on|when|where|while|if|that|which|who|whose|is|are|was|were|does|do|did|"
+    r"can|could|should|would|will|has|have|had|dans|en|à|au|aux|quand|où|ou|qui|que|"
+    r"qu|si|est|sont|était|a-t-il|a-t-elle)$",
+    re.I,
+)
+
+
+def _complement_names(rest: str, names: Sequence[str]) -> bool:
+    """Whether the words after "the X" name it: a name in its own phrase, before its end.
+
+    "the X Name", "the X of Name", "the X Y for a Name Z", "le X d'Y 2024" hold a name
+    within four words and before a place, a time or a clause begins.
+    """
+    for word in rest.split()[:4]:
+        word = word.strip("?.,;!:()\"'«»")
+        if not word or _PHRASE_END.match(word):
+            return False
+        if word in names or word.split("'")[-1] in names:
+            return True
+    return False
 
 
 _ASKED_PHRASE = re.compile(
@@ -263,12 +305,41 @@ _ASKED_PHRASE = re.compile(
 )
 
 
+# Words that name the kind of value or text asked for, which a passage states without
+# naming it: a battery's capacity is "3,349 mAh", a password policy is its rules.
+_ASKED_KIND_TERMS = frozenset(
+    terms(
+        "capacity size amount level rate value figure total count policy policies rule rules "
+        "guideline guidelines capacité taille montant niveau taux valeur total politique "
+        "politiques règle règles consigne consignes"
+    )
+)
+
+
+def substantive_terms(content: Sequence[str]) -> list[str]:
+    """Return a question's content terms without the words for the kind of value asked.
+
+    "What is the password policy?" is about passwords: the passage that answers states
+    the rules and need not say "policy". A question made of such words only keeps them.
+    """
+    specific = [t for t in content if t not in _ASKED_KIND_TERMS]
+    return specific or list(content)
+
+
 def asked_phrase_terms(question: str) -> list[str]:
-    """Return what a "what is X / who is X" question asks for: the content terms of X."""
+    """Return what a "what is X / who is X" question asks for: the content terms of X.
+
+    The word for the kind of value ("capacity", "policy") is left out: "the battery
+    capacity" asks for the battery's, and the passage that states it in mAh never says
+    "capacity".
+    """
     match = _ASKED_PHRASE.search(question)
     if not match:
         return []
-    return [t for t in content_terms(match.group("phrase")) if t not in GENERIC_TERMS]
+    asked = [t for t in content_terms(match.group("phrase")) if t not in GENERIC_TERMS]
+    # "la politique de mots de passe": the phrase ends before its complement, and the
+    # kind word alone asks for nothing a passage must name.
+    return [t for t in asked if t not in _ASKED_KIND_TERMS]
 
 
 _PART_SPLIT = re.compile(
