@@ -155,3 +155,14 @@ def test_the_default_model_answers_across_languages(
     assert result.outcome == "grounded_answer", result.answer
     assert result.citations[0]["section"] == section
     assert result.answer.startswith(lead_in + "\n")
+
+
+def test_how_many_quotes_a_count_of_the_thing_asked(minilm_services) -> None:
+    # The French report counts "collaborateurs"; the handbook's "employees who fail two
+    # exercises" mentions employees beside a number that counts something else.
+    result = ChatService(minilm_services).run_turn(
+        TurnRequest(query="How many employees does Brightwell have?", thread_id="minilm-count")
+    )
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Ressources humaines"
+    assert "2 140 collaborateurs" in result.answer and "exercises" not in result.answer

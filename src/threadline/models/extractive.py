@@ -32,7 +32,7 @@ from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
 from threadline.knowledge.bilingual import translate_query
-from threadline.knowledge.facts import KINDS, has_answer_type
+from threadline.knowledge.facts import KINDS, counted_noun, has_answer_type, states_count_of
 from threadline.models.answer_prompt import (
     INSUFFICIENT_CONTEXT,
     PromptSource,
@@ -319,6 +319,15 @@ class ExtractiveChatModel(BaseChatModel):
             typed = [r for r in rows if r[0] > 0 and has_answer_type(answer_type, r[3])]  # type: ignore[arg-type]
             if typed:
                 rows = typed
+        if answer_type == "quantity" and (noun := counted_noun(question)):
+            # "How many employees": a number of employees, not "two exercises" in a
+            # sentence that mentions employees. The noun is read in both languages.
+            counted_terms = set(terms(noun))
+            for source, target in (("en", "fr"), ("fr", "en")):
+                counted_terms |= set(terms(translate_query(noun, source, target)))
+            counted = [r for r in rows if states_count_of(r[3], counted_terms)]
+            if counted:
+                rows = counted
         best = max((r[0] for r in rows), default=0.0)
         return [r for r in rows if r[0] >= best / 2]
 
