@@ -179,3 +179,51 @@ def test_an_index_built_with_minilm_refuses_the_int8_model(tmp_path):
     settings = make_settings(tmp_path, embeddings="hybrid", dense_model="minilm-int8")
     with pytest.raises(RuntimeError, match="built with dense model 'minilm'"):
         KnowledgeBase(settings)
+
+
+def test_concurrent_first_uses_make_each_file_once(tmp_path):
+    """Two processes ask for the int8 model at once: the fused graph and its int8 copy are
+    made once, under the lock file, and nothing half-written is left."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from support.tiny_models import make_tiny_transformer
+
+    model = make_tiny_transformer(tmp_path / "tiny" / "model")
+    cache = tmp_path / "cache"
+    code = (
+        "import logging, sys\n"
+        "from pathlib import Path\n"
+        "logging.basicConfig(level=logging.INFO, stream=sys.stdout, format='%(message)s')\n"
+        "from threadline.knowledge.onnx_dense import prepare_onnx_model\n"
+        "print('path', prepare_onnx_model(Path(sys.argv[1]), Path(sys.argv[2]), 'int8'))"
+    )
+    src = Path(__file__).resolve().parents[2] / "src"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]),
+    }
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(model), str(cache)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for _ in range(2)
+    ]
+    lines = []
+    for worker in workers:
+        out, err = worker.communicate(timeout=600)
+        assert worker.returncode == 0, err
+        lines += out.strip().splitlines()
+    made = sorted(line.split()[1] for line in lines if line.startswith("made "))
+    paths = {line.split(maxsplit=1)[1] for line in lines if line.startswith("path ")}
+    int8 = Path(paths.pop())
+    assert not paths and int8.name.endswith("-fused-int8.onnx")
+    stem = int8.name.removesuffix("-fused-int8.onnx")
+    assert made == [f"{stem}-fused-int8.onnx", f"{stem}-fused.onnx"]  # once each
+    assert sorted(p.name for p in cache.iterdir()) == [*made, f"{stem}.lock"]

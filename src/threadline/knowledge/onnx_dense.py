@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import tempfile
 import threading
+import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -48,6 +50,8 @@ _PIPELINE = [
 ]
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _EXPORT_LOCK = threading.Lock()
+
+logger = logging.getLogger(__name__)
 
 OnnxVariant = Literal["full", "fused", "int8"]
 """Which graph runs: the plain export, its fused rewrite, or the fused one in int8."""
@@ -221,14 +225,21 @@ def prepare_onnx_model(
         if target.exists() and not rebuild:
             return target  # another process made it while this one waited
         if variant == "full":
-            export_onnx(model_dir, target)
+            _timed(export_onnx, model_dir, target)
             return target
         fused = cache_dir / f"{stem}{_SUFFIXES['fused']}.onnx"
         if rebuild or not fused.exists():
-            export_fused(model_dir, fused)
+            _timed(export_fused, model_dir, fused)
         if variant == "int8":
-            quantize_int8(fused, target)
+            _timed(quantize_int8, fused, target)
     return target
+
+
+def _timed(make: Any, source: Path, target: Path) -> None:
+    """Make `target` from `source` and log it (seconds of PyTorch on first use)."""
+    started = time.perf_counter()
+    make(source, target)
+    logger.info("made %s in %.1f s", target.name, time.perf_counter() - started)
 
 
 class OnnxSentenceEmbeddings(Embeddings):
