@@ -34,7 +34,7 @@ import tempfile
 import threading
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -159,8 +159,9 @@ def export_fused(model_dir: Path, target: Path) -> None:
     """Export with eager attention and rewrite the graph into ONNX Runtime's BERT operators.
 
     The fused operators compute the same function in fewer, larger kernels (one
-    attention operator per layer instead of a dozen nodes), which is what makes the
-    graph faster; the 8-bit variant is quantised from this graph.
+    attention operator per layer instead of a dozen nodes). Measured on MTRAG passages:
+    6% less CPU than the plain export at full precision, but the 8-bit copy made from
+    this graph runs 1.3x faster than one made from the plain export.
     """
     from onnxruntime.transformers.optimizer import optimize_model
 
@@ -235,7 +236,7 @@ def prepare_onnx_model(
     return target
 
 
-def _timed(make: Any, source: Path, target: Path) -> None:
+def _timed(make: Callable[[Path, Path], None], source: Path, target: Path) -> None:
     """Make `target` from `source` and log it (seconds of PyTorch on first use)."""
     started = time.perf_counter()
     make(source, target)
