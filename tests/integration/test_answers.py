@@ -250,3 +250,13 @@ def test_clarify_object_in_the_chat_response(sample_services):
         assert body["clarify"]["options"][0].keys() == {"label", "query"}
         answered = client.post("/chat", json={"query": "How do I report a phishing email?"})
         assert answered.json()["clarify"] is None
+
+
+def test_a_name_the_conversation_and_the_passage_both_write_is_the_same_thing(chat):
+    # The report's summary mentions the "plan Enterprise"; the support policy answers
+    # for the same Enterprise plan: not "another thing than the one discussed".
+    thread = f"a-{uuid.uuid4().hex[:8]}"
+    ask(chat, "Résume le rapport annuel 2024", thread)
+    result = ask(chat, "What SLA applies to the enterprise plan?", thread)
+    assert result.outcome == "grounded_answer", result.answer
+    assert {c["doc_id"] for c in result.citations} == {"support-support-policy"}

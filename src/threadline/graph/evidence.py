@@ -52,6 +52,7 @@ from threadline.graph.question_terms import (
     unanchored_reference,
     unanchored_references,
     uncovered_parts,
+    written_as_a_name,
 )
 from threadline.graph.referents import (
     acronyms,
@@ -363,7 +364,21 @@ def decide(
             candidates=tuple(candidates[:5]),
             **base,  # type: ignore[arg-type]
         )
-    if not anchor and said_before(question, earlier):
+    said = said_before(question, earlier)
+    if said:
+        # "the enterprise plan" after an answer on the "Enterprise plan", supported by a
+        # passage on the "Enterprise plan": a name both write denotes the same thing,
+        # unlike the Monte Carlo "Casino" and a passage on the casinos of Las Vegas.
+        support_texts = [str(c.get("text", "")) for c in chunks if str(c["label"]) in supporting]
+        said = [
+            phrase
+            for phrase in said
+            if not (
+                written_as_a_name(phrase.split()[-1], earlier)
+                and written_as_a_name(phrase.split()[-1], support_texts)
+            )
+        ]
+    if not anchor and said:
         if leaves_the_conversation(chunks, supporting, focus):
             # "the casino" of a talk about Monaco, supported only by a passage on Las
             # Vegas: the passages speak of another casino than the one meant.

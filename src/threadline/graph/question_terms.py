@@ -434,3 +434,9 @@ def said_before(question: str, earlier: Sequence[str]) -> list[str]:
         if noun and noun[0] in history:
             found.append(match.group(0))
     return found
+
+
+def written_as_a_name(word: str, texts: Sequence[str]) -> bool:
+    """Whether these texts write `word` as a name: capitalised inside a sentence."""
+    pattern = re.compile(rf"(?<=[\w,;:(«\"'’] )({re.escape(word.capitalize())}s?)\b")
+    return any(pattern.search(text) for text in texts)
