@@ -184,11 +184,9 @@ def test_an_index_built_with_minilm_refuses_the_int8_model(tmp_path):
 def test_concurrent_first_uses_make_each_file_once(tmp_path):
     """Two processes ask for the int8 model at once: the fused graph and its int8 copy are
     made once, under the lock file, and nothing half-written is left."""
-    import os
-    import subprocess
-    import sys
     from pathlib import Path
 
+    from support.concurrent_python import run_at_once
     from support.tiny_models import make_tiny_transformer
 
     model = make_tiny_transformer(tmp_path / "tiny" / "model")
@@ -200,26 +198,8 @@ def test_concurrent_first_uses_make_each_file_once(tmp_path):
         "from threadline.knowledge.onnx_dense import prepare_onnx_model\n"
         "print('path', prepare_onnx_model(Path(sys.argv[1]), Path(sys.argv[2]), 'int8'))"
     )
-    src = Path(__file__).resolve().parents[2] / "src"
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]),
-    }
-    workers = [
-        subprocess.Popen(
-            [sys.executable, "-c", code, str(model), str(cache)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        for _ in range(2)
-    ]
-    lines = []
-    for worker in workers:
-        out, err = worker.communicate(timeout=600)
-        assert worker.returncode == 0, err
-        lines += out.strip().splitlines()
+    outputs = run_at_once(code, str(model), str(cache))
+    lines = [line for out in outputs for line in out.strip().splitlines()]
     made = sorted(line.split()[1] for line in lines if line.startswith("made "))
     paths = {line.split(maxsplit=1)[1] for line in lines if line.startswith("path ")}
     int8 = Path(paths.pop())

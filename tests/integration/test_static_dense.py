@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from support.concurrent_python import run_at_once
 from support.paths import SAMPLE
 from support.services import make_services, make_settings
 from support.tiny_models import make_tiny_transformer
@@ -128,21 +129,10 @@ def test_concurrent_first_uses_distil_once(tmp_path, tiny_transformer) -> None:
         "path, distilled = ensure_static_model(Path(sys.argv[1]), Path(sys.argv[2]))\n"
         "print(json.dumps([str(path), distilled]))"
     )
-    workers = [
-        subprocess.Popen(
-            [sys.executable, "-c", code, str(tiny_transformer), str(cache)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=_env(),
-        )
-        for _ in range(2)
-    ]
-    results = []
-    for worker in workers:
-        out, err = worker.communicate(timeout=600)
-        assert worker.returncode == 0, err
-        results.append(json.loads(out.strip().splitlines()[-1]))
+    outputs = run_at_once(
+        code, str(tiny_transformer), str(cache), extra_env={"HF_HUB_OFFLINE": "1"}
+    )
+    results = [json.loads(out.strip().splitlines()[-1]) for out in outputs]
     assert sorted(distilled for _, distilled in results) == [False, True]
     model_dir = Path(results[0][0])
     assert results[1][0] == str(model_dir) == str(static_model_dir(tiny_transformer, cache))
