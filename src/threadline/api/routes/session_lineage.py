@@ -8,42 +8,25 @@ branches a conversation. Deleting a session removes its indexed chunks at once
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, FastAPI, Path, Request
+from fastapi import APIRouter, FastAPI, Request
 from starlette.concurrency import run_in_threadpool
 
 from threadline.api.conversation_schemas import ForkRequest, LineagePublic
 from threadline.api.deps import CallerAppDep, StoreDep, TenantDep
 from threadline.api.errors import ApiError
-from threadline.api.schemas import ID_SCHEMA, ErrorResponse
+from threadline.api.session_routes import ERRORS, SessionIdPath, session_public
 from threadline.conversations.index import SessionKey
 from threadline.store import Session
 
 router = APIRouter(prefix="/sessions", tags=["sessions"])
 
-SessionIdPath = Annotated[str, Path(description="The session id.", json_schema_extra=ID_SCHEMA)]
-
-ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorResponse, "description": "Invalid id"},
-    401: {"model": ErrorResponse, "description": "Missing or wrong API key"},
-    403: {"model": ErrorResponse, "description": "Caller app not allowed for this key"},
-    404: {"model": ErrorResponse, "description": "Session not found"},
-    409: {"model": ErrorResponse, "description": "Session id taken, or the file is damaged"},
-    422: {"model": ErrorResponse, "description": "Invalid request"},
-    503: {"model": ErrorResponse, "description": "Session busy, retry"},
-}
-
 
 def lineage_public(session: Session) -> LineagePublic:
     """Return the response body of a closed or forked session."""
     return LineagePublic(
-        id=session.id,
-        caller_app=session.caller_app,
-        title=session.title,
-        created_at=session.created_at,
-        updated_at=session.updated_at,
-        message_count=len(session.messages),
+        **session_public(session).model_dump(),
         parent_session_id=session.parent_session_id,
         root_session_id=session.root_session_id,
         closed_at=session.closed_at,

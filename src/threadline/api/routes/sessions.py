@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
-
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from threadline.api.deps import (
@@ -17,8 +15,6 @@ from threadline.api.deps import (
 from threadline.api.errors import ApiError
 from threadline.api.routes.session_lineage import forget_session
 from threadline.api.schemas import (
-    ID_SCHEMA,
-    ErrorResponse,
     Message,
     MessagePublic,
     MessagesPublic,
@@ -27,34 +23,11 @@ from threadline.api.schemas import (
     SessionsPublic,
     SessionUpdate,
 )
+from threadline.api.session_routes import ERRORS, SessionIdPath, session_public
 from threadline.api.turn_schemas import public_metadata
 from threadline.store import ConversationStore, Session
 
 router = APIRouter(prefix="/sessions", tags=["sessions"])
-
-# The id rule is documented, not enforced here: the store answers 400 `invalid_id`.
-SessionIdPath = Annotated[str, Path(description="The session id.", json_schema_extra=ID_SCHEMA)]
-
-ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorResponse, "description": "Invalid id"},
-    401: {"model": ErrorResponse, "description": "Missing or wrong API key"},
-    403: {"model": ErrorResponse, "description": "Caller app not allowed for this key"},
-    404: {"model": ErrorResponse, "description": "Session not found"},
-    409: {"model": ErrorResponse, "description": "Session id taken, or the file is damaged"},
-    422: {"model": ErrorResponse, "description": "Invalid request"},
-    503: {"model": ErrorResponse, "description": "Session busy, retry"},
-}
-
-
-def _public(session: Session) -> SessionPublic:
-    return SessionPublic(
-        id=session.id,
-        caller_app=session.caller_app,
-        title=session.title,
-        created_at=session.created_at,
-        updated_at=session.updated_at,
-        message_count=len(session.messages),
-    )
 
 
 @router.post("", response_model=SessionPublic, status_code=201, responses=ERRORS)
@@ -70,7 +43,7 @@ async def create_session(
         session_id=body.session_id,
         title=body.title,
     )
-    return _public(session)
+    return session_public(session)
 
 
 @router.get("", response_model=SessionsPublic, responses=ERRORS)
@@ -104,7 +77,7 @@ async def read_session(
     session_id: SessionIdPath, store: StoreDep, tenant: TenantDep, caller_app: CallerAppDep
 ) -> SessionPublic:
     """One session's summary."""
-    return _public(await _get(store, tenant, caller_app, session_id))
+    return session_public(await _get(store, tenant, caller_app, session_id))
 
 
 @router.patch("/{session_id}", response_model=SessionPublic, responses=ERRORS)
@@ -123,7 +96,7 @@ async def update_session(
         session_id=session_id,
         title=body.title,
     )
-    return _public(session)
+    return session_public(session)
 
 
 @router.delete("/{session_id}", response_model=Message, responses=ERRORS)
