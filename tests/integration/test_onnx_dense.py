@@ -170,13 +170,27 @@ def test_settings_choose_the_int8_model_with_its_own_identity(tmp_path):
     assert fused.dense_model == "minilm"  # the same vectors: an index of minilm serves
 
 
-def test_an_index_built_with_minilm_refuses_the_int8_model(tmp_path):
+def test_minilm_and_its_int8_copy_share_an_index_and_other_models_are_refused(tmp_path):
     from support.paths import SAMPLE
     from support.services import make_services, make_settings
+    from threadline.knowledge.filters import SearchFilters
     from threadline.knowledge.index import KnowledgeBase
 
+    questions = ["How do I get my money back?", "How fast is a P1 incident answered?"]
+
+    def top_chunks(dense_model: str) -> list[list[str]]:
+        kb = KnowledgeBase(make_settings(tmp_path, embeddings="hybrid", dense_model=dense_model))
+        try:
+            found = [kb.search(q, filters=SearchFilters(tenant="default"), k=3) for q in questions]
+        finally:
+            kb.close()
+        return [[hit.chunk.chunk_id for hit in hits] for hits in found]
+
     make_services(tmp_path, [SAMPLE / "support"], embeddings="hybrid").close()
-    settings = make_settings(tmp_path, embeddings="hybrid", dense_model="minilm-int8")
+    # Built with full precision, queried with 8-bit weights: the same passages come first.
+    assert top_chunks("minilm-int8")[0][:2] == top_chunks("minilm")[0][:2]
+    assert top_chunks("minilm-int8")[1][0] == top_chunks("minilm")[1][0]
+    settings = make_settings(tmp_path, embeddings="hybrid", dense_model="e5-small")
     with pytest.raises(RuntimeError, match="built with dense model 'minilm'"):
         KnowledgeBase(settings)
 

@@ -253,7 +253,8 @@ class OnnxSentenceEmbeddings(Embeddings):
         batch_size: Texts per forward pass when embedding documents.
         variant: "full" (the default: PyTorch's vectors), "fused" (the same vectors
             from ONNX Runtime's fused operators) or "int8" (the fused graph with 8-bit
-            weights: faster ingestion, other vectors); see the module docstring.
+            weights: faster ingestion, vectors within a cosine of 0.99 of "full"); see the
+            module docstring.
     """
 
     def __init__(
