@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from threadline.graph.routing import parse_catalog_request
+from threadline.graph.routing import listed_product, parse_catalog_request, plan_turn
 
 BRANDS = ["Samsung", "Apple", "Google", "Dell"]
 
@@ -38,3 +38,65 @@ def test_a_question_asking_which_products_is_a_catalog_search(question, args):
 )
 def test_a_question_about_a_laptop_is_a_document_question(question):
     assert parse_catalog_request(question, BRANDS) is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what is their phone number?",
+        "Quel est le numéro de téléphone du support ?",
+        "Can I reach support by phone?",
+        "Which phone line handles P1 incidents?",
+    ],
+)
+def test_a_phone_as_a_way_to_call_is_no_product_category(question):
+    assert parse_catalog_request(question, BRANDS) is None
+
+
+LISTED = ["Apple MacBook Air 13 (M3)", "Dell XPS 13 (9340)"]
+
+
+@pytest.mark.parametrize(
+    ("question", "spec", "order"),
+    [
+        ("which one is lighter?", "weight_kg", "asc"),
+        ("Lequel est le plus léger ?", "weight_kg", "asc"),
+        ("which is cheaper?", "price_usd", "asc"),
+        ("lequel est le moins cher ?", "price_usd", "asc"),
+        ("which has the longer battery?", "battery_hours", "desc"),
+        ("and which one has the biggest screen?", "display", "desc"),
+    ],
+)
+def test_a_comparison_after_a_list_ranks_the_listed_products(question, spec, order):
+    plan = plan_turn(
+        question,
+        outline=[],
+        source_titles=LISTED,
+        has_previous_turn=True,
+        listed_products=LISTED,
+        listed_category="laptop",
+    )
+    assert plan.route == "tool" and plan.tool is not None
+    assert plan.tool.name == "rank_products"
+    assert plan.tool.args == {"spec": spec, "order": order, "names": LISTED, "limit": 2}
+
+
+def test_a_comparison_naming_a_category_ranks_the_whole_category():
+    plan = plan_turn(
+        "which laptop is the lightest?",
+        outline=[],
+        source_titles=LISTED,
+        has_previous_turn=True,
+        listed_products=LISTED,
+        listed_category="laptop",
+    )
+    assert plan.tool is not None and "names" not in plan.tool.args
+    assert plan.tool.args["category"] == "laptop"
+
+
+@pytest.mark.parametrize(
+    ("question", "rank"),
+    [("Quelle est l'autonomie du deuxième ?", 2), ("the second one", 2), ("et du dernier ?", 2)],
+)
+def test_an_ordinal_after_de_or_a_points_into_the_list(question, rank):
+    assert listed_product(question, LISTED) == (rank, "ordinal")

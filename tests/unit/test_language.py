@@ -41,9 +41,17 @@ def test_several_foreign_sources_and_languages() -> None:
     lead = evidence_lead_in(
         "fr", [("Support policy", "en"), ("Security handbook", "en"), ("Rapport", "fr")]
     )
-    assert lead == "D'après les sources citées (en anglais) :"
+    assert lead == "D'après les sources citées (en partie en anglais) :"
     lead = evidence_lead_in("de", [("Support policy", "en"), ("Rapport", "fr")])
     assert lead == "From the cited sources (in English and in French):"
+
+
+def test_sources_partly_in_the_question_language_name_no_single_title() -> None:
+    # The quoted sentences may come from the report: the catalog is not "the" source.
+    lead = evidence_lead_in("fr", [("Rapport annuel 2024", "fr"), ("Product catalog", "en")])
+    assert lead == "D'après les sources citées (en partie en anglais) :"
+    lead = evidence_lead_in("en", [("Support policy", "en"), ("Rapport annuel 2024", "fr")])
+    assert lead == "From the cited sources (partly in French):"
 
 
 def test_frame_answer_prepends_the_lead_in_only_when_needed() -> None:

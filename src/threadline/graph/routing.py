@@ -39,6 +39,13 @@ def small_talk_kind(query: str) -> Literal["thanks", "bye", "greeting"]:
 DELIVERABLE = {"en": en.DELIVERABLE, "fr": fr.DELIVERABLE}
 # The catalog grammar below stays here: each row pairs the English and French phrasings
 # of one category, price bound or spec, read together.
+# A phone as a way to reach someone ("their phone number", "par téléphone") asks about
+# no product: those phrases are taken out before the category is read.
+_PHONE_AS_CHANNEL = re.compile(
+    r"\b(?:phone|telephone)\s+(?:numbers?|lines?|support|calls?|contacts?)\b"
+    r"|\b(?:by|via|over the|on the|par|au)\s+(?:phone|telephone)\b"
+    r"|\b(?:numeros?|lignes?|appels?)\s+(?:de\s+)?telephon\w*"
+)
 CATEGORY_WORDS = {
     "phone": r"\b(phones?|smartphones?|mobiles?|telephones?|portables? 5g)\b",
     "laptop": r"\b(laptops?|notebooks?|ordinateurs? portables?|pc portables?|ultrabooks?)\b",
@@ -86,6 +93,27 @@ SUPERLATIVES: list[tuple[str, str, str]] = [
     (r"\b(newest|latest|most recent|plus recents?)\b", "release_year", "desc"),
     (r"\blongest warranty|\bplus longue garantie\b", "warranty_years", "desc"),
 ]
+# Comparatives: (pattern, spec, order), read with the superlatives above only between the
+# products the previous answer listed ("which one is lighter?" after a comparison).
+COMPARATIVES: list[tuple[str, str, str]] = [
+    (r"\b(lighter|less heavy|moins lourde?s?)\b", "weight_kg", "asc"),
+    (r"\bheavier\b", "weight_kg", "desc"),
+    (r"\b(cheaper|less expensive)\b", "price_usd", "asc"),
+    (r"\b(more expensive|pricier)\b", "price_usd", "desc"),
+    (
+        r"\b(longer|better|bigger|larger) battery|\blasts? longer\b|\bplus d'autonomie\b|"
+        r"\btient plus longtemps\b",
+        "battery",
+        "desc",
+    ),
+    (r"\b(bigger|larger) (screen|display)", "display", "desc"),
+    (r"\bsmaller (screen|display)", "display", "asc"),
+    (r"\bmore storage\b", "storage_gb", "desc"),
+    (r"\bmore (ram|memory)\b", "ram_gb", "desc"),
+    (r"\b(better|higher resolution) camera|\bmeilleur appareil photo\b", "camera_mp", "desc"),
+    (r"\b(newer|more recent)\b", "release_year", "desc"),
+    (r"\blonger warranty\b", "warranty_years", "desc"),
+]
 _ORDINALS = {
     "first": 1, "1st": 1, "premier": 1, "premiere": 1, "1er": 1, "1re": 1,
     "second": 2, "2nd": 2, "deuxieme": 2, "seconde": 2, "2e": 2, "2eme": 2,
@@ -96,8 +124,8 @@ _ORDINALS = {
     "seventh": 7, "7th": 7, "septieme": 7, "7e": 7,
     "last": -1, "dernier": -1, "derniere": -1,
 }  # fmt: skip
-_ORDINAL_REF = re.compile(
-    r"\b(?:the|le|la|l')\s*(" + "|".join(_ORDINALS) + r")\b(?:\s+(?:one|phone|laptop|"
+_ORDINAL_REF = re.compile(  # "du", "au": de le, à le ("l'autonomie du deuxième")
+    r"\b(?:the|le|la|l'|du|au)\s*(" + "|".join(_ORDINALS) + r")\b(?:\s+(?:one|phone|laptop|"
     r"product|item|model|un|une|telephone|portable|produit|modele))?"
 )
 _PRICE_REF = re.compile(
@@ -155,7 +183,7 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
     It needs a product category or a known brand, plus a price constraint, a
     listing cue or a comparison; anything else is a document question.
     """
-    text = fold(question)
+    text = _PHONE_AS_CHANNEL.sub(" ", fold(question))
     category = next((c for c, p in CATEGORY_WORDS.items() if re.search(p, text)), None)
     brand = next((b for b in brands if re.search(rf"\b{re.escape(fold(b))}\b", text)), None)
     for pattern, spec, order in SUPERLATIVES:
@@ -227,6 +255,38 @@ def listed_product(
     return None
 
 
+def rank_listed(
+    question: str, listed: Sequence[str], category: str | None = None
+) -> ToolRequest | None:
+    """Rank the products the previous answer listed, when a message compares them.
+
+    "which one is lighter?", "lequel est le moins cher ?", "which has the longest battery?"
+    after a comparison or a list: the ranking covers those products, not the category.
+    A message naming a category or a brand of its own is a new catalog question instead.
+
+    Args:
+        question: The user message.
+        listed: The products the previous answer listed, in the order shown.
+        category: Their shared category, if any (a battery is in hours for a laptop, in
+            mAh for a phone).
+    """
+    if len(listed) < 2:
+        return None
+    text = fold(question)
+    if any(re.search(pattern, text) for pattern in CATEGORY_WORDS.values()):
+        return None
+    for pattern, spec, order in [*SUPERLATIVES, *COMPARATIVES]:
+        if not re.search(pattern, text):
+            continue
+        if spec == "battery":
+            if category is None:
+                return None
+            spec = "battery_hours" if category == "laptop" else "battery_mah"
+        args = {"spec": spec, "order": order, "names": list(listed), "limit": len(listed)}
+        return ToolRequest("rank_products", args)
+    return None
+
+
 def plan_turn(
     question: str,
     *,
@@ -235,12 +295,14 @@ def plan_turn(
     has_previous_turn: bool,
     brands: Sequence[str] = (),
     listed_products: Sequence[str] = (),
+    listed_category: str | None = None,
     prices: dict[str, float] | None = None,
 ) -> TurnPlan:
     """Classify one message (pure function of the message and the thread state).
 
     `listed_products` are the products the previous answer listed (a catalog answer),
-    in the order shown: a reference into that list is a product lookup.
+    in the order shown, and `listed_category` their shared category: a reference into
+    that list is a product lookup, a comparison between them a ranking of them.
     """
     deliverable = is_deliverable_request(question)
     tool = parse_catalog_request(question, brands)
@@ -260,6 +322,9 @@ def plan_turn(
         return TurnPlan(
             "tool", reference=reference, tool=ToolRequest("get_product", {"name": name})
         )
+    ranked = rank_listed(question, listed_products, listed_category)
+    if ranked is not None:
+        return TurnPlan("tool", tool=ranked)
     # Exact greetings and thanks only, so this cannot swallow a short follow-up.
     if is_small_talk(question):
         return TurnPlan("reply")

@@ -60,6 +60,11 @@ class RankProductsArgs(BaseModel):
     )
     category: Literal["phone", "laptop"] | None = Field(default=None)
     limit: int = Field(default=3, ge=1, le=10)
+    names: list[str] | None = Field(
+        default=None,
+        max_length=10,
+        description="Rank only these products (e.g. the ones just compared); default: all.",
+    )
 
 
 class GetProductArgs(BaseModel):
@@ -85,9 +90,15 @@ def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
         return catalog.find(tenant, names)
 
     def rank_products(
-        spec: str, order: str = "desc", category: str | None = None, limit: int = 3
+        spec: str,
+        order: str = "desc",
+        category: str | None = None,
+        limit: int = 3,
+        names: list[str] | None = None,
     ) -> list[Product]:
-        return catalog.rank(tenant, spec=spec, order=order, category=category, limit=limit)
+        return catalog.rank(
+            tenant, spec=spec, order=order, category=category, limit=limit, names=names
+        )
 
     def get_product(name: str) -> list[Product]:
         return catalog.find(tenant, [name])

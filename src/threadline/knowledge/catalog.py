@@ -252,13 +252,15 @@ class Catalog:
         order: str = "desc",
         category: str | None = None,
         limit: int = 3,
+        names: list[str] | None = None,
     ) -> list[Product]:
-        """Products that have `spec`, best first (`asc`: smallest value first)."""
-        rows = [
-            (value, p)
-            for p in self.search(tenant, category=category)
-            if (value := p.spec_number(spec)) is not None
-        ]
+        """Products that have `spec`, best first (`asc`: smallest value first).
+
+        With `names`, only those products are ranked ("which one is lighter?" after a
+        comparison ranks the products compared, not the whole category).
+        """
+        candidates = self.find(tenant, names) if names else self.search(tenant, category=category)
+        rows = [(value, p) for p in candidates if (value := p.spec_number(spec)) is not None]
         rows.sort(key=lambda r: (r[0] if order == "asc" else -r[0], r[1].price_usd))
         return [p for _, p in rows[:limit]]
 

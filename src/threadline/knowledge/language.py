@@ -22,6 +22,7 @@ _LANGUAGE_NAMES: dict[str, dict[str, str]] = {
     "en": {"en": "in English", "fr": "in French"},
 }
 _AND = {"fr": " et ", "en": " and "}
+_PARTLY = {"fr": "en partie ", "en": "partly "}
 
 
 def text_language(text: str) -> str:
@@ -46,7 +47,9 @@ def evidence_lead_in(question_language: str, sources: Sequence[tuple[str, str]])
         question's language naming the source (or "the cited sources" when several
         titles are in another language) and the language(s) they are in, e.g.
         « D'après « Refund policy » (en anglais) : » or 'From "Rapport annuel 2024"
-        (in French):'.
+        (in French):'. When some cited sources are in the question's language, the line
+        says the sources are partly in another language: naming the one foreign title
+        would credit it with the sentences quoted from the others.
     """
     foreign = [(title, lang) for title, lang in sources if lang != question_language]
     if not foreign:
@@ -54,6 +57,9 @@ def evidence_lead_in(question_language: str, sources: Sequence[tuple[str, str]])
     languages = list(dict.fromkeys(lang for _, lang in foreign))
     titles = list(dict.fromkeys(title.strip() for title, _ in foreign if title.strip()))
     said = _language_list(question_language, languages)
+    if len(foreign) < len(sources):
+        said = _PARTLY.get(question_language, _PARTLY["en"]) + said
+        titles = titles + [""]  # several sources: no single title to name
     if question_language == "fr":
         if len(titles) == 1:
             return f"D'après « {titles[0]} » ({said}) :"

@@ -8,7 +8,14 @@ from threadline.followups.outline import OutlineSection
 from threadline.graph.context import run_services
 from threadline.graph.routing import plan_turn
 from threadline.graph.state import State, ToolCall, TurnFollowup
+from threadline.knowledge.catalog import Product
 from threadline.services import Services
+
+
+def shared_category(products: list[Product], names: list[str]) -> str | None:
+    """Return the category every named product is in ("phone", "laptop"), or None."""
+    categories = {p.category for p in products if p.name in names}
+    return categories.pop() if len(categories) == 1 else None
 
 
 def route_turn(state: State) -> dict[str, Any]:
@@ -47,6 +54,7 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         has_previous_turn=bool(state.history),
         brands=brands,
         listed_products=listed,
+        listed_category=shared_category(products, listed),
         prices={p.name: p.price_usd for p in products},
     )
     followup = TurnFollowup()

@@ -1,0 +1,53 @@
+"""Follow-ups on a catalog answer, through the chat service on the sample data.
+
+A comparison between the products just shown ranks them and no others, an ordinal
+after "du" points into the list, and a phone number asked for is no list of phones.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from threadline.chat import ChatService, TurnRequest
+
+
+@pytest.fixture(scope="module")
+def chat(sample_services) -> ChatService:
+    return ChatService(sample_services)
+
+
+def conversation(chat: ChatService, *messages: str):
+    thread = f"cat-{uuid.uuid4().hex[:8]}"
+    return [chat.run_turn(TurnRequest(query=m, thread_id=thread)) for m in messages]
+
+
+def test_which_one_is_lighter_after_a_comparison_ranks_the_two_compared(chat):
+    _, lighter = conversation(
+        chat, "Compare the MacBook Air and the Dell XPS 13", "which one is lighter?"
+    )
+    assert lighter.outcome == "tool_answer"
+    # The Dell (1.19 kg) first, then the MacBook (1.24 kg); not the lightest laptop of
+    # the catalog (the ThinkPad X1 Carbon, 1.09 kg), which was not compared.
+    assert [c["title"] for c in lighter.citations] == [
+        "Dell XPS 13 (9340)",
+        "Apple MacBook Air 13 (M3)",
+    ]
+    first, second = lighter.answer.splitlines()[-2:]
+    assert "1.19 kg" in first and "1.24 kg" in second
+
+
+def test_an_ordinal_after_du_is_the_listed_product(chat):
+    _, battery = conversation(
+        chat, "Quels téléphones coûtent moins de 400 $ ?", "Quelle est l'autonomie du deuxième ?"
+    )
+    assert battery.outcome == "tool_answer"
+    assert [c["title"] for c in battery.citations] == ["Motorola Moto G Power 5G (2024)"]
+    assert "5000 mAh" in battery.answer
+
+
+def test_their_phone_number_lists_no_phones(chat):
+    _, number = conversation(chat, "Who handles escalations?", "what is their phone number?")
+    assert number.route != "tool"
+    assert not any(c["title"].startswith("Nokia") for c in number.citations)
