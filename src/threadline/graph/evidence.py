@@ -57,12 +57,17 @@ from threadline.graph.question_terms import (
 from threadline.graph.referents import (
     acronyms,
     candidate_titles,
+    distinct_things,
     leaves_the_conversation,
     name_shared_by_titles,
     passages_about,
     titled_with,
 )
-from threadline.knowledge.bilingual import translate_query, translate_vocabulary
+from threadline.knowledge.bilingual import (
+    translate_passage_terms,
+    translate_query,
+    translate_vocabulary,
+)
 from threadline.knowledge.facts import AnswerType, asked_type, has_answer_type
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
@@ -159,10 +164,17 @@ def decide(
         if language and passage_language and passage_language != language:
             label = str(chunk["label"])
             vocab[label] |= translate_vocabulary(vocab[label], passage_language, language)
+            vocab[label] |= translate_passage_terms(
+                str(chunk.get("text") or ""), passage_language, language
+            )
             title = str(chunk.get("title") or "")
             titles.append(translate_query(title, passage_language, language))
             if section:
-                section = f"{section} {translate_query(section, passage_language, language)}"
+                # Each word's senses too: "Support hours" is the French asker's "horaires"
+                # as well as "heures" (translate_query keeps one sense per word).
+                senses = translate_vocabulary(terms(section), passage_language, language)
+                translated = translate_query(section, passage_language, language)
+                section = f"{section} {translated} {' '.join(sorted(senses))}"
         if section:
             headings.append(section)
     everything = set().union(*vocab.values())
@@ -343,7 +355,7 @@ def decide(
         # the conversation was not about: the user changed the subject without naming
         # the new one, so the one candidate found is a guess.
         pointing = pointing or leaves_the_conversation(chunks, supporting, focus)
-        if len(titles) >= 2 or pointing:
+        if len(distinct_things(chunks, fitting)) >= 2 or pointing:
             if len(titles) < 2:
                 titles = candidate_titles(chunks, [str(c["label"]) for c in hits])
             return Evidence(

@@ -310,8 +310,10 @@ _ASKED_PHRASE = re.compile(
 _ASKED_KIND_TERMS = frozenset(
     terms(
         "capacity size amount level rate value figure total count policy policies rule rules "
-        "guideline guidelines capacité taille montant niveau taux valeur total politique "
-        "politiques règle règles consigne consignes"
+        "guideline guidelines procedure procedures process processes steps instructions "
+        "requirements capacité taille montant niveau taux valeur total politique "
+        "politiques règle règles consigne consignes procédure procédures processus étapes "
+        "démarche démarches modalités exigences"
     )
 )
 

@@ -63,6 +63,39 @@ def candidate_titles(chunks: Sequence[Mapping[str, object]], labels: Sequence[st
     return titles
 
 
+def names_a_thing(heading: str) -> bool:
+    """Whether a section heading is the name of a thing rather than a topic.
+
+    "Google Pixel 8a", "Apple iPhone 15", "Lenovo ThinkPad X1 Carbon": a capital past
+    the first word, or a model number mixing letters and digits. "Résultats financiers",
+    "Faits marquants", "Perspectives 2025", "Support hours and channels": topics of the
+    document they are in.
+    """
+    words = heading.split()
+    return any(any(ch.isupper() for ch in word) for word in words[1:]) or any(
+        any(ch.isdigit() for ch in word) and any(ch.isalpha() for ch in word) for word in words
+    )
+
+
+def distinct_things(chunks: Sequence[Mapping[str, object]], labels: Sequence[str]) -> list[str]:
+    """List the distinct things the given passages are about, for "which X do you mean?".
+
+    A section named for a thing (a product, a plan) is one thing; the topical sections of
+    one document are that document: "the revenue" in a report's results, highlights and
+    outlook sections is the report's one revenue, while "the warranty" in seven product
+    sections of a catalog is seven warranties.
+    """
+    things: list[str] = []
+    for label in labels:
+        chunk = next(c for c in chunks if str(c["label"]) == label)
+        section = str(chunk.get("section") or "")
+        thing = section if section and names_a_thing(section) else str(chunk.get("title") or "")
+        thing = thing or section
+        if thing and thing not in things:
+            things.append(thing)
+    return things
+
+
 def passages_about(
     chunks: Sequence[Mapping[str, object]],
     vocab: Mapping[str, set[str]],

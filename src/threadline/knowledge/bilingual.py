@@ -231,6 +231,18 @@ def _stem_translations(source: str, target: str) -> dict[str, frozenset[str]]:
         keys = terms(tokens[0])
         if len(keys) == 1:
             found.setdefault(keys[0], set()).update(terms(" ".join(words)))
+    if source == "en":
+        # The files are written French first: "brut = gross raw crude" lists a French
+        # word's English senses, which the reversed lexicon reads as one English phrase
+        # (it translates a query's "gross raw crude", never its "gross"). A passage's
+        # English word is read as each French word it is a sense of.
+        for tokens, words in lexicon(target, source).forms.items():
+            french = terms(tokens[0]) if len(tokens) == 1 else []
+            if len(french) != 1:
+                continue
+            for word in words:
+                for key in terms(word):
+                    found.setdefault(key, set()).add(french[0])
     return {key: frozenset(values) for key, values in found.items()}
 
 
@@ -255,6 +267,31 @@ def translate_vocabulary(vocabulary: Iterable[str], source: str, target: str) ->
         return set()
     table = _stem_translations(source, target)
     return {t for term in vocabulary for t in table.get(term, ())}
+
+
+@lru_cache(maxsize=4096)
+def translate_passage_terms(text: str, source: str, target: str) -> frozenset[str]:
+    """Return the index terms of a passage read in translation, phrases first.
+
+    `translate_vocabulary` maps word by word, which misses what only a phrase says: "le
+    résultat net" is the net income, "la marge brute" the gross margin. A passage is read
+    as a query is (the lexicon's phrases first, then words, feminine forms read as their
+    masculine), once per passage and pair of languages: packed passages recur across a
+    conversation's turns.
+
+    Args:
+        text: The passage's text (title and heading included, when they matter).
+        source: The passage's language.
+        target: The question's language.
+
+    Returns:
+        The terms of its translation; empty for a pair the lexicon does not hold.
+    """
+    from threadline.text import terms
+
+    if {source, target} != {"fr", "en"}:
+        return frozenset()
+    return frozenset(terms(translate_query(text, source, target)))
 
 
 def preload_lexicons() -> None:

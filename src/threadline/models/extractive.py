@@ -59,17 +59,21 @@ _REQUEST_TERMS = set(
 
 
 def _translated_terms(question: str, sources: Sequence[PromptSource]) -> set[str]:
-    """Return the question's terms in the sources' language, when that is another one.
+    """Return the question's terms in the sources' main languages, when those are others.
 
     The sentences that answer "Quelle est la garantie du Pixel 8a ?" are English ones
-    about a warranty: they are found through the question's words translated.
+    about a warranty: they are found through the question's words translated. The main
+    languages are the sources' most common one and that of the source retrieval ranked
+    first: "What is the gross margin?" is answered by the French report ranked first
+    among English catalog pages, while a French passage ranked seventh does not earn
+    a sentence for sharing one translated word ("e-mail") with an English question.
     """
     asked = detect_language(question)
-    languages = Counter(detect_language(f"{s.title} {s.text}") for s in sources)
-    written = languages.most_common(1)[0][0] if languages else asked
-    if written == asked:
+    languages = [detect_language(f"{s.title} {s.text}") for s in sources]
+    if not languages:
         return set()
-    return set(terms(translate_query(question, asked, written)))
+    written = {Counter(languages).most_common(1)[0][0], languages[0]} - {asked}
+    return {t for language in written for t in terms(translate_query(question, asked, language))}
 
 
 def split_sentences(text: str) -> list[str]:

@@ -1,0 +1,73 @@
+"""Questions a new user asks of the sample data, answered from the right passage.
+
+Each was asked back, declined or answered from the wrong passage before the rule its
+test names: a French phrase read whole ("marge brute" is the gross margin), a word's
+every sense ("horaires" are hours), the words for a kind of text ("procedure"), the
+topical sections of one document being one thing, not several to choose from.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from threadline.chat import ChatService, TurnRequest
+
+
+@pytest.fixture(scope="module")
+def chat(sample_services) -> ChatService:
+    return ChatService(sample_services)
+
+
+def ask(chat: ChatService, text: str):
+    return chat.run_turn(TurnRequest(query=text, thread_id=f"q-{uuid.uuid4().hex[:8]}"))
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        # French phrases of the report, read whole in translation.
+        ("What is the gross margin?", "La marge brute de Brightwell atteint 27,4 %"),
+        ("What was the net income in 2024?", "le résultat net atteint 27,1 millions"),
+    ],
+)
+def test_an_english_question_finds_a_french_phrase(chat, question, quoted):
+    result = ask(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in result.answer
+    assert result.answer.startswith('From "Rapport annuel 2024 de Brightwell" (in French):')
+
+
+def test_one_documents_topical_sections_are_one_revenue_not_several(chat):
+    # Highlights, results and outlook all speak of the revenue: the report's one revenue.
+    result = ask(chat, "What was the revenue in 2024?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "486,3 millions de dollars" in result.answer
+
+
+def test_products_are_still_several_things_to_choose_from(chat):
+    result = ask(chat, "What is the warranty?")
+    assert result.outcome == "clarify" and result.stop_reason == "ambiguous"
+    assert len(result.clarify["options"]) >= 2
+
+
+def test_a_french_word_is_read_in_each_of_its_senses(chat):
+    # "horaire" is a schedule, a timetable and hours: the "Support hours" section.
+    result = ask(chat, "Quels sont les horaires du support ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Support hours and channels"
+    assert "Monday to Friday, 8:00 to 20:00" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "section"),
+    [
+        ("What is the phishing procedure?", "Phishing reporting"),
+        ("What is the escalation process?", "Escalation"),
+    ],
+)
+def test_a_procedure_is_what_a_section_says_to_do(chat, question, section):
+    result = ask(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == section

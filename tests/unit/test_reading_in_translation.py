@@ -1,0 +1,50 @@
+"""A passage read in the asker's language, and which sections are distinct things."""
+
+from __future__ import annotations
+
+from threadline.graph.referents import distinct_things, names_a_thing
+from threadline.knowledge.bilingual import translate_passage_terms, translate_vocabulary
+from threadline.text import terms
+
+
+def test_a_french_passage_is_read_with_its_phrases():
+    read = translate_passage_terms("Le résultat net atteint 27,1 millions.", "fr", "en")
+    assert set(terms("net income")) <= read
+    read = translate_passage_terms("La marge brute atteint 27,4 %.", "fr", "en")
+    assert set(terms("gross margin")) <= read
+
+
+def test_an_english_word_is_read_as_each_french_word_it_is_a_sense_of():
+    # "horaire = schedule hours timetable": "hours" is also "horaires".
+    read = translate_vocabulary(set(terms("business hours")), "en", "fr")
+    assert set(terms("horaires")) <= read and set(terms("heures")) <= read
+    # "brut = gross raw crude": each sense, not the three words as one phrase.
+    assert set(terms("brut")) <= translate_vocabulary(set(terms("gross")), "en", "fr")
+
+
+def test_headings_naming_things_and_topics():
+    assert names_a_thing("Google Pixel 8a") and names_a_thing("Apple iPhone 15")
+    assert names_a_thing("Lenovo ThinkPad X1 Carbon Gen 12")
+    assert not names_a_thing("Résultats financiers")
+    assert not names_a_thing("Perspectives 2025")
+    assert not names_a_thing("Support hours and channels")
+
+
+def test_topical_sections_of_one_document_are_one_thing():
+    report = [
+        {"label": str(i), "title": "Rapport annuel 2024", "section": section}
+        for i, section in enumerate(
+            ["Faits marquants", "Résultats financiers", "Perspectives 2025"]
+        )
+    ]
+    assert distinct_things(report, ["0", "1", "2"]) == ["Rapport annuel 2024"]
+    catalog = [
+        {"label": "a", "title": "Catalog", "section": "Google Pixel 8a"},
+        {"label": "b", "title": "Catalog", "section": "Nokia G42 5G"},
+        {"label": "c", "title": "Other page", "section": ""},
+    ]
+    assert distinct_things(catalog, ["a", "b", "c"]) == [
+        "Google Pixel 8a",
+        "Nokia G42 5G",
+        "Other page",
+    ]
