@@ -71,3 +71,15 @@ def test_a_procedure_is_what_a_section_says_to_do(chat, question, section):
     result = ask(chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert result.citations[0]["section"] == section
+
+
+def test_and_the_x_stays_on_the_document_under_discussion(chat):
+    # The support policy also speaks of tickets; the conversation is on the report's
+    # customer-service figures, where the number handled is.
+    thread = f"q-{uuid.uuid4().hex[:8]}"
+    chat.run_turn(
+        TurnRequest(query="Quel est le taux de satisfaction client en 2024 ?", thread_id=thread)
+    )
+    result = chat.run_turn(TurnRequest(query="Et le nombre de tickets traités ?", thread_id=thread))
+    assert result.outcome == "grounded_answer", result.answer
+    assert "312 000 demandes" in result.answer

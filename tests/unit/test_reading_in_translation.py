@@ -48,3 +48,12 @@ def test_topical_sections_of_one_document_are_one_thing():
         "Nokia G42 5G",
         "Other page",
     ]
+
+
+def test_a_message_continuing_the_subject():
+    from threadline.followups.anaphora import continues_the_subject
+
+    assert continues_the_subject("Et le nombre de tickets traités ?")
+    assert continues_the_subject("and the operating margin?")
+    assert continues_the_subject("What about the Enterprise plan?")
+    assert not continues_the_subject("Is there a daily limit to hunt the animal in California?")

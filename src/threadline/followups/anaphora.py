@@ -63,6 +63,23 @@ def is_pure_anaphora(question: str, languages: Sequence[str] | None = None) -> b
     return pure_anaphora(Context(question, active(languages)))
 
 
+def continues_the_subject(question: str, languages: Sequence[str] | None = None) -> bool:
+    """Tell whether a message opens as a continuation of the subject under discussion.
+
+    A leading "and"/"et" or a follow-up cue ("what about", "et pour", "qu'en est-il"):
+    "Et le nombre de tickets traités ?" asks about the same thing as the answer before.
+
+    Args:
+        question: The user's message.
+        languages: Lexicon codes to use; None means all.
+    """
+    comp = active(languages)
+    ctx = Context(question, comp)
+    if not ctx.words:
+        return False
+    return ctx.words[0] in comp.leading_conjunctions or ctx.has_phrase(comp.followup_cues)
+
+
 def looks_like_followup(question: str, languages: Sequence[str] | None = None) -> bool:
     """Tells whether a question probably leans on the previous turn.
 

@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from threadline.followups.anaphora import continues_the_subject
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
     DEMONSTRATIVE,
@@ -58,6 +59,7 @@ from threadline.graph.referents import (
     acronyms,
     candidate_titles,
     distinct_things,
+    from_discussed_documents,
     leaves_the_conversation,
     name_shared_by_titles,
     passages_about,
@@ -345,6 +347,11 @@ def decide(
             if len(candidate_titles(chunks, titled)) >= 2:
                 fitting, anchor = titled, re.sub(r"['’]s$", "", phrase)
                 break
+        # "And the X?" continues the subject: when the document under discussion
+        # supports it, it is about that document ("et le nombre de tickets traités ?"
+        # after the report's customer-service figures, not the support policy's tickets).
+        if continues_the_subject(question):
+            fitting = from_discussed_documents(chunks, fitting, focus) or fitting
         titles = candidate_titles(chunks, fitting)
         # "this X" with no X anywhere before points at nothing the user said, nor does
         # "about a specific X": ask even when one candidate fits; "the X" is a question

@@ -163,6 +163,18 @@ def leaves_the_conversation(
     return not any(titles[label] in wanted for label in supporting)
 
 
+def from_discussed_documents(
+    chunks: Sequence[Mapping[str, object]], labels: Sequence[str], focus: Sequence[str]
+) -> list[str]:
+    """Return the labels among `labels` whose passage comes from a document discussed.
+
+    `focus` holds the titles (or "title — section") the previous answer was about.
+    """
+    wanted = {fold(part).strip() for f in focus for part in f.split(" — ") if part}
+    titles = {str(c["label"]): fold(str(c.get("title") or "")).strip() for c in chunks}
+    return [label for label in labels if titles.get(label) in wanted]
+
+
 def name_shared_by_titles(
     question: str,
     chunks: Sequence[Mapping[str, object]],
