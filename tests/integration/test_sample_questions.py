@@ -83,3 +83,24 @@ def test_and_the_x_stays_on_the_document_under_discussion(chat):
     result = chat.run_turn(TurnRequest(query="Et le nombre de tickets traités ?", thread_id=thread))
     assert result.outcome == "grounded_answer", result.answer
     assert "312 000 demandes" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("Who handles escalations? || what is their phone number?", "a phone number"),
+        ("Quel est le numéro de téléphone du support ?", "de numéro de téléphone"),
+    ],
+)
+def test_a_phone_number_no_document_gives_is_declined(chat, question, said):
+    thread = f"q-{uuid.uuid4().hex[:8]}"
+    for message in question.split(" || "):
+        result = chat.run_turn(TurnRequest(query=message, thread_id=thread))
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert said in result.answer and result.citations == []
+
+
+def test_an_email_address_the_policy_gives_is_quoted(chat):
+    result = ask(chat, "What is the support email address?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "support@brightwell.example" in result.answer

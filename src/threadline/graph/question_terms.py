@@ -311,7 +311,8 @@ _ASKED_KIND_TERMS = frozenset(
     terms(
         "capacity size amount level rate value figure total count policy policies rule rules "
         "guideline guidelines procedure procedures process processes steps instructions "
-        "requirements capacité taille montant niveau taux valeur total politique "
+        "requirements address capacité taille montant niveau taux valeur total adresse "
+        "politique "
         "politiques règle règles consigne consignes procédure procédures processus étapes "
         "démarche démarches modalités exigences"
     )

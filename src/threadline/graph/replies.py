@@ -46,6 +46,8 @@ def decline(
             "duration": "de durée",
             "weight": "de poids",
             "person": "de nom de personne",
+            "phone": "de numéro de téléphone",
+            "email": "d'adresse e-mail",
         }
         kinds_en = {
             "price": "a price",
@@ -55,12 +57,14 @@ def decline(
             "duration": "a duration",
             "weight": "a weight",
             "person": "a person's name",
+            "phone": "a phone number",
+            "email": "an email address",
         }
+        kind_missing = kinds_fr.get(asks_for, "l'information") if fr else kinds_en.get(asks_for)
         head = (
-            f"Les documents ne donnent pas {kinds_fr.get(asks_for, 'cette information')} "
-            "pour répondre à cette question."
+            f"Les documents ne donnent pas {kind_missing} pour répondre à cette question."
             if fr
-            else f"The documents do not give {kinds_en.get(asks_for, 'that information')} "
+            else f"The documents do not give {kind_missing or 'the information'} "
             "that answers this question."
         )
     else:

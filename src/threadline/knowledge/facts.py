@@ -48,12 +48,29 @@ _AMOUNT = re.compile(
 )
 _WEIGHT = re.compile(r"\d+(?:[.,]\d+)?\s*(?:kg|g|grams?|kilograms?|lbs?|pounds?|oz)\b", re.I)
 _PERSON = re.compile(r"\b[A-Z][a-zà-ÿ]+(?:\s+(?:[A-Z]\.|[A-Z][a-zà-ÿ]+))+\b")
+# A phone number has seven digits or more in groups ("+33 1 23 45 67 89", "1-800-555-0199",
+# "(555) 123-4567"); "a 24/7 phone line" or "312 000" is none. An email address is one.
+_PHONE = re.compile(r"(?<![\w.,])(?:\+?\(?\d{1,4}\)?(?:[\s.-]\d{2,4}){2,5}|\+?\d{7,15})(?![\w,])")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
-AnswerType = Literal["price", "pay", "quantity", "date", "duration", "weight", "person"]
+AnswerType = Literal[
+    "price", "pay", "quantity", "date", "duration", "weight", "person", "phone", "email"
+]
 
-KINDS = frozenset(("price", "pay", "quantity", "date", "duration", "weight", "person"))
+KINDS = frozenset(
+    ("price", "pay", "quantity", "date", "duration", "weight", "person", "phone", "email")
+)
 
 _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
+    # Contact details first: "what number do I call?" asks for a phone number, not a count.
+    (
+        "phone",
+        re.compile(
+            r"\b((?:tele)?phone number|contact number|number to call|what number|which number|"
+            r"numero de (?:telephone|tel)|numero a appeler|quel numero)\b"
+        ),
+    ),
+    ("email", re.compile(r"\b(e-?mail address|adresse (?:e-?mail|mail|electronique|courriel))\b")),
     (
         "pay",
         re.compile(
@@ -98,6 +115,8 @@ _TYPE_PATTERN: dict[AnswerType, re.Pattern[str]] = {
     "duration": _DURATION,
     "weight": _WEIGHT,
     "person": _PERSON,
+    "phone": _PHONE,
+    "email": _EMAIL,
 }
 
 

@@ -1,4 +1,4 @@
-"""A passage read in the asker's language, and which sections are distinct things."""
+"""How the answer stage reads: passages in translation, sections as things, kinds of fact."""
 
 from __future__ import annotations
 
@@ -57,3 +57,17 @@ def test_a_message_continuing_the_subject():
     assert continues_the_subject("and the operating margin?")
     assert continues_the_subject("What about the Enterprise plan?")
     assert not continues_the_subject("Is there a daily limit to hunt the animal in California?")
+
+
+def test_contact_details_are_kinds_of_fact():
+    from threadline.knowledge.facts import asked_type, has_answer_type
+
+    assert asked_type("what is their phone number?") == "phone"
+    assert asked_type("Quel est le numéro de téléphone du support ?") == "phone"
+    assert asked_type("What is the support email address?") == "email"
+    assert asked_type("How many phones do you sell?") == "quantity"
+    for number in ("+33 1 23 45 67 89", "1-800-555-0199", "(555) 123-4567", "5551234567"):
+        assert has_answer_type("phone", f"Call {number} now.")
+    for text in ("a 24/7 phone line", "312 000 demandes", "8:00 to 20:00", "4 870 entreprises"):
+        assert not has_answer_type("phone", text)
+    assert has_answer_type("email", "write to support@brightwell.example today")
