@@ -51,3 +51,17 @@ def test_their_phone_number_lists_no_phones(chat):
     _, number = conversation(chat, "Who handles escalations?", "what is their phone number?")
     assert number.route != "tool"
     assert not any(c["title"].startswith("Nokia") for c in number.citations)
+
+
+def test_a_weight_bound_lists_the_laptops_under_it_and_cheapest_ranks_them(chat):
+    light, cheapest = conversation(
+        chat, "Which laptops weigh less than 1.3 kg?", "Which one is the cheapest?"
+    )
+    assert light.outcome == "tool_answer"
+    weights = [
+        float(line.split("weight: ")[1].split(" kg")[0]) for line in light.answer.splitlines()
+    ]
+    assert weights == sorted(weights) and len(weights) >= 2 and max(weights) <= 1.3
+    # The cheapest of those light laptops, not of the whole catalog.
+    assert cheapest.citations[0]["title"] == "ASUS Zenbook 14 OLED (UX3405)"
+    assert {c["title"] for c in cheapest.citations} == {c["title"] for c in light.citations}

@@ -104,3 +104,20 @@ def test_an_email_address_the_policy_gives_is_quoted(chat):
     result = ask(chat, "What is the support email address?")
     assert result.outcome == "grounded_answer", result.answer
     assert "support@brightwell.example" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        # "écran" is a screen and a display; "délai de réponse" is a response time.
+        ("Quel est l'écran du Galaxy S24 ?", "6.2-inch 120 Hz Dynamic AMOLED 2X display"),
+        (
+            "Quel est le délai de réponse pour un incident P2 sur le plan Business ?",
+            "On the Business plan, P2 incidents get a first response within 4 business hours",
+        ),
+    ],
+)
+def test_a_french_question_over_english_specs(chat, question, quoted):
+    result = ask(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in result.answer

@@ -100,3 +100,30 @@ def test_a_comparison_naming_a_category_ranks_the_whole_category():
 )
 def test_an_ordinal_after_de_or_a_points_into_the_list(question, rank):
     assert listed_product(question, LISTED) == (rank, "ordinal")
+
+
+@pytest.mark.parametrize(
+    ("question", "args"),
+    [
+        (
+            "Which laptops weigh less than 1.3 kg?",
+            {"spec": "weight_kg", "order": "asc", "category": "laptop", "max_value": 1.3},
+        ),
+        (
+            "phones with more than 5000 mAh",
+            {"spec": "battery_mah", "order": "desc", "category": "phone", "min_value": 5000.0},
+        ),
+        (
+            "laptops with at least 16 GB of RAM",
+            {"spec": "ram_gb", "order": "desc", "category": "laptop", "min_value": 16.0},
+        ),
+        (
+            "ordinateurs portables de plus de 1 To",
+            {"spec": "storage_gb", "order": "desc", "category": "laptop", "min_value": 1000.0},
+        ),
+    ],
+)
+def test_a_bound_with_a_unit_filters_that_spec_not_the_price(question, args):
+    call = parse_catalog_request(question, BRANDS)
+    assert call is not None and call.name == "rank_products"
+    assert call.args == {**args, "limit": 10}

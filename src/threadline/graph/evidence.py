@@ -167,7 +167,7 @@ def decide(
             label = str(chunk["label"])
             vocab[label] |= translate_vocabulary(vocab[label], passage_language, language)
             vocab[label] |= translate_passage_terms(
-                str(chunk.get("text") or ""), passage_language, language
+                f"{section}. {chunk.get('text') or ''}", passage_language, language
             )
             title = str(chunk.get("title") or "")
             titles.append(translate_query(title, passage_language, language))

@@ -59,6 +59,23 @@ _MIN_PRICE = re.compile(
     r"\$?\s*(\d[\d,. ]*)\s*(\$|usd|dollars?|eur|€)?"
 )
 _BETWEEN = re.compile(r"\b(between|entre)\s*\$?\s*(\d[\d,]*)\s*(and|et|-)\s*\$?\s*(\d[\d,]*)")
+# A bound on a spec: "weigh less than 1.3 kg", "plus de 16 Go de RAM", "over 5000 mAh".
+# The unit says which spec; a number with a unit is no price bound.
+_SPEC_UNITS: list[tuple[str, str]] = [
+    (r"kg|kilos?|kilograms?", "weight_kg"),
+    (r"mah", "battery_mah"),
+    (r"(?:hours?|h|heures?) (?:of battery|d'autonomie|de batterie)", "battery_hours"),
+    (r"(?:gb|go) (?:of )?(?:ram|memory|de ram|de memoire)", "ram_gb"),
+    (r"(?:gb|go|tb|to)(?: (?:of )?(?:storage|de stockage))?", "storage_gb"),
+    (r"(?:inch(?:es)?|\"|pouces?)", "display"),
+    (r"(?:mp|megapixels?)", "camera_mp"),
+]
+_BOUND_BELOW = r"under|below|less than|lighter than|at most|up to|moins de|sous|au plus|jusqu'a"
+_BOUND_ABOVE = r"over|above|more than|at least|plus de|au moins"
+_SPEC_BOUND = re.compile(
+    rf"\b(?P<dir>{_BOUND_BELOW}|{_BOUND_ABOVE})\s*(?P<value>\d+(?:[.,]\d+)?)\s*"
+    rf"(?P<unit>{'|'.join(f'(?:{unit})' for unit, _ in _SPEC_UNITS)})(?![\w])"
+)
 _COMPARE = re.compile(r"\b(compare[rz]?|comparison|comparatif|versus|vs\.?)\b")
 # A listing question asks which products: its cue word governs the category ("what 5G
 # phones", "quels sont les portables"); "what should I do if I lose my laptop?" asks
@@ -186,6 +203,15 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
     text = _PHONE_AS_CHANNEL.sub(" ", fold(question))
     category = next((c for c, p in CATEGORY_WORDS.items() if re.search(p, text)), None)
     brand = next((b for b in brands if re.search(rf"\b{re.escape(fold(b))}\b", text)), None)
+    if category and (bound := _SPEC_BOUND.search(text)):
+        spec = next(spec for unit, spec in _SPEC_UNITS if re.fullmatch(unit, bound["unit"]))
+        value = float(bound["value"].replace(",", "."))
+        if bound["unit"] in ("tb", "to"):
+            value *= 1000  # storage is in GB
+        below = re.fullmatch(_BOUND_BELOW, bound["dir"]) is not None
+        bounded: dict[str, Any] = {"spec": spec, "order": "asc" if below else "desc"}
+        bounded |= {"category": category, "max_value" if below else "min_value": value}
+        return ToolRequest("rank_products", {**bounded, "limit": 10})
     for pattern, spec, order in SUPERLATIVES:
         if category and re.search(pattern, text):
             if spec == "battery":

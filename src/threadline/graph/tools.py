@@ -65,6 +65,8 @@ class RankProductsArgs(BaseModel):
         max_length=10,
         description="Rank only these products (e.g. the ones just compared); default: all.",
     )
+    min_value: float | None = Field(default=None, description="Keep specs at least this.")
+    max_value: float | None = Field(default=None, description="Keep specs at most this.")
 
 
 class GetProductArgs(BaseModel):
@@ -95,9 +97,18 @@ def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
         category: str | None = None,
         limit: int = 3,
         names: list[str] | None = None,
+        min_value: float | None = None,
+        max_value: float | None = None,
     ) -> list[Product]:
         return catalog.rank(
-            tenant, spec=spec, order=order, category=category, limit=limit, names=names
+            tenant,
+            spec=spec,
+            order=order,
+            category=category,
+            limit=limit,
+            names=names,
+            min_value=min_value,
+            max_value=max_value,
         )
 
     def get_product(name: str) -> list[Product]:

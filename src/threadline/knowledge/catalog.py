@@ -253,14 +253,23 @@ class Catalog:
         category: str | None = None,
         limit: int = 3,
         names: list[str] | None = None,
+        min_value: float | None = None,
+        max_value: float | None = None,
     ) -> list[Product]:
         """Products that have `spec`, best first (`asc`: smallest value first).
 
         With `names`, only those products are ranked ("which one is lighter?" after a
-        comparison ranks the products compared, not the whole category).
+        comparison ranks the products compared, not the whole category). `min_value` and
+        `max_value` bound the spec ("laptops under 1.3 kg").
         """
         candidates = self.find(tenant, names) if names else self.search(tenant, category=category)
-        rows = [(value, p) for p in candidates if (value := p.spec_number(spec)) is not None]
+        rows = [
+            (value, p)
+            for p in candidates
+            if (value := p.spec_number(spec)) is not None
+            and (min_value is None or value >= min_value)
+            and (max_value is None or value <= max_value)
+        ]
         rows.sort(key=lambda r: (r[0] if order == "asc" else -r[0], r[1].price_usd))
         return [p for _, p in rows[:limit]]
 
