@@ -335,3 +335,41 @@ def test_the_kind_word_of_an_asked_phrase_is_not_required():
     assert asked_phrase_terms("What is the battery capacity?") == terms("battery")
     assert asked_phrase_terms("Quelle est la politique de mots de passe ?") == []
     assert set(terms("stock price")) <= set(asked_phrase_terms("What is Brightwell's stock price?"))
+
+
+def test_a_yes_no_question_needs_its_terms_stated_in_one_sentence():
+    from threadline.graph.polar import is_polar
+
+    # Filing, a case and living out of state are each in the passage, never together.
+    scattered = [
+        {
+            "label": "1",
+            "title": "Small claims",
+            "section": "",
+            "text": "You can file online. Each case costs a fee. Many people live out of state.",
+        }
+    ]
+    question = "Can I file a case while living abroad?"
+    assert is_polar(question)
+    declined = decide(question, scattered)
+    assert declined.verdict == "not_in_documents" and declined.reason == "relation_not_stated"
+    # One sentence stating them together answers it.
+    stated = [{**scattered[0], "text": "You can file a case even if you live abroad."}]
+    assert decide(question, stated).verdict == "answer"
+    # The same words asked as a request for information, or as a "how", are no yes/no
+    # question: a passage holding them answers.
+    for request in (
+        "Can you tell me about filing a case while living abroad?",
+        "How do I file a case while living abroad?",
+    ):
+        assert not is_polar(request)
+        assert decide(request, scattered).verdict == "answer"
+    # A remark before the question does not hide it.
+    assert is_polar("nice! does it mean I can get this from any store?")
+
+
+def test_what_is_it_asks_for_no_thing_named_it():
+    # "What is it called?": the pronoun is the subject of a verb, not a thing to find.
+    assert asked_phrase_terms("What is it called outside of the USA?") == []
+    assert asked_phrase_terms("What is the stock price?") == ["stock", "price"]
+    assert asked_phrase_terms("What is this animal?") == ["anim"]

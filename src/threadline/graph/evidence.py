@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from threadline.graph.polar import is_polar, states_together
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
     DEMONSTRATIVE,
@@ -149,6 +150,7 @@ def decide(
     # handbook whose section is "Passwords and multi-factor authentication". A heading
     # in another language is read with its translation, as one name, not two.
     headings: list[str] = []
+    foreign: set[str] = set()  # labels of passages in another language than the question
     for chunk in chunks:
         section = str(chunk.get("section") or "")
         passage_language = (
@@ -158,6 +160,7 @@ def decide(
         )
         if language and passage_language and passage_language != language:
             label = str(chunk["label"])
+            foreign.add(label)
             vocab[label] |= translate_vocabulary(vocab[label], passage_language, language)
             title = str(chunk.get("title") or "")
             titles.append(translate_query(title, passage_language, language))
@@ -318,6 +321,22 @@ def decide(
                 return ask("content_not_covered", candidate_titles(chunks, eligible))
             return Evidence("not_in_documents", "content_not_covered", **base)  # type: ignore[arg-type]
         supporting = tuple(label for _, _, label in scored)
+    if best > COVERAGE_MAJORITY and is_polar(question):
+        # "Can I file a case while living abroad?" asks whether its terms go together: a
+        # sentence must state them together, not a passage hold them one per sentence. A
+        # passage in another language is not read sentence by sentence (its words are
+        # compared through their translations, passage-wide).
+        by_label = {str(c["label"]): c for c in chunks}
+        stated = tuple(
+            label
+            for label in supporting
+            if label in foreign or states_together(list(weights), by_label[label])
+        )
+        if not stated:
+            if anchor:
+                return ask("relation_not_stated", candidate_titles(chunks, eligible))
+            return Evidence("not_in_documents", "relation_not_stated", **base)  # type: ignore[arg-type]
+        supporting = stated
     if kind is not None:
         support_text = " ".join(
             str(c.get("text", "")) for c in chunks if str(c["label"]) in supporting
