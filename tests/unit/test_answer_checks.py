@@ -373,3 +373,24 @@ def test_what_is_it_asks_for_no_thing_named_it():
     assert asked_phrase_terms("What is it called outside of the USA?") == []
     assert asked_phrase_terms("What is the stock price?") == ["stock", "price"]
     assert asked_phrase_terms("What is this animal?") == ["anim"]
+
+
+def test_differences_and_requirements_are_kinds_of_answer_not_words_to_find():
+    # A passage states the differences (two prices) and the requirements (an age)
+    # without naming them.
+    chunks = [
+        {
+            "label": "1",
+            "title": "Plans",
+            "section": "Pricing",
+            "text": "The Basic plan costs $29 a month; the Premium plan costs $49.",
+        },
+        {
+            "label": "2",
+            "title": "Accounts",
+            "section": "Opening an account",
+            "text": "You must be 18 years of age to open an account.",
+        },
+    ]
+    assert decide("What are the differences in pricing?", chunks).verdict == "answer"
+    assert decide("What are the age requirements to open an account?", chunks).verdict == "answer"

@@ -313,8 +313,9 @@ _PRONOUN_SUBJECT = re.compile(r"(?:it|they|he|she|il|elle|ils|elles)\b", re.I)
 _ASKED_KIND_TERMS = frozenset(
     terms(
         "capacity size amount level rate value figure total count policy policies rule rules "
-        "guideline guidelines capacité taille montant niveau taux valeur total politique "
-        "politiques règle règles consigne consignes"
+        "guideline guidelines requirement requirements difference differences "
+        "capacité taille montant niveau taux valeur total politique politiques règle règles "
+        "consigne consignes exigence exigences différence différences"
     )
 )
 
