@@ -313,10 +313,14 @@ _PRONOUN_SUBJECT = re.compile(r"(?:it|they|he|she|il|elle|ils|elles)\b", re.I)
 _ASKED_KIND_TERMS = frozenset(
     terms(
         "capacity size amount level rate value figure total count policy policies rule rules "
-        "guideline guidelines requirement requirements difference differences "
-        "capacité taille montant niveau taux valeur total politique politiques règle règles "
-        "consigne consignes exigence exigences différence différences"
+        "guideline guidelines capacité taille montant niveau taux valeur total politique "
+        "politiques règle règles consigne consignes"
     )
+)
+# A requirement ("you must be 18") and the differences between two things (their two
+# prices) are stated without the word, like a policy by its rules.
+_ASKED_KIND_TERMS |= frozenset(
+    terms("requirement requirements difference differences exigence exigences différence")
 )
 
 
