@@ -150,7 +150,6 @@ def decide(
     # handbook whose section is "Passwords and multi-factor authentication". A heading
     # in another language is read with its translation, as one name, not two.
     headings: list[str] = []
-    foreign: set[str] = set()  # labels of passages in another language than the question
     for chunk in chunks:
         section = str(chunk.get("section") or "")
         passage_language = (
@@ -160,7 +159,6 @@ def decide(
         )
         if language and passage_language and passage_language != language:
             label = str(chunk["label"])
-            foreign.add(label)
             vocab[label] |= translate_vocabulary(vocab[label], passage_language, language)
             title = str(chunk.get("title") or "")
             titles.append(translate_query(title, passage_language, language))
@@ -330,7 +328,7 @@ def decide(
         stated = tuple(
             label
             for label in supporting
-            if label in foreign or states_together(list(weights), by_label[label])
+            if states_together(list(weights), by_label[label], language)
         )
         if not stated:
             if anchor:

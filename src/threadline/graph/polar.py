@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from threadline.graph.question_terms import COVERAGE_MAJORITY, matches_term
 from threadline.text import terms
+from threadline.text.language import detect_language
 
 # What opens a remark before the question: "nice!", "I see.", "so", "by the way".
 _LEAD = re.compile(
@@ -68,12 +69,17 @@ def _sentences(text: str) -> Iterator[str]:
         yield from (s for s in _SENTENCE.split(line) if s.strip())
 
 
-def states_together(words: Sequence[str], passage: Mapping[str, object]) -> bool:
+def states_together(
+    words: Sequence[str], passage: Mapping[str, object], language: str | None = None
+) -> bool:
     """Whether one sentence of the passage holds more than half of the words.
 
     Args:
-        words: The question's content terms (stems), in the passage's language.
+        words: The question's content terms (stems).
         passage: A packed chunk (`title`, `section`, `text`).
+        language: The question's language; a passage in another one is compared
+            through its words' translations, passage-wide (not sentence by sentence),
+            and is taken as stating the words. None: compared as written.
 
     Returns:
         True when a sentence, read with the passage's title and heading, holds more
@@ -81,6 +87,10 @@ def states_together(words: Sequence[str], passage: Mapping[str, object]) -> bool
     """
     if len(words) < 2:
         return True
+    if language:
+        written = detect_language(f"{passage.get('title', '')} {passage.get('text', '')}")
+        if written != language:
+            return True
     frame = set(terms(f"{passage.get('title', '')} {passage.get('section', '')}"))
     for sentence in _sentences(str(passage.get("text", ""))):
         vocabulary = frame | set(terms(sentence))

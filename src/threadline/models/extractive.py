@@ -254,9 +254,10 @@ class ExtractiveChatModel(BaseChatModel):
                 doc_freq.update(found)
         total = max(len(per_sentence), 1)
         for s_index, i, sentence, found in per_sentence:
-            score = sum(
-                weights[t] * math.log(1 + total / doc_freq[t]) for t in found if t in weights
-            )
+            # In a fixed order: a float sum in a set's order varies between processes,
+            # and so would which of two tied sentences is quoted.
+            held = sorted(t for t in found if t in weights)
+            score = sum(weights[t] * math.log(1 + total / doc_freq[t]) for t in held)
             # Earlier sources ranked higher in retrieval: a small prior breaks ties.
             score *= 1.0 + 0.15 / (1 + s_index)
             rows.append((score, s_index, i, sentence))
