@@ -185,3 +185,15 @@ def test_answer_gathers_the_best_ranked_passages_each_cited_to_its_own():
     assert "The harbour opened in 1901." not in text  # no word of the question
     assert set(re.findall(r"\[(\d+)\]", text)) == {"1", "2", "3"}  # three passages at most
     assert text.index("[1]") < text.index("[2]") < text.index("[3]")
+
+
+def test_a_sentence_naming_only_the_subject_does_not_answer():
+    # "What is the warranty of the Pixel 8a?": a sentence on the Pixel 8a's sales names
+    # the subject, not what is asked.
+    passages = [
+        "The Pixel 8a comes with a two-year warranty.",
+        "The Pixel 8a was the second best-selling phone of the year.",
+    ]
+    question = "What is the warranty of the Pixel 8a?"
+    text = ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
+    assert text == "The Pixel 8a comes with a two-year warranty. [1]"

@@ -44,6 +44,8 @@ from threadline.text.language import detect_language
 MODEL_NAME = "threadline-extractive"
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(«A-ZÀ-Ý0-9])")
+# The names of a question: capitalised words past its first, codes ("8a", "S25").
+_NAMES = re.compile(r"(?<=\s)[A-ZÀ-Ý][\w'’-]*|\b\w*\d\w*\b")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # Words that say what to do with the answer, not what it is about.
 _REQUEST_TERMS = set(
@@ -336,7 +338,9 @@ class ExtractiveChatModel(BaseChatModel):
 
         A sentence qualifies when it holds one of the question's own content words (when
         the question has any) and, when the question asks for a kind of fact (a price, a
-        date...) that some candidate sentence states, states it too. No share of the best
+        date...) that some candidate sentence states, states it too. When some sentences
+        hold a word of what is asked beyond the question's names, only those answer. No
+        share of the best
         sentence's score is asked: which passages answer is retrieval's ranking (the
         answer quotes the best-ranked ones, `_gathered`), and a passage ranked lower
         answers with its own best sentence, however it compares with the first one's.
@@ -357,6 +361,11 @@ class ExtractiveChatModel(BaseChatModel):
             counted = [r for r in rows if states_count_of(r[3], counted_terms)]
             if counted:
                 rows = counted
+        # "Quelle est la garantie du Pixel 8a ?": a sentence naming the Pixel 8a but not
+        # its warranty speaks of the subject, not of what is asked.
+        asked = own - set(terms(" ".join(_NAMES.findall(question))))
+        if asked and (holding := [r for r in rows if asked & set(terms(r[3]))]):
+            rows = holding
         return rows
 
     def _list_answer(self, sources: list[PromptSource], question: str, search_query: str) -> str:
