@@ -335,3 +335,62 @@ def test_the_kind_word_of_an_asked_phrase_is_not_required():
     assert asked_phrase_terms("What is the battery capacity?") == terms("battery")
     assert asked_phrase_terms("Quelle est la politique de mots de passe ?") == []
     assert set(terms("stock price")) <= set(asked_phrase_terms("What is Brightwell's stock price?"))
+
+
+def test_a_yes_no_question_needs_its_terms_stated_in_one_sentence():
+    from threadline.graph.polar import is_polar
+
+    # Filing, a case and living out of state are each in the passage, never together.
+    scattered = [
+        {
+            "label": "1",
+            "title": "Small claims",
+            "section": "",
+            "text": "You can file online. Each case costs a fee. Many people live out of state.",
+        }
+    ]
+    question = "Can I file a case while living abroad?"
+    assert is_polar(question)
+    declined = decide(question, scattered)
+    assert declined.verdict == "not_in_documents" and declined.reason == "relation_not_stated"
+    # One sentence stating them together answers it.
+    stated = [{**scattered[0], "text": "You can file a case even if you live abroad."}]
+    assert decide(question, stated).verdict == "answer"
+    # The same words asked as a request for information, or as a "how", are no yes/no
+    # question: a passage holding them answers.
+    for request in (
+        "Can you tell me about filing a case while living abroad?",
+        "How do I file a case while living abroad?",
+    ):
+        assert not is_polar(request)
+        assert decide(request, scattered).verdict == "answer"
+    # A remark before the question does not hide it.
+    assert is_polar("nice! does it mean I can get this from any store?")
+
+
+def test_what_is_it_asks_for_no_thing_named_it():
+    # "What is it called?": the pronoun is the subject of a verb, not a thing to find.
+    assert asked_phrase_terms("What is it called outside of the USA?") == []
+    assert asked_phrase_terms("What is the stock price?") == ["stock", "price"]
+    assert asked_phrase_terms("What is this animal?") == ["anim"]
+
+
+def test_differences_and_requirements_are_kinds_of_answer_not_words_to_find():
+    # A passage states the differences (two prices) and the requirements (an age)
+    # without naming them.
+    chunks = [
+        {
+            "label": "1",
+            "title": "Plans",
+            "section": "Pricing",
+            "text": "The Basic plan costs $29 a month; the Premium plan costs $49.",
+        },
+        {
+            "label": "2",
+            "title": "Accounts",
+            "section": "Opening an account",
+            "text": "You must be 18 years of age to open an account.",
+        },
+    ]
+    assert decide("What are the differences in pricing?", chunks).verdict == "answer"
+    assert decide("What are the age requirements to open an account?", chunks).verdict == "answer"

@@ -141,3 +141,59 @@ def test_the_extractive_model_binds_tools_and_fills_the_answer_schema():
         prompt("How many bird species were seen?")
     )
     assert with_raw["parsed"].answer == with_raw["raw"].text.strip()
+
+
+def _sources_prompt(question: str, passages: list[str]):
+    context = "\n".join(
+        prompts.SOURCE_TEMPLATE.format(id=i, title=f"Doc {i}", section="", text=html.escape(t))
+        for i, t in enumerate(passages, 1)
+    )
+    return [
+        HumanMessage(
+            prompts.ANSWER_USER_PROMPT.format(
+                history="",
+                followup_reference="",
+                deliverable="no",
+                answer_style="prose",
+                search_query=question,
+                answer_type="",
+                context=context,
+                question=question,
+            )
+        )
+    ]
+
+
+def test_answer_gathers_the_best_ranked_passages_each_cited_to_its_own():
+    # The first passage is quoted in its own order (its answering sentences, up to the
+    # length of a useful answer); each next passage that answers adds its best sentence.
+    passages = [
+        "Tide pools form on rocky shores. Tide pools hold crabs and anemones. "
+        "Visitors should not remove animals from tide pools.",
+        "Crabs hide under rocks in tide pools at low tide. The harbour opened in 1901.",
+        "Anemones in tide pools close when touched.",
+        "Tide pools also hold sea stars.",
+    ]
+    text = ExtractiveChatModel().invoke(_sources_prompt("What lives in tide pools?", passages)).text
+    quoted = sentences_without_citations(text)
+    assert quoted[:3] == [
+        "Tide pools form on rocky shores.",
+        "Tide pools hold crabs and anemones.",
+        "Visitors should not remove animals from tide pools.",
+    ]
+    assert "Crabs hide under rocks in tide pools at low tide." in quoted
+    assert "The harbour opened in 1901." not in text  # no word of the question
+    assert set(re.findall(r"\[(\d+)\]", text)) == {"1", "2", "3"}  # three passages at most
+    assert text.index("[1]") < text.index("[2]") < text.index("[3]")
+
+
+def test_a_sentence_naming_only_the_subject_does_not_answer():
+    # "What is the warranty of the Pixel 8a?": a sentence on the Pixel 8a's sales names
+    # the subject, not what is asked.
+    passages = [
+        "The Pixel 8a comes with a two-year warranty.",
+        "The Pixel 8a was the second best-selling phone of the year.",
+    ]
+    question = "What is the warranty of the Pixel 8a?"
+    text = ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
+    assert text == "The Pixel 8a comes with a two-year warranty. [1]"

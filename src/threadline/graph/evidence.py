@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from threadline.followups.anaphora import continues_the_subject
+from threadline.graph.polar import is_polar, states_together
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
     DEMONSTRATIVE,
@@ -332,6 +333,22 @@ def decide(
                 return ask("content_not_covered", candidate_titles(chunks, eligible))
             return Evidence("not_in_documents", "content_not_covered", **base)  # type: ignore[arg-type]
         supporting = tuple(label for _, _, label in scored)
+    if best > COVERAGE_MAJORITY and is_polar(question):
+        # "Can I file a case while living abroad?" asks whether its terms go together: a
+        # sentence must state them together, not a passage hold them one per sentence. A
+        # passage in another language is not read sentence by sentence (its words are
+        # compared through their translations, passage-wide).
+        by_label = {str(c["label"]): c for c in chunks}
+        stated = tuple(
+            label
+            for label in supporting
+            if states_together(list(weights), by_label[label], language)
+        )
+        if not stated:
+            if anchor:
+                return ask("relation_not_stated", candidate_titles(chunks, eligible))
+            return Evidence("not_in_documents", "relation_not_stated", **base)  # type: ignore[arg-type]
+        supporting = stated
     if kind is not None:
         support_text = " ".join(
             str(c.get("text", "")) for c in chunks if str(c["label"]) in supporting

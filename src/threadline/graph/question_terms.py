@@ -305,6 +305,9 @@ _ASKED_PHRASE = re.compile(
 )
 
 
+_PRONOUN_SUBJECT = re.compile(r"(?:it|they|he|she|il|elle|ils|elles)\b", re.I)
+
+
 # Words that name the kind of value or text asked for, which a passage states without
 # naming it: a battery's capacity is "3,349 mAh", a password policy is its rules.
 _ASKED_KIND_TERMS = frozenset(
@@ -316,6 +319,11 @@ _ASKED_KIND_TERMS = frozenset(
         "politiques règle règles consigne consignes procédure procédures processus étapes "
         "démarche démarches modalités exigences"
     )
+)
+# A requirement ("you must be 18") and the differences between two things (their two
+# prices) are stated without the word, like a policy by its rules.
+_ASKED_KIND_TERMS |= frozenset(
+    terms("requirement requirements difference differences exigence exigences différence")
 )
 
 
@@ -337,7 +345,9 @@ def asked_phrase_terms(question: str) -> list[str]:
     "capacity".
     """
     match = _ASKED_PHRASE.search(question)
-    if not match:
+    if not match or _PRONOUN_SUBJECT.match(match.group("phrase")):
+        # "What is it called?", "what are they used for?": the pronoun is the subject of
+        # a verb, no thing whose name the passage must hold.
         return []
     asked = [t for t in content_terms(match.group("phrase")) if t not in GENERIC_TERMS]
     # "la politique de mots de passe": the phrase ends before its complement, and the

@@ -44,6 +44,8 @@ from threadline.text.language import detect_language
 MODEL_NAME = "threadline-extractive"
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(«A-ZÀ-Ý0-9])")
+# The names of a question: capitalised words past its first, codes ("8a", "S25").
+_NAMES = re.compile(r"(?<=\s)[A-ZÀ-Ý][\w'’-]*|\b\w*\d\w*\b")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # Words that say what to do with the answer, not what it is about.
 _REQUEST_TERMS = set(
@@ -91,8 +93,10 @@ def split_sentences(text: str) -> list[str]:
 class ExtractiveChatModel(BaseChatModel):
     """Composes grounded answers from the context sentences; no network, no weights."""
 
-    max_sentences: int = 3
-    """Sentences in a plain answer."""
+    max_sources: int = 3
+    """Passages a plain answer quotes: the best-ranked one and the next with an answer."""
+    answer_words: int = 60
+    """Words quoted from the leading passage: the length of a useful answer's core."""
     detail_sentences: int = 6
     """Sentences when the user asks about one section of the previous answer."""
     outline_keyword: str = "SUIVI"
@@ -256,9 +260,10 @@ class ExtractiveChatModel(BaseChatModel):
                 doc_freq.update(found)
         total = max(len(per_sentence), 1)
         for s_index, i, sentence, found in per_sentence:
-            score = sum(
-                weights[t] * math.log(1 + total / doc_freq[t]) for t in found if t in weights
-            )
+            # In a fixed order: a float sum in a set's order varies between processes,
+            # and so would which of two tied sentences is quoted.
+            held = sorted(t for t in found if t in weights)
+            score = sum(weights[t] * math.log(1 + total / doc_freq[t]) for t in held)
             # Earlier sources ranked higher in retrieval: a small prior breaks ties.
             score *= 1.0 + 0.15 / (1 + s_index)
             rows.append((score, s_index, i, sentence))
@@ -275,10 +280,8 @@ class ExtractiveChatModel(BaseChatModel):
         translated = _translated_terms(question, sources)
         weights = self._weights(question, search_query, translated)
         rows = self._scored(sources, weights)
-        limit = self.max_sentences
         if reference:
             # "Détaille S2": the user wants that section, so give more of it.
-            limit = self.detail_sentences
             ref_terms = set(terms(reference.split(":", 1)[-1]))
             matching = {
                 idx
@@ -289,18 +292,44 @@ class ExtractiveChatModel(BaseChatModel):
                 rows = [(score + 1.0, si, i, s) for score, si, i, s in rows if si in matching]
         elif rows:
             rows = self._answering(rows, question, answer_type, translated)
-        chosen = sorted((r for r in rows if r[0] > 0), key=lambda r: -r[0])[:limit]
+        if reference:
+            chosen = sorted((r for r in rows if r[0] > 0), key=lambda r: -r[0])
+            chosen = chosen[: self.detail_sentences]
+        else:
+            chosen = self._gathered(rows)
         if not chosen:
             return INSUFFICIENT_CONTEXT
-        if not reference and all(r[1] != 0 for r in chosen):
-            # The first source is the one retrieval ranked best (both engines fused):
-            # the strongest evidence of where the answer is. When it has a qualifying
-            # sentence, the answer quotes it (in place of the weakest pick).
-            lead = [r for r in rows if r[1] == 0 and r[0] > 0]
-            if lead:
-                chosen = [*chosen[: limit - 1], max(lead, key=lambda r: r[0])]
         chosen.sort(key=lambda r: (r[1], r[2]))
         return " ".join(f"{sentence} [{sources[si].id}]" for _, si, _, sentence in chosen)
+
+    def _gathered(
+        self, rows: list[tuple[float, int, int, str]]
+    ) -> list[tuple[float, int, int, str]]:
+        """Return the answering sentences of the best-ranked passages, each cited to its own.
+
+        Retrieval ranks the passages (both engines fused): the first passage with an
+        answering sentence leads, quoted in its own order up to `answer_words` (an
+        answer reads as the passage does, not as a list of scattered best sentences),
+        and each of the next `max_sources - 1` passages with one adds its best. An
+        answer that several passages support cites each of them; one that only the
+        first supports stays with it.
+        """
+        by_source: dict[int, list[tuple[float, int, int, str]]] = {}
+        for row in rows:
+            if row[0] > 0:
+                by_source.setdefault(row[1], []).append(row)
+        ranked = sorted(by_source)[: self.max_sources]
+        if not ranked:
+            return []
+        chosen: list[tuple[float, int, int, str]] = []
+        words = 0
+        for row in sorted(by_source[ranked[0]], key=lambda r: r[2]):
+            if words >= self.answer_words:
+                break
+            chosen.append(row)
+            words += len(row[3].split())
+        chosen.extend(max(by_source[s_index], key=lambda r: r[0]) for s_index in ranked[1:])
+        return chosen
 
     def _answering(
         self,
@@ -312,9 +341,13 @@ class ExtractiveChatModel(BaseChatModel):
         """Only the sentences that answer the question: no filler.
 
         A sentence qualifies when it holds one of the question's own content words (when
-        the question has any), scores at least half the best sentence, and, when the
-        question asks for a kind of fact (a price, a date...) that some candidate
-        sentence states, states it too.
+        the question has any) and, when the question asks for a kind of fact (a price, a
+        date...) that some candidate sentence states, states it too. When some sentences
+        hold a word of what is asked beyond the question's names, only those answer. No
+        share of the best
+        sentence's score is asked: which passages answer is retrieval's ranking (the
+        answer quotes the best-ranked ones, `_gathered`), and a passage ranked lower
+        answers with its own best sentence, however it compares with the first one's.
         """
         own = (set(terms(question)) | translated) - _REQUEST_TERMS
         if own:
@@ -332,8 +365,12 @@ class ExtractiveChatModel(BaseChatModel):
             counted = [r for r in rows if states_count_of(r[3], counted_terms)]
             if counted:
                 rows = counted
-        best = max((r[0] for r in rows), default=0.0)
-        return [r for r in rows if r[0] >= best / 2]
+        # "Quelle est la garantie du Pixel 8a ?": a sentence naming the Pixel 8a but not
+        # its warranty speaks of the subject, not of what is asked.
+        asked = own - set(terms(" ".join(_NAMES.findall(question))))
+        if asked and (holding := [r for r in rows if asked & set(terms(r[3]))]):
+            rows = holding
+        return rows
 
     def _list_answer(self, sources: list[PromptSource], question: str, search_query: str) -> str:
         lines = []

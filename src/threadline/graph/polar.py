@@ -1,0 +1,100 @@
+"""Yes/no questions: the relation they ask about must be stated in one sentence.
+
+"Can I file a case while living abroad?" asks whether two things go together: filing
+a case, living abroad. A passage on filing from out of state holds "file", "case" and
+"live", one sentence each, and says nothing about filing *while* abroad. A yes/no
+question is answered by a sentence that states its terms together; a passage that
+holds them scattered only speaks of each. So, for a yes/no question, the evidence
+check (:mod:`threadline.graph.evidence`) asks for more than half of its content in one
+sentence of a supporting passage (with the passage's title and heading, which name
+what every sentence is about), the same majority it asks of a passage for any question.
+
+A request phrased as a question ("can you tell me the difference...", "can I get
+some information about...", "do you have...") asks for information, not whether
+something holds: it is no yes/no question.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+
+from threadline.graph.question_terms import COVERAGE_MAJORITY, matches_term
+from threadline.text import terms
+from threadline.text.language import detect_language
+
+# What opens a remark before the question: "nice!", "I see.", "so", "by the way".
+_LEAD = re.compile(
+    r"^(?:(?:so|and|but|ok|okay|well|also|then|now|oh|hmm|nice|great|cool|thanks|thank you|"
+    r"i see|by the way|btw|et|alors|donc|d'accord|merci)\b[\s,.!;:-]*)+",
+    re.I,
+)
+# A sentence asking whether something holds opens with an auxiliary or a modal.
+_AUXILIARY = re.compile(
+    r"^(?:is|are|was|were|am|isn't|aren't|can|could|do|does|did|doesn't|don't|will|would|"
+    r"should|shall|has|have|had|may|might|must|est-ce qu|peut-on|puis-je|dois-je|faut-il|"
+    r"y a-t-il|existe-t-il)\b",
+    re.I,
+)
+# A request for information phrased as a question.
+_REQUEST = re.compile(
+    r"^(?:(?:can|could|would|will)\s+(?:you|u)\b|(?:can|could|may)\s+i\s+(?:get|have|see|"
+    r"know|ask|find)\b|do\s+you\s+(?:have|know)\b|is\s+there\s+(?:any\s+)?(?:information|"
+    r"info|more|a\s+way)\b|pouvez-vous|peux-tu|pourriez-vous)",
+    re.I,
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _asking_sentences(question: str) -> list[str]:
+    """Return the message's sentences that ask (end with "?"), else the whole message."""
+    sentences = [s.strip() for s in _SENTENCE.split(question.strip()) if s.strip()]
+    asking = [s for s in sentences if s.endswith("?")]
+    return asking or [question.strip()]
+
+
+def is_polar(question: str) -> bool:
+    """Whether the message asks a yes/no question ("Is X Y?", "Can I do X while Y?").
+
+    Its first asking sentence, past a remark's opening words ("nice!", "so"), opens
+    with an auxiliary or a modal, and is not a request for information ("can you tell
+    me...", "do you have...").
+    """
+    first = _LEAD.sub("", _asking_sentences(question)[0])
+    return bool(_AUXILIARY.match(first)) and not _REQUEST.match(first)
+
+
+def _sentences(text: str) -> Iterator[str]:
+    for line in text.splitlines():
+        yield from (s for s in _SENTENCE.split(line) if s.strip())
+
+
+def states_together(
+    words: Sequence[str], passage: Mapping[str, object], language: str | None = None
+) -> bool:
+    """Whether one sentence of the passage holds more than half of the words.
+
+    Args:
+        words: The question's content terms (stems).
+        passage: A packed chunk (`title`, `section`, `text`).
+        language: The question's language; a passage in another one is compared
+            through its words' translations, passage-wide (not sentence by sentence),
+            and is taken as stating the words. None: compared as written.
+
+    Returns:
+        True when a sentence, read with the passage's title and heading, holds more
+        than half of the words (or the words are fewer than two: nothing to relate).
+    """
+    if len(words) < 2:
+        return True
+    if language:
+        written = detect_language(f"{passage.get('title', '')} {passage.get('text', '')}")
+        if written != language:
+            return True
+    frame = set(terms(f"{passage.get('title', '')} {passage.get('section', '')}"))
+    for sentence in _sentences(str(passage.get("text", ""))):
+        vocabulary = frame | set(terms(sentence))
+        held = sum(1 for word in words if matches_term(word, vocabulary))
+        if held / len(words) > COVERAGE_MAJORITY:
+            return True
+    return False
