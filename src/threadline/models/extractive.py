@@ -328,6 +328,11 @@ class ExtractiveChatModel(BaseChatModel):
                 break
             chosen.append(row)
             words += len(row[3].split())
+        best = max(by_source[ranked[0]], key=lambda r: r[0])
+        if best not in chosen:
+            # The passage's best sentence lies past the quoted words ("P2 on the Business
+            # plan" after the Enterprise plan's times): it replaces the last one quoted.
+            chosen[-1] = best
         chosen.extend(max(by_source[s_index], key=lambda r: r[0]) for s_index in ranked[1:])
         return chosen
 
