@@ -126,3 +126,28 @@ def test_a_passage_vocabulary_translates_into_the_question_language() -> None:
     french = translate_vocabulary(english, "en", "fr")
     assert set(terms("remboursement garantie")) <= french
     assert translate_vocabulary(english, "en", "de") == set()
+
+
+def test_an_elided_article_votes_french() -> None:
+    from threadline.text.language import detect_language
+
+    # "d" alone is also the English "I'd": only its elided form says French.
+    assert detect_language("d'autres jeux ?") == "fr"
+    assert detect_language("I'd like other games") == "en"
+
+
+def test_a_message_nothing_marks_takes_the_conversation_language() -> None:
+    from threadline.graph.condensation import PreviousTurn
+    from threadline.text.language import detect_language
+
+    assert detect_language("Donation") == "en"
+    assert detect_language("Donation", fallback="fr") == "fr"
+    assert detect_language("What about gifts?", fallback="fr") == "en"
+    previous = PreviousTurn(
+        search_query="Quelle est la valeur de la maison ?",
+        answer="The value of a home depends on its place.",
+        exchanges=(("Quelle est la valeur de la maison ?", "The value depends on its place."),),
+    )
+    variants = query_variants("Valeur", previous, followup=True, document_languages={"en": 1.0})
+    # One French word after French questions is translated like a French question.
+    assert ("translated", "value") in [(v.name, v.text) for v in variants]

@@ -183,6 +183,9 @@ FOLLOWUPS = Lexicon(
         "combien", "quid", "il y a", "y a t il", "est ce que", "qu'est ce que",
     ),
     marker_chars="éèêëàâçîïôûùœ",
+    elisions=(
+        "c'", "d'", "j'", "l'", "m'", "n'", "s'", "t'", "qu'", "jusqu'", "lorsqu'", "puisqu'",
+    ),
 )
 # fmt: on
 
