@@ -151,3 +151,50 @@ def test_a_message_nothing_marks_takes_the_conversation_language() -> None:
     variants = query_variants("Valeur", previous, followup=True, document_languages={"en": 1.0})
     # One French word after French questions is translated like a French question.
     assert ("translated", "value") in [(v.name, v.text) for v in variants]
+
+
+def test_a_name_is_not_translated_through_a_word_sharing_its_stem() -> None:
+    # "james" shares its French stem with "jamais" (never); capitalised within the
+    # sentence, it is a name. The first word of a sentence says nothing.
+    assert translate_query("Parle-moi de Letitia James", "fr", "en").split()[-2:] == [
+        "letitia",
+        "james",
+    ]
+    assert "never" in translate_query("James, jamais ?", "fr", "en").split()
+
+
+def test_a_word_typed_with_accents_is_not_kept_as_an_english_word() -> None:
+    # "différente" is found by its stem only; typed with an accent, it is no English word.
+    assert translate_query("une version différente", "fr", "en") == "version difference different"
+
+
+def test_a_french_plural_gives_the_english_irregular_plural() -> None:
+    # The index's stemmer keeps "children" and "child" apart.
+    assert translate_query("les enfants", "fr", "en") == "children"
+    assert translate_query("un enfant", "fr", "en") == "child"
+    assert translate_query("les personnes ciblées", "fr", "en").startswith("people")
+
+
+def test_unknown_learned_words_find_their_english_twin_by_suffix() -> None:
+    from threadline.text.morphology import english_cognate
+
+    assert english_cognate("infertilite") == "infertility"
+    assert english_cognate("fluviaux") == "fluvial"
+    assert english_cognate("dangereuses") == "dangerous"
+    assert english_cognate("site") is None
+    # Typed with accents, the French form is not kept beside its twin.
+    assert translate_query("l'infertilité", "fr", "en") == "infertility"
+
+
+def test_french_function_words_the_lexicon_lacks_are_dropped() -> None:
+    assert translate_query("chimio et fertilité, avant la puberté", "fr", "en") == (
+        "chimio fertility puberty"
+    )
+    assert translate_query("une plainte auprès d'autres États", "fr", "en") == (
+        "complaint other state"
+    )
+
+
+def test_a_feminine_in_eure_finds_its_masculine() -> None:
+    # "supérieure", "meilleure": the regular feminine of -eur, read as its masculine.
+    assert translate_query("la meilleure", "fr", "en") == translate_query("le meilleur", "fr", "en")
