@@ -198,3 +198,20 @@ def test_french_function_words_the_lexicon_lacks_are_dropped() -> None:
 def test_a_feminine_in_eure_finds_its_masculine() -> None:
     # "supérieure", "meilleure": the regular feminine of -eur, read as its masculine.
     assert translate_query("la meilleure", "fr", "en") == translate_query("le meilleur", "fr", "en")
+
+
+def test_comparatives_and_superlatives_are_written_as_english_degrees() -> None:
+    from threadline.text.morphology import degree
+
+    # The index's stemmer keeps "largest" apart from "large".
+    assert translate_query("le plus grand fleuve", "fr", "en") == "largest river"
+    assert translate_query("plus grand que la Seine", "fr", "en").startswith("larger")
+    assert translate_query("Lequel est le plus populaire ?", "fr", "en") == "most popular"
+    # "meilleur" is a comparative of its own; the article makes it a superlative.
+    assert translate_query("un meilleur investissement", "fr", "en") == "better investment"
+    assert translate_query("la meilleure rivière", "fr", "en") == "best river"
+    # "ne ... plus" is no comparison.
+    assert translate_query("je ne peux plus payer", "fr", "en") == "more pay"
+    assert degree("big", superlative=True) == "biggest"
+    assert degree("easy", superlative=False) == "easier"
+    assert degree("expensive", superlative=True) == "most expensive"

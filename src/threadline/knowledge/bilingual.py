@@ -29,7 +29,7 @@ from threadline.text import STOPWORDS, fold, french_stem, stem, tokenize
 from threadline.text.lexicons import BILINGUAL_LEXICON_FILES
 from threadline.text.lexicons.en import IRREGULAR_PLURALS
 from threadline.text.lexicons.fr import AUXILIARY_FORMS, FUNCTION_WORDS
-from threadline.text.morphology import english_cognate
+from threadline.text.morphology import degree, english_cognate
 
 __all__ = [
     "Lexicon",
@@ -207,9 +207,13 @@ def translate_query(text: str, source: str, target: str) -> str:
     tokens = tokenize(text)
     stems = [analyse(token) for token in tokens]
     accented, names = _accented_and_names(text)
+    graded, degree_words = _degrees(tokens) if source == "fr" else ({}, set())
     words: list[str] = []
     i = 0
     while i < len(tokens):
+        if i in degree_words:
+            i += 1  # "plus" is written into the next word's degree
+            continue
         for size in range(min(lex.longest, len(tokens) - i), 0, -1):
             # Auxiliaries carry no topic, but the index's stopwords must not drop them
             # (those decide the indexed terms), so translation skips both.
@@ -227,6 +231,8 @@ def translate_query(text: str, source: str, target: str) -> str:
                     # English stems do not join an irregular plural to its singular
                     # ("children", "child"): a French plural is read in the plural.
                     found = tuple(IRREGULAR_PLURALS.get(word, word) for word in found)
+                if size == 1 and i in graded and by_form is not None:
+                    found = tuple(degree(word, superlative=graded[i]) for word in found)
                 words += found
                 if (
                     by_form is None
@@ -254,6 +260,38 @@ def translate_query(text: str, source: str, target: str) -> str:
                     words.append(token)
             i += 1
     return " ".join(dict.fromkeys(words))
+
+
+# Determiners that make "plus grand" or "meilleur" a superlative ("le plus grand").
+_DEFINITE = frozenset(
+    "le la les du des au aux mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs".split()
+)
+# French comparatives of their own (of "bon", "mauvais"), whose English degree changes
+# with the article: "un meilleur prix" is a better price, "le meilleur" the best.
+_SYNTHETIC_COMPARATIVES = frozenset({"meilleur", "pire"})
+
+
+def _degrees(tokens: Sequence[str]) -> tuple[dict[int, bool], set[int]]:
+    """Find the French comparatives and superlatives of a folded question.
+
+    Returns:
+        The positions of the words in a degree (True for a superlative: "le plus
+        grand", "la meilleure"; False for a comparative: "plus grand que", "meilleur"),
+        and those of the "plus" written into them.
+    """
+    graded: dict[int, bool] = {}
+    degree_words: set[int] = set()
+    for i, token in enumerate(tokens):
+        article = i > 0 and tokens[i - 1] in _DEFINITE
+        if token == "plus" and i + 1 < len(tokens) and tokens[i + 1] not in STOPWORDS:
+            # Without an article, only "plus X que" is surely a comparison ("ne ...
+            # plus" is "no longer", "plus de" "more of").
+            if article or "que" in tokens[i + 2 : i + 4]:
+                graded[i + 1] = article
+                degree_words.add(i)
+        elif _singular(_masculine(token) or token) in _SYNTHETIC_COMPARATIVES:
+            graded[i] = article
+    return graded, degree_words
 
 
 # A word as typed, after an elision or an English contraction is cut off.
