@@ -165,7 +165,7 @@ def test_a_name_is_not_translated_through_a_word_sharing_its_stem() -> None:
 
 def test_a_word_typed_with_accents_is_not_kept_as_an_english_word() -> None:
     # "différente" is found by its stem only; typed with an accent, it is no English word.
-    assert translate_query("une version différente", "fr", "en") == "version difference different"
+    assert translate_query("une version différente", "fr", "en") == "version difference"
 
 
 def test_a_french_plural_gives_the_english_irregular_plural() -> None:
@@ -215,3 +215,11 @@ def test_comparatives_and_superlatives_are_written_as_english_degrees() -> None:
     assert degree("big", superlative=True) == "biggest"
     assert degree("easy", superlative=False) == "easier"
     assert degree("expensive", superlative=True) == "most expensive"
+
+
+def test_a_word_found_by_its_stem_only_takes_one_sense() -> None:
+    # The stem "attent" is shared by "attente" (waiting, expectation), "attentif" and
+    # "attentivement": through it, one sense, and the word as typed.
+    assert translate_query("l'attention", "fr", "en") == "waiting attention"
+    # A written form keeps all its senses.
+    assert translate_query("le vol", "fr", "en") == "theft flight"

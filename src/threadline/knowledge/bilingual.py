@@ -199,8 +199,9 @@ def translate_query(text: str, source: str, target: str) -> str:
     Returns:
         Distinct words in reading order: translations of the phrases and words the
         lexicon holds (longest phrase first; at one length, the written form before the
-        stems), other non-stopwords as they are; a word found by its stem only is also
-        kept as typed, after its translations. Empty when the query has no salient word.
+        stems), other non-stopwords as they are; a word found by its stem only gives the
+        first sense of its stem's entries and is also kept as typed. Empty when the query
+        has no salient word.
     """
     lex = lexicon(source, target)
     analyse = _STEMMERS[source]
@@ -233,6 +234,11 @@ def translate_query(text: str, source: str, target: str) -> str:
                     found = tuple(IRREGULAR_PLURALS.get(word, word) for word in found)
                 if size == 1 and i in graded and by_form is not None:
                     found = tuple(degree(word, superlative=graded[i]) for word in found)
+                if by_form is None and size == 1:
+                    # A stem is shared by word families ("attention", "attente" =
+                    # waiting, "attentif"): through it, only the first sense of the
+                    # first entry, the most common one, is taken.
+                    found = found[:1]
                 words += found
                 if (
                     by_form is None
@@ -264,7 +270,8 @@ def translate_query(text: str, source: str, target: str) -> str:
 
 # Determiners that make "plus grand" or "meilleur" a superlative ("le plus grand").
 _DEFINITE = frozenset(
-    "le la les du des au aux mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs".split()
+    "le la les du des au aux mon ma mes ton ta tes son sa ses notre nos votre vos leur".split()
+    + ["leurs"]
 )
 # French comparatives of their own (of "bon", "mauvais"), whose English degree changes
 # with the article: "un meilleur prix" is a better price, "le meilleur" the best.
