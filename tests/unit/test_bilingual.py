@@ -126,3 +126,100 @@ def test_a_passage_vocabulary_translates_into_the_question_language() -> None:
     french = translate_vocabulary(english, "en", "fr")
     assert set(terms("remboursement garantie")) <= french
     assert translate_vocabulary(english, "en", "de") == set()
+
+
+def test_an_elided_article_votes_french() -> None:
+    from threadline.text.language import detect_language
+
+    # "d" alone is also the English "I'd": only its elided form says French.
+    assert detect_language("d'autres jeux ?") == "fr"
+    assert detect_language("I'd like other games") == "en"
+
+
+def test_a_message_nothing_marks_takes_the_conversation_language() -> None:
+    from threadline.graph.condensation import PreviousTurn
+    from threadline.text.language import detect_language
+
+    assert detect_language("Donation") == "en"
+    assert detect_language("Donation", fallback="fr") == "fr"
+    assert detect_language("What about gifts?", fallback="fr") == "en"
+    previous = PreviousTurn(
+        search_query="Quelle est la valeur de la maison ?",
+        answer="The value of a home depends on its place.",
+        exchanges=(("Quelle est la valeur de la maison ?", "The value depends on its place."),),
+    )
+    variants = query_variants("Valeur", previous, followup=True, document_languages={"en": 1.0})
+    # One French word after French questions is translated like a French question.
+    assert ("translated", "value") in [(v.name, v.text) for v in variants]
+
+
+def test_a_name_is_not_translated_through_a_word_sharing_its_stem() -> None:
+    # "james" shares its French stem with "jamais" (never); capitalised within the
+    # sentence, it is a name. The first word of a sentence says nothing.
+    assert translate_query("Parle-moi de Letitia James", "fr", "en").split()[-2:] == [
+        "letitia",
+        "james",
+    ]
+    assert "never" in translate_query("James, jamais ?", "fr", "en").split()
+
+
+def test_a_word_typed_with_accents_is_not_kept_as_an_english_word() -> None:
+    # "différente" is found by its stem only; typed with an accent, it is no English word.
+    assert translate_query("une version différente", "fr", "en") == "version difference"
+
+
+def test_a_french_plural_gives_the_english_irregular_plural() -> None:
+    # The index's stemmer keeps "children" and "child" apart.
+    assert translate_query("les enfants", "fr", "en") == "children"
+    assert translate_query("un enfant", "fr", "en") == "child"
+    assert translate_query("les personnes ciblées", "fr", "en").startswith("people")
+
+
+def test_unknown_learned_words_find_their_english_twin_by_suffix() -> None:
+    from threadline.text.morphology import english_cognate
+
+    assert english_cognate("infertilite") == "infertility"
+    assert english_cognate("fluviaux") == "fluvial"
+    assert english_cognate("dangereuses") == "dangerous"
+    assert english_cognate("site") is None
+    # Typed with accents, the French form is not kept beside its twin.
+    assert translate_query("l'infertilité", "fr", "en") == "infertility"
+
+
+def test_french_function_words_the_lexicon_lacks_are_dropped() -> None:
+    assert translate_query("chimio et fertilité, avant la puberté", "fr", "en") == (
+        "chimio fertility puberty"
+    )
+    assert translate_query("une plainte auprès d'autres États", "fr", "en") == (
+        "complaint other state"
+    )
+
+
+def test_a_feminine_in_eure_finds_its_masculine() -> None:
+    # "supérieure", "meilleure": the regular feminine of -eur, read as its masculine.
+    assert translate_query("la meilleure", "fr", "en") == translate_query("le meilleur", "fr", "en")
+
+
+def test_comparatives_and_superlatives_are_written_as_english_degrees() -> None:
+    from threadline.text.morphology import degree
+
+    # The index's stemmer keeps "largest" apart from "large".
+    assert translate_query("le plus grand fleuve", "fr", "en") == "largest river"
+    assert translate_query("plus grand que la Seine", "fr", "en").startswith("larger")
+    assert translate_query("Lequel est le plus populaire ?", "fr", "en") == "most popular"
+    # "meilleur" is a comparative of its own; the article makes it a superlative.
+    assert translate_query("un meilleur investissement", "fr", "en") == "better investment"
+    assert translate_query("la meilleure rivière", "fr", "en") == "best river"
+    # "ne ... plus" is no comparison.
+    assert translate_query("je ne peux plus payer", "fr", "en") == "more pay"
+    assert degree("big", superlative=True) == "biggest"
+    assert degree("easy", superlative=False) == "easier"
+    assert degree("expensive", superlative=True) == "most expensive"
+
+
+def test_a_word_found_by_its_stem_only_takes_one_sense() -> None:
+    # The stem "attent" is shared by "attente" (waiting, expectation), "attentif" and
+    # "attentivement": through it, one sense, and the word as typed.
+    assert translate_query("l'attention", "fr", "en") == "waiting attention"
+    # A written form keeps all its senses.
+    assert translate_query("le vol", "fr", "en") == "theft flight"

@@ -88,6 +88,13 @@ def _with_words(question: str, words: Sequence[str]) -> str:
     return f"{question} ({' '.join(words)})" if words else question
 
 
+def _conversation_language(previous: PreviousTurn | None) -> str | None:
+    """Return the language of the past questions together, or None on a first turn."""
+    if previous is None or not previous.exchanges:
+        return None
+    return detect_language(" ".join(question for question, _ in previous.exchanges))
+
+
 # The language a question's words are translated into (the lexicon's other side).
 _OTHER_LANGUAGE = {"fr": "en", "en": "fr"}
 
@@ -124,8 +131,10 @@ def query_variants(
         candidates.append(QueryVariant("llm", llm_rewrite.strip(), config.llm))
     # The share of the documents in the other language; 0 when no translation applies.
     source, target, share, translated = "", "", 0.0, ""
+    # A message nothing marks as one language ("Donation") is in the conversation's.
+    spoken = _conversation_language(previous)
     if config.translated > 0 and document_languages:
-        source = detect_language(question)
+        source = detect_language(question, fallback=spoken)
         target = _OTHER_LANGUAGE.get(source, "")
         share = document_languages.get(target, 0.0) if target else 0.0
         if share < config.translated_min_share:
@@ -150,7 +159,12 @@ def query_variants(
             # share no words: the questions are compared in translation, so the topic
             # they share with the answers recurs.
             exchanges = tuple(
-                (translate_query(q, source, target) if detect_language(q) == source else q, a)
+                (
+                    translate_query(q, source, target)
+                    if detect_language(q, fallback=spoken) == source
+                    else q,
+                    a,
+                )
                 for q, a in exchanges
             )
         shared_words = recurring_words(
@@ -177,7 +191,7 @@ def query_variants(
             # the message is translated: the words carried from the answers and titles are
             # in the documents' language already ("court" must stay a court, not "short").
             previous_query = previous.search_query or ""
-            if previous_query and detect_language(previous_query) == source:
+            if previous_query and detect_language(previous_query, fallback=spoken) == source:
                 previous_query = translate_query(previous_query, source, target)
             candidates += [
                 QueryVariant(

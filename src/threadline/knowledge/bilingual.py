@@ -19,14 +19,17 @@ Pure functions over a lexicon loaded once per process.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from threadline.text import STOPWORDS, french_stem, stem, tokenize
+from threadline.text import STOPWORDS, fold, french_stem, stem, tokenize
 from threadline.text.lexicons import BILINGUAL_LEXICON_FILES
-from threadline.text.lexicons.fr import AUXILIARY_FORMS
+from threadline.text.lexicons.en import IRREGULAR_PLURALS
+from threadline.text.lexicons.fr import AUXILIARY_FORMS, FUNCTION_WORDS
+from threadline.text.morphology import degree, english_cognate
 
 __all__ = [
     "Lexicon",
@@ -37,6 +40,13 @@ __all__ = [
 ]
 
 _STEMMERS: dict[str, Callable[[str], str]] = {"fr": french_stem, "en": stem}
+
+# Words translation never keeps as typed: function words and auxiliaries of either
+# language, and the French function words the index keeps (they are not English words).
+_SKIPPED: dict[str, frozenset[str]] = {
+    "fr": STOPWORDS | AUXILIARY_FORMS | FUNCTION_WORDS,
+    "en": STOPWORDS | AUXILIARY_FORMS,
+}
 
 
 @dataclass(frozen=True)
@@ -84,8 +94,15 @@ class Lexicon:
 
 
 def _singular(token: str) -> str:
-    """Drop a plural ending (-s, -x) from a folded word of more than three letters."""
+    """Drop a plural ending (-s, -x; -aux is -al) from a folded word of over three letters."""
+    if len(token) > 5 and token.endswith("aux") and not token.endswith("eaux"):
+        return token[:-3] + "al"  # journaux, nationaux
     return token[:-1] if len(token) > 3 and token[-1] in "sx" else token
+
+
+def _is_plural(token: str, lex: Lexicon) -> bool:
+    """Tell whether a folded French word is a plural: its singular differs and is not it."""
+    return _singular(token) != token and (token,) not in lex.forms
 
 
 # French feminine endings (accents folded, plural first) and their masculine: the regular
@@ -95,6 +112,8 @@ _FEMININE_ENDINGS = (
     ("euse", "eur"),
     ("rices", "eur"),
     ("rice", "eur"),
+    ("eures", "eur"),
+    ("eure", "eur"),
     ("ives", "if"),
     ("ive", "if"),
     ("elles", "el"),
@@ -180,42 +199,134 @@ def translate_query(text: str, source: str, target: str) -> str:
     Returns:
         Distinct words in reading order: translations of the phrases and words the
         lexicon holds (longest phrase first; at one length, the written form before the
-        stems), other non-stopwords as they are; a word found by its stem only is also
-        kept as typed, after its translations. Empty when the query has no salient word.
+        stems), other non-stopwords as they are; a word found by its stem only gives the
+        first sense of its stem's entries and is also kept as typed. Empty when the query
+        has no salient word.
     """
     lex = lexicon(source, target)
     analyse = _STEMMERS[source]
     tokens = tokenize(text)
     stems = [analyse(token) for token in tokens]
+    accented, names = _accented_and_names(text)
+    graded, degree_words = _degrees(tokens) if source == "fr" else ({}, set())
     words: list[str] = []
     i = 0
     while i < len(tokens):
+        if i in degree_words:
+            i += 1  # "plus" is written into the next word's degree
+            continue
         for size in range(min(lex.longest, len(tokens) - i), 0, -1):
             # Auxiliaries carry no topic, but the index's stopwords must not drop them
             # (those decide the indexed terms), so translation skips both.
             if size == 1 and (tokens[i] in STOPWORDS or tokens[i] in AUXILIARY_FORMS):
                 continue  # a lone function word is never translated ("or", "plus")
             by_form = lex.lookup_form(tokens[i : i + size])
+            if by_form is None and size == 1 and tokens[i] in names:
+                # A name is not translated through a word that shares its stem.
+                words.append(tokens[i])
+                i += 1
+                break
             found = by_form or lex.phrases.get(tuple(stems[i : i + size]))
             if found:
-                words += found
+                if size == 1 and source == "fr" and _is_plural(tokens[i], lex):
+                    # English stems do not join an irregular plural to its singular
+                    # ("children", "child"): a French plural is read in the plural.
+                    found = tuple(IRREGULAR_PLURALS.get(word, word) for word in found)
+                if size == 1 and i in graded and by_form is not None:
+                    found = tuple(degree(word, superlative=graded[i]) for word in found)
                 if by_form is None and size == 1:
+                    # A stem is shared by word families ("attention", "attente" =
+                    # waiting, "attentif"): through it, only the first sense of the
+                    # first entry, the most common one, is taken.
+                    found = found[:1]
+                words += found
+                if (
+                    by_form is None
+                    and size == 1
+                    and tokens[i] not in accented
+                    and tokens[i] not in _SKIPPED[source]
+                ):
                     # A word known only by its stem may be spelt alike in the other
                     # language (the general lexicon leaves those out), and its stem may be
                     # another family's ("attention" shares "attent" with "attente" =
-                    # waiting): it is kept as typed beside the stem's senses.
+                    # waiting): it is kept as typed beside the stem's senses. Not a
+                    # word typed with accents: English writes none ("infertilité").
                     words.append(tokens[i])
                 i += size
                 break
         else:
-            if (
-                tokens[i] not in STOPWORDS
-                and tokens[i] not in AUXILIARY_FORMS
-                and len(tokens[i]) > 1
-            ):
-                words.append(tokens[i])
+            token = tokens[i]
+            if token not in _SKIPPED[source] and len(token) > 1:
+                # A learned word the lexicon lacks may have an English twin by its suffix
+                # ("infertilité" / "infertility"); typed with accents, it is no English word.
+                cognate = english_cognate(token) if source == "fr" else None
+                if cognate:
+                    words.append(cognate)
+                if not cognate or token not in accented:
+                    words.append(token)
             i += 1
     return " ".join(dict.fromkeys(words))
+
+
+# Determiners that make "plus grand" or "meilleur" a superlative ("le plus grand").
+_DEFINITE = frozenset(
+    "le la les du des au aux mon ma mes ton ta tes son sa ses notre nos votre vos leur".split()
+    + ["leurs"]
+)
+# French comparatives of their own (of "bon", "mauvais"), whose English degree changes
+# with the article: "un meilleur prix" is a better price, "le meilleur" the best.
+_SYNTHETIC_COMPARATIVES = frozenset({"meilleur", "pire"})
+
+
+def _degrees(tokens: Sequence[str]) -> tuple[dict[int, bool], set[int]]:
+    """Find the French comparatives and superlatives of a folded question.
+
+    Returns:
+        The positions of the words in a degree (True for a superlative: "le plus
+        grand", "la meilleure"; False for a comparative: "plus grand que", "meilleur"),
+        and those of the "plus" written into them.
+    """
+    graded: dict[int, bool] = {}
+    degree_words: set[int] = set()
+    for i, token in enumerate(tokens):
+        article = i > 0 and tokens[i - 1] in _DEFINITE
+        if token == "plus" and i + 1 < len(tokens) and tokens[i + 1] not in STOPWORDS:
+            # Without an article, only "plus X que" is surely a comparison ("ne ...
+            # plus" is "no longer", "plus de" "more of").
+            if article or "que" in tokens[i + 2 : i + 4]:
+                graded[i + 1] = article
+                degree_words.add(i)
+        elif _singular(_masculine(token) or token) in _SYNTHETIC_COMPARATIVES:
+            graded[i] = article
+    return graded, degree_words
+
+
+# A word as typed, after an elision or an English contraction is cut off.
+_TYPED_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _accented_and_names(text: str) -> tuple[set[str], set[str]]:
+    """Return the folded words typed with accents, and those capitalised within a sentence.
+
+    A capital inside a sentence marks a name ("Letitia James", "Europa Clipper"), which a
+    word sharing its stem must not translate ("james" and "jamais" = never); the first
+    word of a sentence, or one after an elision ("l'Europe"), tells nothing.
+    """
+    accented: set[str] = set()
+    names: set[str] = set()
+    gap = "."  # what precedes the word: the start of the text opens a sentence
+    end = 0
+    for match in _TYPED_WORD.finditer(text):
+        typed = match.group()
+        gap = text[end : match.start()] if end else "."
+        end = match.end()
+        folded = fold(typed)
+        if folded != typed.lower():
+            accented.add(folded)
+        opens_sentence = any(mark in gap for mark in ".?!:;\n")
+        if typed[:1].isupper() and not opens_sentence and not gap.endswith(("'", "\u2019")):
+            names.add(folded)
+    return accented, names
 
 
 @lru_cache(maxsize=4)

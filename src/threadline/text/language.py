@@ -2,12 +2,15 @@
 
 No model and no n-gram profile: short questions ("et pour 2023 ?", "what about P2?")
 give a statistical detector too little, while one French function word settles them.
-The vote uses the stopwords of each follow-up lexicon
-(:data:`threadline.text.lexicons.LEXICONS`), so a language added there takes part.
+The vote uses the stopwords and elided forms of each follow-up lexicon
+(:data:`threadline.text.lexicons.LEXICONS`), so a language added there takes part. A
+message with no vote at all ("Donation", "Valeur") may take the language of the
+conversation it belongs to (`fallback`).
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from threadline.text import lexicons
@@ -33,32 +36,52 @@ def _exclusive_stopwords(
     }
 
 
-def detect_language(text: str) -> str:
+@lru_cache(maxsize=8)
+def _elision_pattern(elisions: tuple[str, ...]) -> re.Pattern[str] | None:
+    """Match the elided forms at the start of a word, before a letter, in folded text."""
+    if not elisions:
+        return None
+    forms = sorted({fold_with_origin(e).text.rstrip("'") for e in elisions}, key=len)
+    alternatives = "|".join(re.escape(f) for f in reversed(forms))
+    return re.compile(rf"(?<![^\W_])(?:{alternatives})'(?=[^\W\d_])")
+
+
+def detect_language(text: str, *, fallback: str | None = None) -> str:
     """Guesses the language of a short text by a stopword vote.
 
     Each lexicon scores one point per word found only in its own stopword list (words
-    shared by several languages, like "a" or "on", say nothing) and half a point if the
-    text uses its marker characters (French accents). The default wins ties and empty
-    votes.
+    shared by several languages, like "a" or "on", say nothing), one point per elided
+    form at the start of a word ("d'autres"), and half a point if the text uses its
+    marker characters (French accents). The default wins ties.
 
     Args:
         text: Any text, typically a user question.
+        fallback: The language of a text nothing votes for (a name, one noun): the
+            language of the conversation it belongs to, say; None means the default.
 
     Returns:
         A code of :data:`~threadline.text.lexicons.LEXICONS`, ``"en"`` by default.
     """
-    found = words(fold_with_origin(text).text)
+    folded = fold_with_origin(text).text
     lowered = text.casefold()
     table = lexicons.LEXICONS
     exclusive = _exclusive_stopwords(tuple((c, lex.stopwords) for c, lex in table.items()))
-    scores: dict[str, float] = {}
+    scores: dict[str, float] = {code: 0.0 for code in table}
     for code, lex in table.items():
-        score = float(sum(1 for w in found if w in exclusive[code]))
+        pattern = _elision_pattern(lex.elisions)
+        if pattern is not None:
+            # An elided "d" is not the English "I'd": counted here, then out of the words.
+            folded, elided = pattern.subn(" ", folded)
+            scores[code] += elided
+    found = words(folded)
+    for code, lex in table.items():
+        scores[code] += sum(1 for w in found if w in exclusive[code])
         if lex.marker_chars and any(ch in lowered for ch in lex.marker_chars):
-            score += 0.5
-        scores[code] = score
+            scores[code] += 0.5
     best = max(scores.values(), default=0.0)
     default = lexicons.DEFAULT_LANGUAGE
-    if best <= 0 or scores.get(default) == best:
+    if best <= 0:
+        return fallback or default
+    if scores.get(default) == best:
         return default
     return next(code for code, score in scores.items() if score == best)

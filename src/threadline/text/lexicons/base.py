@@ -65,6 +65,9 @@ class Lexicon:
         stopwords: Function words; also the vote in language detection.
         marker_chars: Characters typical of the language in running text, a weak vote in
             language detection (accented letters for French).
+        elisions: Word-initial forms elided before a vowel ("d'", "l'", "qu'"), each a
+            vote in language detection wherever it occurs: "d'autres jeux ?" is French
+            although "d" alone is also the English "I'd".
     """
 
     code: str
@@ -94,3 +97,4 @@ class Lexicon:
     topic_nouns: tuple[str, ...] = ()
     stopwords: tuple[str, ...] = ()
     marker_chars: str = ""
+    elisions: tuple[str, ...] = ()

@@ -25,6 +25,7 @@ __all__ = [
     "FOLLOWUPS",
     "GENERIC_WORDS",
     "GOODBYES",
+    "IRREGULAR_PLURALS",
     "NOT_NAMES",
     "REQUEST_WORDS",
     "REWRITE_CHATTER",
@@ -248,3 +249,24 @@ REWRITE_CHATTER: tuple[str, ...] = (
 """Phrases of an assistant talking about the task rather than writing the query
 (reformulation). A phrase the user's own message holds does not count."""
 # fmt: on
+
+
+# ------------------------------------------------------------ query translation
+
+# fmt: off
+IRREGULAR_PLURALS: dict[str, str] = {
+    "child": "children", "person": "people", "man": "men", "woman": "women",
+    "foot": "feet", "tooth": "teeth", "goose": "geese", "mouse": "mice", "louse": "lice",
+    "ox": "oxen", "life": "lives", "wife": "wives", "knife": "knives", "leaf": "leaves",
+    "half": "halves", "wolf": "wolves", "calf": "calves", "shelf": "shelves",
+    "thief": "thieves", "loaf": "loaves", "self": "selves", "analysis": "analyses",
+    "crisis": "crises", "thesis": "theses", "diagnosis": "diagnoses",
+    "hypothesis": "hypotheses", "criterion": "criteria", "phenomenon": "phenomena",
+    "medium": "media", "appendix": "appendices", "matrix": "matrices",
+    "vertex": "vertices", "nucleus": "nuclei",
+    "fungus": "fungi", "cactus": "cacti", "stimulus": "stimuli", "bacterium": "bacteria",
+    "curriculum": "curricula", "alumnus": "alumni",
+}
+# fmt: on
+"""English nouns whose plural the index's stemmer does not join to the singular
+("children" and "child" are two terms), for a French plural translated into English."""

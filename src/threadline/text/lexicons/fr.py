@@ -22,6 +22,7 @@ __all__ = [
     "AUXILIARY_FORMS",
     "DELIVERABLE",
     "FOLLOWUPS",
+    "FUNCTION_WORDS",
     "GENERIC_WORDS",
     "GOODBYES",
     "REQUEST_WORDS",
@@ -62,6 +63,27 @@ AUXILIARY_FORMS: frozenset[str] = frozenset(
     """.split()
 )
 """Folded auxiliary and modal forms, which query translation skips (in both directions)."""
+
+# Closed classes of French grammar the index's stopwords leave out (prepositions, adverbs
+# of time, place and degree, indefinite pronouns and determiners, conjunctions): kept as
+# typed, they would be French words in an English query.
+FUNCTION_WORDS: frozenset[str] = frozenset(
+    """
+    apres avant aupres contre parmi malgre durant envers hormis sauf outre via
+    ainsi alors aussi aussitot autant deja desormais dorenavant ensuite enfin ici
+    partout ailleurs dessus dessous dedans dehors loin pres environ presque assez
+    trop tant tellement beaucoup peu guere plutot surtout notamment seulement
+    toujours jamais souvent parfois quelquefois bientot tot tard hier demain
+    aujourd hui maintenant actuellement cependant pourtant toutefois neanmoins
+    sinon lorsque puisque quoique tandis afin
+    quelque quelques quelqu quiconque chacun chacune aucun aucune nul nulle
+    plusieurs certains certaines autrui rien
+    celui celle ceux celles lequel laquelle lesquels lesquelles auquel auxquels
+    duquel desquels dont oui non si
+    """.split()
+)
+"""Folded French function words that query translation drops when the lexicon lacks them
+(rather than keep them as typed)."""
 
 # fmt: off
 FOLLOWUPS = Lexicon(
@@ -183,6 +205,9 @@ FOLLOWUPS = Lexicon(
         "combien", "quid", "il y a", "y a t il", "est ce que", "qu'est ce que",
     ),
     marker_chars="éèêëàâçîïôûùœ",
+    elisions=(
+        "c'", "d'", "j'", "l'", "m'", "n'", "s'", "t'", "qu'", "jusqu'", "lorsqu'", "puisqu'",
+    ),
 )
 # fmt: on
 
