@@ -65,3 +65,11 @@ def test_a_weight_bound_lists_the_laptops_under_it_and_cheapest_ranks_them(chat)
     # The cheapest of those light laptops, not of the whole catalog.
     assert cheapest.citations[0]["title"] == "ASUS Zenbook 14 OLED (UX3405)"
     assert {c["title"] for c in cheapest.citations} == {c["title"] for c in light.citations}
+
+
+def test_more_than_a_bound_leaves_the_bound_out(chat):
+    (strong,) = conversation(chat, "phones with more than 5000 mAh")
+    titles = [c["title"] for c in strong.citations]
+    assert titles[0] == "OnePlus 12"  # 5400 mAh first
+    # The Nokia G42 and the Moto G Power have 5000 mAh: not more than 5000.
+    assert "Nokia G42 5G" not in titles and "Motorola Moto G Power 5G (2024)" not in titles

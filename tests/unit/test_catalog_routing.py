@@ -107,11 +107,13 @@ def test_an_ordinal_after_de_or_a_points_into_the_list(question, rank):
     [
         (
             "Which laptops weigh less than 1.3 kg?",
-            {"spec": "weight_kg", "order": "asc", "category": "laptop", "max_value": 1.3},
+            {"spec": "weight_kg", "order": "asc", "category": "laptop", "max_value": 1.3}
+            | {"exclusive": True},
         ),
         (
             "phones with more than 5000 mAh",
-            {"spec": "battery_mah", "order": "desc", "category": "phone", "min_value": 5000.0},
+            {"spec": "battery_mah", "order": "desc", "category": "phone", "min_value": 5000.0}
+            | {"exclusive": True},
         ),
         (
             "laptops with at least 16 GB of RAM",
@@ -119,7 +121,8 @@ def test_an_ordinal_after_de_or_a_points_into_the_list(question, rank):
         ),
         (
             "ordinateurs portables de plus de 1 To",
-            {"spec": "storage_gb", "order": "desc", "category": "laptop", "min_value": 1000.0},
+            {"spec": "storage_gb", "order": "desc", "category": "laptop", "min_value": 1000.0}
+            | {"exclusive": True},
         ),
     ],
 )

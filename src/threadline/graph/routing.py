@@ -72,6 +72,7 @@ _SPEC_UNITS: list[tuple[str, str]] = [
 ]
 _BOUND_BELOW = r"under|below|less than|lighter than|at most|up to|moins de|sous|au plus|jusqu'a"
 _BOUND_ABOVE = r"over|above|more than|at least|plus de|au moins"
+_BOUND_INCLUSIVE = r"at most|up to|au plus|jusqu'a|at least|au moins"
 _SPEC_BOUND = re.compile(
     rf"\b(?P<dir>{_BOUND_BELOW}|{_BOUND_ABOVE})\s*(?P<value>\d+(?:[.,]\d+)?)\s*"
     rf"(?P<unit>{'|'.join(f'(?:{unit})' for unit, _ in _SPEC_UNITS)})(?![\w])"
@@ -211,6 +212,8 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
         below = re.fullmatch(_BOUND_BELOW, bound["dir"]) is not None
         bounded: dict[str, Any] = {"spec": spec, "order": "asc" if below else "desc"}
         bounded |= {"category": category, "max_value" if below else "min_value": value}
+        if not re.fullmatch(_BOUND_INCLUSIVE, bound["dir"]):
+            bounded["exclusive"] = True  # "more than 5000 mAh" is not 5000 mAh
         return ToolRequest("rank_products", {**bounded, "limit": 10})
     for pattern, spec, order in SUPERLATIVES:
         if category and re.search(pattern, text):

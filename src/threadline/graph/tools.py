@@ -67,6 +67,9 @@ class RankProductsArgs(BaseModel):
     )
     min_value: float | None = Field(default=None, description="Keep specs at least this.")
     max_value: float | None = Field(default=None, description="Keep specs at most this.")
+    exclusive: bool = Field(
+        default=False, description="Exclude the bounds themselves ('more than', 'under')."
+    )
 
 
 class GetProductArgs(BaseModel):
@@ -99,6 +102,7 @@ def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
         names: list[str] | None = None,
         min_value: float | None = None,
         max_value: float | None = None,
+        exclusive: bool = False,
     ) -> list[Product]:
         return catalog.rank(
             tenant,
@@ -109,6 +113,7 @@ def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
             names=names,
             min_value=min_value,
             max_value=max_value,
+            exclusive=exclusive,
         )
 
     def get_product(name: str) -> list[Product]:

@@ -255,20 +255,30 @@ class Catalog:
         names: list[str] | None = None,
         min_value: float | None = None,
         max_value: float | None = None,
+        exclusive: bool = False,
     ) -> list[Product]:
         """Products that have `spec`, best first (`asc`: smallest value first).
 
         With `names`, only those products are ranked ("which one is lighter?" after a
         comparison ranks the products compared, not the whole category). `min_value` and
-        `max_value` bound the spec ("laptops under 1.3 kg").
+        `max_value` bound the spec ("laptops under 1.3 kg"), the bounds themselves
+        excluded when `exclusive` ("more than 5000 mAh" is not 5000 mAh).
         """
         candidates = self.find(tenant, names) if names else self.search(tenant, category=category)
+
+        def within(value: float) -> bool:
+            if exclusive:
+                return (min_value is None or value > min_value) and (
+                    max_value is None or value < max_value
+                )
+            return (min_value is None or value >= min_value) and (
+                max_value is None or value <= max_value
+            )
+
         rows = [
             (value, p)
             for p in candidates
-            if (value := p.spec_number(spec)) is not None
-            and (min_value is None or value >= min_value)
-            and (max_value is None or value <= max_value)
+            if (value := p.spec_number(spec)) is not None and within(value)
         ]
         rows.sort(key=lambda r: (r[0] if order == "asc" else -r[0], r[1].price_usd))
         return [p for _, p in rows[:limit]]
