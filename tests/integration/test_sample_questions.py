@@ -121,3 +121,33 @@ def test_a_french_question_over_english_specs(chat, question, quoted):
     result = ask(chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert quoted in result.answer
+
+
+def test_a_product_discussed_keeps_its_follow_ups(chat):
+    # "How heavy is it?" asks for a weight ("weighs only 1.09 kg" never says heavy);
+    # "And the price?" is the ThinkPad's, which states one without the word "price".
+    thread = f"q-{uuid.uuid4().hex[:8]}"
+    turns = [
+        chat.run_turn(TurnRequest(query=q, thread_id=thread))
+        for q in ("Tell me about the ThinkPad", "How heavy is it?", "And the price?")
+    ]
+    _, heavy, price = turns
+    assert heavy.outcome == "grounded_answer", heavy.answer
+    assert "1.09 kg" in heavy.answer
+    assert price.outcome == "grounded_answer", price.answer
+    assert "$2,199" in price.answer
+    assert {c["section"] for c in price.citations} == {"Lenovo ThinkPad X1 Carbon Gen 12"}
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        ("Quels sont les horaires du support ?", "Et le week-end ?"),
+        ("What does Brightwell plan for 2025?", "détaille la partie sur les magasins"),
+    ],
+)
+def test_a_time_or_a_part_of_the_document_is_no_thing_to_choose(chat, first, then):
+    thread = f"q-{uuid.uuid4().hex[:8]}"
+    chat.run_turn(TurnRequest(query=first, thread_id=thread))
+    result = chat.run_turn(TurnRequest(query=then, thread_id=thread))
+    assert "« le week-end »" not in result.answer and "« la partie »" not in result.answer

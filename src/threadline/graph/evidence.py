@@ -60,7 +60,7 @@ from threadline.graph.referents import (
     acronyms,
     candidate_titles,
     distinct_things,
-    from_discussed_documents,
+    from_discussed,
     leaves_the_conversation,
     name_shared_by_titles,
     passages_about,
@@ -273,7 +273,7 @@ def decide(
     # (its names, or for "is it ...?" what was discussed), and what it asks for ("the
     # stock price" in "what is Brightwell's stock price?") must be in that passage whole.
     name_terms = {t for n in names for t in terms(n)}
-    weights = {t: 1.0 for t in substantive_terms(content)}
+    weights = {t: 1.0 for t in substantive_terms(content, typed=kind is not None)}
     total = sum(weights.values())
     eligible = passages_about(chunks, vocab, names, question, focus)
     anchors = list(unanchored_references(question, earlier, titles=titles, headings=headings))
@@ -368,7 +368,22 @@ def decide(
         # supports it, it is about that document ("et le nombre de tickets traités ?"
         # after the report's customer-service figures, not the support policy's tickets).
         if continues_the_subject(question):
-            fitting = from_discussed_documents(chunks, fitting, focus) or fitting
+            by_label = {str(c["label"]): c for c in chunks}
+            # The section discussed first: "and the price?" after the ThinkPad, which
+            # states one ("at $2,199") without the word the other passages matched on.
+            discussed = from_discussed(chunks, fitting, focus, "section")
+            if not discussed and kind is not None:
+                discussed = [
+                    label
+                    for label in from_discussed(chunks, eligible, focus, "section")
+                    if has_answer_type(kind, str(by_label[label].get("text", "")))
+                ]
+            discussed = discussed or from_discussed(chunks, fitting, focus, "title")
+            if discussed:
+                # ... and the answer quotes that, not every passage that holds an X.
+                fitting = discussed
+                supporting = tuple(discussed)
+                base["about"] = tuple(discussed)
         titles = candidate_titles(chunks, fitting)
         # "this X" with no X anywhere before points at nothing the user said, nor does
         # "about a specific X": ask even when one candidate fits; "the X" is a question

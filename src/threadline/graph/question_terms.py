@@ -267,8 +267,22 @@ def unanchored_references(
         shared = any(n in titled_by_several for n in noun)
         if not shared and _complement_names(question[match.end(2) :], names):
             continue
+        if noun and noun[0] in _NO_THING_TO_CHOOSE:
+            continue
         if noun and noun[0] not in history and noun[0] not in titled:
             yield match.group(0)
+
+
+# "The X" that names no thing to choose between: a time ("et le week-end ?", "the
+# night") or a part of the document ("détaille la partie sur les magasins"), whose
+# complement, if any, says what it is about.
+_NO_THING_TO_CHOOSE = frozenset(
+    terms(
+        "weekend week-end weekends night nights morning evening afternoon holidays "
+        "nuit nuits matin soir soirée après-midi vacances jours fériés "
+        "part section point chapter paragraph partie chapitre paragraphe"
+    )
+)
 
 
 # Where a noun phrase's complement ends: a place, a time or a clause says where or when
@@ -314,7 +328,8 @@ _ASKED_KIND_TERMS = frozenset(
     terms(
         "capacity size amount level rate value figure total count policy policies rule rules "
         "guideline guidelines procedure procedures process processes steps instructions "
-        "requirements address capacité taille montant niveau taux valeur total adresse "
+        "requirements address weight heavy capacité taille montant niveau taux valeur total "
+        "adresse poids lourd lourde "
         "politique "
         "politiques règle règles consigne consignes procédure procédures processus étapes "
         "démarche démarches modalités exigences"
@@ -327,14 +342,16 @@ _ASKED_KIND_TERMS |= frozenset(
 )
 
 
-def substantive_terms(content: Sequence[str]) -> list[str]:
+def substantive_terms(content: Sequence[str], *, typed: bool = False) -> list[str]:
     """Return a question's content terms without the words for the kind of value asked.
 
     "What is the password policy?" is about passwords: the passage that answers states
-    the rules and need not say "policy". A question made of such words only keeps them.
+    the rules and need not say "policy". A question made of such words only keeps them,
+    unless the kind is `typed`: "how heavy is it?" asks for a weight, which the answer
+    type check looks for in the passage ("weighs 1.09 kg" never says "heavy").
     """
     specific = [t for t in content if t not in _ASKED_KIND_TERMS]
-    return specific or list(content)
+    return specific or ([] if typed else list(content))
 
 
 def asked_phrase_terms(question: str) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from threadline.graph.question_terms import GENERIC_TERMS, PRONOUN, matches_term, name_phrases
 from threadline.text import fold, terms
@@ -163,16 +164,25 @@ def leaves_the_conversation(
     return not any(titles[label] in wanted for label in supporting)
 
 
-def from_discussed_documents(
-    chunks: Sequence[Mapping[str, object]], labels: Sequence[str], focus: Sequence[str]
+def from_discussed(
+    chunks: Sequence[Mapping[str, object]],
+    labels: Sequence[str],
+    focus: Sequence[str],
+    level: Literal["section", "title"] = "title",
 ) -> list[str]:
-    """Return the labels among `labels` whose passage comes from a document discussed.
+    """Return the labels among `labels` whose passage comes from what was discussed.
 
-    `focus` holds the titles (or "title — section") the previous answer was about.
+    `focus` holds the titles (or "title — section") the previous answer was about;
+    `level` says whether a passage must be from a section discussed ("and the price?"
+    after an answer on the ThinkPad is the ThinkPad's) or from a document discussed.
     """
     wanted = {fold(part).strip() for f in focus for part in f.split(" — ") if part}
-    titles = {str(c["label"]): fold(str(c.get("title") or "")).strip() for c in chunks}
-    return [label for label in labels if titles.get(label) in wanted]
+    by_label = {str(c["label"]): c for c in chunks}
+    return [
+        label
+        for label in labels
+        if fold(str(by_label.get(label, {}).get(level) or "")).strip() in wanted
+    ]
 
 
 def name_shared_by_titles(

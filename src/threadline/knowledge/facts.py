@@ -83,7 +83,8 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
         re.compile(
             r"\b(how much (?:does|do|is|are|will|would|did|it|they|for)|what(?:'s| is| are)? "
             r"the (?:price|cost|fee)|price of|cost of|how expensive|combien (?:coute|co[uû]te)|"
-            r"quel (?:est le )?prix|stock price)\b"
+            r"quel (?:est le )?prix|stock price|"
+            r"^\W*(?:and|et) (?:the|le|its|son) (?:price|cost|prix|cout))\b"
         ),
     ),
     ("weight", re.compile(r"\b(lightest|heaviest|how heavy|weigh\w*|plus leger|poids)\b")),
