@@ -73,3 +73,14 @@ def test_more_than_a_bound_leaves_the_bound_out(chat):
     assert titles[0] == "OnePlus 12"  # 5400 mAh first
     # The Nokia G42 and the Moto G Power have 5000 mAh: not more than 5000.
     assert "Nokia G42 5G" not in titles and "Motorola Moto G Power 5G (2024)" not in titles
+
+
+def test_compare_the_first_two_of_a_list(chat):
+    listed, compared = conversation(
+        chat,
+        "Quels ordinateurs portables avez-vous entre 800 et 1200 $ ?",
+        "Compare les deux premiers",
+    )
+    assert compared.outcome == "tool_answer"
+    assert [c["title"] for c in compared.citations] == [c["title"] for c in listed.citations][:2]
+    assert all("weight:" in line for line in compared.answer.splitlines()[-2:])

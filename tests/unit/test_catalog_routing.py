@@ -130,3 +130,42 @@ def test_a_bound_with_a_unit_filters_that_spec_not_the_price(question, args):
     call = parse_catalog_request(question, BRANDS)
     assert call is not None and call.name == "rank_products"
     assert call.args == {**args, "limit": 10}
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("Compare les deux premiers", LISTED[:2]),
+        ("compare the first two", LISTED[:2]),
+        ("compare them", LISTED),
+        ("Compare-les", LISTED),
+    ],
+)
+def test_compare_without_names_compares_the_listed_products(question, names):
+    plan = plan_turn(
+        question, outline=[], source_titles=[], has_previous_turn=True, listed_products=LISTED
+    )
+    assert plan.tool is not None and plan.tool.name == "compare_products"
+    assert plan.tool.args == {"names": names}
+
+
+def test_which_of_those_ranks_the_products_a_summary_was_about():
+    overview = ["Nokia G42 5G", "Google Pixel 8a", "Apple iPhone 15"]
+    plan = plan_turn(
+        "which of those is cheapest?",
+        outline=[],
+        source_titles=[],
+        has_previous_turn=True,
+        discussed_products=overview,
+        listed_category="phone",
+    )
+    assert plan.tool is not None and plan.tool.args["names"] == overview
+    # An ordinal stays a reference into the summary's outline, not into its products.
+    second = plan_turn(
+        "tell me more about the second one",
+        outline=[],
+        source_titles=[],
+        has_previous_turn=True,
+        discussed_products=overview,
+    )
+    assert second.tool is None

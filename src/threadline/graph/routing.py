@@ -284,6 +284,32 @@ def listed_product(
     return None
 
 
+_HOW_MANY_LISTED = {"two": 2, "deux": 2, "2": 2, "three": 3, "trois": 3, "3": 3, "four": 4,
+                    "quatre": 4, "4": 4, "both": 2}  # fmt: skip
+# "compare the first two", "compare-les", "compare them", "compare les deux premiers".
+_COMPARE_LISTED = re.compile(
+    r"\b(?:compare[rz]?|comparison|comparatif)\b(?:-(?:les|them))?\s*(?:(?:the|les|them|ces|"
+    r"those|these)\s*)?(?:(?:first|premiers?|premieres?)\s+)?"
+    r"(?P<count>two|deux|three|trois|four|quatre|both|[234])?\s*"
+    r"(?:first|premiers?|premieres?|ones?|produits?|products?|modeles?|models?)?\s*[?.!]*$"
+)
+
+
+def compare_listed(question: str, listed: Sequence[str]) -> ToolRequest | None:
+    """Compare products of the previous list that the message points at without naming.
+
+    "Compare les deux premiers", "compare the first two", "compare them": the first
+    products as listed (all of them, at most four, when no count is said).
+    """
+    if len(listed) < 2:
+        return None
+    match = _COMPARE_LISTED.search(fold(question).strip())
+    if match is None:
+        return None
+    count = _HOW_MANY_LISTED.get(match["count"] or "", min(len(listed), 4))
+    return ToolRequest("compare_products", {"names": list(listed[:count])})
+
+
 def rank_listed(
     question: str, listed: Sequence[str], category: str | None = None
 ) -> ToolRequest | None:
@@ -326,17 +352,26 @@ def plan_turn(
     listed_products: Sequence[str] = (),
     listed_category: str | None = None,
     prices: dict[str, float] | None = None,
+    discussed_products: Sequence[str] = (),
 ) -> TurnPlan:
     """Classify one message (pure function of the message and the thread state).
 
     `listed_products` are the products the previous answer listed (a catalog answer),
     in the order shown, and `listed_category` their shared category: a reference into
     that list is a product lookup, a comparison between them a ranking of them.
+    `discussed_products` are those a previous document answer was about (its sections
+    that are products, as in an overview of the catalog): "which of those is
+    cheapest?" ranks them too, while "the second point" stays a reference into its
+    outline.
     """
     deliverable = is_deliverable_request(question)
     tool = parse_catalog_request(question, brands)
     if tool is not None:
         return TurnPlan("tool", tool=tool)
+    among = listed_products or discussed_products
+    compared = compare_listed(question, among)  # before "the first": "compare the first two"
+    if compared is not None:
+        return TurnPlan("tool", tool=compared)
     found = listed_product(question, listed_products, prices)
     if found is not None:
         rank, ref_type = found
@@ -351,7 +386,7 @@ def plan_turn(
         return TurnPlan(
             "tool", reference=reference, tool=ToolRequest("get_product", {"name": name})
         )
-    ranked = rank_listed(question, listed_products, listed_category)
+    ranked = rank_listed(question, among, listed_category)
     if ranked is not None:
         return TurnPlan("tool", tool=ranked)
     # Exact greetings and thanks only, so this cannot swallow a short follow-up.

@@ -47,6 +47,12 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         listed = [t for t in titles if t in known]
         if len(listed) >= 2:
             break
+    # A document answer about several products (an overview of the catalog): the
+    # products its cited sections are about, for "which of those is cheapest?".
+    discussed: list[str] = []
+    if state.history and state.history[-1]["route"] != "tool":
+        sections = [t.split(" — ")[-1] for t in state.history[-1]["titles"] if " — " in t]
+        discussed = list(dict.fromkeys(t for t in sections if t in known))
     plan = plan_turn(
         state.query,
         outline=outline,
@@ -54,7 +60,8 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         has_previous_turn=bool(state.history),
         brands=brands,
         listed_products=listed,
-        listed_category=shared_category(products, listed),
+        listed_category=shared_category(products, listed or discussed),
+        discussed_products=discussed if len(discussed) >= 2 else (),
         prices={p.name: p.price_usd for p in products},
     )
     followup = TurnFollowup()
