@@ -54,14 +54,20 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     judges = not quotes_sources(llm)
     if not judges and evidence.verdict in ("not_in_documents", "ambiguous"):
         return decision_update(state, evidence, evidence.verdict, trace, calls=0)
-    # A quoting model sees only the passages about the question's subject (its names,
-    # or what "it" refers to) and the covered part of a partly answerable question; a
-    # reading model sees the whole packed context.
+    # A quoting model sees the passages about the question's subject (its names, or what
+    # "it" refers to), and past the first of them only those that support the answer:
+    # "When do I prune roses?" quotes no passage on pruning tomatoes. It answers the
+    # covered part of a partly answerable question. A reading model sees the whole
+    # packed context.
+    about = list(evidence.about)
+    shown = about[:1] + [label for label in about[1:] if label in evidence.supporting]
+    if not evidence.supporting:
+        shown = about
     messages = answer_messages(
         state,
         services,
         context,
-        only=None if judges else list(evidence.about) or None,
+        only=None if judges else shown or None,
         asks_for=evidence.asks_for,
         question=None if judges else evidence.answered or None,
     )
