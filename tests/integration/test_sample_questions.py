@@ -151,3 +151,23 @@ def test_a_time_or_a_part_of_the_document_is_no_thing_to_choose(chat, first, the
     chat.run_turn(TurnRequest(query=first, thread_id=thread))
     result = chat.run_turn(TurnRequest(query=then, thread_id=thread))
     assert "« le week-end »" not in result.answer and "« la partie »" not in result.answer
+
+
+def test_the_best_selling_phone_is_a_question_for_the_report(chat):
+    # A superlative the catalog has no spec for is no product list, and it picks one
+    # phone: nothing to ask back. "Combien coûte-t-il ?" then reads "vendu 449 $".
+    thread = f"q-{uuid.uuid4().hex[:8]}"
+    best = chat.run_turn(
+        TurnRequest(query="Quel est le smartphone le plus vendu ?", thread_id=thread)
+    )
+    assert best.route != "tool" and best.outcome == "grounded_answer", best.answer
+    assert "le smartphone le plus vendu" in best.answer
+    price = chat.run_turn(TurnRequest(query="Combien coûte-t-il ?", thread_id=thread))
+    assert price.outcome == "grounded_answer", price.answer
+    assert "449 $" in price.answer
+
+
+def test_a_suspicious_email_in_french(chat):
+    result = ask(chat, "Que faire si je reçois un email suspect ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "Report phishing" in result.answer

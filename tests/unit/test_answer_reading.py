@@ -71,3 +71,11 @@ def test_contact_details_are_kinds_of_fact():
     for text in ("a 24/7 phone line", "312 000 demandes", "8:00 to 20:00", "4 870 entreprises"):
         assert not has_answer_type("phone", text)
     assert has_answer_type("email", "write to support@brightwell.example today")
+
+
+def test_a_price_written_after_its_number():
+    from threadline.knowledge.facts import has_answer_type
+
+    assert has_answer_type("price", "Le Galaxy A55, vendu 449 $, a été le plus vendu.")
+    assert has_answer_type("price", "à 1 099 €.")
+    assert not has_answer_type("price", "en 2024, 52 % des ventes")

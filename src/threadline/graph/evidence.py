@@ -61,6 +61,7 @@ from threadline.graph.referents import (
     candidate_titles,
     distinct_things,
     from_discussed,
+    from_lead_discussed,
     leaves_the_conversation,
     name_shared_by_titles,
     passages_about,
@@ -273,7 +274,7 @@ def decide(
     # (its names, or for "is it ...?" what was discussed), and what it asks for ("the
     # stock price" in "what is Brightwell's stock price?") must be in that passage whole.
     name_terms = {t for n in names for t in terms(n)}
-    weights = {t: 1.0 for t in substantive_terms(content, typed=kind is not None)}
+    weights = {t: 1.0 for t in substantive_terms(content, typed=kind)}
     total = sum(weights.values())
     eligible = passages_about(chunks, vocab, names, question, focus)
     anchors = list(unanchored_references(question, earlier, titles=titles, headings=headings))
@@ -371,13 +372,14 @@ def decide(
             by_label = {str(c["label"]): c for c in chunks}
             # The section discussed first: "and the price?" after the ThinkPad, which
             # states one ("at $2,199") without the word the other passages matched on.
-            discussed = from_discussed(chunks, fitting, focus, "section")
+            discussed = from_lead_discussed(chunks, fitting, focus)
             if not discussed and kind is not None:
-                discussed = [
+                stating = [
                     label
-                    for label in from_discussed(chunks, eligible, focus, "section")
+                    for label in eligible
                     if has_answer_type(kind, str(by_label[label].get("text", "")))
                 ]
+                discussed = from_lead_discussed(chunks, stating, focus)
             discussed = discussed or from_discussed(chunks, fitting, focus, "title")
             if discussed:
                 # ... and the answer quotes that, not every passage that holds an X.

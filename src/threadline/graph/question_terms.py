@@ -269,6 +269,10 @@ def unanchored_references(
             continue
         if noun and noun[0] in _NO_THING_TO_CHOOSE:
             continue
+        if _SUPERLATIVE_HEAD.match(match.group(2)) or _SUPERLATIVE_AFTER.match(
+            question[match.end(2) :]
+        ):
+            continue  # "the best-selling phone", "le smartphone le plus vendu": one thing
         if noun and noun[0] not in history and noun[0] not in titled:
             yield match.group(0)
 
@@ -283,6 +287,16 @@ _NO_THING_TO_CHOOSE = frozenset(
         "part section point chapter paragraph partie chapitre paragraphe"
     )
 )
+
+
+# A superlative picks one thing out of several: "the best-selling phone", "le smartphone
+# le plus vendu", "la meilleure offre" need no question back.
+_SUPERLATIVE_HEAD = re.compile(
+    r"(?:best|worst|most|least|latest|newest|oldest|largest|biggest|smallest|cheapest|"
+    r"highest|lowest|meilleure?s?|pire)(?:\b|-)",
+    re.I,
+)
+_SUPERLATIVE_AFTER = re.compile(r"\s+(?:le|la|les)\s+(?:plus|moins|meilleure?s?|pire)\b", re.I)
 
 
 # Where a noun phrase's complement ends: a place, a time or a clause says where or when
@@ -328,8 +342,8 @@ _ASKED_KIND_TERMS = frozenset(
     terms(
         "capacity size amount level rate value figure total count policy policies rule rules "
         "guideline guidelines procedure procedures process processes steps instructions "
-        "requirements address weight heavy capacité taille montant niveau taux valeur total "
-        "adresse poids lourd lourde "
+        "requirements address share proportion percentage capacité taille montant niveau "
+        "taux valeur total adresse part proportion pourcentage "
         "politique "
         "politiques règle règles consigne consignes procédure procédures processus étapes "
         "démarche démarches modalités exigences"
@@ -342,15 +356,25 @@ _ASKED_KIND_TERMS |= frozenset(
 )
 
 
-def substantive_terms(content: Sequence[str], *, typed: bool = False) -> list[str]:
+# The words that ask for a kind of fact the answer type check recognises: a passage
+# states a price as "$449" without "price" or "cost", a weight as "1.09 kg".
+_TYPED_KIND_TERMS = {
+    "price": frozenset(terms("price prices cost costs prix coût coûts coûte coûtent tarif")),
+    "weight": frozenset(terms("weight weigh weighs heavy poids pèse lourd lourde")),
+}
+
+
+def substantive_terms(content: Sequence[str], *, typed: str | None = None) -> list[str]:
     """Return a question's content terms without the words for the kind of value asked.
 
     "What is the password policy?" is about passwords: the passage that answers states
     the rules and need not say "policy". A question made of such words only keeps them,
-    unless the kind is `typed`: "how heavy is it?" asks for a weight, which the answer
-    type check looks for in the passage ("weighs 1.09 kg" never says "heavy").
+    unless the kind is `typed` (the kind of fact asked, which the answer type check
+    looks for): "how heavy is it?" asks for a weight ("weighs 1.09 kg" never says
+    "heavy"), "combien coûte-t-il ?" for a price ("vendu 449 $").
     """
-    specific = [t for t in content if t not in _ASKED_KIND_TERMS]
+    kind_words = _ASKED_KIND_TERMS | _TYPED_KIND_TERMS.get(typed or "", frozenset())
+    specific = [t for t in content if t not in kind_words]
     return specific or ([] if typed else list(content))
 
 

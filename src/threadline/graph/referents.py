@@ -185,6 +185,21 @@ def from_discussed(
     ]
 
 
+def from_lead_discussed(
+    chunks: Sequence[Mapping[str, object]], labels: Sequence[str], focus: Sequence[str]
+) -> list[str]:
+    """Return the labels from the first section the previous answer cited that has any.
+
+    The previous answer's first source is what it was about: "and the price?" after an
+    answer on the ThinkPad that also quoted the annual report is the ThinkPad's price.
+    """
+    for entry in focus:
+        found = from_discussed(chunks, labels, [entry.split(" — ")[-1]], "section")
+        if found:
+            return found
+    return []
+
+
 def name_shared_by_titles(
     question: str,
     chunks: Sequence[Mapping[str, object]],

@@ -132,6 +132,12 @@ COMPARATIVES: list[tuple[str, str, str]] = [
     (r"\b(newer|more recent)\b", "release_year", "desc"),
     (r"\blonger warranty\b", "warranty_years", "desc"),
 ]
+# A superlative the catalog has no spec for ("le smartphone le plus vendu", "the most
+# popular laptop", "best-selling"): a question for the documents, not a list.
+_OTHER_SUPERLATIVE = re.compile(
+    r"\b(?:le|la|les) (?:plus|moins) \w+|\bthe (?:most|least) \w+|\bbest[- ]sell\w*|"
+    r"\bmost popular\b|\b(?:plus|moins) (?:vendue?s?|populaires?)\b"
+)
 _ORDINALS = {
     "first": 1, "1st": 1, "premier": 1, "premiere": 1, "1er": 1, "1re": 1,
     "second": 2, "2nd": 2, "deuxieme": 2, "seconde": 2, "2e": 2, "2eme": 2,
@@ -224,6 +230,8 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
             return ToolRequest(
                 "rank_products", {"spec": spec, "order": order, "category": category}
             )
+    if _OTHER_SUPERLATIVE.search(text):
+        return None  # the superlatives the catalog can rank were all tried above
     if _COMPARE.search(text):
         names = [
             n.strip(" ?.!")

@@ -13,7 +13,8 @@ from threadline.text import fold, is_stopword, terms
 
 # What a question asks for, and how the answer's kind of fact looks in a passage.
 _MONEY = re.compile(
-    r"[$€£¥]\s?\d|\d\s?(?:\$|€|£|usd|eur|dollars?|euros?|cents?)\b|\b(?:free|no charge|"
+    # "$449", "449 $" (French), "449 dollars": a currency sign needs no word boundary.
+    r"[$€£¥]\s?\d|\d\s?(?:[$€£]|(?:usd|eur|dollars?|euros?|cents?)\b)|\b(?:free|no charge|"
     r"gratuit\w*|fee|fees|price[sd]?|pricing|cost[s]?|charged?|billed|tarif\w*|prix)\b",
     re.I,
 )
@@ -42,7 +43,7 @@ _DURATION = re.compile(
 )
 # Pay is an amount of money: "fee" or "cost" words do not state one.
 _AMOUNT = re.compile(
-    r"[$€£¥]\s?\d|\d\s?(?:\$|€|£|k\b|usd|eur|dollars?|euros?)\b|\b\d[\d,.]* (?:per|an|a) "
+    r"[$€£¥]\s?\d|\d\s?(?:[$€£]|(?:k|usd|eur|dollars?|euros?)\b)|\b\d[\d,.]* (?:per|an|a) "
     r"(?:hour|year|month|week|heure|an|mois)\b",
     re.I,
 )
