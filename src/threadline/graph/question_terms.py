@@ -361,6 +361,7 @@ _ASKED_KIND_TERMS |= frozenset(
 _TYPED_KIND_TERMS = {
     "price": frozenset(terms("price prices cost costs prix coût coûts coûte coûtent tarif")),
     "weight": frozenset(terms("weight weigh weighs heavy poids pèse lourd lourde")),
+    "duration": frozenset(terms("fast quickly soon long vite rapidement délai temps")),
 }
 
 

@@ -92,7 +92,10 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
     # Before "quantity": "combien de temps" asks for a duration, not a count.
     (
         "duration",
-        re.compile(r"\b(how long|how often|combien de temps|pendant combien|quelle duree)\b"),
+        re.compile(
+            r"\b(how long|how often|how fast|how quickly|how soon|combien de temps|"
+            r"pendant combien|quelle duree|en combien de temps|dans quel delai)\b"
+        ),
     ),
     ("quantity", re.compile(r"\b(how many|combien de|what number of|nombre de)\b")),
     (
