@@ -79,3 +79,12 @@ def test_a_price_written_after_its_number():
     assert has_answer_type("price", "Le Galaxy A55, vendu 449 $, a été le plus vendu.")
     assert has_answer_type("price", "à 1 099 €.")
     assert not has_answer_type("price", "en 2024, 52 % des ventes")
+
+
+def test_a_later_turn_carries_no_word_of_the_lead_in():
+    from threadline.knowledge.language import without_lead_in
+
+    framed = "D'après « Brightwell product catalog 2024 » (en anglais) :\nThe Galaxy S24 [1]"
+    assert without_lead_in(framed) == "The Galaxy S24 [1]"
+    assert without_lead_in("From the cited sources (partly in French):\nX [1]") == "X [1]"
+    assert without_lead_in("Plain answer [1]") == "Plain answer [1]"

@@ -47,6 +47,7 @@ from threadline.graph.condensation import (
 )
 from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig
 from threadline.knowledge.bilingual import content_words, translate_query
+from threadline.knowledge.language import without_lead_in
 from threadline.models import quotes_sources
 from threadline.text import terms
 from threadline.text.language import detect_language
@@ -163,9 +164,12 @@ def query_variants(
         scale = 1.0 if followup else config.standalone
         own = set(terms(question)) | set(terms(translated))
         answer_words = salient_words(
-            previous.answer, exclude=own, limit=config.answer_words, by_frequency=True
+            without_lead_in(previous.answer),
+            exclude=own,
+            limit=config.answer_words,
+            by_frequency=True,
         )
-        exchanges = previous.exchanges
+        exchanges = tuple((q, without_lead_in(a)) for q, a in previous.exchanges)
         if share > 0:
             # Past questions in the asker's language and answers in the documents' one
             # share no words: the questions are compared in translation, so the topic

@@ -12,6 +12,7 @@ Pure functions of their arguments: no model, no state.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from threadline.text.language import detect_language
@@ -67,6 +68,19 @@ def evidence_lead_in(question_language: str, sources: Sequence[tuple[str, str]])
     if len(titles) == 1:
         return f'From "{titles[0]}" ({said}):'
     return f"From the cited sources ({said}):"
+
+
+_LEAD_IN = re.compile(r"^(?:D'après .+ \((?:en [^)]+)\) :|From .+ \((?:in |partly )[^)]+\):)\n")
+
+
+def without_lead_in(answer: str) -> str:
+    """Return an answer without the lead-in line `frame_answer` opened it with.
+
+    The line names a source and a language ("D'après « Brightwell support policy » (en
+    anglais) :"): words of the framing, not of the answer, which a later turn must not
+    carry as what was discussed ("apres", "anglais").
+    """
+    return _LEAD_IN.sub("", answer, count=1)
 
 
 def frame_answer(answer: str, question_language: str, cited: Sequence[Mapping[str, str]]) -> str:
