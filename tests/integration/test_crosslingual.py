@@ -167,3 +167,13 @@ def test_how_many_quotes_a_count_of_the_thing_asked(minilm_services) -> None:
     assert result.outcome == "grounded_answer", result.answer
     assert result.citations[0]["section"] == "Ressources humaines"
     assert "2 140 collaborateurs" in result.answer and "exercises" not in result.answer
+
+
+def test_its_battery_in_french_stays_on_the_phone_discussed(minilm_services) -> None:
+    # The answer's lead-in ("D'après « ... » (en anglais) :") is no word of the subject:
+    # the follow-up carries "Galaxy S24", not "après" and the catalog's title.
+    chat = ChatService(minilm_services)
+    chat.run_turn(TurnRequest(query="Quel est l'écran du Galaxy S24 ?", thread_id="fr-s24"))
+    result = chat.run_turn(TurnRequest(query="Et sa batterie ?", thread_id="fr-s24"))
+    assert result.outcome == "grounded_answer", result.answer
+    assert "4,000 mAh" in result.answer

@@ -171,13 +171,3 @@ def test_a_suspicious_email_in_french(chat):
     result = ask(chat, "Que faire si je reçois un email suspect ?")
     assert result.outcome == "grounded_answer", result.answer
     assert "Report phishing" in result.answer
-
-
-def test_its_battery_in_french_stays_on_the_phone_discussed(chat):
-    # The answer's lead-in ("D'après « ... » (en anglais) :") is no word of the subject:
-    # the follow-up carries "Galaxy S24", not "après" and the catalog's title.
-    thread = f"q-{uuid.uuid4().hex[:8]}"
-    chat.run_turn(TurnRequest(query="Quel est l'écran du Galaxy S24 ?", thread_id=thread))
-    result = chat.run_turn(TurnRequest(query="Et sa batterie ?", thread_id=thread))
-    assert result.outcome == "grounded_answer", result.answer
-    assert "4,000 mAh" in result.answer
