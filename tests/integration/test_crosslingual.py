@@ -114,16 +114,6 @@ def test_an_index_refuses_another_dense_model(e5_services) -> None:
         KnowledgeBase(settings)
 
 
-@pytest.fixture(scope="module")
-def minilm_services(tmp_path_factory) -> Iterator[Services]:
-    """The sample documents indexed as the default deployment does: English-only MiniLM."""
-    data_dir = tmp_path_factory.mktemp("minilm")
-    services = make_services(data_dir, embeddings="hybrid", dense_model="minilm")
-    yield services
-    services.close()
-    shutil.rmtree(data_dir, ignore_errors=True)
-
-
 @pytest.mark.parametrize(
     ("question", "section", "lead_in"),
     [

@@ -329,14 +329,17 @@ def answer_messages(
         state: The turn's state after retrieval.
         services: Settings.
         context: Per-run prompts and history mode.
-        only: Labels of the sources to show (the passages the evidence check found
-            supporting); all packed sources when None. Labels keep their numbers.
+        only: Labels of the sources to show, in the order to show them (the passages
+            the evidence check found supporting, best covered first); all packed sources
+            when None. Labels keep their numbers.
         asks_for: The kind of fact the question asks for (price, date...), if any.
         question: The question to answer when it is not the user's whole message (the
             covered part of a partly answerable question, offline).
     """
     settings = services.settings
-    shown = [c for c in state.chunks if only is None or c["label"] in only] or state.chunks
+    # In the order given: the first source shown is the one an answer leads with.
+    by_label = {c["label"]: c for c in state.chunks}
+    shown = [by_label[label] for label in only or () if label in by_label] or state.chunks
     reference = ""
     if state.followup.section_id:
         section_id = state.followup.section_id

@@ -28,9 +28,10 @@ GENERIC_TERMS = frozenset(
 DEMONSTRATIVE = re.compile(
     # Not "that is", "that calculated", "this the": a demonstrative before a verb, a
     # participle or an article is a pronoun or a conjunction, not "this <noun>".
+    # Nor French "ce que", "ce qui", "est-ce que": a relative or a question formula.
     r"\b(this|that|these|those|ce|cet|cette|ces)\s+(?!(?:is|are|was|were|one|means?|does|do|"
     r"did|can|will|would|should|could|has|have|had|the|a|an|it|they|you|i|we|le|la|les|"
-    r"est|sont)\b|[a-zà-ÿ]+(?:ed|ing)\b)"
+    r"est|sont|que|qui|qu|dont|quoi)\b|[a-zà-ÿ]+(?:ed|ing)\b)"
     r"([a-zà-ÿ'’-]+(?:\s+[a-zà-ÿ'’-]+)?)",
     re.I,
 )

@@ -54,15 +54,13 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     judges = not quotes_sources(llm)
     if not judges and evidence.verdict in ("not_in_documents", "ambiguous"):
         return decision_update(state, evidence, evidence.verdict, trace, calls=0)
-    # A quoting model sees the passages about the question's subject (its names, or what
-    # "it" refers to), and past the first of them only those that support the answer:
-    # "When do I prune roses?" quotes no passage on pruning tomatoes. It answers the
-    # covered part of a partly answerable question. A reading model sees the whole
-    # packed context.
+    # A quoting model sees the passages that support the answer, the best covered first
+    # (else those about the question's subject: its names, or what "it" refers to), and
+    # answers the covered part of a partly answerable question: "When do I prune roses?"
+    # quotes no passage on pruning tomatoes, "Can I get a refund on an annual plan?" no
+    # SLA that retrieval ranked first. A reading model sees the whole packed context.
     about = list(evidence.about)
-    shown = about[:1] + [label for label in about[1:] if label in evidence.supporting]
-    if not evidence.supporting:
-        shown = about
+    shown = [label for label in evidence.supporting if label in about] or about
     messages = answer_messages(
         state,
         services,
