@@ -394,3 +394,15 @@ def test_differences_and_requirements_are_kinds_of_answer_not_words_to_find():
     ]
     assert decide("What are the differences in pricing?", chunks).verdict == "answer"
     assert decide("What are the age requirements to open an account?", chunks).verdict == "answer"
+
+
+def test_who_of_a_kind_asks_for_no_name() -> None:
+    """Generic "who" (a role, a group) asks for no person's name; "who is the X" does."""
+    from threadline.knowledge.facts import asked_type
+
+    assert asked_type("who takes photos of planes in the air") is None
+    assert asked_type("Who pays the fee?") is None
+    assert asked_type("who are audiences?") is None
+    assert asked_type("Who is the CEO of Brightwell?") == "person"
+    assert asked_type("who wrote Hamlet?") == "person"
+    assert asked_type("who are the founders?") == "person"

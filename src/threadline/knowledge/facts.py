@@ -120,11 +120,24 @@ _TYPE_PATTERN: dict[AnswerType, re.Pattern[str]] = {
 }
 
 
+# "Who" asks for a person's name when it asks who one particular holder is ("who is the
+# CEO?", "who wrote it?"). Generic present ("who takes photos of planes?", "who pays the
+# fee?") and a bare plural ("who are audiences?") ask about a kind of people: the answer
+# is a role or a group ("the photographer on the ground"), written as a common noun.
+_WHO_OF_A_KIND = re.compile(
+    r"\bwho (?:(?!is\b|was\b|has\b|does\b)[a-z]+[^s\W]s|(?:are|were) "
+    r"(?!the\b|these\b|those\b|they\b|you\b|we\b|it\b|its\b|their\b|his\b|her\b|my\b|our\b)"
+    r"[a-z]+s)\b"
+)
+
+
 def asked_type(question: str) -> AnswerType | None:
     """Tell the kind of fact a question asks for, if it says so ("how much" → price...)."""
     text = fold(question)
     for kind, pattern in _ASKS_FOR:
         if pattern.search(text):
+            if kind == "person" and _WHO_OF_A_KIND.search(text):
+                return None
             return kind
     return None
 
