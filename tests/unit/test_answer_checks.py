@@ -406,3 +406,21 @@ def test_who_of_a_kind_asks_for_no_name() -> None:
     assert asked_type("Who is the CEO of Brightwell?") == "person"
     assert asked_type("who wrote Hamlet?") == "person"
     assert asked_type("who are the founders?") == "person"
+
+
+def test_a_pronoun_after_a_thing_the_message_introduces_refers_to_it():
+    """ "my credit card, but it keeps..." is about the card, not the previous answer's subject."""
+    from threadline.graph.question_terms import chunk_vocabulary
+    from threadline.graph.referents import passages_about
+
+    chunks = [
+        {"label": "1", "title": "Subscription codes", "text": "Apply a subscription code."},
+        {"label": "2", "title": "Credit cards", "text": "Update your credit card details."},
+    ]
+    vocab = {c["label"]: chunk_vocabulary(c) for c in chunks}
+    focus = ["Subscription codes"]
+    introduced = "I also tried to update my credit card, but it keeps showing errors"
+    assert passages_about(chunks, vocab, [], introduced, focus) == ["1", "2"]
+    # With nothing introduced before it, "it" is what the previous answer was about.
+    assert passages_about(chunks, vocab, [], "Why does it keep failing?", focus) == ["1"]
+    assert passages_about(chunks, vocab, [], "What is the price and is it free?", focus) == ["1"]

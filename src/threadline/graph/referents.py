@@ -96,6 +96,19 @@ def distinct_things(chunks: Sequence[Mapping[str, object]], labels: Sequence[str
     return things
 
 
+# "I tried to update my credit card, but it keeps showing errors": "it" is the card the
+# message introduced ("my X", "a X", "une X" before the pronoun), not the previous
+# answer's subject. Each language's determiners go with its own pronouns (French "a"
+# is a verb: "il a une batterie").
+# "The X" is left out: "what is the price and is it water resistant?" asks the price of
+# the product discussed.
+_INTRODUCED_BEFORE = re.compile(
+    r"\b(?:my|our|a|an)\s+[a-z'’-]+\b.*?\b(?:it|they|them)\b"
+    r"|\b(?:mon|ma|mes|notre|nos|un|une)\s+[a-zà-ÿ'’-]+\b.*?\b(?:il|elle|ils|elles)\b",
+    re.I,
+)
+
+
 def passages_about(
     chunks: Sequence[Mapping[str, object]],
     vocab: Mapping[str, set[str]],
@@ -120,7 +133,7 @@ def passages_about(
         return [
             lb for lb in labels if any(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
         ]
-    if focus and PRONOUN.search(question):
+    if focus and PRONOUN.search(question) and not _INTRODUCED_BEFORE.search(question):
         wanted_titles = {fold(part).strip() for f in focus for part in f.split(" — ") if part}
         on_focus = [
             str(c["label"])
