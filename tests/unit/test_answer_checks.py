@@ -409,7 +409,7 @@ def test_who_of_a_kind_asks_for_no_name() -> None:
 
 
 def test_a_pronoun_after_a_thing_the_message_introduces_refers_to_it():
-    """ "my credit card, but it keeps..." is about the card, not the previous answer's subject."""
+    """In "my credit card, but it keeps...", "it" is the card, not the previous subject."""
     from threadline.graph.question_terms import chunk_vocabulary
     from threadline.graph.referents import passages_about
 
@@ -424,3 +424,20 @@ def test_a_pronoun_after_a_thing_the_message_introduces_refers_to_it():
     # With nothing introduced before it, "it" is what the previous answer was about.
     assert passages_about(chunks, vocab, [], "Why does it keep failing?", focus) == ["1"]
     assert passages_about(chunks, vocab, [], "What is the price and is it free?", focus) == ["1"]
+
+
+def test_a_kind_word_with_its_complement_points_at_nothing_unsaid():
+    """A kind word with its complement ("the grounds for an appeal") is about the complement."""
+    from threadline.graph.question_terms import (
+        asked_phrase_terms,
+        content_terms,
+        substantive_terms,
+        unanchored_reference,
+    )
+
+    question = "What are the grounds for lodging an appeal?"
+    assert unanchored_reference(question, []) is None
+    assert asked_phrase_terms(question) == []
+    assert "ground" not in substantive_terms(content_terms(question))
+    assert unanchored_reference("What are the grounds?", []) == "the grounds"
+    assert unanchored_reference("What are the benefits of the plan?", []) == "the plan"

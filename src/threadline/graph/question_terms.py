@@ -267,6 +267,14 @@ def unanchored_references(
         shared = any(n in titled_by_several for n in noun)
         if not shared and _complement_names(question[match.end(2) :], names):
             continue
+        # "the grounds for lodging an appeal", "the requirements of a mortgage": a word for
+        # the kind of answer asked is no thing to point at; its complement says what of.
+        if (
+            noun
+            and set(noun) <= _ASKED_KIND_TERMS
+            and _KIND_COMPLEMENT.match(question[match.end(2) :])
+        ):
+            continue
         if noun and noun[0] not in history and noun[0] not in titled:
             yield match.group(0)
 
@@ -277,6 +285,14 @@ _PHRASE_END = re.compile(
     r"^(?:in|at|on|when|where|while|if|that|which|who|whose|is|are|was|were|does|do|did|"
     r"can|could|should|would|will|has|have|had|dans|en|à|au|aux|quand|où|ou|qui|que|"
     r"qu|si|est|sont|était|a-t-il|a-t-elle)$",
+    re.I,
+)
+
+
+# "for lodging an appeal", "of a mortgage", "pour un prêt": what a kind word is about.
+_KIND_COMPLEMENT = re.compile(
+    r"^\s+(?:for|of|to|on|about|pour|de|du|des|d['’])\s*(?:(?:a|an|the|my|your|un|une|le|la|les|"
+    r"l['’])\s*)?[\w'’-]{3,}",
     re.I,
 )
 
@@ -324,6 +340,15 @@ _ASKED_KIND_TERMS = frozenset(
 # prices) are stated without the word, like a policy by its rules.
 _ASKED_KIND_TERMS |= frozenset(
     terms("requirement requirements difference differences exigence exigences différence")
+)
+# Reasons and merits are stated by what they are ("you may appeal if the judge made a
+# legal error", "it costs less"), not named: "the grounds for an appeal", "the benefits".
+_ASKED_KIND_TERMS |= frozenset(
+    terms(
+        "reason reasons cause causes ground grounds benefit benefits advantage advantages "
+        "disadvantage disadvantages way ways raison raisons motif motifs avantage avantages "
+        "inconvénient inconvénients moyen moyens"
+    )
 )
 
 
