@@ -197,3 +197,30 @@ def test_a_sentence_naming_only_the_subject_does_not_answer():
     question = "What is the warranty of the Pixel 8a?"
     text = ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
     assert text == "The Pixel 8a comes with a two-year warranty. [1]"
+
+
+def test_a_line_repeating_the_title_is_a_heading_not_an_answer():
+    # Pages open with their title on a line of its own: it names the page, states nothing.
+    pages = [
+        ("River sources", "River sources\nThe river rises in north-central Maine."),
+        ("River fishing", "River fishing\nBoats anchor there in summer."),
+    ]
+    context = "\n".join(
+        prompts.SOURCE_TEMPLATE.format(id=i, title=title, section="", text=html.escape(text))
+        for i, (title, text) in enumerate(pages, 1)
+    )
+    question = "where does the river rise?"
+    message = HumanMessage(
+        prompts.ANSWER_USER_PROMPT.format(
+            history="",
+            followup_reference="",
+            deliverable="no",
+            answer_style="prose",
+            search_query=question,
+            answer_type="",
+            context=context,
+            question=question,
+        )
+    )
+    text = ExtractiveChatModel().invoke([message]).text
+    assert text == "The river rises in north-central Maine. [1]"

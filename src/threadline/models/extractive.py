@@ -38,7 +38,7 @@ from threadline.models.answer_prompt import (
     PromptSource,
     parse_answer_prompt,
 )
-from threadline.text import terms
+from threadline.text import fold, terms
 from threadline.text.language import detect_language
 
 MODEL_NAME = "threadline-extractive"
@@ -88,6 +88,17 @@ def split_sentences(text: str) -> list[str]:
         line = re.sub(r"\*\*|__|`", "", line)
         sentences.extend(s.strip() for s in _SENTENCE_END.split(line) if s.strip())
     return sentences
+
+
+def _is_heading(sentence: str, source: PromptSource) -> bool:
+    """Whether a sentence only repeats its passage's title or heading ("Penobscot River").
+
+    Pages often open with their title as a line of its own: it names what the passage
+    is about and states nothing, so it never answers (nor earns the passage a citation).
+    """
+    line = fold(sentence).strip(" .:;|-–")
+    names = (fold(source.title), fold(source.section))
+    return bool(line) and any(line in name for name in names if name)
 
 
 class ExtractiveChatModel(BaseChatModel):
@@ -255,6 +266,8 @@ class ExtractiveChatModel(BaseChatModel):
         per_sentence = []
         for s_index, source in enumerate(sources):
             for i, sentence in enumerate(split_sentences(source.text)):
+                if _is_heading(sentence, source):
+                    continue
                 found = set(terms(sentence)) | set(terms(source.section))
                 per_sentence.append((s_index, i, sentence, found))
                 doc_freq.update(found)
