@@ -424,6 +424,8 @@ def test_a_pronoun_after_a_thing_the_message_introduces_refers_to_it():
     # With nothing introduced before it, "it" is what the previous answer was about.
     assert passages_about(chunks, vocab, [], "Why does it keep failing?", focus) == ["1"]
     assert passages_about(chunks, vocab, [], "What is the price and is it free?", focus) == ["1"]
+    # Only as the subject of a clause joined to the one that introduced the thing.
+    assert passages_about(chunks, vocab, [], "Is there a way to reset it?", focus) == ["1"]
 
 
 def test_a_kind_word_with_its_complement_points_at_nothing_unsaid():

@@ -96,15 +96,17 @@ def distinct_things(chunks: Sequence[Mapping[str, object]], labels: Sequence[str
     return things
 
 
-# "I tried to update my credit card, but it keeps showing errors": "it" is the card the
-# message introduced ("my X", "a X", "une X" before the pronoun), not the previous
-# answer's subject. Each language's determiners go with its own pronouns (French "a"
-# is a verb: "il a une batterie").
-# "The X" is left out: "what is the price and is it water resistant?" asks the price of
-# the product discussed.
+# "I tried to update my credit card, but it keeps showing errors": "it", the subject of a
+# clause joined to one that introduced a thing ("my X", "a X", "une X"), is that thing,
+# not the previous answer's subject. Only as such a subject: in "is there a way to reset
+# it?" or "what is a good way to clean it?" "it" is still what was discussed. "The X"
+# introduces nothing ("what is the price and is it free?" asks the product's price).
+# Each language's determiners go with its own pronouns (French "a" is also a verb).
 _INTRODUCED_BEFORE = re.compile(
-    r"\b(?:my|our|a|an)\s+[a-z'’-]+\b.*?\b(?:it|they|them)\b"
-    r"|\b(?:mon|ma|mes|notre|nos|un|une)\s+[a-zà-ÿ'’-]+\b.*?\b(?:il|elle|ils|elles)\b",
+    r"\b(?:my|our|a|an)\s+[a-z'’-]+\b[^?]*?(?:,|\b(?:but|and|so|because|since))\s+"
+    r"(?:it|they)\s+[a-z]+"
+    r"|\b(?:mon|ma|mes|notre|nos|un|une)\s+[a-zà-ÿ'’-]+\b[^?]*?(?:,|\b(?:mais|et|donc|car))\s+"
+    r"(?:il|elle|ils|elles)\s+[a-zà-ÿ]+",
     re.I,
 )
 
