@@ -443,3 +443,15 @@ def test_a_kind_word_with_its_complement_points_at_nothing_unsaid():
     assert "ground" not in substantive_terms(content_terms(question))
     assert unanchored_reference("What are the grounds?", []) == "the grounds"
     assert unanchored_reference("What are the benefits of the plan?", []) == "the plan"
+
+
+def test_a_name_set_aside_is_not_what_the_question_is_about():
+    from threadline.graph.question_terms import name_phrases, named_things
+
+    question = "I'm referring to the continent of America, not the United States of America."
+    assert named_things(question) == ["America"]
+    assert name_phrases(question) == []
+    assert named_things("Is the Galaxy S24 waterproof, rather than the Pixel?") == [
+        "Galaxy",
+        "S24",
+    ]

@@ -48,13 +48,23 @@ PRONOUN = re.compile(
 )
 
 
+# "I'm referring to the continent, not the United States of America": a name the user
+# sets aside ("not", "rather than", "instead of") is not what the question is about.
+_SET_ASIDE = re.compile(
+    r"\b(?:not|rather than|instead of|other than|except|pas|plutôt que|au lieu de|sauf)"
+    r"\s+(?:(?:the|le|la|les|l['’])\s*)?(?:[A-ZÀ-Ý][\w'’-]*(?:\s+(?:of|de|du|des)\s+|\s+)?)+"
+)
+
+
 def _name_words(question: str) -> list[tuple[str, bool]]:
     """Return the question's name words, each with whether it continues the name before it.
 
     A word continues a name when it is a capitalised word that follows another with only
     spaces between them ("Placer County"); codes and numbers ("S25", "v4") stand alone,
-    and so do words after a comma ("Fixed, Metered").
+    and so do words after a comma ("Fixed, Metered"). A name set aside ("not the United
+    States") is none of the question's.
     """
+    question = _SET_ASIDE.sub(lambda m: " " * len(m.group()), question)
     found: list[tuple[str, bool]] = []
     for sentence in re.split(r"(?<=[.!?])\s+", question.strip()):
         matches = list(re.finditer(r"[\w$€'’.-]+", sentence))
