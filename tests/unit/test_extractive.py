@@ -224,3 +224,15 @@ def test_a_line_repeating_the_title_is_a_heading_not_an_answer():
     )
     text = ExtractiveChatModel().invoke([message]).text
     assert text == "The river rises in north-central Maine. [1]"
+
+
+def test_a_word_for_the_kind_of_answer_is_not_what_a_sentence_must_hold():
+    # The differences are stated by what each thing is, not with the word "difference".
+    passages = [
+        "Fixed: a monthly charge that is never adjusted. Metered: you pay for what you use.",
+        "Different charges apply to different features.",
+    ]
+    question = "What is the difference among Fixed and Metered?"
+    text = ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
+    assert "Fixed: a monthly charge that is never adjusted. [1]" in text
+    assert "Metered: you pay for what you use. [1]" in text

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
+from threadline.knowledge.facts import KIND_WORDS
 from threadline.text import fold, terms
 from threadline.text.lexicons import en, fr
 
@@ -279,11 +280,7 @@ def unanchored_references(
             continue
         # "the grounds for lodging an appeal", "the requirements of a mortgage": a word for
         # the kind of answer asked is no thing to point at; its complement says what of.
-        if (
-            noun
-            and set(noun) <= _ASKED_KIND_TERMS
-            and _KIND_COMPLEMENT.match(question[match.end(2) :])
-        ):
+        if noun and set(noun) <= KIND_WORDS and _KIND_COMPLEMENT.match(question[match.end(2) :]):
             continue
         if noun and noun[0] not in history and noun[0] not in titled:
             yield match.group(0)
@@ -334,41 +331,13 @@ _ASKED_PHRASE = re.compile(
 _PRONOUN_SUBJECT = re.compile(r"(?:it|they|he|she|il|elle|ils|elles)\b", re.I)
 
 
-# Words that name the kind of value or text asked for, which a passage states without
-# naming it: a battery's capacity is "3,349 mAh", a password policy is its rules.
-_ASKED_KIND_TERMS = frozenset(
-    terms(
-        "capacity size amount level rate value figure total count policy policies rule rules "
-        "guideline guidelines procedure procedures process processes steps instructions "
-        "requirements address capacité taille montant niveau taux valeur total adresse "
-        "politique "
-        "politiques règle règles consigne consignes procédure procédures processus étapes "
-        "démarche démarches modalités exigences"
-    )
-)
-# A requirement ("you must be 18") and the differences between two things (their two
-# prices) are stated without the word, like a policy by its rules.
-_ASKED_KIND_TERMS |= frozenset(
-    terms("requirement requirements difference differences exigence exigences différence")
-)
-# Reasons and merits are stated by what they are ("you may appeal if the judge made a
-# legal error", "it costs less"), not named: "the grounds for an appeal", "the benefits".
-_ASKED_KIND_TERMS |= frozenset(
-    terms(
-        "reason reasons cause causes ground grounds benefit benefits advantage advantages "
-        "disadvantage disadvantages way ways raison raisons motif motifs avantage avantages "
-        "inconvénient inconvénients moyen moyens"
-    )
-)
-
-
 def substantive_terms(content: Sequence[str]) -> list[str]:
     """Return a question's content terms without the words for the kind of value asked.
 
     "What is the password policy?" is about passwords: the passage that answers states
     the rules and need not say "policy". A question made of such words only keeps them.
     """
-    specific = [t for t in content if t not in _ASKED_KIND_TERMS]
+    specific = [t for t in content if t not in KIND_WORDS]
     return specific or list(content)
 
 
@@ -387,7 +356,7 @@ def asked_phrase_terms(question: str) -> list[str]:
     asked = [t for t in content_terms(match.group("phrase")) if t not in GENERIC_TERMS]
     # "la politique de mots de passe": the phrase ends before its complement, and the
     # kind word alone asks for nothing a passage must name.
-    return [t for t in asked if t not in _ASKED_KIND_TERMS]
+    return [t for t in asked if t not in KIND_WORDS]
 
 
 _PART_SPLIT = re.compile(

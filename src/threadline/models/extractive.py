@@ -32,7 +32,13 @@ from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
 from threadline.knowledge.bilingual import translate_query
-from threadline.knowledge.facts import KINDS, counted_noun, has_answer_type, states_count_of
+from threadline.knowledge.facts import (
+    KIND_WORDS,
+    KINDS,
+    counted_noun,
+    has_answer_type,
+    states_count_of,
+)
 from threadline.models.answer_prompt import (
     INSUFFICIENT_CONTEXT,
     PromptSource,
@@ -384,8 +390,10 @@ class ExtractiveChatModel(BaseChatModel):
             if counted:
                 rows = counted
         # "Quelle est la garantie du Pixel 8a ?": a sentence naming the Pixel 8a but not
-        # its warranty speaks of the subject, not of what is asked.
-        asked = own - set(terms(" ".join(_NAMES.findall(question))))
+        # its warranty speaks of the subject, not of what is asked. A word for the kind of
+        # answer ("the differences among Fixed, Metered...") is not what a sentence holds:
+        # the differences are stated without the word.
+        asked = own - set(terms(" ".join(_NAMES.findall(question)))) - KIND_WORDS
         if asked and (holding := [r for r in rows if asked & set(terms(r[3]))]):
             rows = holding
         return rows
