@@ -455,3 +455,21 @@ def test_a_name_set_aside_is_not_what_the_question_is_about():
         "Galaxy",
         "S24",
     ]
+
+
+def test_names_listed_side_by_side_are_each_a_subject():
+    """A passage about any of "Fixed, Metered and Tiered" is about the question."""
+    from threadline.graph.question_terms import chunk_vocabulary
+    from threadline.graph.referents import passages_about
+
+    chunks = [
+        {"label": "1", "title": "Charges", "text": "Fixed, Metered and Tiered pricing."},
+        {"label": "2", "title": "Metered", "text": "Metered usage is what you consume."},
+        {"label": "3", "title": "Fees", "text": "Fees are billed monthly."},
+    ]
+    vocab = {c["label"]: chunk_vocabulary(c) for c in chunks}
+    names = ["Fixed", "Metered", "Tiered"]
+    listed = "What is the difference among Fixed, Metered and Tiered?"
+    assert passages_about(chunks, vocab, names, listed, []) == ["1", "2"]
+    # One name of several words is one thing: all its words are wanted together.
+    assert passages_about(chunks, vocab, ["Metered", "Usage"], "Metered Usage?", []) == ["2"]

@@ -111,6 +111,12 @@ _INTRODUCED_BEFORE = re.compile(
 )
 
 
+# "the difference among Fixed, Metered, Tiered, and Reserved": names listed with "and"
+# or "or" are several things, and a passage about any of them is about the question.
+# Without the conjunction a comma joins parts of one name ("Sacramento, California").
+_ENUMERATION = re.compile(r"\b[A-Z][a-z]+(?:,\s*[A-Z][a-z]+)*,?\s+(?:and|or|et|ou)\s+[A-Z][a-z]+\b")
+
+
 def passages_about(
     chunks: Sequence[Mapping[str, object]],
     vocab: Mapping[str, set[str]],
@@ -130,7 +136,7 @@ def passages_about(
         every = [
             lb for lb in labels if all(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
         ]
-        if every:
+        if every and not _ENUMERATION.search(question):
             return every
         return [
             lb for lb in labels if any(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
