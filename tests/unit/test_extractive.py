@@ -236,3 +236,14 @@ def test_a_word_for_the_kind_of_answer_is_not_what_a_sentence_must_hold():
     text = ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
     assert "Fixed: a monthly charge that is never adjusted. [1]" in text
     assert "Metered: you pay for what you use. [1]" in text
+
+
+def test_an_open_compound_finds_its_closed_form():
+    # "book keeping" in the question, "bookkeeping" in the passage: the same word.
+    passages = [
+        "Shares are bought from a broker or from the company.",
+        "FIFO simplifies the bookkeeping of sold lots.",
+    ]
+    question = "That's a complicated book keeping!"
+    text = ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
+    assert text == "FIFO simplifies the bookkeeping of sold lots. [2]"

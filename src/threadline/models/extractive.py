@@ -84,6 +84,17 @@ def _translated_terms(question: str, sources: Sequence[PromptSource]) -> set[str
     return {t for language in written for t in terms(translate_query(question, asked, language))}
 
 
+def _closed_compounds(question: str) -> set[str]:
+    """Return the question's adjacent words written as one ("book keeping" → bookkeeping).
+
+    A compound is written open, hyphenated or closed ("book keeping", "bookkeeping"): a
+    passage that writes it closed answers a question that writes it open.
+    """
+    words = re.findall(r"[^\W\d_]+", question.lower())
+    pairs = zip(words, words[1:], strict=False)
+    return {t for a, b in pairs if len(a) > 2 and len(b) > 2 for t in terms(a + b)}
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences and bullet items of a passage, Markdown markers removed."""
     sentences: list[str] = []
@@ -296,7 +307,7 @@ class ExtractiveChatModel(BaseChatModel):
         reference: str,
         answer_type: str = "",
     ) -> str:
-        translated = _translated_terms(question, sources)
+        translated = _translated_terms(question, sources) | _closed_compounds(question)
         weights = self._weights(question, search_query, translated)
         rows = self._scored(sources, weights)
         if reference:
