@@ -13,6 +13,11 @@ says `tool_calling: False`), and `with_structured_output` fills the answer
 schema (verdict, answer, missing) from its text. It only matches words, so it
 cannot judge whether the sources answer (`quotes_sources`): the graph's
 evidence check decides for it.
+
+Over 400 lines: the LangChain model interface and the composition of its three
+answer styles (prose, list, deliverable) read one parsed prompt; the rules for which
+sentences answer are one reading of a question and stay beside the composer that
+applies them.
 """
 
 from __future__ import annotations
