@@ -394,3 +394,82 @@ def test_differences_and_requirements_are_kinds_of_answer_not_words_to_find():
     ]
     assert decide("What are the differences in pricing?", chunks).verdict == "answer"
     assert decide("What are the age requirements to open an account?", chunks).verdict == "answer"
+
+
+def test_who_of_a_kind_asks_for_no_name() -> None:
+    """Generic "who" (a role, a group) asks for no person's name; "who is the X" does."""
+    from threadline.knowledge.facts import asked_type
+
+    assert asked_type("who takes photos of planes in the air") is None
+    assert asked_type("Who pays the fee?") is None
+    assert asked_type("who are audiences?") is None
+    assert asked_type("Who is the CEO of Brightwell?") == "person"
+    assert asked_type("who wrote Hamlet?") == "person"
+    assert asked_type("who are the founders?") == "person"
+
+
+def test_a_pronoun_after_a_thing_the_message_introduces_refers_to_it():
+    """In "my credit card, but it keeps...", "it" is the card, not the previous subject."""
+    from threadline.graph.question_terms import chunk_vocabulary
+    from threadline.graph.referents import passages_about
+
+    chunks = [
+        {"label": "1", "title": "Subscription codes", "text": "Apply a subscription code."},
+        {"label": "2", "title": "Credit cards", "text": "Update your credit card details."},
+    ]
+    vocab = {c["label"]: chunk_vocabulary(c) for c in chunks}
+    focus = ["Subscription codes"]
+    introduced = "I also tried to update my credit card, but it keeps showing errors"
+    assert passages_about(chunks, vocab, [], introduced, focus) == ["1", "2"]
+    # With nothing introduced before it, "it" is what the previous answer was about.
+    assert passages_about(chunks, vocab, [], "Why does it keep failing?", focus) == ["1"]
+    assert passages_about(chunks, vocab, [], "What is the price and is it free?", focus) == ["1"]
+    # Only as the subject of a clause joined to the one that introduced the thing.
+    assert passages_about(chunks, vocab, [], "Is there a way to reset it?", focus) == ["1"]
+
+
+def test_a_kind_word_with_its_complement_points_at_nothing_unsaid():
+    """A kind word with its complement ("the grounds for an appeal") is about the complement."""
+    from threadline.graph.question_terms import (
+        asked_phrase_terms,
+        content_terms,
+        substantive_terms,
+        unanchored_reference,
+    )
+
+    question = "What are the grounds for lodging an appeal?"
+    assert unanchored_reference(question, []) is None
+    assert asked_phrase_terms(question) == []
+    assert "ground" not in substantive_terms(content_terms(question))
+    assert unanchored_reference("What are the grounds?", []) == "the grounds"
+    assert unanchored_reference("What are the benefits of the plan?", []) == "the plan"
+
+
+def test_a_name_set_aside_is_not_what_the_question_is_about():
+    from threadline.graph.question_terms import name_phrases, named_things
+
+    question = "I'm referring to the continent of America, not the United States of America."
+    assert named_things(question) == ["America"]
+    assert name_phrases(question) == []
+    assert named_things("Is the Galaxy S24 waterproof, rather than the Pixel?") == [
+        "Galaxy",
+        "S24",
+    ]
+
+
+def test_names_listed_side_by_side_are_each_a_subject():
+    """A passage about any of "Fixed, Metered and Tiered" is about the question."""
+    from threadline.graph.question_terms import chunk_vocabulary
+    from threadline.graph.referents import passages_about
+
+    chunks = [
+        {"label": "1", "title": "Charges", "text": "Fixed, Metered and Tiered pricing."},
+        {"label": "2", "title": "Metered", "text": "Metered usage is what you consume."},
+        {"label": "3", "title": "Fees", "text": "Fees are billed monthly."},
+    ]
+    vocab = {c["label"]: chunk_vocabulary(c) for c in chunks}
+    names = ["Fixed", "Metered", "Tiered"]
+    listed = "What is the difference among Fixed, Metered and Tiered?"
+    assert passages_about(chunks, vocab, names, listed, []) == ["1", "2"]
+    # One name of several words is one thing: all its words are wanted together.
+    assert passages_about(chunks, vocab, ["Metered", "Usage"], "Metered Usage?", []) == ["2"]

@@ -197,3 +197,53 @@ def test_a_sentence_naming_only_the_subject_does_not_answer():
     question = "What is the warranty of the Pixel 8a?"
     text = ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
     assert text == "The Pixel 8a comes with a two-year warranty. [1]"
+
+
+def test_a_line_repeating_the_title_is_a_heading_not_an_answer():
+    # Pages open with their title on a line of its own: it names the page, states nothing.
+    pages = [
+        ("River sources", "River sources\nThe river rises in north-central Maine."),
+        ("River fishing", "River fishing\nBoats anchor there in summer."),
+    ]
+    context = "\n".join(
+        prompts.SOURCE_TEMPLATE.format(id=i, title=title, section="", text=html.escape(text))
+        for i, (title, text) in enumerate(pages, 1)
+    )
+    question = "where does the river rise?"
+    message = HumanMessage(
+        prompts.ANSWER_USER_PROMPT.format(
+            history="",
+            followup_reference="",
+            deliverable="no",
+            answer_style="prose",
+            search_query=question,
+            answer_type="",
+            context=context,
+            question=question,
+        )
+    )
+    text = ExtractiveChatModel().invoke([message]).text
+    assert text == "The river rises in north-central Maine. [1]"
+
+
+def test_a_word_for_the_kind_of_answer_is_not_what_a_sentence_must_hold():
+    # The differences are stated by what each thing is, not with the word "difference".
+    passages = [
+        "Fixed: a monthly charge that is never adjusted. Metered: you pay for what you use.",
+        "Different charges apply to different features.",
+    ]
+    question = "What is the difference among Fixed and Metered?"
+    text = ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
+    assert "Fixed: a monthly charge that is never adjusted. [1]" in text
+    assert "Metered: you pay for what you use. [1]" in text
+
+
+def test_an_open_compound_finds_its_closed_form():
+    # "book keeping" in the question, "bookkeeping" in the passage: the same word.
+    passages = [
+        "Shares are bought from a broker or from the company.",
+        "FIFO simplifies the bookkeeping of sold lots.",
+    ]
+    question = "That's a complicated book keeping!"
+    text = ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
+    assert text == "FIFO simplifies the bookkeeping of sold lots. [2]"

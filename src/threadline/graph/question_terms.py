@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
+from threadline.knowledge.facts import KIND_WORDS
 from threadline.text import fold, terms
 from threadline.text.lexicons import en, fr
 
@@ -49,13 +50,23 @@ PRONOUN = re.compile(
 )
 
 
+# "I'm referring to the continent, not the United States of America": a name the user
+# sets aside ("not", "rather than", "instead of") is not what the question is about.
+_SET_ASIDE = re.compile(
+    r"\b(?:not|rather than|instead of|other than|except|pas|plutôt que|au lieu de|sauf)"
+    r"\s+(?:(?:the|le|la|les|l['’])\s*)?(?:[A-ZÀ-Ý][\w'’-]*(?:\s+(?:of|de|du|des)\s+|\s+)?)+"
+)
+
+
 def _name_words(question: str) -> list[tuple[str, bool]]:
     """Return the question's name words, each with whether it continues the name before it.
 
     A word continues a name when it is a capitalised word that follows another with only
     spaces between them ("Placer County"); codes and numbers ("S25", "v4") stand alone,
-    and so do words after a comma ("Fixed, Metered").
+    and so do words after a comma ("Fixed, Metered"). A name set aside ("not the United
+    States") is none of the question's.
     """
+    question = _SET_ASIDE.sub(lambda m: " " * len(m.group()), question)
     found: list[tuple[str, bool]] = []
     for sentence in re.split(r"(?<=[.!?])\s+", question.strip()):
         matches = list(re.finditer(r"[\w$€'’.-]+", sentence))
@@ -274,6 +285,10 @@ def unanchored_references(
             question[match.end(2) :]
         ):
             continue  # "the best-selling phone", "le smartphone le plus vendu": one thing
+        # "the grounds for lodging an appeal", "the requirements of a mortgage": a word for
+        # the kind of answer asked is no thing to point at; its complement says what of.
+        if noun and set(noun) <= KIND_WORDS and _KIND_COMPLEMENT.match(question[match.end(2) :]):
+            continue
         if noun and noun[0] not in history and noun[0] not in titled:
             yield match.group(0)
 
@@ -310,6 +325,14 @@ _PHRASE_END = re.compile(
 )
 
 
+# "for lodging an appeal", "of a mortgage", "pour un prêt": what a kind word is about.
+_KIND_COMPLEMENT = re.compile(
+    r"^\s+(?:for|of|to|on|about|pour|de|du|des|d['’])\s*(?:(?:a|an|the|my|your|un|une|le|la|les|"
+    r"l['’])\s*)?[\w'’-]{3,}",
+    re.I,
+)
+
+
 def _complement_names(rest: str, names: Sequence[str]) -> bool:
     """Whether the words after "the X" name it: a name in its own phrase, before its end.
 
@@ -337,26 +360,6 @@ _ASKED_PHRASE = re.compile(
 _PRONOUN_SUBJECT = re.compile(r"(?:it|they|he|she|il|elle|ils|elles)\b", re.I)
 
 
-# Words that name the kind of value or text asked for, which a passage states without
-# naming it: a battery's capacity is "3,349 mAh", a password policy is its rules.
-_ASKED_KIND_TERMS = frozenset(
-    terms(
-        "capacity size amount level rate value figure total count policy policies rule rules "
-        "guideline guidelines procedure procedures process processes steps instructions "
-        "requirements address share proportion percentage capacité taille montant niveau "
-        "taux valeur total adresse part proportion pourcentage "
-        "politique "
-        "politiques règle règles consigne consignes procédure procédures processus étapes "
-        "démarche démarches modalités exigences"
-    )
-)
-# A requirement ("you must be 18") and the differences between two things (their two
-# prices) are stated without the word, like a policy by its rules.
-_ASKED_KIND_TERMS |= frozenset(
-    terms("requirement requirements difference differences exigence exigences différence")
-)
-
-
 # The words that ask for a kind of fact the answer type check recognises: a passage
 # states a price as "$449" without "price" or "cost", a weight as "1.09 kg".
 _TYPED_KIND_TERMS = {
@@ -375,7 +378,7 @@ def substantive_terms(content: Sequence[str], *, typed: str | None = None) -> li
     looks for): "how heavy is it?" asks for a weight ("weighs 1.09 kg" never says
     "heavy"), "combien coûte-t-il ?" for a price ("vendu 449 $").
     """
-    kind_words = _ASKED_KIND_TERMS | _TYPED_KIND_TERMS.get(typed or "", frozenset())
+    kind_words = KIND_WORDS | _TYPED_KIND_TERMS.get(typed or "", frozenset())
     specific = [t for t in content if t not in kind_words]
     return specific or ([] if typed else list(content))
 
@@ -395,7 +398,7 @@ def asked_phrase_terms(question: str) -> list[str]:
     asked = [t for t in content_terms(match.group("phrase")) if t not in GENERIC_TERMS]
     # "la politique de mots de passe": the phrase ends before its complement, and the
     # kind word alone asks for nothing a passage must name.
-    return [t for t in asked if t not in _ASKED_KIND_TERMS]
+    return [t for t in asked if t not in KIND_WORDS]
 
 
 _PART_SPLIT = re.compile(

@@ -97,6 +97,27 @@ def distinct_things(chunks: Sequence[Mapping[str, object]], labels: Sequence[str
     return things
 
 
+# "I tried to update my credit card, but it keeps showing errors": "it", the subject of a
+# clause joined to one that introduced a thing ("my X", "a X", "une X"), is that thing,
+# not the previous answer's subject. Only as such a subject: in "is there a way to reset
+# it?" or "what is a good way to clean it?" "it" is still what was discussed. "The X"
+# introduces nothing ("what is the price and is it free?" asks the product's price).
+# Each language's determiners go with its own pronouns (French "a" is also a verb).
+_INTRODUCED_BEFORE = re.compile(
+    r"\b(?:my|our|a|an)\s+[a-z'’-]+\b[^?]*?(?:,|\b(?:but|and|so|because|since))\s+"
+    r"(?:it|they)\s+[a-z]+"
+    r"|\b(?:mon|ma|mes|notre|nos|un|une)\s+[a-zà-ÿ'’-]+\b[^?]*?(?:,|\b(?:mais|et|donc|car))\s+"
+    r"(?:il|elle|ils|elles)\s+[a-zà-ÿ]+",
+    re.I,
+)
+
+
+# "the difference among Fixed, Metered, Tiered, and Reserved": names listed with "and"
+# or "or" are several things, and a passage about any of them is about the question.
+# Without the conjunction a comma joins parts of one name ("Sacramento, California").
+_ENUMERATION = re.compile(r"\b[A-Z][a-z]+(?:,\s*[A-Z][a-z]+)*,?\s+(?:and|or|et|ou)\s+[A-Z][a-z]+\b")
+
+
 def passages_about(
     chunks: Sequence[Mapping[str, object]],
     vocab: Mapping[str, set[str]],
@@ -116,12 +137,12 @@ def passages_about(
         every = [
             lb for lb in labels if all(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
         ]
-        if every:
+        if every and not _ENUMERATION.search(question):
             return every
         return [
             lb for lb in labels if any(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
         ]
-    if focus and PRONOUN.search(question):
+    if focus and PRONOUN.search(question) and not _INTRODUCED_BEFORE.search(question):
         wanted_titles = {fold(part).strip() for f in focus for part in f.split(" — ") if part}
         on_focus = [
             str(c["label"])

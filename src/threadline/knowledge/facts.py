@@ -125,11 +125,53 @@ _TYPE_PATTERN: dict[AnswerType, re.Pattern[str]] = {
 }
 
 
+# Words that name the kind of value or text asked for, which a passage states without
+# naming it: a battery's capacity is "3,349 mAh", a password policy is its rules. The
+# evidence check and the offline model both read a question through them.
+KIND_WORDS = frozenset(
+    terms(
+        "capacity size amount level rate value figure total count policy policies rule rules "
+        "guideline guidelines procedure procedures process processes steps instructions "
+        "requirements address share proportion percentage capacité taille montant niveau "
+        "taux valeur total adresse part proportion pourcentage politique "
+        "politiques règle règles consigne consignes procédure procédures processus étapes "
+        "démarche démarches modalités exigences"
+    )
+)
+# A requirement ("you must be 18") and the differences between two things (their two
+# prices) are stated without the word, like a policy by its rules.
+KIND_WORDS |= frozenset(
+    terms("requirement requirements difference differences exigence exigences différence")
+)
+# Reasons and merits are stated by what they are ("you may appeal if the judge made a
+# legal error", "it costs less"), not named: "the grounds for an appeal", "the benefits".
+KIND_WORDS |= frozenset(
+    terms(
+        "reason reasons cause causes ground grounds benefit benefits advantage advantages "
+        "disadvantage disadvantages way ways raison raisons motif motifs avantage avantages "
+        "inconvénient inconvénients moyen moyens"
+    )
+)
+
+
+# "Who" asks for a person's name when it asks who one particular holder is ("who is the
+# CEO?", "who wrote it?"). Generic present ("who takes photos of planes?", "who pays the
+# fee?") and a bare plural ("who are audiences?") ask about a kind of people: the answer
+# is a role or a group ("the photographer on the ground"), written as a common noun.
+_WHO_OF_A_KIND = re.compile(
+    r"\bwho (?:(?!is\b|was\b|has\b|does\b)[a-z]+[^s\W]s|(?:are|were) "
+    r"(?!the\b|these\b|those\b|they\b|you\b|we\b|it\b|its\b|their\b|his\b|her\b|my\b|our\b)"
+    r"[a-z]+s)\b"
+)
+
+
 def asked_type(question: str) -> AnswerType | None:
     """Tell the kind of fact a question asks for, if it says so ("how much" → price...)."""
     text = fold(question)
     for kind, pattern in _ASKS_FOR:
         if pattern.search(text):
+            if kind == "person" and _WHO_OF_A_KIND.search(text):
+                return None
             return kind
     return None
 

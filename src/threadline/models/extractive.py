@@ -13,6 +13,11 @@ says `tool_calling: False`), and `with_structured_output` fills the answer
 schema (verdict, answer, missing) from its text. It only matches words, so it
 cannot judge whether the sources answer (`quotes_sources`): the graph's
 evidence check decides for it.
+
+Over 400 lines: the LangChain model interface and the composition of its three
+answer styles (prose, list, deliverable) read one parsed prompt; the rules for which
+sentences answer are one reading of a question and stay beside the composer that
+applies them.
 """
 
 from __future__ import annotations
@@ -32,13 +37,19 @@ from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
 from threadline.knowledge.bilingual import translate_query
-from threadline.knowledge.facts import KINDS, counted_noun, has_answer_type, states_count_of
+from threadline.knowledge.facts import (
+    KIND_WORDS,
+    KINDS,
+    counted_noun,
+    has_answer_type,
+    states_count_of,
+)
 from threadline.models.answer_prompt import (
     INSUFFICIENT_CONTEXT,
     PromptSource,
     parse_answer_prompt,
 )
-from threadline.text import terms
+from threadline.text import fold, terms
 from threadline.text.language import detect_language
 
 MODEL_NAME = "threadline-extractive"
@@ -78,6 +89,17 @@ def _translated_terms(question: str, sources: Sequence[PromptSource]) -> set[str
     return {t for language in written for t in terms(translate_query(question, asked, language))}
 
 
+def _closed_compounds(question: str) -> set[str]:
+    """Return the question's adjacent words written as one ("book keeping" → bookkeeping).
+
+    A compound is written open, hyphenated or closed ("book keeping", "bookkeeping"): a
+    passage that writes it closed answers a question that writes it open.
+    """
+    words = re.findall(r"[^\W\d_]+", question.lower())
+    pairs = zip(words, words[1:], strict=False)
+    return {t for a, b in pairs if len(a) > 2 and len(b) > 2 for t in terms(a + b)}
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences and bullet items of a passage, Markdown markers removed."""
     sentences: list[str] = []
@@ -88,6 +110,17 @@ def split_sentences(text: str) -> list[str]:
         line = re.sub(r"\*\*|__|`", "", line)
         sentences.extend(s.strip() for s in _SENTENCE_END.split(line) if s.strip())
     return sentences
+
+
+def _is_heading(sentence: str, source: PromptSource) -> bool:
+    """Whether a sentence only repeats its passage's title or heading ("Penobscot River").
+
+    Pages often open with their title as a line of its own: it names what the passage
+    is about and states nothing, so it never answers (nor earns the passage a citation).
+    """
+    line = fold(sentence).strip(" .:;|-–")
+    names = (fold(source.title), fold(source.section))
+    return bool(line) and any(line in name for name in names if name)
 
 
 class ExtractiveChatModel(BaseChatModel):
@@ -255,6 +288,8 @@ class ExtractiveChatModel(BaseChatModel):
         per_sentence = []
         for s_index, source in enumerate(sources):
             for i, sentence in enumerate(split_sentences(source.text)):
+                if _is_heading(sentence, source):
+                    continue
                 found = set(terms(sentence)) | set(terms(source.section))
                 per_sentence.append((s_index, i, sentence, found))
                 doc_freq.update(found)
@@ -277,7 +312,7 @@ class ExtractiveChatModel(BaseChatModel):
         reference: str,
         answer_type: str = "",
     ) -> str:
-        translated = _translated_terms(question, sources)
+        translated = _translated_terms(question, sources) | _closed_compounds(question)
         weights = self._weights(question, search_query, translated)
         rows = self._scored(sources, weights)
         if reference:
@@ -371,8 +406,10 @@ class ExtractiveChatModel(BaseChatModel):
             if counted:
                 rows = counted
         # "Quelle est la garantie du Pixel 8a ?": a sentence naming the Pixel 8a but not
-        # its warranty speaks of the subject, not of what is asked.
-        asked = own - set(terms(" ".join(_NAMES.findall(question))))
+        # its warranty speaks of the subject, not of what is asked. A word for the kind of
+        # answer ("the differences among Fixed, Metered...") is not what a sentence holds:
+        # the differences are stated without the word.
+        asked = own - set(terms(" ".join(_NAMES.findall(question)))) - KIND_WORDS
         if asked and (holding := [r for r in rows if asked & set(terms(r[3]))]):
             rows = holding
         return rows
