@@ -329,9 +329,9 @@ def answer_messages(
         state: The turn's state after retrieval.
         services: Settings.
         context: Per-run prompts and history mode.
-        only: Labels of the sources to show, in the order to show them (the passages
-            the evidence check found supporting, best covered first); all packed sources
-            when None. Labels keep their numbers.
+        only: Labels of the sources to show, in the order to show them (the passage
+            retrieval ranked first, then those the evidence check found supporting); all
+            packed sources when None. Labels keep their numbers.
         asks_for: The kind of fact the question asks for (price, date...), if any.
         question: The question to answer when it is not the user's whole message (the
             covered part of a partly answerable question, offline).
