@@ -187,6 +187,21 @@ def test_answer_gathers_the_best_ranked_passages_each_cited_to_its_own():
     assert text.index("[1]") < text.index("[2]") < text.index("[3]")
 
 
+def test_the_lead_passage_is_quoted_from_its_best_sentence_on():
+    # "How much does the Enterprise plan cost?": the answer starts with the Enterprise
+    # price, not the Basic and Business prices the passage writes before it.
+    passages = [
+        "The Basic plan costs $29 per month. The Business plan costs $149 per month. "
+        "The Enterprise plan costs $899 per month. Every plan can be paid annually."
+    ]
+    question = "How much does the Enterprise plan cost?"
+    quoted = sentences_without_citations(
+        ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
+    )
+    assert quoted[0] == "The Enterprise plan costs $899 per month."
+    assert "The Basic plan costs $29 per month." not in quoted
+
+
 def test_a_sentence_naming_only_the_subject_does_not_answer():
     # "What is the warranty of the Pixel 8a?": a sentence on the Pixel 8a's sales names
     # the subject, not what is asked.

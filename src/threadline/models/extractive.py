@@ -343,8 +343,9 @@ class ExtractiveChatModel(BaseChatModel):
         """Return the answering sentences of the best-ranked passages, each cited to its own.
 
         Retrieval ranks the passages (both engines fused): the first passage with an
-        answering sentence leads, quoted in its own order up to `answer_words` (an
-        answer reads as the passage does, not as a list of scattered best sentences),
+        answering sentence leads, quoted in its own order from its best sentence on, up
+        to `answer_words` (an answer reads as the passage does, not as a list of
+        scattered best sentences, and starts with what answers),
         and each of the next `max_sources - 1` passages with one adds its best. An
         answer that several passages support cites each of them; one that only the
         first supports stays with it.
@@ -356,18 +357,18 @@ class ExtractiveChatModel(BaseChatModel):
         ranked = sorted(by_source)[: self.max_sources]
         if not ranked:
             return []
+        lead = sorted(by_source[ranked[0]], key=lambda r: r[2])
+        best = max(lead, key=lambda r: r[0])
+        # From the passage's best sentence on: "The Enterprise plan costs $899", not the
+        # Basic and Business prices written before it.
+        start = lead.index(best)
         chosen: list[tuple[float, int, int, str]] = []
         words = 0
-        for row in sorted(by_source[ranked[0]], key=lambda r: r[2]):
+        for row in lead[start:]:
             if words >= self.answer_words:
                 break
             chosen.append(row)
             words += len(row[3].split())
-        best = max(by_source[ranked[0]], key=lambda r: r[0])
-        if best not in chosen:
-            # The passage's best sentence lies past the quoted words ("P2 on the Business
-            # plan" after the Enterprise plan's times): it replaces the last one quoted.
-            chosen[-1] = best
         chosen.extend(max(by_source[s_index], key=lambda r: r[0]) for s_index in ranked[1:])
         return chosen
 
