@@ -9,7 +9,8 @@ import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 
 from threadline.chat import ChatService, TurnRequest
-from threadline.graph.routing import parse_catalog_request, plan_turn
+from threadline.graph.catalog_requests import parse_catalog_request
+from threadline.graph.routing import plan_turn
 
 
 class CountingHandler(BaseCallbackHandler):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from threadline.graph.routing import listed_product, parse_catalog_request, plan_turn
+from threadline.graph.catalog_requests import listed_product, parse_catalog_request
+from threadline.graph.routing import plan_turn
 
 BRANDS = ["Samsung", "Apple", "Google", "Dell"]
 

@@ -1,0 +1,298 @@
+"""Catalog requests: a message read as a typed call to one catalog tool, without an LLM.
+
+A list ("what phones under $500?"), a ranking ("the lightest laptop", "laptops under
+1.3 kg"), a comparison, and the follow-ups on a list just shown ("the second one",
+"which one is lighter?", "compare the first two"). Each row of the grammar pairs the
+English and French phrasings of one category, bound or spec, read together. The router
+(`threadline.graph.routing`) asks these first: a tool request comes before any other
+route.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from threadline.text import fold
+
+# A phone as a way to reach someone ("their phone number", "par téléphone") asks about
+# no product: those phrases are taken out before the category is read.
+_PHONE_AS_CHANNEL = re.compile(
+    r"\b(?:phone|telephone)\s+(?:numbers?|lines?|support|calls?|contacts?)\b"
+    r"|\b(?:by|via|over the|on the|par|au)\s+(?:phone|telephone)\b"
+    r"|\b(?:numeros?|lignes?|appels?)\s+(?:de\s+)?telephon\w*"
+)
+CATEGORY_WORDS = {
+    "phone": r"\b(phones?|smartphones?|mobiles?|telephones?|portables? 5g)\b",
+    "laptop": r"\b(laptops?|notebooks?|ordinateurs? portables?|pc portables?|ultrabooks?)\b",
+}
+_MAX_PRICE = re.compile(
+    r"\b(under|below|less than|cheaper than|up to|max(imum)?|at most|moins de|sous|"
+    r"jusqu'a|au plus|inferieur a|pas plus de)\s*\$?\s*(\d[\d,. ]*)\s*(\$|usd|dollars?|eur|€)?"
+)
+_MIN_PRICE = re.compile(
+    r"\b(over|above|more than|at least|from|plus de|au moins|a partir de|superieur a)\s*"
+    r"\$?\s*(\d[\d,. ]*)\s*(\$|usd|dollars?|eur|€)?"
+)
+_BETWEEN = re.compile(r"\b(between|entre)\s*\$?\s*(\d[\d,]*)\s*(and|et|-)\s*\$?\s*(\d[\d,]*)")
+# A bound on a spec: "weigh less than 1.3 kg", "plus de 16 Go de RAM", "over 5000 mAh".
+# The unit says which spec; a number with a unit is no price bound.
+_SPEC_UNITS: list[tuple[str, str]] = [
+    (r"kg|kilos?|kilograms?", "weight_kg"),
+    (r"mah", "battery_mah"),
+    (r"(?:hours?|h|heures?) (?:of battery|d'autonomie|de batterie)", "battery_hours"),
+    (r"(?:gb|go) (?:of )?(?:ram|memory|de ram|de memoire)", "ram_gb"),
+    (r"(?:gb|go|tb|to)(?: (?:of )?(?:storage|de stockage))?", "storage_gb"),
+    (r"(?:inch(?:es)?|\"|pouces?)", "display"),
+    (r"(?:mp|megapixels?)", "camera_mp"),
+]
+_BOUND_BELOW = r"under|below|less than|lighter than|at most|up to|moins de|sous|au plus|jusqu'a"
+_BOUND_ABOVE = r"over|above|more than|at least|plus de|au moins"
+_BOUND_INCLUSIVE = r"at most|up to|au plus|jusqu'a|at least|au moins"
+_SPEC_BOUND = re.compile(
+    rf"\b(?P<dir>{_BOUND_BELOW}|{_BOUND_ABOVE})\s*(?P<value>\d+(?:[.,]\d+)?)\s*"
+    rf"(?P<unit>{'|'.join(f'(?:{unit})' for unit, _ in _SPEC_UNITS)})(?![\w])"
+)
+_COMPARE = re.compile(r"\b(compare[rz]?|comparison|comparatif|versus|vs\.?)\b")
+# A listing question asks which products: its cue word governs the category ("what 5G
+# phones", "quels sont les portables"); "what should I do if I lose my laptop?" asks
+# about a laptop, not for a list of them. Asking what is on sale needs no such order.
+_LIST_CUE = r"\b(?:what|which|list|show|any|quels?|quelles?|liste|montre)\b"
+_ON_SALE = re.compile(r"\b(do you (have|sell)|avez-vous|vendez-vous)\b")
+
+
+def _asks_for_a_list(text: str, category: str) -> bool:
+    """Whether a folded question asks for a list of the category's products."""
+    governed = rf"{_LIST_CUE}(?:\s+[\w'-]+){{0,3}}?\s+{CATEGORY_WORDS[category]}"
+    return bool(_ON_SALE.search(text) or re.search(governed, text))
+
+
+# Superlatives: (pattern, spec, order). Battery and screen pick the spec the category has.
+SUPERLATIVES: list[tuple[str, str, str]] = [
+    (r"\b(lightest|least heavy|plus legers?|plus legeres?)\b", "weight_kg", "asc"),
+    (r"\b(heaviest|plus lourds?|plus lourdes?)\b", "weight_kg", "desc"),
+    (r"\b(cheapest|least expensive|lowest price|moins chers?|moins cheres?)\b", "price_usd", "asc"),
+    (r"\b(most expensive|priciest|highest price|plus chers?|plus cheres?)\b", "price_usd", "desc"),
+    (
+        r"\b(longest|best|biggest|largest) battery|\bbattery (life )?(lasts? )?(the )?longest\b|"
+        r"\bmeilleure autonomie\b|\bplus grande (batterie|autonomie)\b",
+        "battery",
+        "desc",
+    ),
+    (r"\b(biggest|largest) (screen|display)|\bplus grand ecran\b", "display", "desc"),
+    (r"\b(smallest|most compact) (screen|display|phone)|\bplus petit ecran\b", "display", "asc"),
+    (r"\b(most|largest|biggest) storage|\bplus de stockage\b", "storage_gb", "desc"),
+    (r"\b(most) (ram|memory)|\bplus de (ram|memoire)\b", "ram_gb", "desc"),
+    (r"\b(best|highest resolution) camera|\bmost megapixels\b", "camera_mp", "desc"),
+    (r"\b(newest|latest|most recent|plus recents?)\b", "release_year", "desc"),
+    (r"\blongest warranty|\bplus longue garantie\b", "warranty_years", "desc"),
+]
+# Comparatives: (pattern, spec, order), read with the superlatives above only between the
+# products the previous answer listed ("which one is lighter?" after a comparison).
+COMPARATIVES: list[tuple[str, str, str]] = [
+    (r"\b(lighter|less heavy|moins lourde?s?)\b", "weight_kg", "asc"),
+    (r"\bheavier\b", "weight_kg", "desc"),
+    (r"\b(cheaper|less expensive)\b", "price_usd", "asc"),
+    (r"\b(more expensive|pricier)\b", "price_usd", "desc"),
+    (
+        r"\b(longer|better|bigger|larger) battery|\blasts? longer\b|\bplus d'autonomie\b|"
+        r"\btient plus longtemps\b",
+        "battery",
+        "desc",
+    ),
+    (r"\b(bigger|larger) (screen|display)", "display", "desc"),
+    (r"\bsmaller (screen|display)", "display", "asc"),
+    (r"\bmore storage\b", "storage_gb", "desc"),
+    (r"\bmore (ram|memory)\b", "ram_gb", "desc"),
+    (r"\b(better|higher resolution) camera|\bmeilleur appareil photo\b", "camera_mp", "desc"),
+    (r"\b(newer|more recent)\b", "release_year", "desc"),
+    (r"\blonger warranty\b", "warranty_years", "desc"),
+]
+# A superlative the catalog has no spec for ("le smartphone le plus vendu", "the most
+# popular laptop", "best-selling"): a question for the documents, not a list.
+_OTHER_SUPERLATIVE = re.compile(
+    r"\b(?:le|la|les) (?:plus|moins) \w+|\bthe (?:most|least) \w+|\bbest[- ]sell\w*|"
+    r"\bmost popular\b|\b(?:plus|moins) (?:vendue?s?|populaires?)\b"
+)
+_ORDINALS = {
+    "first": 1, "1st": 1, "premier": 1, "premiere": 1, "1er": 1, "1re": 1,
+    "second": 2, "2nd": 2, "deuxieme": 2, "seconde": 2, "2e": 2, "2eme": 2,
+    "third": 3, "3rd": 3, "troisieme": 3, "3e": 3, "3eme": 3,
+    "fourth": 4, "4th": 4, "quatrieme": 4, "4e": 4, "4eme": 4,
+    "fifth": 5, "5th": 5, "cinquieme": 5, "5e": 5, "5eme": 5,
+    "sixth": 6, "6th": 6, "sixieme": 6, "6e": 6,
+    "seventh": 7, "7th": 7, "septieme": 7, "7e": 7,
+    "last": -1, "dernier": -1, "derniere": -1,
+}  # fmt: skip
+_ORDINAL_REF = re.compile(  # "du", "au": de le, à le ("l'autonomie du deuxième")
+    r"\b(?:the|le|la|l'|du|au)\s*(" + "|".join(_ORDINALS) + r")\b(?:\s+(?:one|phone|laptop|"
+    r"product|item|model|un|une|telephone|portable|produit|modele))?"
+)
+_PRICE_REF = re.compile(
+    r"\b(?:the one|celui|celle|the)\s+(?:at|for|a|de|priced at)\s*\$?\s*(\d[\d,]*)"
+    r"\s*(?:\$|usd|dollars?)?"
+    r"|\b(?:the )?\$(\d[\d,]*) one\b"
+)
+
+
+@dataclass(frozen=True)
+class ToolRequest:
+    """A typed call to one catalog tool."""
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+def _price(raw: str) -> float:
+    return float(raw.replace(",", "").replace(" ", "").rstrip("."))
+
+
+def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest | None:
+    """Turn a catalog question into a typed tool call, or None if it is not one.
+
+    It needs a product category or a known brand, plus a price constraint, a
+    listing cue or a comparison; anything else is a document question.
+    """
+    text = _PHONE_AS_CHANNEL.sub(" ", fold(question))
+    category = next((c for c, p in CATEGORY_WORDS.items() if re.search(p, text)), None)
+    brand = next((b for b in brands if re.search(rf"\b{re.escape(fold(b))}\b", text)), None)
+    if category and (bound := _SPEC_BOUND.search(text)):
+        spec = next(spec for unit, spec in _SPEC_UNITS if re.fullmatch(unit, bound["unit"]))
+        value = float(bound["value"].replace(",", "."))
+        if bound["unit"] in ("tb", "to"):
+            value *= 1000  # storage is in GB
+        below = re.fullmatch(_BOUND_BELOW, bound["dir"]) is not None
+        bounded: dict[str, Any] = {"spec": spec, "order": "asc" if below else "desc"}
+        bounded |= {"category": category, "max_value" if below else "min_value": value}
+        if not re.fullmatch(_BOUND_INCLUSIVE, bound["dir"]):
+            bounded["exclusive"] = True  # "more than 5000 mAh" is not 5000 mAh
+        return ToolRequest("rank_products", {**bounded, "limit": 10})
+    for pattern, spec, order in SUPERLATIVES:
+        if category and re.search(pattern, text):
+            if spec == "battery":
+                spec = "battery_hours" if category == "laptop" else "battery_mah"
+            if spec == "weight_kg" and category != "laptop":
+                continue  # the catalog weighs laptops only; a phone question goes to documents
+            return ToolRequest(
+                "rank_products", {"spec": spec, "order": order, "category": category}
+            )
+    if _OTHER_SUPERLATIVE.search(text):
+        return None  # the superlatives the catalog can rank were all tried above
+    if _COMPARE.search(text):
+        names = [
+            n.strip(" ?.!")
+            for n in re.split(r"\b(?:and|et|with|avec|vs\.?|versus|to|a)\b|,", text)
+            if n.strip(" ?.!")
+        ]
+        names = [re.sub(r"^(compare[rz]?|the|le|la|les)\s+", "", n).strip() for n in names]
+        names = [n for n in names if n]
+        if len(names) >= 2:
+            return ToolRequest("compare_products", {"names": names[:4]})
+    if category is None and brand is None:
+        return None
+    args: dict[str, Any] = {}
+    if category:
+        args["category"] = category
+    if brand:
+        args["brand"] = brand
+    if m := _BETWEEN.search(text):
+        args["min_price"], args["max_price"] = _price(m.group(2)), _price(m.group(4))
+    else:
+        if m := _MAX_PRICE.search(text):
+            args["max_price"] = _price(m.group(3))
+        if m := _MIN_PRICE.search(text):
+            args["min_price"] = _price(m.group(2))
+    has_price = "max_price" in args or "min_price" in args
+    if not has_price and not (category and _asks_for_a_list(text, category)):
+        return None
+    return ToolRequest("search_products", args)
+
+
+def listed_product(
+    question: str, listed: Sequence[str], prices: dict[str, float] | None = None
+) -> tuple[int, str] | None:
+    """Return the product of the previous list a message points at: (1-based rank, ref type).
+
+    "the second one", "le deuxième", "the last one" (by rank: ref type ``ordinal``),
+    "celui à 299 $", "the $299 one" (by price), "the Samsung one" (by a word of exactly
+    one listed name: ref type ``title``). Resolved from the list as shown, so "the second
+    one" is the second line the user saw.
+    """
+    if not listed:
+        return None
+    text = fold(question)
+    if m := _ORDINAL_REF.search(text):
+        rank = _ORDINALS[m.group(1)]
+        index = rank - 1 if rank > 0 else len(listed) + rank
+        return (index + 1, "ordinal") if 0 <= index < len(listed) else None
+    if prices and (m := _PRICE_REF.search(text)):
+        wanted = _price(m.group(1) or m.group(2))
+        matching = [i for i, name in enumerate(listed) if prices.get(name) == wanted]
+        return (matching[0] + 1, "title") if len(matching) == 1 else None
+    if m := re.search(r"\b(?:the|le|la)\s+([\w-]+)\s+(?:one|model|phone|laptop)\b", text):
+        word = m.group(1)
+        matching = [
+            i for i, name in enumerate(listed) if re.search(rf"\b{re.escape(word)}\b", fold(name))
+        ]
+        return (matching[0] + 1, "title") if len(matching) == 1 else None
+    return None
+
+
+_HOW_MANY_LISTED = {"two": 2, "deux": 2, "2": 2, "three": 3, "trois": 3, "3": 3, "four": 4,
+                    "quatre": 4, "4": 4, "both": 2}  # fmt: skip
+# "compare the first two", "compare-les", "compare them", "compare les deux premiers".
+_COMPARE_LISTED = re.compile(
+    r"\b(?:compare[rz]?|comparison|comparatif)\b(?:-(?:les|them))?\s*(?:(?:the|les|them|ces|"
+    r"those|these)\s*)?(?:(?:first|premiers?|premieres?)\s+)?"
+    r"(?P<count>two|deux|three|trois|four|quatre|both|[234])?\s*"
+    r"(?:first|premiers?|premieres?|ones?|produits?|products?|modeles?|models?)?\s*[?.!]*$"
+)
+
+
+def compare_listed(question: str, listed: Sequence[str]) -> ToolRequest | None:
+    """Compare products of the previous list that the message points at without naming.
+
+    "Compare les deux premiers", "compare the first two", "compare them": the first
+    products as listed (all of them, at most four, when no count is said).
+    """
+    if len(listed) < 2:
+        return None
+    match = _COMPARE_LISTED.search(fold(question).strip())
+    if match is None:
+        return None
+    count = _HOW_MANY_LISTED.get(match["count"] or "", min(len(listed), 4))
+    return ToolRequest("compare_products", {"names": list(listed[:count])})
+
+
+def rank_listed(
+    question: str, listed: Sequence[str], category: str | None = None
+) -> ToolRequest | None:
+    """Rank the products the previous answer listed, when a message compares them.
+
+    "which one is lighter?", "lequel est le moins cher ?", "which has the longest battery?"
+    after a comparison or a list: the ranking covers those products, not the category.
+    A message naming a category of its own is a new catalog question instead.
+
+    Args:
+        question: The user message.
+        listed: The products the previous answer listed, in the order shown.
+        category: Their shared category, if any (a battery is in hours for a laptop, in
+            mAh for a phone).
+    """
+    if len(listed) < 2:
+        return None
+    text = fold(question)
+    if any(re.search(pattern, text) for pattern in CATEGORY_WORDS.values()):
+        return None
+    for pattern, spec, order in [*SUPERLATIVES, *COMPARATIVES]:
+        if not re.search(pattern, text):
+            continue
+        if spec == "battery":
+            if category is None:
+                return None
+            spec = "battery_hours" if category == "laptop" else "battery_mah"
+        args = {"spec": spec, "order": order, "names": list(listed), "limit": len(listed)}
+        return ToolRequest("rank_products", args)
+    return None
