@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from threadline.graph.anchors import unanchored_references
 from threadline.graph.evidence import decide, unanchored_reference
 from threadline.graph.grounding import neutralize_markers, support_check
-from threadline.graph.question_terms import asked_phrase_terms, unanchored_references
+from threadline.graph.question_terms import asked_phrase_terms
 from threadline.text import terms
 
 
@@ -198,7 +199,7 @@ def test_the_x_with_several_documents_titled_x_asks_which():
 
 
 def test_the_x_after_an_answer_naming_several_x_asks_which():
-    from threadline.graph.question_terms import kinds_named_before
+    from threadline.graph.anchors import kinds_named_before
 
     earlier = [
         "What plans are there? The service offers a no-cost Trial plan, a Standard Next "
@@ -244,7 +245,7 @@ def test_a_name_that_several_titles_extend_asks_which():
 
 
 def test_about_a_specific_x_asks_which():
-    from threadline.graph.question_terms import unanchored_reference
+    from threadline.graph.anchors import unanchored_reference
 
     question = "Can you tell me about a specific city or town in California?"
     assert unanchored_reference(question, ["hello"]) == "a specific city"
@@ -284,7 +285,7 @@ def test_a_message_with_no_word_of_its_own_is_checked_on_what_it_carries():
 
 
 def test_the_x_said_before_answered_from_other_documents_is_declined():
-    from threadline.graph.question_terms import said_before
+    from threadline.graph.anchors import said_before
 
     earlier = ["Tell me about Monaco. The Monte Carlo casino overlooks the harbour."]
     chunks = [
@@ -430,11 +431,11 @@ def test_a_pronoun_after_a_thing_the_message_introduces_refers_to_it():
 
 def test_a_kind_word_with_its_complement_points_at_nothing_unsaid():
     """A kind word with its complement ("the grounds for an appeal") is about the complement."""
+    from threadline.graph.anchors import unanchored_reference
     from threadline.graph.question_terms import (
         asked_phrase_terms,
         content_terms,
         substantive_terms,
-        unanchored_reference,
     )
 
     question = "What are the grounds for lodging an appeal?"

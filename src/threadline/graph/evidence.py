@@ -22,8 +22,11 @@ packed context; no model, no scores fitted to a benchmark. Four verdicts:
 The rules are principles, not thresholds tuned on a dev set: "more than half of
 the question's content in one passage" is the only ratio, and a named thing must
 be present verbatim (after folding and stemming). How a question is read (its
-content terms, named things, unanchored references, parts) is in
-:mod:`threadline.graph.question_terms`; this module holds the verdict.
+content terms, named things, parts) is in :mod:`threadline.graph.question_terms`, the
+references it makes to things it may not name in :mod:`threadline.graph.anchors`, and
+which passages are about what in :mod:`threadline.graph.referents`; this module holds
+the verdict. Over 400 lines: `decide` is one decision read top to bottom, each rule with
+the case that made it; split, its order would be harder to follow.
 """
 
 from __future__ import annotations
@@ -34,27 +37,29 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from threadline.followups.anaphora import continues_the_subject
+from threadline.graph.anchors import (
+    DEMONSTRATIVE,
+    UNSAID,
+    kinds_named_before,
+    said_before,
+    unanchored_reference,
+    unanchored_references,
+    written_as_a_name,
+)
 from threadline.graph.polar import is_polar, states_together
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
-    DEMONSTRATIVE,
-    UNSAID,
     asked_phrase_terms,
     chunk_vocabulary,
     content_terms,
     holds_phrase,
-    kinds_named_before,
     matches_term,
     name_phrases,
     named_things,
     question_parts,
-    said_before,
     substantive_terms,
     term_forms,
-    unanchored_reference,
-    unanchored_references,
     uncovered_parts,
-    written_as_a_name,
 )
 from threadline.graph.referents import (
     acronyms,

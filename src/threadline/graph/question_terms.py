@@ -9,7 +9,7 @@ and the stem matching that tolerates derivations and one typo.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from threadline.knowledge.facts import KIND_WORDS
 from threadline.text import fold, terms
@@ -25,25 +25,6 @@ GENERIC_TERMS = frozenset(
     terms(f"{en.GENERIC_WORDS} {fr.GENERIC_WORDS} {' '.join(sorted(fr.AUXILIARY_FORMS))}")
 )
 
-# A reference to something the question does not name.
-DEMONSTRATIVE = re.compile(
-    # Not "that is", "that calculated", "this the": a demonstrative before a verb, a
-    # participle or an article is a pronoun or a conjunction, not "this <noun>".
-    # Nor French "ce que", "ce qui", "est-ce que": a relative or a question formula.
-    r"\b(this|that|these|those|ce|cet|cette|ces)\s+(?!(?:is|are|was|were|one|means?|does|do|"
-    r"did|can|will|would|should|could|has|have|had|the|a|an|it|they|you|i|we|le|la|les|"
-    r"est|sont|que|qui|qu|dont|quoi)\b|[a-zà-ÿ]+(?:ed|ing)\b)"
-    r"([a-zà-ÿ'’-]+(?:\s+[a-zà-ÿ'’-]+)?)",
-    re.I,
-)
-# "tell me about a specific city": the user asks about one and does not say which. Only
-# as what the question is about: "is there a specific form?" asks whether one exists.
-UNSAID = re.compile(
-    r"\b(?:about|on|sur|de|d['’])\s*(?P<phrase>(?:a|an|one|some|un|une)\s+(?:(?:specific|"
-    r"particular)\s+[a-zà-ÿ'’-]+|[a-zà-ÿ'’-]+\s+(?:précise?|particulier|particulière)))",
-    re.I,
-)
-_DEFINITE = re.compile(r"\b(the|le|la|les)\s+([a-zà-ÿ'’-]+)", re.I)
 PRONOUN = re.compile(
     r"\b(it|its|they|them|their|he|him|his|she|her|il|elle|ils|elles|son|sa|ses|leur|leurs)\b",
     re.I,
@@ -208,146 +189,6 @@ def chunk_vocabulary(chunk: Mapping[str, object]) -> set[str]:
     return stems(f"{chunk.get('title', '')} {chunk.get('section', '')} {chunk.get('text', '')}")
 
 
-def unanchored_reference(
-    question: str, earlier: Sequence[str], titles: Sequence[str] = ()
-) -> str | None:
-    """Return the phrase of a question that points at something never named, or None.
-
-    "this animal" (turn 1), "the actor" when no earlier turn talks of actors and the
-    question names nothing, "it" in a first message. `earlier` holds the text of the
-    conversation's earlier turns (questions and answers).
-    """
-    return next(unanchored_references(question, earlier, titles), None)
-
-
-def _named_once(names: Sequence[str]) -> set[str]:
-    """Return the stems that exactly one of these titles (or headings) holds."""
-    named_by: dict[str, set[str]] = {}
-    for name in names:
-        for stem in stems(name):
-            named_by.setdefault(stem, set()).add(fold(name).strip())
-    return {stem for stem, holders in named_by.items() if len(holders) == 1}
-
-
-def unanchored_references(
-    question: str,
-    earlier: Sequence[str],
-    titles: Sequence[str] = (),
-    headings: Sequence[str] = (),
-) -> Iterator[str]:
-    """Yield each phrase of a question that points at something never named, in order.
-
-    See :func:`unanchored_reference`, which returns the first: "the declaration of a
-    state of emergency to address the hurricane's impact" points at two things.
-    """
-    history = stems(" ".join(earlier))
-    # "this X" with no X in the conversation points at nothing, whatever else is named.
-    for match in DEMONSTRATIVE.finditer(question):
-        noun = match.group(2)
-        nouns = [t for t in terms(noun) if t not in GENERIC_TERMS]
-        # "the word Kubernetes ... this term": a name said before it is what it points at.
-        named_before = named_things(question[: match.start()])
-        if nouns and not any(n in history for n in nouns) and not named_before:
-            yield match.group(0)
-    for match in UNSAID.finditer(question):
-        yield match.group("phrase")
-    names = named_things(question)
-    if not earlier and not names:
-        # A pronoun before any content word of a first message points at nothing
-        # ("is it free?"); after one ("stocks ... do they") it points at that word.
-        pronoun = PRONOUN.search(question)
-        if pronoun and not content_terms(question[: pronoun.start()]):
-            yield pronoun.group(0)
-    # "the X": anchored by the conversation, or by a document titled with X ("the
-    # penobscot river" names the document "Penobscot River"; "the actor" names none).
-    # A title anchors "the X" only when one document is titled with X: "the season"
-    # with "Grey's Anatomy (season 7)" and "(season 10)" in play says neither.
-    # Section headings anchor it the same way, counted apart from the titles: "the
-    # support hours" is the handbook's "Support hours and channels" section, and a word
-    # several headings share does not undo the one document titled with it.
-    titled = _named_once(titles) | _named_once(headings)
-    titled_by_several = {stem for stem in stems(" ".join(titles)) if stem not in titled}
-    for match in _DEFINITE.finditer(question):
-        noun = [t for t in terms(match.group(2)) if t not in GENERIC_TERMS]
-        # "the animal in California": a name elsewhere does not say which animal; only
-        # a name the phrase itself holds ("the US", "the word Kubernetes", "the battery
-        # capacity of the iPhone 15", "le chiffre d'affaires 2024") anchors it.
-        if match.group(2) in names:
-            continue
-        # Unless several documents are titled with X: "the season of Grey's Anatomy"
-        # with its seasons 7 and 10 in play says which show, not which season.
-        shared = any(n in titled_by_several for n in noun)
-        if not shared and _complement_names(question[match.end(2) :], names):
-            continue
-        if noun and noun[0] in _NO_THING_TO_CHOOSE:
-            continue
-        if _SUPERLATIVE_HEAD.match(match.group(2)) or _SUPERLATIVE_AFTER.match(
-            question[match.end(2) :]
-        ):
-            continue  # "the best-selling phone", "le smartphone le plus vendu": one thing
-        # "the grounds for lodging an appeal", "the requirements of a mortgage": a word for
-        # the kind of answer asked is no thing to point at; its complement says what of.
-        if noun and set(noun) <= KIND_WORDS and _KIND_COMPLEMENT.match(question[match.end(2) :]):
-            continue
-        if noun and noun[0] not in history and noun[0] not in titled:
-            yield match.group(0)
-
-
-# "The X" that names no thing to choose between: a time ("et le week-end ?", "the
-# night") or a part of the document ("détaille la partie sur les magasins"), whose
-# complement, if any, says what it is about.
-_NO_THING_TO_CHOOSE = frozenset(
-    terms(
-        "weekend week-end weekends night nights morning evening afternoon holidays "
-        "nuit nuits matin soir soirée après-midi vacances jours fériés "
-        "part section point chapter paragraph partie chapitre paragraphe"
-    )
-)
-
-
-# A superlative picks one thing out of several: "the best-selling phone", "le smartphone
-# le plus vendu", "la meilleure offre" need no question back.
-_SUPERLATIVE_HEAD = re.compile(
-    r"(?:best|worst|most|least|latest|newest|oldest|largest|biggest|smallest|cheapest|"
-    r"highest|lowest|meilleure?s?|pire)(?:\b|-)",
-    re.I,
-)
-_SUPERLATIVE_AFTER = re.compile(r"\s+(?:le|la|les)\s+(?:plus|moins|meilleure?s?|pire)\b", re.I)
-
-
-# Where a noun phrase's complement ends: a place, a time or a clause says where or when
-# the X is ("the animal in California"), not which X it is.
-_PHRASE_END = re.compile(
-    r"^(?:in|at|on|when|where|while|if|that|which|who|whose|is|are|was|were|does|do|did|"
-    r"can|could|should|would|will|has|have|had|dans|en|à|au|aux|quand|où|ou|qui|que|"
-    r"qu|si|est|sont|était|a-t-il|a-t-elle)$",
-    re.I,
-)
-
-
-# "for lodging an appeal", "of a mortgage", "pour un prêt": what a kind word is about.
-_KIND_COMPLEMENT = re.compile(
-    r"^\s+(?:for|of|to|on|about|pour|de|du|des|d['’])\s*(?:(?:a|an|the|my|your|un|une|le|la|les|"
-    r"l['’])\s*)?[\w'’-]{3,}",
-    re.I,
-)
-
-
-def _complement_names(rest: str, names: Sequence[str]) -> bool:
-    """Whether the words after "the X" name it: a name in its own phrase, before its end.
-
-    "the X Name", "the X of Name", "the X Y for a Name Z", "le X d'Y 2024" hold a name
-    within four words and before a place, a time or a clause begins.
-    """
-    for word in rest.split()[:4]:
-        word = word.strip("?.,;!:()\"'«»")
-        if not word or _PHRASE_END.match(word):
-            return False
-        if word in names or word.split("'")[-1] in names:
-            return True
-    return False
-
-
 _ASKED_PHRASE = re.compile(
     r"^\s*(?:so |and |but |ok,? |et )?(?:what|who|which|how much|quel|quelle|quels|quelles)"
     r"(?:'s| is| are| was| were| est| sont| etait)\s+(?:the |a |an |le |la |les |l'|un |une )?"
@@ -426,76 +267,3 @@ def uncovered_parts(question: str, vocabularies: Sequence[set[str]]) -> list[str
         if best / len(words) <= COVERAGE_MAJORITY:
             missing.append(part)
     return missing
-
-
-def kinds_named_before(question: str, earlier: Sequence[str]) -> tuple[str, list[str]]:
-    """Return a "the X" of the question and the distinct named X's the conversation offered.
-
-    "How many domains are included in the plan?" after an answer listing the "Trial
-    plan", the "Standard Next plan" and the "Enterprise plan" → ("the plan", [those
-    three]): the conversation anchors "the plan" without saying which. Only the latest
-    earlier turn that speaks of X counts (it is what the user is reading); a question
-    that names its X ("the Trial plan") is not asking this. ("", []) when none.
-    """
-    if not earlier:
-        return "", []
-    names = set(named_things(question))
-    for match in _DEFINITE.finditer(question):
-        word = match.group(2)
-        if word in names or word[:1].isupper():
-            continue
-        before = question[: match.start(2)].split()
-        if len(before) >= 2 and before[-2][:1].isupper() and before[-2] != before[0]:
-            continue
-        noun = [t for t in terms(word) if t not in GENERIC_TERMS]
-        if not noun:
-            continue
-        for turn in reversed(earlier):
-            if noun[0] not in stems(turn):
-                continue
-            found: dict[str, str] = {}
-            for named in re.finditer(
-                r"\b((?:[A-Z][\w-]*\s+){1,3})(" + re.escape(word) + r"s?)\b", turn
-            ):
-                modifier = named.group(1).split()
-                # A capital that only starts a sentence names nothing.
-                start = named.start(1)
-                if start == 0 or turn[:start].rstrip().endswith((".", "!", "?", ":")):
-                    modifier = modifier[1:]
-                if modifier:
-                    label = f"{' '.join(modifier)} {word}"
-                    found.setdefault(fold(label), label)
-            if len(found) >= 2:
-                return match.group(0), list(found.values())
-            break
-    return "", []
-
-
-def said_before(question: str, earlier: Sequence[str]) -> list[str]:
-    """Return the "the X" of a question that only the conversation's words anchor.
-
-    "Can you just visit the casino?" after a talk that mentioned a casino: the X was said
-    before and the phrase says nothing more. A name ("the Office"), or a complement of
-    its own ("the procedures for a child support case", "the history of X") says which
-    X by itself, and is not returned.
-    """
-    history = stems(" ".join(earlier))
-    names = set(named_things(question))
-    found = []
-    for match in _DEFINITE.finditer(question):
-        word = match.group(2)
-        after = question[match.end(2) :].split()[:1]
-        if word in names or (after and after[0].strip("?.,;!") in names):
-            continue
-        if after and after[0].lower() in ("of", "for", "de", "du", "des", "pour"):
-            continue
-        noun = [t for t in terms(word) if t not in GENERIC_TERMS]
-        if noun and noun[0] in history:
-            found.append(match.group(0))
-    return found
-
-
-def written_as_a_name(word: str, texts: Sequence[str]) -> bool:
-    """Whether these texts write `word` as a name: capitalised inside a sentence."""
-    pattern = re.compile(rf"(?<=[\w,;:(«\"'’] )({re.escape(word.capitalize())}s?)\b")
-    return any(pattern.search(text) for text in texts)

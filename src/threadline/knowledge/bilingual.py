@@ -14,7 +14,10 @@ laptop"). Function words are dropped; words the lexicon lacks (names, numbers, c
 words shared by both languages) are kept as they are. Several entries with the same
 source give all their translations.
 
-Pure functions over a lexicon loaded once per process.
+Pure functions over a lexicon loaded once per process. Over 400 lines: the lexicon's
+loading and its lookups (form, singular, masculine, stem) are one reading of the files,
+used by queries, passages and content words alike; the grammar rules that are not lookups
+live in `threadline.text.morphology`.
 """
 
 from __future__ import annotations
