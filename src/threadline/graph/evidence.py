@@ -26,7 +26,8 @@ content terms, named things, parts) is in :mod:`threadline.graph.question_terms`
 references it makes to things it may not name in :mod:`threadline.graph.anchors`, and
 which passages are about what in :mod:`threadline.graph.referents`; this module holds
 the verdict. Over 400 lines: `decide` is one decision read top to bottom, each rule with
-the case that made it; split, its order would be harder to follow.
+the case that made it; how the passages are read (`read_passages`) and a question with a
+named thing missing (`without_missing_names`) stand apart.
 """
 
 from __future__ import annotations
@@ -114,6 +115,139 @@ class Evidence:
     "it" refers to); an answer is composed from these."""
 
 
+def read_passages(
+    chunks: Sequence[Mapping[str, object]], language: str | None
+) -> tuple[dict[str, set[str]], list[str], list[str]]:
+    """Read the packed passages as the check compares them with a question.
+
+    Args:
+        chunks: The packed context (`label`, `title`, `section`, `text`).
+        language: The question's language; a passage in another one is read with its
+            words' and phrases' translations too. None: as written.
+
+    Returns:
+        (each passage's terms by label, the titles, the section headings), titles and
+        headings of passages in another language with their translations added.
+    """
+    vocab = {
+        str(c["label"]): chunk_vocabulary(c)
+        | acronyms(f"{c.get('title', '')}. {c.get('section', '')}. {c.get('text', '')}")
+        for c in chunks
+    }
+    titles = [str(c.get("title") or "") for c in chunks]
+    # A section's heading names what it is about as a title does: "the password" in a
+    # handbook whose section is "Passwords and multi-factor authentication". A heading
+    # in another language is read with its translation, as one name, not two.
+    headings: list[str] = []
+    for chunk in chunks:
+        section = str(chunk.get("section") or "")
+        passage_language = (
+            detect_language(f"{chunk.get('title', '')} {chunk.get('text', '')}")
+            if language
+            else None
+        )
+        if language and passage_language and passage_language != language:
+            label = str(chunk["label"])
+            vocab[label] |= translate_vocabulary(vocab[label], passage_language, language)
+            vocab[label] |= translate_passage_terms(
+                f"{section}. {chunk.get('text') or ''}", passage_language, language
+            )
+            title = str(chunk.get("title") or "")
+            titles.append(translate_query(title, passage_language, language))
+            if section:
+                # Each word's senses too: "Support hours" is the French asker's "horaires"
+                # as well as "heures" (translate_query keeps one sense per word).
+                senses = translate_vocabulary(terms(section), passage_language, language)
+                translated = translate_query(section, passage_language, language)
+                section = f"{section} {translated} {' '.join(sorted(senses))}"
+        if section:
+            headings.append(section)
+    return vocab, titles, headings
+
+
+def names_not_held(
+    question: str,
+    names: Sequence[str],
+    chunks: Sequence[Mapping[str, object]],
+    everything: set[str],
+) -> tuple[str, ...]:
+    """Return the question's named things that no passage holds.
+
+    A name's every word must be in the passages (`everything`: their terms together);
+    when each is, a name of several words must still be found whole in one passage: its
+    words scattered over the passages ("Placer" here, "County" there) name something else.
+    """
+    missing = tuple(
+        n for n in names if not all(matches_term(t, everything) for t in terms(n)) and terms(n)
+    )
+    if missing:
+        return missing
+    sequences = [
+        terms(f"{c.get('title', '')} {c.get('section', '')} {c.get('text', '')}") for c in chunks
+    ]
+    return tuple(
+        phrase
+        for phrase in name_phrases(question)
+        if not any(holds_phrase(phrase, sequence) for sequence in sequences)
+    )
+
+
+def without_missing_names(
+    question: str,
+    chunks: Sequence[Mapping[str, object]],
+    vocab: Mapping[str, set[str]],
+    missing_named: tuple[str, ...],
+    declined: Evidence,
+    *,
+    earlier: Sequence[str],
+    carried: str,
+    focus: Sequence[str],
+    language: str | None,
+) -> Evidence:
+    """Decide a question some of whose named things no passage holds.
+
+    The parts of a question in several parts that name none of them are answered when
+    the passages support them as a question of their own (their content in one passage,
+    their kind of fact stated): a partial answer that says what is missing. Otherwise
+    the question is declined (`declined`).
+
+    Args:
+        question: The user's message.
+        chunks: The packed context.
+        vocab: Each passage's terms by label (`read_passages`).
+        missing_named: The named things no passage holds.
+        declined: The verdict when no part can be answered.
+        earlier: As for `decide`, for the remaining part.
+        carried: As for `decide`.
+        focus: As for `decide`.
+        language: As for `decide`.
+    """
+    parts = question_parts(question)
+    clean = [p for p in parts if not any(fold(n) in fold(p) for n in missing_named)]
+    covered = [p for p in clean if not uncovered_parts(f"{p} ? {p}", list(vocab.values()))]
+    if not (len(parts) >= 2 and clean and covered == clean):
+        return declined
+    answered = " ? ".join(clean) + " ?"
+    remainder = decide(
+        answered, chunks, earlier=earlier, carried=carried, focus=focus, language=language
+    )
+    if remainder.verdict != "answer":
+        return declined
+    return Evidence(
+        "partial",
+        "a_named_thing_missing",
+        content_terms=declined.content_terms,
+        named=declined.named,
+        missing_named=missing_named,
+        missing_terms=missing_named,
+        asks_for=remainder.asks_for,
+        supporting=remainder.supporting,
+        closest=declined.closest,
+        answered=answered,
+        about=remainder.about,
+    )
+
+
 def decide(
     question: str,
     chunks: Sequence[Mapping[str, object]],
@@ -153,56 +287,10 @@ def decide(
     if tool:
         # A catalog tool ran typed filters over structured data: its rows are the answer.
         return Evidence("answer", "tool_result", supporting=tuple(str(c["label"]) for c in chunks))
-    vocab = {
-        str(c["label"]): chunk_vocabulary(c)
-        | acronyms(f"{c.get('title', '')}. {c.get('section', '')}. {c.get('text', '')}")
-        for c in chunks
-    }
-    titles = [str(c.get("title") or "") for c in chunks]
-    # A section's heading names what it is about as a title does: "the password" in a
-    # handbook whose section is "Passwords and multi-factor authentication". A heading
-    # in another language is read with its translation, as one name, not two.
-    headings: list[str] = []
-    for chunk in chunks:
-        section = str(chunk.get("section") or "")
-        passage_language = (
-            detect_language(f"{chunk.get('title', '')} {chunk.get('text', '')}")
-            if language
-            else None
-        )
-        if language and passage_language and passage_language != language:
-            label = str(chunk["label"])
-            vocab[label] |= translate_vocabulary(vocab[label], passage_language, language)
-            vocab[label] |= translate_passage_terms(
-                f"{section}. {chunk.get('text') or ''}", passage_language, language
-            )
-            title = str(chunk.get("title") or "")
-            titles.append(translate_query(title, passage_language, language))
-            if section:
-                # Each word's senses too: "Support hours" is the French asker's "horaires"
-                # as well as "heures" (translate_query keeps one sense per word).
-                senses = translate_vocabulary(terms(section), passage_language, language)
-                translated = translate_query(section, passage_language, language)
-                section = f"{section} {translated} {' '.join(sorted(senses))}"
-        if section:
-            headings.append(section)
+    vocab, titles, headings = read_passages(chunks, language)
     everything = set().union(*vocab.values())
     names = named_things(question)
-    missing_named = tuple(
-        n for n in names if not all(matches_term(t, everything) for t in terms(n)) and terms(n)
-    )
-    if not missing_named:
-        # A name of several words is found whole or not at all: its words scattered over
-        # the passages ("Placer" here, "County" there) name something else.
-        sequences = [
-            terms(f"{c.get('title', '')} {c.get('section', '')} {c.get('text', '')}")
-            for c in chunks
-        ]
-        missing_named = tuple(
-            phrase
-            for phrase in name_phrases(question)
-            if not any(holds_phrase(phrase, sequence) for sequence in sequences)
-        )
+    missing_named = names_not_held(question, names, chunks, everything)
     content = content_terms(question)
     if not content and not (deliverable or reference):
         # "there should be one": no word of its own to check; what it means is what the
@@ -211,46 +299,24 @@ def decide(
     forms = term_forms(question)
     kind = asked_type(question)
     if missing_named and not reference:
-        parts = question_parts(question)
-        clean = [p for p in parts if not any(fold(n) in fold(p) for n in missing_named)]
-        covered = [p for p in clean if not uncovered_parts(f"{p} ? {p}", list(vocab.values()))]
-        answered = " ? ".join(clean) + " ?"
-        # The rest of the question is answered only if the passages support it as a
-        # question of its own (its content in one passage, its kind of fact stated).
-        remainder = (
-            decide(
-                answered,
-                chunks,
-                earlier=earlier,
-                carried=carried,
-                focus=focus,
-                language=language,
-            )
-            if len(parts) >= 2 and clean and covered == clean
-            else None
-        )
-        if remainder is not None and remainder.verdict == "answer":
-            return Evidence(
-                "partial",
-                "a_named_thing_missing",
+        return without_missing_names(
+            question,
+            chunks,
+            vocab,
+            missing_named,
+            Evidence(
+                "not_in_documents",
+                "named_thing_missing",
                 content_terms=tuple(content),
                 named=tuple(names),
                 missing_named=missing_named,
-                missing_terms=missing_named,
-                asks_for=remainder.asks_for,
-                supporting=remainder.supporting,
+                asks_for=kind,
                 closest=closest,
-                answered=answered,
-                about=remainder.about,
-            )
-        return Evidence(
-            "not_in_documents",
-            "named_thing_missing",
-            content_terms=tuple(content),
-            named=tuple(names),
-            missing_named=missing_named,
-            asks_for=kind,
-            closest=closest,
+            ),
+            earlier=earlier,
+            carried=carried,
+            focus=focus,
+            language=language,
         )
     if deliverable or reference:
         # The user named the document or section to work on; it was resolved to these.
