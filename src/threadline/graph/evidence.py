@@ -288,6 +288,7 @@ def decide(
         # A catalog tool ran typed filters over structured data: its rows are the answer.
         return Evidence("answer", "tool_result", supporting=tuple(str(c["label"]) for c in chunks))
     vocab, titles, headings = read_passages(chunks, language)
+    by_label = {str(c["label"]): c for c in chunks}
     everything = set().union(*vocab.values())
     names = named_things(question)
     missing_named = names_not_held(question, names, chunks, everything)
@@ -410,7 +411,6 @@ def decide(
         # sentence must state them together, not a passage hold them one per sentence. A
         # passage in another language is not read sentence by sentence (its words are
         # compared through their translations, passage-wide).
-        by_label = {str(c["label"]): c for c in chunks}
         stated = tuple(
             label
             for label in supporting
@@ -440,7 +440,6 @@ def decide(
         # supports it, it is about that document ("et le nombre de tickets traités ?"
         # after the report's customer-service figures, not the support policy's tickets).
         if continues_the_subject(question):
-            by_label = {str(c["label"]): c for c in chunks}
             # The section discussed first: "and the price?" after the ThinkPad, which
             # states one ("at $2,199") without the word the other passages matched on.
             discussed = from_lead_discussed(chunks, fitting, focus)

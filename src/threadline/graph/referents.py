@@ -143,7 +143,7 @@ def passages_about(
             lb for lb in labels if any(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
         ]
     if focus and PRONOUN.search(question) and not _INTRODUCED_BEFORE.search(question):
-        wanted_titles = {fold(part).strip() for f in focus for part in f.split(" — ") if part}
+        wanted_titles = discussed_names(focus)
         on_focus = [
             str(c["label"])
             for c in chunks
@@ -152,6 +152,11 @@ def passages_about(
         ]
         return on_focus
     return labels
+
+
+def discussed_names(focus: Sequence[str]) -> set[str]:
+    """Return the folded titles and sections of `focus` ("title — section" entries)."""
+    return {fold(part).strip() for f in focus for part in f.split(" — ") if part}
 
 
 def titled_with(
@@ -176,7 +181,7 @@ def leaves_the_conversation(
 
     Only documents with titles tell; without focus (a first message) nothing is left.
     """
-    wanted = {fold(part).strip() for f in focus for part in f.split(" — ") if part}
+    wanted = discussed_names(focus)
     if not wanted:
         return False
     titles = {str(c["label"]): fold(str(c.get("title") or "")).strip() for c in chunks}
@@ -197,7 +202,7 @@ def from_discussed(
     `level` says whether a passage must be from a section discussed ("and the price?"
     after an answer on the ThinkPad is the ThinkPad's) or from a document discussed.
     """
-    wanted = {fold(part).strip() for f in focus for part in f.split(" — ") if part}
+    wanted = discussed_names(focus)
     by_label = {str(c["label"]): c for c in chunks}
     return [
         label
