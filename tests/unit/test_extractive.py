@@ -262,3 +262,45 @@ def test_an_open_compound_finds_its_closed_form():
     question = "That's a complicated book keeping!"
     text = ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
     assert text == "FIFO simplifies the bookkeeping of sold lots. [2]"
+
+
+def test_a_best_ranked_passage_that_says_half_of_what_is_asked_gives_way():
+    # "What should I do if I lose my laptop?": retrieval ranks a laptop's description
+    # first, whose best sentence holds "laptop" alone; the handbook's sentence on a lost
+    # laptop leads, and the description, which answers nothing, is not quoted after it.
+    passages = [
+        "The Aspire 5 is an entry-level laptop. The Aspire 5 laptop has a 15.6-inch display.",
+        "An employee who loses a laptop must report the loss within 1 hour.",
+    ]
+    question = "What should I do if I lose my laptop?"
+    text = ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
+    assert text == "An employee who loses a laptop must report the loss within 1 hour. [2]"
+
+
+def test_the_best_ranked_passage_keeps_the_lead_when_it_says_most_of_what_is_asked():
+    # A lower-ranked sentence that holds one more of the question's words does not
+    # displace a best-ranked one that holds most of them: retrieval judges the rest.
+    passages = [
+        "On the Enterprise plan, P1 incidents get a first response within 15 minutes.",
+        "In 2024, 98.6% of P1 incidents got a first response within the response time.",
+    ]
+    question = "What is the response time for a P1 incident?"
+    quoted = sentences_without_citations(
+        ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
+    )
+    assert quoted[0] == passages[0]
+
+
+def test_a_sentence_in_another_language_is_read_with_its_translations_for_the_lead():
+    # A French question over an English policy and a French report: the policy's
+    # sentence holds "response" and "P1 incidents", which are the question's "réponse"
+    # and "incident P1", so it says most of what is asked and keeps the lead.
+    passages = [
+        "On the Enterprise plan, P1 incidents get a first response within 15 minutes, 24/7.",
+        "En 2024, 98,6 % des incidents P1 ont reçu une première réponse dans le délai prévu.",
+    ]
+    question = "Quel est le délai de réponse pour un incident P1 ?"
+    quoted = sentences_without_citations(
+        ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
+    )
+    assert quoted[0] == passages[0]

@@ -36,7 +36,7 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
-from threadline.knowledge.bilingual import translate_query
+from threadline.knowledge.bilingual import translate_query, translate_vocabulary
 from threadline.knowledge.facts import (
     KIND_WORDS,
     KINDS,
@@ -98,6 +98,30 @@ def _closed_compounds(question: str) -> set[str]:
     words = re.findall(r"[^\W\d_]+", question.lower())
     pairs = zip(words, words[1:], strict=False)
     return {t for a, b in pairs if len(a) > 2 and len(b) > 2 for t in terms(a + b)}
+
+
+def _question_coverage(
+    question: str, sources: Sequence[PromptSource]
+) -> Callable[[tuple[float, int, int, str]], float]:
+    """Return the share of the question's own words a sentence row holds, 0..1.
+
+    A sentence in another language than the question's is read with its words'
+    translations, so that each of the question's words counts once whatever the
+    language it is found in.
+    """
+    own = set(terms(question)) - _REQUEST_TERMS
+    asked = detect_language(question)
+    languages = [detect_language(f"{s.title} {s.text}") for s in sources]
+
+    def covered(row: tuple[float, int, int, str]) -> float:
+        if not own:
+            return 1.0
+        found = set(terms(row[3]))
+        if languages[row[1]] != asked:
+            found |= translate_vocabulary(found, languages[row[1]], asked)
+        return len(own & found) / len(own)
+
+    return covered
 
 
 def split_sentences(text: str) -> list[str]:
@@ -329,16 +353,17 @@ class ExtractiveChatModel(BaseChatModel):
             rows = self._answering(rows, question, answer_type, translated)
         if reference:
             chosen = sorted((r for r in rows if r[0] > 0), key=lambda r: -r[0])
-            chosen = chosen[: self.detail_sentences]
+            chosen = sorted(chosen[: self.detail_sentences], key=lambda r: (r[1], r[2]))
         else:
-            chosen = self._gathered(rows)
+            chosen = self._gathered(rows, _question_coverage(question, sources))
         if not chosen:
             return INSUFFICIENT_CONTEXT
-        chosen.sort(key=lambda r: (r[1], r[2]))
         return " ".join(f"{sentence} [{sources[si].id}]" for _, si, _, sentence in chosen)
 
     def _gathered(
-        self, rows: list[tuple[float, int, int, str]]
+        self,
+        rows: list[tuple[float, int, int, str]],
+        covered: Callable[[tuple[float, int, int, str]], float],
     ) -> list[tuple[float, int, int, str]]:
         """Return the answering sentences of the best-ranked passages, each cited to its own.
 
@@ -354,9 +379,18 @@ class ExtractiveChatModel(BaseChatModel):
         for row in rows:
             if row[0] > 0:
                 by_source.setdefault(row[1], []).append(row)
-        ranked = sorted(by_source)[: self.max_sources]
-        if not ranked:
+        if not by_source:
             return []
+        coverage = {si: max(covered(r) for r in found) for si, found in by_source.items()}
+        ranked = sorted(by_source)[: self.max_sources]
+        most = max(coverage.values())
+        if coverage[ranked[0]] <= 0.5 < most:
+            # Retrieval's best passage says at most half of what is asked in any one
+            # sentence ("What should I do if I lose my laptop?": a laptop's description):
+            # the best-ranked passage with a sentence that says more leads instead, and
+            # the passage it displaces is left out, not quoted second.
+            first = next(si for si in sorted(by_source) if coverage[si] == most)
+            ranked = [first, *[si for si in ranked[1:] if si != first]]
         lead = sorted(by_source[ranked[0]], key=lambda r: r[2])
         best = max(lead, key=lambda r: r[0])
         # From the passage's best sentence on: "The Enterprise plan costs $899", not the
