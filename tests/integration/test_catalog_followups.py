@@ -84,3 +84,24 @@ def test_compare_the_first_two_of_a_list(chat):
     assert compared.outcome == "tool_answer"
     assert [c["title"] for c in compared.citations] == [c["title"] for c in listed.citations][:2]
     assert all("weight:" in line for line in compared.answer.splitlines()[-2:])
+
+
+def test_a_catalog_turn_hands_the_next_one_the_products_it_found(chat):
+    # What the next turn's condensed query carries is the products' names, not the
+    # tool call's argument names ("spec weight kg order asc").
+    _, lighter, oled = conversation(
+        chat,
+        "Compare the MacBook Air and the Dell XPS 13",
+        "which one is lighter?",
+        "does it have an OLED screen?",
+    )
+    assert lighter.search_query == "Dell XPS 13 (9340); Apple MacBook Air 13 (M3)"
+    searched = [
+        a["query"]
+        for t in oled.trace
+        if t.get("node") == "retrieve"
+        for a in t["attempts"]
+        if a.get("variant") == "condensed"
+    ]
+    assert searched and "dell xps 13" in searched[0].lower()
+    assert "spec" not in searched[0] and "order" not in searched[0]

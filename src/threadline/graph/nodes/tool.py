@@ -70,7 +70,11 @@ def use_tool(state: State) -> dict[str, Any]:
     return {
         "tool_call": call,
         "chunks": chunks,
-        "search_query": f"{call['name']}({call['args']})",
+        # What the turn found, in words: the next turn's condensed query carries them
+        # ("does it have an OLED screen?" after a ranking searches those products), where
+        # the call's repr would carry its argument names ("spec weight kg order asc").
+        "search_query": "; ".join(str(c["title"]) for c in chunks)
+        or f"{call['name']}({call['args']})",
         "stop_reason": None if chunks else "no_matching_products",
         "llm_calls": calls,
         "trace": [{**trace, "call": call, "results": len(chunks)}],
