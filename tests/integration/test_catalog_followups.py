@@ -89,19 +89,61 @@ def test_compare_the_first_two_of_a_list(chat):
 def test_a_catalog_turn_hands_the_next_one_the_products_it_found(chat):
     # What the next turn's condensed query carries is the products' names, not the
     # tool call's argument names ("spec weight kg order asc").
-    _, lighter, oled = conversation(
+    _, lighter, keyboard = conversation(
         chat,
         "Compare the MacBook Air and the Dell XPS 13",
         "which one is lighter?",
-        "does it have an OLED screen?",
+        "does it have a backlit keyboard?",
     )
     assert lighter.search_query == "Dell XPS 13 (9340); Apple MacBook Air 13 (M3)"
     searched = [
         a["query"]
-        for t in oled.trace
+        for t in keyboard.trace
         if t.get("node") == "retrieve"
         for a in t["attempts"]
         if a.get("variant") == "condensed"
     ]
     assert searched and "dell xps 13" in searched[0].lower()
     assert "spec" not in searched[0] and "order" not in searched[0]
+
+
+def test_it_after_a_ranking_is_the_first_product_ranked(chat):
+    # "What is the cheapest laptop?" lists three, the Acer first: "it" is the Acer, and
+    # "and the battery life?" stays on it (the HP's page ranked first for "RAM").
+    _, ram, battery = conversation(
+        chat, "What is the cheapest laptop?", "How much RAM does it have?", "And the battery life?"
+    )
+    for turn, spec in ((ram, "ram: 8 GB"), (battery, "battery: 8 hours")):
+        assert turn.outcome == "tool_answer", turn.answer
+        assert [c["title"] for c in turn.citations] == ["Acer Aspire 5 (A515-58)"]
+        assert spec in turn.answer
+    assert "battery" not in ram.answer and "ram" not in battery.answer  # what was asked
+
+
+def test_it_after_a_list_that_ranks_nothing_is_no_lookup(chat):
+    _, ram = conversation(chat, "What phones do you have under $500?", "How much RAM does it have?")
+    assert ram.route != "tool"
+
+
+def test_compare_it_with_compares_the_product_discussed(chat):
+    _, compared = conversation(
+        chat, "Tell me about the Pixel 8 Pro", "Compare it with the iPhone 15"
+    )
+    assert compared.outcome == "tool_answer"
+    assert [c["title"] for c in compared.citations] == ["Google Pixel 8 Pro", "Apple iPhone 15"]
+
+
+def test_a_spec_the_catalog_does_not_state_is_declined_naming_the_product(chat):
+    # The catalog weighs laptops, not phones: the Moto G's weight is not in it, and its
+    # other specs are no answer.
+    *_, weight = conversation(
+        chat,
+        "Quels téléphones coûtent moins de 400 $ ?",
+        "Quelle est l'autonomie du deuxième ?",
+        "Et son poids ?",
+    )
+    assert weight.outcome == "clarify" and weight.stop_reason == "not_in_documents"
+    assert weight.citations == []
+    assert weight.answer == (
+        "Le catalogue ne donne pas cette information pour « Motorola Moto G Power 5G (2024) »."
+    )

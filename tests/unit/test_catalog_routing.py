@@ -170,3 +170,69 @@ def test_which_of_those_ranks_the_products_a_summary_was_about():
         discussed_products=overview,
     )
     assert second.tool is None
+
+
+@pytest.mark.parametrize(
+    ("question", "specs"),
+    [
+        ("How much RAM does it have?", ["ram_gb"]),
+        ("And the battery life?", ["battery_hours", "battery_mah"]),
+        ("Et son poids ?", ["weight_kg"]),
+        ("Combien coûte-t-il ?", ["price_usd"]),
+        ("How much does it cost?", ["price_usd"]),
+        ("does it have an OLED screen?", ["display"]),
+        ("What about the warranty?", ["warranty_years"]),
+    ],
+)
+def test_a_spec_asked_of_the_product_discussed_is_looked_up(question, specs):
+    plan = plan_turn(
+        question,
+        outline=[],
+        source_titles=[],
+        has_previous_turn=True,
+        brands=BRANDS,
+        subject_product="Acer Aspire 5 (A515-58)",
+    )
+    assert plan.route == "tool" and plan.tool is not None
+    assert plan.tool.name == "get_product"
+    assert plan.tool.args == {"name": "Acer Aspire 5 (A515-58)", "specs": specs}
+    assert plan.reference is not None and plan.reference.ref_type == "anaphora"
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        # No product under discussion (a list that ranks nothing): the documents answer.
+        ("How much RAM does it have?", None),
+        # No spec word: the documents say what the catalog does not.
+        ("is it water resistant?", "Acer Aspire 5 (A515-58)"),
+        ("And the Enterprise plan?", "Acer Aspire 5 (A515-58)"),
+        # A brand named: a question about that brand's product.
+        ("How much does the Samsung cost?", "Acer Aspire 5 (A515-58)"),
+    ],
+)
+def test_other_follow_ups_are_no_lookup_of_the_product_discussed(question, subject):
+    plan = plan_turn(
+        question,
+        outline=[],
+        source_titles=[],
+        has_previous_turn=True,
+        brands=BRANDS,
+        subject_product=subject,
+    )
+    assert plan.tool is None or plan.tool.name != "get_product"
+
+
+def test_an_ordinal_with_a_spec_looks_up_that_spec():
+    plan = plan_turn(
+        "Quelle est l'autonomie du deuxième ?",
+        outline=[],
+        source_titles=[],
+        has_previous_turn=True,
+        brands=BRANDS,
+        listed_products=["Nokia G42 5G", "Motorola Moto G Power 5G (2024)"],
+    )
+    assert plan.tool is not None and plan.tool.args == {
+        "name": "Motorola Moto G Power 5G (2024)",
+        "specs": ["battery_hours", "battery_mah"],
+    }

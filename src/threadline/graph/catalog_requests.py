@@ -251,6 +251,76 @@ _COMPARE_LISTED = re.compile(
 )
 
 
+# What the catalog states of every product: its specs, its price and its warranty.
+_SPEC_WORDS = re.compile(
+    r"\b(?:price|cost|costs|how much|prix|coute|coutent|weigh\w*|weight|poids|pese|"
+    r"battery|autonomie|batterie|ram|memory|memoire|storage|stockage|screen|display|ecran|"
+    r"camera|appareil photo|processor|processeur|cpu|operating system|warranty|garantie)\b"
+)
+# Each spec word and the catalog keys it names (a battery is in hours for a laptop, in
+# mAh for a phone: the product's own says which). "How much" asks a price unless it asks
+# for another spec ("how much RAM").
+_SPEC_KEYS: list[tuple[str, tuple[str, ...]]] = [
+    (r"price|cost|costs|prix|coute|coutent", ("price_usd",)),
+    (r"weigh\w*|weight|poids|pese", ("weight_kg",)),
+    (r"battery|autonomie|batterie", ("battery_hours", "battery_mah")),
+    (r"ram|memory|memoire", ("ram_gb",)),
+    (r"storage|stockage", ("storage_gb",)),
+    (r"screen|display|ecran", ("display",)),
+    (r"camera|appareil photo", ("camera_mp",)),
+    (r"processor|processeur|cpu", ("cpu",)),
+    (r"operating system", ("os",)),
+    (r"warranty|garantie", ("warranty_years",)),
+]
+
+
+def asked_specs(question: str) -> list[str]:
+    """Return the catalog keys of the specs a message asks about, in the catalog's terms."""
+    text = fold(question)
+    keys = [k for pattern, found in _SPEC_KEYS if re.search(rf"\b(?:{pattern})\b", text)
+            for k in found]  # fmt: skip
+    if not keys and re.search(r"\bhow much\b", text):
+        keys = ["price_usd"]
+    return list(dict.fromkeys(keys))
+
+
+# The product under discussion, as the subject or owner of what is asked: "does it
+# have...", "what is its weight?", "a-t-il...", "son poids", "combien coûte-t-il ?".
+_IT = re.compile(r"\b(?:it|its|il|elle|son|sa|ses)\b")
+# "And the battery life?", "Et l'autonomie ?", "What about the price?": a spec alone
+# after a connective, what was asked before now asked of the same product.
+_SPEC_ALONE = re.compile(
+    r"^(?:and|et|what about|how about|and what about|et pour|quid de)\s+"
+    r"(?:(?:the|le|la|les|l'|its|son|sa|ses)\s*)?(?P<rest>[\w' -]+?)\s*[?.!]*$"
+)
+
+
+def asks_a_spec_of_it(question: str, brands: Sequence[str] = ()) -> bool:
+    """Whether a message asks for a spec of the product under discussion, unnamed.
+
+    "How much RAM does it have?", "Et son poids ?": a spec word and a pronoun, or
+    "And the battery life?": a spec word alone after a connective (at most three words);
+    and no brand (a message naming one is about that brand's product).
+    """
+    text = _PHONE_AS_CHANNEL.sub(" ", fold(question)).strip()
+    if any(re.search(rf"\b{re.escape(fold(b))}\b", text) for b in brands):
+        return False
+    if not _SPEC_WORDS.search(text):
+        return False
+    alone = _SPEC_ALONE.match(text)
+    return bool(_IT.search(text) or (alone and len(alone["rest"].split()) <= 3))
+
+
+def asks_for_a_ranking(question: str) -> bool:
+    """Whether a message asks for the products best or worst on some spec.
+
+    Its answer lists them best first, and the first is what it asked for: "it" in the
+    next message is that product ("the cheapest laptop" → "how much RAM does it have?").
+    """
+    text = fold(question)
+    return any(re.search(pattern, text) for pattern, _, _ in [*SUPERLATIVES, *COMPARATIVES])
+
+
 def compare_listed(question: str, listed: Sequence[str]) -> ToolRequest | None:
     """Compare products of the previous list that the message points at without naming.
 

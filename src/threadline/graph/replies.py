@@ -205,6 +205,13 @@ def not_allowed(stop_reason: str, language: str) -> str:
     )
 
 
+def spec_not_stated(product: str, language: str) -> str:
+    """Say the catalog has the product but does not state what was asked of it."""
+    if language == "fr":
+        return f"Le catalogue ne donne pas cette information pour « {product} »."
+    return f'The catalog does not give this for "{product}".'
+
+
 def nothing_found(language: str) -> str:
     """No context to answer from: ask for a rephrasing or a document."""
     if language == "fr":

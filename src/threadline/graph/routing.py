@@ -18,6 +18,8 @@ from threadline.followups.reference_model import Reference
 from threadline.followups.references import resolve_reference
 from threadline.graph.catalog_requests import (
     ToolRequest,
+    asked_specs,
+    asks_a_spec_of_it,
     compare_listed,
     listed_product,
     parse_catalog_request,
@@ -87,6 +89,7 @@ def plan_turn(
     listed_category: str | None = None,
     prices: dict[str, float] | None = None,
     discussed_products: Sequence[str] = (),
+    subject_product: str | None = None,
 ) -> TurnPlan:
     """Classify one message (pure function of the message and the thread state).
 
@@ -96,7 +99,8 @@ def plan_turn(
     `discussed_products` are those a previous document answer was about (its sections
     that are products, as in an overview of the catalog): "which of those is
     cheapest?" ranks them too, while "the second point" stays a reference into its
-    outline.
+    outline. `subject_product` is the one product the previous answer was about (the
+    only one it showed, or the first of a ranking): a spec asked of "it" is looked up.
     """
     deliverable = is_deliverable_request(question)
     tool = parse_catalog_request(question, brands)
@@ -116,13 +120,24 @@ def plan_turn(
             document_index=rank,
             method="deterministic",
         )
-        name = listed_products[rank - 1]
-        return TurnPlan(
-            "tool", reference=reference, tool=ToolRequest("get_product", {"name": name})
-        )
+        args = {"name": listed_products[rank - 1], "specs": asked_specs(question)}
+        return TurnPlan("tool", reference=reference, tool=ToolRequest("get_product", args))
     ranked = rank_listed(question, among, listed_category)
     if ranked is not None:
         return TurnPlan("tool", tool=ranked)
+    if subject_product and asks_a_spec_of_it(question, brands):
+        # "How much RAM does it have?" after "What is the cheapest laptop?": the
+        # catalog's entry of that laptop, not whichever laptop's page retrieval ranks
+        # first among the three listed.
+        args = {"name": subject_product, "specs": asked_specs(question)}
+        reference = Reference(
+            detected=True,
+            resolved=True,
+            ref_type="anaphora",
+            document_index=None,
+            method="deterministic",
+        )
+        return TurnPlan("tool", reference=reference, tool=ToolRequest("get_product", args))
     # Exact greetings and thanks only, so this cannot swallow a short follow-up.
     if is_small_talk(question):
         return TurnPlan("reply")

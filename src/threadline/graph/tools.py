@@ -76,6 +76,11 @@ class GetProductArgs(BaseModel):
     """One product by name."""
 
     name: str = Field(min_length=1, description="Product name, e.g. Galaxy A55.")
+    specs: list[str] = Field(
+        default_factory=list,
+        description="Only these specs (e.g. ram_gb, weight_kg, battery_hours, price_usd); "
+        "empty for all of them.",
+    )
 
 
 def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
@@ -116,8 +121,11 @@ def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
             exclusive=exclusive,
         )
 
-    def get_product(name: str) -> list[Product]:
-        return catalog.find(tenant, [name])
+    def get_product(name: str, specs: list[str] | None = None) -> list[Product]:
+        found = catalog.find(tenant, [name])
+        # A spec the catalog does not state for the product is no answer: "what does the
+        # Moto G weigh?" finds no phone weight, not the Moto G's other specs.
+        return [p for p in found if not specs or any(p.has_spec(k) for k in specs)]
 
     return [
         StructuredTool.from_function(
@@ -155,7 +163,7 @@ def products_as_sources(
 
     Each text starts with the sentence the call is about (a list answer quotes the first
     sentence of each source): the price for a search, the ranked spec for a superlative,
-    every spec for a comparison or a single product.
+    every spec for a comparison or a single product (those asked for, when some were).
     """
     name = (call or {}).get("name")
     args = (call or {}).get("args") or {}
@@ -163,6 +171,10 @@ def products_as_sources(
     def lead(product: Product) -> str:
         if name == "rank_products":
             return product.spec_line([args["spec"]] if args.get("spec") != "price_usd" else [])
+        if name == "get_product" and args.get("specs"):
+            return product.spec_line(
+                [k for k in args["specs"] if k != "price_usd" and product.has_spec(k)]
+            )
         if name in ("compare_products", "get_product"):
             return product.spec_line()
         return ""

@@ -92,6 +92,12 @@ class Product:
         match = re.search(r"\d+(?:\.\d+)?", str(value))
         return float(match.group(0)) if match else None
 
+    def has_spec(self, key: str) -> bool:
+        """Whether the catalog states `key` for this product (the price it always does)."""
+        if key in ("price_usd", "release_year", "warranty_years"):
+            return getattr(self, key) is not None
+        return self.specs.get(key) is not None
+
     def spec_line(self, keys: list[str] | None = None) -> str:
         """One sentence with the price and the given specs (all of them by default)."""
         keys = list(self.specs) if keys is None else keys

@@ -52,6 +52,9 @@ def clarify(state: State) -> dict[str, Any]:
     elif reason:
         text = replies.no_such_part(outline, language)
         stop_reason = f"unresolved_reference:{reason}"
+    elif stop_reason == "spec_not_stated" and state.tool_call:
+        text = replies.spec_not_stated(str(state.tool_call["args"].get("name", "")), language)
+        stop_reason = "not_in_documents"
     elif stop_reason and stop_reason.startswith(("source_denied", "invalid_intent")):
         text = replies.not_allowed(stop_reason, language)
     else:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from threadline.followups.outline import OutlineSection
+from threadline.graph.catalog_requests import ToolRequest, asks_for_a_ranking
 from threadline.graph.context import run_services
 from threadline.graph.routing import plan_turn
-from threadline.graph.state import State, ToolCall, TurnFollowup
+from threadline.graph.state import HistoryEntry, State, ToolCall, TurnFollowup
 from threadline.knowledge.catalog import Product
 from threadline.services import Services
 
@@ -16,6 +18,40 @@ def shared_category(products: list[Product], names: list[str]) -> str | None:
     """Return the category every named product is in ("phone", "laptop"), or None."""
     categories = {p.category for p in products if p.name in names}
     return categories.pop() if len(categories) == 1 else None
+
+
+def subject_product(history: list[HistoryEntry], known: set[str]) -> str | None:
+    """Return the one product the previous answer was about, or None.
+
+    The only product it showed or quoted ("tell me more about the first one", "Tell me
+    about the Pixel 8 Pro"), or the first of a ranking it answered ("What is the
+    cheapest laptop?" lists the cheapest first). A list that ranks nothing ("phones
+    under $500") is about none of its products in particular.
+    """
+    if not history:
+        return None
+    last = history[-1]
+    # A catalog answer's titles are product names; a document answer's are
+    # "title — section", and a catalog page's section is the product.
+    shown = [t.split(" — ")[0 if last["route"] == "tool" else -1] for t in last["titles"]]
+    products = list(dict.fromkeys(t for t in shown if t in known))
+    if len(products) == 1:
+        return products[0]
+    if products and last["route"] == "tool" and asks_for_a_ranking(last["question"]):
+        return products[0]
+    return None
+
+
+def with_subject(tool: ToolRequest, found: list[Product], subject: str | None) -> ToolRequest:
+    """Complete a comparison that names one product with the product under discussion.
+
+    "Compare it with the iPhone 15" after an answer on the Pixel 8 Pro compares the two:
+    "it" names no product, so the comparison found only the iPhone.
+    """
+    if tool.name != "compare_products" or len(found) >= 2 or not subject:
+        return tool
+    names = [subject, *(p.name for p in found if p.name != subject)]
+    return ToolRequest("compare_products", {"names": names}) if len(names) >= 2 else tool
 
 
 def route_turn(state: State) -> dict[str, Any]:
@@ -53,6 +89,7 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
     if state.history and state.history[-1]["route"] != "tool":
         sections = [t.split(" — ")[-1] for t in state.history[-1]["titles"] if " — " in t]
         discussed = list(dict.fromkeys(t for t in sections if t in known))
+    subject = subject_product(state.history, known)
     plan = plan_turn(
         state.query,
         outline=outline,
@@ -63,7 +100,11 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         listed_category=shared_category(products, listed or discussed),
         discussed_products=discussed if len(discussed) >= 2 else (),
         prices={p.name: p.price_usd for p in products},
+        subject_product=subject,
     )
+    if plan.tool is not None and plan.tool.name == "compare_products":
+        found = services.kb.catalog.find(state.tenant, list(plan.tool.args.get("names", [])))
+        plan = dataclasses.replace(plan, tool=with_subject(plan.tool, found, subject))
     followup = TurnFollowup()
     if plan.route in ("followup_context",):
         followup = TurnFollowup(detected=True, ref_type="context")

@@ -67,6 +67,11 @@ def use_tool(state: State) -> dict[str, Any]:
             "trace": [{**trace, "call": call, "error": str(exc)}],
         }
     chunks = products_as_sources(products, call)
+    stop_reason = None if chunks else "no_matching_products"
+    args = call.get("args") or {}
+    if not chunks and call["name"] == "get_product" and args.get("specs"):
+        if services.kb.catalog.find(state.tenant, [args["name"]]):
+            stop_reason = "spec_not_stated"  # the product is there, what is asked is not
     return {
         "tool_call": call,
         "chunks": chunks,
@@ -75,7 +80,7 @@ def use_tool(state: State) -> dict[str, Any]:
         # the call's repr would carry its argument names ("spec weight kg order asc").
         "search_query": "; ".join(str(c["title"]) for c in chunks)
         or f"{call['name']}({call['args']})",
-        "stop_reason": None if chunks else "no_matching_products",
+        "stop_reason": stop_reason,
         "llm_calls": calls,
         "trace": [{**trace, "call": call, "results": len(chunks)}],
     }
