@@ -120,9 +120,18 @@ def test_it_after_a_ranking_is_the_first_product_ranked(chat):
     assert "battery" not in ram.answer and "ram" not in battery.answer  # what was asked
 
 
-def test_it_after_a_list_that_ranks_nothing_is_no_lookup(chat):
-    _, ram = conversation(chat, "What phones do you have under $500?", "How much RAM does it have?")
-    assert ram.route != "tool"
+def test_it_after_a_list_that_ranks_nothing_asks_which_product(chat):
+    # Five phones listed, none ranked first: "it" is any of them, so the user is asked,
+    # with the list as the choices (no phone outside it, no RAM of a guessed one).
+    listed, ram = conversation(
+        chat, "What phones do you have under $500?", "How much RAM does it have?"
+    )
+    assert ram.outcome == "clarify" and ram.stop_reason == "ambiguous"
+    assert ram.citations == []
+    shown = [c["title"] for c in listed.citations]
+    assert [o["label"] for o in ram.clarify["options"]] == shown
+    assert ram.clarify["reason"] == "ambiguous"
+    assert all(name in ram.answer for name in shown)
 
 
 def test_compare_it_with_compares_the_product_discussed(chat):

@@ -236,3 +236,16 @@ def test_an_ordinal_with_a_spec_looks_up_that_spec():
         "name": "Motorola Moto G Power 5G (2024)",
         "specs": ["battery_hours", "battery_mah"],
     }
+
+
+def test_a_spec_of_it_after_a_list_that_ranks_nothing_asks_which():
+    plan = plan_turn(
+        "How much RAM does it have?",
+        outline=[],
+        source_titles=[],
+        has_previous_turn=True,
+        brands=BRANDS,
+        listed_products=["Nokia G42 5G", "Motorola Moto G Power 5G (2024)"],
+    )
+    assert plan.route == "clarify" and plan.tool is None
+    assert plan.reference is not None and plan.reference.reason == "which_product"

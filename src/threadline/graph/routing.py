@@ -138,6 +138,17 @@ def plan_turn(
             method="deterministic",
         )
         return TurnPlan("tool", reference=reference, tool=ToolRequest("get_product", args))
+    if len(listed_products) >= 2 and asks_a_spec_of_it(question, brands):
+        # "How much RAM does it have?" after a list that ranks nothing: any of them.
+        which = Reference(
+            detected=True,
+            resolved=False,
+            ref_type="anaphora",
+            document_index=None,
+            method="deterministic",
+            reason="which_product",
+        )
+        return TurnPlan("clarify", reference=which)
     # Exact greetings and thanks only, so this cannot swallow a short follow-up.
     if is_small_talk(question):
         return TurnPlan("reply")

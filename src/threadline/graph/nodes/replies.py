@@ -43,7 +43,15 @@ def clarify(state: State) -> dict[str, Any]:
     chips: Clarify = {"reason": "not_in_documents", "options": []}
     if outline and reason and fu.ref_type != "document":
         chips = replies.which_section_options(outline, language)
-    if reason == "pure_anaphora":
+    if reason == "which_product":
+        # "it" after a list of products: the list as shown (a catalog answer's titles
+        # are its products' names) is what the user chooses from.
+        products = [t.split(" — ")[0] for t in state.thread_state.last_titles]
+        text, chips = replies.ask_which(
+            language=language, candidates=products, question=state.query
+        )
+        stop_reason = "ambiguous"
+    elif reason == "pure_anaphora":
         text = replies.which_section(outline, language)
         stop_reason = "ambiguous_reference"
     elif reason and fu.ref_type == "document":
