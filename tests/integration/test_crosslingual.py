@@ -168,3 +168,21 @@ def test_its_battery_in_french_stays_on_the_phone_discussed(minilm_services) -> 
     assert result.outcome == "tool_answer", result.answer
     assert [c["title"] for c in result.citations] == ["Samsung Galaxy S24"]
     assert "battery: 4000 mAh" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "section", "fact"),
+    [
+        # A French question whose English translation matches the handbook's "employees":
+        # the French report, a fifth of the documents, keeps places among the candidates.
+        ("Combien de collaborateurs Brightwell compte-t-il ?", "Ressources humaines", "2 140"),
+    ],
+)
+def test_a_question_answered_only_in_the_minority_language_reaches_it(
+    minilm_services, question, section, fact
+) -> None:
+    chat = ChatService(minilm_services)
+    result = chat.run_turn(TurnRequest(query=question, thread_id=f"mix-{len(question)}"))
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == section
+    assert fact in result.answer

@@ -14,6 +14,7 @@ packing live in :mod:`threadline.graph.packing` (re-exported here).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,7 @@ from threadline.graph.reformulation import (
 )
 from threadline.graph.windows import WindowChunk, expand_windows
 from threadline.knowledge.index import ScoredChunk, SearchFilters
+from threadline.knowledge.language import passage_language
 from threadline.policy import PolicyViolation, allowed_sources
 
 __all__ = [
@@ -163,6 +165,57 @@ def search_ranked_many(
     return [sorted(f, key=lambda item: (-item.score, item.chunk.chunk_id))[:k] for f in found]
 
 
+def with_every_language(
+    ranked: Sequence[ScoredChunk],
+    top_k: int,
+    shares: Mapping[str, float],
+    min_share: float,
+) -> list[ScoredChunk]:
+    """Return the top-k of a fused ranking with each minority language represented.
+
+    In a collection in two languages, rank fusion favours the majority one: a passage
+    of the other language reaches the top through the query in that language, whose
+    weight is the language's share. "Combien de collaborateurs Brightwell compte-t-il ?"
+    over the sample data (a fifth French) finds the French report's head count first
+    as typed, and its English translation ("employees staff") finds the handbook's rules
+    for employees: fused, the handbook filled the eight places. A
+    language holding at least `min_share` of the documents but less than half gets at
+    least ceil(top_k × share) places (at least one) when it has candidates: its best
+    fused ones take the places of the majority's last. The order stays the fusion's.
+
+    Args:
+        ranked: The fused ranking, best first (every variant's hits).
+        top_k: How many candidates the turn keeps.
+        shares: Each language's share of the searched documents.
+        min_share: The smallest share that makes a language (a few misdetected passages
+            do not).
+
+    Returns:
+        At most `top_k` candidates.
+    """
+    kept = list(ranked[:top_k])
+    minority = {lang: s for lang, s in shares.items() if min_share <= s < 0.5}
+    if not minority or len(ranked) <= top_k:
+        return kept
+    for language, share in minority.items():
+        wanted = max(1, math.ceil(top_k * share))
+        have = [c for c in kept if passage_language(c.chunk.text) == language]
+        extra = [c for c in ranked[top_k:] if passage_language(c.chunk.text) == language][
+            : max(0, wanted - len(have))
+        ]
+        for candidate in extra:
+            # The majority's last candidate gives way (never one of the minority's own).
+            out = next(
+                i
+                for i in range(len(kept) - 1, -1, -1)
+                if passage_language(kept[i].chunk.text) not in minority
+            )
+            del kept[out]
+            kept.append(candidate)
+    order = {c.chunk.chunk_id: i for i, c in enumerate(ranked)}
+    return sorted(kept, key=lambda c: order[c.chunk.chunk_id])
+
+
 def search_candidates(
     kb: Any,
     *,
@@ -210,14 +263,15 @@ def search_candidates(
     else:
         followup = route != "standalone"
         previous = previous_turn(history, thread_state)
-        shares = getattr(kb, "language_shares", None)
+        shares_of = getattr(kb, "language_shares", None)
+        shares = shares_of(tenant=filters.tenant) if shares_of else {}
         variants = query_variants(
             question,
             previous,
             followup=followup,
             llm_rewrite=query if llm_rewrite else None,
             config=fusion,
-            document_languages=shares(tenant=filters.tenant) if shares else None,
+            document_languages=shares or None,
         )
         rankings = []
         # One batch: the variants' query vectors come from one pass of the dense model.
@@ -246,7 +300,7 @@ def search_candidates(
             prior_weight=weight,
             rrf_k=fusion.rrf_k,
         )
-        candidates = candidates[:top_k]
+        candidates = with_every_language(candidates, top_k, shares, fusion.translated_min_share)
     pack = pack_context(candidates, budget)
     previous_query = thread_state.last_search_query
     if not pack.chunks and previous_query and previous_query not in query:
