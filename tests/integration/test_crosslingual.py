@@ -132,6 +132,18 @@ def test_an_index_refuses_another_dense_model(e5_services) -> None:
             "Résultats financiers",
             'From "Rapport annuel 2024 de Brightwell" (in French):',
         ),
+        # "obtenir" says how to ask, as "get" does: the refund is what is asked about.
+        (
+            "Comment obtenir un remboursement ?",
+            "Refunds and returns",
+            "D'après « Brightwell support policy » (en anglais) :",
+        ),
+        # "télétravail" is remote work (it was kept as typed, and asked about).
+        (
+            "Quelles sont les règles pour le télétravail ?",
+            "Remote work",
+            "D'après les sources citées (en anglais) :",
+        ),
     ],
 )
 def test_the_default_model_answers_across_languages(

@@ -248,7 +248,10 @@ REQUEST_WORDS = (
 
 GENERIC_WORDS = (
     "détaille détailler développe explique expliquer résume résumer résumé synthèse "
-    "dis donne montre parle moi plus veux voudrais savoir merci stp svp"
+    "dis donne montre parle moi plus veux voudrais savoir merci stp svp "
+    "obtenir obtient obtiens obtenu obtenue prendre prends utiliser utilise trouver trouve "
+    "besoin renseignement renseignements informations chose choses façon genre aussi encore "
+    "juste bon bonne mieux oui désolé bonjour salut"
 )
 """Words that say what to do, not what a question is about (see
 :data:`threadline.text.lexicons.en.GENERIC_WORDS`)."""
