@@ -11,7 +11,10 @@ packed context; no model, no scores fitted to a benchmark. Four verdicts:
   passage: answer the supported part and say what is missing;
 * ``not_in_documents``: a named thing, the asked-for kind of fact, or most of the
   question's content is absent, or only documents the conversation was not about
-  speak of the X it discussed ("the casino"): decline, naming the closest titles;
+  speak of the X it discussed ("the casino"), or a follow-up leaning on the
+  conversation is supported only by passages off its subject ("history best?" after a
+  talk on The Office, answered from James Dean's awards): decline, naming the closest
+  titles;
 * ``ambiguous``: the question points at something it never names ("this animal",
   "the actor", "what is the warranty?" when several products are in play) and
   several distinct candidates in the passages fit it equally, or several documents
@@ -70,6 +73,8 @@ from threadline.graph.referents import (
     from_lead_discussed,
     leaves_the_conversation,
     name_shared_by_titles,
+    off_the_subject,
+    passage_terms,
     passages_about,
     titled_with,
 )
@@ -182,9 +187,7 @@ def names_not_held(
     )
     if missing:
         return missing
-    sequences = [
-        terms(f"{c.get('title', '')} {c.get('section', '')} {c.get('text', '')}") for c in chunks
-    ]
+    sequences = [passage_terms(c) for c in chunks]
     return tuple(
         phrase
         for phrase in name_phrases(question)
@@ -229,9 +232,21 @@ def without_missing_names(
         return declined
     answered = " ? ".join(clean) + " ?"
     remainder = decide(
-        answered, chunks, earlier=earlier, carried=carried, focus=focus, language=language
+        answered,
+        chunks,
+        earlier=earlier,
+        carried=carried,
+        focus=focus,
+        language=language,
+        whole=question,
     )
     if remainder.verdict != "answer":
+        return declined
+    if not named_things(answered) and off_the_subject(
+        question, chunks, remainder.supporting, earlier
+    ):
+        # "Do you have the $ number? Is this for 2024?" after a talk on QE: what is left
+        # ("the $ number") leans on the conversation as the message did.
         return declined
     return Evidence(
         "partial",
@@ -259,6 +274,7 @@ def decide(
     tool: bool = False,
     focus: Sequence[str] = (),
     language: str | None = None,
+    whole: str = "",
 ) -> Evidence:
     """Decide answer / partial / not in the documents / ambiguous for one turn.
 
@@ -276,6 +292,8 @@ def decide(
             read with its words' translations too (`translate_vocabulary`), so a French
             question over an English passage is checked on what the passage says. None:
             words are compared as written.
+        whole: The user's whole message when `question` is the part of it left to answer
+            (a partial answer): whether it leans on the conversation is read on it.
 
     Returns:
         The verdict with its evidence.
@@ -421,6 +439,8 @@ def decide(
                 return ask("relation_not_stated", candidate_titles(chunks, eligible))
             return Evidence("not_in_documents", "relation_not_stated", **base)  # type: ignore[arg-type]
         supporting = stated
+    if not (names or anchor) and off_the_subject(whole or question, chunks, supporting, earlier):
+        return Evidence("not_in_documents", "off_the_subject", **base)  # type: ignore[arg-type]
     if kind is not None:
         support_text = " ".join(
             str(c.get("text", "")) for c in chunks if str(c["label"]) in supporting

@@ -3,8 +3,8 @@
 The evidence check (:mod:`threadline.graph.evidence`) asks these pure helpers which
 passages are about the question's subject (its names, or what "it" refers to), which
 distinct things a reference may mean (titles, sections, a name several titles extend),
-whether the passages leave the conversation's documents, and which acronyms a passage's
-names stand for.
+whether the passages leave the conversation's documents or its subject (the names it
+keeps using), and which acronyms a passage's names stand for.
 """
 
 from __future__ import annotations
@@ -13,7 +13,16 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from threadline.graph.question_terms import GENERIC_TERMS, PRONOUN, matches_term, name_phrases
+from threadline.graph.anchors import leans_on_the_conversation
+from threadline.graph.question_terms import (
+    GENERIC_TERMS,
+    PRONOUN,
+    holds_phrase,
+    matches_term,
+    name_phrases,
+    name_runs,
+    own_phrases,
+)
 from threadline.text import fold, terms
 
 # Inside a name, these join its words ("United States of America") and give no initial.
@@ -175,12 +184,23 @@ def titled_with(
 
 
 def leaves_the_conversation(
-    chunks: Sequence[Mapping[str, object]], supporting: Sequence[str], focus: Sequence[str]
+    chunks: Sequence[Mapping[str, object]],
+    supporting: Sequence[str],
+    focus: Sequence[str],
+    kept: Sequence[str] = (),
 ) -> bool:
-    """Whether no supporting passage comes from a document the previous answer was about.
+    """Whether no supporting passage comes from what the conversation is about.
 
-    Only documents with titles tell; without focus (a first message) nothing is left.
+    When the conversation keeps naming something (`kept`, from :func:`kept_names`: "The
+    Office" in a talk about the series), a passage is the conversation's when it names it
+    too, in its title or its text: passages without titles can only show it so, and a
+    title the previous turn found ("James Dean" beside "The Office") does not make a
+    passage about the series. Otherwise a passage is the conversation's when its document
+    is one the previous answer was about (`focus`, by title); titles tell only when every
+    supporting passage has one, and without focus (a first message) nothing is left.
     """
+    if kept:
+        return not names_a_kept_name(chunks, supporting, kept)
     wanted = discussed_names(focus)
     if not wanted:
         return False
@@ -188,6 +208,102 @@ def leaves_the_conversation(
     if not all(titles.get(label) for label in supporting):
         return False
     return not any(titles[label] in wanted for label in supporting)
+
+
+def kept_names(earlier: Sequence[str]) -> list[str]:
+    """Return the names a conversation keeps using: what it is about.
+
+    A name ("The Office", "Pokémon Platinum", "QE", "Cloud Directory") that at least half
+    of the conversation's exchanges use (each of `earlier` is one, question and answer),
+    and at least two: the subject the talk stays on, not a name said in passing ("the
+    IRS" in two of seven exchanges about scams). Numbers and codes name no subject.
+    Each name is returned as first written.
+    """
+    counts: dict[tuple[str, ...], int] = {}
+    written: dict[tuple[str, ...], str] = {}
+    for exchange in earlier:
+        found: dict[tuple[str, ...], str] = {}
+        for name in name_runs(exchange):
+            key = tuple(terms(name))
+            if key and not any(ch.isdigit() for ch in name):
+                found.setdefault(key, name)
+        for key, name in found.items():
+            counts[key] = counts.get(key, 0) + 1
+            written.setdefault(key, name)
+    needed = max(2, (len(earlier) + 1) // 2)
+    return [written[key] for key, count in counts.items() if count >= needed]
+
+
+def names_a_kept_name(
+    chunks: Sequence[Mapping[str, object]], labels: Sequence[str], kept: Sequence[str]
+) -> list[str]:
+    """Return the labels among `labels` whose passage names one of the `kept` names.
+
+    As a name: within a run of capitalised words ("The Office (U.S. season 9)", "Pokémon
+    Platinum"), not as a common word ("the box office", "a platinum record").
+    """
+    wanted = [tuple(terms(name)) for name in kept]
+    found = []
+    for chunk in chunks:
+        label = str(chunk["label"])
+        if label not in labels:
+            continue
+        text = f"{chunk.get('title', '')}. {chunk.get('section', '')}. {chunk.get('text', '')}"
+        runs = [tuple(terms(run)) for run in name_runs(text)]
+        if any(_within(name, run) for name in wanted for run in runs):
+            found.append(label)
+    return found
+
+
+def _within(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
+    """Whether `part` occurs in `whole` as consecutive items."""
+    size = len(part)
+    return any(whole[i : i + size] == part for i in range(len(whole) - size + 1))
+
+
+def passage_terms(chunk: Mapping[str, object]) -> list[str]:
+    """Return a passage's terms in order: its title, section and text."""
+    return terms(f"{chunk.get('title', '')} {chunk.get('section', '')} {chunk.get('text', '')}")
+
+
+def off_the_subject(
+    message: str,
+    chunks: Sequence[Mapping[str, object]],
+    supporting: Sequence[str],
+    earlier: Sequence[str],
+) -> bool:
+    """Whether a message that leans on the conversation is supported only off its subject.
+
+    "history best?" after a talk on The Office, "does it mean I can get this from any
+    gamestop stores?" after one on Pokémon Platinum, "what about if I'm sick?" after one
+    on an appeal's fee waiver: a message that leans on the conversation (a follow-up, a
+    pronoun, "those", "the limit" said before) asks about what the conversation is about.
+    A passage that neither names what the conversation keeps naming nor holds the
+    message's own name for a thing, two of its content words in a row ("streaming
+    services"), speaks of something else that shares a word with the message ("awards",
+    "stores", "sick"). Only a conversation that keeps naming something tells.
+
+    Args:
+        message: The user's message (a question whose names the passages hold, or that
+            names nothing).
+        chunks: The packed context.
+        supporting: Labels of the passages that would answer.
+        earlier: The conversation's earlier exchanges, oldest first.
+    """
+    if not leans_on_the_conversation(message, earlier):
+        return False
+    kept = kept_names(earlier)
+    if not kept:
+        return False
+    phrases = own_phrases(message)
+    by_label = {str(c["label"]): c for c in chunks}
+    if any(
+        holds_phrase(phrase, passage_terms(by_label[label]))
+        for label in supporting
+        for phrase in phrases
+    ):
+        return False
+    return leaves_the_conversation(chunks, supporting, (), kept)
 
 
 def from_discussed(

@@ -1,0 +1,115 @@
+"""A follow-up that leans on the conversation is answered only from passages on its subject."""
+
+from __future__ import annotations
+
+from threadline.graph.anchors import leans_on_the_conversation
+from threadline.graph.evidence import decide
+from threadline.graph.question_terms import own_phrases
+from threadline.graph.referents import kept_names, names_a_kept_name
+
+OFFICE_TALK = [
+    "what happens to toby at the end of the office At the end of The Office, Toby moves "
+    "to Costa Rica for a new job.",
+    "any reason to end? The producer felt that season 9 of The Office was the last chance "
+    "to end the show well.",
+    "any awards Yes, The Office has won several awards, including Emmy Awards.",
+]
+
+
+def _passage(label: str, text: str, title: str = "") -> dict[str, object]:
+    return {"label": label, "title": title, "section": "", "text": text}
+
+
+def test_the_names_a_conversation_keeps_are_its_subject():
+    assert kept_names(OFFICE_TALK) == ["Office"]
+    # A name in one exchange of three is said in passing; one exchange keeps nothing.
+    assert "Costa Rica" not in kept_names(OFFICE_TALK)
+    assert kept_names(OFFICE_TALK[:1]) == []
+    # A passage names it as a name, not as the common word a "box office" is.
+    chunks = [
+        _passage("1", "The film was a hit at the box office."),
+        _passage("2", "The ninth season of The Office drew 4 million viewers."),
+    ]
+    assert names_a_kept_name(chunks, ["1", "2"], ["The Office"]) == ["2"]
+
+
+def test_a_follow_up_answered_only_off_the_subject_is_declined():
+    chunks = [
+        _passage(
+            "1",
+            "Dean was nominated for the Academy Awards as Best Actor, the first posthumous "
+            "nomination in Academy Awards history.",
+            title="James Dean",
+        )
+    ]
+    found = decide("history best?", chunks, earlier=OFFICE_TALK, focus=["James Dean"])
+    assert (found.verdict, found.reason) == ("not_in_documents", "off_the_subject")
+    # A passage that names the conversation's subject answers it.
+    on_subject = [
+        _passage(
+            "1",
+            "Critics rank The Office among the best comedy series in television history.",
+            title="The Office (U.S. season 9)",
+        )
+    ]
+    assert decide("history best?", on_subject, earlier=OFFICE_TALK).verdict == "answer"
+    # A question of its own, with no earlier turn, is not held to any subject.
+    assert decide("history best?", chunks).verdict == "answer"
+
+
+def test_passages_without_titles_show_the_subject_by_their_words():
+    earlier = [
+        "What is Cloud Directory? Cloud Directory is a user registry of App ID.",
+        "What are its features? Cloud Directory lets users sign up and reset passwords.",
+        "How many policies exist in my account? Check them so that you don't exceed the limit.",
+    ]
+    storage = [
+        _passage("1", "If you exceed the storage limit, uploads fail until you delete data.")
+    ]
+    found = decide("What will happen if I exceed the limit?", storage, earlier=earlier)
+    assert (found.verdict, found.reason) == ("not_in_documents", "off_the_subject")
+    directory = [
+        _passage("1", "If you exceed the limit, Cloud Directory stops accepting new users.")
+    ]
+    assert decide(
+        "What will happen if I exceed the limit?", directory, earlier=earlier
+    ).verdict == ("answer")
+
+
+def test_the_message_naming_its_own_thing_needs_no_subject():
+    assert own_phrases("streaming services?") == ["streaming services"]
+    # "best" says which, not what: no two content words in a row.
+    assert own_phrases("history best?") == []
+    apple_tv = [
+        _passage(
+            "1",
+            "Users of Apple TV can subscribe to music streaming services such as Pandora.",
+            title="Apple TV",
+        )
+    ]
+    # "streaming services" names a thing of its own: the passage that holds it answers.
+    assert decide("streaming services?", apple_tv, earlier=OFFICE_TALK).verdict == "answer"
+
+
+def test_what_is_left_of_a_partial_question_leans_as_the_message_did():
+    earlier = [
+        "What does QE do? Quantitative Easing (QE) is the creation of money by a central bank.",
+        "How did QE work in 2008? The FED bought securities from banks through QE.",
+        "current US gov debt The US government debt is over 100% of GDP.",
+    ]
+    assert kept_names(earlier) == ["QE"]
+    transfers = [
+        _passage(
+            "1",
+            "You can send money to anyone: the number of transfers is not limited, and "
+            "the $ amount is shown before you confirm.",
+        )
+    ]
+    message = "Do you have the $ number?  Is this for 2024?"
+    assert leans_on_the_conversation(message, earlier)
+    # "2024" is in no passage, and what is left ("the $ number") is this conversation's
+    # number: a passage on money transfers does not answer it, even in part.
+    found = decide(message, transfers, earlier=earlier)
+    assert (found.verdict, found.reason) == ("not_in_documents", "named_thing_missing")
+    # Without the conversation, the part the passages cover is answered.
+    assert decide(message, transfers).verdict == "partial"
