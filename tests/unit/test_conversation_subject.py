@@ -6,6 +6,8 @@ from threadline.graph.anchors import leans_on_the_conversation
 from threadline.graph.evidence import decide
 from threadline.graph.question_terms import own_phrases
 from threadline.graph.referents import kept_names, names_a_kept_name
+from threadline.knowledge.facts import role_terms
+from threadline.text import terms
 
 OFFICE_TALK = [
     "what happens to toby at the end of the office At the end of The Office, Toby moves "
@@ -113,3 +115,38 @@ def test_what_is_left_of_a_partial_question_leans_as_the_message_did():
     assert (found.verdict, found.reason) == ("not_in_documents", "named_thing_missing")
     # Without the conversation, the part the passages cover is answered.
     assert decide(message, transfers).verdict == "partial"
+
+
+def test_who_does_x_asks_for_the_doer_not_the_verb():
+    escalation = [
+        _passage(
+            "1",
+            "Escalation starts with the duty support manager, reachable by phone.",
+            title="Brightwell support policy",
+        )
+    ]
+    assert role_terms("Who handles escalations?") == frozenset(terms("handles"))
+    assert role_terms("Who is the CEO?") == frozenset()
+    # The passage names the role and the thing, in its own words for the relation.
+    found = decide("Who handles escalations?", escalation)
+    assert found.verdict == "answer" and found.supporting == ("1",)
+
+
+def test_a_kind_of_fact_no_passage_states_is_said_so():
+    passages = [_passage("1", "Escalation starts with the duty support manager.", "Policy")]
+    found = decide(
+        "what is their phone number?",
+        passages,
+        earlier=["Who handles escalations? Escalation starts with the duty support manager."],
+        focus=["Brightwell support policy — Escalation"],
+    )
+    # Nothing is about what "their" points at, and no passage states a phone number.
+    assert (found.verdict, found.reason) == ("not_in_documents", "no_phone_in_passages")
+
+
+def test_who_does_with_nothing_else_keeps_its_verb():
+    passages = [_passage("1", "The buyer pays the transfer fee.", "Fees")]
+    assert decide("Who pays?", passages).verdict == "answer"
+    assert decide("Who pays?", [_passage("1", "The fee is due on delivery.", "Fees")]).verdict == (
+        "not_in_documents"
+    )

@@ -83,7 +83,7 @@ from threadline.knowledge.bilingual import (
     translate_query,
     translate_vocabulary,
 )
-from threadline.knowledge.facts import AnswerType, asked_type, has_answer_type
+from threadline.knowledge.facts import AnswerType, asked_type, has_answer_type, role_terms
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
 
@@ -364,7 +364,12 @@ def decide(
     # (its names, or for "is it ...?" what was discussed), and what it asks for ("the
     # stock price" in "what is Brightwell's stock price?") must be in that passage whole.
     name_terms = {t for n in names for t in terms(n)}
-    weights = {t: 1.0 for t in substantive_terms(content, typed=kind)}
+    substantive = substantive_terms(content, typed=kind)
+    # "Who handles escalations?" asks who does it: the verb is the relation the answer
+    # states in its own words; the question's content is what it is done to. "Who pays?"
+    # keeps its verb: there is nothing else to check.
+    roles = role_terms(question) if set(substantive) - role_terms(question) else frozenset()
+    weights = {t: 1.0 for t in substantive if t not in roles}
     total = sum(weights.values())
     eligible = passages_about(chunks, vocab, names, question, focus)
     anchors = list(unanchored_references(question, earlier, titles=titles, headings=headings))
@@ -387,10 +392,20 @@ def decide(
             **base,  # type: ignore[arg-type]
         )
 
+    if roles:
+        # "Who handles escalations?" is about escalations: a passage that only shares the
+        # verb ("defects are handled under the warranty") is about something else.
+        eligible = [lb for lb in eligible if any(matches_term(t, vocab[lb]) for t in weights)]
     base["about"] = tuple(eligible)
     if not eligible:
         if anchor:
             return ask("nothing_found", candidate_titles(chunks, [str(c["label"]) for c in hits]))
+        if kind is not None and not has_answer_type(
+            kind, " ".join(str(c.get("text", "")) for c in chunks)
+        ):
+            # "what is their phone number?" after the escalation answer: no passage states
+            # a phone number at all, which says more than "nothing about the subject".
+            return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)  # type: ignore[arg-type]
         return Evidence("not_in_documents", "nothing_about_the_subject", **base)  # type: ignore[arg-type]
     wanted = [t for t in asked_phrase_terms(question) if t not in name_terms]
     if wanted:

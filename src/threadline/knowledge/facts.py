@@ -165,6 +165,22 @@ _WHO_OF_A_KIND = re.compile(
 )
 
 
+# "Who handles escalations?", "who pays the fee?": the verb of such a "who" says what the
+# people asked about do, the relation the answer states in its own words ("escalation
+# starts with the duty support manager"), as a kind word says what kind of value is asked.
+_WHO_DOES = re.compile(r"\bwho ((?!is\b|was\b|has\b|does\b)[a-z]+[^s\W]s)\b")
+
+
+def role_terms(question: str) -> frozenset[str]:
+    """Return the terms of the verb a "who" question asks the doer of, if any.
+
+    "Who handles escalations?" → the terms of "handles": the passage names the role
+    ("the duty support manager") and the thing ("escalation"), not necessarily the verb.
+    """
+    match = _WHO_DOES.search(fold(question))
+    return frozenset(terms(match.group(1))) if match else frozenset()
+
+
 def asked_type(question: str) -> AnswerType | None:
     """Tell the kind of fact a question asks for, if it says so ("how much" → price...)."""
     text = fold(question)
