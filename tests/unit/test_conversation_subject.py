@@ -5,7 +5,11 @@ from __future__ import annotations
 from threadline.graph.anchors import leans_on_the_conversation
 from threadline.graph.evidence import decide
 from threadline.graph.question_terms import own_phrases
-from threadline.graph.referents import kept_names, names_a_kept_name
+from threadline.graph.referents import (
+    kept_names,
+    named_only_within_longer_names,
+    names_a_kept_name,
+)
 from threadline.knowledge.facts import role_terms
 from threadline.text import terms
 
@@ -150,3 +154,31 @@ def test_who_does_with_nothing_else_keeps_its_verb():
     assert decide("Who pays?", [_passage("1", "The fee is due on delivery.", "Fees")]).verdict == (
         "not_in_documents"
     )
+
+
+def test_a_name_written_only_inside_another_things_name_is_not_held():
+    question = "What types of stocks are traded on the NASDAQ?"
+    index_fund = _passage(
+        "1",
+        "Index funds such as IBB track the NASDAQ Biotechnology Index, so stock pickers "
+        "rarely trade their holdings.",
+    )
+    assert named_only_within_longer_names(index_fund, "NASDAQ", question)
+    found = decide(question, [index_fund])
+    assert (found.verdict, found.reason) == ("not_in_documents", "nothing_about_the_subject")
+    # The name alone, at the start of a sentence too, is the exchange.
+    exchange = _passage("2", "NASDAQ lists common stocks of technology companies.")
+    assert not named_only_within_longer_names(exchange, "NASDAQ", question)
+    assert decide(question, [index_fund, exchange]).supporting == ("2",)
+
+
+def test_a_longer_name_ending_with_the_name_or_using_the_questions_words_is_it():
+    amazon = _passage("1", "The Amazon is the largest river of South America.")
+    # The last word of a name is its head: South America is a part of America.
+    assert not named_only_within_longer_names(
+        amazon, "America", "Which river is largest in America?"
+    )
+    branch = _passage("1", "The West Branch flows south from Seboomook Lake.")
+    assert not named_only_within_longer_names(branch, "West", "The West branch.")
+    kennedy = _passage("1", "The spacecraft arrived at NASA's Kennedy Space Center in Florida.")
+    assert named_only_within_longer_names(kennedy, "Kennedy", "How can I get there? say Kennedy")

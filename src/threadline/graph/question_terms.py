@@ -94,10 +94,15 @@ def name_phrases(question: str) -> list[str]:
     question written in title case ("Container Registry Grant Access") has none: its
     capitals mark no name.
     """
-    words = re.findall(r"[^\W\d_]+", question)
-    if len(words) >= 3 and sum(w[0].isupper() for w in words) * 2 > len(words):
+    if in_title_case(question):
         return []
     return [name for name in name_runs(question) if " " in name]
+
+
+def in_title_case(question: str) -> bool:
+    """Whether most words of a question are capitalised: its capitals mark no name."""
+    words = re.findall(r"[^\W\d_]+", question)
+    return len(words) >= 3 and sum(w[0].isupper() for w in words) * 2 > len(words)
 
 
 def name_runs(text: str) -> list[str]:

@@ -18,6 +18,7 @@ from threadline.graph.question_terms import (
     GENERIC_TERMS,
     PRONOUN,
     holds_phrase,
+    in_title_case,
     matches_term,
     name_phrases,
     name_runs,
@@ -142,6 +143,16 @@ def passages_about(
     """
     labels = [str(c["label"]) for c in chunks]
     if names:
+        # "the NASDAQ" in a passage on the "NASDAQ Biotechnology Index" names the index.
+        # Names listed side by side ("Fixed, Metered, Tiered, and Reserved") are each read
+        # leniently below, and a title-case question's capitals mark no name.
+        listed = in_title_case(question) or _ENUMERATION.search(question)
+        whole = [] if listed else name_runs(question)
+        labels = [
+            str(c["label"])
+            for c in chunks
+            if not any(named_only_within_longer_names(c, name, question) for name in whole)
+        ]
         wanted = [set(terms(n)) for n in names]
         every = [
             lb for lb in labels if all(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
@@ -161,6 +172,35 @@ def passages_about(
         ]
         return on_focus
     return labels
+
+
+def named_only_within_longer_names(chunk: Mapping[str, object], name: str, question: str) -> bool:
+    """Whether a passage writes a question's name only inside longer names of other things.
+
+    "What types of stocks are traded on the NASDAQ?" and a passage naming only the
+    "NASDAQ Biotechnology Index": there the name modifies another thing's, as in "Kennedy
+    Space Center". A longer name that ends with it names a kind or a part of it (a name's
+    last word is its head: "South America" is in America), and one whose other words the
+    question holds ("the West branch" for "West Branch") is the question's; a passage that
+    also writes the name alone, or as a common word ("a data lake" beside "Data Engine"),
+    is not concerned. Codes and numbers stand alone and are not looked at.
+    """
+    wanted = tuple(terms(name))
+    if not wanted or any(ch.isdigit() for ch in name):
+        return False
+    asked = set(terms(question))
+    text = f"{chunk.get('title', '')}\n{chunk.get('section', '')}\n{chunk.get('text', '')}"
+    inside = 0
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+        # A first word counts as a name too ("NASDAQ is a stock exchange."): the lower-case
+        # word before it only lifts the sentence start.
+        for run in name_runs(f"x {sentence}"):
+            words = tuple(terms(run))
+            held = _count_within(wanted, words)
+            if held and (words[-len(wanted) :] == wanted or not set(words) - set(wanted) - asked):
+                return False
+            inside += held
+    return inside > 0 and _count_within(wanted, tuple(terms(text))) <= inside
 
 
 def discussed_names(focus: Sequence[str]) -> set[str]:
@@ -257,8 +297,13 @@ def names_a_kept_name(
 
 def _within(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
     """Whether `part` occurs in `whole` as consecutive items."""
+    return _count_within(part, whole) > 0
+
+
+def _count_within(part: tuple[str, ...], whole: tuple[str, ...]) -> int:
+    """How many times `part` occurs in `whole` as consecutive items."""
     size = len(part)
-    return any(whole[i : i + size] == part for i in range(len(whole) - size + 1))
+    return sum(whole[i : i + size] == part for i in range(len(whole) - size + 1))
 
 
 def passage_terms(chunk: Mapping[str, object]) -> list[str]:
