@@ -183,7 +183,8 @@ def named_only_within_longer_names(chunk: Mapping[str, object], name: str, quest
     last word is its head: "South America" is in America), and one whose other words the
     question holds ("the West branch" for "West Branch") is the question's; a passage that
     also writes the name alone, or as a common word ("a data lake" beside "Data Engine"),
-    is not concerned. Codes and numbers stand alone and are not looked at.
+    is not concerned. Codes and numbers stand alone and are not looked at, and a number in
+    the longer name names a version ("Apple iPhone 15" is an iPhone).
     """
     wanted = tuple(terms(name))
     if not wanted or any(ch.isdigit() for ch in name):
@@ -195,7 +196,9 @@ def named_only_within_longer_names(chunk: Mapping[str, object], name: str, quest
         # A first word counts as a name too ("NASDAQ is a stock exchange."): the lower-case
         # word before it only lifts the sentence start.
         for run in name_runs(f"x {sentence}"):
-            words = tuple(terms(run))
+            # A model or edition number names a version of the thing: "Apple iPhone 15"
+            # is an iPhone, "Google Pixel 8a" a Pixel.
+            words = tuple(t for t in terms(run) if not any(ch.isdigit() for ch in t))
             held = _count_within(wanted, words)
             if held and (words[-len(wanted) :] == wanted or not set(words) - set(wanted) - asked):
                 return False
