@@ -184,3 +184,22 @@ def test_a_longer_name_ending_with_the_name_or_using_the_questions_words_is_it()
     assert not named_only_within_longer_names(iphone, "iPhone", "How big is the iPhone?")
     kennedy = _passage("1", "The spacecraft arrived at NASA's Kennedy Space Center in Florida.")
     assert named_only_within_longer_names(kennedy, "Kennedy", "How can I get there? say Kennedy")
+
+
+def test_where_does_x_start_asks_for_places_not_for_the_verbs():
+    assert role_terms("where does the penobscot river start and end") == frozenset(
+        terms("start end")
+    )
+    # A person or a verb phrase as the subject: the verb is what the question is about.
+    assert role_terms("where do I file an appeal?") == frozenset()
+    assert role_terms("Where did ice hockey start to play?") == frozenset()
+    river = [
+        _passage(
+            "1",
+            "The Penobscot River arises from four branches in several lakes and flows into "
+            "Penobscot Bay.",
+            title="Penobscot River",
+        )
+    ]
+    found = decide("where does the penobscot river start and end", river)
+    assert found.verdict == "answer"
