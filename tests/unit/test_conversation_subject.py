@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from threadline.graph.anchors import leans_on_the_conversation
 from threadline.graph.evidence import decide
-from threadline.graph.question_terms import own_phrases
-from threadline.graph.referents import (
+from threadline.graph.names import (
     kept_names,
     named_only_within_longer_names,
     names_a_kept_name,
 )
+from threadline.graph.question_terms import own_phrases
 from threadline.knowledge.facts import role_terms
 from threadline.text import terms
 

@@ -50,6 +50,7 @@ from threadline.graph.anchors import (
     unanchored_references,
     written_as_a_name,
 )
+from threadline.graph.names import passage_terms
 from threadline.graph.polar import is_polar, states_together
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
@@ -74,7 +75,6 @@ from threadline.graph.referents import (
     leaves_the_conversation,
     name_shared_by_titles,
     off_the_subject,
-    passage_terms,
     passages_about,
     titled_with,
 )
