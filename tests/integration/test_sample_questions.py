@@ -100,6 +100,15 @@ def test_a_phone_number_no_document_gives_is_declined(chat, question, said):
     assert said in result.answer and result.citations == []
 
 
+def test_who_handles_escalations_is_answered_from_the_escalation_section(chat):
+    # The first message of a conversation: "handles" is the relation asked, which the
+    # policy states as "escalation starts with the duty support manager".
+    result = ask(chat, "Who handles escalations?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "Escalation starts with the duty support manager" in result.answer
+    assert result.citations[0]["title"] == "Brightwell support policy"
+
+
 def test_an_email_address_the_policy_gives_is_quoted(chat):
     result = ask(chat, "What is the support email address?")
     assert result.outcome == "grounded_answer", result.answer

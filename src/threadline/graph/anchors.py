@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from threadline.followups.anaphora import looks_like_followup
 from threadline.graph.question_terms import (
     GENERIC_TERMS,
     PRONOUN,
@@ -254,3 +255,21 @@ def written_as_a_name(word: str, texts: Sequence[str]) -> bool:
     """Whether these texts write `word` as a name: capitalised inside a sentence."""
     pattern = re.compile(rf"(?<=[\w,;:(«\"'’] )({re.escape(word.capitalize())}s?)\b")
     return any(pattern.search(text) for text in texts)
+
+
+def leans_on_the_conversation(question: str, earlier: Sequence[str]) -> bool:
+    """Whether a message means more than it says, the rest being the conversation's.
+
+    A follow-up as the router reads one (a short message, "and ...", "what about ...",
+    a choice among earlier items), a pronoun or a demonstrative ("does it mean I can get
+    this...", "are those the only steps?"), or a "the X" only the conversation's words
+    anchor ("what will happen if I exceed the limit?"). A first message leans on nothing.
+    """
+    if not earlier:
+        return False
+    return (
+        looks_like_followup(question)
+        or PRONOUN.search(question) is not None
+        or re.search(r"\b(?:this|that|these|those)\b", question, re.I) is not None
+        or bool(said_before(question, earlier))
+    )

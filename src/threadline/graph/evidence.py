@@ -11,7 +11,10 @@ packed context; no model, no scores fitted to a benchmark. Four verdicts:
   passage: answer the supported part and say what is missing;
 * ``not_in_documents``: a named thing, the asked-for kind of fact, or most of the
   question's content is absent, or only documents the conversation was not about
-  speak of the X it discussed ("the casino"): decline, naming the closest titles;
+  speak of the X it discussed ("the casino"), or a follow-up leaning on the
+  conversation is supported only by passages off its subject ("history best?" after a
+  talk on The Office, answered from James Dean's awards): decline, naming the closest
+  titles;
 * ``ambiguous``: the question points at something it never names ("this animal",
   "the actor", "what is the warranty?" when several products are in play) and
   several distinct candidates in the passages fit it equally, or several documents
@@ -47,6 +50,7 @@ from threadline.graph.anchors import (
     unanchored_references,
     written_as_a_name,
 )
+from threadline.graph.names import passage_terms
 from threadline.graph.polar import is_polar, states_together
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
@@ -70,6 +74,7 @@ from threadline.graph.referents import (
     from_lead_discussed,
     leaves_the_conversation,
     name_shared_by_titles,
+    off_the_subject,
     passages_about,
     titled_with,
 )
@@ -78,7 +83,7 @@ from threadline.knowledge.bilingual import (
     translate_query,
     translate_vocabulary,
 )
-from threadline.knowledge.facts import AnswerType, asked_type, has_answer_type
+from threadline.knowledge.facts import AnswerType, asked_type, has_answer_type, role_terms
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
 
@@ -182,9 +187,7 @@ def names_not_held(
     )
     if missing:
         return missing
-    sequences = [
-        terms(f"{c.get('title', '')} {c.get('section', '')} {c.get('text', '')}") for c in chunks
-    ]
+    sequences = [passage_terms(c) for c in chunks]
     return tuple(
         phrase
         for phrase in name_phrases(question)
@@ -229,9 +232,21 @@ def without_missing_names(
         return declined
     answered = " ? ".join(clean) + " ?"
     remainder = decide(
-        answered, chunks, earlier=earlier, carried=carried, focus=focus, language=language
+        answered,
+        chunks,
+        earlier=earlier,
+        carried=carried,
+        focus=focus,
+        language=language,
+        whole=question,
     )
     if remainder.verdict != "answer":
+        return declined
+    if not named_things(answered) and off_the_subject(
+        question, chunks, remainder.supporting, earlier
+    ):
+        # "Do you have the $ number? Is this for 2024?" after a talk on QE: what is left
+        # ("the $ number") leans on the conversation as the message did.
         return declined
     return Evidence(
         "partial",
@@ -259,6 +274,7 @@ def decide(
     tool: bool = False,
     focus: Sequence[str] = (),
     language: str | None = None,
+    whole: str = "",
 ) -> Evidence:
     """Decide answer / partial / not in the documents / ambiguous for one turn.
 
@@ -276,6 +292,8 @@ def decide(
             read with its words' translations too (`translate_vocabulary`), so a French
             question over an English passage is checked on what the passage says. None:
             words are compared as written.
+        whole: The user's whole message when `question` is the part of it left to answer
+            (a partial answer): whether it leans on the conversation is read on it.
 
     Returns:
         The verdict with its evidence.
@@ -346,7 +364,12 @@ def decide(
     # (its names, or for "is it ...?" what was discussed), and what it asks for ("the
     # stock price" in "what is Brightwell's stock price?") must be in that passage whole.
     name_terms = {t for n in names for t in terms(n)}
-    weights = {t: 1.0 for t in substantive_terms(content, typed=kind)}
+    substantive = substantive_terms(content, typed=kind)
+    # "Who handles escalations?" asks who does it: the verb is the relation the answer
+    # states in its own words; the question's content is what it is done to. "Who pays?"
+    # keeps its verb: there is nothing else to check.
+    roles = role_terms(question) if set(substantive) - role_terms(question) else frozenset()
+    weights = {t: 1.0 for t in substantive if t not in roles}
     total = sum(weights.values())
     eligible = passages_about(chunks, vocab, names, question, focus)
     anchors = list(unanchored_references(question, earlier, titles=titles, headings=headings))
@@ -369,10 +392,20 @@ def decide(
             **base,  # type: ignore[arg-type]
         )
 
+    if roles:
+        # "Who handles escalations?" is about escalations: a passage that only shares the
+        # verb ("defects are handled under the warranty") is about something else.
+        eligible = [lb for lb in eligible if any(matches_term(t, vocab[lb]) for t in weights)]
     base["about"] = tuple(eligible)
     if not eligible:
         if anchor:
             return ask("nothing_found", candidate_titles(chunks, [str(c["label"]) for c in hits]))
+        if kind is not None and not has_answer_type(
+            kind, " ".join(str(c.get("text", "")) for c in chunks)
+        ):
+            # "what is their phone number?" after the escalation answer: no passage states
+            # a phone number at all, which says more than "nothing about the subject".
+            return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)  # type: ignore[arg-type]
         return Evidence("not_in_documents", "nothing_about_the_subject", **base)  # type: ignore[arg-type]
     wanted = [t for t in asked_phrase_terms(question) if t not in name_terms]
     if wanted:
@@ -421,6 +454,8 @@ def decide(
                 return ask("relation_not_stated", candidate_titles(chunks, eligible))
             return Evidence("not_in_documents", "relation_not_stated", **base)  # type: ignore[arg-type]
         supporting = stated
+    if not (names or anchor) and off_the_subject(whole or question, chunks, supporting, earlier):
+        return Evidence("not_in_documents", "off_the_subject", **base)  # type: ignore[arg-type]
     if kind is not None:
         support_text = " ".join(
             str(c.get("text", "")) for c in chunks if str(c["label"]) in supporting

@@ -94,16 +94,30 @@ def name_phrases(question: str) -> list[str]:
     question written in title case ("Container Registry Grant Access") has none: its
     capitals mark no name.
     """
-    words = re.findall(r"[^\W\d_]+", question)
-    if len(words) >= 3 and sum(w[0].isupper() for w in words) * 2 > len(words):
+    if in_title_case(question):
         return []
+    return [name for name in name_runs(question) if " " in name]
+
+
+def in_title_case(question: str) -> bool:
+    """Whether most words of a question are capitalised: its capitals mark no name."""
+    words = re.findall(r"[^\W\d_]+", question)
+    return len(words) >= 3 and sum(w[0].isupper() for w in words) * 2 > len(words)
+
+
+def name_runs(text: str) -> list[str]:
+    """Every name a text uses, each as a whole: "Placer County", "Pokémon Platinum", "QE".
+
+    The runs of :func:`named_things`' words that follow one another ("Cloud Directory"),
+    a single name word standing for itself; in order, each once.
+    """
     runs: list[list[str]] = []
-    for word, joined in _name_words(question):
+    for word, joined in _name_words(text):
         if joined and runs:
             runs[-1].append(word)
         else:
             runs.append([word])
-    return list(dict.fromkeys(" ".join(run) for run in runs if len(run) > 1))
+    return list(dict.fromkeys(" ".join(run) for run in runs))
 
 
 def holds_phrase(phrase: str, sequence: Sequence[str]) -> bool:
@@ -173,6 +187,21 @@ def content_terms(question: str) -> list[str]:
     """Return the question's own content terms: stems minus request and generic words."""
     text = _ASKING.sub(" ", question)
     return [t for t in dict.fromkeys(terms(text)) if t not in GENERIC_TERMS and len(t) > 1]
+
+
+def own_phrases(question: str) -> list[str]:
+    """Return the question's content words that follow one another, two by two.
+
+    "streaming services?", "why can't I apply a feature code?": two content words in a
+    row name a thing by themselves ("streaming services", "feature code"), which a passage
+    holding them in a row is about, whatever the conversation was about.
+    """
+    words = re.findall(r"[\w'’-]+", question)
+    return [
+        f"{first} {second}"
+        for first, second in zip(words, words[1:], strict=False)
+        if content_terms(first) and content_terms(second)
+    ]
 
 
 def term_forms(question: str) -> dict[str, str]:

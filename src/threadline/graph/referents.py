@@ -3,8 +3,8 @@
 The evidence check (:mod:`threadline.graph.evidence`) asks these pure helpers which
 passages are about the question's subject (its names, or what "it" refers to), which
 distinct things a reference may mean (titles, sections, a name several titles extend),
-whether the passages leave the conversation's documents, and which acronyms a passage's
-names stand for.
+whether the passages leave the conversation's documents or its subject (the names it
+keeps using), and which acronyms a passage's names stand for.
 """
 
 from __future__ import annotations
@@ -13,7 +13,23 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from threadline.graph.question_terms import GENERIC_TERMS, PRONOUN, matches_term, name_phrases
+from threadline.graph.anchors import leans_on_the_conversation
+from threadline.graph.names import (
+    kept_names,
+    named_only_within_longer_names,
+    names_a_kept_name,
+    passage_terms,
+)
+from threadline.graph.question_terms import (
+    GENERIC_TERMS,
+    PRONOUN,
+    holds_phrase,
+    in_title_case,
+    matches_term,
+    name_phrases,
+    name_runs,
+    own_phrases,
+)
 from threadline.text import fold, terms
 
 # Inside a name, these join its words ("United States of America") and give no initial.
@@ -133,6 +149,16 @@ def passages_about(
     """
     labels = [str(c["label"]) for c in chunks]
     if names:
+        # "the NASDAQ" in a passage on the "NASDAQ Biotechnology Index" names the index.
+        # Names listed side by side ("Fixed, Metered, Tiered, and Reserved") are each read
+        # leniently below, and a title-case question's capitals mark no name.
+        listed = in_title_case(question) or _ENUMERATION.search(question)
+        whole = [] if listed else name_runs(question)
+        labels = [
+            str(c["label"])
+            for c in chunks
+            if not any(named_only_within_longer_names(c, name, question) for name in whole)
+        ]
         wanted = [set(terms(n)) for n in names]
         every = [
             lb for lb in labels if all(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
@@ -175,12 +201,23 @@ def titled_with(
 
 
 def leaves_the_conversation(
-    chunks: Sequence[Mapping[str, object]], supporting: Sequence[str], focus: Sequence[str]
+    chunks: Sequence[Mapping[str, object]],
+    supporting: Sequence[str],
+    focus: Sequence[str],
+    kept: Sequence[str] = (),
 ) -> bool:
-    """Whether no supporting passage comes from a document the previous answer was about.
+    """Whether no supporting passage comes from what the conversation is about.
 
-    Only documents with titles tell; without focus (a first message) nothing is left.
+    When the conversation keeps naming something (`kept`, from :func:`kept_names`: "The
+    Office" in a talk about the series), a passage is the conversation's when it names it
+    too, in its title or its text: passages without titles can only show it so, and a
+    title the previous turn found ("James Dean" beside "The Office") does not make a
+    passage about the series. Otherwise a passage is the conversation's when its document
+    is one the previous answer was about (`focus`, by title); titles tell only when every
+    supporting passage has one, and without focus (a first message) nothing is left.
     """
+    if kept:
+        return not names_a_kept_name(chunks, supporting, kept)
     wanted = discussed_names(focus)
     if not wanted:
         return False
@@ -188,6 +225,46 @@ def leaves_the_conversation(
     if not all(titles.get(label) for label in supporting):
         return False
     return not any(titles[label] in wanted for label in supporting)
+
+
+def off_the_subject(
+    message: str,
+    chunks: Sequence[Mapping[str, object]],
+    supporting: Sequence[str],
+    earlier: Sequence[str],
+) -> bool:
+    """Whether a message that leans on the conversation is supported only off its subject.
+
+    "history best?" after a talk on The Office, "does it mean I can get this from any
+    gamestop stores?" after one on Pokémon Platinum, "what about if I'm sick?" after one
+    on an appeal's fee waiver: a message that leans on the conversation (a follow-up, a
+    pronoun, "those", "the limit" said before) asks about what the conversation is about.
+    A passage that neither names what the conversation keeps naming nor holds the
+    message's own name for a thing, two of its content words in a row ("streaming
+    services"), speaks of something else that shares a word with the message ("awards",
+    "stores", "sick"). Only a conversation that keeps naming something tells.
+
+    Args:
+        message: The user's message (a question whose names the passages hold, or that
+            names nothing).
+        chunks: The packed context.
+        supporting: Labels of the passages that would answer.
+        earlier: The conversation's earlier exchanges, oldest first.
+    """
+    if not leans_on_the_conversation(message, earlier):
+        return False
+    kept = kept_names(earlier)
+    if not kept:
+        return False
+    phrases = own_phrases(message)
+    by_label = {str(c["label"]): c for c in chunks}
+    if any(
+        holds_phrase(phrase, passage_terms(by_label[label]))
+        for label in supporting
+        for phrase in phrases
+    ):
+        return False
+    return leaves_the_conversation(chunks, supporting, (), kept)
 
 
 def from_discussed(

@@ -165,6 +165,39 @@ _WHO_OF_A_KIND = re.compile(
 )
 
 
+# "Who handles escalations?", "who pays the fee?": the verb of such a "who" says what the
+# people asked about do, the relation the answer states in its own words ("escalation
+# starts with the duty support manager"), as a kind word says what kind of value is asked.
+_WHO_DOES = re.compile(r"\bwho ((?!is\b|was\b|has\b|does\b)[a-z]+[^s\W]s)\b")
+
+
+# "Where does the Penobscot River start and end?": the verbs after the named subject ask
+# for the places of what it does, which the passage states in its own words ("it arises
+# from four branches in several lakes").
+# The subject is a thing named, not a person ("where do I file an appeal?" asks where to
+# file) nor a verb phrase ("where did ice hockey start to play?").
+_SUBJECT_WORD = r"(?!(?:i|you|we|they|it|he|she|to|not)\b)[\w'-]+"
+_WHERE_DOES = re.compile(
+    rf"\bwhere (?:does|do|did) (?:the |a |an )?{_SUBJECT_WORD}(?: {_SUBJECT_WORD}){{0,3}}? "
+    r"((?!not\b)[a-z]+(?: and [a-z]+)?)\s*\??\s*$"
+)
+
+
+def role_terms(question: str) -> frozenset[str]:
+    """Return the terms of the verb whose doer or place a question asks for, if any.
+
+    "Who handles escalations?" → the terms of "handles": the passage names the role
+    ("the duty support manager") and the thing ("escalation"), not necessarily the verb.
+    "Where does the river start and end?" → "start", "end": the passage names the places.
+    """
+    text = fold(question)
+    match = _WHO_DOES.search(text)
+    if match:
+        return frozenset(terms(match.group(1)))
+    match = _WHERE_DOES.search(text)
+    return frozenset(terms(match.group(1).replace(" and ", " "))) if match else frozenset()
+
+
 def asked_type(question: str) -> AnswerType | None:
     """Tell the kind of fact a question asks for, if it says so ("how much" → price...)."""
     text = fold(question)

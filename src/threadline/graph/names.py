@@ -1,0 +1,110 @@
+"""How a conversation and its passages write names: what a talk is about, what a name names.
+
+The evidence check (:mod:`threadline.graph.evidence`, through
+:mod:`threadline.graph.referents`) reads names as written: the names a conversation keeps
+using are its subject ("The Office" in a talk about the series), a passage names that
+subject only as a name ("the box office" does not), and a question's name written only
+inside a longer name of a passage ("NASDAQ Biotechnology Index") names another thing
+there. Pure functions of texts and packed passages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from threadline.graph.question_terms import name_runs
+from threadline.text import terms
+
+
+def passage_terms(chunk: Mapping[str, object]) -> list[str]:
+    """Return a passage's terms in order: its title, section and text."""
+    return terms(f"{chunk.get('title', '')} {chunk.get('section', '')} {chunk.get('text', '')}")
+
+
+def kept_names(earlier: Sequence[str]) -> list[str]:
+    """Return the names a conversation keeps using: what it is about.
+
+    A name ("The Office", "Pokémon Platinum", "QE", "Cloud Directory") that at least half
+    of the conversation's exchanges use (each of `earlier` is one, question and answer),
+    and at least two: the subject the talk stays on, not a name said in passing ("the
+    IRS" in two of seven exchanges about scams). Numbers and codes name no subject.
+    Each name is returned as first written.
+    """
+    counts: dict[tuple[str, ...], int] = {}
+    written: dict[tuple[str, ...], str] = {}
+    for exchange in earlier:
+        found: dict[tuple[str, ...], str] = {}
+        for name in name_runs(exchange):
+            key = tuple(terms(name))
+            if key and not any(ch.isdigit() for ch in name):
+                found.setdefault(key, name)
+        for key, name in found.items():
+            counts[key] = counts.get(key, 0) + 1
+            written.setdefault(key, name)
+    needed = max(2, (len(earlier) + 1) // 2)
+    return [written[key] for key, count in counts.items() if count >= needed]
+
+
+def names_a_kept_name(
+    chunks: Sequence[Mapping[str, object]], labels: Sequence[str], kept: Sequence[str]
+) -> list[str]:
+    """Return the labels among `labels` whose passage names one of the `kept` names.
+
+    As a name: within a run of capitalised words ("The Office (U.S. season 9)", "Pokémon
+    Platinum"), not as a common word ("the box office", "a platinum record").
+    """
+    wanted = [tuple(terms(name)) for name in kept]
+    found = []
+    for chunk in chunks:
+        label = str(chunk["label"])
+        if label not in labels:
+            continue
+        text = f"{chunk.get('title', '')}. {chunk.get('section', '')}. {chunk.get('text', '')}"
+        runs = [tuple(terms(run)) for run in name_runs(text)]
+        if any(_within(name, run) for name in wanted for run in runs):
+            found.append(label)
+    return found
+
+
+def _within(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
+    """Whether `part` occurs in `whole` as consecutive items."""
+    return _count_within(part, whole) > 0
+
+
+def _count_within(part: tuple[str, ...], whole: tuple[str, ...]) -> int:
+    """How many times `part` occurs in `whole` as consecutive items."""
+    size = len(part)
+    return sum(whole[i : i + size] == part for i in range(len(whole) - size + 1))
+
+
+def named_only_within_longer_names(chunk: Mapping[str, object], name: str, question: str) -> bool:
+    """Whether a passage writes a question's name only inside longer names of other things.
+
+    "What types of stocks are traded on the NASDAQ?" and a passage naming only the
+    "NASDAQ Biotechnology Index": there the name modifies another thing's, as in "Kennedy
+    Space Center". A longer name that ends with it names a kind or a part of it (a name's
+    last word is its head: "South America" is in America), and one whose other words the
+    question holds ("the West branch" for "West Branch") is the question's; a passage that
+    also writes the name alone, or as a common word ("a data lake" beside "Data Engine"),
+    is not concerned. Codes and numbers stand alone and are not looked at, and a number in
+    the longer name names a version ("Apple iPhone 15" is an iPhone).
+    """
+    wanted = tuple(terms(name))
+    if not wanted or any(ch.isdigit() for ch in name):
+        return False
+    asked = set(terms(question))
+    text = f"{chunk.get('title', '')}\n{chunk.get('section', '')}\n{chunk.get('text', '')}"
+    inside = 0
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+        # A first word counts as a name too ("NASDAQ is a stock exchange."): the lower-case
+        # word before it only lifts the sentence start.
+        for run in name_runs(f"x {sentence}"):
+            # A model or edition number names a version of the thing: "Apple iPhone 15"
+            # is an iPhone, "Google Pixel 8a" a Pixel.
+            words = tuple(t for t in terms(run) if not any(ch.isdigit() for ch in t))
+            held = _count_within(wanted, words)
+            if held and (words[-len(wanted) :] == wanted or not set(words) - set(wanted) - asked):
+                return False
+            inside += held
+    return inside > 0 and _count_within(wanted, tuple(terms(text))) <= inside
