@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from threadline.graph.anchors import unanchored_references
-from threadline.graph.evidence import decide, unanchored_reference
+from threadline.graph.answering import guard_verdict
+from threadline.graph.evidence import Evidence, decide, unanchored_reference
 from threadline.graph.grounding import neutralize_markers, support_check
 from threadline.graph.question_terms import asked_phrase_terms
 from threadline.text import terms
@@ -474,3 +475,14 @@ def test_names_listed_side_by_side_are_each_a_subject():
     assert passages_about(chunks, vocab, names, listed, []) == ["1", "2"]
     # One name of several words is one thing: all its words are wanted together.
     assert passages_about(chunks, vocab, ["Metered", "Usage"], "Metered Usage?", []) == ["2"]
+
+
+def test_a_model_may_not_answer_a_follow_up_off_the_conversations_subject():
+    # The check found only passages off the subject the conversation keeps naming: the
+    # model's "answer" cannot stand, while its own care (a decline) always may.
+    off = Evidence("not_in_documents", "off_the_subject")
+    assert guard_verdict("answer", off) == "not_in_documents"
+    assert guard_verdict("partial", off) == "not_in_documents"
+    assert guard_verdict("not_in_documents", off) == "not_in_documents"
+    # A soft failure leaves the reading model its verdict.
+    assert guard_verdict("answer", Evidence("not_in_documents", "content_not_covered")) == "answer"

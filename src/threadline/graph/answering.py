@@ -39,9 +39,11 @@ STRUCTURED_TAG = "threadline:structured"
 
 # Evidence failures no model can talk its way past: a named thing absent from every
 # passage, the asked-for kind of fact (a price, a date...) absent, nothing retrieved,
-# or several equally fitting candidates. "Most content words absent" is not among
-# them: a model reads paraphrases that word matching misses.
-HARD_REASONS = ("named_thing_missing", "no_context", "unanchored")
+# several equally fitting candidates, or a follow-up whose supporting passages are all
+# off the conversation's subject (its names absent: James Dean's awards after questions
+# on The Office). "Most content words absent" is not among them: a model reads
+# paraphrases that word matching misses.
+HARD_REASONS = ("named_thing_missing", "no_context", "unanchored", "off_the_subject")
 
 
 VERDICTS = ("answer", "partial", "not_in_documents", "ambiguous")
