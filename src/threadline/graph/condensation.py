@@ -145,7 +145,13 @@ def recurring_words(
     return [surface[term] for term in ranked[:limit]]
 
 
-def condense(question: str, previous_query: str | None, previous_titles: Sequence[str]) -> str:
+def condense(
+    question: str,
+    previous_query: str | None,
+    previous_titles: Sequence[str],
+    *,
+    exclude: set[str] | frozenset[str] = frozenset(),
+) -> str:
     """Build a standalone query from the message and the previous turn, with no LLM.
 
     A previous source title that shares a topic word with the message (the
@@ -158,6 +164,8 @@ def condense(question: str, previous_query: str | None, previous_titles: Sequenc
         question: The user's message.
         previous_query: What the previous retrieval searched, if anything.
         previous_titles: Titles of the previous turn's sources, best first.
+        exclude: Stems never carried, nor matched with a title: what the message says
+            it did not mean ("not the Mars game").
 
     Returns:
         A readable query: the message, possibly followed by carried words in
@@ -166,11 +174,13 @@ def condense(question: str, previous_query: str | None, previous_titles: Sequenc
     question = question.strip()
     own = content_terms(question)
     for title in previous_titles:
-        if own & content_terms(title):
+        if own & content_terms(title) and not exclude & content_terms(title):
             return f"{title} — {question}"
     if not previous_query:
         return question
-    carried = salient_words(previous_query, exclude=set(terms(question)), limit=_MAX_CARRIED)
+    carried = salient_words(
+        previous_query, exclude=set(terms(question)) | exclude, limit=_MAX_CARRIED
+    )
     if not carried:
         return question
     return f"{question} ({' '.join(carried)})" if fold(question) else " ".join(carried)

@@ -16,7 +16,10 @@ of the message (:func:`query_variants`) and fuses their rankings by weighted
 reciprocal rank (:class:`threadline.graph.fusion.FusionConfig`). The message alone always takes part
 with the largest weight, which keeps its own terms in charge and keeps a topic
 shift from being dragged back to the old topic; the variants only add the
-history's words that the message lacks.
+history's words that the message lacks. One kind of turn is the exception: a message
+that corrects the question asked just before ("No, I meant photos in the air.") is that
+question narrowed, so the previous question with the correction applied
+(:func:`corrected_query`) leads, and the answer it corrects counts less.
 
 Everything here except :func:`reformulate_turn` is a pure function of its
 arguments: deterministic, offline, no model call. The condensation helpers (salient
@@ -32,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+from threadline.followups.anaphora import read_correction
 from threadline.followups.trail import TrailTurn, render_history
 from threadline.graph import prompts
 from threadline.graph.condensation import (
@@ -59,6 +63,7 @@ __all__ = [
     "check_rewrite",
     "condense",
     "content_terms",
+    "corrected_query",
     "previous_turn",
     "prior_weight",
     "query_variants",
@@ -87,6 +92,65 @@ class QueryVariant:
 def _with_words(question: str, words: Sequence[str]) -> str:
     """Return the message followed by carried words, kept apart in parentheses."""
     return f"{question} ({' '.join(words)})" if words else question
+
+
+# Most words of the previous question a correction carries: a question is short, and
+# its words past this are rarely its topic.
+_CORRECTED_WORDS = 8
+
+
+@dataclass(frozen=True)
+class _Corrected:
+    """A correcting message read against the question it corrects.
+
+    Attributes:
+        meant: What the message means, without its correcting formulas and rejections.
+        carried: The previous question's topic words the message keeps (not rejected,
+            not already said).
+        rejected: Stems of what the message says it did not mean.
+    """
+
+    meant: str
+    carried: list[str]
+    rejected: frozenset[str]
+
+    @property
+    def query(self) -> str:
+        """The previous question with the correction applied, as one query."""
+        return _with_words(self.meant, self.carried)
+
+
+def _corrected(question: str, previous_question: str) -> _Corrected | None:
+    """Read `question` as a correction of `previous_question`, or None if it is none."""
+    correction = read_correction(question)
+    if correction is None or not previous_question.strip():
+        return None
+    meant = correction.meant if content_terms(correction.meant) else question.strip()
+    said = set(terms(meant))
+    rejected = frozenset(set(terms(correction.rejected)) - said)
+    carried = salient_words(previous_question, exclude=said | rejected, limit=_CORRECTED_WORDS)
+    return _Corrected(meant=meant, carried=carried, rejected=rejected)
+
+
+def corrected_query(question: str, previous_question: str) -> str | None:
+    """Return the previous question with a correcting message applied, or None.
+
+    "No, I meant photos in the air." after "who takes photos of planes in the air" is
+    that question narrowed, not a question about the answer it corrects: its query is
+    what it means ("photos in the air") followed by the previous question's topic
+    words it does not reject ("(takes planes)"). What it rejects ("not the United
+    States") is searched nowhere.
+
+    Args:
+        question: The user's message.
+        previous_question: The user's previous message.
+
+    Returns:
+        The corrected query, or None when the message corrects nothing
+        (:func:`threadline.followups.anaphora.read_correction`).
+    """
+    corrected = _corrected(question, previous_question)
+    return corrected.query if corrected is not None else None
 
 
 def _conversation_language(previous: PreviousTurn | None) -> str | None:
@@ -123,10 +187,21 @@ def query_variants(
 
     Returns:
         Distinct queries, the message alone first. A first turn gets the message
-        alone (and the LLM rewrite, if any). Variants with a zero weight, or whose
+        alone (and the LLM rewrite, if any). A correction of the previous question
+        also gets that question corrected (`corrected`, weighing `config.corrected`),
+        its answer variant scaled by `config.corrected_answer`, and what it rejects
+        carried by no variant. Variants with a zero weight, or whose
         text is already in the list, are left out.
     """
     question = question.strip()
+    # A correction of the previous question is searched as what it means, and the
+    # previous question with the correction applied joins the variants.
+    corrected = (
+        _corrected(question, previous.exchanges[-1][0])
+        if previous is not None and previous.exchanges and config.corrected > 0
+        else None
+    )
+    rejected = corrected.rejected if corrected is not None else frozenset()
     candidates = [QueryVariant("question", question, config.question)]
     if llm_rewrite and llm_rewrite.strip():
         candidates.append(QueryVariant("llm", llm_rewrite.strip(), config.llm))
@@ -162,7 +237,7 @@ def query_variants(
                 candidates[0] = QueryVariant("question", question, same_language + untranslated)
     if previous is not None:
         scale = 1.0 if followup else config.standalone
-        own = set(terms(question)) | set(terms(translated))
+        own = set(terms(question)) | set(terms(translated)) | rejected
         answer_words = salient_words(
             without_lead_in(previous.answer),
             exclude=own,
@@ -189,17 +264,21 @@ def query_variants(
             limit=config.recurring_words,
             min_texts=config.recurring_min,
         )
+        # The answer a correction corrects is what the user did not mean.
+        answer_weight = config.answer * (config.corrected_answer if corrected else 1.0)
         history = [
             QueryVariant(
                 "condensed",
-                condense(question, previous.search_query, previous.titles),
+                condense(question, previous.search_query, previous.titles, exclude=rejected),
                 config.condensed * scale,
             ),
-            QueryVariant("answer", _with_words(question, answer_words), config.answer * scale),
+            QueryVariant("answer", _with_words(question, answer_words), answer_weight * scale),
             QueryVariant(
                 "recurring", _with_words(question, shared_words), config.recurring * scale
             ),
         ]
+        if corrected is not None:
+            history.insert(0, QueryVariant("corrected", corrected.query, config.corrected))
         candidates += [QueryVariant(v.name, v.text, v.weight * (1 - share)) for v in history]
         if share > 0:
             # With documents in another language, each history variant is also searched
@@ -209,16 +288,30 @@ def query_variants(
             previous_query = previous.search_query or ""
             if previous_query and detect_language(previous_query, fallback=spoken) == source:
                 previous_query = translate_query(previous_query, source, target)
+            if corrected is not None:
+                corrected_question = previous.exchanges[-1][0]
+                if detect_language(corrected_question, fallback=spoken) == source:
+                    corrected_question = translate_query(corrected_question, source, target)
+                carried = salient_words(
+                    corrected_question, exclude=own, limit=len(corrected.carried) or None
+                )
+                candidates.append(
+                    QueryVariant(
+                        "corrected_translated",
+                        _with_words(translated, carried),
+                        config.corrected * share,
+                    )
+                )
             candidates += [
                 QueryVariant(
                     "condensed_translated",
-                    condense(translated, previous_query, previous.titles),
+                    condense(translated, previous_query, previous.titles, exclude=rejected),
                     config.condensed * scale * share,
                 ),
                 QueryVariant(
                     "answer_translated",
                     _with_words(translated, answer_words),
-                    config.answer * scale * share,
+                    answer_weight * scale * share,
                 ),
                 QueryVariant(
                     "recurring_translated",
@@ -326,6 +419,11 @@ def reformulate_turn(state: State, services: Services, context: Context) -> dict
                 query = condense(state.query, ts.last_search_query, titles)
                 fu.method = "heuristic"
         fu.resolved = True
+    if state.route in ("standalone", "followup_context") and fu.method != "llm":
+        # A correction's standalone query is the question it corrects, corrected: what
+        # the next turn carries as this turn's search.
+        previous = state.history[-1].get("question", "") if state.history else ""
+        query = corrected_query(state.query, str(previous or "")) or query
     trace["query"] = query
     return {
         "reformulated_query": query,
