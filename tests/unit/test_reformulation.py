@@ -84,6 +84,19 @@ def test_condense_names_the_title_a_follow_up_points_to():
     assert query == "Samsung Galaxy A55 5G — Tell me more about the Samsung one"
 
 
+@pytest.mark.parametrize(
+    ("question", "title"),
+    [
+        ("Are there any other river systems?", "Penobscot River"),
+        ("what else is on the Penobscot?", "Penobscot River"),
+        ("d'autres rivières ?", "Rivières du Maine"),
+    ],
+)
+def test_condense_names_no_title_when_the_message_asks_for_others(question, title):
+    query = condense(question, "where does the penobscot river start", [title])
+    assert f"{title} —" not in query and query.startswith(question)
+
+
 def test_condense_chains_stay_bounded():
     query = "and the rest?"
     for turn in range(30):

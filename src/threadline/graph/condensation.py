@@ -32,6 +32,10 @@ _REQUEST_WORDS = frozenset(terms(f"{en.REQUEST_WORDS} {fr.REQUEST_WORDS}"))
 _ANSWER_FILLER = frozenset(terms(en.ANSWER_FILLER))
 
 
+# Words asking for things other than those discussed ("any other river systems?",
+# "d'autres jeux ?"): such a message leaves the previous sources, so it names none of them.
+_OTHERS = frozenset({"other", "others", "another", "else", "autre", "autres"})
+
 # The previous search query may itself carry words from the turn before: a cap keeps a
 # long chain of follow-ups from growing the query without bound.
 _MAX_CARRIED = 12
@@ -155,7 +159,9 @@ def condense(
     """Build a standalone query from the message and the previous turn, with no LLM.
 
     A previous source title that shares a topic word with the message (the
-    "Samsung one") is named in full; otherwise the salient words of the
+    "Samsung one") is named in full, unless the message asks for others than those
+    discussed ("any other river systems?": naming the previous source would pull it
+    back to it); otherwise the salient words of the
     previous search query that the message does not already contain are
     carried over (at most twelve), after the message's own words so those stay
     dominant.
@@ -173,7 +179,8 @@ def condense(
     """
     question = question.strip()
     own = content_terms(question)
-    for title in previous_titles:
+    asks_for_others = bool(_OTHERS & set(tokenize(question)))
+    for title in () if asks_for_others else previous_titles:
         if own & content_terms(title) and not exclude & content_terms(title):
             return f"{title} — {question}"
     if not previous_query:
