@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
 from threadline.followups.anaphora import Correction, read_correction
 from threadline.graph.condensation import condense
-from threadline.graph.context import Context
 from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig
 from threadline.graph.reformulation import (
     PreviousTurn,
     corrected_query,
     query_variants,
-    reformulate_turn,
 )
-from threadline.graph.state import State, TurnFollowup
-from threadline.settings import Settings
-from threadline.store import ThreadState
 
 PLANES = "who takes photos of planes in the air"
 RIVER = "Which is the largest river in America?"
@@ -132,18 +125,8 @@ def test_condense_neither_carries_nor_names_what_a_correction_rejects():
     )
 
 
-def test_the_corrected_question_is_the_turns_search_query():
+def test_the_corrected_question_is_the_previous_question_narrowed():
     assert corrected_query("No, I meant photos in the air.", PLANES) == (
         "photos in the air (takes planes)"
     )
     assert corrected_query("Who else takes them?", PLANES) is None
-    state = State(
-        query="No, I meant photos in the air.",
-        route="standalone",
-        followup=TurnFollowup(),
-        history=[{"question": PLANES, "search_query": PLANES, "titles": [], "answer": ""}],
-        thread_state=ThreadState(last_search_query=PLANES),
-    )
-    services = SimpleNamespace(llm=None, settings=Settings(_env_file=None))
-    update = reformulate_turn(state, services, Context())
-    assert update["reformulated_query"] == "photos in the air (takes planes)"

@@ -419,11 +419,6 @@ def reformulate_turn(state: State, services: Services, context: Context) -> dict
                 query = condense(state.query, ts.last_search_query, titles)
                 fu.method = "heuristic"
         fu.resolved = True
-    if state.route in ("standalone", "followup_context") and fu.method != "llm":
-        # A correction's standalone query is the question it corrects, corrected: what
-        # the next turn carries as this turn's search.
-        previous = state.history[-1].get("question", "") if state.history else ""
-        query = corrected_query(state.query, str(previous or "")) or query
     trace["query"] = query
     return {
         "reformulated_query": query,
