@@ -59,6 +59,9 @@ def test_a_correction_is_read_as_what_it_means_and_what_it_rejects(message, mean
         "Je ne sais pas comment configurer les espaces de noms ...",
         "Is it similar to rugby, not soccer?",  # a contrast, but no correction formula
         "No problem at all",
+        "I'm thinking of buying a house, what should I know?",
+        "Je voulais savoir si les frais sont remboursables",
+        "Je pense à acheter une maison, que dois-je savoir ?",
     ],
 )
 def test_a_verbs_negation_or_a_plain_question_corrects_nothing(message):

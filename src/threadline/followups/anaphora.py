@@ -135,7 +135,8 @@ _CORRECTION_FORMULAS = (
     # English
     r"i (?:only |just |actually |really )?(?:meant|mean)(?: to ask)?",
     r"what i (?:meant|mean|asked|was asking|am asking|'m asking)(?: (?:was|is))?",
-    r"i(?: was| am|'m) (?:asking|talking|thinking|speaking) (?:about|of)",
+    r"i(?: was| am|'m) (?:asking|talking|speaking) (?:about|of)",
+    r"i was thinking (?:about|of)",  # "I'm thinking of buying" asks, it corrects nothing
     r"i(?: was| am|'m) (?:referring|refering) to",
     r"i (?:asked|said) about",
     r"when i (?:say|said|wrote|write|ask|asked about)",
@@ -146,11 +147,12 @@ _CORRECTION_FORMULAS = (
     r"(?:that|this|it) (?:is|was|'s) not (?:my question|what i (?:asked|meant|mean|wanted))",
     r"you (?:misunderstood|misunderstand|got it wrong)",
     # French
-    r"je (?:voulais|veux) (?:dire|parler d[e']|savoir)",
-    r"je (?:parlais|parle|pensais|pense|demandais|demande) (?:de|d'|du|des|a|au|aux)",
+    # Not "je voulais savoir" nor "je pense à": a polite question, a plan.
+    r"je (?:voulais|veux) (?:dire|parler d[e'])",
+    r"je (?:parlais|parle|pensais|demandais) (?:de|d'|du|des|a|au|aux)",
     r"je (?:faisais|fais) (?:allusion|reference) (?:a|au|aux)",
     r"quand je (?:dis|disais|parle|parlais)(?: de| d'| du| des)?",
-    r"ce que je (?:voulais|veux) (?:dire|savoir)(?: c'est)?",
+    r"ce que je (?:voulais|veux) dire(?: c'est)?",
     r"(?:ce|c'|ca|cela) (?:n'est|n'etait|est|etait) pas (?:ma question|ce que je"
     r" (?:demandais|voulais|veux|demande))",
     r"tu (?:m'as|as) mal compris",
