@@ -32,9 +32,22 @@ _REQUEST_WORDS = frozenset(terms(f"{en.REQUEST_WORDS} {fr.REQUEST_WORDS}"))
 _ANSWER_FILLER = frozenset(terms(en.ANSWER_FILLER))
 
 
-# Words asking for things other than those discussed ("any other river systems?",
-# "d'autres jeux ?"): such a message leaves the previous sources, so it names none of them.
-_OTHERS = frozenset({"other", "others", "another", "else", "autre", "autres"})
+# Determiners asking for things other than those discussed ("any other river systems?",
+# "d'autres jeux ?"): what they qualify (the next few words) is not the previous sources'
+# subject, so a title sharing only those words is not the one the message points to.
+_OTHERS = frozenset({"other", "others", "another", "autre", "autres"})
+_OTHERED_WORDS = 3
+
+
+def _othered_terms(question: str) -> set[str]:
+    """Return the terms a message asks for others of ("other games?" -> {"game"})."""
+    tokens = tokenize(question)
+    othered: set[str] = set()
+    for i, token in enumerate(tokens):
+        if token in _OTHERS:
+            othered |= set(terms(" ".join(tokens[i + 1 : i + 1 + _OTHERED_WORDS])))
+    return othered
+
 
 # The previous search query may itself carry words from the turn before: a cap keeps a
 # long chain of follow-ups from growing the query without bound.
@@ -159,9 +172,9 @@ def condense(
     """Build a standalone query from the message and the previous turn, with no LLM.
 
     A previous source title that shares a topic word with the message (the
-    "Samsung one") is named in full, unless the message asks for others than those
-    discussed ("any other river systems?": naming the previous source would pull it
-    back to it); otherwise the salient words of the
+    "Samsung one") is named in full, unless the words it shares are what the message
+    asks for others of ("any other river systems?": naming the previous source would
+    pull the message back to it); otherwise the salient words of the
     previous search query that the message does not already contain are
     carried over (at most twelve), after the message's own words so those stay
     dominant.
@@ -178,9 +191,8 @@ def condense(
         parentheses or preceded by the title it names.
     """
     question = question.strip()
-    own = content_terms(question)
-    asks_for_others = bool(_OTHERS & set(tokenize(question)))
-    for title in () if asks_for_others else previous_titles:
+    own = content_terms(question) - _othered_terms(question)
+    for title in previous_titles:
         if own & content_terms(title) and not exclude & content_terms(title):
             return f"{title} — {question}"
     if not previous_query:
