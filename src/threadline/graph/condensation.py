@@ -2,7 +2,8 @@
 
 Pure functions of their arguments (deterministic, offline, no model call): the
 reference query of an explicit follow-up, the salient and recurring words of the
-history, the condensed query of a context follow-up, the check of an LLM's condensed
+history, the condensed query of a context follow-up, the previous question with a
+correction applied (:func:`corrected_query`), the check of an LLM's condensed
 query (:func:`check_rewrite`), and the `PreviousTurn` the retriever may use.
 :mod:`threadline.graph.reformulation` builds the query variants and the reformulate
 node on them.
@@ -15,6 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from threadline.followups.anaphora import read_correction
 from threadline.graph.question_terms import matches_term
 from threadline.text import STOPWORDS, fold, stem, terms, tokenize, words
 from threadline.text.lexicons import en, fr
@@ -203,6 +205,75 @@ def condense(
     if not carried:
         return question
     return f"{question} ({' '.join(carried)})" if fold(question) else " ".join(carried)
+
+
+# Most words of the previous question a correction carries: a question is short, and
+# its words past this are rarely its topic.
+_CORRECTED_WORDS = 8
+
+
+@dataclass(frozen=True)
+class CorrectedQuestion:
+    """A correcting message read against the question it corrects.
+
+    Attributes:
+        meant: What the message means, without its correcting formulas and rejections.
+        carried: The previous question's topic words the message keeps (not rejected,
+            not already said).
+        rejected: Stems of what the message says it did not mean.
+    """
+
+    meant: str
+    carried: list[str]
+    rejected: frozenset[str]
+
+    @property
+    def query(self) -> str:
+        """The previous question with the correction applied, as one query."""
+        return f"{self.meant} ({' '.join(self.carried)})" if self.carried else self.meant
+
+
+def correction_of(question: str, previous_question: str) -> CorrectedQuestion | None:
+    """Read a message as a correction of the previous question.
+
+    Args:
+        question: The user's message.
+        previous_question: The user's previous message.
+
+    Returns:
+        What the message means, the previous question's words it keeps and the stems it
+        rejects; None when the message corrects nothing
+        (:func:`threadline.followups.anaphora.read_correction`).
+    """
+    correction = read_correction(question)
+    if correction is None or not previous_question.strip():
+        return None
+    meant = correction.meant if content_terms(correction.meant) else question.strip()
+    said = set(terms(meant))
+    rejected = frozenset(set(terms(correction.rejected)) - said)
+    carried = salient_words(previous_question, exclude=said | rejected, limit=_CORRECTED_WORDS)
+    return CorrectedQuestion(meant=meant, carried=carried, rejected=rejected)
+
+
+def corrected_query(question: str, previous_question: str) -> str | None:
+    """Return the previous question with a correcting message applied, or None.
+
+    "No, I meant photos in the air." after "who takes photos of planes in the air" is
+    that question narrowed, not a question about the answer it corrects: its query is
+    what it means ("photos in the air") followed by the previous question's topic
+    words it does not reject ("(takes planes)"). What it rejects ("not the United
+    States") is searched nowhere.
+
+    Args:
+        question: The user's message.
+        previous_question: The user's previous message.
+
+    Returns:
+        The corrected query, or None when the message corrects nothing
+        (:func:`threadline.followups.anaphora.read_correction`).
+    """
+    corrected = correction_of(question, previous_question)
+    return corrected.query if corrected is not None else None
 
 
 RewriteRejection = Literal[

@@ -35,15 +35,17 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from threadline.followups.anaphora import read_correction
 from threadline.followups.trail import TrailTurn, render_history
 from threadline.graph import prompts
 from threadline.graph.condensation import (
+    CorrectedQuestion,
     PreviousTurn,
     RewriteRejection,
     check_rewrite,
     condense,
     content_terms,
+    corrected_query,
+    correction_of,
     previous_turn,
     recurring_words,
     reference_query,
@@ -57,6 +59,7 @@ from threadline.text import terms
 from threadline.text.language import detect_language
 
 __all__ = [
+    "CorrectedQuestion",
     "PreviousTurn",
     "QueryVariant",
     "RewriteRejection",
@@ -64,6 +67,7 @@ __all__ = [
     "condense",
     "content_terms",
     "corrected_query",
+    "correction_of",
     "previous_turn",
     "prior_weight",
     "query_variants",
@@ -92,65 +96,6 @@ class QueryVariant:
 def _with_words(question: str, words: Sequence[str]) -> str:
     """Return the message followed by carried words, kept apart in parentheses."""
     return f"{question} ({' '.join(words)})" if words else question
-
-
-# Most words of the previous question a correction carries: a question is short, and
-# its words past this are rarely its topic.
-_CORRECTED_WORDS = 8
-
-
-@dataclass(frozen=True)
-class _Corrected:
-    """A correcting message read against the question it corrects.
-
-    Attributes:
-        meant: What the message means, without its correcting formulas and rejections.
-        carried: The previous question's topic words the message keeps (not rejected,
-            not already said).
-        rejected: Stems of what the message says it did not mean.
-    """
-
-    meant: str
-    carried: list[str]
-    rejected: frozenset[str]
-
-    @property
-    def query(self) -> str:
-        """The previous question with the correction applied, as one query."""
-        return _with_words(self.meant, self.carried)
-
-
-def _corrected(question: str, previous_question: str) -> _Corrected | None:
-    """Read `question` as a correction of `previous_question`, or None if it is none."""
-    correction = read_correction(question)
-    if correction is None or not previous_question.strip():
-        return None
-    meant = correction.meant if content_terms(correction.meant) else question.strip()
-    said = set(terms(meant))
-    rejected = frozenset(set(terms(correction.rejected)) - said)
-    carried = salient_words(previous_question, exclude=said | rejected, limit=_CORRECTED_WORDS)
-    return _Corrected(meant=meant, carried=carried, rejected=rejected)
-
-
-def corrected_query(question: str, previous_question: str) -> str | None:
-    """Return the previous question with a correcting message applied, or None.
-
-    "No, I meant photos in the air." after "who takes photos of planes in the air" is
-    that question narrowed, not a question about the answer it corrects: its query is
-    what it means ("photos in the air") followed by the previous question's topic
-    words it does not reject ("(takes planes)"). What it rejects ("not the United
-    States") is searched nowhere.
-
-    Args:
-        question: The user's message.
-        previous_question: The user's previous message.
-
-    Returns:
-        The corrected query, or None when the message corrects nothing
-        (:func:`threadline.followups.anaphora.read_correction`).
-    """
-    corrected = _corrected(question, previous_question)
-    return corrected.query if corrected is not None else None
 
 
 def _conversation_language(previous: PreviousTurn | None) -> str | None:
@@ -197,7 +142,7 @@ def query_variants(
     # A correction of the previous question is searched as what it means, and the
     # previous question with the correction applied joins the variants.
     corrected = (
-        _corrected(question, previous.exchanges[-1][0])
+        correction_of(question, previous.exchanges[-1][0])
         if previous is not None and previous.exchanges and config.corrected > 0
         else None
     )
