@@ -191,7 +191,7 @@ class Correction:
     rejected: str
 
 
-def _original(folded_text: str, origin: Sequence[int], original: str, start: int, end: int) -> str:
+def _original(origin: Sequence[int], original: str, start: int, end: int) -> str:
     """Return the original text behind a span of the folded text."""
     if start >= end:
         return ""
@@ -228,15 +228,15 @@ def read_correction(question: str) -> Correction | None:
     rejected: list[str] = []
     for match in _REJECTED.finditer(text):
         start, end = match.span("rejected")
-        rejected.append(_original(text, folded.origin, question, start, end).strip())
+        rejected.append(_original(folded.origin, question, start, end).strip())
         removed.append((match.start(), end))
     kept: list[str] = []
     position = 0
     for start, end in sorted(removed):
         if start > position:
-            kept.append(_original(text, folded.origin, question, position, start))
+            kept.append(_original(folded.origin, question, position, start))
         position = max(position, end)
-    kept.append(_original(text, folded.origin, question, position, len(text)))
+    kept.append(_original(folded.origin, question, position, len(text)))
     meant = re.sub(r"\s+", " ", " ".join(kept))
     meant = re.sub(r" (?=[,.;:!?])", "", meant).strip(" ,.;:-")
     return Correction(meant=meant, rejected=" ".join(r for r in rejected if r))

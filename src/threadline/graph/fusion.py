@@ -59,7 +59,7 @@ class FusionConfig:
             moved two tasks' fifth passage and lost 0.006 Recall@5 with it).
         corrected: A message correcting the previous question ("No, I meant photos in
             the air."): the weight of that question with the correction applied
-            (`graph.reformulation.corrected_query`); 0 reads no correction.
+            (`graph.condensation.corrected_query`); 0 reads no correction.
         corrected_answer: The scale of the answer variant when the message corrects the
             previous question: that answer is what the user did not mean.
         answer: The message plus the salient words of the previous answer.
