@@ -84,6 +84,27 @@ def test_condense_names_the_title_a_follow_up_points_to():
     assert query == "Samsung Galaxy A55 5G — Tell me more about the Samsung one"
 
 
+@pytest.mark.parametrize(
+    ("question", "title"),
+    [
+        ("Are there any other river systems?", "Penobscot River"),
+        ("another river system?", "Penobscot River"),
+        ("d'autres rivières ?", "Rivières du Maine"),
+    ],
+)
+def test_condense_names_no_title_when_the_message_asks_for_others(question, title):
+    query = condense(question, "where does the penobscot river start", [title])
+    assert f"{title} —" not in query and query.startswith(question)
+
+
+def test_condense_still_names_the_title_other_words_point_to():
+    titles = ["Apple iPhone 15", "Samsung Galaxy A55 5G"]
+    query = condense("What other features does the Samsung one have?", "phones", titles)
+    assert query.startswith("Samsung Galaxy A55 5G — ")
+    query = condense("what else is on the Penobscot?", "penobscot river", ["Penobscot River"])
+    assert query.startswith("Penobscot River — ")
+
+
 def test_condense_chains_stay_bounded():
     query = "and the rest?"
     for turn in range(30):

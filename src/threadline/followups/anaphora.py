@@ -2,15 +2,26 @@
 
 * :func:`is_pure_anaphora`: "tell me more", "détaille ça": more, about nothing named.
 * :func:`looks_like_followup`: does a message lean on the previous turn at all?
+* :func:`read_correction`: does a message correct the question asked just before
+  ("No, I meant photos in the air.", "je parlais du continent, pas des États-Unis")?
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from threadline.followups.matching import Context, active
+from threadline.text.normalize import fold_with_origin
 
-__all__ = ["SHORT_QUESTION_WORDS", "is_pure_anaphora", "looks_like_followup"]
+__all__ = [
+    "SHORT_QUESTION_WORDS",
+    "Correction",
+    "is_pure_anaphora",
+    "looks_like_followup",
+    "read_correction",
+]
 
 # A question of at most this many words after a retrieved turn is taken as a follow-up:
 # "and in 2023?", "the cheaper one?" carry too little to stand alone.
@@ -113,3 +124,119 @@ def looks_like_followup(question: str, languages: Sequence[str] | None = None) -
             return True
     # "which is cheaper?", "lequel est le moins cher ?": a choice among earlier items.
     return words[0] in comp.choice_words and ctx.has_phrase(comp.comparatives)
+
+
+# --- corrections: the user narrows or corrects the question asked just before ----------
+
+# How a speaker says the previous question was misread, at the start of a clause, on
+# folded text (no accents, hyphens as spaces). A closed class of discourse formulas of
+# each language, not vocabulary: what follows them is the question as meant.
+_CORRECTION_FORMULAS = (
+    # English
+    r"i (?:only |just |actually |really )?(?:meant|mean)(?: to ask)?",
+    r"what i (?:meant|mean|asked|was asking|am asking|'m asking)(?: (?:was|is))?",
+    r"i(?: was| am|'m) (?:asking|talking|speaking) (?:about|of)",
+    r"i was thinking (?:about|of)",  # "I'm thinking of buying" asks, it corrects nothing
+    r"i(?: was| am|'m) (?:referring|refering) to",
+    r"i (?:asked|said) about",
+    r"when i (?:say|said|wrote|write|ask|asked about)",
+    r"by that i (?:mean|meant)",
+    r"let me (?:rephrase|clarify)",
+    r"to (?:clarify|be clear)",
+    r"i should have said",
+    r"(?:that|this|it) (?:is|was|'s) not (?:my question|what i (?:asked|meant|mean|wanted))",
+    r"you (?:misunderstood|misunderstand|got it wrong)",
+    # French
+    # Not "je voulais savoir" nor "je pense à": a polite question, a plan.
+    r"je (?:voulais|veux) (?:dire|parler d[e'])",
+    r"je (?:parlais|parle|pensais|demandais) (?:de|d'|du|des|a|au|aux)",
+    r"je (?:faisais|fais) (?:allusion|reference) (?:a|au|aux)",
+    r"quand je (?:dis|disais|parle|parlais)(?: de| d'| du| des)?",
+    r"ce que je (?:voulais|veux) dire(?: c'est)?",
+    r"(?:ce|c'|ca|cela) (?:n'est|n'etait|est|etait) pas (?:ma question|ce que je"
+    r" (?:demandais|voulais|veux|demande))",
+    r"tu (?:m'as|as) mal compris",
+    r"vous (?:m'avez|avez) mal compris",
+    r"pour (?:preciser|etre clair)",
+)
+# Words before the formula that say no more than it does: "No, sorry, I meant ...".
+_CORRECTION_OPENERS = r"(?:(?:no|nope|sorry|actually|oh|well|non|pardon|desole|en fait)\b[\s,.!]*)*"
+_CORRECTION = re.compile(
+    rf"(?:^|(?<=[.!?;,\"]) ?){_CORRECTION_OPENERS}(?:{'|'.join(_CORRECTION_FORMULAS)})\b[\s,:]*"
+)
+# A bare "No," or "Non," opening the message corrects what the answer took it to mean.
+_BARE_NO = re.compile(r"^(?:no|nope|non)\b\s*[,.!:;]\s*")
+# Contrastive negation: what the speaker did not mean, up to the clause's end. "X, not Y",
+# "not Y but X", "Y rather than"; French "X, pas Y", "et non Y", "plutôt que Y".
+_CLAUSE_END = r"[^,.;:!?()\"]+"
+_REJECTED = re.compile(
+    rf"(?:(?:^|[,;:(]) ?(?:and |but |et |mais )?(?:not|non pas|pas|non|et non) "
+    rf"|\b(?:rather than|instead of|as opposed to|plutot que|au lieu d[e'] ?|et non pas|"
+    rf"et non) ?)(?P<rejected>{_CLAUSE_END})"
+)
+
+
+@dataclass(frozen=True)
+class Correction:
+    """What a correcting message means, read apart from how it corrects.
+
+    Attributes:
+        meant: The message without its correcting formulas and without what it rejects,
+            as typed (case and accents kept); empty when nothing else is said.
+        rejected: What the message says it did not mean, as typed ("the United States
+            of America"), clauses joined by spaces; empty when nothing is rejected.
+    """
+
+    meant: str
+    rejected: str
+
+
+def _original(origin: Sequence[int], original: str, start: int, end: int) -> str:
+    """Return the original text behind a span of the folded text."""
+    if start >= end:
+        return ""
+    return original[origin[start] : origin[end - 1] + 1]
+
+
+def read_correction(question: str) -> Correction | None:
+    """Read a message that corrects or narrows the question asked just before.
+
+    "No, I meant photos in the air." after "who takes photos of planes in the air" asks
+    the previous question again with the correction applied; "When I say 'America', I'm
+    referring to the continent, not the United States" also names what it does not
+    mean, which a search must not look for. A message is a correction when a clause
+    opens with a formula of correction ("I meant", "I'm referring to", "that was not my
+    question", "je voulais dire", "je parlais de") or the message opens with a bare
+    "No,". Its contrastive negations ("X, not Y", "rather than Y", "pas Y") give what is
+    rejected; a verb's negation ("I do not know how") rejects nothing.
+
+    Args:
+        question: The user's message.
+
+    Returns:
+        The correction read, or None when the message corrects nothing.
+    """
+    folded = fold_with_origin(question)
+    text = folded.text
+    formulas = list(_CORRECTION.finditer(text))
+    bare_no = _BARE_NO.match(text)
+    if not formulas and not bare_no:
+        return None
+    removed = [(m.start(), m.end()) for m in formulas if m.end() > m.start()]
+    if bare_no:
+        removed.append((bare_no.start(), bare_no.end()))
+    rejected: list[str] = []
+    for match in _REJECTED.finditer(text):
+        start, end = match.span("rejected")
+        rejected.append(_original(folded.origin, question, start, end).strip())
+        removed.append((match.start(), end))
+    kept: list[str] = []
+    position = 0
+    for start, end in sorted(removed):
+        if start > position:
+            kept.append(_original(folded.origin, question, position, start))
+        position = max(position, end)
+    kept.append(_original(folded.origin, question, position, len(text)))
+    meant = re.sub(r"\s+", " ", " ".join(kept))
+    meant = re.sub(r" (?=[,.;:!?])", "", meant).strip(" ,.;:-")
+    return Correction(meant=meant, rejected=" ".join(r for r in rejected if r))

@@ -2,7 +2,8 @@
 
 Pure functions of their arguments (deterministic, offline, no model call): the
 reference query of an explicit follow-up, the salient and recurring words of the
-history, the condensed query of a context follow-up, the check of an LLM's condensed
+history, the condensed query of a context follow-up, the previous question with a
+correction applied (:func:`corrected_query`), the check of an LLM's condensed
 query (:func:`check_rewrite`), and the `PreviousTurn` the retriever may use.
 :mod:`threadline.graph.reformulation` builds the query variants and the reformulate
 node on them.
@@ -15,6 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from threadline.followups.anaphora import read_correction
 from threadline.graph.question_terms import matches_term
 from threadline.text import STOPWORDS, fold, stem, terms, tokenize, words
 from threadline.text.lexicons import en, fr
@@ -30,6 +32,23 @@ _REQUEST_WORDS = frozenset(terms(f"{en.REQUEST_WORDS} {fr.REQUEST_WORDS}"))
 # Words an answer uses to talk about its own sources rather than about the topic
 # ("The documents do not provide specific information about ..."): never salient.
 _ANSWER_FILLER = frozenset(terms(en.ANSWER_FILLER))
+
+
+# Determiners asking for things other than those discussed ("any other river systems?",
+# "d'autres jeux ?"): what they qualify (the next few words) is not the previous sources'
+# subject, so a title sharing only those words is not the one the message points to.
+_OTHERS = frozenset({"other", "others", "another", "autre", "autres"})
+_OTHERED_WORDS = 3
+
+
+def _othered_terms(question: str) -> set[str]:
+    """Return the terms a message asks for others of ("other games?" -> {"game"})."""
+    tokens = tokenize(question)
+    othered: set[str] = set()
+    for i, token in enumerate(tokens):
+        if token in _OTHERS:
+            othered |= set(terms(" ".join(tokens[i + 1 : i + 1 + _OTHERED_WORDS])))
+    return othered
 
 
 # The previous search query may itself carry words from the turn before: a cap keeps a
@@ -145,11 +164,19 @@ def recurring_words(
     return [surface[term] for term in ranked[:limit]]
 
 
-def condense(question: str, previous_query: str | None, previous_titles: Sequence[str]) -> str:
+def condense(
+    question: str,
+    previous_query: str | None,
+    previous_titles: Sequence[str],
+    *,
+    exclude: set[str] | frozenset[str] = frozenset(),
+) -> str:
     """Build a standalone query from the message and the previous turn, with no LLM.
 
     A previous source title that shares a topic word with the message (the
-    "Samsung one") is named in full; otherwise the salient words of the
+    "Samsung one") is named in full, unless the words it shares are what the message
+    asks for others of ("any other river systems?": naming the previous source would
+    pull the message back to it); otherwise the salient words of the
     previous search query that the message does not already contain are
     carried over (at most twelve), after the message's own words so those stay
     dominant.
@@ -158,22 +185,95 @@ def condense(question: str, previous_query: str | None, previous_titles: Sequenc
         question: The user's message.
         previous_query: What the previous retrieval searched, if anything.
         previous_titles: Titles of the previous turn's sources, best first.
+        exclude: Stems never carried, nor matched with a title: what the message says
+            it did not mean ("not the Mars game").
 
     Returns:
         A readable query: the message, possibly followed by carried words in
         parentheses or preceded by the title it names.
     """
     question = question.strip()
-    own = content_terms(question)
+    own = content_terms(question) - _othered_terms(question)
     for title in previous_titles:
-        if own & content_terms(title):
+        if own & content_terms(title) and not exclude & content_terms(title):
             return f"{title} — {question}"
     if not previous_query:
         return question
-    carried = salient_words(previous_query, exclude=set(terms(question)), limit=_MAX_CARRIED)
+    carried = salient_words(
+        previous_query, exclude=set(terms(question)) | exclude, limit=_MAX_CARRIED
+    )
     if not carried:
         return question
     return f"{question} ({' '.join(carried)})" if fold(question) else " ".join(carried)
+
+
+# Most words of the previous question a correction carries: a question is short, and
+# its words past this are rarely its topic.
+_CORRECTED_WORDS = 8
+
+
+@dataclass(frozen=True)
+class CorrectedQuestion:
+    """A correcting message read against the question it corrects.
+
+    Attributes:
+        meant: What the message means, without its correcting formulas and rejections.
+        carried: The previous question's topic words the message keeps (not rejected,
+            not already said).
+        rejected: Stems of what the message says it did not mean.
+    """
+
+    meant: str
+    carried: list[str]
+    rejected: frozenset[str]
+
+    @property
+    def query(self) -> str:
+        """The previous question with the correction applied, as one query."""
+        return f"{self.meant} ({' '.join(self.carried)})" if self.carried else self.meant
+
+
+def correction_of(question: str, previous_question: str) -> CorrectedQuestion | None:
+    """Read a message as a correction of the previous question.
+
+    Args:
+        question: The user's message.
+        previous_question: The user's previous message.
+
+    Returns:
+        What the message means, the previous question's words it keeps and the stems it
+        rejects; None when the message corrects nothing
+        (:func:`threadline.followups.anaphora.read_correction`).
+    """
+    correction = read_correction(question)
+    if correction is None or not previous_question.strip():
+        return None
+    meant = correction.meant if content_terms(correction.meant) else question.strip()
+    said = set(terms(meant))
+    rejected = frozenset(set(terms(correction.rejected)) - said)
+    carried = salient_words(previous_question, exclude=said | rejected, limit=_CORRECTED_WORDS)
+    return CorrectedQuestion(meant=meant, carried=carried, rejected=rejected)
+
+
+def corrected_query(question: str, previous_question: str) -> str | None:
+    """Return the previous question with a correcting message applied, or None.
+
+    "No, I meant photos in the air." after "who takes photos of planes in the air" is
+    that question narrowed, not a question about the answer it corrects: its query is
+    what it means ("photos in the air") followed by the previous question's topic
+    words it does not reject ("(takes planes)"). What it rejects ("not the United
+    States") is searched nowhere.
+
+    Args:
+        question: The user's message.
+        previous_question: The user's previous message.
+
+    Returns:
+        The corrected query, or None when the message corrects nothing
+        (:func:`threadline.followups.anaphora.read_correction`).
+    """
+    corrected = correction_of(question, previous_question)
+    return corrected.query if corrected is not None else None
 
 
 RewriteRejection = Literal[

@@ -57,6 +57,11 @@ class FusionConfig:
             French quotation) make a language of 1%; a translation weighted by that share
             only breaks near-ties at random (English MTRAG, whose vote finds 1% French,
             moved two tasks' fifth passage and lost 0.006 Recall@5 with it).
+        corrected: A message correcting the previous question ("No, I meant photos in
+            the air."): the weight of that question with the correction applied
+            (`graph.condensation.corrected_query`); 0 reads no correction.
+        corrected_answer: The scale of the answer variant when the message corrects the
+            previous question: that answer is what the user did not mean.
         answer: The message plus the salient words of the previous answer.
         recurring: The message plus the words several past messages share.
         prior: The previous turn's sources as one more ranking of documents. Measured
@@ -76,6 +81,8 @@ class FusionConfig:
     untranslated: float = 0.25
     typed_content: float = 0.5
     translated_min_share: float = 0.05
+    corrected: float = 2.0
+    corrected_answer: float = 0.5
     answer: float = 0.5
     recurring: float = 0.25
     prior: float = 0.0

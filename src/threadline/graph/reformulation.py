@@ -16,7 +16,10 @@ of the message (:func:`query_variants`) and fuses their rankings by weighted
 reciprocal rank (:class:`threadline.graph.fusion.FusionConfig`). The message alone always takes part
 with the largest weight, which keeps its own terms in charge and keeps a topic
 shift from being dragged back to the old topic; the variants only add the
-history's words that the message lacks.
+history's words that the message lacks. One kind of turn is the exception: a message
+that corrects the question asked just before ("No, I meant photos in the air.") is that
+question narrowed, so the previous question with the correction applied
+(:func:`corrected_query`) leads, and the answer it corrects counts less.
 
 Everything here except :func:`reformulate_turn` is a pure function of its
 arguments: deterministic, offline, no model call. The condensation helpers (salient
@@ -35,11 +38,14 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from threadline.followups.trail import TrailTurn, render_history
 from threadline.graph import prompts
 from threadline.graph.condensation import (
+    CorrectedQuestion,
     PreviousTurn,
     RewriteRejection,
     check_rewrite,
     condense,
     content_terms,
+    corrected_query,
+    correction_of,
     previous_turn,
     recurring_words,
     reference_query,
@@ -53,12 +59,15 @@ from threadline.text import terms
 from threadline.text.language import detect_language
 
 __all__ = [
+    "CorrectedQuestion",
     "PreviousTurn",
     "QueryVariant",
     "RewriteRejection",
     "check_rewrite",
     "condense",
     "content_terms",
+    "corrected_query",
+    "correction_of",
     "previous_turn",
     "prior_weight",
     "query_variants",
@@ -123,10 +132,21 @@ def query_variants(
 
     Returns:
         Distinct queries, the message alone first. A first turn gets the message
-        alone (and the LLM rewrite, if any). Variants with a zero weight, or whose
+        alone (and the LLM rewrite, if any). A correction of the previous question
+        also gets that question corrected (`corrected`, weighing `config.corrected`),
+        its answer variant scaled by `config.corrected_answer`, and what it rejects
+        carried by no variant. Variants with a zero weight, or whose
         text is already in the list, are left out.
     """
     question = question.strip()
+    # A correction of the previous question is searched as what it means, and the
+    # previous question with the correction applied joins the variants.
+    corrected = (
+        correction_of(question, previous.exchanges[-1][0])
+        if previous is not None and previous.exchanges and config.corrected > 0
+        else None
+    )
+    rejected = corrected.rejected if corrected is not None else frozenset()
     candidates = [QueryVariant("question", question, config.question)]
     if llm_rewrite and llm_rewrite.strip():
         candidates.append(QueryVariant("llm", llm_rewrite.strip(), config.llm))
@@ -162,7 +182,7 @@ def query_variants(
                 candidates[0] = QueryVariant("question", question, same_language + untranslated)
     if previous is not None:
         scale = 1.0 if followup else config.standalone
-        own = set(terms(question)) | set(terms(translated))
+        own = set(terms(question)) | set(terms(translated)) | rejected
         answer_words = salient_words(
             without_lead_in(previous.answer),
             exclude=own,
@@ -189,17 +209,21 @@ def query_variants(
             limit=config.recurring_words,
             min_texts=config.recurring_min,
         )
+        # The answer a correction corrects is what the user did not mean.
+        answer_weight = config.answer * (config.corrected_answer if corrected else 1.0)
         history = [
             QueryVariant(
                 "condensed",
-                condense(question, previous.search_query, previous.titles),
+                condense(question, previous.search_query, previous.titles, exclude=rejected),
                 config.condensed * scale,
             ),
-            QueryVariant("answer", _with_words(question, answer_words), config.answer * scale),
+            QueryVariant("answer", _with_words(question, answer_words), answer_weight * scale),
             QueryVariant(
                 "recurring", _with_words(question, shared_words), config.recurring * scale
             ),
         ]
+        if corrected is not None:
+            history.insert(0, QueryVariant("corrected", corrected.query, config.corrected))
         candidates += [QueryVariant(v.name, v.text, v.weight * (1 - share)) for v in history]
         if share > 0:
             # With documents in another language, each history variant is also searched
@@ -209,16 +233,30 @@ def query_variants(
             previous_query = previous.search_query or ""
             if previous_query and detect_language(previous_query, fallback=spoken) == source:
                 previous_query = translate_query(previous_query, source, target)
+            if corrected is not None:
+                corrected_question = previous.exchanges[-1][0]
+                if detect_language(corrected_question, fallback=spoken) == source:
+                    corrected_question = translate_query(corrected_question, source, target)
+                carried = salient_words(
+                    corrected_question, exclude=own, limit=len(corrected.carried) or None
+                )
+                candidates.append(
+                    QueryVariant(
+                        "corrected_translated",
+                        _with_words(translated, carried),
+                        config.corrected * share,
+                    )
+                )
             candidates += [
                 QueryVariant(
                     "condensed_translated",
-                    condense(translated, previous_query, previous.titles),
+                    condense(translated, previous_query, previous.titles, exclude=rejected),
                     config.condensed * scale * share,
                 ),
                 QueryVariant(
                     "answer_translated",
                     _with_words(translated, answer_words),
-                    config.answer * scale * share,
+                    answer_weight * scale * share,
                 ),
                 QueryVariant(
                     "recurring_translated",
