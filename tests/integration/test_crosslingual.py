@@ -198,3 +198,45 @@ def test_a_question_answered_only_in_the_minority_language_reaches_it(
     assert result.outcome == "grounded_answer", result.answer
     assert result.citations[0]["section"] == section
     assert fact in result.answer
+
+
+@pytest.mark.parametrize(
+    ("previous", "message", "section", "lead"),
+    [
+        (
+            "Quel est le SLA du plan Business ?",
+            "Et pour le plan Enterprise ?",
+            "Service level agreements",
+            "The Enterprise plan SLA guarantees 99.95% monthly uptime",
+        ),
+        (
+            "How much does the Basic plan cost?",
+            "and Business?",
+            "Support plans",
+            "The Business plan costs $149 per month",
+        ),
+        (
+            "Quelle est la garantie du Pixel 8a ?",
+            "Et celle de l'iPhone 15 ?",
+            "Apple iPhone 15",
+            "Brightwell covers the iPhone 15 with a 1-year warranty.",
+        ),
+        (
+            "Comment chiffrer mon ordinateur portable ?",
+            "Et sur mon téléphone ?",
+            "Device encryption",
+            "Company phones used by Brightwell staff must have a screen lock",
+        ),
+    ],
+)
+def test_and_x_asks_the_previous_question_of_x(minilm_services, previous, message, section, lead):
+    # "Et pour le plan Enterprise ?" asks what "Quel est le SLA du plan Business ?" asked,
+    # of the Enterprise plan: the answer is that plan's SLA, not the plans' overview (nor,
+    # as before, a question back on which plan "le plan" is).
+    chat = ChatService(minilm_services)
+    thread = f"and-{len(previous)}-{len(message)}"
+    chat.run_turn(TurnRequest(query=previous, thread_id=thread))
+    result = chat.run_turn(TurnRequest(query=message, thread_id=thread))
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == section
+    assert result.answer.split("\n")[-1].startswith(lead), result.answer

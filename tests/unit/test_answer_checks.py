@@ -220,6 +220,9 @@ def test_the_x_after_an_answer_naming_several_x_asks_which():
     assert asked.candidates == ("Trial plan", "Standard Next plan", "Enterprise plan")
     # Naming the plan, or a conversation that spoke of one plan only, is no question.
     assert kinds_named_before("How many domains does the Trial plan include?", earlier)[1] == []
+    # French writes the name after the noun: "le plan Enterprise" names its plan too.
+    assert kinds_named_before("Combien de domaines inclut le plan Enterprise ?", earlier)[1] == []
+    assert kinds_named_before("Combien de domaines inclut le plan ?", earlier)[1] != []
     one = ["Tell me about the Trial plan. The Trial plan lasts 30 days."]
     assert decide(question, chunks, earlier=one).verdict == "answer"
 

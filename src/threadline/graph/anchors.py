@@ -203,6 +203,10 @@ def kinds_named_before(question: str, earlier: Sequence[str]) -> tuple[str, list
         before = question[: match.start(2)].split()
         if len(before) >= 2 and before[-2][:1].isupper() and before[-2] != before[0]:
             continue
+        # French writes the name after the noun: "le plan Enterprise" says which plan.
+        after = question[match.end(2) :].split()[:1]
+        if after and after[0].strip("?.,;!:") in names:
+            continue
         noun = [t for t in terms(word) if t not in GENERIC_TERMS]
         if not noun:
             continue

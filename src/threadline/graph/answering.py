@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from threadline.followups.trail import render_history
 from threadline.graph import prompts
+from threadline.graph.ellipsis import substituted_question
 from threadline.graph.evidence import Evidence, Verdict, decide
 from threadline.graph.grounding import neutralize_markers
 from threadline.graph.reformulation import trail_turns
@@ -70,12 +71,25 @@ def language_of(state: State) -> str:
     return state.language or detect_language(state.query)
 
 
+def asked_question(state: State) -> str:
+    """Return the question the turn asks: the message, or the one an ellipsis stands for.
+
+    "Et pour le plan Enterprise ?" after "Quel est le SLA du plan Business ?" asks "Quel
+    est le SLA du plan Enterprise ?" (`graph.ellipsis`): that is what the passages must
+    answer and what an answer quotes for.
+    """
+    if state.route == "tool" or not state.history:
+        return state.query
+    previous = str(state.history[-1].get("question") or "")
+    return substituted_question(state.query, previous) or state.query
+
+
 def decide_turn(state: State) -> Evidence:
     """Return the evidence check for this turn's question over its packed context."""
     earlier = [f"{h.get('question', '')} {h.get('answer', '')}" for h in state.history]
     followup = state.followup
     return decide(
-        state.query,
+        asked_question(state),
         state.chunks,
         earlier=earlier,
         carried=state.reformulated_query or state.search_query,

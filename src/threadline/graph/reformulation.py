@@ -51,6 +51,7 @@ from threadline.graph.condensation import (
     reference_query,
     salient_words,
 )
+from threadline.graph.ellipsis import substituted_question
 from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig
 from threadline.knowledge.bilingual import content_words, translate_query
 from threadline.knowledge.language import without_lead_in
@@ -147,6 +148,13 @@ def query_variants(
         else None
     )
     rejected = corrected.rejected if corrected is not None else frozenset()
+    # "and Business?" after "How much does the Basic plan cost?" is that question asked
+    # of the Business plan: searched whole, like a corrected question.
+    substituted = (
+        substituted_question(question, previous.exchanges[-1][0])
+        if corrected is None and previous is not None and previous.exchanges
+        else None
+    )
     candidates = [QueryVariant("question", question, config.question)]
     if llm_rewrite and llm_rewrite.strip():
         candidates.append(QueryVariant("llm", llm_rewrite.strip(), config.llm))
@@ -209,8 +217,11 @@ def query_variants(
             limit=config.recurring_words,
             min_texts=config.recurring_min,
         )
-        # The answer a correction corrects is what the user did not mean.
-        answer_weight = config.answer * (config.corrected_answer if corrected else 1.0)
+        # The answer a correction corrects is what the user did not mean, and the answer
+        # an ellipsis follows is about the thing it replaces.
+        answer_weight = config.answer * (
+            config.corrected_answer if corrected or substituted else 1.0
+        )
         history = [
             QueryVariant(
                 "condensed",
@@ -224,6 +235,8 @@ def query_variants(
         ]
         if corrected is not None:
             history.insert(0, QueryVariant("corrected", corrected.query, config.corrected))
+        if substituted is not None:
+            history.insert(0, QueryVariant("substituted", substituted, config.corrected))
         candidates += [QueryVariant(v.name, v.text, v.weight * (1 - share)) for v in history]
         if share > 0:
             # With documents in another language, each history variant is also searched
@@ -246,6 +259,13 @@ def query_variants(
                         _with_words(translated, carried),
                         config.corrected * share,
                     )
+                )
+            if substituted is not None:
+                asked = substituted
+                if detect_language(asked, fallback=spoken) == source:
+                    asked = translate_query(asked, source, target)
+                candidates.append(
+                    QueryVariant("substituted_translated", asked, config.corrected * share)
                 )
             candidates += [
                 QueryVariant(
@@ -344,7 +364,10 @@ def reformulate_turn(state: State, services: Services, context: Context) -> dict
     elif state.route == "followup_context":
         llm = services.llm
         if quotes_sources(llm):
-            query = condense(state.query, ts.last_search_query, titles)
+            previous = str(state.history[-1].get("question") or "") if state.history else ""
+            query = substituted_question(state.query, previous) or condense(
+                state.query, ts.last_search_query, titles
+            )
             fu.method = "heuristic"
         else:
             reply = llm.invoke(condense_messages(state, services, context))

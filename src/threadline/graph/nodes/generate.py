@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 from threadline.followups.outline import split_outline
 from threadline.graph.answering import (
     answer_messages,
+    asked_question,
     decide_turn,
     decision_update,
     evidence_trace,
@@ -71,7 +72,7 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         context,
         only=None if judges else shown or None,
         asks_for=evidence.asks_for,
-        question=None if judges else evidence.answered or None,
+        question=None if judges else evidence.answered or asked_question(state),
     )
     generated = generate_structured(llm, messages, trace)
     # A server's first answer call may be refused for its format and made again.

@@ -1,0 +1,191 @@
+"""Elliptical follow-ups: "and X?" is the previous question asked of X.
+
+"Quel est le SLA du plan Business ?" then "Et pour le plan Enterprise ?" asks the SLA of
+the Enterprise plan; "How much does the Basic plan cost?" then "and Business?" asks the
+Business plan's price; "Comment chiffrer mon ordinateur portable ?" then "Et sur mon
+téléphone ?" asks how to encrypt the phone. The message says only what changes: the
+question it means is the previous one with the part it replaces swapped for it
+(:func:`substituted_question`). Pure functions of the two messages, no model call.
+
+The part replaced is found by form, in this order: a name of the same shape (a word
+"Business" for "Enterprise", a code "P1" for "P2", a model "Pixel 8a" for "iPhone 15"),
+then the noun phrase holding the same noun ("plan Business" for "plan Enterprise"),
+then the noun group after the same possessive or plural determiner ("mon ordinateur
+portable" for "mon téléphone", "des smartphones" for "les ordinateurs portables").
+A message none of these align with is not read as one ("What about refunds?" after
+"Détaille S4" asks about refunds): the usual follow-up path takes it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from threadline.text import STOPWORDS, fold, terms
+
+# "and X?", "what about X?", "et pour X ?", "quid de X ?": a connective, then what changes.
+_ELLIPSIS = re.compile(
+    r"^\s*(?:and|also|what about|how about|and what about|and how about|what of|"
+    r"et|et pour|et concernant|quid de|et quid de|et qu'en est-il(?: de| du| des)?)"
+    r"\s+(?P<phrase>[^?!.]+?)\s*[?!.]*\s*$",
+    re.I,
+)
+# A clause of its own is a question, not an ellipsis: "and what is the price?".
+_CLAUSE = re.compile(
+    r"\b(?:is|are|was|were|do|does|did|can|could|will|would|should|has|have|had|how|what|"
+    r"why|when|where|which|who|est|sont|était|peut|peux|puis|fait|faut|a-t-il|a-t-elle|"
+    r"comment|pourquoi|quand|quel|quelle|quels|quelles|combien|qui)\b",
+    re.I,
+)
+# "celle de l'iPhone 15", "that of the Pixel": the thing asked about stands for the
+# previous question's own ("la garantie"), the rest names whose.
+_STANDS_FOR = re.compile(
+    r"^(?:celle|celui|celles|ceux|that|those|the ones?)\s+(?:de|du|des|d['’]|of|for)\s*", re.I
+)
+_LEADING = re.compile(
+    r"^(?:(?:for|on|in|with|at|about|to|of|pour|sur|dans|avec|en|à|au|aux|de|du|des|d['’])\s+)?"
+    r"(?:(?:the|a|an|le|la|les|l['’]|un|une)\s*)?",
+    re.I,
+)
+_POSSESSIVE = r"my|our|your|his|her|their|mon|ma|mes|ton|ta|tes|son|sa|ses|notre|nos|votre|vos"
+_PLURAL = r"les|des"
+_MAX_PHRASE_WORDS = 6
+_MAX_GROUP_WORDS = 3
+
+
+@dataclass(frozen=True)
+class Ellipsis:
+    """What an elliptical message says: the phrase that replaces part of the question."""
+
+    phrase: str
+    """What changes, as typed, its connective removed ("pour le plan Enterprise")."""
+
+    @property
+    def core(self) -> str:
+        """The phrase without its leading preposition, article or "celle de"."""
+        return _LEADING.sub("", _STANDS_FOR.sub("", self.phrase)).strip()
+
+
+def read_ellipsis(question: str) -> Ellipsis | None:
+    """Read "and X?" as an ellipsis, or return None.
+
+    Args:
+        question: The user's message.
+
+    Returns:
+        The phrase that changes, when the message is a connective and a short phrase
+        with no clause of its own; None otherwise.
+    """
+    match = _ELLIPSIS.match(question)
+    if match is None:
+        return None
+    phrase = match["phrase"].strip()
+    if not phrase or len(phrase.split()) > _MAX_PHRASE_WORDS or _CLAUSE.search(phrase):
+        return None
+    return Ellipsis(phrase)
+
+
+def _shape(name: str) -> str:
+    """Return a name's shape: acronym ("SLA"), code ("P1"), name ("Business", "Pixel 8a")."""
+    if " " not in name and name.isupper() and name.isalpha():
+        return "acronym"
+    if " " not in name and any(ch.isdigit() for ch in name):
+        return "code"
+    return "name"
+
+
+def _names_in(text: str, *, sentence: bool = False) -> list[str]:
+    """Return the names of a text: runs of capitalised words and codes, as typed.
+
+    With `sentence`, the text's first word is not a name for its capital alone (it
+    opens the sentence: "What", "Quelle").
+    """
+    runs: list[str] = []
+    current: list[str] = []
+    for index, word in enumerate(re.findall(r"[\w'’.-]+", text)):
+        bare = re.split(r"['’]", word)[-1].strip(".-")
+        marked = any(ch.isupper() for ch in bare[1:]) or any(ch.isdigit() for ch in bare)
+        capital = bare[:1].isupper() and not (sentence and index == 0)
+        if bare and (marked or capital) and fold(bare) not in STOPWORDS:
+            current.append(bare)
+            continue
+        if current:
+            runs.append(" ".join(current))
+        current = []
+    if current:
+        runs.append(" ".join(current))
+    return runs
+
+
+def _replace_name(previous: str, new: str) -> str | None:
+    """Swap the previous question's name of the new name's shape for it, if one alone."""
+    names = [n for n in _names_in(previous, sentence=True) if fold(n) != fold(new)]
+    same = [n for n in names if _shape(n) == _shape(new)]
+    if len(same) != 1:
+        return None
+    return re.sub(rf"(?<![\w-]){re.escape(same[0])}(?![\w-])", new, previous, count=1)
+
+
+def _replace_noun_phrase(previous: str, core: str) -> str | None:
+    """Swap the noun phrase holding the new phrase's noun ("plan Business") for it."""
+    nouns = [w for w in re.findall(r"[\w'’-]+", core) if w[:1].islower() and terms(w)]
+    for noun in nouns:
+        # The noun with the name that says which ("plan Business", "Business plan"):
+        # the noun alone ("objectifs") is what both ask about, not what changes.
+        found = re.search(
+            rf"(?:\b[A-Z][\w-]*\s+)+\b{re.escape(noun)}s?\b|\b{re.escape(noun)}s?\b(?:\s+[A-Z][\w-]*)+",
+            previous,
+        )
+        if found:
+            return previous[: found.start()] + core + previous[found.end() :]
+    return None
+
+
+def _replace_group(previous: str, phrase: str) -> str | None:
+    """Swap the noun group after the same possessive (or plural) determiner."""
+    for determiners in (_POSSESSIVE, _PLURAL):
+        mine = re.search(rf"\b({determiners})\s+(?P<group>[\w'’ -]+)$", phrase, re.I)
+        if mine is None:
+            continue
+        group = rf"(?:[\w'’-]+(?:\s+|$)){{1,{_MAX_GROUP_WORDS}}}"
+        theirs = re.search(rf"\b(?:{determiners})\s+(?P<group>{group})", previous, re.I)
+        if theirs is None:
+            continue
+        # The group ends where a function word begins ("des smartphones dans le...").
+        words = theirs["group"].split()
+        kept: list[str] = []
+        for word in words:
+            if fold(word) in STOPWORDS:
+                break
+            kept.append(word)
+        if not kept:
+            continue
+        start = theirs.start("group")
+        end = start + len(" ".join(kept))
+        return previous[:start] + mine["group"].strip() + previous[end:]
+    return None
+
+
+def substituted_question(question: str, previous_question: str) -> str | None:
+    """Return the previous question asked of what an elliptical message names, or None.
+
+    Args:
+        question: The user's message ("Et pour le plan Enterprise ?").
+        previous_question: The user's previous message ("Quel est le SLA du plan
+            Business ?").
+
+    Returns:
+        The previous question with the part the message replaces swapped for it ("Quel
+        est le SLA du plan Enterprise ?"); None when the message is no ellipsis or when
+        nothing in the previous question aligns with it.
+    """
+    ellipsis = read_ellipsis(question)
+    previous = previous_question.strip()
+    if ellipsis is None or not previous or read_ellipsis(previous) is not None:
+        return None
+    core = ellipsis.core
+    for name in _names_in(core):
+        replaced = _replace_name(previous, name)
+        if replaced is not None:
+            return replaced
+    return _replace_noun_phrase(previous, core) or _replace_group(previous, ellipsis.phrase)

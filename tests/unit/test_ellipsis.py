@@ -1,0 +1,116 @@
+"""An elliptical follow-up ("and X?") is the previous question asked of X."""
+
+from __future__ import annotations
+
+import pytest
+
+from threadline.graph.condensation import PreviousTurn
+from threadline.graph.ellipsis import read_ellipsis, substituted_question
+from threadline.graph.reformulation import query_variants
+
+
+@pytest.mark.parametrize(
+    ("previous", "message", "meant"),
+    [
+        # A name of the same shape: a word for a word, a code for a code.
+        (
+            "Quel est le SLA du plan Business ?",
+            "Et pour le plan Enterprise ?",
+            "Quel est le SLA du plan Enterprise ?",
+        ),
+        (
+            "How much does the Basic plan cost?",
+            "and Business?",
+            "How much does the Business plan cost?",
+        ),
+        (
+            "What is the SLA of the Business plan?",
+            "and Basic?",
+            "What is the SLA of the Basic plan?",
+        ),
+        (
+            "What is the response time for P1 on the Business plan?",
+            "and on Enterprise?",
+            "What is the response time for P1 on the Enterprise plan?",
+        ),
+        (
+            "What is the response time for P1 on the Business plan?",
+            "and P2?",
+            "What is the response time for P2 on the Business plan?",
+        ),
+        (
+            "Quelle est la garantie du Pixel 8a ?",
+            "Et celle de l'iPhone 15 ?",
+            "Quelle est la garantie du iPhone 15 ?",
+        ),
+        (
+            "What is the warranty on the Dell XPS 13?",
+            "and the MacBook Air?",
+            "What is the warranty on the MacBook Air?",
+        ),
+        # The noun phrase holding the same noun.
+        (
+            "How many devices does the Basic plan cover?",
+            "And the Enterprise plan?",
+            "How many devices does the Enterprise plan cover?",
+        ),
+        # The noun group after the same possessive or plural determiner.
+        (
+            "Comment chiffrer mon ordinateur portable ?",
+            "Et sur mon téléphone ?",
+            "Comment chiffrer mon téléphone ?",
+        ),
+        (
+            "Quelle est la part des smartphones dans le chiffre d'affaires ?",
+            "Et les ordinateurs portables ?",
+            "Quelle est la part des ordinateurs portables dans le chiffre d'affaires ?",
+        ),
+    ],
+)
+def test_the_message_replaces_the_part_of_the_previous_question_it_aligns_with(
+    previous, message, meant
+):
+    assert substituted_question(message, previous) == meant
+
+
+@pytest.mark.parametrize(
+    ("previous", "message"),
+    [
+        ("Detail S4", "What about refunds?"),  # nothing of the same form to replace
+        ("Quels sont les horaires du support ?", "Et le week-end ?"),
+        ("Tell me about the Pixel 8", "and what is the price?"),  # a clause of its own
+        ("How much does the Basic plan cost?", "What does the Business plan include?"),
+        # The noun both ask about ("objectifs") is no part that changes.
+        (
+            "Quels sont les objectifs scientifiques de la mission prolongée Deep Impact ?",
+            "et l'objectif de la mission Deep Impact ?",
+        ),
+    ],
+)
+def test_other_messages_are_no_ellipsis_of_the_previous_question(previous, message):
+    assert substituted_question(message, previous) is None
+
+
+def test_an_ellipsis_is_a_connective_and_a_short_phrase():
+    assert read_ellipsis("Et pour le plan Enterprise ?").phrase == "pour le plan Enterprise"
+    assert read_ellipsis("and on Enterprise?").core == "Enterprise"
+    assert read_ellipsis("Et celle de l'iPhone 15 ?").core == "iPhone 15"
+    assert read_ellipsis("and what does it cost?") is None
+    assert read_ellipsis("What is the SLA?") is None
+
+
+def test_the_substituted_question_is_searched_before_the_message():
+    previous = PreviousTurn(
+        search_query="How much does the Basic plan cost?",
+        titles=("Support policy — Support plans",),
+        doc_ids=("policy",),
+        answer="The Basic plan costs $29 per month.",
+        exchanges=(("How much does the Basic plan cost?", "The Basic plan costs $29 per month."),),
+    )
+    variants = {v.name: v for v in query_variants("and Business?", previous, followup=True)}
+    assert variants["substituted"].text == "How much does the Business plan cost?"
+    assert variants["substituted"].weight > variants["question"].weight
+    # The previous answer is about the Basic plan: it counts less.
+    plain = {v.name: v for v in query_variants("and the refunds?", previous, followup=True)}
+    assert "substituted" not in plain
+    assert variants["answer"].weight < plain["answer"].weight
