@@ -156,3 +156,19 @@ def test_a_spec_the_catalog_does_not_state_is_declined_naming_the_product(chat):
     assert weight.answer == (
         "Le catalogue ne donne pas cette information pour « Motorola Moto G Power 5G (2024) »."
     )
+
+
+def test_it_is_the_ranked_product_and_a_decline_does_not_change_the_subject(chat):
+    # "it" after "Which phone has the biggest screen?" is the OnePlus 12, listed first: its
+    # page says nothing of 5G, so the answer is no answer (not another phone whose name
+    # holds "5G", nor the report's sales of smartphones); its warranty is the OnePlus's.
+    _, five_g, warranty = conversation(
+        chat,
+        "Which phone has the biggest screen?",
+        "Does it support 5G?",
+        "What's its warranty?",
+    )
+    assert five_g.outcome == "clarify" and five_g.stop_reason == "not_in_documents"
+    assert warranty.outcome == "tool_answer"
+    assert [c["title"] for c in warranty.citations] == ["OnePlus 12"]
+    assert "warranty: 2 years" in warranty.answer

@@ -489,3 +489,27 @@ def test_a_model_may_not_answer_a_follow_up_off_the_conversations_subject():
     assert guard_verdict("not_in_documents", off) == "not_in_documents"
     # A soft failure leaves the reading model its verdict.
     assert guard_verdict("answer", Evidence("not_in_documents", "content_not_covered")) == "answer"
+
+
+def test_it_before_a_name_is_the_one_thing_discussed():
+    # "Does it support 5G?" about the OnePlus 12: the Motorola's page holds "5G" in its
+    # name, which does not make it the OnePlus's.
+    chunks = [
+        {
+            "label": "1",
+            "title": "Catalog",
+            "section": "Motorola Moto G Power 5G (2024)",
+            "text": "The Motorola Moto G Power 5G (2024) supports 5G networks.",
+        },
+        {
+            "label": "2",
+            "title": "Catalog",
+            "section": "OnePlus 12",
+            "text": "The OnePlus 12 has a 6.82-inch display and a 5,400 mAh battery.",
+        },
+    ]
+    question = "Does it support 5G?"
+    assert decide(question, chunks, earlier=["x"], focus=["OnePlus 12"]).verdict != "answer"
+    # Its own page answering, it answers.
+    chunks[1]["text"] += " The OnePlus 12 supports 5G networks."
+    assert decide(question, chunks, earlier=["x"], focus=["OnePlus 12"]).verdict == "answer"

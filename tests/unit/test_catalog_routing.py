@@ -249,3 +249,29 @@ def test_a_spec_of_it_after_a_list_that_ranks_nothing_asks_which():
     )
     assert plan.route == "clarify" and plan.tool is None
     assert plan.reference is not None and plan.reference.reason == "which_product"
+
+
+def test_the_product_discussed_is_the_last_answer_with_sources():
+    from threadline.graph.catalog_requests import subject_product
+
+    known = {"OnePlus 12", "Motorola Moto G Power 5G (2024)", "Google Pixel 8 Pro"}
+    ranking = {
+        "question": "Which phone has the biggest screen?",
+        "route": "tool",
+        "titles": [
+            "OnePlus 12 — OnePlus phone",
+            "Motorola Moto G Power 5G (2024) — Motorola phone",
+            "Google Pixel 8 Pro — Google phone",
+        ],
+    }
+    declined = {"question": "Does it support 5G?", "route": "followup_context", "titles": []}
+    listing = {**ranking, "question": "Which phones cost less than $1000?"}
+    assert subject_product([ranking], known) == "OnePlus 12"  # the first of a ranking
+    assert subject_product([ranking, declined], known) == "OnePlus 12"
+    assert subject_product([listing], known) is None  # a list ranks nothing
+    page = {
+        "question": "Tell me about the Pixel 8 Pro",
+        "route": "standalone",
+        "titles": ["Brightwell product catalog 2024 — Google Pixel 8 Pro"],
+    }
+    assert subject_product([ranking, page], known) == "Google Pixel 8 Pro"

@@ -6,7 +6,7 @@ benchmarks call the very same functions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -16,9 +16,11 @@ from pydantic import BaseModel, Field
 
 from threadline.followups.trail import render_history
 from threadline.graph import prompts
+from threadline.graph.catalog_requests import subject_product
 from threadline.graph.ellipsis import substituted_question
 from threadline.graph.evidence import Evidence, Verdict, decide
 from threadline.graph.grounding import neutralize_markers
+from threadline.graph.question_terms import PRONOUN
 from threadline.graph.reformulation import trail_turns
 from threadline.models.answer_prompt import AnswerPrompt, PromptSource, render_answer_prompt
 from threadline.models.structured import (
@@ -84,19 +86,33 @@ def asked_question(state: State) -> str:
     return substituted_question(state.query, previous) or state.query
 
 
-def decide_turn(state: State) -> Evidence:
-    """Return the evidence check for this turn's question over its packed context."""
+def decide_turn(state: State, products: Collection[str] = ()) -> Evidence:
+    """Return the evidence check for this turn's question over its packed context.
+
+    Args:
+        state: The turn's state after retrieval.
+        products: The tenant's catalog product names: when the previous answer was about
+            one of them (`catalog_requests.subject_product`: the only one it showed, or
+            the first of a ranking), "it" is that product, not every product it listed.
+    """
     earlier = [f"{h.get('question', '')} {h.get('answer', '')}" for h in state.history]
     followup = state.followup
+    question = asked_question(state)
+    # "it" is the product discussed; a message that names its own subject is checked
+    # against the previous answer's sources, as any other.
+    subject = subject_product(state.history, products) if products else None
+    focus = state.thread_state.last_titles if state.history else []
+    if subject and PRONOUN.search(question):
+        focus = [subject]
     return decide(
-        asked_question(state),
+        question,
         state.chunks,
         earlier=earlier,
         carried=state.reformulated_query or state.search_query,
         deliverable=state.deliverable,
         reference=bool(followup.resolved and followup.ref_type != "context"),
         tool=state.route == "tool",
-        focus=state.thread_state.last_titles if state.history else [],
+        focus=focus,
         language=detect_language(state.query),
     )
 

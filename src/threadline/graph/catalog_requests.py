@@ -11,7 +11,7 @@ route.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -319,6 +319,31 @@ def asks_for_a_ranking(question: str) -> bool:
     """
     text = fold(question)
     return any(re.search(pattern, text) for pattern, _, _ in [*SUPERLATIVES, *COMPARATIVES])
+
+
+def subject_product(history: Sequence[Mapping[str, Any]], known: Collection[str]) -> str | None:
+    """Return the one product the previous answer was about, or None.
+
+    The only product it showed or quoted ("tell me more about the first one", "Tell me
+    about the Pixel 8 Pro"), or the first of a ranking it answered ("What is the
+    cheapest laptop?" lists the cheapest first). A list that ranks nothing ("phones
+    under $500") is about none of its products in particular. The previous answer is
+    the last one that cited sources: a decline in between changes no subject.
+    """
+    # A decline or a question back (no sources) leaves the subject where it was.
+    answered = [turn for turn in history if turn.get("titles")]
+    if not answered:
+        return None
+    last = answered[-1]
+    # A catalog answer's titles are product names; a document answer's are
+    # "title — section", and a catalog page's section is the product.
+    shown = [t.split(" — ")[0 if last["route"] == "tool" else -1] for t in last["titles"]]
+    products = list(dict.fromkeys(t for t in shown if t in known))
+    if len(products) == 1:
+        return products[0]
+    if products and last["route"] == "tool" and asks_for_a_ranking(last["question"]):
+        return products[0]
+    return None
 
 
 def compare_listed(question: str, listed: Sequence[str]) -> ToolRequest | None:

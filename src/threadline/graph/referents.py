@@ -148,6 +148,20 @@ def passages_about(
     about (`focus`: its titles). Otherwise every passage.
     """
     labels = [str(c["label"]) for c in chunks]
+    leans = bool(focus) and not _INTRODUCED_BEFORE.search(question)
+    pronoun = PRONOUN.search(question) if leans else None
+    if names and pronoun and len(focus) == 1:
+        # "Does it support 5G?" about the one product discussed: a pronoun before the
+        # names is that product, and the names say what is asked of it. Only for one
+        # thing discussed: "it" after an answer on several is not known to be any.
+        first_name = min(
+            (m.start() for n in names if (m := re.search(re.escape(n), question))),
+            default=len(question),
+        )
+        if pronoun.start() < first_name:
+            # None of them retrieved: nothing here is about it (the names alone would
+            # find another product's "5G" in its name).
+            return on_the_focus(chunks, focus)
     if names:
         # "the NASDAQ" in a passage on the "NASDAQ Biotechnology Index" names the index.
         # Names listed side by side ("Fixed, Metered, Tiered, and Reserved") are each read
@@ -168,16 +182,20 @@ def passages_about(
         return [
             lb for lb in labels if any(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
         ]
-    if focus and PRONOUN.search(question) and not _INTRODUCED_BEFORE.search(question):
-        wanted_titles = discussed_names(focus)
-        on_focus = [
-            str(c["label"])
-            for c in chunks
-            if fold(str(c.get("section") or "")).strip() in wanted_titles
-            or (not c.get("section") and fold(str(c.get("title") or "")).strip() in wanted_titles)
-        ]
-        return on_focus
+    if pronoun:
+        return on_the_focus(chunks, focus)
     return labels
+
+
+def on_the_focus(chunks: Sequence[Mapping[str, object]], focus: Sequence[str]) -> list[str]:
+    """Labels of the passages about what the previous answer was about (`focus`)."""
+    wanted_titles = discussed_names(focus)
+    return [
+        str(c["label"])
+        for c in chunks
+        if fold(str(c.get("section") or "")).strip() in wanted_titles
+        or (not c.get("section") and fold(str(c.get("title") or "")).strip() in wanted_titles)
+    ]
 
 
 def discussed_names(focus: Sequence[str]) -> set[str]:

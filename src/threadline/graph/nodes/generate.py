@@ -49,7 +49,8 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """
     services = run_services()
     settings, context = services.settings, runtime.context or Context()
-    evidence = decide_turn(state)
+    products = [p.name for p in services.kb.catalog.products(state.tenant)]
+    evidence = decide_turn(state, products)
     trace: dict[str, Any] = {"node": "generate", "evidence": evidence_trace(evidence)}
     llm = services.llm
     judges = not quotes_sources(llm)

@@ -6,10 +6,10 @@ import dataclasses
 from typing import Any
 
 from threadline.followups.outline import OutlineSection
-from threadline.graph.catalog_requests import ToolRequest, asks_for_a_ranking
+from threadline.graph.catalog_requests import ToolRequest, subject_product
 from threadline.graph.context import run_services
 from threadline.graph.routing import plan_turn
-from threadline.graph.state import HistoryEntry, State, ToolCall, TurnFollowup
+from threadline.graph.state import State, ToolCall, TurnFollowup
 from threadline.knowledge.catalog import Product
 from threadline.services import Services
 
@@ -18,28 +18,6 @@ def shared_category(products: list[Product], names: list[str]) -> str | None:
     """Return the category every named product is in ("phone", "laptop"), or None."""
     categories = {p.category for p in products if p.name in names}
     return categories.pop() if len(categories) == 1 else None
-
-
-def subject_product(history: list[HistoryEntry], known: set[str]) -> str | None:
-    """Return the one product the previous answer was about, or None.
-
-    The only product it showed or quoted ("tell me more about the first one", "Tell me
-    about the Pixel 8 Pro"), or the first of a ranking it answered ("What is the
-    cheapest laptop?" lists the cheapest first). A list that ranks nothing ("phones
-    under $500") is about none of its products in particular.
-    """
-    if not history:
-        return None
-    last = history[-1]
-    # A catalog answer's titles are product names; a document answer's are
-    # "title — section", and a catalog page's section is the product.
-    shown = [t.split(" — ")[0 if last["route"] == "tool" else -1] for t in last["titles"]]
-    products = list(dict.fromkeys(t for t in shown if t in known))
-    if len(products) == 1:
-        return products[0]
-    if products and last["route"] == "tool" and asks_for_a_ranking(last["question"]):
-        return products[0]
-    return None
 
 
 def with_subject(tool: ToolRequest, found: list[Product], subject: str | None) -> ToolRequest:
