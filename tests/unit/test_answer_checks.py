@@ -513,3 +513,18 @@ def test_it_before_a_name_is_the_one_thing_discussed():
     # Its own page answering, it answers.
     chunks[1]["text"] += " The OnePlus 12 supports 5G networks."
     assert decide(question, chunks, earlier=["x"], focus=["OnePlus 12"]).verdict == "answer"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Does that apply to Basic customers?", "Is this free?", "Will that work on a Mac?"],
+)
+def test_a_demonstrative_subject_after_an_auxiliary_is_a_pronoun(question):
+    # "that" there is what was just said, not "that <noun>" never named.
+    assert list(unanchored_references(question, ["Hello"])) == []
+
+
+def test_a_demonstrative_before_a_noun_and_its_verb_still_points_at_a_thing():
+    assert list(unanchored_references("Does this plan include phones?", ["Hello"])) == [
+        "this plan include"
+    ]

@@ -28,7 +28,7 @@ DEMONSTRATIVE = re.compile(
     # Not "that is", "that calculated", "this the": a demonstrative before a verb, a
     # participle or an article is a pronoun or a conjunction, not "this <noun>".
     # Nor French "ce que", "ce qui", "est-ce que": a relative or a question formula.
-    r"\b(this|that|these|those|ce|cet|cette|ces)\s+(?!(?:is|are|was|were|one|means?|does|do|"
+    r"\b(this|that|these|those|ce|cet|cette|ces)\s+(?!(?:is|are|was|were|be|been|one|means?|does|do|"
     r"did|can|will|would|should|could|has|have|had|the|a|an|it|they|you|i|we|le|la|les|"
     r"est|sont|que|qui|qu|dont|quoi)\b|[a-zà-ÿ]+(?:ed|ing)\b)"
     r"([a-zà-ÿ'’-]+(?:\s+[a-zà-ÿ'’-]+)?)",
@@ -42,6 +42,31 @@ UNSAID = re.compile(
     re.I,
 )
 _DEFINITE = re.compile(r"\b(the|le|la|les)\s+([a-zà-ÿ'’-]+)", re.I)
+
+
+# "Does that apply to...?", "Is this free?": after an auxiliary opening a question, a
+# demonstrative followed by one word and a preposition (or the question's end) is the
+# question's subject, a pronoun, and that word its verb or attribute: not "this <noun>"
+# ("Does this plan include phones?" has a verb after its noun).
+_AUXILIARIES = frozenset(
+    "does do did is are was were will would can could should may might has have".split()
+)
+_PREPOSITIONS = frozenset(
+    "to on in for with at from of about by into over under after before".split()
+)
+
+
+def _pronoun_subject(question: str, match: re.Match[str]) -> bool:
+    """Whether a demonstrative match is a pronoun subject after an auxiliary."""
+    before = question[: match.start()].split()
+    if not before or before[-1].lower() not in _AUXILIARIES:
+        return False
+    after = question[match.end(1) :].split()
+    if not after:
+        return True
+    if after[0].endswith(("?", ".", "!")) or len(after) == 1:
+        return True
+    return after[1].strip("?.!,;:").lower() in _PREPOSITIONS
 
 
 def unanchored_reference(
@@ -79,6 +104,8 @@ def unanchored_references(
     history = stems(" ".join(earlier))
     # "this X" with no X in the conversation points at nothing, whatever else is named.
     for match in DEMONSTRATIVE.finditer(question):
+        if _pronoun_subject(question, match):
+            continue
         noun = match.group(2)
         nouns = [t for t in terms(noun) if t not in GENERIC_TERMS]
         # "the word Kubernetes ... this term": a name said before it is what it points at.
