@@ -223,15 +223,20 @@ def test_other_follow_ups_are_no_lookup_of_the_product_discussed(question, subje
     assert plan.tool is None or plan.tool.name != "get_product"
 
 
-def test_an_ordinal_with_a_spec_looks_up_that_spec():
-    plan = plan_turn(
-        "Quelle est l'autonomie du deuxième ?",
+def after_a_list(question: str):
+    """The plan of a message after a list of two phones that ranks neither first."""
+    return plan_turn(
+        question,
         outline=[],
         source_titles=[],
         has_previous_turn=True,
         brands=BRANDS,
         listed_products=["Nokia G42 5G", "Motorola Moto G Power 5G (2024)"],
     )
+
+
+def test_an_ordinal_with_a_spec_looks_up_that_spec():
+    plan = after_a_list("Quelle est l'autonomie du deuxième ?")
     assert plan.tool is not None and plan.tool.args == {
         "name": "Motorola Moto G Power 5G (2024)",
         "specs": ["battery_hours", "battery_mah"],
@@ -239,14 +244,7 @@ def test_an_ordinal_with_a_spec_looks_up_that_spec():
 
 
 def test_a_spec_of_it_after_a_list_that_ranks_nothing_asks_which():
-    plan = plan_turn(
-        "How much RAM does it have?",
-        outline=[],
-        source_titles=[],
-        has_previous_turn=True,
-        brands=BRANDS,
-        listed_products=["Nokia G42 5G", "Motorola Moto G Power 5G (2024)"],
-    )
+    plan = after_a_list("How much RAM does it have?")
     assert plan.route == "clarify" and plan.tool is None
     assert plan.reference is not None and plan.reference.reason == "which_product"
 

@@ -38,8 +38,9 @@ class Reference:
             document.
         method: ``"deterministic"`` whenever something was detected.
         reason: Why a detected reference is not resolved: ``"out_of_range"``,
-            ``"no_outline"``, ``"no_sources"``, ``"ambiguous_title"`` or
-            ``"pure_anaphora"``.
+            ``"no_outline"``, ``"no_sources"``, ``"ambiguous_title"``,
+            ``"pure_anaphora"`` or ``"which_product"`` (a spec of "it" after a list of
+            products that ranks none first).
     """
 
     detected: bool

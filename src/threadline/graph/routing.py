@@ -125,30 +125,22 @@ def plan_turn(
     ranked = rank_listed(question, among, listed_category)
     if ranked is not None:
         return TurnPlan("tool", tool=ranked)
-    if subject_product and asks_a_spec_of_it(question, brands):
-        # "How much RAM does it have?" after "What is the cheapest laptop?": the
-        # catalog's entry of that laptop, not whichever laptop's page retrieval ranks
-        # first among the three listed.
-        args = {"name": subject_product, "specs": asked_specs(question)}
+    if asks_a_spec_of_it(question, brands) and (subject_product or len(listed_products) >= 2):
+        # "How much RAM does it have?": after "What is the cheapest laptop?" the catalog's
+        # entry of that laptop, not whichever laptop's page retrieval ranks first among
+        # the three listed; after a list that ranks nothing, any of them: ask which.
         reference = Reference(
             detected=True,
-            resolved=True,
+            resolved=bool(subject_product),
             ref_type="anaphora",
             document_index=None,
             method="deterministic",
+            reason=None if subject_product else "which_product",
         )
+        if not subject_product:
+            return TurnPlan("clarify", reference=reference)
+        args = {"name": subject_product, "specs": asked_specs(question)}
         return TurnPlan("tool", reference=reference, tool=ToolRequest("get_product", args))
-    if len(listed_products) >= 2 and asks_a_spec_of_it(question, brands):
-        # "How much RAM does it have?" after a list that ranks nothing: any of them.
-        which = Reference(
-            detected=True,
-            resolved=False,
-            ref_type="anaphora",
-            document_index=None,
-            method="deterministic",
-            reason="which_product",
-        )
-        return TurnPlan("clarify", reference=which)
     # Exact greetings and thanks only, so this cannot swallow a short follow-up.
     if is_small_talk(question):
         return TurnPlan("reply")
