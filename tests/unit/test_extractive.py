@@ -143,7 +143,7 @@ def test_the_extractive_model_binds_tools_and_fills_the_answer_schema():
     assert with_raw["parsed"].answer == with_raw["raw"].text.strip()
 
 
-def _sources_prompt(question: str, passages: list[str]):
+def _sources_prompt(question: str, passages: list[str], answer_type: str = ""):
     context = "\n".join(
         prompts.SOURCE_TEMPLATE.format(id=i, title=f"Doc {i}", section="", text=html.escape(t))
         for i, t in enumerate(passages, 1)
@@ -156,7 +156,7 @@ def _sources_prompt(question: str, passages: list[str]):
                 deliverable="no",
                 answer_style="prose",
                 search_query=question,
-                answer_type="",
+                answer_type=answer_type,
                 context=context,
                 question=question,
             )
@@ -339,3 +339,13 @@ def test_a_french_how_to_question_is_read_without_its_auxiliary():
         ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
     )
     assert quoted[0] == passages[1]
+
+
+def test_a_count_is_of_the_head_of_the_counted_phrase():
+    # "How many support requests": a number of requests, not of support contracts.
+    passages = [
+        "Brightwell sold 4,870 support contracts in 2024. Support handled 312,000 requests in 2024."
+    ]
+    question = "How many support requests were handled in 2024?"
+    text = ExtractiveChatModel().invoke(_sources_prompt(question, passages, "quantity")).text
+    assert text == "Support handled 312,000 requests in 2024. [1]"
