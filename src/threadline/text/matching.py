@@ -45,7 +45,7 @@ _TYPO_LENGTH = 6
 def verb_lemma_stems(term: str) -> frozenset[str]:
     """Return the stems of the verbs a term is an inflected form of, its own left out.
 
-    "lost" → {"lose"}, "sold" → {"sell"}, "paid" → {"pay"}, "left" → {"leav"}. The
+    "lost" → {"lose"}, "sold" → {"sell"}, "paid" → {"pay"}, "wrote" → {"write"}. The
     terms are stems, and Snowball leaves an irregular form as it is written, so the
     form is looked up as a word in `lemminflect`'s English lemma table (dictionary
     entries only: nothing is guessed for a word it does not hold). A form that is also
