@@ -186,3 +186,24 @@ def test_est_ce_que_is_no_demonstrative(chat):
     result = ask(chat, "Est-ce que Brightwell a réduit ses émissions de CO2 ?")
     assert result.outcome == "grounded_answer", result.answer
     assert "baisse de 18 %" in result.answer
+
+
+def first_sentence(answer: str) -> str:
+    """The answer's first quoted sentence, after its "From ... (in French):" line if any."""
+    body = answer.split("\n", 1)[1] if answer.startswith(("From ", "D'après ")) else answer
+    return body.split(" [", 1)[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        # "lost" and "loses" are one verb: it was declined ("lost" in no passage).
+        ("I lost my laptop", "A Brightwell employee who loses a laptop or phone"),
+        # The requests are counted, not the companies on a support plan.
+        ("How many support requests were handled in 2024?", "312 000 demandes"),
+    ],
+)
+def test_the_passages_are_read_as_a_reader_reads_them(chat, question, quoted):
+    result = ask(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in first_sentence(result.answer), result.answer

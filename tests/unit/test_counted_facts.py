@@ -19,9 +19,14 @@ EMPLOYEES = set(terms("employees employé salarié collaborateur"))
         ("how many of the phones are 5G?", "phones"),
         ("What is the number of stores?", "stores"),
         ("What is the price of the Pixel 8a?", None),
+        # The head of the phrase: last in English, first in French.
+        ("How many support requests were handled in 2024?", "requests"),
+        ("how many status codes are there?", "codes"),
+        ("how many people live in Paris?", "people"),
+        ("Combien de demandes de support ont été traitées ?", "demandes"),
     ],
 )
-def test_the_counted_noun_is_the_first_content_word_after_the_count_words(question, noun):
+def test_the_counted_noun_is_the_head_of_the_phrase_after_the_count_words(question, noun):
     assert counted_noun(question) == noun
 
 

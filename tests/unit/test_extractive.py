@@ -143,7 +143,7 @@ def test_the_extractive_model_binds_tools_and_fills_the_answer_schema():
     assert with_raw["parsed"].answer == with_raw["raw"].text.strip()
 
 
-def _sources_prompt(question: str, passages: list[str]):
+def _sources_prompt(question: str, passages: list[str], answer_type: str = ""):
     context = "\n".join(
         prompts.SOURCE_TEMPLATE.format(id=i, title=f"Doc {i}", section="", text=html.escape(t))
         for i, t in enumerate(passages, 1)
@@ -156,7 +156,7 @@ def _sources_prompt(question: str, passages: list[str]):
                 deliverable="no",
                 answer_style="prose",
                 search_query=question,
-                answer_type="",
+                answer_type=answer_type,
                 context=context,
                 question=question,
             )
@@ -304,3 +304,48 @@ def test_a_sentence_in_another_language_is_read_with_its_translations_for_the_le
         ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
     )
     assert quoted[0] == passages[0]
+
+
+def test_an_acronym_finds_the_sentence_that_writes_the_name_out():
+    # "What is the NPS?" was answered with nothing: no sentence holds "nps".
+    passages = [
+        "Support handled 312,000 requests in 2024.",
+        "Customer satisfaction reached 91% and the Net Promoter Score rose from 41 to 48.",
+    ]
+    text = ExtractiveChatModel().invoke(_sources_prompt("What is the NPS?", passages)).text
+    assert text == f"{passages[1]} [2]"
+
+
+def test_a_past_form_finds_the_sentence_that_writes_the_verb_otherwise():
+    # "lost" and "loses" are one verb: the handbook's sentence says all of "I lost my
+    # laptop" and leads over a laptop's description ranked first.
+    passages = [
+        "The Aspire 5 is an entry-level laptop. The Aspire 5 laptop has a 15.6-inch display.",
+        "An employee who loses a laptop must report the loss within 1 hour.",
+    ]
+    text = ExtractiveChatModel().invoke(_sources_prompt("I lost my laptop", passages)).text
+    assert text == "An employee who loses a laptop must report the loss within 1 hour. [2]"
+
+
+def test_a_french_how_to_question_is_read_without_its_auxiliary():
+    # "Que faire si je perds mon téléphone ?": "faire" asks how, as English "do" does;
+    # counted as a word to find, it kept the handbook's sentence at half the question.
+    passages = [
+        "The Nokia G42 is an entry-level phone. The Nokia G42 phone has a 6.56-inch display.",
+        "An employee who loses a laptop or phone must report the loss within 1 hour.",
+    ]
+    question = "Que faire si je perds mon téléphone professionnel ?"
+    quoted = sentences_without_citations(
+        ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
+    )
+    assert quoted[0] == passages[1]
+
+
+def test_a_count_is_of_the_head_of_the_counted_phrase():
+    # "How many support requests": a number of requests, not of support contracts.
+    passages = [
+        "Brightwell sold 4,870 support contracts in 2024. Support handled 312,000 requests in 2024."
+    ]
+    question = "How many support requests were handled in 2024?"
+    text = ExtractiveChatModel().invoke(_sources_prompt(question, passages, "quantity")).text
+    assert text == "Support handled 312,000 requests in 2024. [1]"

@@ -3,7 +3,8 @@
 The evidence check (:mod:`threadline.graph.evidence`) and the grounding guard read
 questions through these pure functions: a question's content terms and named things,
 a reference it makes to something never named, the parts of a multi-part question,
-and the stem matching that tolerates derivations and one typo.
+and the stem matching that tolerates derivations and one typo
+(:func:`threadline.text.matching.matches_term`, re-exported here).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from threadline.knowledge.facts import KIND_WORDS
 from threadline.text import fold, terms
 from threadline.text.lexicons import en, fr
+from threadline.text.matching import matches_term  # the graph's modules read it from here
 
 COVERAGE_MAJORITY = 0.5
 """A passage supports a question when it holds more than half of its content (by weight)."""
@@ -143,35 +145,6 @@ _NOT_NAMES = frozenset(en.NOT_NAMES)
 def stems(text: str) -> set[str]:
     """Return the set of stems of a text's words."""
     return set(terms(text))
-
-
-def matches_term(term: str, vocabulary: set[str]) -> bool:
-    """Tell whether a term matches an equal stem, or a longer one sharing its first five letters.
-
-    Stemming leaves derivations apart ("photos"/"photography", "securite"/"security");
-    a five-letter shared start is the usual cut for such families.
-    """
-    if term in vocabulary:
-        return True
-    if len(term) < 5 or any(ch.isdigit() for ch in term):
-        return False
-    head = term[:5]
-    if any(len(v) >= 5 and v[:5] == head for v in vocabulary):
-        return True
-    # A long word one typo away ("mortage", "bevarage") still names the same thing.
-    return len(term) >= 6 and any(_one_edit(term, v) for v in vocabulary if len(v) >= 6)
-
-
-def _one_edit(a: str, b: str) -> bool:
-    """Whether `a` and `b` differ by one substitution, insertion or deletion."""
-    if abs(len(a) - len(b)) > 1 or a == b:
-        return False
-    if len(a) > len(b):
-        a, b = b, a
-    i = 0
-    while i < len(a) and a[i] == b[i]:
-        i += 1
-    return a[i + (len(a) == len(b)) :] == b[i + 1 :]
 
 
 # How a question asks, not what about: "how long does X take" asks about X.

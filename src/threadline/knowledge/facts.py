@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+import lemminflect
+
 from threadline.text import fold, is_stopword, terms
 
 # What a question asks for, and how the answer's kind of fact looks in a passage.
@@ -229,16 +231,50 @@ _COUNT_LINKS = frozenset(
 )
 
 
+# The count words of French: the head of the phrase they govern comes first ("demandes
+# de support"); in English it comes last ("support requests").
+_FRENCH_COUNT = re.compile(r"^(?:combien|nombre)")
+# Words read after the count words: the phrase and what stands before it ("of the").
+_PHRASE_WINDOW = 6
+
+
+def _is_plural_noun(word: str) -> bool:
+    """Whether an English word is the plural of a noun ("requests", "children")."""
+    return any(lemma != word for lemma in lemminflect.getAllLemmas(word, "NOUN").get("NOUN", ()))
+
+
 def counted_noun(question: str) -> str | None:
-    """Return the word a "how many" question counts ("employees"), if it names one."""
+    """Return the word a "how many" question counts, if it names one.
+
+    The head of the noun phrase after the count words: "how many support requests were
+    handled?" counts requests, not support. An English phrase ends before its first
+    function word ("were", "does", "in"), and its head is its last plural noun ("support
+    requests", "status codes"), else its first word ("people live"); a French one is
+    headed by its first word ("combien de demandes de support").
+
+    Args:
+        question: The question as typed.
+
+    Returns:
+        The counted word, folded ("requests", "demandes"), or None.
+    """
     text = fold(question)
     found = _COUNT_ASK.search(text)
     if found is None:
         return None
-    for word in re.findall(r"\w+", text[found.end() :])[:3]:
-        if not is_stopword(word) and not word.isdigit():
-            return word
-    return None
+    phrase: list[str] = []
+    for word in re.findall(r"\w+", text[found.end() :])[:_PHRASE_WINDOW]:
+        if is_stopword(word) or word.isdigit():
+            if phrase:
+                break
+            continue
+        phrase.append(word)
+    if not phrase:
+        return None
+    if _FRENCH_COUNT.match(found.group()):
+        return phrase[0]
+    plurals = [word for word in phrase if _is_plural_noun(word)]
+    return plurals[-1] if plurals else phrase[0]
 
 
 def states_count_of(text: str, noun_terms: set[str]) -> bool:

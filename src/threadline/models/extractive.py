@@ -51,6 +51,8 @@ from threadline.models.answer_prompt import (
 )
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
+from threadline.text.lexicons import fr
+from threadline.text.matching import acronyms, matches_term, matches_verb_form
 
 MODEL_NAME = "threadline-extractive"
 
@@ -69,6 +71,9 @@ _REQUEST_TERMS = set(
         "point partie section source document stp merci"
     )
 )
+
+# Folded French auxiliary and modal forms, as terms ("faire" → "fair").
+_FRENCH_AUXILIARIES = frozenset(terms(" ".join(sorted(fr.AUXILIARY_FORMS))))
 
 
 def _translated_terms(question: str, sources: Sequence[PromptSource]) -> set[str]:
@@ -109,19 +114,42 @@ def _question_coverage(
     translations, so that each of the question's words counts once whatever the
     language it is found in.
     """
-    own = set(terms(question)) - _REQUEST_TERMS
     asked = detect_language(question)
+    own = set(terms(question)) - _REQUEST_TERMS
+    if asked == "fr":
+        # "Que faire si je perds...": French auxiliaries and modals ask how, as the
+        # English stopwords "do", "should", "can" do; the index keeps them, a reader not.
+        own -= _FRENCH_AUXILIARIES
     languages = [detect_language(f"{s.title} {s.text}") for s in sources]
 
     def covered(row: tuple[float, int, int, str]) -> float:
         if not own:
             return 1.0
-        found = set(terms(row[3]))
+        found = sentence_terms(row[3])
         if languages[row[1]] != asked:
             found |= translate_vocabulary(found, languages[row[1]], asked)
-        return len(own & found) / len(own)
+        # Read as the evidence check reads a passage: "perds" finds "lose" in
+        # translation, "lost" finds "loses", "NPS" a "Net Promoter Score".
+        return sum(1 for t in own if matches_term(t, found)) / len(own)
 
     return covered
+
+
+def sentence_terms(sentence: str) -> set[str]:
+    """Return a sentence's terms with the acronyms of its names ("Net Promoter Score": nps).
+
+    A question asks about "the NPS" where a passage writes the name out.
+    """
+    return set(terms(sentence)) | acronyms(sentence)
+
+
+def _asked_in_other_forms(asked: set[str], found: set[str]) -> set[str]:
+    """Return the asked terms a sentence holds as another form of the same verb.
+
+    "I lost my laptop" against "who loses a laptop": Snowball keeps "lost" apart from
+    "loses", a reader does not.
+    """
+    return {t for t in asked if t not in found and matches_verb_form(t, found)}
 
 
 def split_sentences(text: str) -> list[str]:
@@ -314,7 +342,8 @@ class ExtractiveChatModel(BaseChatModel):
             for i, sentence in enumerate(split_sentences(source.text)):
                 if _is_heading(sentence, source):
                     continue
-                found = set(terms(sentence)) | set(terms(source.section))
+                found = sentence_terms(sentence) | sentence_terms(source.section)
+                found |= _asked_in_other_forms(set(weights), found)
                 per_sentence.append((s_index, i, sentence, found))
                 doc_freq.update(found)
         total = max(len(per_sentence), 1)
@@ -425,8 +454,12 @@ class ExtractiveChatModel(BaseChatModel):
         answers with its own best sentence, however it compares with the first one's.
         """
         own = (set(terms(question)) | translated) - _REQUEST_TERMS
+        read: dict[str, set[str]] = {}
+        for row in rows:
+            found = sentence_terms(row[3])
+            read[row[3]] = found | _asked_in_other_forms(own, found)
         if own:
-            rows = [r for r in rows if own & set(terms(r[3]))] or rows
+            rows = [r for r in rows if own & read[r[3]]] or rows
         if answer_type in KINDS:
             typed = [r for r in rows if r[0] > 0 and has_answer_type(answer_type, r[3])]  # type: ignore[arg-type]
             if typed:
@@ -445,7 +478,7 @@ class ExtractiveChatModel(BaseChatModel):
         # answer ("the differences among Fixed, Metered...") is not what a sentence holds:
         # the differences are stated without the word.
         asked = own - set(terms(" ".join(_NAMES.findall(question)))) - KIND_WORDS
-        if asked and (holding := [r for r in rows if asked & set(terms(r[3]))]):
+        if asked and (holding := [r for r in rows if asked & read[r[3]]]):
             rows = holding
         return rows
 

@@ -1,0 +1,174 @@
+"""Whether a passage's words say what a question's words say: the reader's tolerance.
+
+The index compares exact stems (:func:`threadline.text.tokenize.terms`); a reader
+matching a question against a passage is more tolerant, in three ways that are rules
+of the language, not of any data:
+
+* :func:`matches_term`: a derivation ("photos" / "photography": a shared five-letter
+  start), a one-letter typo in a long word ("mortage"), and an English irregular
+  inflection ("lost" / "loses", "sold" / "sell", "paid" / "pay"), which Snowball
+  leaves apart.
+* :func:`verb_lemma_stems`: the stems of the verbs an irregular form is a form of, from
+  the lemma tables `lemminflect` ships (read offline, no model).
+* :func:`acronyms`: the initials of a passage's names ("Net Promoter Score" → nps,
+  "United States" → us), which a question writes short.
+
+Used by the evidence check (:mod:`threadline.graph.evidence`) and the offline answer
+(:mod:`threadline.models.extractive`) alike, so both read a passage the same way. Never
+by the index: its terms stay the stems.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import lemminflect
+
+from threadline.text.tokenize import stem
+
+__all__ = [
+    "acronyms",
+    "matches_term",
+    "matches_verb_form",
+    "one_edit",
+    "verb_lemma_stems",
+]
+
+# A five-letter shared start is the usual cut for a family of derivations.
+_SHARED_START = 5
+# A word this long may carry one typo and still name the same thing.
+_TYPO_LENGTH = 6
+
+
+@lru_cache(maxsize=65536)
+def verb_lemma_stems(term: str) -> frozenset[str]:
+    """Return the stems of the verbs a term is an inflected form of, its own left out.
+
+    "lost" → {"lose"}, "sold" → {"sell"}, "paid" → {"pay"}, "wrote" → {"write"}. The
+    terms are stems, and Snowball leaves an irregular form as it is written, so the
+    form is looked up as a word in `lemminflect`'s English lemma table (dictionary
+    entries only: nothing is guessed for a word it does not hold). A form that is also
+    a noun of its own ("rose", "saw", "ground") is read as written: "roses" is no form
+    of "rise". Regular forms give nothing new (Snowball joins them already).
+
+    Args:
+        term: An index term (a folded, stemmed word).
+
+    Returns:
+        The stems of its verb lemmas other than itself; empty for most terms.
+    """
+    if not term.isalpha() or not term.isascii():
+        return frozenset()
+    lemmas = lemminflect.getAllLemmas(term)
+    if term in lemmas.get("NOUN", ()):
+        return frozenset()
+    return frozenset(stem(lemma) for lemma in lemmas.get("VERB", ())) - {term}
+
+
+def matches_verb_form(term: str, vocabulary: set[str]) -> bool:
+    """Tell whether a vocabulary holds another form of a term's verb ("lost" / "loses").
+
+    Args:
+        term: A question's term (an index term).
+        vocabulary: A passage's or a sentence's terms.
+
+    Returns:
+        True when the term and one of the vocabulary's terms are forms of one verb.
+    """
+    own = verb_lemma_stems(term)
+    if own & vocabulary:
+        return True
+    # "leave" (stem "leav") against "left", "wrote" against "written".
+    mine = own | {term}
+    return any(mine & verb_lemma_stems(v) for v in vocabulary)
+
+
+def matches_term(term: str, vocabulary: set[str]) -> bool:
+    """Tell whether a term matches one of a vocabulary's terms, as a reader would.
+
+    An equal stem; a longer one sharing its first five letters (stemming leaves
+    derivations apart: "photos" / "photography", "securite" / "security"); a long word
+    one typo away ("mortage", "bevarage"); or another form of the same English verb
+    ("lost" / "loses", "bought" / "buying").
+
+    Args:
+        term: A question's term (an index term: folded and stemmed).
+        vocabulary: A passage's terms.
+
+    Returns:
+        True when the passage holds the term in one of those forms.
+    """
+    if term in vocabulary:
+        return True
+    if any(ch.isdigit() for ch in term):
+        return False
+    if len(term) >= _SHARED_START:
+        head = term[:_SHARED_START]
+        if any(len(v) >= _SHARED_START and v[:_SHARED_START] == head for v in vocabulary):
+            return True
+        if len(term) >= _TYPO_LENGTH and any(
+            one_edit(term, v) for v in vocabulary if len(v) >= _TYPO_LENGTH
+        ):
+            return True
+    return matches_verb_form(term, vocabulary)
+
+
+def one_edit(a: str, b: str) -> bool:
+    """Tell whether two words differ by one substitution, insertion or deletion.
+
+    Args:
+        a: A word.
+        b: Another word.
+
+    Returns:
+        True when they differ by exactly one edit.
+    """
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    return a[i + (len(a) == len(b)) :] == b[i + 1 :]
+
+
+# Inside a name, these join its words ("United States of America") and give no initial.
+_NAME_JOINERS = frozenset("of and the for de du des la le et".split())
+# Names written in full in passages and shortened in questions under another set of
+# initials than their words give ("USA" for "United States"): the few such aliases.
+_ACRONYM_ALIASES = {"us": ("usa",), "uk": ("gb",)}
+
+
+def acronyms(text: str) -> set[str]:
+    """Return the acronyms a text's names stand for, lower-cased: "United States" → us.
+
+    The initials of each run of capitalised words (joined by "of", "and"...), and the
+    letters of dotted abbreviations ("U.S." → us); a question's "USA", "NPS" then finds
+    a passage that writes "United States", "Net Promoter Score" out.
+
+    Args:
+        text: A passage, a sentence or a heading.
+
+    Returns:
+        The acronyms, lower case, with their aliases (us → usa).
+    """
+    found: set[str] = set()
+    for dotted in re.findall(r"\b(?:[A-Z]\.){2,}", text):
+        found.add(dotted.replace(".", "").lower())
+    run: list[str] = []
+    # Punctuation is a token of its own: a name does not run across it.
+    for word in [*re.findall(r"[\w'’-]+|[^\w\s]", text), ""]:
+        if word.lower() in _NAME_JOINERS:
+            continue
+        if word[:1].isupper() and not word.isupper():
+            run.append(word[0].lower())
+        else:
+            if len(run) >= 2:
+                found.add("".join(run))
+            run = []
+    for short, aliases in _ACRONYM_ALIASES.items():
+        if short in found:
+            found.update(aliases)
+    return found

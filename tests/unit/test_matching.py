@@ -1,0 +1,68 @@
+"""How a reader matches a question's words with a passage's: derivations, typos, verb forms."""
+
+from __future__ import annotations
+
+import pytest
+
+from threadline.graph import question_terms
+from threadline.graph.evidence import decide
+from threadline.text import matching, terms
+from threadline.text.matching import acronyms, matches_term, verb_lemma_stems
+
+
+def held(question_word: str, passage: str) -> bool:
+    (term,) = terms(question_word)
+    return matches_term(term, set(terms(passage)))
+
+
+@pytest.mark.parametrize(
+    ("asked", "written"),
+    [
+        # English irregular verbs: Snowball leaves each form as it is written.
+        ("lost", "An employee who loses a laptop"),
+        ("lose", "the laptop was lost"),
+        ("sold", "we sell refurbished phones"),
+        ("bought", "when buying a phone"),
+        ("paid", "customers pay monthly"),
+        ("wrote", "the report was written in March"),
+        ("taken", "photos take time"),
+    ],
+)
+def test_a_form_of_an_irregular_verb_finds_the_others(asked, written):
+    assert held(asked, written)
+
+
+def test_what_matched_before_still_matches():
+    assert held("photos", "aviation photography")  # a derivation: five letters shared
+    assert held("mortage", "a mortgage broker")  # a long word, one typo
+    assert not held("tax", "taxi drivers")  # a short word only as itself
+
+
+def test_a_form_that_is_also_a_noun_is_read_as_written():
+    # "Roses" are no form of "rise", nor a "saw" of "see": such forms are left alone.
+    assert not held("roses", "prices rise in spring")
+    assert not held("saw", "we see the sea")
+    assert verb_lemma_stems("rose") == frozenset()
+    assert verb_lemma_stems("lost") == {"lose"}
+
+
+def test_the_graph_still_reads_the_shared_matching():
+    assert question_terms.matches_term is matching.matches_term
+
+
+def test_the_acronym_of_a_name_written_out():
+    found = acronyms("Le Net Promoter Score est passé de 41 à 48.")
+    assert "nps" in found
+
+
+def test_a_lost_laptop_is_a_laptop_someone_loses():
+    # "I lost my laptop" was declined: no passage held "lost".
+    chunks = [
+        {
+            "label": "1",
+            "title": "Security handbook",
+            "section": "Device encryption",
+            "text": "An employee who loses a laptop or phone must report the loss within 1 hour.",
+        }
+    ]
+    assert decide("I lost my laptop", chunks).verdict == "answer"
