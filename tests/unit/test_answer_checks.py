@@ -144,7 +144,7 @@ def test_french_auxiliaries_are_no_content():
 
 
 def test_an_acronym_finds_the_name_written_out():
-    from threadline.graph.referents import acronyms
+    from threadline.text.matching import acronyms
 
     text = "The Snake River is the longest river in the United States. See the U.K. rules."
     found = acronyms(text)

@@ -67,7 +67,6 @@ from threadline.graph.question_terms import (
     uncovered_parts,
 )
 from threadline.graph.referents import (
-    acronyms,
     candidate_titles,
     distinct_things,
     from_discussed,
@@ -86,6 +85,7 @@ from threadline.knowledge.bilingual import (
 from threadline.knowledge.facts import AnswerType, asked_type, has_answer_type, role_terms
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
+from threadline.text.matching import acronyms
 
 Verdict = Literal["answer", "partial", "not_in_documents", "ambiguous"]
 

@@ -3,8 +3,9 @@
 The evidence check (:mod:`threadline.graph.evidence`) asks these pure helpers which
 passages are about the question's subject (its names, or what "it" refers to), which
 distinct things a reference may mean (titles, sections, a name several titles extend),
-whether the passages leave the conversation's documents or its subject (the names it
-keeps using), and which acronyms a passage's names stand for.
+and whether the passages leave the conversation's documents or its subject (the names
+it keeps using). Which acronyms a passage's names stand for is
+:func:`threadline.text.matching.acronyms`.
 """
 
 from __future__ import annotations
@@ -31,39 +32,6 @@ from threadline.graph.question_terms import (
     own_phrases,
 )
 from threadline.text import fold, terms
-
-# Inside a name, these join its words ("United States of America") and give no initial.
-_NAME_JOINERS = frozenset("of and the for de du des la le et".split())
-# Names written in full in passages and shortened in questions under another set of
-# initials than their words give ("USA" for "United States"): the few such aliases.
-_ACRONYM_ALIASES = {"us": ("usa",), "uk": ("gb",)}
-
-
-def acronyms(text: str) -> set[str]:
-    """Return the acronyms a passage's names stand for, lower-cased: "United States" → us.
-
-    The initials of each run of capitalised words (joined by "of", "and"...), and the
-    letters of dotted abbreviations ("U.S." → us); a question's "USA" or "US" then finds
-    a passage that writes the name out.
-    """
-    found: set[str] = set()
-    for dotted in re.findall(r"\b(?:[A-Z]\.){2,}", text):
-        found.add(dotted.replace(".", "").lower())
-    run: list[str] = []
-    # Punctuation is a token of its own: a name does not run across it.
-    for word in [*re.findall(r"[\w'’-]+|[^\w\s]", text), ""]:
-        if word.lower() in _NAME_JOINERS:
-            continue
-        if word[:1].isupper() and not word.isupper():
-            run.append(word[0].lower())
-        else:
-            if len(run) >= 2:
-                found.add("".join(run))
-            run = []
-    for short, aliases in _ACRONYM_ALIASES.items():
-        if short in found:
-            found.update(aliases)
-    return found
 
 
 def candidate_titles(chunks: Sequence[Mapping[str, object]], labels: Sequence[str]) -> list[str]:
