@@ -211,6 +211,8 @@ def test_its_battery_in_french_stays_on_the_phone_discussed(minilm_services) -> 
         # A French question whose English translation matches the handbook's "employees":
         # the French report, a fifth of the documents, keeps places among the candidates.
         ("Combien de collaborateurs Brightwell compte-t-il ?", "Ressources humaines", "2 140"),
+        # A ranking is asked: "le smartphone le plus vendu", not a phone "sold by Brightwell".
+        ("What is the best-selling phone?", "Activité commerciale", "Samsung Galaxy A55 5G"),
     ],
 )
 def test_a_question_answered_only_in_the_minority_language_reaches_it(

@@ -50,3 +50,17 @@ def test_a_count_stands_next_to_the_counted_noun(sentence, states):
 def test_combien_de_temps_asks_for_a_duration_not_a_count():
     assert asked_type("Combien de temps ai-je pour retourner un téléphone ?") == "duration"
     assert asked_type("Combien de magasins Brightwell a-t-il ouverts ?") == "quantity"
+
+
+def test_a_ranking_of_sales_is_a_kind_of_answer():
+    from threadline.knowledge.facts import asked_type, has_answer_type
+
+    for question in (
+        "What is the best-selling phone?",
+        "Quel est le smartphone le plus vendu ?",
+        "What is the most popular laptop?",
+    ):
+        assert asked_type(question) == "rank", question
+    assert asked_type("What is the best time to sell stocks?") is None
+    assert has_answer_type("rank", "le smartphone le plus vendu de l'année")
+    assert not has_answer_type("rank", "The Pixel 8 Pro is sold by Brightwell for $999.")

@@ -349,3 +349,33 @@ def test_a_count_is_of_the_head_of_the_counted_phrase():
     question = "How many support requests were handled in 2024?"
     text = ExtractiveChatModel().invoke(_sources_prompt(question, passages, "quantity")).text
     assert text == "Support handled 312,000 requests in 2024. [1]"
+
+
+def test_a_part_asked_for_is_a_word_of_the_question():
+    # "la part des smartphones" asks a share: "part" is content here, not the "part"
+    # of "tell me about the second part"; the revenue growth says half of it at most.
+    passages = [
+        "Le chiffre d'affaires a progressé de 11,8 % pour atteindre 486,3 millions de dollars.",
+        "Les ventes de smartphones représentent 52 % du chiffre d'affaires, les ordinateurs "
+        "portables 31 %.",
+    ]
+    question = "Quelle est la part des smartphones dans le chiffre d'affaires ?"
+    quoted = sentences_without_citations(
+        ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
+    )
+    assert quoted[0].startswith("Les ventes de smartphones représentent 52 %")
+
+
+def test_a_ranking_asked_is_answered_by_the_ranking_stated():
+    # "the best-selling phone": a sentence saying a phone is sold is no answer; the one
+    # saying which sold best is, in whatever language it is written.
+    passages = [
+        "The Nokia G42 5G is the cheapest phone sold by Brightwell, at $199.",
+        "Le Samsung Galaxy A55 5G a été le smartphone le plus vendu de l'année.",
+    ]
+    text = (
+        ExtractiveChatModel()
+        .invoke(_sources_prompt("What is the best-selling phone?", passages, answer_type="rank"))
+        .text
+    )
+    assert sentences_without_citations(text) == [passages[1]]

@@ -209,6 +209,7 @@ _TYPED_KIND_TERMS = {
     "price": frozenset(terms("price prices cost costs prix coût coûts coûte coûtent tarif")),
     "weight": frozenset(terms("weight weigh weighs heavy poids pèse lourd lourde")),
     "duration": frozenset(terms("fast quickly soon long vite rapidement délai temps")),
+    "rank": frozenset(terms("best selling sell sells popular top vendu vendus populaire")),
 }
 
 

@@ -48,6 +48,7 @@ def decline(
             "person": "de nom de personne",
             "phone": "de numéro de téléphone",
             "email": "d'adresse e-mail",
+            "rank": "de classement",
         }
         kinds_en = {
             "price": "a price",
@@ -59,6 +60,7 @@ def decline(
             "person": "a person's name",
             "phone": "a phone number",
             "email": "an email address",
+            "rank": "a ranking",
         }
         kind_missing = kinds_fr.get(asks_for, "l'information") if fr else kinds_en.get(asks_for)
         head = (

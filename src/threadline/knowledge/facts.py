@@ -57,14 +57,22 @@ _PHONE = re.compile(r"(?<![\w.,])(?:\+?\(?\d{1,4}\)?(?:[\s.-]\d{2,4}){2,5}|\+?\d
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 AnswerType = Literal[
-    "price", "pay", "quantity", "date", "duration", "weight", "person", "phone", "email"
+    "price", "pay", "quantity", "date", "duration", "weight", "person", "phone", "email", "rank"
 ]
 
 KINDS = frozenset(
-    ("price", "pay", "quantity", "date", "duration", "weight", "person", "phone", "email")
+    ("price", "pay", "quantity", "date", "duration", "weight", "person", "phone", "email", "rank")
 )
 
+# A ranking of sales or popularity ("the best-selling phone", "le plus vendu"): what is
+# asked is who comes first, which a passage states as such; "sold by Brightwell for
+# $799" says a phone is sold, not that it sells best.
+_RANKED = (
+    r"best[- ]?sell\w*|bestsell\w*|top[- ]sell\w*|most popular|most sold|sold the most|"
+    r"(?:le|la|les) plus vendue?s?|meilleures? ventes?|(?:le|la|les) plus populaires?"
+)
 _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
+    ("rank", re.compile(rf"\b(?:{_RANKED})\b")),
     # Contact details first: "what number do I call?" asks for a phone number, not a count.
     (
         "phone",
@@ -124,6 +132,7 @@ _TYPE_PATTERN: dict[AnswerType, re.Pattern[str]] = {
     "person": _PERSON,
     "phone": _PHONE,
     "email": _EMAIL,
+    "rank": re.compile(rf"\b(?:{_RANKED}|number one|numero un|n° ?1)\b", re.I),
 }
 
 

@@ -60,12 +60,13 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(«A-ZÀ-Ý0-9])")
 # The names of a question: capitalised words past its first, codes ("8a", "S25").
 _NAMES = re.compile(r"(?<=\s)[A-ZÀ-Ý][\w'’-]*|\b\w*\d\w*\b")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-# Words that say what to do with the answer, not what it is about.
+# Words that say what to do with the answer, not what it is about. Not "part": it
+# shares its stem with "la part des smartphones" (the share asked for); "partie" is here.
 _REQUEST_TERMS = set(
     terms(
         "detail details detailed expand elaborate explain tell more say go deeper about "
         "summary summarise summarize overview synthesis report give show describe "
-        "please point section part source document "
+        "please point section source document "
         "détaille détailler développe développer précise préciser explique expliquer "
         "approfondis résume résumer résumé synthèse fais donne parle moi plus "
         "point partie section source document stp merci"
@@ -453,6 +454,11 @@ class ExtractiveChatModel(BaseChatModel):
         answer quotes the best-ranked ones, `_gathered`), and a passage ranked lower
         answers with its own best sentence, however it compares with the first one's.
         """
+        if answer_type == "rank" and (ranked := [r for r in rows if has_answer_type("rank", r[3])]):
+            # A ranking stated ("le smartphone le plus vendu") answers "the best-selling
+            # phone" in any language, whatever other words it shares with the question
+            # (its score counts it as answering even when it shares none).
+            return [(score + 1.0, si, i, sentence) for score, si, i, sentence in ranked]
         own = (set(terms(question)) | translated) - _REQUEST_TERMS
         read: dict[str, set[str]] = {}
         for row in rows:
