@@ -54,7 +54,7 @@ _MAX_GROUP_WORDS = 3
 
 
 @dataclass(frozen=True)
-class Ellipsis:
+class EllipticalMessage:
     """What an elliptical message says: the phrase that replaces part of the question."""
 
     phrase: str
@@ -66,7 +66,7 @@ class Ellipsis:
         return _LEADING.sub("", _STANDS_FOR.sub("", self.phrase)).strip()
 
 
-def read_ellipsis(question: str) -> Ellipsis | None:
+def read_ellipsis(question: str) -> EllipticalMessage | None:
     """Read "and X?" as an ellipsis, or return None.
 
     Args:
@@ -82,7 +82,7 @@ def read_ellipsis(question: str) -> Ellipsis | None:
     phrase = match["phrase"].strip()
     if not phrase or len(phrase.split()) > _MAX_PHRASE_WORDS or _CLAUSE.search(phrase):
         return None
-    return Ellipsis(phrase)
+    return EllipticalMessage(phrase)
 
 
 def _shape(name: str) -> str:
