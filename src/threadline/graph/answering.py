@@ -2,6 +2,10 @@
 
 `graph.generate` strings them together; they are module-level so tests and the
 benchmarks call the very same functions.
+
+Over 400 lines: the question a turn asks, the evidence decision, the guard over a
+model's verdict and the one structured call that returns it are one contract (what the
+call is asked is what the guard checks); the prompt's parts would move out first.
 """
 
 from __future__ import annotations

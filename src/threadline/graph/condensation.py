@@ -7,6 +7,10 @@ correction applied (:func:`corrected_query`), the check of an LLM's condensed
 query (:func:`check_rewrite`), and the `PreviousTurn` the retriever may use.
 :mod:`threadline.graph.reformulation` builds the query variants and the reformulate
 node on them.
+
+Over 400 lines: every word a follow-up's query carries from the conversation (salient,
+recurring, corrected, checked in an LLM's rewrite) is read here with the same term
+rules; an elliptical "and X?" went to its own module (`graph.ellipsis`).
 """
 
 from __future__ import annotations
