@@ -251,13 +251,8 @@ _COMPARE_LISTED = re.compile(
 )
 
 
-# What the catalog states of every product: its specs, its price and its warranty.
-_SPEC_WORDS = re.compile(
-    r"\b(?:price|cost|costs|how much|prix|coute|coutent|weigh\w*|weight|poids|pese|"
-    r"battery|autonomie|batterie|ram|memory|memoire|storage|stockage|screen|display|ecran|"
-    r"camera|appareil photo|processor|processeur|cpu|operating system|warranty|garantie)\b"
-)
-# Each spec word and the catalog keys it names (a battery is in hours for a laptop, in
+# What the catalog states of every product (its specs, its price and its warranty): each
+# spec word and the catalog keys it names (a battery is in hours for a laptop, in
 # mAh for a phone: the product's own says which). "How much" asks a price unless it asks
 # for another spec ("how much RAM").
 _SPEC_KEYS: list[tuple[str, tuple[str, ...]]] = [
@@ -305,7 +300,7 @@ def asks_a_spec_of_it(question: str, brands: Sequence[str] = ()) -> bool:
     text = _PHONE_AS_CHANNEL.sub(" ", fold(question)).strip()
     if any(re.search(rf"\b{re.escape(fold(b))}\b", text) for b in brands):
         return False
-    if not _SPEC_WORDS.search(text):
+    if not asked_specs(text):
         return False
     alone = _SPEC_ALONE.match(text)
     return bool(_IT.search(text) or (alone and len(alone["rest"].split()) <= 3))
