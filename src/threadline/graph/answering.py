@@ -10,7 +10,7 @@ call is asked is what the guard checks); the prompt's parts would move out first
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -20,7 +20,6 @@ from pydantic import BaseModel, Field
 
 from threadline.followups.trail import render_history
 from threadline.graph import prompts
-from threadline.graph.catalog_requests import subject_product
 from threadline.graph.ellipsis import substituted_question
 from threadline.graph.evidence import Evidence, Verdict, decide
 from threadline.graph.grounding import neutralize_markers
@@ -90,24 +89,21 @@ def asked_question(state: State) -> str:
     return substituted_question(state.query, previous) or state.query
 
 
-def decide_turn(state: State, products: Collection[str] = ()) -> Evidence:
+def decide_turn(state: State, question: str) -> Evidence:
     """Return the evidence check for this turn's question over its packed context.
 
     Args:
         state: The turn's state after retrieval.
-        products: The tenant's catalog product names: when the previous answer was about
-            one of them (`catalog_requests.subject_product`: the only one it showed, or
-            the first of a ranking), "it" is that product, not every product it listed.
+        question: The question the turn asks (`asked_question`).
     """
     earlier = [f"{h.get('question', '')} {h.get('answer', '')}" for h in state.history]
     followup = state.followup
-    question = asked_question(state)
-    # "it" is the product discussed; a message that names its own subject is checked
-    # against the previous answer's sources, as any other.
-    subject = subject_product(state.history, products) if products else None
+    # "it" is the product the router found discussed (the only one the previous answer
+    # showed, or the first of a ranking), not every product it listed; a message that
+    # names its own subject is checked against the previous answer's sources.
     focus = state.thread_state.last_titles if state.history else []
-    if subject and PRONOUN.search(question):
-        focus = [subject]
+    if state.discussed_product and PRONOUN.search(question):
+        focus = [state.discussed_product]
     return decide(
         question,
         state.chunks,

@@ -131,6 +131,8 @@ class State(InputState):
     """reply | tool | followup_reference | followup_context | standalone | clarify."""
     followup: TurnFollowup = field(default_factory=TurnFollowup)
     """How the message refers to the previous turns."""
+    discussed_product: str | None = None
+    """The one catalog product the previous answer was about ("it"), set by the router."""
     deliverable: bool = False
     """A summary/synthesis/report: the answer ends with an outline."""
     reformulated_query: str = ""

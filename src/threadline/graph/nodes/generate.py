@@ -49,8 +49,8 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """
     services = run_services()
     settings, context = services.settings, runtime.context or Context()
-    products = [p.name for p in services.kb.catalog.products(state.tenant)]
-    evidence = decide_turn(state, products)
+    question = asked_question(state)
+    evidence = decide_turn(state, question)
     trace: dict[str, Any] = {"node": "generate", "evidence": evidence_trace(evidence)}
     llm = services.llm
     judges = not quotes_sources(llm)
@@ -73,7 +73,7 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         context,
         only=None if judges else shown or None,
         asks_for=evidence.asks_for,
-        question=None if judges else evidence.answered or asked_question(state),
+        question=None if judges else evidence.answered or question,
     )
     generated = generate_structured(llm, messages, trace)
     # A server's first answer call may be refused for its format and made again.

@@ -86,6 +86,7 @@ def load_conversation(state: State, config: RunnableConfig) -> dict[str, Any]:
         "thread_state": thread_state,
         "route": "",
         "followup": TurnFollowup(),
+        "discussed_product": None,
         "deliverable": False,
         "reformulated_query": "",
         "search_query": "",

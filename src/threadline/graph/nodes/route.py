@@ -106,5 +106,6 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         "followup": followup,
         "deliverable": plan.deliverable,
         "tool_call": tool_call,
+        "discussed_product": subject,
         "trace": [{"node": "route_turn", "route": route}],
     }
