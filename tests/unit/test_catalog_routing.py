@@ -172,6 +172,18 @@ def test_which_of_those_ranks_the_products_a_summary_was_about():
     assert second.tool is None
 
 
+def after_an_answer_on(question: str, subject: str | None):
+    """The plan of a message after an answer about `subject` (None: about no product)."""
+    return plan_turn(
+        question,
+        outline=[],
+        source_titles=[],
+        has_previous_turn=True,
+        brands=BRANDS,
+        subject_product=subject,
+    )
+
+
 @pytest.mark.parametrize(
     ("question", "specs"),
     [
@@ -185,14 +197,7 @@ def test_which_of_those_ranks_the_products_a_summary_was_about():
     ],
 )
 def test_a_spec_asked_of_the_product_discussed_is_looked_up(question, specs):
-    plan = plan_turn(
-        question,
-        outline=[],
-        source_titles=[],
-        has_previous_turn=True,
-        brands=BRANDS,
-        subject_product="Acer Aspire 5 (A515-58)",
-    )
+    plan = after_an_answer_on(question, "Acer Aspire 5 (A515-58)")
     assert plan.route == "tool" and plan.tool is not None
     assert plan.tool.name == "get_product"
     assert plan.tool.args == {"name": "Acer Aspire 5 (A515-58)", "specs": specs}
@@ -212,14 +217,7 @@ def test_a_spec_asked_of_the_product_discussed_is_looked_up(question, specs):
     ],
 )
 def test_other_follow_ups_are_no_lookup_of_the_product_discussed(question, subject):
-    plan = plan_turn(
-        question,
-        outline=[],
-        source_titles=[],
-        has_previous_turn=True,
-        brands=BRANDS,
-        subject_product=subject,
-    )
+    plan = after_an_answer_on(question, subject)
     assert plan.tool is None or plan.tool.name != "get_product"
 
 

@@ -164,6 +164,11 @@ def _sources_prompt(question: str, passages: list[str], answer_type: str = ""):
     ]
 
 
+def compose(question: str, passages: list[str], answer_type: str = "") -> str:
+    """The offline model's answer to a question over these passages, numbered from 1."""
+    return ExtractiveChatModel().invoke(_sources_prompt(question, passages, answer_type)).text
+
+
 def test_answer_gathers_the_best_ranked_passages_each_cited_to_its_own():
     # The first passage is quoted in its own order (its answering sentences, up to the
     # length of a useful answer); each next passage that answers adds its best sentence.
@@ -174,7 +179,7 @@ def test_answer_gathers_the_best_ranked_passages_each_cited_to_its_own():
         "Anemones in tide pools close when touched.",
         "Tide pools also hold sea stars.",
     ]
-    text = ExtractiveChatModel().invoke(_sources_prompt("What lives in tide pools?", passages)).text
+    text = compose("What lives in tide pools?", passages)
     quoted = sentences_without_citations(text)
     assert quoted[:3] == [
         "Tide pools form on rocky shores.",
@@ -195,9 +200,7 @@ def test_the_lead_passage_is_quoted_from_its_best_sentence_on():
         "The Enterprise plan costs $899 per month. Every plan can be paid annually."
     ]
     question = "How much does the Enterprise plan cost?"
-    quoted = sentences_without_citations(
-        ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
-    )
+    quoted = sentences_without_citations(compose(question, passages))
     assert quoted[0] == "The Enterprise plan costs $899 per month."
     assert "The Basic plan costs $29 per month." not in quoted
 
@@ -210,7 +213,7 @@ def test_a_sentence_naming_only_the_subject_does_not_answer():
         "The Pixel 8a was the second best-selling phone of the year.",
     ]
     question = "What is the warranty of the Pixel 8a?"
-    text = ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
+    text = compose(question, passages)
     assert text == "The Pixel 8a comes with a two-year warranty. [1]"
 
 
@@ -248,7 +251,7 @@ def test_a_word_for_the_kind_of_answer_is_not_what_a_sentence_must_hold():
         "Different charges apply to different features.",
     ]
     question = "What is the difference among Fixed and Metered?"
-    text = ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
+    text = compose(question, passages)
     assert "Fixed: a monthly charge that is never adjusted. [1]" in text
     assert "Metered: you pay for what you use. [1]" in text
 
@@ -260,7 +263,7 @@ def test_an_open_compound_finds_its_closed_form():
         "FIFO simplifies the bookkeeping of sold lots.",
     ]
     question = "That's a complicated book keeping!"
-    text = ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
+    text = compose(question, passages)
     assert text == "FIFO simplifies the bookkeeping of sold lots. [2]"
 
 
@@ -273,7 +276,7 @@ def test_a_best_ranked_passage_that_says_half_of_what_is_asked_gives_way():
         "An employee who loses a laptop must report the loss within 1 hour.",
     ]
     question = "What should I do if I lose my laptop?"
-    text = ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
+    text = compose(question, passages)
     assert text == "An employee who loses a laptop must report the loss within 1 hour. [2]"
 
 
@@ -285,9 +288,7 @@ def test_the_best_ranked_passage_keeps_the_lead_when_it_says_most_of_what_is_ask
         "In 2024, 98.6% of P1 incidents got a first response within the response time.",
     ]
     question = "What is the response time for a P1 incident?"
-    quoted = sentences_without_citations(
-        ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
-    )
+    quoted = sentences_without_citations(compose(question, passages))
     assert quoted[0] == passages[0]
 
 
@@ -300,9 +301,7 @@ def test_a_sentence_in_another_language_is_read_with_its_translations_for_the_le
         "En 2024, 98,6 % des incidents P1 ont reçu une première réponse dans le délai prévu.",
     ]
     question = "Quel est le délai de réponse pour un incident P1 ?"
-    quoted = sentences_without_citations(
-        ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
-    )
+    quoted = sentences_without_citations(compose(question, passages))
     assert quoted[0] == passages[0]
 
 
@@ -312,7 +311,7 @@ def test_an_acronym_finds_the_sentence_that_writes_the_name_out():
         "Support handled 312,000 requests in 2024.",
         "Customer satisfaction reached 91% and the Net Promoter Score rose from 41 to 48.",
     ]
-    text = ExtractiveChatModel().invoke(_sources_prompt("What is the NPS?", passages)).text
+    text = compose("What is the NPS?", passages)
     assert text == f"{passages[1]} [2]"
 
 
@@ -323,7 +322,7 @@ def test_a_past_form_finds_the_sentence_that_writes_the_verb_otherwise():
         "The Aspire 5 is an entry-level laptop. The Aspire 5 laptop has a 15.6-inch display.",
         "An employee who loses a laptop must report the loss within 1 hour.",
     ]
-    text = ExtractiveChatModel().invoke(_sources_prompt("I lost my laptop", passages)).text
+    text = compose("I lost my laptop", passages)
     assert text == "An employee who loses a laptop must report the loss within 1 hour. [2]"
 
 
@@ -335,9 +334,7 @@ def test_a_french_how_to_question_is_read_without_its_auxiliary():
         "An employee who loses a laptop or phone must report the loss within 1 hour.",
     ]
     question = "Que faire si je perds mon téléphone professionnel ?"
-    quoted = sentences_without_citations(
-        ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
-    )
+    quoted = sentences_without_citations(compose(question, passages))
     assert quoted[0] == passages[1]
 
 
@@ -347,7 +344,7 @@ def test_a_count_is_of_the_head_of_the_counted_phrase():
         "Brightwell sold 4,870 support contracts in 2024. Support handled 312,000 requests in 2024."
     ]
     question = "How many support requests were handled in 2024?"
-    text = ExtractiveChatModel().invoke(_sources_prompt(question, passages, "quantity")).text
+    text = compose(question, passages, "quantity")
     assert text == "Support handled 312,000 requests in 2024. [1]"
 
 
@@ -360,9 +357,7 @@ def test_a_part_asked_for_is_a_word_of_the_question():
         "portables 31 %.",
     ]
     question = "Quelle est la part des smartphones dans le chiffre d'affaires ?"
-    quoted = sentences_without_citations(
-        ExtractiveChatModel().invoke(_sources_prompt(question, passages)).text
-    )
+    quoted = sentences_without_citations(compose(question, passages))
     assert quoted[0].startswith("Les ventes de smartphones représentent 52 %")
 
 
