@@ -98,7 +98,10 @@ def _names_in(text: str, *, sentence: bool = False) -> list[str]:
     """Return the names of a text: runs of capitalised words and codes, as typed.
 
     With `sentence`, the text's first word is not a name for its capital alone (it
-    opens the sentence: "What", "Quelle").
+    opens the sentence: "What", "Quelle"). Not `question_terms.name_runs`: there a model
+    number stands apart from its name ("Pixel", "8a") and the first word is never a name,
+    while a name's shape here is the whole model ("Pixel 8a" for "iPhone 15") and an
+    ellipsis's phrase opens with its name ("Enterprise").
     """
     runs: list[str] = []
     current: list[str] = []
