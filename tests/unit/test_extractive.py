@@ -368,9 +368,5 @@ def test_a_ranking_asked_is_answered_by_the_ranking_stated():
         "The Nokia G42 5G is the cheapest phone sold by Brightwell, at $199.",
         "Le Samsung Galaxy A55 5G a été le smartphone le plus vendu de l'année.",
     ]
-    text = (
-        ExtractiveChatModel()
-        .invoke(_sources_prompt("What is the best-selling phone?", passages, answer_type="rank"))
-        .text
-    )
+    text = compose("What is the best-selling phone?", passages, answer_type="rank")
     assert sentences_without_citations(text) == [passages[1]]
