@@ -197,18 +197,17 @@ def with_every_language(
     minority = {lang: s for lang, s in shares.items() if min_share <= s < 0.5}
     if not minority or len(ranked) <= top_k:
         return kept
+    language_of = {c.chunk.chunk_id: passage_language(c.chunk.text) for c in ranked}
     for language, share in minority.items():
         wanted = max(1, math.ceil(top_k * share))
-        have = [c for c in kept if passage_language(c.chunk.text) == language]
-        extra = [c for c in ranked[top_k:] if passage_language(c.chunk.text) == language][
-            : max(0, wanted - len(have))
-        ]
-        for candidate in extra:
+        have = sum(1 for c in kept if language_of[c.chunk.chunk_id] == language)
+        extra = [c for c in ranked[top_k:] if language_of[c.chunk.chunk_id] == language]
+        for candidate in extra[: max(0, wanted - have)]:
             # The majority's last candidate gives way (never one of the minority's own).
             out = next(
                 i
                 for i in range(len(kept) - 1, -1, -1)
-                if passage_language(kept[i].chunk.text) not in minority
+                if language_of[kept[i].chunk.chunk_id] not in minority
             )
             del kept[out]
             kept.append(candidate)
