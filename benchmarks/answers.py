@@ -318,7 +318,8 @@ def run_answers_benchmark(
         settings_update: Settings to change for the run (the LLM benchmark points the
             chat model at a local server).
         on_answer: Called with each task's whole result once it is answered (an analysis
-            of the run reads its trace: `benchmarks.answers_ceilings`).
+            of the run reads its trace: `benchmarks.answers_ceilings`); its time counts in
+            the report's `answer_seconds`.
 
     Returns:
         Counts and timings.

@@ -194,6 +194,10 @@ class TaskRecord:
     """Passage ids packed into the generator's context, in the context's order."""
     cited: list[str]
     gold: list[str]
+    about: list[str]
+    """Packed passages the evidence check found about the question's subject."""
+    supporting: list[str]
+    """Packed passages holding most of the question (the quoting model's, past the lead)."""
     gold_packed: bool
     gold_top5: bool
     gold_top10: bool
@@ -223,6 +227,7 @@ def task_record(
     packed: Sequence[tuple[str, str]],
     passages: Mapping[str, str],
     scorer: ModuleType,
+    evidence: Mapping[str, Sequence[str]] | None = None,
 ) -> TaskRecord:
     """Score one A+P task's turn against its gold passages and references.
 
@@ -233,7 +238,9 @@ def task_record(
         packed: (passage id, packed text) in the context's order.
         passages: Corpus passage text by id (for the gold passages).
         scorer: The benchmark's `score.py`.
+        evidence: The evidence check's `about` and `supporting` passage ids.
     """
+    evidence = evidence or {}
     rouge_l: RougeL = scorer.rouge_l
     references = [str(r) for r in task["references"]]
     gold = [str(g) for g in task["gold_passage_ids"]]
@@ -256,6 +263,8 @@ def task_record(
         packed=packed_ids,
         cited=cited,
         gold=gold,
+        about=list(evidence.get("about", [])),
+        supporting=list(evidence.get("supporting", [])),
         gold_packed=holds_gold(packed_ids, gold),
         gold_top5=holds_gold(retrieved[:5], gold),
         gold_top10=holds_gold(retrieved[:10], gold),
@@ -304,6 +313,16 @@ def summarise(records: Sequence[TaskRecord]) -> dict[str, Any]:
                 r.answered and r.gold_packed and not r.cite_hit for r in records
             ),
             "not_answered_gold_packed": sum(not r.answered and r.gold_packed for r in records),
+            "not_cited_gold_supporting": sum(
+                r.answered and not r.cite_hit and holds_gold(r.supporting, r.gold) for r in records
+            ),
+            "not_cited_gold_about_only": sum(
+                r.answered
+                and not r.cite_hit
+                and holds_gold(r.about, r.gold)
+                and not holds_gold(r.supporting, r.gold)
+                for r in records
+            ),
         },
         "rouge_l": {
             "run": mean(r.rouge_l for r in records),
@@ -333,6 +352,26 @@ def summarise(records: Sequence[TaskRecord]) -> dict[str, Any]:
 # --- the run -----------------------------------------------------------------------
 
 
+def evidence_passages(result: TurnResult) -> dict[str, list[str]]:
+    """Return the evidence check's `about` and `supporting` packed passages, as passage ids."""
+    ids = {label: doc_id for label, doc_id in _packed_labels(result)}
+    for entry in result.trace:
+        evidence = entry.get("evidence") if entry.get("node") == "generate" else None
+        if isinstance(evidence, dict):
+            return {
+                key: list(dict.fromkeys(ids[x] for x in evidence.get(key, []) if x in ids))
+                for key in ("about", "supporting")
+            }
+    return {"about": [], "supporting": []}
+
+
+def _packed_labels(result: TurnResult) -> list[tuple[str, str]]:
+    for entry in result.kept_trace:
+        if entry.get("node") == "context":
+            return [(str(p["label"]), str(p["doc_id"])) for p in entry.get("packed", [])]
+    return []
+
+
 def packed_passages(result: TurnResult) -> list[tuple[str, str]]:
     """(passage id, chunk id) of the generator's context, from the turn's stored trace."""
     for entry in result.kept_trace:
@@ -349,6 +388,7 @@ class TurnCapture:
     packed: list[tuple[str, str]]
     """(passage id, packed chunk text)."""
     line: dict[str, Any]
+    evidence: dict[str, list[str]]
 
 
 def capture_turn(bench: AnswersBench, task: AnswerTask, result: TurnResult) -> TurnCapture:
@@ -362,7 +402,7 @@ def capture_turn(bench: AnswersBench, task: AnswerTask, result: TurnResult) -> T
             texts.update({c.chunk_id: c.text for c in kb.document_chunks(doc_id, tenant=TENANT)})
         packed.append((doc_id, texts.get(chunk_id, "")))
     line = json.loads(answer_line(task, result).to_json())
-    return TurnCapture(list(ranking.doc_ids), packed, line)
+    return TurnCapture(list(ranking.doc_ids), packed, line, evidence_passages(result))
 
 
 def run_ceilings(
@@ -404,7 +444,9 @@ def run_ceilings(
             if turn is None:  # past --limit
                 continue
             records.append(
-                task_record(task, turn.line, turn.retrieved, turn.packed, passages, scorer)
+                task_record(
+                    task, turn.line, turn.retrieved, turn.packed, passages, scorer, turn.evidence
+                )
             )
     return summarise(records), records
 
@@ -441,8 +483,10 @@ def markdown(summary: Mapping[str, Any], targets: Mapping[str, float]) -> str:
         f"| target (issue 11) | {targets['cite_hit']:.2f} |",
         "",
         f"Answered with a gold passage packed but not cited: "
-        f"{cite['answered_gold_packed_not_cited']}; not answered with a gold passage packed: "
-        f"{cite['not_answered_gold_packed']}.",
+        f"{cite['answered_gold_packed_not_cited']} (a gold passage among those the evidence "
+        f"check found supporting: {cite['not_cited_gold_supporting']}; only about the "
+        f"subject: {cite['not_cited_gold_about_only']}); not answered with a gold passage "
+        f"packed: {cite['not_answered_gold_packed']}.",
         "",
         "## ROUGE-L of an extractive answer (oracle choice of the window)",
         "",

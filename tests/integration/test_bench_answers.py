@@ -185,6 +185,8 @@ def test_ceilings_cli_runs_the_same_tasks_and_writes_its_report(files, tmp_path)
     assert record["task_id"] == "c1<::>1" and record["answered"]
     assert record["packed"][0] == "g-1" and record["gold_packed"] and record["cite_hit"]
     assert record["retrieved"][0] == "g-1" and record["gold_top5"]
+    # The evidence check's passages, read from the turn's trace, as passage ids.
+    assert "g-1" in record["about"] and "g-1" in record["supporting"]
     # "In late winter." is a part of the gold passage's one sentence.
     assert record["gold_ceiling"]["100"] == pytest.approx(record["packed_ceiling"]["100"])
     assert report["summary"]["cite_hit"]["ceiling_packed"] == 1.0

@@ -137,3 +137,32 @@ def test_a_task_record_reads_packed_retrieved_cited_and_the_decision(scorer):
     assert rouge["packed_all"][100] == pytest.approx((1.0 + declined.packed_ceiling[100]) / 2)
     report = markdown(summary, {"cite_hit": 0.85, "rouge_l": 0.25})
     assert "| ceiling if packing kept the top 10" in report and "0.500" in report
+
+
+def test_a_gold_passage_packed_but_not_cited_is_told_apart_by_the_evidence(scorer):
+    passages = {"g-1": PASSAGE, "x": "Tomatoes are pruned in summer."}
+    line = {"outcome": "grounded_answer", "answer": "Tomatoes. [1]", "cited_doc_ids": ["x"]}
+    packed = [("x", passages["x"]), ("g-1", PASSAGE)]
+    supported = task_record(
+        _task("t1", ["g-1"]),
+        line,
+        ["x", "g-1"],
+        packed,
+        passages,
+        scorer,
+        evidence={"about": ["x", "g-1"], "supporting": ["g-1"]},
+    )
+    about_only = task_record(
+        _task("t2", ["g-1"]),
+        line,
+        ["x", "g-1"],
+        packed,
+        passages,
+        scorer,
+        evidence={"about": ["x", "g-1"], "supporting": ["x"]},
+    )
+    assert supported.gold_packed and not supported.cite_hit
+    cite = summarise([supported, about_only])["cite_hit"]
+    assert cite["answered_gold_packed_not_cited"] == 2
+    assert cite["not_cited_gold_supporting"] == 1
+    assert cite["not_cited_gold_about_only"] == 1
