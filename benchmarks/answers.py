@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +49,7 @@ from benchmarks.retrieval import (
     load_corpus,
     open_index,
 )
-from threadline.chat import ChatService, TurnRequest
+from threadline.chat import ChatService, TurnRequest, TurnResult
 from threadline.querylog import QueryLog
 from threadline.services import Services
 from threadline.settings import get_settings
@@ -231,11 +231,14 @@ class AnswersBench:
             question, seeded = None, seeded + 1
         return seeded
 
-    def run_task(self, task: AnswerTask) -> AnswerLine:
-        """Seed the history, answer the last user turn through the graph."""
+    def answer(self, task: AnswerTask) -> TurnResult:
+        """Seed the history, answer the last user turn through the graph; the whole result.
+
+        The result's trace names the packed passages (`benchmarks.answers_ceilings` reads them).
+        """
         thread_id = thread_id_for(task)
         self.seed(task, thread_id)
-        result = self.chat.run_turn(
+        return self.chat.run_turn(
             TurnRequest(
                 query=task.turns[-1].text,
                 thread_id=thread_id,
@@ -244,14 +247,29 @@ class AnswersBench:
                 sources=[task.domain] if task.domain is not None else None,
             )
         )
-        return AnswerLine(
-            task_id=task.task_id,
-            outcome=result.outcome,
-            answer=result.answer,
-            cited_doc_ids=list(dict.fromkeys(c["doc_id"] for c in result.citations)),
-            stop_reason=result.stop_reason,
-            route=result.route,
-        )
+
+    def run_task(self, task: AnswerTask) -> AnswerLine:
+        """Seed the history, answer the last user turn through the graph."""
+        return answer_line(task, self.answer(task))
+
+    def clear_sessions(self, tasks: Sequence[AnswerTask]) -> None:
+        """Delete the tasks' sessions: a kept index directory also keeps an earlier run's."""
+        for task in tasks:
+            self.chat.services.store.delete_session(
+                tenant=task.tenant, caller_app=task.caller_app, session_id=thread_id_for(task)
+            )
+
+
+def answer_line(task: AnswerTask, result: TurnResult) -> AnswerLine:
+    """Return the run line of a task's answered last turn."""
+    return AnswerLine(
+        task_id=task.task_id,
+        outcome=result.outcome,
+        answer=result.answer,
+        cited_doc_ids=list(dict.fromkeys(c["doc_id"] for c in result.citations)),
+        stop_reason=result.stop_reason,
+        route=result.route,
+    )
 
 
 @contextmanager
@@ -284,6 +302,7 @@ def run_answers_benchmark(
     index_dir: Path | None = None,
     progress: Progress | None = None,
     settings_update: dict[str, Any] | None = None,
+    on_answer: Callable[[AnswersBench, AnswerTask, TurnResult], None] | None = None,
 ) -> AnswersReport:
     """Index the corpus (a fresh temporary index by default), run every task, write the run.
 
@@ -298,6 +317,9 @@ def run_answers_benchmark(
         progress: Called as (phase, done, total).
         settings_update: Settings to change for the run (the LLM benchmark points the
             chat model at a local server).
+        on_answer: Called with each task's whole result once it is answered (an analysis
+            of the run reads its trace: `benchmarks.answers_ceilings`); its time counts in
+            the report's `answer_seconds`.
 
     Returns:
         Counts and timings.
@@ -313,14 +335,13 @@ def run_answers_benchmark(
         report.indexed = index_corpus(services.kb, passages, progress) if passages else 0
         report.index_seconds = time.perf_counter() - started
         bench = AnswersBench(ChatService(services))
-        # A kept index directory also keeps the sessions of an earlier run: start clean.
-        for task in tasks:
-            services.store.delete_session(
-                tenant=task.tenant, caller_app=task.caller_app, session_id=thread_id_for(task)
-            )
+        bench.clear_sessions(tasks)
         started = time.perf_counter()
         for done, task in enumerate(tasks, 1):
-            line = bench.run_task(task)
+            result = bench.answer(task)
+            if on_answer is not None:
+                on_answer(bench, task, result)
+            line = answer_line(task, result)
             lines.append(line)
             report.outcomes[line.outcome] = report.outcomes.get(line.outcome, 0) + 1
             reason = (line.stop_reason or "").split(":")[0]

@@ -193,6 +193,55 @@ def answers(
         typer.echo(score_answers(out, tasks, script=scorer), nl=False)
 
 
+@app.command("answers-ceilings")
+def answers_ceilings(
+    corpus: Annotated[Path, typer.Option(help="Corpus JSONL: id, title, text, domain.")],
+    tasks: Annotated[
+        Path, typer.Option(help="Tasks JSONL with labels, references and gold passage ids.")
+    ],
+    out: Annotated[Path, typer.Option(help="Where to write the run JSONL.")] = Path(
+        "answers-run.jsonl"
+    ),
+    results: Annotated[
+        Path, typer.Option(help="Where to write answers-ceilings.json and .md.")
+    ] = Path("benchmarks/results"),
+    index_dir: Annotated[
+        Path | None, typer.Option(help="Keep the index here and reuse it across runs.")
+    ] = None,
+    scorer: Annotated[
+        Path | None, typer.Option(help="score.py to use (default: beside the tasks file).")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N tasks.", min=1)] = None,
+    embeddings: Annotated[
+        str, typer.Option(help="hybrid, sparse or dense (a fresh index is built).")
+    ] = "hybrid",
+) -> None:
+    """Run the answers benchmark and measure what its answer stage can reach (reads gold)."""
+    from benchmarks.answers import score_answers
+    from benchmarks.answers_ceilings import run_ceilings, write_report
+
+    if embeddings not in ("hybrid", "sparse", "dense"):
+        console.print("[red]--embeddings must be hybrid, sparse or dense[/red]")
+        raise typer.Exit(2)
+    summary, records = run_ceilings(
+        corpus,
+        tasks,
+        out,
+        scorer_path=scorer,
+        index_dir=index_dir,
+        embeddings=embeddings,
+        limit=limit,
+    )
+    write_report(
+        summary,
+        records,
+        results / "answers-ceilings.json",
+        results / "answers-ceilings.md",
+    )
+    typer.echo((results / "answers-ceilings.md").read_text(encoding="utf-8"), nl=False)
+    typer.echo(score_answers(out, tasks, script=scorer), nl=False)
+
+
 # The argparse benchmarks: command name -> (module, one line of help). Imported only
 # when run, so `--help` here stays fast and one benchmark's imports never load another's.
 ARGPARSE_BENCHMARKS: dict[str, tuple[str, str]] = {

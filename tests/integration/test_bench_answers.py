@@ -153,3 +153,41 @@ def test_cli_writes_the_run_and_scores_it(files, tmp_path):
     assert result.exit_code == 0, result.output
     assert "balanced_acc=1.000" in result.output
     assert len(out.read_text(encoding="utf-8").splitlines()) == 2
+
+
+@pytest.mark.skipif(not SCORE_PY.exists(), reason="the shared benchmark is not beside the repo")
+def test_ceilings_cli_runs_the_same_tasks_and_writes_its_report(files, tmp_path):
+    corpus, tasks = files
+    out, results = tmp_path / "run.jsonl", tmp_path / "results"
+    result = CliRunner().invoke(
+        app,
+        [
+            "answers-ceilings",
+            "--corpus",
+            str(corpus),
+            "--tasks",
+            str(tasks),
+            "--out",
+            str(out),
+            "--results",
+            str(results),
+            "--embeddings",
+            "sparse",
+            "--scorer",
+            str(SCORE_PY),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    # The same run as `benchmarks answers`, scored by score.py.
+    assert "balanced_acc=1.000" in result.output
+    report = json.loads((results / "answers-ceilings.json").read_text(encoding="utf-8"))
+    (record,) = report["tasks"]  # the one ANSWERABLE task
+    assert record["task_id"] == "c1<::>1" and record["answered"]
+    assert record["packed"][0] == "g-1" and record["gold_packed"] and record["cite_hit"]
+    assert record["retrieved"][0] == "g-1" and record["gold_top5"]
+    # The evidence check's passages, read from the turn's trace, as passage ids.
+    assert "g-1" in record["about"] and "g-1" in record["supporting"]
+    # "In late winter." is a part of the gold passage's one sentence.
+    assert record["gold_ceiling"]["100"] == pytest.approx(record["packed_ceiling"]["100"])
+    assert report["summary"]["cite_hit"]["ceiling_packed"] == 1.0
+    assert (results / "answers-ceilings.md").read_text(encoding="utf-8").startswith("# Answers")
