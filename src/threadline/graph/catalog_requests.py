@@ -356,8 +356,32 @@ def compare_listed(question: str, listed: Sequence[str]) -> ToolRequest | None:
     return ToolRequest("compare_products", {"names": list(listed[:count])})
 
 
+# A choice among the products shown: "which one", "lequel", "of those", "parmi eux".
+_AMONG_SHOWN = re.compile(
+    r"\b(?:which (?:one|of)|of (?:those|these|them|the (?:two|three|four))|among|"
+    r"lequel|laquelle|lesquels|lesquelles|parmi|d'entre)\b"
+)
+
+
+def ranks_a_category(question: str) -> bool:
+    """Whether a message's answer is the top of a category on one spec, not all of it.
+
+    "Which laptop is the most expensive?", "Et le plus cher ?": a superlative the catalog
+    ranks, not chosen among products shown ("lequel est le plus cher ?"). Its answer
+    lists the first three of the category: a cut of the category, not a set of its own.
+    """
+    text = fold(question)
+    if _AMONG_SHOWN.search(text):
+        return False
+    return any(re.search(pattern, text) for pattern, _, _ in SUPERLATIVES)
+
+
 def rank_listed(
-    question: str, listed: Sequence[str], category: str | None = None
+    question: str,
+    listed: Sequence[str],
+    category: str | None = None,
+    *,
+    listed_is_cut: bool = False,
 ) -> ToolRequest | None:
     """Rank the products the previous answer listed, when a message compares them.
 
@@ -370,12 +394,17 @@ def rank_listed(
         listed: The products the previous answer listed, in the order shown.
         category: Their shared category, if any (a battery is in hours for a laptop, in
             mAh for a phone).
+        listed_is_cut: The list was the top of the category on some spec ("the cheapest
+            laptop" shows three): a new superlative not chosen among them ("and the
+            most expensive?") ranks the whole category again. Ranked among the three
+            cheapest, "the most expensive" named the third cheapest.
     """
     if len(listed) < 2:
         return None
     text = fold(question)
     if any(re.search(pattern, text) for pattern in CATEGORY_WORDS.values()):
         return None
+    superlatives = {pattern for pattern, _, _ in SUPERLATIVES}
     for pattern, spec, order in [*SUPERLATIVES, *COMPARATIVES]:
         if not re.search(pattern, text):
             continue
@@ -383,6 +412,8 @@ def rank_listed(
             if category is None:
                 return None
             spec = "battery_hours" if category == "laptop" else "battery_mah"
+        if listed_is_cut and category and pattern in superlatives and ranks_a_category(text):
+            return ToolRequest("rank_products", {"spec": spec, "order": order, "category": category})
         args = {"spec": spec, "order": order, "names": list(listed), "limit": len(listed)}
         return ToolRequest("rank_products", args)
     return None
