@@ -165,6 +165,25 @@ def test_a_bound_with_a_unit_filters_that_spec_not_the_price(question, args):
 
 
 @pytest.mark.parametrize(
+    ("question", "spec", "low", "high"),
+    [
+        ("Which laptops have 16 GB of RAM?", "ram_gb", 16.0, 16.0),
+        ("Quels ordinateurs portables ont 16 Go de RAM ?", "ram_gb", 16.0, 16.0),
+        ("phones with 256 GB", "storage_gb", 256.0, 256.0),
+        ("laptops with 1 TB of storage", "storage_gb", 1024.0, 1024.0),
+        ("laptops from 8 to 16 GB of RAM", "ram_gb", 8.0, 16.0),
+        ("ordinateurs portables entre 1 et 1,3 kg", "weight_kg", 1.0, 1.3),
+    ],
+)
+def test_a_spec_value_with_its_unit_lists_the_products_with_that_value(question, spec, low, high):
+    # Listed before as every laptop (a listing cue and a category): the 8 GB ones too.
+    call = parse_catalog_request(question, BRANDS)
+    assert call is not None and call.name == "rank_products"
+    assert call.args["spec"] == spec and call.args["category"] in ("phone", "laptop")
+    assert (call.args["min_value"], call.args["max_value"]) == (low, high)
+
+
+@pytest.mark.parametrize(
     ("question", "names"),
     [
         ("Compare les deux premiers", LISTED[:2]),

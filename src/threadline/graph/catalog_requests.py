@@ -55,6 +55,16 @@ _SPEC_BOUND = re.compile(
     rf"\b(?P<dir>{_BOUND_BELOW}|{_BOUND_ABOVE})\s*(?P<value>\d+(?:[.,]\d+)?)\s*"
     rf"(?P<unit>{'|'.join(f'(?:{unit})' for unit, _ in _SPEC_UNITS)})(?![\w])"
 )
+# A spec value itself: "laptops with 16 GB of RAM", "ont 16 Go de RAM", "a 1 TB SSD".
+_SPEC_VALUE = re.compile(
+    rf"(?<![\d.,])(?P<value>\d+(?:[.,]\d+)?)\s*"
+    rf"(?P<unit>{'|'.join(f'(?:{unit})' for unit, _ in _SPEC_UNITS)})(?![\w])"
+)
+# A range of a spec: "from 8 to 16 GB of RAM", "entre 1 et 1,3 kg".
+_SPEC_RANGE = re.compile(
+    r"\b(?:from|between|entre|de)\s*(?P<low>\d+(?:[.,]\d+)?)\s*[a-z]*\s*(?:to|and|et|a|-)\s*"
+    r"(?=\d+(?:[.,]\d+)?\s*[a-z\"])"
+)
 _COMPARE = re.compile(r"\b(compare[rz]?|comparison|comparatif|versus|vs\.?)\b")
 # A listing question asks which products: its cue word governs the category ("what 5G
 # phones", "quels sont les portables"); "what should I do if I lose my laptop?" asks
@@ -149,6 +159,25 @@ def _price(raw: str) -> float:
     return float(raw.replace(",", "").replace(" ", "").rstrip("."))
 
 
+def _spec_values(text: str) -> list[tuple[str, float]]:
+    """The specs and values a folded question states with their units ("16 go de ram").
+
+    "to" alone is the English word more often than French terabytes: it needs "de
+    stockage" to be a unit here.
+    """
+    found = []
+    for match in _SPEC_VALUE.finditer(text):
+        unit = match["unit"]
+        if unit in ("to", "h"):
+            continue
+        spec = next(spec for pattern, spec in _SPEC_UNITS if re.fullmatch(pattern, unit))
+        value = float(match["value"].replace(",", "."))
+        if unit.startswith(("tb", "to")):
+            value *= 1024  # storage is in GB, a terabyte 1024 of them ("storage_gb": 1024)
+        found.append((spec, value))
+    return found
+
+
 def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest | None:
     """Turn a catalog question into a typed tool call, or None if it is not one.
 
@@ -169,6 +198,18 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
         if not re.fullmatch(_BOUND_INCLUSIVE, bound["dir"]):
             bounded["exclusive"] = True  # "more than 5000 mAh" is not 5000 mAh
         return ToolRequest("rank_products", {**bounded, "limit": 10})
+    if category and (stated := _spec_values(text)):
+        # "Which laptops have 16 GB of RAM?" lists those with 16 GB, not every laptop;
+        # "from 8 to 16 GB", "512 GB to 1 TB" those within the range.
+        spec, value = stated[0]
+        values = [v for s, v in stated if s == spec]
+        low, high = min(values), max(values)
+        if len(values) == 1 and (span := _SPEC_RANGE.search(text)):
+            low = min(low, float(span["low"].replace(",", ".")))
+        exact = {"spec": spec, "order": "asc", "category": category}
+        return ToolRequest(
+            "rank_products", exact | {"min_value": low, "max_value": high, "limit": 10}
+        )
     for pattern, spec, order in SUPERLATIVES:
         if category and re.search(pattern, text):
             if spec == "battery":
@@ -413,7 +454,9 @@ def rank_listed(
                 return None
             spec = "battery_hours" if category == "laptop" else "battery_mah"
         if listed_is_cut and category and pattern in superlatives and ranks_a_category(text):
-            return ToolRequest("rank_products", {"spec": spec, "order": order, "category": category})
+            return ToolRequest(
+                "rank_products", {"spec": spec, "order": order, "category": category}
+            )
         args = {"spec": spec, "order": order, "names": list(listed), "limit": len(listed)}
         return ToolRequest("rank_products", args)
     return None
