@@ -160,7 +160,7 @@ def _price(raw: str) -> float:
 
 
 def _spec_values(text: str) -> list[tuple[str, float]]:
-    """The specs and values a folded question states with their units ("16 go de ram").
+    """Return the specs and values a folded question states with units ("16 go de ram").
 
     "to" alone is the English word more often than French terabytes: it needs "de
     stockage" to be a unit here.

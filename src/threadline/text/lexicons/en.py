@@ -20,11 +20,13 @@ from __future__ import annotations
 from threadline.text.lexicons.base import Lexicon
 
 __all__ = [
+    "AIM_WORDS",
     "ANSWER_FILLER",
     "DELIVERABLE",
     "FOLLOWUPS",
     "GENERIC_WORDS",
     "GOODBYES",
+    "PAST_MARKERS",
     "IRREGULAR_PLURALS",
     "NOT_NAMES",
     "REQUEST_WORDS",
@@ -207,6 +209,27 @@ ANSWER_FILLER = (
 )
 """Words an answer uses about its own sources ("The documents do not provide specific
 information about ..."): never salient in a previous answer (reformulation)."""
+
+AIM_WORDS: tuple[str, ...] = (
+    "target",
+    "targets",
+    "aim",
+    "aims",
+    "goal",
+    "goals",
+    "objective",
+    "objectives",
+    "plans to",
+    "expects to",
+    "forecast",
+    "forecasts",
+    "will",
+)
+"""Folded words of a sentence that states an aim, not what happened ("Brightwell aims
+for an operating margin of at least 8.5%"): no answer to what a figure was."""
+
+PAST_MARKERS: tuple[str, ...] = ("was", "were", "did", "had")
+"""Folded words of a question that asks what happened ("What was the operating margin?")."""
 
 GENERIC_WORDS = (
     "tell know explain describe detail details expand elaborate give show say find "
