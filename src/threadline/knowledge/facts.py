@@ -23,7 +23,9 @@ _MONEY = re.compile(
 _NUMBER = re.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
     r"thirty|forty|fifty|hundred|thousand|million|billion|dozen|several|many|few|"
-    r"un|une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|cent|mille)\b",
+    r"un|une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|cent|mille|"
+    # No limit is a number too: "covers an unlimited number of devices" answers how many.
+    r"unlimited|illimitee?s?)\b",
     re.I,
 )
 _DATE = re.compile(
