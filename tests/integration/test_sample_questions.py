@@ -207,3 +207,15 @@ def test_the_passages_are_read_as_a_reader_reads_them(chat, question, quoted):
     result = ask(chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert quoted in first_sentence(result.answer), result.answer
+
+
+def test_what_happens_asks_what_follows_not_for_the_word_happens(chat):
+    # "and what happens if it's missed?" after the Basic plan's uptime commitment was
+    # declined: half its content ("happens") is in no passage.
+    thread = f"q-{uuid.uuid4().hex[:8]}"
+    chat.run_turn(
+        TurnRequest(query="What's the uptime commitment of the Basic plan?", thread_id=thread)
+    )
+    result = chat.run_turn(TurnRequest(query="and what happens if it's missed?", thread_id=thread))
+    assert result.outcome == "grounded_answer", result.answer
+    assert "service credit" in result.answer

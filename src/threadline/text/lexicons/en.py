@@ -237,7 +237,9 @@ GENERIC_WORDS = (
     "answer ask asking look looking check sure really actually possible able way ways "
     "thing things kind type one ones also still just use using used get got make take "
     "summary summarise summarize overview synthesis report "
-    "good best better great nice well okay ok yes sorry hi hello"
+    "good best better great nice well okay ok yes sorry hi hello "
+    # "What happens if the SLA is missed?" asks what follows: no passage says "happens".
+    "happen happens happened happening"
 )
 """Words that say what to do or how to ask, not what a question is about (evidence
 check). Wider than :data:`REQUEST_WORDS`: the evidence check looks for the question's
