@@ -48,6 +48,8 @@ def test_english_questions_become_french_words() -> None:
     assert translate_query("What was the revenue in 2024?", "en", "fr") == (
         "chiffre d'affaires recette 2024"
     )
+    # The report's "41 000 ont été reconditionnés": "refurbished" was kept as typed.
+    assert "reconditionné" in translate_query("How many devices were refurbished?", "en", "fr")
 
 
 def test_only_french_and_english() -> None:

@@ -50,6 +50,8 @@ def test_a_count_stands_next_to_the_counted_noun(sentence, states):
 def test_combien_de_temps_asks_for_a_duration_not_a_count():
     assert asked_type("Combien de temps ai-je pour retourner un téléphone ?") == "duration"
     assert asked_type("Combien de magasins Brightwell a-t-il ouverts ?") == "quantity"
+    # The elided "de": "Combien d'appareils couvre le plan Business ?" asked for nothing.
+    assert asked_type("Combien d'appareils couvre le plan Business ?") == "quantity"
 
 
 def test_a_ranking_of_sales_is_a_kind_of_answer():

@@ -109,7 +109,8 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
             r"pendant combien|quelle duree|en combien de temps|dans quel delai)\b"
         ),
     ),
-    ("quantity", re.compile(r"\b(how many|combien de|what number of|nombre de)\b")),
+    # "combien d'employés": the elided "de" too.
+    ("quantity", re.compile(r"\b(?:how many|what number of|nombre de)\b|\bcombien d(?:e\b|')")),
     (
         "date",
         # "when" asks for a date as the question word, the verb after it ("when did",
