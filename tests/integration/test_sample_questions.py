@@ -219,3 +219,14 @@ def test_what_happens_asks_what_follows_not_for_the_word_happens(chat):
     result = chat.run_turn(TurnRequest(query="and what happens if it's missed?", thread_id=thread))
     assert result.outcome == "grounded_answer", result.answer
     assert "service credit" in result.answer
+
+
+def test_a_message_no_language_marks_is_answered_in_the_conversations(chat):
+    # "source 2" votes for no language: the question back was in English after a
+    # French conversation.
+    thread = f"q-{uuid.uuid4().hex[:8]}"
+    for message in ("Résume le rapport annuel", "détaille S3"):
+        chat.run_turn(TurnRequest(query=message, thread_id=thread))
+    result = chat.run_turn(TurnRequest(query="source 2", thread_id=thread))
+    assert result.outcome == "clarify"
+    assert result.answer.startswith("La réponse précédente"), result.answer
