@@ -230,3 +230,9 @@ def test_a_message_no_language_marks_is_answered_in_the_conversations(chat):
     result = chat.run_turn(TurnRequest(query="source 2", thread_id=thread))
     assert result.outcome == "clarify"
     assert result.answer.startswith("La réponse précédente"), result.answer
+
+
+def test_the_screen_size_is_the_displays(chat):
+    result = ask(chat, "What is the screen size of the OnePlus 12?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "6.82-inch 120 Hz LTPO AMOLED display" in result.answer

@@ -32,6 +32,7 @@ __all__ = [
     "REQUEST_WORDS",
     "REWRITE_CHATTER",
     "REWRITE_REFUSALS",
+    "SAME_SENSE",
     "SEARCH_STOPWORDS",
     "SMALL_TALK",
     "THANKS",
@@ -230,6 +231,10 @@ for an operating margin of at least 8.5%"): no answer to what a figure was."""
 
 PAST_MARKERS: tuple[str, ...] = ("was", "were", "did", "had")
 """Folded words of a question that asks what happened ("What was the operating margin?")."""
+
+SAME_SENSE: tuple[str, ...] = ("screen display",)
+"""Words that name the same thing, one group a line: a passage writes one where a question
+writes another ("the screen size" of a phone whose page gives its "6.82-inch display")."""
 
 GENERIC_WORDS = (
     "tell know explain describe detail details expand elaborate give show say find "

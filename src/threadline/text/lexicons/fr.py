@@ -30,6 +30,7 @@ __all__ = [
     "REQUEST_WORDS",
     "REWRITE_CHATTER",
     "REWRITE_REFUSALS",
+    "SAME_SENSE",
     "SEARCH_STOPWORDS",
     "SMALL_TALK",
     "THANKS",
@@ -274,6 +275,9 @@ PAST_MARKERS: tuple[str, ...] = (
     "a-t-elle ete",
 )
 """Folded words of a question that asks what happened ("Quelle était la marge ?")."""
+
+SAME_SENSE: tuple[str, ...] = ()
+"""Words that name the same thing (see :data:`threadline.text.lexicons.en.SAME_SENSE`)."""
 
 GENERIC_WORDS = (
     "détaille détailler développe explique expliquer résume résumer résumé synthèse "
