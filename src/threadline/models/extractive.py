@@ -127,13 +127,14 @@ def _closed_compounds(question: str) -> set[str]:
 
 
 def _question_coverage(
-    question: str, sources: Sequence[PromptSource]
+    question: str, sources: Sequence[PromptSource], *, with_section: bool = False
 ) -> Callable[[tuple[float, int, int, str]], float]:
     """Return the share of the question's own words a sentence row holds, 0..1.
 
     A sentence in another language than the question's is read with its words'
     translations, so that each of the question's words counts once whatever the
-    language it is found in.
+    language it is found in. `with_section`: read with its passage's heading, as the
+    sentence scores are ("Monday to Friday" under "Support hours" holds "support").
     """
     asked = detect_language(question)
     own = set(terms(question)) - _REQUEST_TERMS
@@ -147,6 +148,8 @@ def _question_coverage(
         if not own:
             return 1.0
         found = sentence_terms(row[3])
+        if with_section:
+            found |= sentence_terms(sources[row[1]].section)
         if languages[row[1]] != asked:
             found |= translate_vocabulary(found, languages[row[1]], asked)
         # Read as the evidence check reads a passage: "perds" finds "lose" in
@@ -406,7 +409,10 @@ class ExtractiveChatModel(BaseChatModel):
             chosen = sorted(chosen[: self.detail_sentences], key=lambda r: (r[1], r[2]))
         else:
             chosen = self._gathered(
-                rows, _question_coverage(question, sources), past=asks_what_was(question)
+                rows,
+                _question_coverage(question, sources),
+                past=asks_what_was(question),
+                tie_break=_question_coverage(question, sources, with_section=True),
             )
         if not chosen:
             return INSUFFICIENT_CONTEXT
@@ -418,6 +424,7 @@ class ExtractiveChatModel(BaseChatModel):
         covered: Callable[[tuple[float, int, int, str]], float],
         *,
         past: bool = False,
+        tie_break: Callable[[tuple[float, int, int, str]], float] | None = None,
     ) -> list[tuple[float, int, int, str]]:
         """Return the answering sentences of the best-ranked passages, each cited to its own.
 
@@ -428,8 +435,9 @@ class ExtractiveChatModel(BaseChatModel):
         and each of the next `max_sources - 1` passages with one adds its best. An
         answer that several passages support cites each of them; one that only the
         first supports stays with it. Of a passage's sentences tied on score, the one
-        holding more of the question's words is its best ("marge opérationnelle" for
-        "operating margin", not "marge brute" beside it). A question on what happened
+        holding more of the question's words (`tie_break`, read with its heading as the
+        scores are) is its best ("marge opérationnelle" for "operating margin", not
+        "marge brute" before it); else the first. A question on what happened
         (`past`) is not led by an aim ("vise une marge d'au moins 8,5 %" for "What was
         the operating margin?") when another passage states as much of it as a result.
         """
@@ -451,7 +459,7 @@ class ExtractiveChatModel(BaseChatModel):
             ranked = [first, *[si for si in ranked[1:] if si != first]]
 
         def best_of(found: list[tuple[float, int, int, str]]) -> tuple[float, int, int, str]:
-            return max(found, key=lambda r: (r[0], covered(r)))
+            return max(found, key=lambda r: (r[0], (tie_break or covered)(r)))
 
         lead_best = best_of(by_source[ranked[0]])
         if past and states_an_aim(lead_best[3]):
