@@ -199,16 +199,6 @@ _ASKED_PHRASE = re.compile(
     re.I,
 )
 
-# "Is there a student discount on laptops?", "Y a-t-il une remise étudiante ?": asks
-# whether the thing exists, the way "what is X" asks for it.
-_EXISTS_PHRASE = re.compile(
-    r"^\s*(?:so |and |but |ok,? |et )?(?:is there|are there|y a-t-il|existe-t-il)\s+"
-    r"(?:a |an |any |some |un |une |des |de |d')?"
-    r"(?P<phrase>.+?)(?:\s+(?:of|for|in|on|at|to|with|from|about|de|du|des|pour|sur|dans)\b|"
-    r"[?.,;!]|$)",
-    re.I,
-)
-
 
 _PRONOUN_SUBJECT = re.compile(r"(?:it|they|he|she|il|elle|ils|elles)\b", re.I)
 
@@ -238,13 +228,13 @@ def substantive_terms(content: Sequence[str], *, typed: str | None = None) -> li
 
 
 def asked_phrase_terms(question: str) -> list[str]:
-    """Return what a "what is X / who is X / is there X" question asks for: X's content terms.
+    """Return what a "what is X / who is X" question asks for: the content terms of X.
 
     The word for the kind of value ("capacity", "policy") is left out: "the battery
     capacity" asks for the battery's, and the passage that states it in mAh never says
     "capacity".
     """
-    match = _ASKED_PHRASE.search(question) or _EXISTS_PHRASE.search(question)
+    match = _ASKED_PHRASE.search(question)
     if not match or _PRONOUN_SUBJECT.match(match.group("phrase")):
         # "What is it called?", "what are they used for?": the pronoun is the subject of
         # a verb, no thing whose name the passage must hold.
