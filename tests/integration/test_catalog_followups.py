@@ -172,3 +172,35 @@ def test_it_is_the_ranked_product_and_a_decline_does_not_change_the_subject(chat
     assert warranty.outcome == "tool_answer"
     assert [c["title"] for c in warranty.citations] == ["OnePlus 12"]
     assert "warranty: 2 years" in warranty.answer
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "top"),
+    [
+        ("Quel est le téléphone le moins cher ?", "Et le plus cher ?", "Google Pixel 8 Pro"),
+        ("Which laptop is the most expensive?", "and the cheapest?", "Acer Aspire 5 (A515-58)"),
+    ],
+)
+def test_the_opposite_superlative_after_a_ranking_ranks_the_whole_category(chat, first, then, top):
+    # The first answer shows the category's top three only: "the most expensive" next is
+    # the category's, not the dearest of the three cheapest (the Xiaomi at $349).
+    _, opposite, warranty = conversation(chat, first, then, "Quelle est sa garantie ?")
+    assert opposite.outcome == "tool_answer"
+    assert opposite.citations[0]["title"] == top
+    assert [c["title"] for c in warranty.citations] == [top]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Which laptops have 16 GB of RAM?", "Quels ordinateurs portables ont 16 Go de RAM ?"],
+)
+def test_a_spec_value_lists_only_the_products_with_it(chat, question):
+    (listed,) = conversation(chat, question)
+    assert listed.outcome == "tool_answer"
+    assert [c["title"] for c in listed.citations] == [
+        "HP Pavilion 15",
+        "Lenovo IdeaPad Slim 5 14",
+        "ASUS Zenbook 14 OLED (UX3405)",
+        "Dell XPS 13 (9340)",
+    ]
+    assert all("ram: 16 GB" in line for line in listed.answer.splitlines()[-4:])

@@ -207,3 +207,32 @@ def test_the_passages_are_read_as_a_reader_reads_them(chat, question, quoted):
     result = ask(chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert quoted in first_sentence(result.answer), result.answer
+
+
+def test_what_happens_asks_what_follows_not_for_the_word_happens(chat):
+    # "and what happens if it's missed?" after the Basic plan's uptime commitment was
+    # declined: half its content ("happens") is in no passage.
+    thread = f"q-{uuid.uuid4().hex[:8]}"
+    chat.run_turn(
+        TurnRequest(query="What's the uptime commitment of the Basic plan?", thread_id=thread)
+    )
+    result = chat.run_turn(TurnRequest(query="and what happens if it's missed?", thread_id=thread))
+    assert result.outcome == "grounded_answer", result.answer
+    assert "service credit" in result.answer
+
+
+def test_a_message_no_language_marks_is_answered_in_the_conversations(chat):
+    # "source 2" votes for no language: the question back was in English after a
+    # French conversation.
+    thread = f"q-{uuid.uuid4().hex[:8]}"
+    for message in ("Résume le rapport annuel", "détaille S3"):
+        chat.run_turn(TurnRequest(query=message, thread_id=thread))
+    result = chat.run_turn(TurnRequest(query="source 2", thread_id=thread))
+    assert result.outcome == "clarify"
+    assert result.answer.startswith("La réponse précédente"), result.answer
+
+
+def test_the_screen_size_is_the_displays(chat):
+    result = ask(chat, "What is the screen size of the OnePlus 12?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "6.82-inch 120 Hz LTPO AMOLED display" in result.answer

@@ -48,6 +48,10 @@ def test_english_questions_become_french_words() -> None:
     assert translate_query("What was the revenue in 2024?", "en", "fr") == (
         "chiffre d'affaires recette 2024"
     )
+    # "an" is also the English article: "par an" was read as nothing.
+    assert translate_query("combien ça coûte par an ?", "fr", "en") == "costs per year annually"
+    # The report's "41 000 ont été reconditionnés": "refurbished" was kept as typed.
+    assert "reconditionné" in translate_query("How many devices were refurbished?", "en", "fr")
 
 
 def test_only_french_and_english() -> None:

@@ -95,6 +95,37 @@ def test_a_comparison_naming_a_category_ranks_the_whole_category():
     assert plan.tool.args["category"] == "laptop"
 
 
+CHEAPEST = ["Acer Aspire 5 (A515-58)", "HP Pavilion 15", "Lenovo IdeaPad Slim 5 14"]
+
+
+def after_the_cheapest_laptops(question):
+    """Plan a message after "What is the cheapest laptop?" (the three cheapest shown)."""
+    return plan_turn(
+        question,
+        outline=[],
+        source_titles=CHEAPEST,
+        has_previous_turn=True,
+        listed_products=CHEAPEST,
+        listed_category="laptop",
+        listed_is_cut=True,
+    )
+
+
+@pytest.mark.parametrize("question", ["and the most expensive?", "Et le plus cher ?"])
+def test_a_new_superlative_after_the_top_of_a_category_ranks_the_category(question):
+    # The three cheapest are a cut of the laptops: the most expensive of them is the
+    # third cheapest, not the most expensive laptop.
+    plan = after_the_cheapest_laptops(question)
+    assert plan.tool is not None and plan.tool.name == "rank_products"
+    assert plan.tool.args == {"spec": "price_usd", "order": "desc", "category": "laptop"}
+
+
+@pytest.mark.parametrize("question", ["which one is the lightest?", "lequel est le plus léger ?"])
+def test_a_superlative_chosen_among_the_top_shown_ranks_those(question):
+    plan = after_the_cheapest_laptops(question)
+    assert plan.tool is not None and plan.tool.args["names"] == CHEAPEST
+
+
 @pytest.mark.parametrize(
     ("question", "rank"),
     [("Quelle est l'autonomie du deuxième ?", 2), ("the second one", 2), ("et du dernier ?", 2)],
@@ -131,6 +162,25 @@ def test_a_bound_with_a_unit_filters_that_spec_not_the_price(question, args):
     call = parse_catalog_request(question, BRANDS)
     assert call is not None and call.name == "rank_products"
     assert call.args == {**args, "limit": 10}
+
+
+@pytest.mark.parametrize(
+    ("question", "spec", "low", "high"),
+    [
+        ("Which laptops have 16 GB of RAM?", "ram_gb", 16.0, 16.0),
+        ("Quels ordinateurs portables ont 16 Go de RAM ?", "ram_gb", 16.0, 16.0),
+        ("phones with 256 GB", "storage_gb", 256.0, 256.0),
+        ("laptops with 1 TB of storage", "storage_gb", 1024.0, 1024.0),
+        ("laptops from 8 to 16 GB of RAM", "ram_gb", 8.0, 16.0),
+        ("ordinateurs portables entre 1 et 1,3 kg", "weight_kg", 1.0, 1.3),
+    ],
+)
+def test_a_spec_value_with_its_unit_lists_the_products_with_that_value(question, spec, low, high):
+    # Listed before as every laptop (a listing cue and a category): the 8 GB ones too.
+    call = parse_catalog_request(question, BRANDS)
+    assert call is not None and call.name == "rank_products"
+    assert call.args["spec"] == spec and call.args["category"] in ("phone", "laptop")
+    assert (call.args["min_value"], call.args["max_value"]) == (low, high)
 
 
 @pytest.mark.parametrize(

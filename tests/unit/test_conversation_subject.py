@@ -186,6 +186,19 @@ def test_a_longer_name_ending_with_the_name_or_using_the_questions_words_is_it()
     assert named_only_within_longer_names(kennedy, "Kennedy", "How can I get there? say Kennedy")
 
 
+def test_an_edition_word_after_the_name_names_a_version_of_it():
+    # "What's the warranty on the MacBook?" was asked back which warranty: the only
+    # MacBook of the catalog is written "MacBook Air", read as another thing's name.
+    macbook = _passage(
+        "1", "Brightwell covers the Apple MacBook Air 13 (M3) with a 1-year warranty."
+    )
+    question = "What's the warranty on the MacBook?"
+    assert not named_only_within_longer_names(macbook, "MacBook", question)
+    assert decide(question, [macbook]).verdict == "answer"
+    pixel = _passage("1", "The Google Pixel Pro has a 5x telephoto lens.")
+    assert not named_only_within_longer_names(pixel, "Pixel", "Which Pixel has a telephoto?")
+
+
 def test_where_does_x_start_asks_for_places_not_for_the_verbs():
     assert role_terms("where does the penobscot river start and end") == frozenset(
         terms("start end")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from threadline.knowledge.facts import asked_type, counted_noun, states_count_of
+from threadline.knowledge.facts import asked_type, counted_noun, has_answer_type, states_count_of
 from threadline.text import terms
 
 EMPLOYEES = set(terms("employees employé salarié collaborateur"))
@@ -50,6 +50,8 @@ def test_a_count_stands_next_to_the_counted_noun(sentence, states):
 def test_combien_de_temps_asks_for_a_duration_not_a_count():
     assert asked_type("Combien de temps ai-je pour retourner un téléphone ?") == "duration"
     assert asked_type("Combien de magasins Brightwell a-t-il ouverts ?") == "quantity"
+    # The elided "de": "Combien d'appareils couvre le plan Business ?" asked for nothing.
+    assert asked_type("Combien d'appareils couvre le plan Business ?") == "quantity"
 
 
 def test_a_ranking_of_sales_is_a_kind_of_answer():
@@ -64,3 +66,13 @@ def test_a_ranking_of_sales_is_a_kind_of_answer():
     assert asked_type("What is the best time to sell stocks?") is None
     assert has_answer_type("rank", "le smartphone le plus vendu de l'année")
     assert not has_answer_type("rank", "The Pixel 8 Pro is sold by Brightwell for $999.")
+
+
+def test_no_limit_is_a_count():
+    # "how many devices does it cover?" of the Enterprise plan: "an unlimited number of
+    # devices" answers, where the Basic and Business plans' counts were quoted instead.
+    devices = set(terms("devices appareils"))
+    sentence = "The Enterprise plan covers an unlimited number of devices."
+    assert has_answer_type("quantity", sentence)
+    assert states_count_of(sentence, devices)
+    assert states_count_of("Le plan couvre un nombre illimité d'appareils.", devices)

@@ -65,6 +65,8 @@ from threadline.graph.reformulation import query_variants
             "Et les ordinateurs portables ?",
             "Quelle est la part des ordinateurs portables dans le chiffre d'affaires ?",
         ),
+        # A model for the one model among the names: the feature asked is no model.
+        ("Does the iPhone 15 have USB-C?", "et le Galaxy S24 ?", "Does the Galaxy S24 have USB-C?"),
     ],
 )
 def test_the_message_replaces_the_part_of_the_previous_question_it_aligns_with(
@@ -79,6 +81,7 @@ def test_the_message_replaces_the_part_of_the_previous_question_it_aligns_with(
         ("Detail S4", "What about refunds?"),  # nothing of the same form to replace
         ("Quels sont les horaires du support ?", "Et le week-end ?"),
         ("Tell me about the Pixel 8", "and what is the price?"),  # a clause of its own
+        ("Does the iPhone 15 have USB-C?", "and the Zenbook?"),  # a name: two of its shape
         ("How much does the Basic plan cost?", "What does the Business plan include?"),
         # The noun both ask about ("objectifs") is no part that changes.
         (

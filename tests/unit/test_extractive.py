@@ -370,3 +370,31 @@ def test_a_ranking_asked_is_answered_by_the_ranking_stated():
     ]
     text = compose("What is the best-selling phone?", passages, answer_type="rank")
     assert sentences_without_citations(text) == [passages[1]]
+
+
+def test_a_question_on_what_was_is_not_led_by_an_aim():
+    # "What was the operating margin?" was answered with the 2025 target, ranked first,
+    # and the gross margin tied with the operating margin in the results passage.
+    passages = [
+        "For 2025, Brightwell aims for revenue of $540 million and an operating margin "
+        "of at least 8.5%.",
+        "The gross margin reached 27.4% of revenue. The operating income was $38.9 million, "
+        "an operating margin of 8.0%.",
+    ]
+    quoted = sentences_without_citations(compose("What was the operating margin?", passages))
+    assert quoted[0] == "The operating income was $38.9 million, an operating margin of 8.0%."
+    # Asked of the target, the aim answers.
+    quoted = sentences_without_citations(compose("What is the operating margin target?", passages))
+    assert quoted[0] == passages[0]
+
+
+def test_of_a_passages_sentences_tied_on_score_the_one_holding_more_of_the_question_is_best():
+    # Translated, "operating margin" scores "marge brute" and "marge opérationnelle"
+    # alike (one shared word each); the second holds all of the question.
+    passages = [
+        "La marge brute atteint 27,4 % du chiffre d'affaires. Le résultat "
+        "opérationnel s'établit à 38,9 millions de dollars, soit une marge opérationnelle "
+        "de 8,0 %."
+    ]
+    quoted = sentences_without_citations(compose("What is the operating margin?", passages))
+    assert quoted[0].startswith("Le résultat opérationnel")

@@ -66,3 +66,10 @@ def test_a_lost_laptop_is_a_laptop_someone_loses():
         }
     ]
     assert decide("I lost my laptop", chunks).verdict == "answer"
+
+
+def test_a_word_naming_the_same_thing_matches():
+    # "What is the screen size of the OnePlus 12?" was declined: its page gives a
+    # "6.82-inch display", and "screen" was in no passage.
+    assert matches_term(terms("screen")[0], set(terms("a 6.82-inch AMOLED display")))
+    assert not matches_term(terms("screen")[0], set(terms("a 5,400 mAh battery")))

@@ -72,8 +72,15 @@ class GeneratedAnswer(BaseModel):
 
 
 def language_of(state: State) -> str:
-    """Return the answer language: the request's, else the question's."""
-    return state.language or detect_language(state.query)
+    """Return the answer language: the request's, else the question's.
+
+    A message nothing marks as one language ("source 2", "S3", "Donation") is in the
+    conversation's: its past questions' language.
+    """
+    if state.language:
+        return state.language
+    spoken = " ".join(str(h.get("question") or "") for h in state.history)
+    return detect_language(state.query, fallback=detect_language(spoken) if spoken else None)
 
 
 def asked_question(state: State) -> str:

@@ -55,6 +55,16 @@ _SPEC_BOUND = re.compile(
     rf"\b(?P<dir>{_BOUND_BELOW}|{_BOUND_ABOVE})\s*(?P<value>\d+(?:[.,]\d+)?)\s*"
     rf"(?P<unit>{'|'.join(f'(?:{unit})' for unit, _ in _SPEC_UNITS)})(?![\w])"
 )
+# A spec value itself: "laptops with 16 GB of RAM", "ont 16 Go de RAM", "a 1 TB SSD".
+_SPEC_VALUE = re.compile(
+    rf"(?<![\d.,])(?P<value>\d+(?:[.,]\d+)?)\s*"
+    rf"(?P<unit>{'|'.join(f'(?:{unit})' for unit, _ in _SPEC_UNITS)})(?![\w])"
+)
+# A range of a spec: "from 8 to 16 GB of RAM", "entre 1 et 1,3 kg".
+_SPEC_RANGE = re.compile(
+    r"\b(?:from|between|entre|de)\s*(?P<low>\d+(?:[.,]\d+)?)\s*[a-z]*\s*(?:to|and|et|a|-)\s*"
+    r"(?=\d+(?:[.,]\d+)?\s*[a-z\"])"
+)
 _COMPARE = re.compile(r"\b(compare[rz]?|comparison|comparatif|versus|vs\.?)\b")
 # A listing question asks which products: its cue word governs the category ("what 5G
 # phones", "quels sont les portables"); "what should I do if I lose my laptop?" asks
@@ -149,6 +159,25 @@ def _price(raw: str) -> float:
     return float(raw.replace(",", "").replace(" ", "").rstrip("."))
 
 
+def _spec_values(text: str) -> list[tuple[str, float]]:
+    """Return the specs and values a folded question states with units ("16 go de ram").
+
+    "to" alone is the English word more often than French terabytes: it needs "de
+    stockage" to be a unit here.
+    """
+    found = []
+    for match in _SPEC_VALUE.finditer(text):
+        unit = match["unit"]
+        if unit in ("to", "h"):
+            continue
+        spec = next(spec for pattern, spec in _SPEC_UNITS if re.fullmatch(pattern, unit))
+        value = float(match["value"].replace(",", "."))
+        if unit.startswith(("tb", "to")):
+            value *= 1024  # storage is in GB, a terabyte 1024 of them ("storage_gb": 1024)
+        found.append((spec, value))
+    return found
+
+
 def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest | None:
     """Turn a catalog question into a typed tool call, or None if it is not one.
 
@@ -169,6 +198,18 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
         if not re.fullmatch(_BOUND_INCLUSIVE, bound["dir"]):
             bounded["exclusive"] = True  # "more than 5000 mAh" is not 5000 mAh
         return ToolRequest("rank_products", {**bounded, "limit": 10})
+    if category and (stated := _spec_values(text)):
+        # "Which laptops have 16 GB of RAM?" lists those with 16 GB, not every laptop;
+        # "from 8 to 16 GB", "512 GB to 1 TB" those within the range.
+        spec, value = stated[0]
+        values = [v for s, v in stated if s == spec]
+        low, high = min(values), max(values)
+        if len(values) == 1 and (span := _SPEC_RANGE.search(text)):
+            low = min(low, float(span["low"].replace(",", ".")))
+        exact = {"spec": spec, "order": "asc", "category": category}
+        return ToolRequest(
+            "rank_products", exact | {"min_value": low, "max_value": high, "limit": 10}
+        )
     for pattern, spec, order in SUPERLATIVES:
         if category and re.search(pattern, text):
             if spec == "battery":
@@ -356,8 +397,32 @@ def compare_listed(question: str, listed: Sequence[str]) -> ToolRequest | None:
     return ToolRequest("compare_products", {"names": list(listed[:count])})
 
 
+# A choice among the products shown: "which one", "lequel", "of those", "parmi eux".
+_AMONG_SHOWN = re.compile(
+    r"\b(?:which (?:one|of)|of (?:those|these|them|the (?:two|three|four))|among|"
+    r"lequel|laquelle|lesquels|lesquelles|parmi|d'entre)\b"
+)
+
+
+def ranks_a_category(question: str) -> bool:
+    """Whether a message's answer is the top of a category on one spec, not all of it.
+
+    "Which laptop is the most expensive?", "Et le plus cher ?": a superlative the catalog
+    ranks, not chosen among products shown ("lequel est le plus cher ?"). Its answer
+    lists the first three of the category: a cut of the category, not a set of its own.
+    """
+    text = fold(question)
+    if _AMONG_SHOWN.search(text):
+        return False
+    return any(re.search(pattern, text) for pattern, _, _ in SUPERLATIVES)
+
+
 def rank_listed(
-    question: str, listed: Sequence[str], category: str | None = None
+    question: str,
+    listed: Sequence[str],
+    category: str | None = None,
+    *,
+    listed_is_cut: bool = False,
 ) -> ToolRequest | None:
     """Rank the products the previous answer listed, when a message compares them.
 
@@ -370,12 +435,17 @@ def rank_listed(
         listed: The products the previous answer listed, in the order shown.
         category: Their shared category, if any (a battery is in hours for a laptop, in
             mAh for a phone).
+        listed_is_cut: The list was the top of the category on some spec ("the cheapest
+            laptop" shows three): a new superlative not chosen among them ("and the
+            most expensive?") ranks the whole category again. Ranked among the three
+            cheapest, "the most expensive" named the third cheapest.
     """
     if len(listed) < 2:
         return None
     text = fold(question)
     if any(re.search(pattern, text) for pattern in CATEGORY_WORDS.values()):
         return None
+    superlatives = {pattern for pattern, _, _ in SUPERLATIVES}
     for pattern, spec, order in [*SUPERLATIVES, *COMPARATIVES]:
         if not re.search(pattern, text):
             continue
@@ -383,6 +453,10 @@ def rank_listed(
             if category is None:
                 return None
             spec = "battery_hours" if category == "laptop" else "battery_mah"
+        if listed_is_cut and category and pattern in superlatives and ranks_a_category(text):
+            return ToolRequest(
+                "rank_products", {"spec": spec, "order": order, "category": category}
+            )
         args = {"spec": spec, "order": order, "names": list(listed), "limit": len(listed)}
         return ToolRequest("rank_products", args)
     return None

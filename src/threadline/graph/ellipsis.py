@@ -120,10 +120,21 @@ def _names_in(text: str, *, sentence: bool = False) -> list[str]:
     return runs
 
 
+def _is_model(name: str) -> bool:
+    """Whether a name is a model's: words and a number ("iPhone 15", "Galaxy S24")."""
+    return " " in name and any(ch.isdigit() for ch in name)
+
+
 def _replace_name(previous: str, new: str) -> str | None:
-    """Swap the previous question's name of the new name's shape for it, if one alone."""
+    """Swap the previous question's name of the new name's shape for it, if one alone.
+
+    A model ("Galaxy S24") also replaces the one model among several names ("Does the
+    iPhone 15 have USB-C?"): the feature asked about is no model.
+    """
     names = [n for n in _names_in(previous, sentence=True) if fold(n) != fold(new)]
     same = [n for n in names if _shape(n) == _shape(new)]
+    if len(same) != 1 and _is_model(new):
+        same = [n for n in same if _is_model(n)]
     if len(same) != 1:
         return None
     return re.sub(rf"(?<![\w-]){re.escape(same[0])}(?![\w-])", new, previous, count=1)

@@ -78,6 +78,11 @@ def _count_within(part: tuple[str, ...], whole: tuple[str, ...]) -> int:
     return sum(whole[i : i + size] == part for i in range(len(whole) - size + 1))
 
 
+# Words that name an edition of a product line, as a model number does: a "MacBook Air"
+# is a MacBook, a "Pixel 8 Pro" a Pixel; a "NASDAQ Biotechnology Index" is no NASDAQ.
+_EDITIONS = frozenset(terms("Air Pro Max Plus Mini Ultra Lite Slim SE FE"))
+
+
 def named_only_within_longer_names(chunk: Mapping[str, object], name: str, question: str) -> bool:
     """Whether a passage writes a question's name only inside longer names of other things.
 
@@ -87,8 +92,9 @@ def named_only_within_longer_names(chunk: Mapping[str, object], name: str, quest
     last word is its head: "South America" is in America), and one whose other words the
     question holds ("the West branch" for "West Branch") is the question's; a passage that
     also writes the name alone, or as a common word ("a data lake" beside "Data Engine"),
-    is not concerned. Codes and numbers stand alone and are not looked at, and a number in
-    the longer name names a version ("Apple iPhone 15" is an iPhone).
+    is not concerned. Codes and numbers stand alone and are not looked at, and a number or
+    an edition word in the longer name names a version ("Apple iPhone 15" is an iPhone,
+    "Apple MacBook Air" a MacBook).
     """
     wanted = tuple(terms(name))
     if not wanted or any(ch.isdigit() for ch in name):
@@ -103,6 +109,8 @@ def named_only_within_longer_names(chunk: Mapping[str, object], name: str, quest
             # A model or edition number names a version of the thing: "Apple iPhone 15"
             # is an iPhone, "Google Pixel 8a" a Pixel.
             words = tuple(t for t in terms(run) if not any(ch.isdigit() for ch in t))
+            while len(words) > len(wanted) and words[-1] in _EDITIONS:
+                words = words[:-1]  # "Apple MacBook Air" is a MacBook
             held = _count_within(wanted, words)
             if held and (words[-len(wanted) :] == wanted or not set(words) - set(wanted) - asked):
                 return False

@@ -87,6 +87,7 @@ def plan_turn(
     brands: Sequence[str] = (),
     listed_products: Sequence[str] = (),
     listed_category: str | None = None,
+    listed_is_cut: bool = False,
     prices: dict[str, float] | None = None,
     discussed_products: Sequence[str] = (),
     subject_product: str | None = None,
@@ -95,7 +96,8 @@ def plan_turn(
 
     `listed_products` are the products the previous answer listed (a catalog answer),
     in the order shown, and `listed_category` their shared category: a reference into
-    that list is a product lookup, a comparison between them a ranking of them.
+    that list is a product lookup, a comparison between them a ranking of them
+    (`listed_is_cut`: the list was the top of its category, see `rank_listed`).
     `discussed_products` are those a previous document answer was about (its sections
     that are products, as in an overview of the catalog): "which of those is
     cheapest?" ranks them too, while "the second point" stays a reference into its
@@ -122,7 +124,9 @@ def plan_turn(
         )
         args = {"name": listed_products[rank - 1], "specs": asked_specs(question)}
         return TurnPlan("tool", reference=reference, tool=ToolRequest("get_product", args))
-    ranked = rank_listed(question, among, listed_category)
+    ranked = rank_listed(
+        question, among, listed_category, listed_is_cut=listed_is_cut and bool(listed_products)
+    )
     if ranked is not None:
         return TurnPlan("tool", tool=ranked)
     if asks_a_spec_of_it(question, brands) and (subject_product or len(listed_products) >= 2):

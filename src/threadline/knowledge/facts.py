@@ -23,7 +23,9 @@ _MONEY = re.compile(
 _NUMBER = re.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
     r"thirty|forty|fifty|hundred|thousand|million|billion|dozen|several|many|few|"
-    r"un|une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|cent|mille)\b",
+    r"un|une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|cent|mille|"
+    # No limit is a number too: "covers an unlimited number of devices" answers how many.
+    r"unlimited|illimitee?s?)\b",
     re.I,
 )
 _DATE = re.compile(
@@ -107,7 +109,8 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
             r"pendant combien|quelle duree|en combien de temps|dans quel delai)\b"
         ),
     ),
-    ("quantity", re.compile(r"\b(how many|combien de|what number of|nombre de)\b")),
+    # "combien d'employés": the elided "de" too.
+    ("quantity", re.compile(r"\b(?:how many|what number of|nombre de)\b|\bcombien d(?:e\b|')")),
     (
         "date",
         # "when" asks for a date as the question word, the verb after it ("when did",

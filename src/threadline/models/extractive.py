@@ -51,7 +51,7 @@ from threadline.models.answer_prompt import (
 )
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
-from threadline.text.lexicons import fr
+from threadline.text.lexicons import en, fr
 from threadline.text.matching import acronyms, matches_term, matches_verb_form
 
 MODEL_NAME = "threadline-extractive"
@@ -75,6 +75,26 @@ _REQUEST_TERMS = set(
 
 # Folded French auxiliary and modal forms, as terms ("faire" → "fair").
 _FRENCH_AUXILIARIES = frozenset(terms(" ".join(sorted(fr.AUXILIARY_FORMS))))
+
+
+def _alternation(words: Sequence[str]) -> re.Pattern[str]:
+    return re.compile(
+        rf"(?<![\w'])(?:{'|'.join(map(re.escape, sorted(words, key=len, reverse=True)))})(?![\w'])"
+    )
+
+
+_AIMS = _alternation([*en.AIM_WORDS, *fr.AIM_WORDS])
+_PAST = _alternation([*en.PAST_MARKERS, *fr.PAST_MARKERS])
+
+
+def states_an_aim(sentence: str) -> bool:
+    """Whether a sentence states an aim ("vise une marge d'au moins 8,5 %"), not a result."""
+    return bool(_AIMS.search(fold(sentence)))
+
+
+def asks_what_was(question: str) -> bool:
+    """Whether a question asks what happened ("What was...?", "Quelle était...?")."""
+    return bool(_PAST.search(fold(question)))
 
 
 def _translated_terms(question: str, sources: Sequence[PromptSource]) -> set[str]:
@@ -107,13 +127,14 @@ def _closed_compounds(question: str) -> set[str]:
 
 
 def _question_coverage(
-    question: str, sources: Sequence[PromptSource]
+    question: str, sources: Sequence[PromptSource], *, with_section: bool = False
 ) -> Callable[[tuple[float, int, int, str]], float]:
     """Return the share of the question's own words a sentence row holds, 0..1.
 
     A sentence in another language than the question's is read with its words'
     translations, so that each of the question's words counts once whatever the
-    language it is found in.
+    language it is found in. `with_section`: read with its passage's heading, as the
+    sentence scores are ("Monday to Friday" under "Support hours" holds "support").
     """
     asked = detect_language(question)
     own = set(terms(question)) - _REQUEST_TERMS
@@ -127,6 +148,8 @@ def _question_coverage(
         if not own:
             return 1.0
         found = sentence_terms(row[3])
+        if with_section:
+            found |= sentence_terms(sources[row[1]].section)
         if languages[row[1]] != asked:
             found |= translate_vocabulary(found, languages[row[1]], asked)
         # Read as the evidence check reads a passage: "perds" finds "lose" in
@@ -385,7 +408,12 @@ class ExtractiveChatModel(BaseChatModel):
             chosen = sorted((r for r in rows if r[0] > 0), key=lambda r: -r[0])
             chosen = sorted(chosen[: self.detail_sentences], key=lambda r: (r[1], r[2]))
         else:
-            chosen = self._gathered(rows, _question_coverage(question, sources))
+            chosen = self._gathered(
+                rows,
+                _question_coverage(question, sources),
+                past=asks_what_was(question),
+                tie_break=_question_coverage(question, sources, with_section=True),
+            )
         if not chosen:
             return INSUFFICIENT_CONTEXT
         return " ".join(f"{sentence} [{sources[si].id}]" for _, si, _, sentence in chosen)
@@ -394,6 +422,9 @@ class ExtractiveChatModel(BaseChatModel):
         self,
         rows: list[tuple[float, int, int, str]],
         covered: Callable[[tuple[float, int, int, str]], float],
+        *,
+        past: bool = False,
+        tie_break: Callable[[tuple[float, int, int, str]], float] | None = None,
     ) -> list[tuple[float, int, int, str]]:
         """Return the answering sentences of the best-ranked passages, each cited to its own.
 
@@ -403,7 +434,12 @@ class ExtractiveChatModel(BaseChatModel):
         scattered best sentences, and starts with what answers),
         and each of the next `max_sources - 1` passages with one adds its best. An
         answer that several passages support cites each of them; one that only the
-        first supports stays with it.
+        first supports stays with it. Of a passage's sentences tied on score, the one
+        holding more of the question's words (`tie_break`, read with its heading as the
+        scores are) is its best ("marge opérationnelle" for "operating margin", not
+        "marge brute" before it); else the first. A question on what happened
+        (`past`) is not led by an aim ("vise une marge d'au moins 8,5 %" for "What was
+        the operating margin?") when another passage states as much of it as a result.
         """
         by_source: dict[int, list[tuple[float, int, int, str]]] = {}
         for row in rows:
@@ -421,8 +457,25 @@ class ExtractiveChatModel(BaseChatModel):
             # the passage it displaces is left out, not quoted second.
             first = next(si for si in sorted(by_source) if coverage[si] == most)
             ranked = [first, *[si for si in ranked[1:] if si != first]]
+
+        def best_of(found: list[tuple[float, int, int, str]]) -> tuple[float, int, int, str]:
+            return max(found, key=lambda r: (r[0], (tie_break or covered)(r)))
+
+        lead_best = best_of(by_source[ranked[0]])
+        if past and states_an_aim(lead_best[3]):
+            result = next(
+                (
+                    si
+                    for si in sorted(by_source)
+                    if not states_an_aim(best_of(by_source[si])[3])
+                    and covered(best_of(by_source[si])) >= covered(lead_best)
+                ),
+                None,
+            )
+            if result is not None:
+                ranked = [result, *[si for si in ranked if si != result]][: self.max_sources]
         lead = sorted(by_source[ranked[0]], key=lambda r: r[2])
-        best = max(lead, key=lambda r: r[0])
+        best = best_of(lead)
         # From the passage's best sentence on: "The Enterprise plan costs $899", not the
         # Basic and Business prices written before it.
         start = lead.index(best)
@@ -433,7 +486,7 @@ class ExtractiveChatModel(BaseChatModel):
                 break
             chosen.append(row)
             words += len(row[3].split())
-        chosen.extend(max(by_source[s_index], key=lambda r: r[0]) for s_index in ranked[1:])
+        chosen.extend(best_of(by_source[s_index]) for s_index in ranked[1:])
         return chosen
 
     def _answering(

@@ -13,6 +13,9 @@ of the language, not of any data:
 * :func:`acronyms`: the initials of a passage's names ("Net Promoter Score" → nps,
   "United States" → us), which a question writes short.
 
+Beside those rules, :func:`matches_term` reads the few words the lexicons list as naming
+one thing (``SAME_SENSE``: "screen" / "display").
+
 Used by the evidence check (:mod:`threadline.graph.evidence`) and the offline answer
 (:mod:`threadline.models.extractive`) alike, so both read a passage the same way. Never
 by the index: its terms stay the stems.
@@ -25,7 +28,8 @@ from functools import lru_cache
 
 import lemminflect
 
-from threadline.text.tokenize import stem
+from threadline.text.lexicons import en, fr
+from threadline.text.tokenize import stem, terms
 
 __all__ = [
     "acronyms",
@@ -35,6 +39,18 @@ __all__ = [
     "verb_lemma_stems",
 ]
 
+
+def _same_sense() -> dict[str, frozenset[str]]:
+    """Each term of the lexicons' groups of words naming one thing, with the others."""
+    found: dict[str, set[str]] = {}
+    for group in (*en.SAME_SENSE, *fr.SAME_SENSE):
+        members = set(terms(group))
+        for member in members:
+            found.setdefault(member, set()).update(members - {member})
+    return {term: frozenset(others) for term, others in found.items()}
+
+
+_SAME_SENSE = _same_sense()
 # A five-letter shared start is the usual cut for a family of derivations.
 _SHARED_START = 5
 # A word this long may carry one typo and still name the same thing.
@@ -101,6 +117,8 @@ def matches_term(term: str, vocabulary: set[str]) -> bool:
     """
     if term in vocabulary:
         return True
+    if not _SAME_SENSE.get(term, frozenset()).isdisjoint(vocabulary):
+        return True  # "screen" / "display" (the lexicons' SAME_SENSE)
     if any(ch.isdigit() for ch in term):
         return False
     if len(term) >= _SHARED_START:

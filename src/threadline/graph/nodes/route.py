@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any
 
 from threadline.followups.outline import OutlineSection
-from threadline.graph.catalog_requests import ToolRequest, subject_product
+from threadline.graph.catalog_requests import ToolRequest, ranks_a_category, subject_product
 from threadline.graph.context import run_services
 from threadline.graph.routing import plan_turn
 from threadline.graph.state import State, ToolCall, TurnFollowup
@@ -53,6 +53,7 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
     # The products the previous answer listed, in the order shown (a catalog answer).
     # A lookup of one of them ("the second one") does not replace the list it came from.
     listed: list[str] = []
+    listed_is_cut = False
     known = {p.name for p in products}
     for past in reversed(state.history):
         if past["route"] != "tool":
@@ -60,6 +61,7 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         titles = [t.split(" — ")[0] for t in past["titles"]]
         listed = [t for t in titles if t in known]
         if len(listed) >= 2:
+            listed_is_cut = ranks_a_category(past["question"])
             break
     # A document answer about several products (an overview of the catalog): the
     # products its cited sections are about, for "which of those is cheapest?".
@@ -76,6 +78,7 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         brands=brands,
         listed_products=listed,
         listed_category=shared_category(products, listed or discussed),
+        listed_is_cut=listed_is_cut,
         discussed_products=discussed if len(discussed) >= 2 else (),
         prices={p.name: p.price_usd for p in products},
         subject_product=subject,

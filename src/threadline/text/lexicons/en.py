@@ -20,16 +20,19 @@ from __future__ import annotations
 from threadline.text.lexicons.base import Lexicon
 
 __all__ = [
+    "AIM_WORDS",
     "ANSWER_FILLER",
     "DELIVERABLE",
     "FOLLOWUPS",
     "GENERIC_WORDS",
     "GOODBYES",
+    "PAST_MARKERS",
     "IRREGULAR_PLURALS",
     "NOT_NAMES",
     "REQUEST_WORDS",
     "REWRITE_CHATTER",
     "REWRITE_REFUSALS",
+    "SAME_SENSE",
     "SEARCH_STOPWORDS",
     "SMALL_TALK",
     "THANKS",
@@ -208,13 +211,40 @@ ANSWER_FILLER = (
 """Words an answer uses about its own sources ("The documents do not provide specific
 information about ..."): never salient in a previous answer (reformulation)."""
 
+AIM_WORDS: tuple[str, ...] = (
+    "target",
+    "targets",
+    "aim",
+    "aims",
+    "goal",
+    "goals",
+    "objective",
+    "objectives",
+    "plans to",
+    "expects to",
+    "forecast",
+    "forecasts",
+    "will",
+)
+"""Folded words of a sentence that states an aim, not what happened ("Brightwell aims
+for an operating margin of at least 8.5%"): no answer to what a figure was."""
+
+PAST_MARKERS: tuple[str, ...] = ("was", "were", "did", "had")
+"""Folded words of a question that asks what happened ("What was the operating margin?")."""
+
+SAME_SENSE: tuple[str, ...] = ("screen display",)
+"""Words that name the same thing, one group a line: a passage writes one where a question
+writes another ("the screen size" of a phone whose page gives its "6.82-inch display")."""
+
 GENERIC_WORDS = (
     "tell know explain describe detail details expand elaborate give show say find "
     "please thank thanks help information info mean meant like want need question "
     "answer ask asking look looking check sure really actually possible able way ways "
     "thing things kind type one ones also still just use using used get got make take "
     "summary summarise summarize overview synthesis report "
-    "good best better great nice well okay ok yes sorry hi hello"
+    "good best better great nice well okay ok yes sorry hi hello "
+    # "What happens if the SLA is missed?" asks what follows: no passage says "happens".
+    "happen happens happened happening"
 )
 """Words that say what to do or how to ask, not what a question is about (evidence
 check). Wider than :data:`REQUEST_WORDS`: the evidence check looks for the question's

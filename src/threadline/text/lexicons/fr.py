@@ -19,15 +19,18 @@ from __future__ import annotations
 from threadline.text.lexicons.base import Lexicon
 
 __all__ = [
+    "AIM_WORDS",
     "AUXILIARY_FORMS",
     "DELIVERABLE",
     "FOLLOWUPS",
     "FUNCTION_WORDS",
     "GENERIC_WORDS",
     "GOODBYES",
+    "PAST_MARKERS",
     "REQUEST_WORDS",
     "REWRITE_CHATTER",
     "REWRITE_REFUSALS",
+    "SAME_SENSE",
     "SEARCH_STOPWORDS",
     "SMALL_TALK",
     "THANKS",
@@ -245,6 +248,36 @@ REQUEST_WORDS = (
     "comment pourquoi et aussi celui celle ceux ca cela"
 )
 """Request and conversation words (see :data:`threadline.text.lexicons.en.REQUEST_WORDS`)."""
+
+AIM_WORDS: tuple[str, ...] = (
+    "vise",
+    "visent",
+    "viser",
+    "objectif",
+    "objectifs",
+    "prevoit",
+    "prevoient",
+    "s'est fixe",
+    "se fixe",
+    "d'ici",
+)
+"""Folded words of a sentence that states an aim (see
+:data:`threadline.text.lexicons.en.AIM_WORDS`)."""
+
+PAST_MARKERS: tuple[str, ...] = (
+    "etait",
+    "etaient",
+    "a ete",
+    "ont ete",
+    "avait",
+    "avaient",
+    "a-t-il ete",
+    "a-t-elle ete",
+)
+"""Folded words of a question that asks what happened ("Quelle était la marge ?")."""
+
+SAME_SENSE: tuple[str, ...] = ()
+"""Words that name the same thing (see :data:`threadline.text.lexicons.en.SAME_SENSE`)."""
 
 GENERIC_WORDS = (
     "détaille détailler développe explique expliquer résume résumer résumé synthèse "
