@@ -443,6 +443,17 @@ def test_api_corrupt_session_is_409_and_others_keep_working(api) -> None:
     assert "api-good" in listed and "api-bad" not in listed
 
 
+def test_api_a_directory_in_place_of_a_session_file_is_409_even_to_delete(api) -> None:
+    client, services = api
+    path = _api_session_path(services, "api-dir")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.mkdir()
+    for response in (client.get("/sessions/api-dir"), client.delete("/sessions/api-dir")):
+        assert response.status_code == 409, response.text  # DELETE was a 500
+        assert response.json()["error"]["code"] == "session_corrupt"
+    assert path.is_dir()  # left for an operator
+
+
 # Text no backend can keep: PostgreSQL refuses NUL in text and JSONB (the JSON files took
 # it), and a lone surrogate, which JSON escapes can spell, is not Unicode at all.
 UNSTORABLE = {"nul": "a\x00b", "lone-surrogate": "a\ud800b"}
