@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from threadline.store.edits import answers_of
 from threadline.store.ids import validate_id
 from threadline.store.models import Message, Session, UtcDatetime
+from threadline.text.storable import unstorable_text
 
 EXPORT_FORMAT: Literal["threadline.session"] = "threadline.session"
 MAX_IMPORT_MESSAGES = 10_000
@@ -62,6 +63,12 @@ class ExportedSession(BaseModel):
         twice = [key for key, n in turns.items() if n > 1]
         if twice:
             raise ValueError(f"turn {twice[0][0]!r} has two {twice[0][1]} messages")
+        # Text the stores cannot keep (NUL, a lone surrogate) is refused, not a failed write.
+        problem = unstorable_text(self.title or "", "title") or unstorable_text(
+            [m.model_dump(mode="json") for m in self.messages], "messages"
+        )
+        if problem:
+            raise ValueError(problem)
         questions = {m.id for m in self.messages if m.role == "user"}
         for message in self.messages:
             meta = message.metadata

@@ -48,6 +48,26 @@ def allowed_sources(
     return requested
 
 
+CATALOG_SOURCE = "catalog"
+"""The source name of the product catalog (its tools' passages carry it too)."""
+
+
+def may_read_catalog(
+    policy: Mapping[str, Sequence[str]], caller_app: str, requested: Sequence[str] | None
+) -> bool:
+    """Whether a turn may read the product catalog: `catalog` is among the sources it may search.
+
+    The catalog's tools answer from the products directly, not through a search, so
+    they check the policy here: a caller app (or a request) whose sources leave the
+    catalog out gets no product from it, as it gets no passage of another source.
+    """
+    try:
+        allow = allowed_sources(policy, caller_app, requested)
+    except PolicyViolation:
+        return False
+    return allow is None or CATALOG_SOURCE in allow
+
+
 def may_debug(debug_apps: Sequence[str], caller_app: str) -> bool:
     """Whether a caller app may see turns' traces (`THREADLINE_DEBUG_CALLER_APPS`).
 

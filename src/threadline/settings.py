@@ -213,6 +213,12 @@ class Settings(BaseSettings):
     cors_origins: list[str] = Field(default_factory=list)
     max_query_length: int = Field(default=4000, ge=10)
     max_upload_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
+    max_request_bytes: int = Field(
+        default=16 * 1024 * 1024,
+        ge=1024,
+        description="A request body larger than this (and than an upload's file and form) "
+        "is refused before it is read (413 payload_too_large).",
+    )
     max_document_pages: int = Field(
         default=2000, ge=1, description="A PDF with more pages is refused (413 too_many_pages)."
     )

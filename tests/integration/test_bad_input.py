@@ -29,6 +29,7 @@ from threadline.api.main import create_app
 from threadline.followups import escape_for_line
 
 LONG_ID = "a" * 200
+REQUEST_LIMIT = 256 * 1024
 # Ids that must never reach the disk, each with what it tries.
 BAD_IDS = {
     "dotdot": "../etc/passwd",
@@ -63,7 +64,11 @@ BAD_PATH_SEGMENTS = {
 
 @pytest.fixture(scope="module")
 def services(tmp_path_factory):
-    svc = make_services(tmp_path_factory.mktemp("bad-input"), max_upload_bytes=64 * 1024)
+    svc = make_services(
+        tmp_path_factory.mktemp("bad-input"),
+        max_upload_bytes=64 * 1024,
+        max_request_bytes=REQUEST_LIMIT,
+    )
     yield svc
     svc.close()
 
@@ -289,6 +294,41 @@ def test_an_oversized_upload_is_refused(client, services, unchanged):
         "/documents", files={"file": ("big.md", b"# Big\n" + b"x" * limit, "text/markdown")}
     )
     assert (response.status_code, error_code(response)) == (413, "payload_too_large")
+
+
+def _padded(body: bytes) -> bytes:
+    """A valid JSON body past the request ceiling: whitespace nobody reads."""
+    return body[:-1] + b" " * (REQUEST_LIMIT + 1) + b"}"
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+@pytest.mark.parametrize(
+    ("url", "body"),
+    [
+        ("/chat", b'{"query": "hello", "thread_id": "existing"}'),
+        ("/sessions", b'{"title": "big"}'),
+        ("/sessions/import", b'{"format": "threadline.session"}'),
+        ("/v1/chat/completions", COMPLETION),
+    ],
+)
+def test_a_body_past_the_request_ceiling_is_413_unread(client, unchanged, url, body, chunked):
+    # Read whole before any route ran: 300 MB of JSON took 22 s and its size in memory.
+    padded = _padded(body)
+    content = iter([padded[i : i + 65536] for i in range(0, len(padded), 65536)])
+    response = client.post(
+        url,
+        content=content if chunked else padded,
+        headers={"content-type": "application/json"},
+    )
+    assert response.status_code == 413, response.text
+    assert response.json()["error"]["code"] == "payload_too_large"
+
+
+def test_a_body_within_the_ceiling_is_read(client):
+    small = b'{"query": "hello", "thread_id": "within-the-ceiling"}'
+    padded = small[:-1] + b" " * (REQUEST_LIMIT // 2) + b"}"
+    response = client.post("/chat", content=padded, headers={"content-type": "application/json"})
+    assert response.status_code == 200, response.text
 
 
 JSON_ROUTES = [

@@ -29,3 +29,25 @@ def test_policy_violations_end_the_turn_with_a_stop_reason_not_an_exception(tmp_
         assert too_long.stop_reason == "invalid_intent:query_too_long"
     finally:
         services.close()
+
+
+def test_a_caller_app_whose_sources_leave_out_the_catalog_gets_no_product(
+    sample_services, monkeypatch
+):
+    # The catalog's tools answer from the products, not through a search: they must
+    # follow the sources a turn may read, as retrieval does.
+    from threadline.chat import ChatService, TurnRequest
+
+    chat = ChatService(sample_services)
+    monkeypatch.setattr(sample_services.settings, "source_policy", {"support-bot": ["support"]})
+    queries = ["Which laptop is the lightest?", "What phones do you have under $500?"]
+    for n, query in enumerate(queries):
+        allowed = chat.run_turn(TurnRequest(query=query, thread_id=f"catalog-{n}"))
+        assert allowed.route == "tool" and allowed.citations, query  # the control
+        # Its policy leaves the catalog out; a request narrows it out.
+        for request in ({"caller_app": "support-bot"}, {"sources": ["support"]}):
+            thread = f"catalog-{n}-{len(request)}-{next(iter(request))}"
+            result = chat.run_turn(TurnRequest(query=query, thread_id=thread, **request))
+            assert result.route != "tool", (query, request)
+            assert not any(c["doc_id"].startswith("catalog:") for c in result.citations)
+            assert all(c["source"] != "catalog" for c in result.citations), (query, request)

@@ -443,6 +443,70 @@ def test_api_corrupt_session_is_409_and_others_keep_working(api) -> None:
     assert "api-good" in listed and "api-bad" not in listed
 
 
+def test_api_a_directory_in_place_of_a_session_file_is_409_even_to_delete(api) -> None:
+    client, services = api
+    path = _api_session_path(services, "api-dir")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.mkdir()
+    for response in (client.get("/sessions/api-dir"), client.delete("/sessions/api-dir")):
+        assert response.status_code == 409, response.text  # DELETE was a 500
+        assert response.json()["error"]["code"] == "session_corrupt"
+    assert path.is_dir()  # left for an operator
+
+
+# Text no backend can keep: PostgreSQL refuses NUL in text and JSONB (the JSON files took
+# it), and a lone surrogate, which JSON escapes can spell, is not Unicode at all.
+UNSTORABLE = {"nul": "a\x00b", "lone-surrogate": "a\ud800b"}
+
+
+@pytest.mark.parametrize("text", UNSTORABLE.values(), ids=UNSTORABLE.keys())
+def test_api_refuses_text_no_backend_can_store_alike(api_backend, text) -> None:
+    client, services, backend = api_backend
+    sid = f"text-{backend.name}-{len(text.encode('utf-8', 'surrogatepass'))}"
+    done = client.post("/chat", json={"query": "What SLA applies?", "thread_id": sid})
+    assert done.status_code == 200, done.text
+    answer = client.get(f"/sessions/{sid}/messages").json()["data"][-1]["id"]
+    export = client.get(f"/sessions/{sid}/export", params={"format": "json"}).json()
+    export["session"]["messages"][0]["content"] = text
+    completion = {"model": "threadline", "messages": [{"role": "user", "content": text}]}
+    parts = [{"role": "user", "content": [{"type": "text", "text": text}]}]
+    requests = [
+        ("POST", "/chat", {"query": f"hello {text}", "thread_id": sid}),
+        ("POST", "/chat/stream", {"query": f"hello {text}", "thread_id": sid}),
+        ("POST", "/chat", {"query": "What SLA applies?", "thread_id": sid, "sources": [text]}),
+        ("POST", "/chat", {"query": "What SLA applies?", "thread_id": sid, "workspace": text}),
+        ("POST", "/sessions", {"title": text}),
+        ("PATCH", f"/sessions/{sid}", {"title": text}),
+        ("POST", f"/sessions/{sid}/messages/{answer}/feedback", {"rating": "up", "comment": text}),
+        ("POST", f"/sessions/{sid}/regenerate", {"sources": [text]}),
+        ("POST", "/sessions/import?session_id=text-import", export),
+        ("POST", "/v1/chat/completions", completion),
+        ("POST", "/v1/chat/completions", {**completion, "messages": parts}),
+    ]
+    before = client.get(f"/sessions/{sid}/messages").json()
+    listed = client.get("/sessions", params={"limit": 200}).json()["count"]
+    for method, url, body in requests:
+        # Escaped JSON (ensure_ascii), as a client would send a lone surrogate.
+        response = client.request(
+            method, url, content=json.dumps(body), headers={"content-type": "application/json"}
+        )
+        expected = 400 if url.startswith("/v1") else 422
+        assert response.status_code == expected, (url, body, response.text)
+        assert response.json()["error"]["code"] == "validation_error", (url, response.text)
+    assert client.get(f"/sessions/{sid}/messages").json() == before
+    assert client.get("/sessions", params={"limit": 200}).json()["count"] == listed
+
+
+def test_api_page_past_the_end_is_empty_alike(api_backend) -> None:
+    client, _, _ = api_backend
+    assert client.post("/chat", json={"query": "hello", "thread_id": "paged"}).status_code == 200
+    # Past PostgreSQL's bigint too: any integer the query string carries.
+    for offset in (10**6, 2**63, 10**30):
+        response = client.get("/sessions", params={"offset": offset})
+        assert response.status_code == 200, response.text
+        assert response.json()["data"] == [] and response.json()["count"] >= 1
+
+
 # ---------------------------------------------------------------------------- crashes
 
 CRASH_ITERATIONS = {"json": 100, "postgres": 30}

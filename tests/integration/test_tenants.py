@@ -115,3 +115,51 @@ def test_a_key_acts_only_as_its_caller_apps(client):
     listing = client.get("/sessions", params={"caller_app": "default"}, headers=web)
     assert listing.status_code == 403
     assert client.get("/sessions", params={"caller_app": "web"}, headers=web).json()["count"] == 1
+
+
+# Every route that names a session or a message, as another tenant and as another caller
+# app of the same tenant: none may read, change or even confirm the session.
+SESSION_ROUTES = [
+    ("get", "/sessions/{sid}", None),
+    ("patch", "/sessions/{sid}", {"title": "taken over"}),
+    ("get", "/sessions/{sid}/messages", None),
+    ("post", "/sessions/{sid}/close", None),
+    ("post", "/sessions/{sid}/fork", {}),
+    ("get", "/sessions/{sid}/export?format=json", None),
+    ("get", "/conversations/{sid}/chunks", None),
+    ("post", "/sessions/{sid}/messages/{mid}/feedback", {"rating": "down"}),
+    ("delete", "/sessions/{sid}/messages/{mid}/feedback", None),
+    ("get", "/sessions/{sid}/messages/{mid}/trace", None),
+    ("post", "/sessions/{sid}/regenerate", {}),
+    ("post", "/sessions/{sid}/messages/{mid}/select", None),
+    ("delete", "/sessions/{sid}", None),
+]
+
+
+def test_no_session_route_reaches_another_tenants_or_apps_session(client):
+    web = auth(KEY_WEB)
+    sid = "sweep-victim"
+    created = client.post(
+        "/chat", json={"query": "hello", "thread_id": sid, "caller_app": "web"}, headers=web
+    )
+    assert created.status_code == 200, created.text
+    own = client.get(f"/sessions/{sid}/messages", params={"caller_app": "web"}, headers=web)
+    before = own.json()
+    mid = before["data"][-1]["id"]
+    for method, template, body in SESSION_ROUTES:
+        url = template.format(sid=sid, mid=mid)
+        join = "&" if "?" in url else "?"
+        for who, headers, app, expected in [
+            ("another tenant", B, "web", 404),
+            ("another app of the tenant", A, "default", 404),
+            ("a key that may not act as the app", web, "default", 403),
+        ]:
+            kwargs = {"json": body} if body is not None else {}
+            response = client.request(
+                method, f"{url}{join}caller_app={app}", headers=headers, **kwargs
+            )
+            assert response.status_code == expected, (who, method, url, response.text)
+    after = client.get(f"/sessions/{sid}/messages", params={"caller_app": "web"}, headers=web)
+    assert after.json() == before
+    listed = client.get("/sessions", params={"caller_app": "web"}, headers=B).json()
+    assert sid not in [s["id"] for s in listed["data"]]

@@ -97,6 +97,19 @@ def test_a_deep_or_big_metadata_field_is_a_400(client, services, metadata):
     assert services.kb.count() == before
 
 
+@pytest.mark.parametrize("escape", ["\\ud800", "\\0"], ids=["lone surrogate", "nul"])
+def test_text_no_index_can_store_in_front_matter_or_metadata_is_refused(client, services, escape):
+    # JSON and YAML escapes spell what UTF-8 bytes cannot: a lone surrogate made the
+    # write fail with a 500 (UnicodeEncodeError).
+    before = services.kb.count()
+    front_matter = f'---\ntitle: "T{escape}"\n---\n## A\nText.\n'.encode()
+    refused(upload(client, "fm.md", front_matter), 400, "invalid_front_matter")
+    json_escape = escape.replace("\\0", "\\u0000")
+    metadata = f'{{"note": "x{json_escape}"}}'
+    refused(upload(client, "m.md", b"## A\nText.", metadata=metadata), 422, "validation_error")
+    assert services.kb.count() == before
+
+
 def test_front_matter_and_metadata_within_the_bounds_are_kept(client):
     body = b"---\ntitle: Kept\ntags: [a, b]\nowner: {team: docs}\n---\n## A\nKept text.\n"
     created = upload(client, "kept.md", body, metadata='{"level": {"n": 1}}')

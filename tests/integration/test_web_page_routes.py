@@ -82,6 +82,18 @@ def test_passage_follows_the_caller_apps_source_allowlist(client, monkeypatch):
     assert client.get(path).status_code == 200  # no policy for the default caller app
 
 
+def test_a_catalog_passage_follows_the_caller_apps_source_allowlist(client, monkeypatch):
+    path = "/documents/catalog:products/chunks/bw-phone-galaxy-a55"
+    assert client.get(path).status_code == 200
+    settings = client.app.state.services.settings
+    policy = {"support-bot": ["support"], "shop": ["catalog"]}
+    monkeypatch.setattr(settings, "source_policy", policy)
+    response = client.get(path, params={"caller_app": "support-bot"})
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "passage_not_found"
+    assert client.get(path, params={"caller_app": "shop"}).status_code == 200
+
+
 @pytest.mark.parametrize(
     "path",
     [

@@ -10,6 +10,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from starlette.concurrency import run_in_threadpool
 
 from threadline import __version__
+from threadline.api.body_limit import BodyLimit
 from threadline.api.errors import install_error_handlers
 from threadline.api.routes import (
     chat,
@@ -30,7 +31,15 @@ from threadline.auth import KeyRing, load_key_entries
 from threadline.chat import ChatService
 from threadline.conversations.worker import start_worker
 from threadline.services import Services
-from threadline.settings import get_settings
+from threadline.settings import Settings, get_settings
+
+UPLOAD_FORM_SLACK = 64 * 1024
+"""Room for an upload's form fields and multipart framing beside its file."""
+
+
+def request_body_limit(settings: Settings) -> int:
+    """Return the largest request body read: `max_request_bytes`, or an upload's file and form."""
+    return max(settings.max_request_bytes, settings.max_upload_bytes + UPLOAD_FORM_SLACK)
 
 
 def create_app(services: Services | None = None) -> FastAPI:
@@ -66,6 +75,8 @@ def create_app(services: Services | None = None) -> FastAPI:
         redoc_url=None,
     )
     settings = services.settings if services else get_settings()
+    # Innermost, so a refusal still gets the CORS and security headers.
+    app.add_middleware(BodyLimit, limit=request_body_limit(settings))
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

@@ -19,6 +19,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from threadline.api.body_limit import BodyTooLarge
 from threadline.api.errors import ApiError, llm_error_message, llm_error_status
 from threadline.models import LLMError
 from threadline.store import (
@@ -105,6 +106,8 @@ def error_from_exception(exc: Exception) -> JSONResponse:
         return openai_error(
             409, "session_corrupt", "This session's file is damaged; it is kept for repair."
         )
+    if isinstance(exc, BodyTooLarge):
+        return openai_error(413, "payload_too_large", str(exc.detail))
     if isinstance(exc, StarletteHTTPException):
         return openai_error(exc.status_code, "http_error", str(exc.detail), headers=exc.headers)
     log.exception("unhandled error", exc_info=exc)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from threadline.api.schemas import ChatResponse
+from threadline.text.storable import unstorable_text
 
 MODEL_ID = "threadline"
 
@@ -28,6 +29,15 @@ class ChatMessageIn(BaseModel):
         default=None, description="A string, or a list of content parts (only text parts are read)."
     )
     name: str | None = None
+
+    @model_validator(mode="after")
+    def _storable_text(self) -> ChatMessageIn:
+        # The text becomes the stored question, and the first question's text is hashed
+        # into a thread id: text no store can keep (NUL, a lone surrogate) is refused here.
+        problem = unstorable_text(self.text(), "content")
+        if problem:
+            raise ValueError(problem)
+        return self
 
     def text(self) -> str:
         """Return the message's text: the string, or its text parts joined (images etc. skipped)."""

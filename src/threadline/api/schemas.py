@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
+
+from threadline.text.storable import StorableText
 
 ID_SCHEMA: dict[str, Any] = {"pattern": r"^[A-Za-z0-9](?:\.?[A-Za-z0-9_:-])*\.?$", "maxLength": 128}
 """How session ids and caller apps look (`threadline.store.validate_id`: ASCII letter or
 digit first, then letters, digits, `_ . : -`, no `..`, at most 128 chars). Documented in the
 OpenAPI schema only: the store enforces it, and answers any other id with 400 `invalid_id`
 wherever the id comes from (body, path, query or header)."""
+
+SourceName = Annotated[StorableText, Field(min_length=1, max_length=128)]
+"""A source a request narrows a turn to (`sources`)."""
 
 
 class ErrorDetail(BaseModel):
@@ -33,10 +38,10 @@ class ChatRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field(
+    query: StorableText = Field(
         min_length=1,
         max_length=4000,
-        description="The user's message (not blank).",
+        description="The user's message (not blank, no NUL character).",
         json_schema_extra={"pattern": r"\S"},  # documents the blank check below
     )
     session_id: str | None = Field(
@@ -57,10 +62,10 @@ class ChatRequest(BaseModel):
         description="The calling application.",
         json_schema_extra=ID_SCHEMA,
     )
-    source_app: str | None = Field(default=None, max_length=128)
-    workspace: str | None = Field(default=None, max_length=128)
+    source_app: StorableText | None = Field(default=None, max_length=128)
+    workspace: StorableText | None = Field(default=None, max_length=128)
     language: str | None = Field(default=None, pattern=r"^[a-z]{2}(-[A-Za-z]{2})?$")
-    sources: list[str] | None = Field(
+    sources: list[SourceName] | None = Field(
         default=None, max_length=32, description="Narrow the allowed sources for this turn."
     )
     debug: StrictBool = Field(
@@ -166,7 +171,7 @@ class SessionCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     session_id: str | None = Field(default=None, max_length=128, json_schema_extra=ID_SCHEMA)
-    title: str | None = Field(default=None, max_length=200)
+    title: StorableText | None = Field(default=None, max_length=200)
     caller_app: str = Field(default="default", max_length=128, json_schema_extra=ID_SCHEMA)
 
 
@@ -175,7 +180,7 @@ class SessionUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    title: str = Field(min_length=1, max_length=200)
+    title: StorableText = Field(min_length=1, max_length=200)
 
 
 class SessionPublic(BaseModel):

@@ -7,8 +7,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
-from threadline.api.schemas import ChatResponse
+from threadline.api.schemas import ChatResponse, SourceName
 from threadline.store.models import FEEDBACK_COMMENT_MAX, Message, TurnMetadata
+from threadline.text.storable import StorableText
 
 Rating = Literal["up", "down"]
 Reason = Literal["wrong", "not_in_documents", "incomplete", "wrong_source", "other"]
@@ -23,7 +24,7 @@ class FeedbackCreate(BaseModel):
     reason: Reason | None = Field(
         default=None, description="Why (mostly with `down`): what was wrong with the answer."
     )
-    comment: str | None = Field(default=None, max_length=FEEDBACK_COMMENT_MAX)
+    comment: StorableText | None = Field(default=None, max_length=FEEDBACK_COMMENT_MAX)
 
 
 class FeedbackPublic(BaseModel):
@@ -76,10 +77,10 @@ class RegenerateRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    source_app: str | None = Field(default=None, max_length=128)
-    workspace: str | None = Field(default=None, max_length=128)
+    source_app: StorableText | None = Field(default=None, max_length=128)
+    workspace: StorableText | None = Field(default=None, max_length=128)
     language: str | None = Field(default=None, pattern=r"^[a-z]{2}(-[A-Za-z]{2})?$")
-    sources: list[str] | None = Field(default=None, max_length=32)
+    sources: list[SourceName] | None = Field(default=None, max_length=32)
     debug: StrictBool = Field(default=False, description="As in POST /chat: return the trace.")
 
 

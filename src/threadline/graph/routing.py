@@ -91,6 +91,7 @@ def plan_turn(
     prices: dict[str, float] | None = None,
     discussed_products: Sequence[str] = (),
     subject_product: str | None = None,
+    catalog: bool = True,
 ) -> TurnPlan:
     """Classify one message (pure function of the message and the thread state).
 
@@ -103,8 +104,58 @@ def plan_turn(
     cheapest?" ranks them too, while "the second point" stays a reference into its
     outline. `subject_product` is the one product the previous answer was about (the
     only one it showed, or the first of a ranking): a spec asked of "it" is looked up.
+    A turn that may not read the product catalog (`catalog` False: its caller app's
+    sources, or the request's, leave it out) is planned as a document question.
     """
     deliverable = is_deliverable_request(question)
+    if catalog:
+        plan = _catalog_plan(
+            question,
+            brands=brands,
+            listed_products=listed_products,
+            listed_category=listed_category,
+            prices=prices,
+            discussed_products=discussed_products,
+            subject_product=subject_product,
+        )
+        if plan is not None:
+            return plan
+    # Exact greetings and thanks only, so this cannot swallow a short follow-up.
+    if is_small_talk(question):
+        return TurnPlan("reply")
+    if has_previous_turn:
+        reference = resolve_reference(question, outline, source_titles)
+        if reference.detected:
+            return TurnPlan("followup_reference", reference=reference)
+        if is_pure_anaphora(question):
+            if outline:
+                anaphora = Reference(
+                    detected=True,
+                    resolved=False,
+                    ref_type="anaphora",
+                    section_id=None,
+                    document_index=None,
+                    method="deterministic",
+                    reason="pure_anaphora",
+                )
+                return TurnPlan("clarify", reference=anaphora)
+            return TurnPlan("followup_context", deliverable=deliverable)
+        if looks_like_followup(question):
+            return TurnPlan("followup_context", deliverable=deliverable)
+    return TurnPlan("standalone", deliverable=deliverable)
+
+
+def _catalog_plan(
+    question: str,
+    *,
+    brands: Sequence[str],
+    listed_products: Sequence[str],
+    listed_category: str | None,
+    prices: dict[str, float] | None,
+    discussed_products: Sequence[str],
+    subject_product: str | None,
+) -> TurnPlan | None:
+    """Plan a catalog turn (a tool call, or asking which product), or None for another kind."""
     tool = parse_catalog_request(question, brands)
     if tool is not None:
         return TurnPlan("tool", tool=tool)
@@ -145,26 +196,4 @@ def plan_turn(
             return TurnPlan("clarify", reference=reference)
         args = {"name": subject_product, "specs": asked_specs(question)}
         return TurnPlan("tool", reference=reference, tool=ToolRequest("get_product", args))
-    # Exact greetings and thanks only, so this cannot swallow a short follow-up.
-    if is_small_talk(question):
-        return TurnPlan("reply")
-    if has_previous_turn:
-        reference = resolve_reference(question, outline, source_titles)
-        if reference.detected:
-            return TurnPlan("followup_reference", reference=reference)
-        if is_pure_anaphora(question):
-            if outline:
-                anaphora = Reference(
-                    detected=True,
-                    resolved=False,
-                    ref_type="anaphora",
-                    section_id=None,
-                    document_index=None,
-                    method="deterministic",
-                    reason="pure_anaphora",
-                )
-                return TurnPlan("clarify", reference=anaphora)
-            return TurnPlan("followup_context", deliverable=deliverable)
-        if looks_like_followup(question):
-            return TurnPlan("followup_context", deliverable=deliverable)
-    return TurnPlan("standalone", deliverable=deliverable)
+    return None

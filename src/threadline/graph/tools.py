@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from threadline.graph.state import PackedChunk
 from threadline.knowledge.catalog import Catalog, Product
+from threadline.policy import CATALOG_SOURCE
 from threadline.text.normalize import fold
 from threadline.text.tokenize import tokenize
 
@@ -186,7 +187,7 @@ def products_as_sources(
             doc_id=f"catalog:{product.catalog}",
             title=product.name,
             section=f"{product.brand} {product.category}",
-            source="catalog",
+            source=CATALOG_SOURCE,
             text=" ".join(t for t in (lead(product), product.describe()) if t),
             score=1.0,
         )

@@ -22,6 +22,7 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 # DocumentError is defined beside the converters, the lowest layer that raises it, and
 # imported from here by most callers.
 from threadline.knowledge.converters import DocumentError, to_markdown
+from threadline.text.storable import unstorable_text
 
 # Part of every content hash: changing how chunks are cut re-ingests unchanged files.
 CHUNKER_VERSION = "headings-v2"  # v2: headings inside fenced code are code
@@ -158,7 +159,8 @@ def parse_front_matter(raw: str) -> tuple[dict[str, Any], str]:
     """Split an optional YAML front matter block from the body.
 
     Raises:
-        DocumentError: if the front matter is not a YAML mapping.
+        DocumentError: if the front matter is not a YAML mapping, or holds text no
+            index can store (NUL, a lone surrogate).
     """
     if not raw.startswith("---"):
         return {}, raw
@@ -191,6 +193,13 @@ def parse_front_matter(raw: str) -> tuple[dict[str, Any], str]:
         ) from exc
     if not isinstance(meta, dict):
         raise DocumentError("front matter must be a YAML mapping", code="invalid_front_matter")
+    # YAML escapes ("\ud800", "\0") can spell text no index can store.
+    problem = unstorable_text(_plain(meta), "front matter")
+    if problem:
+        raise DocumentError(
+            f"front matter holds text that cannot be stored: {problem}",
+            code="invalid_front_matter",
+        )
     return meta, raw[match.end() :]
 
 

@@ -20,6 +20,7 @@ from threadline.knowledge.documents import (
     check_metadata,
     load_document,
 )
+from threadline.text.storable import unstorable_text
 
 UPLOADS_SOURCE = "uploads"
 
@@ -34,7 +35,8 @@ def parse_metadata_json(metadata: str | None) -> dict[str, Any]:
         The object (empty when nothing was sent).
 
     Raises:
-        DocumentError: `validation_error` (422) for anything but a JSON object;
+        DocumentError: `validation_error` (422) for anything but a JSON object, or
+            one holding text no index can store (NUL, a lone surrogate);
             `metadata_too_large` (400) for one too big or too deep to store on every
             chunk.
     """
@@ -52,6 +54,13 @@ def parse_metadata_json(metadata: str | None) -> dict[str, Any]:
         raise _not_an_object() from exc
     if not isinstance(extra, dict):
         raise _not_an_object()
+    problem = unstorable_text(extra, "metadata")
+    if problem:  # JSON escapes can spell a lone surrogate, which no index can store
+        raise DocumentError(
+            f"metadata holds text that cannot be stored: {problem}",
+            code="validation_error",
+            status=422,
+        )
     check_metadata(extra)
     return extra
 

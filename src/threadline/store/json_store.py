@@ -287,6 +287,7 @@ class ConversationStore(JsonSessionEdits):
         Raises:
             InvalidIdError: If an id is invalid.
             StoreBusyError: If the session lock could not be acquired in time.
+            CorruptSessionError: If a directory stands where the file should be.
         """
         path = self._paths.session(tenant, caller_app, session_id)
         lock_file = lock_path(path)
@@ -298,6 +299,8 @@ class ConversationStore(JsonSessionEdits):
                 existed = True
             except FileNotFoundError:
                 existed = False
+            except IsADirectoryError as exc:  # not a file: left for an operator, as reads do
+                raise CorruptSessionError(path, "unreadable (Is a directory)") from exc
             # Unlinked while still held and after the JSON is gone: waiters that opened
             # the old inode see st_nlink == 0 and retry on a fresh file, and whoever
             # locks the fresh file finds the session already deleted.

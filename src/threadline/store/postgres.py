@@ -362,6 +362,11 @@ class PostgresStore(PostgresSessionEdits):
                 f"SELECT count(*) AS n FROM sessions WHERE {scope}", args
             ).fetchone()
             total = counted["n"] if counted is not None else 0
+            if offset >= total:
+                # Past the end: an empty page, as the JSON store answers, and no query
+                # with an OFFSET beyond PostgreSQL's bigint (any Python int gets here).
+                return [], total
+            limit = min(limit, total - offset)
             rows = conn.execute(
                 "SELECT s.session_id, s.tenant_id, s.caller_app, s.title, s.created_at, "
                 "greatest(s.updated_at, l.created_at) AS updated_at, "

@@ -20,7 +20,7 @@ from starlette.responses import Response
 from threadline.api.deps import CallerAppDep, ServicesDep, TenantDep
 from threadline.api.errors import ApiError
 from threadline.api.schemas import ErrorResponse
-from threadline.policy import allowed_sources
+from threadline.policy import CATALOG_SOURCE, allowed_sources
 from threadline.services import Services
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -62,8 +62,9 @@ def find_passage(
 ) -> PassagePublic:
     """Find a chunk of an ingested document, or a catalog product's description.
 
-    Documents follow the caller app's source allowlist, like retrieval does; a
-    passage the caller app may not search is reported as not found.
+    Documents and catalog products follow the caller app's source allowlist, like
+    retrieval and the catalog tools do; a passage the caller app may not search is
+    reported as not found.
 
     Raises:
         ApiError: 404 `passage_not_found`.
@@ -71,6 +72,8 @@ def find_passage(
     kb = services.kb
     allow = allowed_sources(services.settings.source_policy, caller_app, None)
     if doc_id.startswith(CATALOG_PREFIX):
+        if allow is not None and CATALOG_SOURCE not in allow:
+            raise ApiError(404, "passage_not_found", "No such passage in the knowledge base.")
         name = doc_id[len(CATALOG_PREFIX) :]
         for product in kb.catalog.products(tenant):
             if product.catalog == name and product.id == chunk_id:
@@ -79,7 +82,7 @@ def find_passage(
                     chunk_id=chunk_id,
                     title=product.name,
                     section=f"{product.brand} {product.category}".strip() or None,
-                    source="catalog",
+                    source=CATALOG_SOURCE,
                     text=product.describe(),
                 )
     else:

@@ -11,6 +11,7 @@ from threadline.graph.context import run_services
 from threadline.graph.routing import plan_turn
 from threadline.graph.state import State, ToolCall, TurnFollowup
 from threadline.knowledge.catalog import Product
+from threadline.policy import may_read_catalog
 from threadline.services import Services
 
 
@@ -48,7 +49,8 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
     """Run the body of `route_turn` over explicit services (the retrieval benchmark's)."""
     ts = state.thread_state
     outline = [OutlineSection(o.id, o.title) for o in ts.last_outline]
-    products = services.kb.catalog.products(state.tenant)
+    catalog = may_read_catalog(services.settings.source_policy, state.caller_app, state.sources)
+    products = services.kb.catalog.products(state.tenant) if catalog else []
     brands = sorted({p.brand for p in products})
     # The products the previous answer listed, in the order shown (a catalog answer).
     # A lookup of one of them ("the second one") does not replace the list it came from.
@@ -82,6 +84,7 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         discussed_products=discussed if len(discussed) >= 2 else (),
         prices={p.name: p.price_usd for p in products},
         subject_product=subject,
+        catalog=catalog,
     )
     if plan.tool is not None and plan.tool.name == "compare_products":
         found = services.kb.catalog.find(state.tenant, list(plan.tool.args.get("names", [])))

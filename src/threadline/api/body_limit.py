@@ -1,0 +1,63 @@
+"""A ceiling on request bodies, checked before they are read (pure ASGI middleware).
+
+FastAPI reads a JSON body whole and Starlette spools a multipart body whole before a
+route runs: without a ceiling, one request of a few hundred megabytes of JSON (an
+OpenAI `messages` history nobody reads, whitespace around a query) takes that much
+memory to parse, and one huge upload that much disk before the route's own limit
+refuses it. A declared `Content-Length` over the ceiling is refused at the first read;
+a body sent without one (chunked) is counted as it arrives and refused when it passes
+the ceiling.
+"""
+
+from __future__ import annotations
+
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+
+class BodyTooLarge(HTTPException):
+    """A body past the ceiling, found while it was being read (413 `payload_too_large`).
+
+    An HTTPException, so FastAPI's body parsing lets it through as it is, and the
+    app's handlers (threadline's and the OpenAI routes') answer it with their shape.
+    """
+
+    def __init__(self, limit: int) -> None:
+        """Say what the ceiling is."""
+        super().__init__(413, f"Request bodies are limited to {limit} bytes.")
+
+
+class BodyLimit:
+    """Refuse request bodies larger than `limit` bytes with 413 `payload_too_large`."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        """Wrap the app."""
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Check the declared length, then count what arrives."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = next(
+            (value for name, value in scope.get("headers", []) if name == b"content-length"),
+            b"",
+        )
+        # A declared length over the ceiling is refused at the first read, before any
+        # byte is kept; the app's handlers answer, in the shape of the route's API.
+        too_long = declared.strip().isdigit() and int(declared) > self.limit
+        received = 0
+
+        async def counted() -> Message:
+            nonlocal received
+            if too_long:
+                raise BodyTooLarge(self.limit)
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    raise BodyTooLarge(self.limit)
+            return message
+
+        await self.app(scope, counted, send)
