@@ -398,3 +398,19 @@ def test_of_a_passages_sentences_tied_on_score_the_one_holding_more_of_the_quest
     ]
     quoted = sentences_without_citations(compose("What is the operating margin?", passages))
     assert quoted[0].startswith("Le résultat opérationnel")
+
+
+def test_a_sentence_already_quoted_is_not_quoted_again_from_another_passage():
+    # Corpora hold the same sentence in several passages (a page and its copy, a shared
+    # step): the answer says it once, and a next passage adds its best other sentence.
+    passages = [
+        "Open the cost estimator. Enter your estimated usage, and click Calculate Cost.",
+        "Enter your estimated usage, and click Calculate Cost. The estimate shows the "
+        "usage cost per month.",
+        "Enter your estimated usage, and click Calculate Cost.",
+    ]
+    text = compose("How do I estimate the usage cost?", passages)
+    quoted = sentences_without_citations(text)
+    assert quoted.count("Enter your estimated usage, and click Calculate Cost.") == 1, text
+    assert "The estimate shows the usage cost per month." in quoted
+    assert "[3]" not in text  # its only sentence is already said

@@ -176,6 +176,11 @@ def _asked_in_other_forms(asked: set[str], found: set[str]) -> set[str]:
     return {t for t in asked if t not in found and matches_verb_form(t, found)}
 
 
+def _said_as(sentence: str) -> str:
+    """Return a sentence as said: case and spacing aside, two copies are one sentence."""
+    return " ".join(sentence.casefold().split())
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences and bullet items of a passage, Markdown markers removed."""
     sentences: list[str] = []
@@ -486,7 +491,15 @@ class ExtractiveChatModel(BaseChatModel):
                 break
             chosen.append(row)
             words += len(row[3].split())
-        chosen.extend(best_of(by_source[s_index]) for s_index in ranked[1:])
+        # A sentence several passages hold (a page and its copy, a step two guides share)
+        # is said once: a next passage adds its best sentence not already quoted, if any.
+        said = {_said_as(row[3]) for row in chosen}
+        for s_index in ranked[1:]:
+            unsaid = [r for r in by_source[s_index] if _said_as(r[3]) not in said]
+            if unsaid:
+                row = best_of(unsaid)
+                chosen.append(row)
+                said.add(_said_as(row[3]))
         return chosen
 
     def _answering(
