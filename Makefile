@@ -103,6 +103,8 @@ bench: install ## Run every benchmark (about 30 min on 2 cores); results in benc
 		--corpus $(MTRAG)/corpus.jsonl --tasks $(MTRAG)/dev.jsonl --tasks $(MTRAG_FR)/dev.jsonl
 	$(BIN)/python -m benchmarks answers --corpus $(MTRAG)/corpus.jsonl --tasks $(ANSWERS)/dev.jsonl \
 		--out $(RESULTS)/answers-dev-run.jsonl --score | tee $(RESULTS)/answers-dev.txt
+	$(BIN)/python -m benchmarks answers-ceilings --corpus $(MTRAG)/corpus.jsonl --tasks $(ANSWERS)/dev.jsonl \
+		--out $(BENCH_INDEX)-answers-ceilings-run.jsonl --results $(RESULTS)
 	$(BIN)/python -m benchmarks llm --out $(RESULTS)/llm.json --limit 20 \
 		--corpus $(MTRAG)/corpus.jsonl --tasks $(ANSWERS)/dev.jsonl
 	$(BIN)/python -m benchmarks engine $(RESULTS)
