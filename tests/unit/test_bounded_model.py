@@ -9,7 +9,7 @@ import openai
 import pytest
 
 from threadline.models import LLMTimeoutError, LLMUnavailableError
-from threadline.models.bounded import BoundedChatOpenAI, domain_error
+from threadline.models.bounded import BoundedChatOpenAI, domain_error, raise_as_domain_error
 from threadline.models.factory import create_chat_model
 from threadline.settings import Settings
 
@@ -53,3 +53,21 @@ def test_client_errors_map_to_domain_errors():
     assert isinstance(domain_error(down), LLMUnavailableError)
     bad = openai.BadRequestError("bad", response=httpx.Response(400, request=request), body=None)
     assert domain_error(bad) is None  # a configuration fault, not an outage
+
+
+def test_a_domain_error_raised_in_the_stream_is_not_its_own_cause():
+    # The turn's deadline passing mid-answer raised `LLMTimeoutError` from itself; the
+    # structured-output probe then walked its causes forever (a CI run hung 300 s there).
+    deadline = LLMTimeoutError("the turn's deadline passed during the answer")
+    with pytest.raises(LLMTimeoutError) as raised:
+        raise_as_domain_error(deadline)
+    assert raised.value is deadline and raised.value.__cause__ is None
+    request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    slow = openai.APITimeoutError(request)
+    with pytest.raises(LLMTimeoutError) as mapped:
+        raise_as_domain_error(slow)
+    assert mapped.value.__cause__ is slow
+    bad = openai.BadRequestError("bad", response=httpx.Response(400, request=request), body=None)
+    with pytest.raises(openai.BadRequestError) as kept:
+        raise_as_domain_error(bad)
+    assert kept.value is bad and kept.value.__cause__ is None

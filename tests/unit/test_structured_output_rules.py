@@ -75,3 +75,15 @@ def test_plain_text_is_an_answer_and_the_marker_a_decline():
     assert read_reply("Uptime is 99.95%. [1]").answer == "Uptime is 99.95%. [1]"
     assert read_reply("INSUFFICIENT_CONTEXT").verdict == "not_in_documents"
     assert read_reply("{not json at all").answer == "{not json at all"
+
+
+@pytest.mark.timeout(10)
+def test_a_chain_of_causes_that_comes_back_on_itself_ends():
+    # An error made its own cause (as `raise exc from exc` does) hung the probe of a
+    # server's first answer at 100% CPU; a loop of two errors is no refusal either.
+    own = LLMTimeoutError("the turn's deadline passed during the answer")
+    own.__cause__ = own
+    first, second = LLMTimeoutError("a"), LLMTimeoutError("b")
+    first.__cause__, second.__cause__ = second, first
+    assert format_unsupported(own) is None
+    assert format_unsupported(first) is None

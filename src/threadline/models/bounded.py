@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 
 import openai
 from langchain_core.callbacks import (
@@ -102,6 +102,19 @@ def domain_error(exc: BaseException) -> LLMError | None:
     return None
 
 
+def raise_as_domain_error(exc: Exception) -> NoReturn:
+    """Raise the domain error a client error maps to, caused by it; else the error itself.
+
+    An error that is already a domain error (the turn's deadline, a cancelled turn,
+    raised inside the stream) is raised as it is: `raise exc from exc` would make it its
+    own cause, and a walk down the causes (`structured.format_unsupported`) would never end.
+    """
+    mapped = domain_error(exc)
+    if mapped is None or mapped is exc:
+        raise exc
+    raise mapped from exc
+
+
 class BoundedChatOpenAI(ChatOpenAI):
     """`ChatOpenAI` whose every request is capped in tokens and bounded in time."""
 
@@ -171,7 +184,7 @@ class BoundedChatOpenAI(ChatOpenAI):
         except openai.LengthFinishReasonError as exc:
             return self._create_chat_result(exc.completion)  # the cut text, checked as any
         except Exception as exc:
-            raise (domain_error(exc) or exc) from exc
+            raise_as_domain_error(exc)
 
     async def _agenerate(
         self,
@@ -190,7 +203,7 @@ class BoundedChatOpenAI(ChatOpenAI):
         except openai.LengthFinishReasonError as exc:
             return self._create_chat_result(exc.completion)
         except Exception as exc:
-            raise (domain_error(exc) or exc) from exc
+            raise_as_domain_error(exc)
 
     def _stream(
         self,
@@ -216,7 +229,7 @@ class BoundedChatOpenAI(ChatOpenAI):
         except openai.LengthFinishReasonError:
             return  # the cut text was streamed already: it is the message
         except Exception as exc:
-            raise (domain_error(exc) or exc) from exc
+            raise_as_domain_error(exc)
         finally:
             chunks.close()  # closes the HTTP response: the server stops generating
 
@@ -244,6 +257,6 @@ class BoundedChatOpenAI(ChatOpenAI):
         except openai.LengthFinishReasonError:
             return
         except Exception as exc:
-            raise (domain_error(exc) or exc) from exc
+            raise_as_domain_error(exc)
         finally:
             await chunks.aclose()

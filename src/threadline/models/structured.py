@@ -68,8 +68,12 @@ def format_unsupported(error: BaseException) -> str | None:
         connection in particular.
     """
     seen: BaseException | None = error
+    walked: set[int] = set()  # a chain that comes back to an error it holds ends there
     while seen is not None and not isinstance(seen, openai.APIStatusError):
+        walked.add(id(seen))
         seen = seen.__cause__
+        if seen is not None and id(seen) in walked:
+            return None
     if seen is None or seen.status_code in _TRANSIENT_STATUSES:
         return None
     message = str(seen.message or "") + " " + str(seen.body or "")
