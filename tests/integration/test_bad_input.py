@@ -476,6 +476,36 @@ def test_bad_completion_bodies(client, unchanged, content, content_type):
     assert (error["type"], error["code"]) == ("invalid_request_error", expected)
 
 
+# The same fault gets the same stable code on both APIs; `/v1` answers in OpenAI's shape.
+SAME_FAULT = {
+    "not utf-8": ("POST", "/chat", "/v1/chat/completions", b'{"query": "\xff\xfe"}'),
+    "too deep": ("POST", "/chat", "/v1/chat/completions", b"[" * 100_000 + b"]" * 100_000),
+    "no such path": ("GET", "/nowhere", "/v1/nowhere", b""),
+    "wrong method": ("GET", "/chat", "/v1/chat/completions", b""),
+    "wrong method on a GET route": ("PUT", "/health", "/v1/models", b""),
+}
+
+
+@pytest.mark.parametrize(("method", "path", "v1_path", "body"), SAME_FAULT.values(), ids=SAME_FAULT)
+def test_openai_routes_answer_a_fault_with_the_code_of_the_rest_of_the_api(
+    client, unchanged, method, path, v1_path, body
+):
+    headers = {"content-type": "application/json"}
+    ours = client.request(method, path, content=body, headers=headers)
+    theirs = client.request(method, v1_path, content=body, headers=headers)
+    code = error_code(ours)
+    assert code != "http_error"
+    error = theirs.json()["error"]
+    assert set(error) == {"message", "type", "param", "code"}, error
+    assert (theirs.status_code, error["code"], error["type"]) == (
+        ours.status_code,
+        code,
+        "invalid_request_error",
+    )
+    if ours.status_code == 405:
+        assert theirs.headers["allow"] and ours.headers["allow"]
+
+
 # --- fixes found by schemathesis ---------------------------------------------------
 
 

@@ -37,6 +37,14 @@ _HTTP_CODES = {
 }
 
 
+def http_error_code(status: int) -> str:
+    """Return the stable code of an HTTP error the framework raises (routing, body parsing).
+
+    One table for both APIs: `/v1` answers in OpenAI's shape with these same codes.
+    """
+    return _HTTP_CODES.get(status, "http_error")
+
+
 class ApiError(Exception):
     """An error a route raises on purpose, with its status and code."""
 
@@ -131,7 +139,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = _HTTP_CODES.get(exc.status_code, "http_error")
+        code = http_error_code(exc.status_code)
         return error_response(exc.status_code, code, str(exc.detail), headers=exc.headers)
 
     @app.exception_handler(Exception)

@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from threadline import __version__
 from threadline.api.body_limit import BodyLimit
 from threadline.api.errors import install_error_handlers
+from threadline.api.openai_errors import install_openai_routing_errors
 from threadline.api.routes import (
     chat,
     conversations,
@@ -86,6 +87,7 @@ def create_app(services: Services | None = None) -> FastAPI:
         )
     app.add_middleware(SecurityHeaders)
     install_error_handlers(app)
+    install_openai_routing_errors(app)
     install_turn_error_handlers(app)
     install_docs(app)
     app.include_router(health.router)

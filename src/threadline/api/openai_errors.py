@@ -13,14 +13,19 @@ import logging
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
-from fastapi import Request, Response
+from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from threadline.api.body_limit import BodyTooLarge
-from threadline.api.errors import ApiError, llm_error_message, llm_error_status
+from threadline.api.errors import (
+    ApiError,
+    http_error_code,
+    llm_error_message,
+    llm_error_status,
+)
 from threadline.models import LLMError
 from threadline.store import (
     CorruptSessionError,
@@ -109,7 +114,8 @@ def error_from_exception(exc: Exception) -> JSONResponse:
     if isinstance(exc, BodyTooLarge):
         return openai_error(413, "payload_too_large", str(exc.detail))
     if isinstance(exc, StarletteHTTPException):
-        return openai_error(exc.status_code, "http_error", str(exc.detail), headers=exc.headers)
+        code = http_error_code(exc.status_code)
+        return openai_error(exc.status_code, code, str(exc.detail), headers=exc.headers)
     log.exception("unhandled error", exc_info=exc)
     return openai_error(500, "internal_error", "Internal error; the turn was not saved.")
 
@@ -142,3 +148,32 @@ class OpenAIRoute(APIRoute):
                 return error_from_exception(exc)
 
         return openai_handler
+
+
+OPENAI_PREFIX = "/v1"
+
+
+def under_openai_prefix(request: Request) -> bool:
+    """Say whether a request's path is under `/v1` (the mount point the app was given aside)."""
+    path = request.url.path
+    root = request.scope.get("root_path", "")
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    return path == OPENAI_PREFIX or path.startswith(OPENAI_PREFIX + "/")
+
+
+def install_openai_routing_errors(app: FastAPI) -> None:
+    """Answer routing errors under `/v1` (404 no such path, 405 wrong method) in OpenAI's shape.
+
+    The router refuses them before any `/v1` route runs, so `OpenAIRoute` never sees
+    them; the app-wide handler of HTTP errors is wrapped to answer paths under `/v1`
+    in OpenAI's shape, with the same stable codes as the rest of the API.
+    """
+    threadline_handler = app.exception_handlers[StarletteHTTPException]
+
+    async def routing_error(request: Request, exc: Exception) -> Response:
+        if under_openai_prefix(request):
+            return error_from_exception(exc)
+        return await threadline_handler(request, exc)
+
+    app.add_exception_handler(StarletteHTTPException, routing_error)
