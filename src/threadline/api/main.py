@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from threadline import __version__
 from threadline.api.body_limit import BodyLimit
 from threadline.api.errors import install_error_handlers
+from threadline.api.methods import HttpMethods
 from threadline.api.openai_errors import install_openai_routing_errors
 from threadline.api.routes import (
     chat,
@@ -86,6 +87,8 @@ def create_app(services: Services | None = None) -> FastAPI:
             allow_headers=["*"],
         )
     app.add_middleware(SecurityHeaders)
+    # Outermost: a HEAD answer carries every header its GET would (CORS, security).
+    app.add_middleware(HttpMethods, routes=lambda: app.routes)
     install_error_handlers(app)
     install_openai_routing_errors(app)
     install_turn_error_handlers(app)
