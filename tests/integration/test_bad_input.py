@@ -476,6 +476,31 @@ def test_bad_completion_bodies(client, unchanged, content, content_type):
     assert (error["type"], error["code"]) == ("invalid_request_error", expected)
 
 
+@pytest.mark.parametrize("field", ["title", "source", "source_app", "workspace"])
+def test_upload_fields_no_store_can_keep_are_refused(client, unchanged, field):
+    # They were stored as sent: a NUL title reached every citation of the document.
+    response = client.post(
+        "/documents",
+        files={"file": ("nul.md", b"# Nul\n\nSome text.\n", "text/markdown")},
+        data={field: "before \x00 after"},
+    )
+    assert (response.status_code, error_code(response)) == (422, "validation_error")
+    assert [d["loc"] for d in response.json()["error"]["details"]] == [["body", field]]
+
+
+def test_an_upload_whose_text_holds_a_nul_is_refused(client, unchanged):
+    response = client.post(
+        "/documents", files={"file": ("nul.md", b"# Nul\n\nSome \x00 text.\n", "text/markdown")}
+    )
+    assert (response.status_code, error_code(response)) == (400, "unreadable_document")
+    assert "NUL" in response.json()["error"]["message"]
+
+
+def test_a_conversation_search_for_a_nul_is_refused(client, unchanged):
+    response = client.get("/conversations/search", params={"q": "SLA \x00"})
+    assert (response.status_code, error_code(response)) == (422, "validation_error")
+
+
 # The same fault gets the same stable code on both APIs; `/v1` answers in OpenAI's shape.
 SAME_FAULT = {
     "not utf-8": ("POST", "/chat", "/v1/chat/completions", b'{"query": "\xff\xfe"}'),

@@ -69,3 +69,36 @@ def test_a_file_without_text_is_unreadable():
     with pytest.raises(DocumentError, match="no text") as refused:
         document_from_upload(b"---\ntitle: Empty\n---\n\n", suffix=".md", filename="e.md")
     assert refused.value.code == "unreadable_document"
+
+
+NUL, SURROGATE = "a\x00b", "a\ud800b"
+
+
+@pytest.mark.parametrize(
+    ("field", "bad", "where", "code", "status"),
+    [
+        ("title", NUL, "title", "validation_error", 422),
+        ("title", SURROGATE, "title", "validation_error", 422),
+        ("source", NUL, "source", "validation_error", 422),
+        ("source", SURROGATE, "source", "validation_error", 422),
+        ("filename", NUL, "title", "validation_error", 422),  # the default title
+        ("filename", SURROGATE, "title", "validation_error", 422),
+        # UTF-8 bytes cannot spell a lone surrogate: only NUL reaches the text.
+        ("text", NUL, "text", "unreadable_document", 400),
+    ],
+)
+def test_text_no_store_can_keep_is_refused(field, bad, where, code, status):
+    # A title or passage is copied into answers and the conversation store, where
+    # PostgreSQL refuses NUL and no UTF-8 store holds a lone surrogate.
+    kwargs = {"suffix": ".txt", "filename": "notes.txt"}
+    data = b"Some text without a heading."
+    if field == "text":
+        data = f"Some {bad} text.".encode()
+    elif field == "filename":
+        kwargs["filename"] = f"{bad}.txt"
+    else:
+        kwargs[field] = bad
+    with pytest.raises(DocumentError) as caught:
+        document_from_upload(data, **kwargs)
+    assert (caught.value.code, caught.value.status) == (code, status), caught.value
+    assert f"{where}: " in str(caught.value)

@@ -253,15 +253,41 @@ def load_document(
             f"a source and an id are at most {MAX_SOURCE_CHARS} characters",
             code="metadata_too_large",
         )
-    return SourceDocument(
-        doc_id=_DOC_ID.sub("-", doc_id.lower()).strip("-./") or "document",
-        title=title,
-        text=body.strip(),
-        source=source,
-        path=str(path),
-        updated_at=str(updated) if updated is not None else None,
-        metadata=extra,
+    return refuse_unstorable(
+        SourceDocument(
+            doc_id=_DOC_ID.sub("-", doc_id.lower()).strip("-./") or "document",
+            title=title,
+            text=body.strip(),
+            source=source,
+            path=str(path),
+            updated_at=str(updated) if updated is not None else None,
+            metadata=extra,
+        )
     )
+
+
+def refuse_unstorable(doc: SourceDocument) -> SourceDocument:
+    """Return the document, or refuse one holding text no store can keep (NUL, lone surrogate).
+
+    Passages and titles are copied into answers, citations and the conversation store
+    (PostgreSQL refuses NUL), so a document that holds such text is refused whole, as
+    a question or a title is.
+
+    Raises:
+        DocumentError: 400 `unreadable_document` for the text, 422 `validation_error`
+            for the id, title or source (the request's fields, or the file's name).
+    """
+    problem = unstorable_text(doc.text, "text")
+    if problem:
+        raise DocumentError(f"The document's {problem}.")
+    problem = (
+        unstorable_text(doc.doc_id, "doc_id")
+        or unstorable_text(doc.title, "title")
+        or unstorable_text(doc.source, "source")
+    )
+    if problem:
+        raise DocumentError(f"The document's {problem}.", code="validation_error", status=422)
+    return doc
 
 
 def _plain(value: Any) -> Any:

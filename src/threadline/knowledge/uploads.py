@@ -19,6 +19,7 @@ from threadline.knowledge.documents import (
     SourceDocument,
     check_metadata,
     load_document,
+    refuse_unstorable,
 )
 from threadline.text.storable import unstorable_text
 
@@ -117,4 +118,4 @@ def document_from_upload(
     )
     if not doc.text.strip():
         raise DocumentError("The document has no text.")
-    return doc
+    return refuse_unstorable(doc)

@@ -20,6 +20,7 @@ from threadline.api.schemas import ID_SCHEMA, ErrorResponse
 from threadline.conversations.chunks import chunk_session
 from threadline.conversations.search import search_windows
 from threadline.store import validate_id
+from threadline.text.storable import StorableText
 
 router = APIRouter(prefix="/conversations", tags=["conversations"])
 
@@ -38,7 +39,9 @@ async def search_conversations(
     store: StoreDep,
     tenant: TenantDep,
     caller_app: CallerAppDep,
-    q: Annotated[str, Query(min_length=1, max_length=1000, description="What to look for.")],
+    q: Annotated[
+        StorableText, Query(min_length=1, max_length=1000, description="What to look for.")
+    ],
     k: Annotated[int, Query(ge=1, le=50, description="Exchanges (hits) per page.")] = 5,
     before: Annotated[int, Query(ge=0, le=10, description="Exchanges before a hit.")] = 2,
     after: Annotated[int, Query(ge=0, le=10, description="Exchanges after a hit.")] = 1,

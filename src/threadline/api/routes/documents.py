@@ -16,6 +16,7 @@ from threadline.knowledge.converters import CONTENT_TYPES, SUPPORTED_SUFFIXES, E
 from threadline.knowledge.documents import MAX_METADATA_BYTES, DocumentError
 from threadline.knowledge.index import DocumentScopeError
 from threadline.knowledge.uploads import document_from_upload
+from threadline.text.storable import StorableText
 
 router = APIRouter(prefix="/documents", tags=["documents"])
 # Beside /documents, not under it: /documents/{doc_id} would also match its path.
@@ -88,10 +89,10 @@ async def create_document(
     doc_id: Annotated[
         str | None, Form(max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
     ] = None,
-    title: Annotated[str | None, Form(max_length=300)] = None,
-    source: Annotated[str | None, Form(max_length=128)] = None,
-    source_app: Annotated[str | None, Form(max_length=128)] = None,
-    workspace: Annotated[str | None, Form(max_length=128)] = None,
+    title: Annotated[StorableText | None, Form(max_length=300)] = None,
+    source: Annotated[StorableText | None, Form(max_length=128)] = None,
+    source_app: Annotated[StorableText | None, Form(max_length=128)] = None,
+    workspace: Annotated[StorableText | None, Form(max_length=128)] = None,
     metadata: Annotated[
         str | None,
         Form(description=f"A JSON object of extra metadata (at most {MAX_METADATA_BYTES} bytes)."),
