@@ -14,6 +14,7 @@ citable source.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import html
 import json
 import re
@@ -322,6 +323,38 @@ def test_a_body_past_the_request_ceiling_is_413_unread(client, unchanged, url, b
     )
     assert response.status_code == 413, response.text
     assert response.json()["error"]["code"] == "payload_too_large"
+
+
+@pytest.mark.parametrize("compressed", [True, False], ids=["gzip body", "plain body labelled gzip"])
+@pytest.mark.parametrize(
+    ("url", "body"),
+    [
+        ("/chat", b'{"query": "hello", "thread_id": "existing"}'),
+        ("/sessions", b'{"title": "zipped"}'),
+        ("/v1/chat/completions", COMPLETION),
+    ],
+    ids=["chat", "sessions", "v1"],
+)
+def test_a_body_with_a_content_coding_is_415_unread(client, unchanged, url, body, compressed):
+    # A gzip body failed as broken JSON (400), and a plain one labelled gzip was read as
+    # if the label were not there (200): bodies are read as sent, and say so.
+    response = client.post(
+        url,
+        content=gzip.compress(body) if compressed else body,
+        headers={"content-type": "application/json", "content-encoding": "gzip"},
+    )
+    assert response.status_code == 415, response.text
+    assert response.json()["error"]["code"] == "unsupported_media_type"
+    assert response.headers["accept-encoding"] == "identity"
+
+
+def test_an_upload_with_a_content_coding_is_415(client, unchanged):
+    response = client.post(
+        "/documents",
+        files={"file": ("a.md", b"# A\n\nSome text.\n", "text/markdown")},
+        headers={"content-encoding": "br"},
+    )
+    assert (response.status_code, error_code(response)) == (415, "unsupported_media_type")
 
 
 def test_a_body_within_the_ceiling_is_read(client):

@@ -1,5 +1,8 @@
 """A ceiling on request bodies, checked before they are read (pure ASGI middleware).
 
+Bodies are read as sent: one declaring a content coding (gzip...) is refused with 415
+`unsupported_media_type` at its first read, before any byte is parsed.
+
 FastAPI reads a JSON body whole and Starlette spools a multipart body whole before a
 route runs: without a ceiling, one request of a few hundred megabytes of JSON (an
 OpenAI `messages` history nobody reads, whitespace around a query) takes that much
@@ -27,6 +30,33 @@ class BodyTooLarge(HTTPException):
         super().__init__(413, f"Request bodies are limited to {limit} bytes.")
 
 
+class EncodedBody(HTTPException):
+    """A body sent with a content coding (gzip, ...): 415 `unsupported_media_type`.
+
+    The app reads bodies as sent: a gzip body would fail as broken JSON (or a plain
+    body labelled gzip be read as if the label were not there), and the ceiling
+    would count compressed bytes. Refused at the first read, like a body too large.
+    """
+
+    def __init__(self, coding: str) -> None:
+        """Say which coding was refused and which one is read."""
+        super().__init__(
+            415,
+            f"Request bodies are read as sent: Content-Encoding {coding!r} is not supported.",
+            headers={"Accept-Encoding": "identity"},
+        )
+
+
+def _content_coding(scope: Scope) -> str | None:
+    """Return the request's content coding other than `identity`, or None."""
+    for name, value in scope.get("headers", []):
+        if name == b"content-encoding":
+            coding = value.decode("latin-1").strip().lower()
+            if coding and coding != "identity":
+                return coding
+    return None
+
+
 class BodyLimit:
     """Refuse request bodies larger than `limit` bytes with 413 `payload_too_large`."""
 
@@ -47,10 +77,13 @@ class BodyLimit:
         # A declared length over the ceiling is refused at the first read, before any
         # byte is kept; the app's handlers answer, in the shape of the route's API.
         too_long = declared.strip().isdigit() and int(declared) > self.limit
+        coding = _content_coding(scope)
         received = 0
 
         async def counted() -> Message:
             nonlocal received
+            if coding:
+                raise EncodedBody(coding)
             if too_long:
                 raise BodyTooLarge(self.limit)
             message = await receive()
