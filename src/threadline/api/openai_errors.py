@@ -9,6 +9,7 @@ itself.
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
@@ -174,6 +175,7 @@ def install_openai_routing_errors(app: FastAPI) -> None:
     async def routing_error(request: Request, exc: Exception) -> Response:
         if under_openai_prefix(request):
             return error_from_exception(exc)
-        return await threadline_handler(request, exc)
+        answer = threadline_handler(request, exc)
+        return await answer if inspect.isawaitable(answer) else answer
 
     app.add_exception_handler(StarletteHTTPException, routing_error)
