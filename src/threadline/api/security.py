@@ -12,8 +12,9 @@ import logging
 
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
-from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from threadline.api.static_files import WholeStaticFiles
 
 log = logging.getLogger("threadline.api")
 
@@ -112,7 +113,7 @@ def install_docs(app: FastAPI) -> None:
     """`/docs`: Swagger UI from the files of the `swagger-ui-bundle` package."""
     from swagger_ui_bundle import swagger_ui_path
 
-    app.mount(DOCS_ASSETS, StaticFiles(directory=str(swagger_ui_path)), name="docs-assets")
+    app.mount(DOCS_ASSETS, WholeStaticFiles(directory=str(swagger_ui_path)), name="docs-assets")
     page = _DOCS_PAGE.format(title=app.title, assets=DOCS_ASSETS)
 
     @app.get("/docs", include_in_schema=False)

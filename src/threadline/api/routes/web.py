@@ -12,7 +12,6 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse
-from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
@@ -20,6 +19,7 @@ from starlette.responses import Response
 from threadline.api.deps import CallerAppDep, ServicesDep, TenantDep
 from threadline.api.errors import ApiError
 from threadline.api.schemas import ErrorResponse
+from threadline.api.static_files import WholeFileResponse, WholeStaticFiles
 from threadline.policy import CATALOG_SOURCE, allowed_sources
 from threadline.services import Services
 
@@ -27,7 +27,7 @@ STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 CATALOG_PREFIX = "catalog:"
 
 
-class _StaticFiles(StaticFiles):
+class _StaticFiles(WholeStaticFiles):
     """Static files revalidated on every load (cheap 304s), so an upgrade is never stale."""
 
     def file_response(self, *args: Any, **kwargs: Any) -> Response:
@@ -43,7 +43,7 @@ router.mount("/static", _StaticFiles(directory=STATIC_DIR), name="static")
 @router.get("/", include_in_schema=False)
 async def read_index() -> FileResponse:
     """Serve the chat page."""
-    return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+    return WholeFileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
 
 class PassagePublic(BaseModel):
