@@ -27,6 +27,9 @@ def test_policy_violations_end_the_turn_with_a_stop_reason_not_an_exception(tmp_
         assert all(c["source"] == "support" for c in narrowed.citations)
         too_long = chat.run_turn(TurnRequest(query="SLA " * 400, thread_id="p3"))
         assert too_long.stop_reason == "invalid_intent:query_too_long"
+        # The user is told what to change, in words; the code stays for clients.
+        assert "too long" in too_long.answer and "invalid_intent" not in too_long.answer
+        assert "not allowed" not in too_long.answer
     finally:
         services.close()
 

@@ -207,6 +207,22 @@ def not_allowed(stop_reason: str, language: str) -> str:
     )
 
 
+def cannot_search(stop_reason: str, language: str) -> str:
+    """Say why a question could not be searched, in the user's words, not the reason code.
+
+    The reason codes (`invalid_intent:query_too_long`...) stay in `stop_reason` for
+    clients and traces; the text tells the user what to change.
+    """
+    too_long = stop_reason.endswith("query_too_long")
+    if language == "fr":
+        if too_long:
+            return "Cette question est trop longue pour une recherche. Posez-la en moins de mots."
+        return "Je n'ai rien trouvé à chercher dans ce message. Que voulez-vous savoir ?"
+    if too_long:
+        return "This question is too long to search. Ask it in fewer words."
+    return "I found nothing to search for in this message. What would you like to know?"
+
+
 def spec_not_stated(product: str, language: str) -> str:
     """Say the catalog has the product but does not state what was asked of it."""
     if language == "fr":

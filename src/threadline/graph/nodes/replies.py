@@ -63,8 +63,10 @@ def clarify(state: State) -> dict[str, Any]:
     elif stop_reason == "spec_not_stated" and state.tool_call:
         text = replies.spec_not_stated(str(state.tool_call["args"].get("name", "")), language)
         stop_reason = "not_in_documents"
-    elif stop_reason and stop_reason.startswith(("source_denied", "invalid_intent")):
+    elif stop_reason and stop_reason.startswith("source_denied"):
         text = replies.not_allowed(stop_reason, language)
+    elif stop_reason and stop_reason.startswith("invalid_intent"):
+        text = replies.cannot_search(stop_reason, language)
     else:
         text = replies.nothing_found(language)
     return {
