@@ -528,3 +528,25 @@ def test_a_demonstrative_before_a_noun_and_its_verb_still_points_at_a_thing():
     assert list(unanchored_references("Does this plan include phones?", ["Hello"])) == [
         "this plan include"
     ]
+
+
+def test_a_word_pointed_at_is_asked_about_not_the_word_word():
+    # "the word Kubernetes", "this term" ask what Kubernetes means: the passage that
+    # explains it never says "word" or "term". "in terms of", "long term" are no pointer.
+    from threadline.graph.question_terms import content_terms
+
+    question = "I keep seeing the word Kubernetes, but I am not understanding this term"
+    assert not {"word", "term"} & set(content_terms(question))
+    assert "term" in content_terms("How long is long term investing?")
+    assert "term" in content_terms("Do they differ in terms of percentage?")
+    assert "mot" not in content_terms("Que veut dire le mot churn ?")
+    chunks = [
+        {
+            "label": "1",
+            "title": "",
+            "section": "",
+            "text": "Kubernetes is an open source system you keep seeing in container "
+            "platforms: it schedules containers across a cluster.",
+        }
+    ]
+    assert decide(question, chunks).verdict == "answer"

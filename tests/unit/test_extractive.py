@@ -414,3 +414,33 @@ def test_a_sentence_already_quoted_is_not_quoted_again_from_another_passage():
     assert quoted.count("Enter your estimated usage, and click Calculate Cost.") == 1, text
     assert "The estimate shows the usage cost per month." in quoted
     assert "[3]" not in text  # its only sentence is already said
+
+
+def test_of_passages_saying_as_much_the_one_whose_heading_names_the_subject_leads():
+    # Retrieval ranks first a passage that only mentions the subject in passing ("Device
+    # encryption": "wiped remotely"); the passage under the heading "Remote work" says as
+    # much of the question and is about it: it leads, the other follows.
+    sections = [
+        ("Device encryption", "A lost laptop is wiped remotely when work data is at risk."),
+        ("Remote work", "Employees working remotely must use the VPN on public networks."),
+    ]
+    context = "\n".join(
+        prompts.SOURCE_TEMPLATE.format(id=i, title="Handbook", section=s, text=html.escape(t))
+        for i, (s, t) in enumerate(sections, 1)
+    )
+    question = "What are the rules for remote work?"
+    message = HumanMessage(
+        prompts.ANSWER_USER_PROMPT.format(
+            history="",
+            followup_reference="",
+            deliverable="no",
+            answer_style="prose",
+            search_query=question,
+            answer_type="",
+            context=context,
+            question=question,
+        )
+    )
+    text = ExtractiveChatModel().invoke([message]).text
+    assert text.startswith(sections[1][1] + " [2]"), text
+    assert "[1]" in text  # the passage it displaced still follows

@@ -156,9 +156,19 @@ _ASKING = re.compile(
 )
 
 
+# Words about words: "the word Kubernetes", "this term", "le mot", "ce terme" point at
+# a word whose meaning is asked; the passage that explains it never says "word" or
+# "term". Only with a determiner: "in terms of", "long term" are no such pointer.
+_WORD_POINTER = re.compile(
+    r"\b(?:the|this|that|these|those|le|ce|cet|cette|ces)\s+"
+    r"(?:words?|terms?|expressions?|phrases?|mots?|termes?)\b",
+    re.I,
+)
+
+
 def content_terms(question: str) -> list[str]:
     """Return the question's own content terms: stems minus request and generic words."""
-    text = _ASKING.sub(" ", question)
+    text = _WORD_POINTER.sub(" ", _ASKING.sub(" ", question))
     return [t for t in dict.fromkeys(terms(text)) if t not in GENERIC_TERMS and len(t) > 1]
 
 

@@ -236,7 +236,7 @@ def search_candidates(
         kb: The knowledge base (anything with `search(query, k=, filters=)`).
         question: The user's message as typed.
         query: The validated standalone query from the reformulator.
-        top_k: Chunks wanted from each search and in the fused ranking.
+        top_k: Chunks kept in the fused ranking (and wanted from a single search).
         filters: Tenant, sources, app and workspace restrictions.
         budget: Packing limits (the retry happens when nothing packs).
         route: The router's decision (a standalone message weighs history less).
@@ -274,8 +274,9 @@ def search_candidates(
         )
         rankings = []
         # One batch: the variants' query vectors come from one pass of the dense model.
+        # Each ranking is read `fusion.depth` deep, then the fused one is cut at top_k.
         found_by_variant = search_ranked_many(
-            kb, [v.text for v in variants], k=top_k, filters=filters
+            kb, [v.text for v in variants], k=max(top_k, fusion.depth), filters=filters
         )
         for variant, found in zip(variants, found_by_variant, strict=True):
             rankings.append((variant.weight, found))

@@ -159,6 +159,12 @@ def _question_coverage(
     return covered
 
 
+def _heading_coverage(question: str, sources: Sequence[PromptSource]) -> Callable[[int], float]:
+    """Return the share of the question's own words a source's heading holds, 0..1."""
+    covered = _question_coverage(question, sources)
+    return lambda index: covered((0.0, index, 0, sources[index].section))
+
+
 def sentence_terms(sentence: str) -> set[str]:
     """Return a sentence's terms with the acronyms of its names ("Net Promoter Score": nps).
 
@@ -418,6 +424,7 @@ class ExtractiveChatModel(BaseChatModel):
                 _question_coverage(question, sources),
                 past=asks_what_was(question),
                 tie_break=_question_coverage(question, sources, with_section=True),
+                heading=_heading_coverage(question, sources),
             )
         if not chosen:
             return INSUFFICIENT_CONTEXT
@@ -430,6 +437,7 @@ class ExtractiveChatModel(BaseChatModel):
         *,
         past: bool = False,
         tie_break: Callable[[tuple[float, int, int, str]], float] | None = None,
+        heading: Callable[[int], float] | None = None,
     ) -> list[tuple[float, int, int, str]]:
         """Return the answering sentences of the best-ranked passages, each cited to its own.
 
@@ -462,6 +470,17 @@ class ExtractiveChatModel(BaseChatModel):
             # the passage it displaces is left out, not quoted second.
             first = next(si for si in sorted(by_source) if coverage[si] == most)
             ranked = [first, *[si for si in ranked[1:] if si != first]]
+        if heading is not None:
+            # Of the passages whose sentences say as much of the question as the lead's,
+            # one whose heading names what is asked is about it ("Remote work" for "les
+            # règles pour le télétravail"), where the lead may only mention it ("the
+            # device can be wiped remotely", under "Device encryption"): it leads, the
+            # other follows. Retrieval's order breaks the ties.
+            tied = [si for si in sorted(by_source) if coverage[si] == coverage[ranked[0]]]
+            named = max(heading(si) for si in tied)
+            if heading(ranked[0]) < named:
+                first = next(si for si in tied if heading(si) == named)
+                ranked = [first, *[si for si in ranked if si != first]][: self.max_sources]
 
         def best_of(found: list[tuple[float, int, int, str]]) -> tuple[float, int, int, str]:
             return max(found, key=lambda r: (r[0], (tie_break or covered)(r)))
