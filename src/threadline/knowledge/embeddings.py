@@ -120,10 +120,6 @@ def load_configured_dense(settings: Settings) -> tuple[Embeddings, int, str]:
 
         return load_e5_small(), E5_DIMENSIONS, "e5-small"
     path = settings.dense_model_path
-    if settings.dense_model == "mpnet" and path is None:
-        from threadline.knowledge.mpnet_dense import MPNET_DIMENSIONS, mpnet_model_dir
-
-        return load_dense_model(mpnet_model_dir(), "onnx"), MPNET_DIMENSIONS, "mpnet"
     if settings.dense_model == "minilm-static":
         static = load_static_model(path)
         # Distilled from another model, the vectors are another space than MiniLM's.

@@ -120,30 +120,35 @@ def export_onnx(model_dir: Path, target: Path, *, eager_attention: bool = False)
     model = AutoModel.from_pretrained(str(model_dir), **options).eval()
     tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
 
-    sample = tokenizer(["an example query"], return_tensors="pt")
-    # The inputs the model takes: BERT-like models read token types, MPNet has none.
-    inputs = [name for name in _INPUTS if name in sample]
-
     class LastHiddenState(torch.nn.Module):
         def __init__(self, inner: torch.nn.Module) -> None:
             super().__init__()
             self.inner = inner
 
-        def forward(self, *tensors: torch.Tensor) -> torch.Tensor:  # noqa: D102
-            return self.inner(**dict(zip(inputs, tensors, strict=True))).last_hidden_state
+        def forward(  # noqa: D102
+            self,
+            input_ids: torch.Tensor,
+            attention_mask: torch.Tensor,
+            token_type_ids: torch.Tensor,
+        ) -> torch.Tensor:
+            out = self.inner(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            )
+            return out.last_hidden_state
 
+    sample = tokenizer(["an example query"], return_tensors="pt")
     with _atomic_file(target) as tmp, torch.inference_mode(), warnings.catch_warnings():
         # The tracer's notes on shape-dependent Python branches: the exported graph
         # is checked against PyTorch on padded batches of other lengths in the tests.
         warnings.simplefilter("ignore")
         torch.onnx.export(
             LastHiddenState(model),
-            tuple(sample[name] for name in inputs),
+            tuple(sample[name] for name in _INPUTS),
             tmp,
-            input_names=inputs,
+            input_names=list(_INPUTS),
             output_names=["last_hidden_state"],
             dynamic_axes={
-                name: {0: "batch", 1: "tokens"} for name in (*inputs, "last_hidden_state")
+                name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "last_hidden_state")
             },
             opset_version=17,
             dynamo=False,
@@ -290,12 +295,6 @@ class OnnxSentenceEmbeddings(Embeddings):
         except Exception:  # a damaged cache file (disk full, bad copy): make it again
             self.onnx_path = prepare_onnx_model(model_dir, cache, variant, rebuild=True)
             self._session = open_session()
-        # The inputs the exported graph takes (MPNet has no token types).
-        self._inputs = [i.name for i in self._session.get_inputs()]
-        # Padding with the model's own pad token: MPNet numbers its positions by the
-        # tokens that are not padding, and its id 0 is the start token.
-        model_config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
-        self._pad_id = int(model_config.get("pad_token_id") or 0)
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.enable_truncation(self.max_tokens)
         self._tokenizer.no_padding()  # `_forward` pads each batch to its own longest text
@@ -306,17 +305,14 @@ class OnnxSentenceEmbeddings(Embeddings):
     def _forward(self, encodings: list[Any]) -> np.ndarray:
         """One forward pass over tokenized texts, padded to the longest of them."""
         width = max(len(e.ids) for e in encodings)
-        ids = np.full((len(encodings), width), self._pad_id, dtype=np.int64)
-        attention = np.zeros((len(encodings), width), dtype=np.int64)
-        types = np.zeros((len(encodings), width), dtype=np.int64)
+        feeds = {name: np.zeros((len(encodings), width), dtype=np.int64) for name in _INPUTS}
         for row, e in enumerate(encodings):
             n = len(e.ids)
-            ids[row, :n] = e.ids
-            attention[row, :n] = e.attention_mask
-            types[row, :n] = e.type_ids
-        tensors = {"input_ids": ids, "attention_mask": attention, "token_type_ids": types}
-        hidden = self._session.run(None, {name: tensors[name] for name in self._inputs})[0]
-        mask = attention[..., None].astype(np.float32)
+            feeds["input_ids"][row, :n] = e.ids
+            feeds["attention_mask"][row, :n] = e.attention_mask
+            feeds["token_type_ids"][row, :n] = e.type_ids
+        hidden = self._session.run(None, feeds)[0]
+        mask = feeds["attention_mask"][..., None].astype(np.float32)
         pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled / np.clip(norms, 1e-12, None)
