@@ -236,3 +236,48 @@ def test_the_screen_size_is_the_displays(chat):
     result = ask(chat, "What is the screen size of the OnePlus 12?")
     assert result.outcome == "grounded_answer", result.answer
     assert "6.82-inch 120 Hz LTPO AMOLED display" in result.answer
+
+
+def test_a_thing_asked_to_exist_must_be_in_the_passage(chat):
+    # "Is there a student discount?": the MacBook Air "is for students", but no document
+    # speaks of a discount; a passage holding some of the thing's words is no answer.
+    result = ask(chat, "Is there a student discount on laptops?")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert result.citations == []
+
+
+def test_what_is_asked_of_a_named_thing_must_be_stated_for_it(chat):
+    # The S24's page names the S24 but never USB-C; "et le Galaxy S24 ?" asks whether
+    # the S24 has USB-C, as the iPhone 15's page says the iPhone 15 has.
+    thread = f"q-{uuid.uuid4().hex[:8]}"
+    first = chat.run_turn(TurnRequest(query="Does the iPhone 15 have USB-C?", thread_id=thread))
+    assert first.outcome == "grounded_answer", first.answer
+    assert "USB-C charging" in first.answer
+    result = chat.run_turn(TurnRequest(query="et le Galaxy S24 ?", thread_id=thread))
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert result.citations == []
+
+
+def test_the_event_whose_duration_is_asked_is_stated_in_the_passages_words(chat):
+    # "take to arrive": the policy says refunds "are paid ... within 10 business days".
+    result = ask(chat, "how long do refunds take to arrive?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Refunds and returns"
+
+
+def test_a_listed_products_entry_that_does_not_state_what_is_asked_is_no_answer(chat):
+    # The Nokia's entry (first of the list) says nothing of wireless charging: a list of
+    # its every spec is no answer to whether it has it. A spec it states still answers.
+    thread = f"q-{uuid.uuid4().hex[:8]}"
+    chat.run_turn(TurnRequest(query="What phones do you have under $500?", thread_id=thread))
+    result = chat.run_turn(
+        TurnRequest(query="does the first one support wireless charging?", thread_id=thread)
+    )
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert result.citations == []
+    result = chat.run_turn(
+        TurnRequest(query="does the second one have 8 GB of RAM?", thread_id=thread)
+    )
+    assert result.outcome == "tool_answer", result.answer
+    assert "ram: 8 GB" in result.answer
+

@@ -147,6 +147,18 @@ _PRICE_REF = re.compile(
 )
 
 
+def without_product_reference(question: str) -> str:
+    """Return a message without its words pointing at a listed product.
+
+    "does the first one support wireless charging?" → "does support wireless charging?":
+    what is asked of the product, without "the first one" (no word a product's entry holds).
+    """
+    text = fold(question)
+    for pattern in (_ORDINAL_REF, _PRICE_REF):
+        text = pattern.sub(" ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
 @dataclass(frozen=True)
 class ToolRequest:
     """A typed call to one catalog tool."""
