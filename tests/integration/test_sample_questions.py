@@ -281,3 +281,15 @@ def test_a_listed_products_entry_that_does_not_state_what_is_asked_is_no_answer(
     assert result.outcome == "tool_answer", result.answer
     assert "ram: 8 GB" in result.answer
 
+
+@pytest.mark.parametrize(
+    "question", ["Combien d'employés a Brightwell ?", "Combien de salariés compte Brightwell ?"]
+)
+def test_a_french_count_is_found_in_the_french_reports_own_word(chat, question):
+    # The report counts "2 140 collaborateurs": the French question's "employés" and
+    # "salariés" are that word too (not the handbook's "employees who fail two
+    # exercises", and "salariés" are people, not a salary).
+    result = ask(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "2 140 collaborateurs" in result.answer
+    assert result.citations[0]["title"] == "Rapport annuel 2024 de Brightwell"

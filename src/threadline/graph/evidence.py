@@ -154,6 +154,7 @@ def read_passages(
     # handbook whose section is "Passwords and multi-factor authentication". A heading
     # in another language is read with its translation, as one name, not two.
     headings: list[str] = []
+    languages: dict[str, str | None] = {}
     for chunk in chunks:
         section = str(chunk.get("section") or "")
         passage_language = (
@@ -177,6 +178,19 @@ def read_passages(
                 section = f"{section} {translated} {' '.join(sorted(senses))}"
         if section:
             headings.append(section)
+        languages[str(chunk["label"])] = passage_language
+    others = {lang for lang in languages.values() if lang and lang != language}
+    if language and others:
+        # The passages in another language are read through the lexicon, with each of
+        # their words' senses ("employees" is "employés", "salariés", "collaborateurs");
+        # a passage in the question's own language is read with the same senses, or the
+        # report's "2 140 collaborateurs" would not hold the "employés" asked for while
+        # the English handbook's "employees" does.
+        for label, passage_language in languages.items():
+            if passage_language == language:
+                for other in others:
+                    across = translate_vocabulary(vocab[label], language, other)
+                    vocab[label] |= translate_vocabulary(across, other, language)
     return vocab, titles, headings
 
 

@@ -86,8 +86,11 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
     ("email", re.compile(r"\b(e-?mail address|adresse (?:e-?mail|mail|electronique|courriel))\b")),
     (
         "pay",
+        # "salaries" folded is also the French "salariés" (employees): after a French
+        # determiner ("combien de salariés", "les salariés") it counts people, not pay.
         re.compile(
-            r"\b(salar\w*|wages?|how much (?:\w+ ){0,3}(?:make|earn|get paid|paid)|"
+            r"\b(salary|(?<!\bde )(?<!\bdes )(?<!\bles )(?<!\bnos )(?<!\bses )(?<!\baux )"
+            r"salaries|salaire\w*|wages?|how much (?:\w+ ){0,3}(?:make|earn|get paid|paid)|"
             r"(?:what|how much) (?:\w+ ){0,3}(?:earn|paid)|combien gagne\w*|remuneration)\b"
         ),
     ),
