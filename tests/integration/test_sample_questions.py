@@ -293,3 +293,14 @@ def test_a_french_count_is_found_in_the_french_reports_own_word(chat, question):
     assert result.outcome == "grounded_answer", result.answer
     assert "2 140 collaborateurs" in result.answer
     assert result.citations[0]["title"] == "Rapport annuel 2024 de Brightwell"
+
+
+@pytest.mark.parametrize(
+    "question", ["What is Brightwell's stock price?", "Quel est le cours de l'action Brightwell ?"]
+)
+def test_a_stock_price_no_document_gives_is_declined_in_either_language(chat, question):
+    # "cours de l'action" is one phrase, the stock price: read word by word it was a
+    # "course" of "action", and the handbook's phishing "refresher course" was quoted.
+    result = ask(chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert result.citations == []
