@@ -416,6 +416,35 @@ _AMONG_SHOWN = re.compile(
 )
 
 
+# One product pointed at by how it ranks among those shown: "the cheaper one", "the
+# lightest model", "celui qui est le moins cher", "celle qui a la plus grande batterie".
+_ONE_RANKED = re.compile(
+    r"\bthe\s+(?:[\w-]+\s+){1,3}?(?:one|model|phone|laptop|product)\b"
+    r"|\b(?:celui|celle)\b"
+)
+
+
+def points_at_one_ranked(question: str) -> bool:
+    """Whether a message points at the one product a comparison among those shown picks.
+
+    "tell me more about the cheaper one" asks for that product's entry, not for the
+    ranking ("which one is cheaper?" asks which, and is answered with the ranking).
+    """
+    text = fold(question)
+    for match in _ONE_RANKED.finditer(text):
+        # The comparison is inside "the ... one", or after "celui" ("celui qui est le
+        # moins cher").
+        span = match.group(0) if match.group(0).startswith("the") else text[match.start() :]
+        if any(re.search(p, span) for p, _, _ in [*SUPERLATIVES, *COMPARATIVES]):
+            return True
+    return False
+
+
+def is_comparison(question: str) -> bool:
+    """Whether a message asks to compare products ("Compare the Pixel 8a and the A55")."""
+    return _COMPARE.search(fold(question)) is not None
+
+
 def ranks_a_category(question: str) -> bool:
     """Whether a message's answer is the top of a category on one spec, not all of it.
 
