@@ -304,3 +304,23 @@ def test_a_stock_price_no_document_gives_is_declined_in_either_language(chat, qu
     result = ask(chat, question)
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
     assert result.citations == []
+
+
+@pytest.mark.parametrize(
+    ("question", "first_option"),
+    [
+        ("Quel est le meilleur téléphone ?", "Quel est le téléphone le moins cher ?"),
+        ("What's the best laptop?", "Which laptop is the cheapest?"),
+    ],
+)
+def test_the_best_product_with_no_criterion_is_asked_back(chat, question, first_option):
+    # Nine phones listed by price answered "the best phone": best on what is the user's
+    # to say. Each chip is a ranking the catalog answers.
+    result = ask(chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "ambiguous", result.answer
+    assert result.citations == []
+    options = result.clarify["options"]
+    assert result.clarify["reason"] == "ambiguous" and len(options) >= 3
+    assert options[0]["query"] == first_option
+    chosen = ask(chat, options[0]["query"])
+    assert chosen.outcome == "tool_answer", chosen.answer

@@ -20,6 +20,7 @@ from threadline.graph.catalog_requests import (
     ToolRequest,
     asked_specs,
     asks_a_spec_of_it,
+    best_without_criterion,
     compare_listed,
     listed_product,
     parse_catalog_request,
@@ -162,6 +163,10 @@ def _catalog_plan(
     subject_product: str | None,
 ) -> TurnPlan | None:
     """Plan a catalog turn (a tool call, or asking which product), or None for another kind."""
+    if best_without_criterion(question):
+        # "the best phone": best on what is the user's to say; ask back with the criteria.
+        criterion = Reference(detected=False, resolved=False, reason="which_criterion")
+        return TurnPlan("clarify", reference=criterion)
     tool = parse_catalog_request(question, brands)
     if tool is not None:
         return TurnPlan("tool", tool=tool)
