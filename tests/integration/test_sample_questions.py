@@ -330,8 +330,8 @@ def test_a_question_nothing_matches_is_declined_naming_documents(chat):
     # No passage holds "sell" or "tablets": the search found nothing, and the decline
     # named no document ("I could not find this..."), unlike any other decline.
     result = ask(chat, "Do you sell tablets?")
-    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
-    assert result.citations == []
+    assert result.outcome == "clarify" and result.stop_reason == "no_context"
+    assert result.clarify["reason"] == "not_in_documents" and result.citations == []
     assert "The closest documents are: " in result.answer
     titles = [o["label"] for o in result.clarify["options"]]
     assert len(titles) == 3  # three of the four sample documents, as other declines

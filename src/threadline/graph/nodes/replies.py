@@ -75,11 +75,10 @@ def clarify(state: State) -> dict[str, Any]:
         text = replies.not_allowed(stop_reason, language)
     elif stop_reason == "no_context" and state.evidence.get("closest"):
         # Nothing found: declined as any question the documents do not answer, naming
-        # the documents to look at instead.
+        # the documents to look at instead (the stop reason still says nothing matched).
         text, chips = replies.decline(
             language=language, missing=[], closest=state.evidence["closest"]
         )
-        stop_reason = "not_in_documents"
     else:
         text = replies.nothing_found(language)
     return {
