@@ -204,3 +204,45 @@ def test_a_spec_value_lists_only_the_products_with_it(chat, question):
         "Dell XPS 13 (9340)",
     ]
     assert all("ram: 16 GB" in line for line in listed.answer.splitlines()[-4:])
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "pick", "shown"),
+    [
+        # Of the three biggest batteries, the Xiaomi ($349) is the cheaper: its entry.
+        (
+            "Which phone has the biggest battery?",
+            "tell me more about the cheaper one",
+            "Xiaomi Redmi Note 13 Pro 5G",
+            "camera: 200 MP",
+        ),
+        # Of the two compared, the Dell (1.19 kg) is the lighter: what is asked of it.
+        (
+            "Compare the MacBook Air and the Dell XPS 13",
+            "what's the battery of the lighter one?",
+            "Dell XPS 13 (9340)",
+            "battery: 14 hours",
+        ),
+    ],
+)
+def test_the_cheaper_one_is_the_one_product_the_comparison_picks(chat, first, then, pick, shown):
+    # A comparative in "the ... one" points at one product of those shown: its entry,
+    # not the ranking of all of them (three prices were listed).
+    _, one = conversation(chat, first, then)
+    assert one.outcome == "tool_answer", one.answer
+    assert [c["title"] for c in one.citations] == [pick]
+    assert shown in one.answer
+    assert one.followup["resolved"] and one.followup["method"] == "deterministic"
+
+
+def test_a_spec_asked_after_a_comparison_is_asked_of_every_product_compared(chat):
+    # "what about the warranty?" after comparing two phones: both warranties, not a
+    # question back on which one (nor one phone's alone).
+    _, warranty = conversation(
+        chat, "Compare the Pixel 8a and the Galaxy A55", "what about the warranty?"
+    )
+    assert warranty.outcome == "tool_answer", warranty.answer
+    assert [c["title"] for c in warranty.citations] == ["Google Pixel 8a", "Samsung Galaxy A55 5G"]
+    lines = warranty.answer.splitlines()[-2:]
+    assert all("warranty: 2 years" in line for line in lines), warranty.answer
+    assert not any("camera:" in line for line in lines)  # what was asked, not every spec

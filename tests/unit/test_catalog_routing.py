@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from threadline.graph.catalog_requests import listed_product, parse_catalog_request
+from threadline.graph.catalog_requests import (
+    RANKING_CRITERIA,
+    best_without_criterion,
+    listed_product,
+    parse_catalog_request,
+)
 from threadline.graph.routing import plan_turn
 
 BRANDS = ["Samsung", "Apple", "Google", "Dell"]
@@ -321,3 +326,44 @@ def test_the_product_discussed_is_the_last_answer_with_sources():
         "titles": ["Brightwell product catalog 2024 — Google Pixel 8 Pro"],
     }
     assert subject_product([ranking, page], known) == "Google Pixel 8 Pro"
+
+
+@pytest.mark.parametrize(
+    ("question", "category"),
+    [
+        ("Quel est le meilleur téléphone ?", "phone"),
+        ("What's the best laptop?", "laptop"),
+        ("Which phone is the best?", "phone"),
+    ],
+)
+def test_best_with_no_criterion_is_asked_back(question, category):
+    assert best_without_criterion(question) == category
+    plan = plan_turn(question, outline=[], source_titles=[], has_previous_turn=False)
+    assert plan.route == "clarify" and plan.tool is None
+    assert plan.reference is not None and plan.reference.reason == "which_criterion"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which phone has the best camera?",
+        "Quel ordinateur portable a la meilleure autonomie ?",
+        "What is the best-selling phone?",
+        "What is the best phone under $500?",
+        "What is the best way to secure my laptop?",
+    ],
+)
+def test_best_with_a_criterion_is_not_asked_back(question):
+    # A spec, a sale count, a price bound: something to rank on; "the best way" is the
+    # best of a way, not of a laptop (a document question).
+    assert best_without_criterion(question) is None
+
+
+@pytest.mark.parametrize("category", sorted(RANKING_CRITERIA))
+def test_every_criterion_offered_is_a_ranking_of_its_category(category):
+    # A chip clicked sends its question: it must rank the category, in either language.
+    for _, _, english, french in RANKING_CRITERIA[category]:
+        for question in (english, french):
+            call = parse_catalog_request(question, BRANDS)
+            assert call is not None and call.name == "rank_products", question
+            assert call.args["category"] == category, question

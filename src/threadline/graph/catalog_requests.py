@@ -95,7 +95,11 @@ SUPERLATIVES: list[tuple[str, str, str]] = [
     (r"\b(smallest|most compact) (screen|display|phone)|\bplus petit ecran\b", "display", "asc"),
     (r"\b(most|largest|biggest) storage|\bplus de stockage\b", "storage_gb", "desc"),
     (r"\b(most) (ram|memory)|\bplus de (ram|memoire)\b", "ram_gb", "desc"),
-    (r"\b(best|highest resolution) camera|\bmost megapixels\b", "camera_mp", "desc"),
+    (
+        r"\b(best|highest resolution) camera|\bmost megapixels\b|\bmeilleur appareil photo\b",
+        "camera_mp",
+        "desc",
+    ),
     (r"\b(newest|latest|most recent|plus recents?)\b", "release_year", "desc"),
     (r"\blongest warranty|\bplus longue garantie\b", "warranty_years", "desc"),
 ]
@@ -145,6 +149,18 @@ _PRICE_REF = re.compile(
     r"\s*(?:\$|usd|dollars?)?"
     r"|\b(?:the )?\$(\d[\d,]*) one\b"
 )
+
+
+def without_product_reference(question: str) -> str:
+    """Return a message without its words pointing at a listed product.
+
+    "does the first one support wireless charging?" → "does support wireless charging?":
+    what is asked of the product, without "the first one" (no word a product's entry holds).
+    """
+    text = fold(question)
+    for pattern in (_ORDINAL_REF, _PRICE_REF):
+        text = pattern.sub(" ", text)
+    return re.sub(r"\s+", " ", text).strip()
 
 
 @dataclass(frozen=True)
@@ -402,6 +418,95 @@ _AMONG_SHOWN = re.compile(
     r"\b(?:which (?:one|of)|of (?:those|these|them|the (?:two|three|four))|among|"
     r"lequel|laquelle|lesquels|lesquelles|parmi|d'entre)\b"
 )
+
+
+# One product pointed at by how it ranks among those shown: "the cheaper one", "the
+# lightest model", "celui qui est le moins cher", "celle qui a la plus grande batterie".
+_ONE_RANKED = re.compile(
+    r"\bthe\s+(?:[\w-]+\s+){1,3}?(?:one|model|phone|laptop|product)\b"
+    r"|\b(?:celui|celle)\b"
+)
+
+
+def points_at_one_ranked(question: str) -> bool:
+    """Whether a message points at the one product a comparison among those shown picks.
+
+    "tell me more about the cheaper one" asks for that product's entry, not for the
+    ranking ("which one is cheaper?" asks which, and is answered with the ranking).
+    """
+    text = fold(question)
+    for match in _ONE_RANKED.finditer(text):
+        # The comparison is inside "the ... one", or after "celui" ("celui qui est le
+        # moins cher").
+        span = match.group(0) if match.group(0).startswith("the") else text[match.start() :]
+        if any(re.search(p, span) for p, _, _ in [*SUPERLATIVES, *COMPARATIVES]):
+            return True
+    return False
+
+
+def is_comparison(question: str) -> bool:
+    """Whether a message asks to compare products ("Compare the Pixel 8a and the A55")."""
+    return _COMPARE.search(fold(question)) is not None
+
+
+# "best" alone: the catalog ranks products on one spec, and "the best phone" names none
+# ("the best camera", "la meilleure autonomie" do, and are rankings above).
+_BEST = re.compile(r"\b(?:best|meilleure?s?)\b")
+# What a category's products can be ranked on, as the user is offered it when "best" names
+# no criterion: (English label, French label, English question, French question). Each
+# question is one the grammar above reads as that ranking.
+RANKING_CRITERIA: dict[str, list[tuple[str, str, str, str]]] = {
+    "phone": [
+        ("price", "prix", "Which phone is the cheapest?", "Quel est le téléphone le moins cher ?"),
+        ("battery", "batterie", "Which phone has the biggest battery?",
+         "Quel téléphone a la plus grande batterie ?"),
+        ("screen", "écran", "Which phone has the biggest screen?",
+         "Quel téléphone a le plus grand écran ?"),
+        ("camera", "appareil photo", "Which phone has the best camera?",
+         "Quel téléphone a le meilleur appareil photo ?"),
+        ("storage", "stockage", "Which phone has the most storage?",
+         "Quel téléphone a le plus de stockage ?"),
+    ],
+    "laptop": [
+        ("price", "prix", "Which laptop is the cheapest?",
+         "Quel est l'ordinateur portable le moins cher ?"),
+        ("weight", "poids", "Which laptop is the lightest?",
+         "Quel est l'ordinateur portable le plus léger ?"),
+        ("battery", "autonomie", "Which laptop has the longest battery life?",
+         "Quel ordinateur portable a la meilleure autonomie ?"),
+        ("screen", "écran", "Which laptop has the biggest screen?",
+         "Quel ordinateur portable a le plus grand écran ?"),
+        ("memory", "mémoire", "Which laptop has the most RAM?",
+         "Quel ordinateur portable a le plus de RAM ?"),
+    ],
+}  # fmt: skip
+
+
+def best_without_criterion(question: str) -> str | None:
+    """Return the category of a "best" question that names nothing to rank it on, or None.
+
+    "Quel est le meilleur téléphone ?", "what's the best laptop?": best on price, battery
+    or screen is the user's choice, asked back (`RANKING_CRITERIA`), not a list of every
+    phone by price. "the best camera", "best-selling", a price bound are criteria.
+    """
+    text = _PHONE_AS_CHANNEL.sub(" ", fold(question))
+    category = next((c for c, p in CATEGORY_WORDS.items() if re.search(p, text)), None)
+    if category is None:
+        return None
+    # "best" qualifies the category ("the best 5G phone", "quel téléphone est le
+    # meilleur"), not another noun ("the best way to secure my laptop").
+    word = CATEGORY_WORDS[category]
+    governs = (
+        rf"{_BEST.pattern}\s+(?:[\w'-]+\s+)?{word}|{word}\s+(?:[\w'-]+\s+){{0,2}}?{_BEST.pattern}"
+    )
+    if not re.search(governs, text):
+        return None
+    ranked = [pattern for pattern, _, _ in [*SUPERLATIVES, *COMPARATIVES]]
+    if any(re.search(p, text) for p in ranked) or re.search(r"\bbest[- ]sell", text):
+        return None
+    if _MAX_PRICE.search(text) or _MIN_PRICE.search(text) or _SPEC_VALUE.search(text):
+        return None
+    return category
 
 
 def ranks_a_category(question: str) -> bool:

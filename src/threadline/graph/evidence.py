@@ -50,6 +50,7 @@ from threadline.graph.anchors import (
     unanchored_references,
     written_as_a_name,
 )
+from threadline.graph.catalog_requests import without_product_reference
 from threadline.graph.names import passage_terms
 from threadline.graph.polar import is_polar, states_together
 from threadline.graph.question_terms import (
@@ -120,6 +121,15 @@ class Evidence:
     "it" refers to); an answer is composed from these."""
 
 
+# A yes/no question whether a thing has, supports or comes with a feature.
+HAS_A_FEATURE = re.compile(
+    r"\b(?:have|has|had|support|supports|include|includes|come with|comes with|offer|"
+    r"offers|a-t-il|a-t-elle|ont-ils|ont-elles|poss[eè]de|possèdent|dispose|disposent|"
+    r"supporte|supportent|inclut|incluent|propose|proposent)\b",
+    re.I,
+)
+
+
 def read_passages(
     chunks: Sequence[Mapping[str, object]], language: str | None
 ) -> tuple[dict[str, set[str]], list[str], list[str]]:
@@ -144,6 +154,7 @@ def read_passages(
     # handbook whose section is "Passwords and multi-factor authentication". A heading
     # in another language is read with its translation, as one name, not two.
     headings: list[str] = []
+    languages: dict[str, str | None] = {}
     for chunk in chunks:
         section = str(chunk.get("section") or "")
         passage_language = (
@@ -167,6 +178,19 @@ def read_passages(
                 section = f"{section} {translated} {' '.join(sorted(senses))}"
         if section:
             headings.append(section)
+        languages[str(chunk["label"])] = passage_language
+    others = {lang for lang in languages.values() if lang and lang != language}
+    if language and others:
+        # The passages in another language are read through the lexicon, with each of
+        # their words' senses ("employees" is "employés", "salariés", "collaborateurs");
+        # a passage in the question's own language is read with the same senses, or the
+        # report's "2 140 collaborateurs" would not hold the "employés" asked for while
+        # the English handbook's "employees" does.
+        for label, passage_language in languages.items():
+            if passage_language == language:
+                for other in others:
+                    across = translate_vocabulary(vocab[label], language, other)
+                    vocab[label] |= translate_vocabulary(across, other, language)
     return vocab, titles, headings
 
 
@@ -303,7 +327,24 @@ def decide(
     if not chunks:
         return Evidence("not_in_documents", "no_context")
     if tool:
-        # A catalog tool ran typed filters over structured data: its rows are the answer.
+        # A catalog tool ran typed filters over structured data: its rows are the answer,
+        # unless the message asks whether a product has something no row states ("does the
+        # first one support wireless charging?": the Nokia's entry says nothing of it).
+        asked = content_terms(without_product_reference(question))
+        if asked and is_polar(question):
+            vocab, _, _ = read_passages(chunks, language)
+            if not any(
+                sum(1 for t in asked if matches_term(t, words)) * 2 >= len(asked)
+                for words in vocab.values()
+            ):
+                forms = term_forms(question)
+                return Evidence(
+                    "not_in_documents",
+                    "relation_not_stated",
+                    content_terms=tuple(asked),
+                    missing_terms=tuple(forms.get(t, t) for t in asked),
+                    closest=closest,
+                )
         return Evidence("answer", "tool_result", supporting=tuple(str(c["label"]) for c in chunks))
     vocab, titles, headings = read_passages(chunks, language)
     by_label = {str(c["label"]): c for c in chunks}
@@ -454,6 +495,24 @@ def decide(
                 return ask("relation_not_stated", candidate_titles(chunks, eligible))
             return Evidence("not_in_documents", "relation_not_stated", **base)  # type: ignore[arg-type]
         supporting = stated
+        # "Does the Galaxy S24 have USB-C?" asks whether the named thing has a feature:
+        # the name alone (checked above) makes a majority of its words in the S24's
+        # page, which never says USB-C. The feature must be in the passage too (read
+        # passage-wide, with its translations). "Is the Hudson River important?" asks
+        # for a judgement the passage makes in its own words: no feature to find.
+        asked_of = [t for t in weights if t not in name_terms]
+        if names and asked_of and HAS_A_FEATURE.search(question):
+            featured = tuple(
+                label
+                for label in supporting
+                if sum(1 for t in asked_of if matches_term(t, vocab[label])) * 2 >= len(asked_of)
+            )
+            if not featured:
+                if anchor:
+                    return ask("relation_not_stated", candidate_titles(chunks, eligible))
+                base["missing_terms"] = tuple(forms.get(t, t) for t in asked_of)
+                return Evidence("not_in_documents", "relation_not_stated", **base)  # type: ignore[arg-type]
+            supporting = featured
     if not (names or anchor) and off_the_subject(whole or question, chunks, supporting, earlier):
         return Evidence("not_in_documents", "off_the_subject", **base)  # type: ignore[arg-type]
     if kind is not None:

@@ -210,6 +210,25 @@ _ASKED_PHRASE = re.compile(
 )
 
 
+# "Is there a student discount on laptops?", "Y a-t-il une réduction étudiante ?": a
+# question whether a thing exists asks for that thing; a passage that holds only some of
+# its words ("the MacBook Air is for students") does not say there is one. A request
+# for information ("is there a way / any information") asks for no thing.
+_EXISTS_PHRASE = re.compile(
+    r"^\s*(?:so |and |but |ok,? |et |alors )?(?:is there|are there|y a-t-il|existe-t-il|"
+    r"est-ce qu'il y a|il y a)\s+(?!(?:any\s+)?(?:information|info|more|a way|way)\b)"
+    r"(?:any |a |an |some |un |une |des |de |d'|du )?"
+    r"(?P<phrase>.+?)(?:\s+(?:of|for|in|on|at|to|with|from|about|if|when|or|and|that|which|"
+    r"who|\w+ed|de|du|des|pour|sur|dans|si|quand|ou|et|qui|que)\b|[?.,;!]|$)",
+    re.I,
+)
+
+
+_FRENCH_EXISTS = re.compile(
+    r"^(?:et |alors )?(?:y a-t-il|existe-t-il|est-ce qu'il y a|il y a)\b", re.I
+)
+
+
 _PRONOUN_SUBJECT = re.compile(r"(?:it|they|he|she|il|elle|ils|elles)\b", re.I)
 
 
@@ -242,14 +261,23 @@ def asked_phrase_terms(question: str) -> list[str]:
 
     The word for the kind of value ("capacity", "policy") is left out: "the battery
     capacity" asks for the battery's, and the passage that states it in mAh never says
-    "capacity".
+    "capacity". "Is there a X?" asks for X the same way.
     """
+    exists = None
     match = _ASKED_PHRASE.search(question)
+    if match is None:
+        match = exists = _EXISTS_PHRASE.search(question)
     if not match or _PRONOUN_SUBJECT.match(match.group("phrase")):
         # "What is it called?", "what are they used for?": the pronoun is the subject of
         # a verb, no thing whose name the passage must hold.
         return []
     asked = [t for t in content_terms(match.group("phrase")) if t not in GENERIC_TERMS]
+    if exists is not None and asked:
+        # Whether a kind of thing exists: its head noun ("discount" of "a student
+        # discount", "réduction" of "une réduction étudiante"); its modifiers ("other
+        # important river systems", "many teams") are what the answer tells about them.
+        french = _FRENCH_EXISTS.match(question.strip()) is not None
+        asked = [asked[0] if french else asked[-1]]
     # "la politique de mots de passe": the phrase ends before its complement, and the
     # kind word alone asks for nothing a passage must name.
     return [t for t in asked if t not in KIND_WORDS]

@@ -111,6 +111,28 @@ def ask_which(
     return text, {"reason": "ambiguous", "options": options}
 
 
+def ask_criterion(
+    *, language: str, criteria: Sequence[tuple[str, str, str, str]]
+) -> tuple[str, Clarify]:
+    """Ask on which criterion "the best" product is meant, one chip per ranking offered.
+
+    `criteria` are (English label, French label, English question, French question).
+    """
+    fr = language == "fr"
+    labels = [c[1] if fr else c[0] for c in criteria]
+    names = ", ".join(labels[:-1]) + (" ou " if fr else " or ") + labels[-1]
+    text = (
+        f"Le meilleur selon quel critère ? Par exemple : {names}."
+        if fr
+        else f"Best on which criterion? For example: {names}."
+    )
+    options = [
+        ClarifyOption(label=label, query=c[3] if fr else c[2])
+        for label, c in zip(labels, criteria, strict=True)
+    ]
+    return text, {"reason": "ambiguous", "options": options}
+
+
 def which_section_options(outline: Sequence[OutlineItem], language: str) -> Clarify:
     """Chips for "which part do you mean?": one per section of the previous outline."""
     verb = "Détaille" if language == "fr" else "Expand"

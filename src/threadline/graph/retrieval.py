@@ -40,6 +40,7 @@ from threadline.graph.windows import WindowChunk, expand_windows
 from threadline.knowledge.index import ScoredChunk, SearchFilters
 from threadline.knowledge.language import passage_language
 from threadline.policy import PolicyViolation, allowed_sources
+from threadline.text import terms
 
 __all__ = [
     "Budget",
@@ -417,6 +418,9 @@ def retrieve_turn(
             "added": [w.chunk.chunk_id for w in chosen if not w.hit],
         }
     chunks = [chunk_dict(i, item) for i, item in enumerate(chosen, 1)]
+    closest: list[str] = []
+    if not chunks:
+        closest = closest_titles(services.kb, state, intent.sources)
     trace = {
         "node": "retrieve",
         "attempts": found.attempts,
@@ -437,10 +441,32 @@ def retrieve_turn(
             "search_query": found.query,
             "chunks": chunks,
             "stop_reason": None if chunks else "no_context",
+            # Nothing found is still declined naming documents to look at instead.
+            **({"evidence": {"reason": "no_context", "closest": closest}} if closest else {}),
             "trace": [trace],
         },
         found.candidates,
     )
+
+
+def closest_titles(
+    kb: Any, state: State, sources: Sequence[str] | None, limit: int = 3
+) -> list[str]:
+    """Titles to name when a search found nothing: the documents the turn may read.
+
+    No passage matched, so none is closer than another by the search; those whose titles
+    share most of the question's words come first, then in the index's order. A decline
+    naming nothing left the user with no document to ask about instead.
+    """
+    asked = set(terms(state.query))
+    scope = set(state.doc_scope or ())
+    found = [
+        title
+        for doc_id, title, source in kb.document_titles(tenant=state.tenant)
+        if (sources is None or source in sources) and (not scope or doc_id in scope)
+    ]
+    ranked = sorted(found, key=lambda t: -len(asked & set(terms(t))))
+    return list(dict.fromkeys(ranked))[:limit]
 
 
 def named_document_context(

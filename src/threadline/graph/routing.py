@@ -20,6 +20,7 @@ from threadline.graph.catalog_requests import (
     ToolRequest,
     asked_specs,
     asks_a_spec_of_it,
+    best_without_criterion,
     compare_listed,
     listed_product,
     parse_catalog_request,
@@ -88,6 +89,7 @@ def plan_turn(
     listed_products: Sequence[str] = (),
     listed_category: str | None = None,
     listed_is_cut: bool = False,
+    listed_compared: bool = False,
     prices: dict[str, float] | None = None,
     discussed_products: Sequence[str] = (),
     subject_product: str | None = None,
@@ -98,7 +100,8 @@ def plan_turn(
     `listed_products` are the products the previous answer listed (a catalog answer),
     in the order shown, and `listed_category` their shared category: a reference into
     that list is a product lookup, a comparison between them a ranking of them
-    (`listed_is_cut`: the list was the top of its category, see `rank_listed`).
+    (`listed_is_cut`: the list was the top of its category, see `rank_listed`;
+    `listed_compared`: the list was a comparison of those products).
     `discussed_products` are those a previous document answer was about (its sections
     that are products, as in an overview of the catalog): "which of those is
     cheapest?" ranks them too, while "the second point" stays a reference into its
@@ -115,6 +118,7 @@ def plan_turn(
             listed_products=listed_products,
             listed_category=listed_category,
             listed_is_cut=listed_is_cut,
+            listed_compared=listed_compared,
             prices=prices,
             discussed_products=discussed_products,
             subject_product=subject_product,
@@ -153,11 +157,16 @@ def _catalog_plan(
     listed_products: Sequence[str],
     listed_category: str | None,
     listed_is_cut: bool,
+    listed_compared: bool,
     prices: dict[str, float] | None,
     discussed_products: Sequence[str],
     subject_product: str | None,
 ) -> TurnPlan | None:
     """Plan a catalog turn (a tool call, or asking which product), or None for another kind."""
+    if best_without_criterion(question):
+        # "the best phone": best on what is the user's to say; ask back with the criteria.
+        criterion = Reference(detected=False, resolved=False, reason="which_criterion")
+        return TurnPlan("clarify", reference=criterion)
     tool = parse_catalog_request(question, brands)
     if tool is not None:
         return TurnPlan("tool", tool=tool)
@@ -182,6 +191,18 @@ def _catalog_plan(
     )
     if ranked is not None:
         return TurnPlan("tool", tool=ranked)
+    if asks_a_spec_of_it(question, brands) and listed_compared and not subject_product:
+        # "What about the warranty?" after comparing two phones asks it of both: the
+        # comparison is about every product compared, none of them in particular.
+        reference = Reference(
+            detected=True,
+            resolved=True,
+            ref_type="anaphora",
+            document_index=None,
+            method="deterministic",
+        )
+        args = {"names": list(listed_products), "specs": asked_specs(question)}
+        return TurnPlan("tool", reference=reference, tool=ToolRequest("compare_products", args))
     if asks_a_spec_of_it(question, brands) and (subject_product or len(listed_products) >= 2):
         # "How much RAM does it have?": after "What is the cheapest laptop?" the catalog's
         # entry of that laptop, not whichever laptop's page retrieval ranks first among

@@ -36,6 +36,10 @@ class CompareProductsArgs(BaseModel):
     """Products to compare side by side."""
 
     names: list[str] = Field(min_length=2, max_length=4, description="Product names.")
+    specs: list[str] = Field(
+        default_factory=list,
+        description="Only these specs (e.g. warranty_years, battery_mah); empty for all of them.",
+    )
 
 
 SPECS = (
@@ -97,7 +101,9 @@ def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
             tenant, category=category, brand=brand, min_price=min_price, max_price=max_price
         )
 
-    def compare_products(names: list[str]) -> list[Product]:
+    def compare_products(names: list[str], specs: list[str] | None = None) -> list[Product]:
+        # `specs` chooses what each product's line shows (`products_as_sources`), not
+        # which products: "what about the warranty?" after a comparison shows them all.
         return catalog.find(tenant, names)
 
     def rank_products(
@@ -172,7 +178,7 @@ def products_as_sources(
     def lead(product: Product) -> str:
         if name == "rank_products":
             return product.spec_line([args["spec"]] if args.get("spec") != "price_usd" else [])
-        if name == "get_product" and args.get("specs"):
+        if name in ("get_product", "compare_products") and args.get("specs"):
             return product.spec_line(
                 [k for k in args["specs"] if k != "price_usd" and product.has_spec(k)]
             )

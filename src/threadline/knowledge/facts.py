@@ -86,8 +86,11 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
     ("email", re.compile(r"\b(e-?mail address|adresse (?:e-?mail|mail|electronique|courriel))\b")),
     (
         "pay",
+        # "salaries" folded is also the French "salariés" (employees): after a French
+        # determiner ("combien de salariés", "les salariés") it counts people, not pay.
         re.compile(
-            r"\b(salar\w*|wages?|how much (?:\w+ ){0,3}(?:make|earn|get paid|paid)|"
+            r"\b(salary|(?<!\bde )(?<!\bdes )(?<!\bles )(?<!\bnos )(?<!\bses )(?<!\baux )"
+            r"salaries|salaire\w*|wages?|how much (?:\w+ ){0,3}(?:make|earn|get paid|paid)|"
             r"(?:what|how much) (?:\w+ ){0,3}(?:earn|paid)|combien gagne\w*|remuneration)\b"
         ),
     ),
@@ -197,17 +200,30 @@ _WHERE_DOES = re.compile(
 )
 
 
+# "How long do refunds take to arrive?": the verb after "take to" is the event whose
+# duration is asked; the passage states it in its own words ("refunds are paid within
+# 10 business days"), so it is the relation, like the verb of "who handles".
+_HOW_LONG_TO = re.compile(
+    r"\bhow long (?:does|do|did|will|would|should|can) [^?]+? take to ((?!not\b)[a-z]+)\b"
+    r"|\bcombien de temps (?:faut-il|met|mettent|prend|prennent) [^?]*?pour ([a-z]+)\b"
+)
+
+
 def role_terms(question: str) -> frozenset[str]:
     """Return the terms of the verb whose doer or place a question asks for, if any.
 
     "Who handles escalations?" → the terms of "handles": the passage names the role
     ("the duty support manager") and the thing ("escalation"), not necessarily the verb.
     "Where does the river start and end?" → "start", "end": the passage names the places.
+    "How long do refunds take to arrive?" → "arrive": the passage states the duration.
     """
     text = fold(question)
     match = _WHO_DOES.search(text)
     if match:
         return frozenset(terms(match.group(1)))
+    match = _HOW_LONG_TO.search(text)
+    if match:
+        return frozenset(terms(match.group(1) or match.group(2)))
     match = _WHERE_DOES.search(text)
     return frozenset(terms(match.group(1).replace(" and ", " "))) if match else frozenset()
 

@@ -560,7 +560,11 @@ class ExtractiveChatModel(BaseChatModel):
             # sentence that mentions employees. The noun is read in both languages.
             counted_terms = set(terms(noun))
             for source, target in (("en", "fr"), ("fr", "en")):
-                counted_terms |= set(terms(translate_query(noun, source, target)))
+                across = translate_query(noun, source, target)
+                counted_terms |= set(terms(across))
+                # And back: "employés" is also counted as the report's "collaborateurs"
+                # (employee → employé, salarié, collaborateur).
+                counted_terms |= set(terms(translate_query(across, target, source)))
             counted = [r for r in rows if states_count_of(r[3], counted_terms)]
             if counted:
                 rows = counted

@@ -9,6 +9,7 @@ from typing import Any
 
 from threadline.graph import replies
 from threadline.graph.answering import language_of
+from threadline.graph.catalog_requests import RANKING_CRITERIA, best_without_criterion
 from threadline.graph.routing import small_talk_kind
 from threadline.graph.state import Clarify, State
 
@@ -43,7 +44,14 @@ def clarify(state: State) -> dict[str, Any]:
     chips: Clarify = {"reason": "not_in_documents", "options": []}
     if outline and reason and fu.ref_type != "document":
         chips = replies.which_section_options(outline, language)
-    if reason == "which_product":
+    if fu.reason == "which_criterion":
+        # "the best phone" named no criterion: the rankings the catalog offers.
+        category = best_without_criterion(state.query) or ""
+        text, chips = replies.ask_criterion(
+            language=language, criteria=RANKING_CRITERIA.get(category, [])
+        )
+        stop_reason = "ambiguous"
+    elif reason == "which_product":
         # "it" after a list of products: the list as shown (a catalog answer's titles
         # are its products' names) is what the user chooses from.
         products = [t.split(" — ")[0] for t in state.thread_state.last_titles]
@@ -67,6 +75,12 @@ def clarify(state: State) -> dict[str, Any]:
         text = replies.not_allowed(stop_reason, language)
     elif stop_reason and stop_reason.startswith("invalid_intent"):
         text = replies.cannot_search(stop_reason, language)
+    elif stop_reason == "no_context" and state.evidence.get("closest"):
+        # Nothing found: declined as any question the documents do not answer, naming
+        # the documents to look at instead (the stop reason still says nothing matched).
+        text, chips = replies.decline(
+            language=language, missing=[], closest=state.evidence["closest"]
+        )
     else:
         text = replies.nothing_found(language)
     return {

@@ -6,11 +6,19 @@ import dataclasses
 from typing import Any
 
 from threadline.followups.outline import OutlineSection
-from threadline.graph.catalog_requests import ToolRequest, ranks_a_category, subject_product
+from threadline.followups.reference_model import Reference
+from threadline.graph.catalog_requests import (
+    ToolRequest,
+    asked_specs,
+    is_comparison,
+    points_at_one_ranked,
+    ranks_a_category,
+    subject_product,
+)
 from threadline.graph.context import run_services
-from threadline.graph.routing import plan_turn
+from threadline.graph.routing import TurnPlan, plan_turn
 from threadline.graph.state import State, ToolCall, TurnFollowup
-from threadline.knowledge.catalog import Product
+from threadline.knowledge.catalog import Catalog, Product
 from threadline.policy import may_read_catalog
 from threadline.services import Services
 
@@ -31,6 +39,36 @@ def with_subject(tool: ToolRequest, found: list[Product], subject: str | None) -
         return tool
     names = [subject, *(p.name for p in found if p.name != subject)]
     return ToolRequest("compare_products", {"names": names}) if len(names) >= 2 else tool
+
+
+def one_ranked(
+    plan: TurnPlan, question: str, products: list[Product], catalog: Catalog, tenant: str
+) -> TurnPlan:
+    """Resolve "the cheaper one" to the one product the ranking of those shown puts first.
+
+    "tell me more about the cheaper one" after three phones is that phone's entry (or
+    what is asked of it), not the three phones' prices: the ranking picks, the answer is
+    the pick. A ranking of the whole category, or a message asking which, is kept.
+    """
+    tool = plan.tool
+    if tool is None or tool.name != "rank_products" or not tool.args.get("names"):
+        return plan
+    if not points_at_one_ranked(question):
+        return plan
+    ranked = catalog.rank(tenant, **{**tool.args, "limit": 1})
+    if not ranked:
+        return plan
+    shown = [p.name for p in catalog.find(tenant, list(tool.args["names"]))]
+    pick = ranked[0].name
+    reference = Reference(
+        detected=True,
+        resolved=True,
+        ref_type="ordinal",
+        document_index=shown.index(pick) + 1 if pick in shown else None,
+        method="deterministic",
+    )
+    args = {"name": pick, "specs": asked_specs(question)}
+    return dataclasses.replace(plan, reference=reference, tool=ToolRequest("get_product", args))
 
 
 def route_turn(state: State) -> dict[str, Any]:
@@ -56,6 +94,7 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
     # A lookup of one of them ("the second one") does not replace the list it came from.
     listed: list[str] = []
     listed_is_cut = False
+    listed_compared = False
     known = {p.name for p in products}
     for past in reversed(state.history):
         if past["route"] != "tool":
@@ -64,6 +103,7 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         listed = [t for t in titles if t in known]
         if len(listed) >= 2:
             listed_is_cut = ranks_a_category(past["question"])
+            listed_compared = is_comparison(past["question"])
             break
     # A document answer about several products (an overview of the catalog): the
     # products its cited sections are about, for "which of those is cheapest?".
@@ -81,6 +121,7 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         listed_products=listed,
         listed_category=shared_category(products, listed or discussed),
         listed_is_cut=listed_is_cut,
+        listed_compared=listed_compared,
         discussed_products=discussed if len(discussed) >= 2 else (),
         prices={p.name: p.price_usd for p in products},
         subject_product=subject,
@@ -89,6 +130,8 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
     if plan.tool is not None and plan.tool.name == "compare_products":
         found = services.kb.catalog.find(state.tenant, list(plan.tool.args.get("names", [])))
         plan = dataclasses.replace(plan, tool=with_subject(plan.tool, found, subject))
+    if catalog:
+        plan = one_ranked(plan, state.query, products, services.kb.catalog, state.tenant)
     followup = TurnFollowup()
     if plan.route in ("followup_context",):
         followup = TurnFollowup(detected=True, ref_type="context")
