@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -27,6 +27,10 @@ from threadline.text.storable import unstorable_text
 EXPORT_FORMAT: Literal["threadline.session"] = "threadline.session"
 MAX_IMPORT_MESSAGES = 10_000
 """Most messages one imported session may hold."""
+MAX_IMPORTED_QUESTION_CHARS = 4000
+"""Longest question an import may hold: what `POST /chat` accepts as one message."""
+CLOCK_SKEW = timedelta(days=1)
+"""How far past this server's clock an imported time may lie (another server's clock)."""
 
 _CITE = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
 _THUMB = {"up": "\U0001f44d", "down": "\U0001f44e"}
@@ -69,6 +73,21 @@ class ExportedSession(BaseModel):
         )
         if problem:
             raise ValueError(problem)
+        # A question no chat turn could have asked, or a time yet to come (which would
+        # sort the session first in every list, for ever), is not a conversation that
+        # was exported from a threadline: refused rather than stored.
+        for message in self.messages:
+            if message.role == "user" and len(message.content) > MAX_IMPORTED_QUESTION_CHARS:
+                raise ValueError(
+                    f"question {message.id!r} is longer than "
+                    f"{MAX_IMPORTED_QUESTION_CHARS} characters"
+                )
+        latest = datetime.now(UTC) + CLOCK_SKEW
+        times = [("created_at", self.created_at), ("updated_at", self.updated_at)]
+        times += [(f"message {m.id!r} created_at", m.created_at) for m in self.messages]
+        for label, moment in times:
+            if moment > latest:
+                raise ValueError(f"{label} {moment.isoformat()} is in the future")
         questions = {m.id for m in self.messages if m.role == "user"}
         for message in self.messages:
             meta = message.metadata

@@ -135,6 +135,15 @@ def test_malformed_imports_are_422_and_write_nothing(json_api):
         "metadata on a question": variant(lambda f: messages(f)[0].update(metadata={})),
         "naive time": variant(lambda f: f["session"].update(created_at="2026-01-01T00:00:00")),
         "tenant smuggled": variant(lambda f: f["session"].update(tenant="beta")),
+        # What no chat turn could have stored: a question past the chat's limit, and a
+        # time yet to come (it would list the session first for ever).
+        "question too long": variant(lambda f: messages(f)[0].update(content="q" * 4001)),
+        "session from the future": variant(
+            lambda f: f["session"].update(updated_at="9999-12-31T23:59:59Z")
+        ),
+        "message from the future": variant(
+            lambda f: messages(f)[2].update(created_at="2999-01-01T00:00:00Z")
+        ),
     }
     for name, file in bad_files.items():
         reply = client.post("/sessions/import", json=file, headers=ALPHA)

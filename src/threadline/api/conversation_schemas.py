@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from threadline.api.schemas import ID_SCHEMA, SessionPublic
 
@@ -23,7 +23,8 @@ class ForkRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    at_message: int | None = Field(
+    # Strict: `true` or "1" is a client's mistake, not the index 1.
+    at_message: StrictInt | None = Field(
         default=None, ge=0, description="Keep the messages before this index (0-based)."
     )
     session_id: str | None = Field(
