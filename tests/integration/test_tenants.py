@@ -70,6 +70,18 @@ def test_every_route_but_health_needs_a_valid_key(client, method, path, body):
     assert client.get("/health").status_code == 200
 
 
+def test_two_different_keys_in_one_request_are_refused(client):
+    # X-API-Key used to win silently over the bearer token: a client sending a stale
+    # header beside the right token acted in the stale key's tenant.
+    both = {"Authorization": f"Bearer {KEY_A}", "X-API-Key": KEY_B}
+    for method, path in (("get", "/sessions"), ("get", "/documents"), ("get", "/health")):
+        response = getattr(client, method)(path, headers=both)
+        assert response.status_code == 400, (path, response.text)
+        assert response.json()["error"]["code"] == "conflicting_api_keys"
+    same = {"Authorization": f"Bearer {KEY_A}", "X-API-Key": KEY_A}
+    assert client.get("/sessions", headers=same).status_code == 200
+
+
 def test_sessions_are_isolated_between_tenants(client):
     sid = client.post("/sessions", json={"title": "alpha secret"}, headers=A).json()["id"]
     client.post("/chat", json={"query": "hello", "session_id": sid}, headers=A)

@@ -34,6 +34,22 @@ def get_store(request: Request) -> ConversationStore:
     return request.app.state.services.store
 
 
+def presented_key(api_key: str | None, bearer: str | None) -> str | None:
+    """Return the one key a request presents, in `X-API-Key` or as a bearer token.
+
+    Raises:
+        ApiError: 400 `conflicting_api_keys` when the two headers carry different keys:
+            acting as either would be a guess at which tenant the caller meant.
+    """
+    if api_key and bearer and api_key != bearer:
+        raise ApiError(
+            400,
+            "conflicting_api_keys",
+            "X-API-Key and Authorization: Bearer carry different keys; send one.",
+        )
+    return api_key or bearer or None
+
+
 def get_principal(
     request: Request,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Security(bearer_scheme)],
@@ -47,7 +63,7 @@ def get_principal(
     keyring: KeyRing = request.app.state.keyring
     if not keyring.enabled:
         return LOCAL_PRINCIPAL
-    key = api_key or (bearer.credentials if bearer else None)
+    key = presented_key(api_key, bearer.credentials if bearer else None)
     principal = keyring.authenticate(key) if key else None
     if principal is None:
         raise ApiError(401, "unauthorized", "A valid API key is required.")

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
 from threadline import __version__
-from threadline.api.deps import ServicesDep
+from threadline.api.deps import ServicesDep, presented_key
 from threadline.api.schemas import HealthPublic
 from threadline.auth import LOCAL_PRINCIPAL, KeyRing
 from threadline.models.structured import structured_mode
@@ -28,9 +28,9 @@ async def read_health(request: Request, services: ServicesDep) -> HealthPublic:
     # schema says so.
     scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
     bearer = credentials.strip() if scheme.lower() == "bearer" else ""
-    key = request.headers.get("x-api-key") or bearer or None
-    if principal is None and key:
-        principal = keyring.authenticate(key)
+    if principal is None:
+        key = presented_key(request.headers.get("x-api-key"), bearer)
+        principal = keyring.authenticate(key) if key else None
     chunks = None
     if principal is not None:
         chunks = await run_in_threadpool(services.kb.count, tenant=principal.tenant)
