@@ -185,7 +185,10 @@ def test_close_and_fork_are_scoped_and_keep_lineage(app_parts) -> None:
     # An index is a JSON number: `true` and "1" are mistakes, not message 1.
     for loose in (True, "1", 1.0):
         sloppy = client.post(
-            "/sessions/sla/fork", headers=A, params={"caller_app": "web"}, json={"at_message": loose}
+            "/sessions/sla/fork",
+            headers=A,
+            params={"caller_app": "web"},
+            json={"at_message": loose},
         )
         assert sloppy.status_code == 422, (loose, sloppy.text)
         assert sloppy.json()["error"]["code"] == "validation_error"

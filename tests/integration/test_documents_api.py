@@ -54,6 +54,29 @@ def test_markdown_upload_list_reupload_delete(client):
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "document_not_found"
 
 
+def test_a_field_given_twice_is_refused_and_nothing_is_stored(client):
+    # FastAPI keeps a repeated field's last value: the second file used to be stored
+    # under the first's name, and the first dropped without a word.
+    before = client.get("/documents").json()["count"]
+    files = [
+        ("file", ("one.md", b"## One\nThe first file.\n", "text/markdown")),
+        ("file", ("two.md", b"## Two\nThe second file.\n", "text/markdown")),
+    ]
+    reply = client.post("/documents", files=files)
+    assert reply.status_code == 422, reply.text
+    assert (
+        reply.json()["error"]["code"] == "repeated_field"
+        and "file" in reply.json()["error"]["message"]
+    )
+    titled = client.post(
+        "/documents",
+        files=[("file", ("one.md", b"## One\nText.\n", "text/markdown"))],
+        data={"title": ["A", "B"]},
+    )
+    assert titled.status_code == 422 and titled.json()["error"]["code"] == "repeated_field"
+    assert client.get("/documents").json()["count"] == before
+
+
 def test_html_keeps_headings_and_drops_scripts(client):
     html = (
         b"<html><head><title>Parking rules</title><script>alert(1)</script></head><body>"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Query, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
@@ -80,7 +80,31 @@ def _scope_error(doc_id: str) -> ApiError:
     )
 
 
-@router.post("", response_model=DocumentIngested, status_code=201, responses=ERRORS)
+async def refuse_repeated_fields(request: Request) -> None:
+    """Refuse a form that gives a field twice (two files, two titles).
+
+    FastAPI keeps the last value of a repeated field, so a second `file` part silently
+    replaced the first: which document the caller meant is a guess, not ours to make.
+
+    Raises:
+        ApiError: 422 `repeated_field`.
+    """
+    form = await request.form()  # parsed once; FastAPI reuses it for the fields
+    names = list(form.keys())
+    repeated = sorted({name for name in names if len(form.getlist(name)) > 1})
+    if repeated:
+        raise ApiError(
+            422, "repeated_field", f"Give each form field once; repeated: {', '.join(repeated)}."
+        )
+
+
+@router.post(
+    "",
+    response_model=DocumentIngested,
+    status_code=201,
+    responses=ERRORS,
+    dependencies=[Depends(refuse_repeated_fields)],
+)
 async def create_document(
     services: ServicesDep,
     tenant: TenantDep,
