@@ -433,6 +433,18 @@ def decide(
             **base,  # type: ignore[arg-type]
         )
 
+    def decline_or_ask(
+        reason: str, among: Sequence[str], missing: Sequence[str] | None = None
+    ) -> Evidence:
+        # The same finding reads two ways: with an unnamed reference ("the season"), ask
+        # which of the passages it may mean; otherwise the documents do not say it
+        # (`missing`: the terms to name in the decline, when narrower than the content's).
+        if anchor:
+            return ask(reason, candidate_titles(chunks, among))
+        if missing is not None:
+            base["missing_terms"] = tuple(forms.get(t, t) for t in missing)
+        return Evidence("not_in_documents", reason, **base)  # type: ignore[arg-type]
+
     if roles:
         # "Who handles escalations?" is about escalations: a passage that only shares the
         # verb ("defects are handled under the warranty") is about something else.
@@ -452,10 +464,7 @@ def decide(
     if wanted:
         holding = [lb for lb in eligible if all(matches_term(t, vocab[lb]) for t in wanted)]
         if not holding:
-            if anchor:
-                return ask("asked_for_missing", candidate_titles(chunks, eligible))
-            base["missing_terms"] = tuple(forms.get(t, t) for t in wanted)
-            return Evidence("not_in_documents", "asked_for_missing", **base)  # type: ignore[arg-type]
+            return decline_or_ask("asked_for_missing", eligible, missing=wanted)
         eligible = holding
     scored: list[tuple[float, int, str]] = []
     for order, (label, words) in enumerate(vocab.items()):
@@ -476,9 +485,7 @@ def decide(
         pool = set().union(*(vocab[label] for label in eligible))
         own_found = sum(w for t, w in weights.items() if matches_term(t, pool))
         if not (carried_content and own_found / total > COVERAGE_MAJORITY):
-            if anchor:
-                return ask("content_not_covered", candidate_titles(chunks, eligible))
-            return Evidence("not_in_documents", "content_not_covered", **base)  # type: ignore[arg-type]
+            return decline_or_ask("content_not_covered", eligible)
         supporting = tuple(label for _, _, label in scored)
     if best > COVERAGE_MAJORITY and is_polar(question):
         # "Can I file a case while living abroad?" asks whether its terms go together: a
@@ -491,9 +498,7 @@ def decide(
             if states_together(list(weights), by_label[label], language)
         )
         if not stated:
-            if anchor:
-                return ask("relation_not_stated", candidate_titles(chunks, eligible))
-            return Evidence("not_in_documents", "relation_not_stated", **base)  # type: ignore[arg-type]
+            return decline_or_ask("relation_not_stated", eligible)
         supporting = stated
         # "Does the Galaxy S24 have USB-C?" asks whether the named thing has a feature:
         # the name alone (checked above) makes a majority of its words in the S24's
@@ -508,10 +513,7 @@ def decide(
                 if sum(1 for t in asked_of if matches_term(t, vocab[label])) * 2 >= len(asked_of)
             )
             if not featured:
-                if anchor:
-                    return ask("relation_not_stated", candidate_titles(chunks, eligible))
-                base["missing_terms"] = tuple(forms.get(t, t) for t in asked_of)
-                return Evidence("not_in_documents", "relation_not_stated", **base)  # type: ignore[arg-type]
+                return decline_or_ask("relation_not_stated", eligible, missing=asked_of)
             supporting = featured
     if not (names or anchor) and off_the_subject(whole or question, chunks, supporting, earlier):
         return Evidence("not_in_documents", "off_the_subject", **base)  # type: ignore[arg-type]
