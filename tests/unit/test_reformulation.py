@@ -105,18 +105,6 @@ def test_condense_still_names_the_title_other_words_point_to():
     assert query.startswith("Penobscot River — ")
 
 
-def test_condense_names_no_title_before_a_message_with_its_own_subject():
-    # The message shares "scams" with the previous source, but says what it is about:
-    # the title would pull the search back to the page it has moved on from.
-    titles = ["Common Scams and Schemes | Springfield"]
-    message = "Are there scams aimed at people filing their tax returns?"
-    query = condense(message, "common scams", titles)
-    assert "Springfield" not in query and query.startswith(message)
-    # A short message pointing at the same source still names it.
-    query = condense("more on those scams?", "common scams", titles)
-    assert query.startswith("Common Scams and Schemes | Springfield — ")
-
-
 def test_condense_chains_stay_bounded():
     query = "and the rest?"
     for turn in range(30):

@@ -59,10 +59,6 @@ def _othered_terms(question: str) -> set[str]:
 # long chain of follow-ups from growing the query without bound.
 _MAX_CARRIED = 12
 
-# Most topic words a message may have of its own and still be read as about a previous
-# source it shares a word with: past this it names its own subject.
-_TITLE_MAX_TERMS = 3
-
 
 def _topic_words(text: str) -> Iterator[tuple[str, str]]:
     """(folded word, stem) for each word of `text` that can carry a topic.
@@ -184,10 +180,7 @@ def condense(
     A previous source title that shares a topic word with the message (the
     "Samsung one") is named in full, unless the words it shares are what the message
     asks for others of ("any other river systems?": naming the previous source would
-    pull the message back to it) or the message has more than three topic words of its
-    own ("are there scams aimed at people filing their tax returns?" after a page on
-    scams names its own subject, and the title would pull the search back to that
-    page); otherwise the salient words of the
+    pull the message back to it); otherwise the salient words of the
     previous search query that the message does not already contain are
     carried over (at most twelve), after the message's own words so those stay
     dominant.
@@ -205,8 +198,7 @@ def condense(
     """
     question = question.strip()
     own = content_terms(question) - _othered_terms(question)
-    titles = previous_titles if len(own) <= _TITLE_MAX_TERMS else ()
-    for title in titles:
+    for title in previous_titles:
         if own & content_terms(title) and not exclude & content_terms(title):
             return f"{title} — {question}"
     if not previous_query:
