@@ -441,6 +441,7 @@ def run(
     the JSON-store run, so the two end-to-end numbers compare under the same load.
     """
     from threadline.chat import ChatService
+    from threadline.heap import freeze_startup_heap
     from threadline.knowledge.embeddings import load_dense_model
     from threadline.services import Services
     from threadline.settings import Settings
@@ -480,7 +481,7 @@ def run(
             chat = ChatService(services)
             dense = load_dense_model(settings.dense_model_path, settings.dense_runtime)
             probes = Probes(services.kb, dense)
-            gc.collect()
+            freeze_startup_heap()  # as the server does once its startup is done
             load_before = round(os.getloadavg()[0], 2)
             measured = run_conversations(chat, probes, turns, f"turns-{size}")
             log(
@@ -493,6 +494,7 @@ def run(
             probes.close()
             services.close()
             del chat, services, probes
+            gc.unfreeze()  # the next size starts its services afresh: these may go
             gc.collect()
             on_postgres = None
             if postgres_url is not None:

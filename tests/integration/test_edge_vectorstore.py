@@ -476,3 +476,35 @@ def test_concurrent_writes_and_reads(tmp_path: Path) -> None:
     assert not errors
     assert store.count() == 3 * 10 * 15
     store.close()
+
+
+@pytest.mark.parametrize(
+    "mode", [RetrievalMode.HYBRID, RetrievalMode.SPARSE, RetrievalMode.DENSE], ids=str
+)
+def test_a_search_read_deep_returns_the_head_of_the_deep_ranking(
+    tmp_path: Path, mode: RetrievalMode
+) -> None:
+    # `depth` reads the ranking as deep as `k=depth` would and returns only its first k
+    # (the payloads of the rest are never read): the same points and scores.
+    dense = DeterministicFakeEmbedding(size=DIM) if mode is not RetrievalMode.SPARSE else None
+    sparse = Bm25SparseEmbeddings() if mode is not RetrievalMode.DENSE else None
+    edge = EdgeVectorStore(tmp_path / "edge", embedding=dense, sparse_embedding=sparse)
+    words = "refund warranty battery shipping card gift order days store return".split()
+    texts = [" ".join(words[(i * j) % len(words)] for j in range(1, 2 + i % 5)) for i in range(60)]
+    edge.add_texts(texts, ids=[str(uuid.UUID(int=i + 1)) for i in range(len(texts))])
+    queries = ["refund of gift cards", "warranty battery days", "store order return"]
+    try:
+        for query in queries:
+            deep = edge.similarity_search_with_score(query, k=30)
+            head = edge.similarity_search_with_score(query, k=5, depth=30)
+            assert_same_ranking([(d.id, s) for d, s in deep[:5]], [(d.id, s) for d, s in head])
+        batch = edge.similarity_search_with_score_batch(queries, k=5, depth=30)
+        for query, got in zip(queries, batch, strict=True):
+            deep = edge.similarity_search_with_score(query, k=30)
+            assert_same_ranking([(d.id, s) for d, s in deep[:5]], [(d.id, s) for d, s in got])
+        if mode is RetrievalMode.HYBRID:
+            # Read only 5 deep, a hybrid search fuses shorter branches: other scores.
+            shallow = [edge.similarity_search_with_score(q, k=5) for q in queries]
+            assert [[s for _, s in r] for r in shallow] != [[s for _, s in r] for r in batch]
+    finally:
+        edge.close()

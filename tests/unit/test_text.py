@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import tomllib
 
+import pytest
+
 from support.paths import ROOT
 from threadline.text import STOPWORDS, fold, fold_with_origin, words
 from threadline.text.lexicons import BILINGUAL_LEXICON_FILE, LEXICONS, en, fr
@@ -43,3 +45,47 @@ def test_bilingual_lexicon_ships_as_package_data() -> None:
     shipped = {p for pattern in patterns for p in package.glob(pattern)}
     assert BILINGUAL_LEXICON_FILE in shipped
     assert BILINGUAL_LEXICON_FILE.read_text(encoding="utf-8").count(" = ") > 900
+
+
+def test_remembered_analyses_hand_each_caller_its_own_copy() -> None:
+    # `terms` and `acronyms` remember their results by text; a caller that edits what it
+    # got (a set it extends, a list it filters) must not change the next caller's.
+    from threadline.text import terms
+    from threadline.text.matching import acronyms
+
+    text = "The United States office refunds the Net Promoter Score survey."
+    first = terms(text)
+    first.append("injected")
+    first_acronyms = acronyms(text)
+    first_acronyms.add("injected")
+    assert "injected" not in terms(text)
+    assert "injected" not in acronyms(text)
+    assert terms(text) == ["unit", "state", "offic", "refund", "net", "promot", "score", "survey"]
+    assert {"us", "usa", "nps"} <= acronyms(text)
+
+
+def test_the_language_vote_follows_a_lexicon_added_after_a_text_was_voted_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The vote is remembered per text; a lexicon added later must take part all the same.
+    from threadline.text.language import detect_language
+    from threadline.text.lexicons.base import Lexicon
+
+    text = "Erzähl mir mehr über den Teil und das Ende"
+    before = detect_language(text)
+    german = Lexicon(
+        code="de",
+        section_nouns=("abschnitt",),
+        point_nouns=("punkt",),
+        document_nouns=("dokument",),
+        ordinal_words={"ersten": 1},
+        definite_articles=("den", "der", "die", "das"),
+        elaboration=("mehr dazu",),
+        anaphora=("dazu",),
+        stopwords=("der", "die", "das", "und", "mir", "mehr", "über", "den"),
+    )
+    monkeypatch.setitem(LEXICONS, "de", german)
+    assert detect_language(text) == "de"
+    monkeypatch.delitem(LEXICONS, "de")
+    assert detect_language(text) == before
+    assert detect_language("Zzyzx", fallback="fr") == "fr"

@@ -32,6 +32,7 @@ from threadline.api.turn_errors import install_turn_error_handlers
 from threadline.auth import KeyRing, load_key_entries
 from threadline.chat import ChatService
 from threadline.conversations.worker import start_worker
+from threadline.heap import freeze_startup_heap
 from threadline.services import Services
 from threadline.settings import Settings, get_settings
 
@@ -59,6 +60,8 @@ def create_app(services: Services | None = None) -> FastAPI:
         app.state.chat = ChatService(svc)
         # Conversation indexing runs beside the requests; stopped before the services close.
         app.state.conversation_worker = await run_in_threadpool(start_worker, svc)
+        # What startup loaded lives as long as the process: out of the full collections.
+        freeze_startup_heap()
         try:
             yield
         finally:

@@ -350,6 +350,7 @@ class EdgeVectorStore(VectorStore):
         *,
         score_threshold: float | None = None,
         offset: int = 0,
+        depth: int | None = None,
         **kwargs: Any,
     ) -> list[tuple[Document, float]]:
         """Top-k documents for a query with the engine's scores, best first.
@@ -363,19 +364,29 @@ class EdgeVectorStore(VectorStore):
             filter: A payload filter (qdrant-client or Qdrant Edge model).
             score_threshold: Drop results scoring below.
             offset: Skip this many results first.
+            depth: How deep the search reads before the first `k` are kept (see
+                :meth:`_query_request`); None reads `k` deep, like langchain-qdrant.
             **kwargs: Ignored (accepted for `VectorStore` compatibility).
         """
         dense = self._query_vectors([query])[0]
         request = self._query_request(
-            query, dense, k, to_edge_filter(filter), score_threshold=score_threshold, offset=offset
+            query,
+            dense,
+            k,
+            to_edge_filter(filter),
+            score_threshold=score_threshold,
+            offset=offset,
+            depth=depth,
         )
-        return [(self._document(p), p.score) for p in self._shard.query(request)]
+        return [(self._document(p), p.score) for p in self._shard.query(request)[:k]]
 
     def similarity_search_with_score_batch(
         self,
         queries: Sequence[str],
         k: int = 4,
         filter: models.Filter | qe.Filter | None = None,  # noqa: A002
+        *,
+        depth: int | None = None,
     ) -> list[list[tuple[Document, float]]]:
         """Top-k documents for each of several queries, as one planned batch.
 
@@ -387,6 +398,7 @@ class EdgeVectorStore(VectorStore):
             queries: Query texts.
             k: How many documents per query.
             filter: A payload filter applied to every query.
+            depth: How deep each search reads before its first `k` are kept.
 
         Returns:
             One result list per query, in the order of `queries`.
@@ -396,11 +408,11 @@ class EdgeVectorStore(VectorStore):
         edge_filter = to_edge_filter(filter)
         vectors = self._query_vectors(list(queries))
         requests = [
-            self._query_request(query, dense, k, edge_filter)
+            self._query_request(query, dense, k, edge_filter, depth=depth)
             for query, dense in zip(queries, vectors, strict=True)
         ]
         results = self._shard.query_batch(qe.QueryBatchRequest(requests))
-        return [[(self._document(p), p.score) for p in points] for points in results]
+        return [[(self._document(p), p.score) for p in points[:k]] for points in results]
 
     def _query_vectors(self, queries: list[str]) -> list[list[float] | None]:
         """Dense query vectors (None each when the store has none)."""
@@ -417,11 +429,23 @@ class EdgeVectorStore(VectorStore):
         *,
         score_threshold: float | None = None,
         offset: int = 0,
+        depth: int | None = None,
     ) -> qe.QueryRequest:
-        """Return the shard request for one query in this store's retrieval mode."""
+        """Return the shard request for one query in this store's retrieval mode.
+
+        `depth` (at least `k`) is how deep the search reads: a hybrid query's dense and
+        sparse branches each read `depth` points before their fusion, which only returns
+        its first `k` (the fused scores of those do not depend on how many follow, so
+        they are the first `k` a `depth`-long fused ranking holds); a single-vector
+        query asks `depth` points, since the HNSW search widens with its limit, and the
+        caller keeps the first `k`. Either way the payloads of the points nobody keeps
+        are not read: converting them to Python was most of a search's cost when a
+        turn's rankings were read deep (`FusionConfig.depth`).
+        """
+        depth = max(k, depth or k)
         request = partial(
             qe.QueryRequest,
-            limit=k,
+            limit=depth,
             offset=offset,
             filter=edge_filter,
             score_threshold=score_threshold,
@@ -435,9 +459,12 @@ class EdgeVectorStore(VectorStore):
                 qe.Query.Nearest(self._sparse_query(query), using=self.sparse_vector_name),
             ]
             return request(
-                prefetches=[qe.Prefetch(limit=k, query=q, filter=edge_filter) for q in branches],
+                prefetches=[
+                    qe.Prefetch(limit=depth, query=q, filter=edge_filter) for q in branches
+                ],
                 # The stub's ScoringQueryType omits Fusion.Rrf, which the binding takes.
                 query=qe.Fusion.Rrf(k=self.rrf_k),  # type: ignore[arg-type]
+                limit=k,
             )
         if self.retrieval_mode is RetrievalMode.DENSE:
             assert dense is not None

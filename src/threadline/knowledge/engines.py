@@ -79,15 +79,24 @@ class VectorEngine(ABC):
         """Embed and upsert documents under the given ids."""
         self.store.add_documents(documents, ids=ids, batch_size=batch_size)
 
-    def search(self, query: str, k: int, flt: models.Filter) -> list[tuple[Document, float]]:
-        """Top-k documents for a query within a filter, with the engine's scores."""
-        return self.store.similarity_search_with_score(query, k=k, filter=flt)
+    def search(
+        self, query: str, k: int, flt: models.Filter, *, depth: int | None = None
+    ) -> list[tuple[Document, float]]:
+        """Top-k documents for a query within a filter, with the engine's scores.
+
+        `depth` (at least `k`; None: `k`) is how deep the search reads before its first
+        `k` are kept: a hybrid search fuses its branches' rankings read that deep. A
+        LangChain store reads as deep as the hits it returns, so this asks it `depth`
+        hits and keeps `k`; engines that can read deep and return few override it.
+        """
+        hits = self.store.similarity_search_with_score(query, k=max(k, depth or k), filter=flt)
+        return hits[:k]
 
     def search_batch(
-        self, queries: Sequence[str], k: int, flt: models.Filter
+        self, queries: Sequence[str], k: int, flt: models.Filter, *, depth: int | None = None
     ) -> list[list[tuple[Document, float]]]:
         """`search` for several queries; engines that can batch them override this."""
-        return [self.search(query, k, flt) for query in queries]
+        return [self.search(query, k, flt, depth=depth) for query in queries]
 
     @abstractmethod
     def count(self, flt: models.Filter | None) -> int:
@@ -268,11 +277,17 @@ class EdgeEngine(VectorEngine):
         """The Qdrant Edge store."""
         return self._store
 
+    def search(
+        self, query: str, k: int, flt: models.Filter, *, depth: int | None = None
+    ) -> list[tuple[Document, float]]:
+        """Top-k documents read `depth` deep; only the kept `k` become Documents."""
+        return self._store.similarity_search_with_score(query, k=k, filter=flt, depth=depth)
+
     def search_batch(
-        self, queries: Sequence[str], k: int, flt: models.Filter
+        self, queries: Sequence[str], k: int, flt: models.Filter, *, depth: int | None = None
     ) -> list[list[tuple[Document, float]]]:
         """One batch: the queries' dense vectors in one forward pass, one shard batch."""
-        return self._store.similarity_search_with_score_batch(queries, k=k, filter=flt)
+        return self._store.similarity_search_with_score_batch(queries, k=k, filter=flt, depth=depth)
 
     def count(self, flt: models.Filter | None) -> int:
         """Exact number of points (matching the filter when given)."""

@@ -647,7 +647,7 @@ class KnowledgeBase:
         if not query.strip():
             return []
         with self._reading():
-            hits = self._engine.search(query, _fetch(k), filters.to_qdrant())
+            hits = self._engine.search(query, k, filters.to_qdrant(), depth=_fetch(k))
         return scored_chunks(hits, k)
 
     def search_many(
@@ -664,7 +664,7 @@ class KnowledgeBase:
             return rankings
         with self._reading():
             found = self._engine.search_batch(
-                [queries[i] for i in live], _fetch(k), filters.to_qdrant()
+                [queries[i] for i in live], k, filters.to_qdrant(), depth=_fetch(k)
             )
         for i, hits in zip(live, found, strict=True):
             rankings[i] = scored_chunks(hits, k)
@@ -672,5 +672,5 @@ class KnowledgeBase:
 
 
 def _fetch(k: int) -> int:
-    """Hits asked of the engine for a top-k: fusion needs more per branch than k."""
+    """How deep the engine reads for a top-k: fusion needs more per branch than k."""
     return max(k * 3, 20)

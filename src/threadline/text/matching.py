@@ -170,8 +170,14 @@ def acronyms(text: str) -> set[str]:
         text: A passage, a sentence or a heading.
 
     Returns:
-        The acronyms, lower case, with their aliases (us → usa).
+        The acronyms, lower case, with their aliases (us → usa); a new set each call.
     """
+    return set(_text_acronyms(text))
+
+
+@lru_cache(maxsize=4096)
+def _text_acronyms(text: str) -> frozenset[str]:
+    """`acronyms` of a text, remembered: the same passages are read several times a turn."""
     found: set[str] = set()
     for dotted in re.findall(r"\b(?:[A-Z]\.){2,}", text):
         found.add(dotted.replace(".", "").lower())
@@ -189,4 +195,4 @@ def acronyms(text: str) -> set[str]:
     for short, aliases in _ACRONYM_ALIASES.items():
         if short in found:
             found.update(aliases)
-    return found
+    return frozenset(found)
