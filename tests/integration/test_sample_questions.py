@@ -259,10 +259,45 @@ def test_what_is_asked_of_a_named_thing_must_be_stated_for_it(chat):
 
 
 def test_the_event_whose_duration_is_asked_is_stated_in_the_passages_words(chat):
-    # "take to arrive": the policy says refunds "are paid ... within 10 business days".
+    # "take to arrive": the policy says refunds "are paid ... within 10 business days",
+    # the last of its sentences on refunds; it led with the 30-day return rule, the first
+    # ("are refunded"), when the sentences tied.
     result = ask(chat, "how long do refunds take to arrive?")
     assert result.outcome == "grounded_answer", result.answer
     assert result.citations[0]["section"] == "Refunds and returns"
+    assert first_sentence(result.answer) == (
+        "Refunds are paid to the original payment method within 10 business days."
+    )
+
+
+def test_the_uptime_of_one_plan_is_that_plans_sentence(chat):
+    # It led with "When Brightwell misses the SLA uptime commitment, ...; Basic plan
+    # customers are not eligible for service credits": every word asked, in two
+    # statements. The Business and Enterprise plans' uptimes are other plans'.
+    result = ask(chat, "What's the uptime commitment of the Basic plan?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert first_sentence(result.answer) == "The Basic plan SLA guarantees 99.5% monthly uptime."
+    assert "99.9%" not in result.answer and "99.95%" not in result.answer
+
+
+@pytest.mark.parametrize("question", ["What is a P2 incident?", "Qu'est-ce qu'un incident P2 ?"])
+def test_what_is_a_p2_incident_is_its_definition_not_the_other_priorities(chat, question):
+    # The definition leads; "A P3 (medium) incident is..." and the P4's followed it.
+    result = ask(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert first_sentence(result.answer).startswith("A P2 (high) incident is a major loss")
+    assert "P3 (medium)" not in result.answer and "P4 (low)" not in result.answer
+
+
+def test_a_fee_asked_after_a_talk_on_returns_is_the_restocking_fee(chat):
+    # "is there a fee?" led with the SLA's service credits "of the monthly fee", ranked
+    # first; the conversation's words ("return laptop") are the restocking fee's.
+    thread = f"q-{uuid.uuid4().hex[:8]}"
+    chat.run_turn(TurnRequest(query="Can I return a laptop?", thread_id=thread))
+    result = chat.run_turn(TurnRequest(query="is there a fee?", thread_id=thread))
+    assert result.outcome == "grounded_answer", result.answer
+    assert "restocking fee of up to 15%" in first_sentence(result.answer)
+    assert [c["section"] for c in result.citations] == ["Refunds and returns"]
 
 
 def test_a_listed_products_entry_that_does_not_state_what_is_asked_is_no_answer(chat):
