@@ -565,9 +565,9 @@ def test_a_follow_up_is_answered_from_the_passage_on_the_conversations_subject()
     assert text == sections[1][1] + " [2]", text
 
 
-def test_of_tied_sentences_the_one_writing_the_questions_word_as_asked_is_best():
-    # "refunds" in both (a stem), the duration in both: "Refunds are paid..." writes the
-    # question's word as it is asked, "are refunded" is another statement.
+def test_of_tied_sentences_the_one_whose_subject_is_asked_about_is_best():
+    # "refunds" in both (a stem), the duration in both: "Refunds are paid..." is about
+    # refunds, "Opened devices ... are refunded" about the devices.
     passage = (
         "Opened devices returned within 30 days are refunded in full. "
         "Refunds are paid to the original payment method within 10 business days."

@@ -246,6 +246,8 @@ def _is_heading(sentence: str, source: PromptSource) -> bool:
     return bool(line) and any(line in name for name in names if name)
 
 
+# A sentence's subject is in its first words ("Brightwell business hours are...").
+_SUBJECT_WORDS = 4
 _CLAUSE_END = re.compile(r"\s*[;:]\s+")
 
 
@@ -343,18 +345,21 @@ def defines(sentence: str, defined: set[str]) -> bool:
     return len(subject.split()) <= 10 and bool(defined & sentence_terms(subject))
 
 
-def written_as_asked(question: str) -> Callable[[str], int]:
-    """Return how many of the question's words a sentence writes as the question does.
+def leads_with_asked(asked: set[str]) -> Callable[[str], int]:
+    """Return how many of the asked terms a sentence's first words (its subject) hold.
 
     "how long do refunds take to arrive?": "Refunds are paid ... within 10 business days"
-    writes "refunds", "Opened devices ... are refunded" only shares its stem.
+    is about refunds; "Opened devices returned within 30 days are refunded" is about
+    opened devices, whatever it says of them. "Brightwell business hours are..." is about
+    the hours asked ("horaires"), "Basic plan customers can contact ... support" is not.
     """
 
-    def words(text: str) -> set[str]:
-        return {w.casefold() for w in re.findall(r"[^\W\d_]{3,}", text)}
+    def held(sentence: str) -> int:
+        subject = " ".join(re.findall(r"[\w'’-]+", sentence)[:_SUBJECT_WORDS])
+        found = sentence_terms(subject)
+        return sum(1 for t in asked if t in found)
 
-    asked = {w for w in words(question) if not is_stopword(w)}
-    return lambda sentence: len(asked & words(sentence))
+    return held
 
 
 def _carried_held(
@@ -375,29 +380,29 @@ def _carried_held(
 
 
 def _sentence_fit(
-    question: str, search_query: str, sources: Sequence[PromptSource], answer_type: str = ""
+    question: str,
+    search_query: str,
+    sources: Sequence[PromptSource],
+    answer_type: str = "",
+    translated: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> Callable[[tuple[float, int, int, str]], tuple[float, ...]]:
     """Return how well a sentence row fits the question beyond its score, to break ties.
 
     In order: it defines what a "what is X?" question asks about; it holds more of
     the words the conversation carried into the search ("is there a fee? (return
-    laptop)": the restocking fee, not the SLA's monthly fee); it names more of the
-    question's names ("The Basic plan SLA guarantees 99.5%" for the Basic plan's uptime
-    commitment, not the sentence on every plan's); it writes more of the question's
-    words as the question does ("refunds", not only "refunded").
+    laptop)": the restocking fee, not the SLA's monthly fee); its subject is what is
+    asked about ("Refunds are paid...", not "Opened devices ... are refunded"; "The Basic
+    plan SLA guarantees 99.5%", not "The service level agreement of each plan...").
     """
     defined = defined_terms(question)
     carried = _carried_held(question, search_query, sources, answer_type)
-    names = {fold(name) for name in _NAMES.findall(question)}
-    written = written_as_asked(question)
+    leads = leads_with_asked(own_terms(question, answer_type) | translated)
 
     def fit(row: tuple[float, int, int, str]) -> tuple[float, ...]:
-        said = set(re.findall(r"[\w'’-]+", fold(row[3])))
         return (
             float(defines(row[3], defined)),
             float(carried(row)),
-            float(len(names & said)),
-            float(written(row[3])),
+            float(leads(row[3])),
         )
 
     return fit
@@ -636,7 +641,7 @@ class ExtractiveChatModel(BaseChatModel):
                     question, sources, with_section=True, answer_type=answer_type
                 ),
                 heading=_heading_coverage(question, sources, answer_type),
-                fit=_sentence_fit(question, search_query, sources, answer_type),
+                fit=_sentence_fit(question, search_query, sources, answer_type, translated),
                 carried=_carried_held(question, search_query, sources, answer_type),
             )
         if not chosen:
@@ -697,11 +702,13 @@ class ExtractiveChatModel(BaseChatModel):
             # one whose heading names what is asked is about it ("Remote work" for "les
             # règles pour le télétravail"), where the lead may only mention it ("the
             # device can be wiped remotely", under "Device encryption"): it leads, the
-            # other follows. Then one whose best sentence fits the question better
-            # (`fit`: a definition for "what is X", the conversation's words for "is
-            # there a fee?" after a talk on returns). Retrieval's order breaks the ties.
+            # other follows. Then one whose best sentence defines what "what is X?" asks
+            # about, then one holding the conversation's words ("is there a fee?" after a
+            # talk on returns). Retrieval's order breaks the ties.
             tied = [si for si in sorted(by_source) if coverage[si] == coverage[ranked[0]]]
-            standing = {si: (heading(si), *fitness(best_of(by_source[si]))) for si in tied}
+            # The names and the subject only choose among one passage's sentences: across
+            # passages, retrieval's order knows more of what each is about.
+            standing = {si: (heading(si), *fitness(best_of(by_source[si]))[:2]) for si in tied}
             named = max(standing.values())
             if standing[ranked[0]] < named:
                 first = next(si for si in tied if standing[si] == named)
