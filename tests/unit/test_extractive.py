@@ -551,20 +551,6 @@ def test_a_what_is_question_is_led_by_the_passage_that_defines_it():
         assert text.startswith(sections[1][1] + " [2]"), text
 
 
-def test_a_follow_up_is_answered_from_the_passage_on_the_conversations_subject():
-    # "is there a fee?" after a talk on returns: both passages hold "fee"; the search
-    # carries "return laptop", which only the restocking fee's passage holds. The SLA's
-    # monthly fee, on another subject, is not quoted after it.
-    sections = [
-        ("Service level agreements", "Customers receive a credit of 10% of the monthly fee."),
-        ("Refunds and returns", "Opened devices returned within 30 days carry a restocking fee."),
-    ]
-    text = compose_sections(
-        "is there a fee?", sections, search_query="is there a fee? (return laptop)"
-    )
-    assert text == sections[1][1] + " [2]", text
-
-
 def test_of_tied_sentences_the_one_whose_subject_is_asked_about_is_best():
     # "refunds" in both (a stem), the duration in both: "Refunds are paid..." is about
     # refunds, "Opened devices ... are refunded" about the devices.

@@ -362,46 +362,23 @@ def leads_with_asked(asked: set[str]) -> Callable[[str], int]:
     return held
 
 
-def _carried_held(
-    question: str, search_query: str, sources: Sequence[PromptSource], answer_type: str = ""
-) -> Callable[[tuple[float, int, int, str]], int]:
-    """Return how many words the conversation carried into the search a sentence row holds.
-
-    "is there a fee?" after a talk on returns is searched as "is there a fee? (return
-    laptop)": "return" is what the fee is about. Read with the passage's heading.
-    """
-    carried = own_terms(search_query, answer_type) - set(terms(question))
-
-    def held(row: tuple[float, int, int, str]) -> int:
-        found = sentence_terms(row[3]) | sentence_terms(sources[row[1]].section)
-        return sum(1 for t in carried if matches_term(t, found))
-
-    return held
-
-
 def _sentence_fit(
     question: str,
-    search_query: str,
-    sources: Sequence[PromptSource],
     answer_type: str = "",
     translated: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> Callable[[tuple[float, int, int, str]], tuple[float, ...]]:
     """Return how well a sentence row fits the question beyond its score, to break ties.
 
-    In order: it defines what a "what is X?" question asks about; it holds more of
-    the words the conversation carried into the search ("is there a fee? (return
-    laptop)": the restocking fee, not the SLA's monthly fee); its subject is what is
+    In order: it defines what a "what is X?" question asks about; its subject is what is
     asked about ("Refunds are paid...", not "Opened devices ... are refunded"; "The Basic
     plan SLA guarantees 99.5%", not "The service level agreement of each plan...").
     """
     defined = defined_terms(question)
-    carried = _carried_held(question, search_query, sources, answer_type)
     leads = leads_with_asked(own_terms(question, answer_type) | translated)
 
     def fit(row: tuple[float, int, int, str]) -> tuple[float, ...]:
         return (
             float(defines(row[3], defined)),
-            float(carried(row)),
             float(leads(row[3])),
         )
 
@@ -641,8 +618,7 @@ class ExtractiveChatModel(BaseChatModel):
                     question, sources, with_section=True, answer_type=answer_type
                 ),
                 heading=_heading_coverage(question, sources, answer_type),
-                fit=_sentence_fit(question, search_query, sources, answer_type, translated),
-                carried=_carried_held(question, search_query, sources, answer_type),
+                fit=_sentence_fit(question, answer_type, translated),
             )
         if not chosen:
             return INSUFFICIENT_CONTEXT
@@ -657,7 +633,6 @@ class ExtractiveChatModel(BaseChatModel):
         tie_break: Callable[[tuple[float, int, int, str]], float] | None = None,
         heading: Callable[[int], float] | None = None,
         fit: Callable[[tuple[float, int, int, str]], tuple[float, ...]] | None = None,
-        carried: Callable[[tuple[float, int, int, str]], int] | None = None,
     ) -> list[tuple[float, int, int, str]]:
         """Return the answering sentences of the best-ranked passages, each cited to its own.
 
@@ -703,12 +678,11 @@ class ExtractiveChatModel(BaseChatModel):
             # règles pour le télétravail"), where the lead may only mention it ("the
             # device can be wiped remotely", under "Device encryption"): it leads, the
             # other follows. Then one whose best sentence defines what "what is X?" asks
-            # about, then one holding the conversation's words ("is there a fee?" after a
-            # talk on returns). Retrieval's order breaks the ties.
+            # about. Retrieval's order breaks the ties.
             tied = [si for si in sorted(by_source) if coverage[si] == coverage[ranked[0]]]
-            # The names and the subject only choose among one passage's sentences: across
-            # passages, retrieval's order knows more of what each is about.
-            standing = {si: (heading(si), *fitness(best_of(by_source[si]))[:2]) for si in tied}
+            # The subject only chooses among one passage's sentences: across passages,
+            # retrieval's order knows more of what each is about.
+            standing = {si: (heading(si), *fitness(best_of(by_source[si]))[:1]) for si in tied}
             named = max(standing.values())
             if standing[ranked[0]] < named:
                 first = next(si for si in tied if standing[si] == named)
@@ -742,14 +716,8 @@ class ExtractiveChatModel(BaseChatModel):
         # A sentence several passages hold (a page and its copy, a step two guides share)
         # is said once: a next passage adds its best sentence not already quoted, if any.
         said = {_said_as(row[3]) for row in chosen}
-        # A follow-up answered from a passage on the conversation's subject ("is there a
-        # fee?" after a talk on returns: the restocking fee) is not followed by one
-        # that holds none of the conversation's words (the SLA's monthly fee).
-        on_subject = carried is not None and carried(best) > 0
         for s_index in ranked[1:]:
             unsaid = [r for r in by_source[s_index] if _said_as(r[3]) not in said]
-            if on_subject and carried is not None:
-                unsaid = [r for r in unsaid if carried(r) > 0]
             if unsaid:
                 row = best_of(unsaid)
                 chosen.append(row)
