@@ -369,17 +369,25 @@ def _sentence_fit(
 ) -> Callable[[tuple[float, int, int, str]], tuple[float, ...]]:
     """Return how well a sentence row fits the question beyond its score, to break ties.
 
-    In order: it defines what a "what is X?" question asks about; its subject is what is
-    asked about ("Refunds are paid...", not "Opened devices ... are refunded"; "The Basic
-    plan SLA guarantees 99.5%", not "The service level agreement of each plan...").
+    In order: it defines what a "what is X?" question asks about; it names more of the
+    question's names ("The Basic plan SLA guarantees 99.5%" for the Basic plan's uptime
+    commitment, not "The service level agreement of each plan sets..."); for a question
+    asking a kind of fact (a duration, a price...), its subject is what the fact is
+    asked of ("Refunds are paid ... within 10 business days", not "Opened devices
+    returned within 30 days are refunded"). The subject is read for typed questions
+    only: on any question it chose imperatives and conditions ("Select the pricing
+    plan", "If you're estimating costs...") on the answers benchmark (ROUGE-L below).
     """
     defined = defined_terms(question)
+    names = {fold(name) for name in _NAMES.findall(question)}
     leads = leads_with_asked(own_terms(question, answer_type) | translated)
 
     def fit(row: tuple[float, int, int, str]) -> tuple[float, ...]:
+        said = set(re.findall(r"[\w'’-]+", fold(row[3])))
         return (
             float(defines(row[3], defined)),
-            float(leads(row[3])),
+            float(len(names & said)),
+            float(leads(row[3])) if answer_type in KINDS else 0.0,
         )
 
     return fit
@@ -680,8 +688,8 @@ class ExtractiveChatModel(BaseChatModel):
             # other follows. Then one whose best sentence defines what "what is X?" asks
             # about. Retrieval's order breaks the ties.
             tied = [si for si in sorted(by_source) if coverage[si] == coverage[ranked[0]]]
-            # The subject only chooses among one passage's sentences: across passages,
-            # retrieval's order knows more of what each is about.
+            # The names and the subject only choose among one passage's sentences: across
+            # passages, retrieval's order knows more of what each is about.
             standing = {si: (heading(si), *fitness(best_of(by_source[si]))[:1]) for si in tied}
             named = max(standing.values())
             if standing[ranked[0]] < named:
