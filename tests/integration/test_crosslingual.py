@@ -270,3 +270,14 @@ def test_and_x_asks_the_previous_question_of_x(minilm_services, previous, messag
     assert result.outcome == "grounded_answer", result.answer
     assert result.citations[0]["section"] == section
     assert result.answer.split("\n")[-1].startswith(lead), result.answer
+
+
+def test_how_long_in_french_asks_a_duration_of_what_was_discussed(minilm_services) -> None:
+    # "pendant combien de temps ?" after the handbook's SMS codes: "temps" is "time" in
+    # translation, and the remote-work rule "keep the VPN enabled at all times" was quoted.
+    chat = ChatService(minilm_services)
+    chat.run_turn(TurnRequest(query="How do I get SMS codes?", thread_id="fr-sms"))
+    result = chat.run_turn(TurnRequest(query="pendant combien de temps ?", thread_id="fr-sms"))
+    assert result.outcome == "grounded_answer", result.answer
+    assert "SMS codes are allowed only as a temporary fallback for 7 days" in result.answer
+    assert "VPN" not in result.answer

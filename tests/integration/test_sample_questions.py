@@ -259,80 +259,31 @@ def test_what_is_asked_of_a_named_thing_must_be_stated_for_it(chat):
 
 
 def test_the_event_whose_duration_is_asked_is_stated_in_the_passages_words(chat):
-    # "take to arrive": the policy says refunds "are paid ... within 10 business days".
+    # "take to arrive": the policy says refunds "are paid ... within 10 business days",
+    # the last of its sentences on refunds; it led with the 30-day return rule, the first
+    # ("are refunded"), when the sentences tied.
     result = ask(chat, "how long do refunds take to arrive?")
     assert result.outcome == "grounded_answer", result.answer
     assert result.citations[0]["section"] == "Refunds and returns"
-
-
-def test_a_listed_products_entry_that_does_not_state_what_is_asked_is_no_answer(chat):
-    # The Nokia's entry (first of the list) says nothing of wireless charging: a list of
-    # its every spec is no answer to whether it has it. A spec it states still answers.
-    thread = f"q-{uuid.uuid4().hex[:8]}"
-    chat.run_turn(TurnRequest(query="What phones do you have under $500?", thread_id=thread))
-    result = chat.run_turn(
-        TurnRequest(query="does the first one support wireless charging?", thread_id=thread)
+    assert first_sentence(result.answer) == (
+        "Refunds are paid to the original payment method within 10 business days."
     )
-    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
-    assert result.citations == []
-    result = chat.run_turn(
-        TurnRequest(query="does the second one have 8 GB of RAM?", thread_id=thread)
-    )
-    assert result.outcome == "tool_answer", result.answer
-    assert "ram: 8 GB" in result.answer
 
 
-@pytest.mark.parametrize(
-    "question", ["Combien d'employés a Brightwell ?", "Combien de salariés compte Brightwell ?"]
-)
-def test_a_french_count_is_found_in_the_french_reports_own_word(chat, question):
-    # The report counts "2 140 collaborateurs": the French question's "employés" and
-    # "salariés" are that word too (not the handbook's "employees who fail two
-    # exercises", and "salariés" are people, not a salary).
+def test_the_uptime_of_one_plan_is_that_plans_sentence(chat):
+    # It led with "When Brightwell misses the SLA uptime commitment, ...; Basic plan
+    # customers are not eligible for service credits": every word asked, in two
+    # statements. The Business and Enterprise plans' uptimes are other plans'.
+    result = ask(chat, "What's the uptime commitment of the Basic plan?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert first_sentence(result.answer) == "The Basic plan SLA guarantees 99.5% monthly uptime."
+    assert "99.9%" not in result.answer and "99.95%" not in result.answer
+
+
+@pytest.mark.parametrize("question", ["What is a P2 incident?", "Qu'est-ce qu'un incident P2 ?"])
+def test_what_is_a_p2_incident_is_its_definition_not_the_other_priorities(chat, question):
+    # The definition leads; "A P3 (medium) incident is..." and the P4's followed it.
     result = ask(chat, question)
     assert result.outcome == "grounded_answer", result.answer
-    assert "2 140 collaborateurs" in result.answer
-    assert result.citations[0]["title"] == "Rapport annuel 2024 de Brightwell"
-
-
-@pytest.mark.parametrize(
-    "question", ["What is Brightwell's stock price?", "Quel est le cours de l'action Brightwell ?"]
-)
-def test_a_stock_price_no_document_gives_is_declined_in_either_language(chat, question):
-    # "cours de l'action" is one phrase, the stock price: read word by word it was a
-    # "course" of "action", and the handbook's phishing "refresher course" was quoted.
-    result = ask(chat, question)
-    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
-    assert result.citations == []
-
-
-@pytest.mark.parametrize(
-    ("question", "first_option"),
-    [
-        ("Quel est le meilleur téléphone ?", "Quel est le téléphone le moins cher ?"),
-        ("What's the best laptop?", "Which laptop is the cheapest?"),
-    ],
-)
-def test_the_best_product_with_no_criterion_is_asked_back(chat, question, first_option):
-    # Nine phones listed by price answered "the best phone": best on what is the user's
-    # to say. Each chip is a ranking the catalog answers.
-    result = ask(chat, question)
-    assert result.outcome == "clarify" and result.stop_reason == "ambiguous", result.answer
-    assert result.citations == []
-    options = result.clarify["options"]
-    assert result.clarify["reason"] == "ambiguous" and len(options) >= 3
-    assert options[0]["query"] == first_option
-    chosen = ask(chat, options[0]["query"])
-    assert chosen.outcome == "tool_answer", chosen.answer
-
-
-def test_a_question_nothing_matches_is_declined_naming_documents(chat):
-    # No passage holds "sell" or "tablets": the search found nothing, and the decline
-    # named no document ("I could not find this..."), unlike any other decline.
-    result = ask(chat, "Do you sell tablets?")
-    assert result.outcome == "clarify" and result.stop_reason == "no_context"
-    assert result.clarify["reason"] == "not_in_documents" and result.citations == []
-    assert "The closest documents are: " in result.answer
-    titles = [o["label"] for o in result.clarify["options"]]
-    assert len(titles) == 3  # three of the four sample documents, as other declines
-    assert all(title in result.answer for title in titles)
+    assert first_sentence(result.answer).startswith("A P2 (high) incident is a major loss")
+    assert "P3 (medium)" not in result.answer and "P4 (low)" not in result.answer

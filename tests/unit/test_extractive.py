@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 
+import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from threadline.followups.outline import split_outline
@@ -444,3 +445,122 @@ def test_of_passages_saying_as_much_the_one_whose_heading_names_the_subject_lead
     text = ExtractiveChatModel().invoke([message]).text
     assert text.startswith(sections[1][1] + " [2]"), text
     assert "[1]" in text  # the passage it displaced still follows
+
+
+def compose_sections(
+    question: str,
+    sections: list[tuple[str, str]],
+    *,
+    search_query: str = "",
+    answer_type: str = "",
+) -> str:
+    """The offline model's answer over (heading, text) passages of one document."""
+    context = "\n".join(
+        prompts.SOURCE_TEMPLATE.format(id=i, title="Policy", section=s, text=html.escape(t))
+        for i, (s, t) in enumerate(sections, 1)
+    )
+    message = HumanMessage(
+        prompts.ANSWER_USER_PROMPT.format(
+            history="",
+            followup_reference="",
+            deliverable="no",
+            answer_style="prose",
+            search_query=search_query or question,
+            answer_type=answer_type,
+            context=context,
+            question=question,
+        )
+    )
+    return ExtractiveChatModel().invoke([message]).text
+
+
+def test_the_words_asking_for_a_duration_are_not_words_a_sentence_must_hold():
+    # "pendant combien de temps ?" after a talk on SMS codes: "temps" is "time", which
+    # "at all times" holds; what is asked is a duration of what the conversation carried.
+    sections = [
+        ("Remote work", "On public networks, employees must keep the VPN enabled at all times."),
+        ("Passwords", "SMS codes are allowed only as a temporary fallback for 7 days."),
+    ]
+    text = compose_sections(
+        "pendant combien de temps ?",
+        sections,
+        search_query="pendant combien de temps ? (sms codes)",
+        answer_type="duration",
+    )
+    assert text.startswith(sections[1][1] + " [2]"), text
+    assert "VPN" not in text
+
+
+def test_a_sentence_scores_what_one_of_its_clauses_states():
+    # Every word of "the uptime commitment of the Basic plan" is in the first sentence,
+    # in two statements (the commitment missed; Basic customers and credits); the second
+    # states the Basic plan's uptime.
+    passage = (
+        "When the SLA uptime commitment is missed, customers receive a service credit; "
+        "Basic plan customers are not eligible for service credits. "
+        "The Basic plan SLA guarantees 99.5% monthly uptime."
+    )
+    text = compose_sections("What's the uptime commitment of the Basic plan?", [("SLA", passage)])
+    assert sentences_without_citations(text)[0] == (
+        "The Basic plan SLA guarantees 99.5% monthly uptime."
+    ), text
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "other"),
+    [
+        (
+            "What is a P2 incident?",
+            "A P2 incident is a major loss of functionality. A P3 incident is a problem "
+            "affecting a single user. If a P1 or P2 incident is not resolved, it is escalated.",
+            "A P3 incident is a problem affecting a single user.",
+        ),
+        (
+            "What's the uptime of the Basic plan?",
+            "The Basic plan guarantees 99.5% monthly uptime. The Business plan guarantees "
+            "99.9% monthly uptime.",
+            "The Business plan guarantees 99.9% monthly uptime.",
+        ),
+        (
+            "Quelle est la disponibilité du plan Basic ?",
+            "Le plan Basic garantit une disponibilité de 99,5 %. Le plan Business garantit "
+            "une disponibilité de 99,9 %.",
+            "Le plan Business garantit une disponibilité de 99,9 %.",
+        ),
+    ],
+)
+def test_a_sentence_naming_another_thing_of_the_kind_asked_does_not_answer(
+    question, passage, other
+):
+    # "P3" beside "P2", "the Business plan" beside "the Basic plan": another incident,
+    # another plan. A sentence naming the one asked too still speaks of it.
+    quoted = sentences_without_citations(compose_sections(question, [("Priorities", passage)]))
+    assert other not in quoted, quoted
+    assert quoted[0] == passage.split(". ")[0] + "."
+
+
+def test_a_what_is_question_is_led_by_the_passage_that_defines_it():
+    # Both passages hold "P2" and "incident"; neither heading names it. The one that says
+    # what a P2 incident is leads, the response times follow.
+    sections = [
+        ("Response times", "On the Enterprise plan, P2 incidents get a first response in 1 hour."),
+        ("Priorities", "A P2 (high) incident is a major loss of functionality."),
+    ]
+    for question in ("What is a P2 incident?", "Qu'est-ce qu'un incident P2 ?"):
+        text = compose_sections(question, sections)
+        assert text.startswith(sections[1][1] + " [2]"), text
+
+
+def test_of_tied_sentences_the_one_whose_subject_is_asked_about_is_best():
+    # "refunds" in both (a stem), the duration in both: "Refunds are paid..." is about
+    # refunds, "Opened devices ... are refunded" about the devices.
+    passage = (
+        "Opened devices returned within 30 days are refunded in full. "
+        "Refunds are paid to the original payment method within 10 business days."
+    )
+    text = compose_sections(
+        "how long do refunds take to arrive?",
+        [("Refunds and returns", passage)],
+        answer_type="duration",
+    )
+    assert sentences_without_citations(text)[0].startswith("Refunds are paid"), text

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from threadline.knowledge.facts import KIND_WORDS
+from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS
 from threadline.text import fold, terms
 from threadline.text.lexicons import en, fr
 from threadline.text.matching import matches_term  # the graph's modules read it from here
@@ -232,16 +232,6 @@ _FRENCH_EXISTS = re.compile(
 _PRONOUN_SUBJECT = re.compile(r"(?:it|they|he|she|il|elle|ils|elles)\b", re.I)
 
 
-# The words that ask for a kind of fact the answer type check recognises: a passage
-# states a price as "$449" without "price" or "cost", a weight as "1.09 kg".
-_TYPED_KIND_TERMS = {
-    "price": frozenset(terms("price prices cost costs prix coût coûts coûte coûtent tarif")),
-    "weight": frozenset(terms("weight weigh weighs heavy poids pèse lourd lourde")),
-    "duration": frozenset(terms("fast quickly soon long vite rapidement délai temps")),
-    "rank": frozenset(terms("best selling sell sells popular top vendu vendus populaire")),
-}
-
-
 def substantive_terms(content: Sequence[str], *, typed: str | None = None) -> list[str]:
     """Return a question's content terms without the words for the kind of value asked.
 
@@ -251,7 +241,7 @@ def substantive_terms(content: Sequence[str], *, typed: str | None = None) -> li
     looks for): "how heavy is it?" asks for a weight ("weighs 1.09 kg" never says
     "heavy"), "combien coûte-t-il ?" for a price ("vendu 449 $").
     """
-    kind_words = KIND_WORDS | _TYPED_KIND_TERMS.get(typed or "", frozenset())
+    kind_words = KIND_WORDS | ASKING_TERMS.get(typed or "", frozenset())
     specific = [t for t in content if t not in kind_words]
     return specific or ([] if typed else list(content))
 

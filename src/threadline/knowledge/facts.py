@@ -171,6 +171,18 @@ KIND_WORDS |= frozenset(
 )
 
 
+# The words that ask for a kind of fact the answer type check recognises: a passage
+# states a price as "$449" without "price" or "cost", a weight as "1.09 kg", a duration
+# as "for 7 days" without "long" or "temps". The evidence check and the offline model
+# both leave them to that check rather than look for them.
+ASKING_TERMS: dict[str, frozenset[str]] = {
+    "price": frozenset(terms("price prices cost costs prix coût coûts coûte coûtent tarif")),
+    "weight": frozenset(terms("weight weigh weighs heavy poids pèse lourd lourde")),
+    "duration": frozenset(terms("fast quickly soon long vite rapidement délai temps")),
+    "rank": frozenset(terms("best selling sell sells popular top vendu vendus populaire")),
+}
+
+
 # "Who" asks for a person's name when it asks who one particular holder is ("who is the
 # CEO?", "who wrote it?"). Generic present ("who takes photos of planes?", "who pays the
 # fee?") and a bare plural ("who are audiences?") ask about a kind of people: the answer

@@ -38,6 +38,7 @@ from pydantic import BaseModel, Field
 
 from threadline.knowledge.bilingual import translate_query, translate_vocabulary
 from threadline.knowledge.facts import (
+    ASKING_TERMS,
     KIND_WORDS,
     KINDS,
     counted_noun,
@@ -49,7 +50,7 @@ from threadline.models.answer_prompt import (
     PromptSource,
     parse_answer_prompt,
 )
-from threadline.text import fold, terms
+from threadline.text import fold, is_stopword, terms
 from threadline.text.language import detect_language
 from threadline.text.lexicons import en, fr
 from threadline.text.matching import acronyms, matches_term, matches_verb_form
@@ -77,6 +78,25 @@ _REQUEST_TERMS = set(
 _FRENCH_AUXILIARIES = frozenset(terms(" ".join(sorted(fr.AUXILIARY_FORMS))))
 
 
+def _asking_terms(question: str, answer_type: str = "") -> set[str]:
+    """Return the question's words that say how it asks, not what about.
+
+    "Pendant combien de temps ?" asks for a duration: "temps" is what the answer type
+    check looks for ("for 7 days"), not a word a sentence must hold ("at all times").
+    French auxiliaries and modals ("faire", "est" of "qu'est-ce que") ask how, as the
+    English stopwords "do", "should", "is" do.
+    """
+    asking = set(ASKING_TERMS.get(answer_type, frozenset())) | _REQUEST_TERMS
+    if detect_language(question) == "fr":
+        asking |= _FRENCH_AUXILIARIES
+    return asking
+
+
+def own_terms(question: str, answer_type: str = "") -> set[str]:
+    """Return the question's own content terms: what it asks about, not how it asks."""
+    return set(terms(question)) - _asking_terms(question, answer_type)
+
+
 def _alternation(words: Sequence[str]) -> re.Pattern[str]:
     return re.compile(
         rf"(?<![\w'])(?:{'|'.join(map(re.escape, sorted(words, key=len, reverse=True)))})(?![\w'])"
@@ -97,7 +117,9 @@ def asks_what_was(question: str) -> bool:
     return bool(_PAST.search(fold(question)))
 
 
-def _translated_terms(question: str, sources: Sequence[PromptSource]) -> set[str]:
+def _translated_terms(
+    question: str, sources: Sequence[PromptSource], answer_type: str = ""
+) -> set[str]:
     """Return the question's terms in the sources' main languages, when those are others.
 
     The sentences that answer "Quelle est la garantie du Pixel 8a ?" are English ones
@@ -112,7 +134,17 @@ def _translated_terms(question: str, sources: Sequence[PromptSource]) -> set[str
     if not languages:
         return set()
     written = {Counter(languages).most_common(1)[0][0], languages[0]} - {asked}
-    return {t for language in written for t in terms(translate_query(question, asked, language))}
+    found = {t for language in written for t in terms(translate_query(question, asked, language))}
+    # The asking words' translations ask nothing either: "temps" is "time", and "at all
+    # times" says nothing of how long SMS codes last.
+    asking = _asking_terms(question, answer_type)
+    words = re.findall(r"[\w'’-]+", question)
+    dropped = " ".join(w for w in words if set(terms(w)) and set(terms(w)) <= asking)
+    if dropped:
+        kept = set(own_terms(question, answer_type))
+        for language in written:
+            found -= set(terms(translate_query(dropped, asked, language))) - kept
+    return found
 
 
 def _closed_compounds(question: str) -> set[str]:
@@ -127,7 +159,11 @@ def _closed_compounds(question: str) -> set[str]:
 
 
 def _question_coverage(
-    question: str, sources: Sequence[PromptSource], *, with_section: bool = False
+    question: str,
+    sources: Sequence[PromptSource],
+    *,
+    with_section: bool = False,
+    answer_type: str = "",
 ) -> Callable[[tuple[float, int, int, str]], float]:
     """Return the share of the question's own words a sentence row holds, 0..1.
 
@@ -137,11 +173,9 @@ def _question_coverage(
     sentence scores are ("Monday to Friday" under "Support hours" holds "support").
     """
     asked = detect_language(question)
-    own = set(terms(question)) - _REQUEST_TERMS
-    if asked == "fr":
-        # "Que faire si je perds...": French auxiliaries and modals ask how, as the
-        # English stopwords "do", "should", "can" do; the index keeps them, a reader not.
-        own -= _FRENCH_AUXILIARIES
+    # "Que faire si je perds...": French auxiliaries and modals ask how, as the English
+    # stopwords "do", "should", "can" do; the index keeps them, a reader not.
+    own = own_terms(question, answer_type)
     languages = [detect_language(f"{s.title} {s.text}") for s in sources]
 
     def covered(row: tuple[float, int, int, str]) -> float:
@@ -159,9 +193,11 @@ def _question_coverage(
     return covered
 
 
-def _heading_coverage(question: str, sources: Sequence[PromptSource]) -> Callable[[int], float]:
+def _heading_coverage(
+    question: str, sources: Sequence[PromptSource], answer_type: str = ""
+) -> Callable[[int], float]:
     """Return the share of the question's own words a source's heading holds, 0..1."""
-    covered = _question_coverage(question, sources)
+    covered = _question_coverage(question, sources, answer_type=answer_type)
     return lambda index: covered((0.0, index, 0, sources[index].section))
 
 
@@ -208,6 +244,153 @@ def _is_heading(sentence: str, source: PromptSource) -> bool:
     line = fold(sentence).strip(" .:;|-–")
     names = (fold(source.title), fold(source.section))
     return bool(line) and any(line in name for name in names if name)
+
+
+# A sentence's subject is in its first words ("Brightwell business hours are...").
+_SUBJECT_WORDS = 4
+_CLAUSE_END = re.compile(r"\s*[;:]\s+")
+
+
+def clauses(sentence: str) -> list[str]:
+    """Return a sentence's clauses: the statements a semicolon or a colon joins."""
+    return [c for c in _CLAUSE_END.split(sentence) if c.strip()] or [sentence]
+
+
+_CODE = re.compile(r"^([^\W\d_]+)(\d+)$")
+_CAPITALISED = r"[A-ZÀ-Ý][\w'’-]*"
+
+
+def _sibling_patterns(question: str) -> list[tuple[re.Pattern[str], str]]:
+    """Return how a sentence names another thing of the kind the question names.
+
+    "P2" has siblings "P1", "P3" (the same letters, another number); "the Basic plan"
+    has "the Business plan", "the Enterprise plan" (another name before the same
+    noun; "le plan Business" after it). Each pattern comes with the name it stands for.
+    """
+    words = re.findall(r"[\w'’-]+", question)
+    patterns: list[tuple[re.Pattern[str], str]] = []
+    for position, word in enumerate(words):
+        code = _CODE.match(word)
+        if code and code.group(1)[0].isupper():
+            letters = re.escape(code.group(1))
+            patterns.append((re.compile(rf"\b{letters}(?!{code.group(2)}\b)\d+\b"), word))
+            continue
+        if position == 0 or not word[0].isupper() or is_stopword(word.lower()):
+            continue
+        for head in (words[position + 1 : position + 2], words[position - 1 : position]):
+            if head and head[0].islower() and not is_stopword(head[0]) and terms(head[0]):
+                noun = re.escape(head[0])
+                before = rf"\b(?!{re.escape(word)}\b)({_CAPITALISED}) (?i:{noun})\b"
+                after = rf"\b(?i:{noun}) (?!{re.escape(word)}\b)({_CAPITALISED})"
+                # Apart: "Le plan Business" holds "Le plan" (no name) before "plan Business".
+                patterns.extend([(re.compile(before), word), (re.compile(after), word)])
+    return patterns
+
+
+def names_another(sentence: str, patterns: Sequence[tuple[re.Pattern[str], str]]) -> bool:
+    """Whether a sentence names a sibling of one of the question's names and not it.
+
+    "A P3 (medium) incident is..." for "What is a P2 incident?", "The Business plan SLA
+    guarantees 99.9%" for the Basic plan: another incident, another plan. A sentence
+    naming both ("If a P1 or P2 incident...") still speaks of the one asked.
+    """
+    for pattern, name in patterns:
+        if re.search(rf"(?<![\w'’-]){re.escape(name)}(?![\w'’-])", sentence):
+            continue
+        for match in pattern.finditer(sentence):
+            # A code is itself the other name; before or after a noun, the capitalised
+            # word is, unless it is a sentence's "The" ("The plan covers...").
+            other = next((g for g in match.groups() if g), match.group(0))
+            if not is_stopword(other.lower()):
+                return True
+    return False
+
+
+_WHAT_IS = re.compile(
+    r"^\W*(?:(?:so|and|but|ok|then|et|alors)\W+)?(?:what(?:'s| is| are) (?P<x>[^?]+)|"
+    r"what does (?P<y>[^?]+?) mean|qu'est-ce (?:qu'|que )(?P<z>[^?]+)|c'est quoi (?P<w>[^?]+)|"
+    r"que (?:signifie|veut dire) (?P<v>[^?]+)|define (?P<u>[^?]+))",
+    re.I,
+)
+# "X is a...", "X means...": a copula before a determiner names what X is; "refunds
+# are paid", "devices returned ... are refunded" (a passive) say what is done to it.
+_COPULA = re.compile(
+    r"^(?P<subject>.{1,90}?)\s(?:(?:is|are|est|sont)\s(?:an?|the|one|any|un|une|le|la|les|"
+    r"l'|des)\b|(?:means|refers to|is defined as|désigne|signifie)\s)",
+    re.I,
+)
+_CONDITION = re.compile(r"^\W*(?:if|when|whenever|while|although|because|si|quand|lorsqu)", re.I)
+
+
+def defined_terms(question: str) -> set[str]:
+    """Return the terms of X in a "what is X?" / "qu'est-ce qu'un X ?" question, else none."""
+    match = _WHAT_IS.search(question.strip())
+    if not match:
+        return set()
+    phrase = next(g for g in match.groups() if g)
+    return set(terms(phrase)) - KIND_WORDS - _REQUEST_TERMS - _FRENCH_AUXILIARIES
+
+
+def defines(sentence: str, defined: set[str]) -> bool:
+    """Whether a sentence says what X is: X is its subject, before "is", "means"...
+
+    "A P2 (high) incident is a major loss of functionality" defines a P2 incident; "On
+    the Enterprise plan, P2 incidents get a first response within 1 hour" says what
+    happens to one, and "If a P2 incident is not resolved" is a condition.
+    """
+    match = _COPULA.match(sentence)
+    if not defined or not match or _CONDITION.match(sentence):
+        return False
+    subject = match.group("subject")
+    return len(subject.split()) <= 10 and bool(defined & sentence_terms(subject))
+
+
+def leads_with_asked(asked: set[str]) -> Callable[[str], int]:
+    """Return how many of the asked terms a sentence's first words (its subject) hold.
+
+    "how long do refunds take to arrive?": "Refunds are paid ... within 10 business days"
+    is about refunds; "Opened devices returned within 30 days are refunded" is about
+    opened devices, whatever it says of them. "Brightwell business hours are..." is about
+    the hours asked ("horaires"), "Basic plan customers can contact ... support" is not.
+    """
+
+    def held(sentence: str) -> int:
+        subject = " ".join(re.findall(r"[\w'’-]+", sentence)[:_SUBJECT_WORDS])
+        found = sentence_terms(subject)
+        return sum(1 for t in asked if t in found)
+
+    return held
+
+
+def _sentence_fit(
+    question: str,
+    answer_type: str = "",
+    translated: set[str] = frozenset(),  # type: ignore[assignment]
+) -> Callable[[tuple[float, int, int, str]], tuple[float, ...]]:
+    """Return how well a sentence row fits the question beyond its score, to break ties.
+
+    In order: it defines what a "what is X?" question asks about; it names more of the
+    question's names ("The Basic plan SLA guarantees 99.5%" for the Basic plan's uptime
+    commitment, not "The service level agreement of each plan sets..."); for a question
+    asking a kind of fact (a duration, a price...), its subject is what the fact is
+    asked of ("Refunds are paid ... within 10 business days", not "Opened devices
+    returned within 30 days are refunded"). The subject is read for typed questions
+    only: on any question it chose imperatives and conditions ("Select the pricing
+    plan", "If you're estimating costs...") on the answers benchmark (ROUGE-L below).
+    """
+    defined = defined_terms(question)
+    names = {fold(name) for name in _NAMES.findall(question)}
+    leads = leads_with_asked(own_terms(question, answer_type) | translated)
+
+    def fit(row: tuple[float, int, int, str]) -> tuple[float, ...]:
+        said = set(re.findall(r"[\w'’-]+", fold(row[3])))
+        return (
+            float(defines(row[3], defined)),
+            float(len(names & said)),
+            float(leads(row[3])) if answer_type in KINDS else 0.0,
+        )
+
+    return fit
 
 
 class ExtractiveChatModel(BaseChatModel):
@@ -355,14 +538,18 @@ class ExtractiveChatModel(BaseChatModel):
         )
 
     def _weights(
-        self, question: str, search_query: str, translated: set[str] | None = None
+        self,
+        question: str,
+        search_query: str,
+        translated: set[str] | None = None,
+        answer_type: str = "",
     ) -> Counter[str]:
         weights: Counter[str] = Counter()
         for term in terms(search_query):
             weights[term] = max(weights[term], 1)
-        for term in {*terms(question), *(translated or ())}:
+        for term in {*own_terms(question, answer_type), *(translated or ())}:
             weights[term] = 2
-        for term in _REQUEST_TERMS:
+        for term in _asking_terms(question, answer_type):
             weights.pop(term, None)
         return weights
 
@@ -377,16 +564,28 @@ class ExtractiveChatModel(BaseChatModel):
             for i, sentence in enumerate(split_sentences(source.text)):
                 if _is_heading(sentence, source):
                     continue
-                found = sentence_terms(sentence) | sentence_terms(source.section)
+                section = sentence_terms(source.section)
+                parts = [sentence_terms(clause) | section for clause in clauses(sentence)]
+                found = set().union(*parts)
                 found |= _asked_in_other_forms(set(weights), found)
-                per_sentence.append((s_index, i, sentence, found))
+                per_sentence.append((s_index, i, sentence, found, parts))
                 doc_freq.update(found)
         total = max(len(per_sentence), 1)
-        for s_index, i, sentence, found in per_sentence:
+        for s_index, i, sentence, _, parts in per_sentence:
+            # A sentence scores what one of its clauses states: "When Brightwell misses
+            # the SLA uptime commitment, ...; Basic plan customers are not eligible for
+            # service credits" holds every word of "the uptime commitment of the Basic
+            # plan", but in two statements, neither of which is the Basic plan's uptime.
             # In a fixed order: a float sum in a set's order varies between processes,
             # and so would which of two tied sentences is quoted.
-            held = sorted(t for t in found if t in weights)
-            score = sum(weights[t] * math.log(1 + total / doc_freq[t]) for t in held)
+            score = max(
+                sum(
+                    weights[t] * math.log(1 + total / doc_freq[t])
+                    for t in sorted(t for t in held | _asked_in_other_forms(set(weights), held))
+                    if t in weights
+                )
+                for held in parts
+            )
             # Earlier sources ranked higher in retrieval: a small prior breaks ties.
             score *= 1.0 + 0.15 / (1 + s_index)
             rows.append((score, s_index, i, sentence))
@@ -400,8 +599,8 @@ class ExtractiveChatModel(BaseChatModel):
         reference: str,
         answer_type: str = "",
     ) -> str:
-        translated = _translated_terms(question, sources) | _closed_compounds(question)
-        weights = self._weights(question, search_query, translated)
+        translated = _translated_terms(question, sources, answer_type) | _closed_compounds(question)
+        weights = self._weights(question, search_query, translated, answer_type)
         rows = self._scored(sources, weights)
         if reference:
             # "Détaille S2": the user wants that section, so give more of it.
@@ -421,10 +620,13 @@ class ExtractiveChatModel(BaseChatModel):
         else:
             chosen = self._gathered(
                 rows,
-                _question_coverage(question, sources),
+                _question_coverage(question, sources, answer_type=answer_type),
                 past=asks_what_was(question),
-                tie_break=_question_coverage(question, sources, with_section=True),
-                heading=_heading_coverage(question, sources),
+                tie_break=_question_coverage(
+                    question, sources, with_section=True, answer_type=answer_type
+                ),
+                heading=_heading_coverage(question, sources, answer_type),
+                fit=_sentence_fit(question, answer_type, translated),
             )
         if not chosen:
             return INSUFFICIENT_CONTEXT
@@ -438,6 +640,7 @@ class ExtractiveChatModel(BaseChatModel):
         past: bool = False,
         tie_break: Callable[[tuple[float, int, int, str]], float] | None = None,
         heading: Callable[[int], float] | None = None,
+        fit: Callable[[tuple[float, int, int, str]], tuple[float, ...]] | None = None,
     ) -> list[tuple[float, int, int, str]]:
         """Return the answering sentences of the best-ranked passages, each cited to its own.
 
@@ -470,20 +673,28 @@ class ExtractiveChatModel(BaseChatModel):
             # the passage it displaces is left out, not quoted second.
             first = next(si for si in sorted(by_source) if coverage[si] == most)
             ranked = [first, *[si for si in ranked[1:] if si != first]]
+
+        def best_of(found: list[tuple[float, int, int, str]]) -> tuple[float, int, int, str]:
+            return max(found, key=lambda r: (r[0], (tie_break or covered)(r), *fitness(r)))
+
+        def fitness(row: tuple[float, int, int, str]) -> tuple[float, ...]:
+            return fit(row) if fit is not None else ()
+
         if heading is not None:
             # Of the passages whose sentences say as much of the question as the lead's,
             # one whose heading names what is asked is about it ("Remote work" for "les
             # règles pour le télétravail"), where the lead may only mention it ("the
             # device can be wiped remotely", under "Device encryption"): it leads, the
-            # other follows. Retrieval's order breaks the ties.
+            # other follows. Then one whose best sentence defines what "what is X?" asks
+            # about. Retrieval's order breaks the ties.
             tied = [si for si in sorted(by_source) if coverage[si] == coverage[ranked[0]]]
-            named = max(heading(si) for si in tied)
-            if heading(ranked[0]) < named:
-                first = next(si for si in tied if heading(si) == named)
+            # The names and the subject only choose among one passage's sentences: across
+            # passages, retrieval's order knows more of what each is about.
+            standing = {si: (heading(si), *fitness(best_of(by_source[si]))[:1]) for si in tied}
+            named = max(standing.values())
+            if standing[ranked[0]] < named:
+                first = next(si for si in tied if standing[si] == named)
                 ranked = [first, *[si for si in ranked if si != first]][: self.max_sources]
-
-        def best_of(found: list[tuple[float, int, int, str]]) -> tuple[float, int, int, str]:
-            return max(found, key=lambda r: (r[0], (tie_break or covered)(r)))
 
         lead_best = best_of(by_source[ranked[0]])
         if past and states_an_aim(lead_best[3]):
@@ -544,13 +755,17 @@ class ExtractiveChatModel(BaseChatModel):
             # phone" in any language, whatever other words it shares with the question
             # (its score counts it as answering even when it shares none).
             return [(score + 1.0, si, i, sentence) for score, si, i, sentence in ranked]
-        own = (set(terms(question)) | translated) - _REQUEST_TERMS
+        own = own_terms(question, answer_type) | translated
         read: dict[str, set[str]] = {}
         for row in rows:
             found = sentence_terms(row[3])
             read[row[3]] = found | _asked_in_other_forms(own, found)
         if own:
             rows = [r for r in rows if own & read[r[3]]] or rows
+        if siblings := _sibling_patterns(question):
+            # "What is a P2 incident?": "A P3 (medium) incident is..." holds "incident"
+            # and speaks of another incident; "the Basic plan": not the Business plan's.
+            rows = [r for r in rows if not names_another(r[3], siblings)] or rows
         if answer_type in KINDS:
             typed = [r for r in rows if r[0] > 0 and has_answer_type(answer_type, r[3])]  # type: ignore[arg-type]
             if typed:
