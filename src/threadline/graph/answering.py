@@ -93,7 +93,8 @@ def asked_question(state: State) -> str:
     if state.route == "tool" or not state.history:
         return state.query
     previous = str(state.history[-1].get("question") or "")
-    return substituted_question(state.query, previous) or state.query
+    searched = state.history[-1].get("search_query") or ""
+    return substituted_question(state.query, previous, searched) or state.query
 
 
 def decide_turn(state: State, question: str) -> Evidence:

@@ -151,7 +151,9 @@ def stems(text: str) -> set[str]:
 _ASKING = re.compile(
     r"\b(how (long|much|many|often|far|big|old)|what (kind|sort|type)s? of|is there|are there|"
     r"do you (have|know|sell)|can you|could you|would you|i (want|need|would like) to know|"
-    r"combien de temps|combien de|est-ce que|y a-t-il|pouvez-vous|peux-tu)\b",
+    r"combien de temps|combien de|est-ce que|y a-t-il|pouvez-vous|peux-tu|"
+    # "le moins cher": the degree of a price asked, its adjective read as the price kind.
+    r"(?:le|la|les) (?:plus|moins)(?= ch[eè]re?s?\b))\b",
     re.I,
 )
 
@@ -235,11 +237,21 @@ _PRONOUN_SUBJECT = re.compile(r"(?:it|they|he|she|il|elle|ils|elles)\b", re.I)
 # The words that ask for a kind of fact the answer type check recognises: a passage
 # states a price as "$449" without "price" or "cost", a weight as "1.09 kg".
 _TYPED_KIND_TERMS = {
-    "price": frozenset(terms("price prices cost costs prix coût coûts coûte coûtent tarif")),
+    "price": frozenset(
+        terms(
+            "price prices cost costs prix coût coûts coûte coûtent tarif cheapest cheap "
+            "expensive priciest cher chère chers chères"
+        )
+    ),
     "weight": frozenset(terms("weight weigh weighs heavy poids pèse lourd lourde")),
     "duration": frozenset(terms("fast quickly soon long vite rapidement délai temps")),
     "rank": frozenset(terms("best selling sell sells popular top vendu vendus populaire")),
 }
+
+
+def typed_kind_terms(kind: str | None) -> frozenset[str]:
+    """Return the words asking for a kind of fact ("cheapest" for a price), checked as that kind."""
+    return _TYPED_KIND_TERMS.get(kind or "", frozenset())
 
 
 def substantive_terms(content: Sequence[str], *, typed: str | None = None) -> list[str]:
