@@ -509,6 +509,39 @@ def best_without_criterion(question: str) -> str | None:
     return category
 
 
+# What a typed reply to "best on which criterion?" may wrap its criterion in: "by price",
+# "le prix", "selon la batterie", "its camera", "price please".
+_CRITERION_WRAP = re.compile(
+    r"^(?:(?:and|et|ok|okay|alors|then|so)\s+)?(?:(?:by|on|for|with|the|its|their|par|selon|"
+    r"pour|sur|le|la|les|l'|sa|son|ses|leur|en|au niveau d[eu]|niveau)\s+)*"
+    r"(?P<criterion>.+?)(?:\s+(?:please|svp|s'il vous plait|stp))?\s*[?!.]*\s*$"
+)
+
+
+def chosen_criterion(message: str, previous_question: str) -> str | None:
+    """Return the ranking question a typed reply to "best on which criterion?" chooses.
+
+    After "Quel est le meilleur téléphone ?" was asked back with its criteria (price,
+    battery, screen...), typing "prix", "le prix", "by price" or "battery" is the same
+    choice as clicking its chip: the criterion's ranking question, in the language of the
+    label typed. None when the previous question was no such "best", or the message
+    names none of its criteria.
+    """
+    category = best_without_criterion(previous_question)
+    if category is None:
+        return None
+    match = _CRITERION_WRAP.match(fold(message).strip())
+    if match is None:
+        return None
+    said = match["criterion"].strip()
+    for english, french, en_question, fr_question in RANKING_CRITERIA.get(category, []):
+        if said == fold(french):
+            return fr_question
+        if said == fold(english):
+            return en_question
+    return None
+
+
 def ranks_a_category(question: str) -> bool:
     """Whether a message's answer is the top of a category on one spec, not all of it.
 

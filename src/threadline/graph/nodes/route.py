@@ -10,6 +10,7 @@ from threadline.followups.reference_model import Reference
 from threadline.graph.catalog_requests import (
     ToolRequest,
     asked_specs,
+    chosen_criterion,
     is_comparison,
     points_at_one_ranked,
     ranks_a_category,
@@ -112,8 +113,13 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         sections = [t.split(" — ")[-1] for t in state.history[-1]["titles"] if " — " in t]
         discussed = list(dict.fromkeys(t for t in sections if t in known))
     subject = subject_product(state.history, known)
+    # A typed reply naming one of the criteria a "best" question was asked back with
+    # ("prix", "by price") is that criterion's chip: its ranking question.
+    question = state.query
+    if catalog and state.history and state.history[-1]["route"] == "clarify":
+        question = chosen_criterion(question, state.history[-1]["question"]) or question
     plan = plan_turn(
-        state.query,
+        question,
         outline=outline,
         source_titles=ts.last_titles,
         has_previous_turn=bool(state.history),
@@ -131,7 +137,7 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         found = services.kb.catalog.find(state.tenant, list(plan.tool.args.get("names", [])))
         plan = dataclasses.replace(plan, tool=with_subject(plan.tool, found, subject))
     if catalog:
-        plan = one_ranked(plan, state.query, products, services.kb.catalog, state.tenant)
+        plan = one_ranked(plan, question, products, services.kb.catalog, state.tenant)
     followup = TurnFollowup()
     if plan.route in ("followup_context",):
         followup = TurnFollowup(detected=True, ref_type="context")
