@@ -542,6 +542,38 @@ def chosen_criterion(message: str, previous_question: str) -> str | None:
     return None
 
 
+# A superlative with no spec of its own ("and the smallest?", "et la plus petite ?"): the
+# degree alone, its direction read from the adjective.
+_BARE_DEGREE = re.compile(
+    r"^(?:and |et |so |alors )?(?:what about |et pour )?(?:the|le|la|les) "
+    r"(?:(?P<asc>smallest|lowest|least|fewest|shortest|weakest|plus petite?s?|plus basse?s?|"
+    r"plus faibles?|plus courte?s?|moins \w+)|(?P<desc>biggest|largest|highest|most|longest|"
+    r"strongest|plus grande?s?|plus haute?s?|plus elevee?s?|plus longue?s?|plus fortes?))"
+    r"(?: ones?)?\s*[?!.]*$"
+)
+
+
+def reranked_on_the_same_spec(
+    message: str, previous_question: str, brands: Sequence[str]
+) -> ToolRequest | None:
+    """Return the previous ranking's spec ranked the way a bare superlative says, or None.
+
+    "Which phone has the biggest screen?" then "and the smallest?" ranks the phones on
+    their screens, the other way: the message names a direction, the previous ranking
+    its spec and category. None when the message is no bare superlative or the previous
+    question ranked nothing.
+    """
+    text = fold(message).strip()
+    match = _BARE_DEGREE.match(text)
+    if match is None or any(re.search(p, text) for p, _, _ in [*SUPERLATIVES, *COMPARATIVES]):
+        return None  # "et le moins cher ?" names its own spec: a ranking of its own
+    previous = parse_catalog_request(previous_question, brands)
+    if previous is None or previous.name != "rank_products" or "category" not in previous.args:
+        return None
+    order = "asc" if match["asc"] else "desc"
+    return ToolRequest("rank_products", {**previous.args, "order": order})
+
+
 def ranks_a_category(question: str) -> bool:
     """Whether a message's answer is the top of a category on one spec, not all of it.
 

@@ -190,7 +190,7 @@ _SUPERLATIVE_ONE = re.compile(
 )
 # The plural noun a previous question spoke of: "the plans", "les plans de support".
 _PLURAL_NOUN = re.compile(
-    r"\b(?:the|les|des|your|our|vos|nos|what|which|quels|quelles)\s+(?:[a-z-]+\s+)?"
+    r"\b(?:(?:the|les|des|your|our|vos|nos)\s+(?:[a-z-]+\s+)?|(?:what|which|quels|quelles)\s+)"
     r"(?P<noun>[a-z][\w-]*[a-z]s)\b",
     re.I,
 )

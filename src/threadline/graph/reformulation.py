@@ -365,9 +365,7 @@ def reformulate_turn(state: State, services: Services, context: Context) -> dict
         llm = services.llm
         if quotes_sources(llm):
             previous = str(state.history[-1].get("question") or "") if state.history else ""
-            query = substituted_question(
-                state.query, previous, ts.last_search_query
-            ) or condense(
+            query = substituted_question(state.query, previous, ts.last_search_query) or condense(
                 state.query, ts.last_search_query, titles
             )
             fu.method = "heuristic"

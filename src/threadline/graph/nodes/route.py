@@ -14,6 +14,7 @@ from threadline.graph.catalog_requests import (
     is_comparison,
     points_at_one_ranked,
     ranks_a_category,
+    reranked_on_the_same_spec,
     subject_product,
 )
 from threadline.graph.context import run_services
@@ -118,20 +119,29 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
     question = state.query
     if catalog and state.history and state.history[-1]["route"] == "clarify":
         question = chosen_criterion(question, state.history[-1]["question"]) or question
-    plan = plan_turn(
-        question,
-        outline=outline,
-        source_titles=ts.last_titles,
-        has_previous_turn=bool(state.history),
-        brands=brands,
-        listed_products=listed,
-        listed_category=shared_category(products, listed or discussed),
-        listed_is_cut=listed_is_cut,
-        listed_compared=listed_compared,
-        discussed_products=discussed if len(discussed) >= 2 else (),
-        prices={p.name: p.price_usd for p in products},
-        subject_product=subject,
-        catalog=catalog,
+    reranked = (
+        reranked_on_the_same_spec(question, state.history[-1]["question"], brands)
+        if catalog and state.history and state.history[-1]["route"] == "tool"
+        else None
+    )
+    plan = (
+        TurnPlan("tool", tool=reranked)
+        if reranked is not None
+        else plan_turn(
+            question,
+            outline=outline,
+            source_titles=ts.last_titles,
+            has_previous_turn=bool(state.history),
+            brands=brands,
+            listed_products=listed,
+            listed_category=shared_category(products, listed or discussed),
+            listed_is_cut=listed_is_cut,
+            listed_compared=listed_compared,
+            discussed_products=discussed if len(discussed) >= 2 else (),
+            prices={p.name: p.price_usd for p in products},
+            subject_product=subject,
+            catalog=catalog,
+        )
     )
     if plan.tool is not None and plan.tool.name == "compare_products":
         found = services.kb.catalog.find(state.tenant, list(plan.tool.args.get("names", [])))
