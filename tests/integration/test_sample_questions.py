@@ -336,3 +336,107 @@ def test_a_question_nothing_matches_is_declined_naming_documents(chat):
     titles = [o["label"] for o in result.clarify["options"]]
     assert len(titles) == 3  # three of the four sample documents, as other declines
     assert all(title in result.answer for title in titles)
+
+
+# Round 3: a demanding new user, on the hybrid index the default deployment builds.
+
+
+@pytest.fixture(scope="module")
+def hybrid_chat(minilm_services) -> ChatService:
+    return ChatService(minilm_services)
+
+
+def converse(chat: ChatService, *messages: str):
+    thread = f"r3-{uuid.uuid4().hex[:8]}"
+    return [chat.run_turn(TurnRequest(query=m, thread_id=thread)) for m in messages]
+
+
+@pytest.mark.parametrize(
+    "question", ["What is the cheapest plan?", "Quel est le plan le moins cher ?"]
+)
+def test_the_cheapest_plan_is_answered_from_the_plans_prices(hybrid_chat, question):
+    # Plan prices are only in the support policy's text: "cheapest" is in no passage
+    # (declined), and "le plan le moins cher" asked which of the plans named.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "The Basic plan costs $29 per month" in result.answer
+    assert result.citations[0]["section"] == "Support plans"
+
+
+@pytest.mark.parametrize(
+    ("opening", "then"),
+    [
+        ("Tell me about the plans", "the cheapest one"),
+        ("Quels plans de support proposez-vous ?", "le moins cher ?"),
+    ],
+)
+def test_the_cheapest_one_after_the_plans_is_the_cheapest_plan(hybrid_chat, opening, then):
+    # It led with incident priorities, then the cheapest phone and laptop of the catalog.
+    _, result = converse(hybrid_chat, opening, then)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.split("\n")[-1].startswith("The Basic plan costs $29 per month")
+    assert "Acer" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("best", "typed", "first"),
+    [
+        ("Quel est le meilleur téléphone ?", "prix", "Nokia G42 5G"),
+        ("Quel est le meilleur téléphone ?", "le prix", "Nokia G42 5G"),
+        ("Which is the best phone?", "by price", "Nokia G42 5G"),
+        ("Which is the best phone?", "battery", "OnePlus 12"),
+    ],
+)
+def test_a_typed_criterion_works_like_its_chip(hybrid_chat, best, typed, first):
+    # "prix" was declined, "by price" answered from passages that happen to say "price".
+    asked, result = converse(hybrid_chat, best, typed)
+    assert asked.stop_reason == "ambiguous"
+    assert result.outcome == "tool_answer", result.answer
+    assert result.citations[0]["title"] == first
+
+
+def test_the_catalogue_named_alone_is_the_catalog(hybrid_chat):
+    # "Résume le catalogue" summarised the security handbook.
+    result = ask(hybrid_chat, "Résume le catalogue")
+    assert result.outcome == "grounded_answer", result.answer
+    assert {c["title"] for c in result.citations} == {"Brightwell product catalog 2024"}
+    assert len(result.outline) >= 4
+
+
+def test_a_policy_with_its_complement_is_not_the_support_policy(hybrid_chat):
+    # "la politique" alone names the support policy; "de mots de passe" says which policy.
+    result = ask(hybrid_chat, "Quelle est la politique de mots de passe ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "unique password of at least 14 characters" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "top"),
+    [
+        ("Which phone has the biggest screen?", "and the smallest?", 'display: 6.1"'),
+        ("Quel téléphone a la plus grande batterie ?", "et la plus petite ?", "3349 mAh"),
+    ],
+)
+def test_a_bare_superlative_ranks_the_previous_spec_the_other_way(hybrid_chat, first, then, top):
+    # Declined: "smallest" names no spec; the ranking before it did.
+    _, result = converse(hybrid_chat, first, then)
+    assert result.outcome == "tool_answer", result.answer
+    assert top in result.answer.split("\n")[-3]  # the smallest first
+
+
+def test_the_outlook_in_english_is_the_french_reports_perspectives(hybrid_chat):
+    # "outlook" had no French word: the "Perspectives 2025" section was declined.
+    _, result = converse(
+        hybrid_chat,
+        "What does the annual report say about the environment?",
+        "and the outlook for 2025?",
+    )
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Perspectives 2025"
+
+
+def test_who_is_a_role_no_passage_names_is_declined_not_asked_which(hybrid_chat):
+    # Asked « le directeur » with the report's sections as options, none a director.
+    result = ask(hybrid_chat, "Qui est le directeur général ?")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert result.citations == []

@@ -41,3 +41,9 @@ def test_a_named_document_is_that_document(message, doc_id):
 def test_a_kind_word_that_names_no_one_document_scopes_nothing(message):
     titles = [*SAMPLE_TITLES, ("refunds", "Refund policy for stores")]
     assert named_document(message, titles) is None
+
+
+def test_a_kind_with_its_complement_is_not_named_by_the_kind_alone():
+    # A policy on passwords: the handbook's section, not the document titled "support policy".
+    assert named_document("Quelle est la politique de mots de passe ?", SAMPLE_TITLES) is None
+    assert named_document("What is the policy on passwords?", SAMPLE_TITLES) is None

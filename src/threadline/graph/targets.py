@@ -47,11 +47,13 @@ _TOPIC_WORDS: dict[str, tuple[str, ...]] = {
 }
 _DOCUMENT_CUE = re.compile(r"\b(" + "|".join(_DOCUMENT_WORDS) + r")s?\b")
 # The kind of document named as a thing: after a determiner ("le catalogue", "the
-# handbook", "votre rapport"), not as a verb ("how do I report...").
+# handbook", "votre rapport"), not as a verb ("how do I report..."), and with no
+# complement that says which one ("la politique de mots de passe" is a policy on
+# passwords, which the support policy's title does not name).
 _KIND_AS_NOUN = re.compile(
     r"\b(?:the|this|that|your|our|le|la|l'|ce|cette|votre|notre|du|de la)\s*("
     + "|".join(_DOCUMENT_WORDS)
-    + r")s?\b"
+    + r")s?\b(?!\s+(?:de|du|des|d'|of|on|for|about|sur|pour|concernant|regarding)\b)"
 )
 
 
