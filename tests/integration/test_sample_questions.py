@@ -440,3 +440,59 @@ def test_who_is_a_role_no_passage_names_is_declined_not_asked_which(hybrid_chat)
     result = ask(hybrid_chat, "Qui est le directeur général ?")
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
     assert result.citations == []
+
+
+@pytest.mark.parametrize(
+    ("question", "missing"),
+    [
+        ("Do you have any Huawei phones?", '"Huawei phones"'),
+        ("Avez-vous des téléphones Lenovo ?", "« Lenovo téléphones »"),
+    ],
+)
+def test_a_brand_the_catalog_lacks_is_declined_naming_the_catalog(hybrid_chat, question, missing):
+    # Every phone was listed (the unknown brand read as no filter); a known brand with
+    # no phone answered "could you rephrase?", naming no document.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "clarify" and result.citations == []
+    assert missing in result.answer
+    assert [o["label"] for o in result.clarify["options"]] == ["Brightwell product catalog 2024"]
+
+
+def test_a_computer_is_a_laptop_of_the_catalog(hybrid_chat):
+    # "l'ordinateur le plus léger" was declined: only "ordinateur portable" was a laptop.
+    first, price = converse(
+        hybrid_chat, "Quel est l'ordinateur le plus léger ?", "combien coûte-t-il ?"
+    )
+    assert first.outcome == "tool_answer", first.answer
+    assert first.citations[0]["title"] == "Lenovo ThinkPad X1 Carbon Gen 12"
+    assert price.outcome == "tool_answer" and "$2,199" in price.answer
+
+
+def test_an_english_ellipsis_of_a_french_question_is_read_in_french(hybrid_chat):
+    # "and the Dell?" asks "Quelle est la garantie du Dell ?": read as English, "garantie"
+    # was found in no English passage and the question declined.
+    _, result = converse(hybrid_chat, "Quelle est la garantie du MacBook Air ?", "and the Dell?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "XPS 13 with a 2-year warranty" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "names"),
+    [
+        (
+            "How much is the OnePlus 12?",
+            "Est-il moins cher que le Galaxy S24 ?",
+            ["OnePlus 12", "Samsung Galaxy S24"],
+        ),
+        (
+            "What is the cheapest laptop?",
+            "is it cheaper than the MacBook Air?",
+            ["Acer Aspire 5 (A515-58)", "Apple MacBook Air 13 (M3)"],
+        ),
+    ],
+)
+def test_is_it_cheaper_than_x_ranks_the_product_discussed_with_x(hybrid_chat, first, then, names):
+    # Declined ("moins cher" in no passage), or the three cheapest laptops ranked again.
+    _, result = converse(hybrid_chat, first, then)
+    assert result.outcome == "tool_answer", result.answer
+    assert [c["title"] for c in result.citations] == names

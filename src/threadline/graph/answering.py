@@ -121,7 +121,9 @@ def decide_turn(state: State, question: str) -> Evidence:
         reference=bool(followup.resolved and followup.ref_type != "context"),
         tool=state.route == "tool",
         focus=focus,
-        language=detect_language(state.query),
+        # The words checked are the asked question's: "and the Dell?" after a French
+        # question asks "Quelle est la garantie du Dell ?", read as French.
+        language=detect_language(question),
     )
 
 

@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from threadline.text import fold
+from threadline.text import STOPWORDS, fold
 
 # A phone as a way to reach someone ("their phone number", "par téléphone") asks about
 # no product: those phrases are taken out before the category is read.
@@ -26,7 +26,9 @@ _PHONE_AS_CHANNEL = re.compile(
 )
 CATEGORY_WORDS = {
     "phone": r"\b(phones?|smartphones?|mobiles?|telephones?|portables? 5g)\b",
-    "laptop": r"\b(laptops?|notebooks?|ordinateurs? portables?|pc portables?|ultrabooks?)\b",
+    # A computer is a laptop: the catalog sells no other kind ("l'ordinateur le plus léger").
+    "laptop": r"\b(laptops?|notebooks?|ordinateurs?(?: portables?)?|pc portables?|ultrabooks?|"
+    r"computers?)\b",
 }
 _MAX_PRICE = re.compile(
     r"\b(under|below|less than|cheaper than|up to|max(imum)?|at most|moins de|sous|"
@@ -265,6 +267,56 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
     if not has_price and not (category and _asks_for_a_list(text, category)):
         return None
     return ToolRequest("search_products", args)
+
+
+# A name written against a category word: "Huawei phones", "des téléphones Huawei".
+_NAMED_CATEGORY = re.compile(
+    r"\b(?P<before>[A-Z][\w-]+)\s+(?:phones?|smartphones?|laptops?|notebooks?)\b|"
+    r"\b(?:t[ée]l[ée]phones?|smartphones?|ordinateurs?(?: portables?)?|laptops?)\s+"
+    r"(?P<after>[A-Z][\w-]+)\b"
+)
+
+
+# "than" of a comparison: "cheaper than the Galaxy S24", "moins cher que le Galaxy S24".
+_THAN = re.compile(r"\b(?:than|que|qu')\s*")
+
+
+def compared_to_it(question: str, category: str | None) -> tuple[dict[str, str], str] | None:
+    """Read "is it cheaper than X?": the spec and order compared, and what X is, or None.
+
+    "Est-il moins cher que le Galaxy S24 ?" after the OnePlus 12 compares the two on
+    price: declined before, as no passage says "moins cher". The caller finds X in the
+    catalog and ranks the product discussed with it.
+    """
+    text = fold(question)
+    than = _THAN.search(text)
+    if than is None:
+        return None
+    before = text[: than.start()]
+    for pattern, spec, order in [*COMPARATIVES, *SUPERLATIVES]:
+        if re.search(pattern, before):
+            if spec == "battery":
+                if category is None:
+                    return None
+                spec = "battery_hours" if category == "laptop" else "battery_mah"
+            other = text[than.end() :].strip(" ?!.")
+            return ({"spec": spec, "order": order}, other) if other else None
+    return None
+
+
+def unknown_brand(question: str, known_words: Sequence[str]) -> str | None:
+    """Return a brand a catalog question names that no product has, or None.
+
+    "Do you have any Huawei phones?" listed every phone, the unknown brand read as no
+    filter: the catalog has no Huawei, which is the answer. A word any product's name
+    holds ("Galaxy phones", "Pixel phones") is a product line, not an unknown brand.
+    """
+    known = {fold(w) for w in known_words}
+    for match in _NAMED_CATEGORY.finditer(question):
+        name = match["before"] or match["after"]
+        if fold(name) not in known and fold(name) not in STOPWORDS and match.start() > 0:
+            return name
+    return None
 
 
 def listed_product(

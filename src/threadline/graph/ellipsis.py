@@ -248,7 +248,7 @@ def substituted_question(
     """
     ellipsis = read_ellipsis(question)
     previous = previous_question.strip()
-    ranked = superlative_of_previous(question, previous, previous_query)
+    ranked = superlative_of_previous(question, previous, previous_query or "")
     if ranked is not None:
         return ranked
     if ellipsis is None or not previous or read_ellipsis(previous) is not None:

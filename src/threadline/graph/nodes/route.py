@@ -11,11 +11,13 @@ from threadline.graph.catalog_requests import (
     ToolRequest,
     asked_specs,
     chosen_criterion,
+    compared_to_it,
     is_comparison,
     points_at_one_ranked,
     ranks_a_category,
     reranked_on_the_same_spec,
     subject_product,
+    unknown_brand,
 )
 from threadline.graph.context import run_services
 from threadline.graph.routing import TurnPlan, plan_turn
@@ -71,6 +73,31 @@ def one_ranked(
     )
     args = {"name": pick, "specs": asked_specs(question)}
     return dataclasses.replace(plan, reference=reference, tool=ToolRequest("get_product", args))
+
+
+def compared_with_subject(
+    plan: TurnPlan,
+    question: str,
+    subject: str,
+    products: list[Product],
+    services: Services,
+    tenant: str,
+) -> TurnPlan:
+    """Rank the product discussed with the one a comparative names ("is it cheaper than X?").
+
+    The two are ranked on the spec compared, the answer first; a message naming no
+    other product of the catalog keeps its plan.
+    """
+    category = next((p.category for p in products if p.name == subject), None)
+    compared = compared_to_it(question, category)
+    if compared is None:
+        return plan
+    spec, other = compared
+    found = [p.name for p in services.kb.catalog.find(tenant, [other]) if p.name != subject]
+    if not found:
+        return plan
+    args = {**spec, "names": [subject, found[0]], "limit": 2}
+    return dataclasses.replace(plan, route="tool", tool=ToolRequest("rank_products", args))
 
 
 def route_turn(state: State) -> dict[str, Any]:
@@ -143,6 +170,19 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
             catalog=catalog,
         )
     )
+    if catalog and subject:
+        # Before a ranking of those listed or a spec of "it": "is it cheaper than the
+        # MacBook Air?" names the other product compared.
+        plan = compared_with_subject(plan, question, subject, products, services, state.tenant)
+    tool = plan.tool
+    if tool is not None and tool.name == "search_products" and "brand" not in tool.args:
+        # "any Huawei phones?": a brand no product has filters every product out, which
+        # is the answer (not the whole category).
+        words = [*brands, *(w for p in products for w in p.name.split())]
+        if missing_brand := unknown_brand(question, words):
+            plan = dataclasses.replace(
+                plan, tool=ToolRequest("search_products", {**tool.args, "brand": missing_brand})
+            )
     if plan.tool is not None and plan.tool.name == "compare_products":
         found = services.kb.catalog.find(state.tenant, list(plan.tool.args.get("names", [])))
         plan = dataclasses.replace(plan, tool=with_subject(plan.tool, found, subject))
