@@ -435,13 +435,6 @@ def test_the_outlook_in_english_is_the_french_reports_perspectives(hybrid_chat):
     assert result.citations[0]["section"] == "Perspectives 2025"
 
 
-def test_who_is_a_role_no_passage_names_is_declined_not_asked_which(hybrid_chat):
-    # Asked « le directeur » with the report's sections as options, none a director.
-    result = ask(hybrid_chat, "Qui est le directeur général ?")
-    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
-    assert result.citations == []
-
-
 @pytest.mark.parametrize(
     ("question", "missing"),
     [

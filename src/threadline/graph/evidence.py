@@ -458,11 +458,8 @@ def decide(
     if wanted:
         holding = [lb for lb in eligible if all(matches_term(t, vocab[lb]) for t in wanted)]
         if not holding:
-            anywhere = any(all(matches_term(t, words) for t in wanted) for words in vocab.values())
-            if anchor and anywhere:
+            if anchor:
                 return ask("asked_for_missing", candidate_titles(chunks, eligible))
-            # "Qui est le directeur général ?" with no passage naming one: there is no
-            # director to choose between, only passages about other things.
             base["missing_terms"] = tuple(forms.get(t, t) for t in wanted)
             return Evidence("not_in_documents", "asked_for_missing", **base)  # type: ignore[arg-type]
         eligible = holding

@@ -204,7 +204,7 @@ def chunk_vocabulary(chunk: Mapping[str, object]) -> set[str]:
 
 
 _ASKED_PHRASE = re.compile(
-    r"^\s*(?:so |and |but |ok,? |et )?(?:what|who|which|how much|qui|quel|quelle|quels|quelles)"
+    r"^\s*(?:so |and |but |ok,? |et )?(?:what|who|which|how much|quel|quelle|quels|quelles)"
     r"(?:'s| is| are| was| were| est| sont| etait)\s+(?:the |a |an |le |la |les |l'|un |une )?"
     r"(?P<phrase>.+?)(?:\s+(?:of|for|in|on|at|to|with|from|about|de|du|des|pour|sur|dans)\b|"
     r"[?.,;!]|$)",
