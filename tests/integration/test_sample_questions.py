@@ -287,3 +287,229 @@ def test_what_is_a_p2_incident_is_its_definition_not_the_other_priorities(chat, 
     assert result.outcome == "grounded_answer", result.answer
     assert first_sentence(result.answer).startswith("A P2 (high) incident is a major loss")
     assert "P3 (medium)" not in result.answer and "P4 (low)" not in result.answer
+
+
+def test_a_listed_products_entry_that_does_not_state_what_is_asked_is_no_answer(chat):
+    # The Nokia's entry (first of the list) says nothing of wireless charging: a list of
+    # its every spec is no answer to whether it has it. A spec it states still answers.
+    thread = f"q-{uuid.uuid4().hex[:8]}"
+    chat.run_turn(TurnRequest(query="What phones do you have under $500?", thread_id=thread))
+    result = chat.run_turn(
+        TurnRequest(query="does the first one support wireless charging?", thread_id=thread)
+    )
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert result.citations == []
+    result = chat.run_turn(
+        TurnRequest(query="does the second one have 8 GB of RAM?", thread_id=thread)
+    )
+    assert result.outcome == "tool_answer", result.answer
+    assert "ram: 8 GB" in result.answer
+
+
+@pytest.mark.parametrize(
+    "question", ["Combien d'employés a Brightwell ?", "Combien de salariés compte Brightwell ?"]
+)
+def test_a_french_count_is_found_in_the_french_reports_own_word(chat, question):
+    # The report counts "2 140 collaborateurs": the French question's "employés" and
+    # "salariés" are that word too (not the handbook's "employees who fail two
+    # exercises", and "salariés" are people, not a salary).
+    result = ask(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "2 140 collaborateurs" in result.answer
+    assert result.citations[0]["title"] == "Rapport annuel 2024 de Brightwell"
+
+
+@pytest.mark.parametrize(
+    "question", ["What is Brightwell's stock price?", "Quel est le cours de l'action Brightwell ?"]
+)
+def test_a_stock_price_no_document_gives_is_declined_in_either_language(chat, question):
+    # "cours de l'action" is one phrase, the stock price: read word by word it was a
+    # "course" of "action", and the handbook's phishing "refresher course" was quoted.
+    result = ask(chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert result.citations == []
+
+
+@pytest.mark.parametrize(
+    ("question", "first_option"),
+    [
+        ("Quel est le meilleur téléphone ?", "Quel est le téléphone le moins cher ?"),
+        ("What's the best laptop?", "Which laptop is the cheapest?"),
+    ],
+)
+def test_the_best_product_with_no_criterion_is_asked_back(chat, question, first_option):
+    # Nine phones listed by price answered "the best phone": best on what is the user's
+    # to say. Each chip is a ranking the catalog answers.
+    result = ask(chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "ambiguous", result.answer
+    assert result.citations == []
+    options = result.clarify["options"]
+    assert result.clarify["reason"] == "ambiguous" and len(options) >= 3
+    assert options[0]["query"] == first_option
+    chosen = ask(chat, options[0]["query"])
+    assert chosen.outcome == "tool_answer", chosen.answer
+
+
+def test_a_question_nothing_matches_is_declined_naming_documents(chat):
+    # No passage holds "sell" or "tablets": the search found nothing, and the decline
+    # named no document ("I could not find this..."), unlike any other decline.
+    result = ask(chat, "Do you sell tablets?")
+    assert result.outcome == "clarify" and result.stop_reason == "no_context"
+    assert result.clarify["reason"] == "not_in_documents" and result.citations == []
+    assert "The closest documents are: " in result.answer
+    titles = [o["label"] for o in result.clarify["options"]]
+    assert len(titles) == 3  # three of the four sample documents, as other declines
+    assert all(title in result.answer for title in titles)
+
+
+# Round 3: a demanding new user, on the hybrid index the default deployment builds.
+
+
+@pytest.fixture(scope="module")
+def hybrid_chat(minilm_services) -> ChatService:
+    return ChatService(minilm_services)
+
+
+def converse(chat: ChatService, *messages: str):
+    thread = f"r3-{uuid.uuid4().hex[:8]}"
+    return [chat.run_turn(TurnRequest(query=m, thread_id=thread)) for m in messages]
+
+
+@pytest.mark.parametrize(
+    "question", ["What is the cheapest plan?", "Quel est le plan le moins cher ?"]
+)
+def test_the_cheapest_plan_is_answered_from_the_plans_prices(hybrid_chat, question):
+    # Plan prices are only in the support policy's text: "cheapest" is in no passage
+    # (declined), and "le plan le moins cher" asked which of the plans named.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "The Basic plan costs $29 per month" in result.answer
+    assert result.citations[0]["section"] == "Support plans"
+
+
+@pytest.mark.parametrize(
+    ("opening", "then"),
+    [
+        ("Tell me about the plans", "the cheapest one"),
+        ("Quels plans de support proposez-vous ?", "le moins cher ?"),
+    ],
+)
+def test_the_cheapest_one_after_the_plans_is_the_cheapest_plan(hybrid_chat, opening, then):
+    # It led with incident priorities, then the cheapest phone and laptop of the catalog.
+    _, result = converse(hybrid_chat, opening, then)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.split("\n")[-1].startswith("The Basic plan costs $29 per month")
+    assert "Acer" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("best", "typed", "first"),
+    [
+        ("Quel est le meilleur téléphone ?", "prix", "Nokia G42 5G"),
+        ("Quel est le meilleur téléphone ?", "le prix", "Nokia G42 5G"),
+        ("Which is the best phone?", "by price", "Nokia G42 5G"),
+        ("Which is the best phone?", "battery", "OnePlus 12"),
+    ],
+)
+def test_a_typed_criterion_works_like_its_chip(hybrid_chat, best, typed, first):
+    # "prix" was declined, "by price" answered from passages that happen to say "price".
+    asked, result = converse(hybrid_chat, best, typed)
+    assert asked.stop_reason == "ambiguous"
+    assert result.outcome == "tool_answer", result.answer
+    assert result.citations[0]["title"] == first
+
+
+def test_the_catalogue_named_alone_is_the_catalog(hybrid_chat):
+    # "Résume le catalogue" summarised the security handbook.
+    result = ask(hybrid_chat, "Résume le catalogue")
+    assert result.outcome == "grounded_answer", result.answer
+    assert {c["title"] for c in result.citations} == {"Brightwell product catalog 2024"}
+    assert len(result.outline) >= 4
+
+
+def test_a_policy_with_its_complement_is_not_the_support_policy(hybrid_chat):
+    # "la politique" alone names the support policy; "de mots de passe" says which policy.
+    result = ask(hybrid_chat, "Quelle est la politique de mots de passe ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "unique password of at least 14 characters" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "top"),
+    [
+        ("Which phone has the biggest screen?", "and the smallest?", 'display: 6.1"'),
+        ("Quel téléphone a la plus grande batterie ?", "et la plus petite ?", "3349 mAh"),
+    ],
+)
+def test_a_bare_superlative_ranks_the_previous_spec_the_other_way(hybrid_chat, first, then, top):
+    # Declined: "smallest" names no spec; the ranking before it did.
+    _, result = converse(hybrid_chat, first, then)
+    assert result.outcome == "tool_answer", result.answer
+    assert top in result.answer.split("\n")[-3]  # the smallest first
+
+
+def test_the_outlook_in_english_is_the_french_reports_perspectives(hybrid_chat):
+    # "outlook" had no French word: the "Perspectives 2025" section was declined.
+    _, result = converse(
+        hybrid_chat,
+        "What does the annual report say about the environment?",
+        "and the outlook for 2025?",
+    )
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Perspectives 2025"
+
+
+@pytest.mark.parametrize(
+    ("question", "missing"),
+    [
+        ("Do you have any Huawei phones?", '"Huawei phones"'),
+        ("Avez-vous des téléphones Lenovo ?", "« Lenovo téléphones »"),
+    ],
+)
+def test_a_brand_the_catalog_lacks_is_declined_naming_the_catalog(hybrid_chat, question, missing):
+    # Every phone was listed (the unknown brand read as no filter); a known brand with
+    # no phone answered "could you rephrase?", naming no document.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "clarify" and result.citations == []
+    assert missing in result.answer
+    assert [o["label"] for o in result.clarify["options"]] == ["Brightwell product catalog 2024"]
+
+
+def test_a_computer_is_a_laptop_of_the_catalog(hybrid_chat):
+    # "l'ordinateur le plus léger" was declined: only "ordinateur portable" was a laptop.
+    first, price = converse(
+        hybrid_chat, "Quel est l'ordinateur le plus léger ?", "combien coûte-t-il ?"
+    )
+    assert first.outcome == "tool_answer", first.answer
+    assert first.citations[0]["title"] == "Lenovo ThinkPad X1 Carbon Gen 12"
+    assert price.outcome == "tool_answer" and "$2,199" in price.answer
+
+
+def test_an_english_ellipsis_of_a_french_question_is_read_in_french(hybrid_chat):
+    # "and the Dell?" asks "Quelle est la garantie du Dell ?": read as English, "garantie"
+    # was found in no English passage and the question declined.
+    _, result = converse(hybrid_chat, "Quelle est la garantie du MacBook Air ?", "and the Dell?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "XPS 13 with a 2-year warranty" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "names"),
+    [
+        (
+            "How much is the OnePlus 12?",
+            "Est-il moins cher que le Galaxy S24 ?",
+            ["OnePlus 12", "Samsung Galaxy S24"],
+        ),
+        (
+            "What is the cheapest laptop?",
+            "is it cheaper than the MacBook Air?",
+            ["Acer Aspire 5 (A515-58)", "Apple MacBook Air 13 (M3)"],
+        ),
+    ],
+)
+def test_is_it_cheaper_than_x_ranks_the_product_discussed_with_x(hybrid_chat, first, then, names):
+    # Declined ("moins cher" in no passage), or the three cheapest laptops ranked again.
+    _, result = converse(hybrid_chat, first, then)
+    assert result.outcome == "tool_answer", result.answer
+    assert [c["title"] for c in result.citations] == names

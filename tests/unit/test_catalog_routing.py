@@ -7,8 +7,10 @@ import pytest
 from threadline.graph.catalog_requests import (
     RANKING_CRITERIA,
     best_without_criterion,
+    chosen_criterion,
     listed_product,
     parse_catalog_request,
+    reranked_on_the_same_spec,
 )
 from threadline.graph.routing import plan_turn
 
@@ -367,3 +369,61 @@ def test_every_criterion_offered_is_a_ranking_of_its_category(category):
             call = parse_catalog_request(question, BRANDS)
             assert call is not None and call.name == "rank_products", question
             assert call.args["category"] == category, question
+
+
+@pytest.mark.parametrize(
+    ("reply", "meant"),
+    [
+        ("prix", "Quel est le téléphone le moins cher ?"),
+        ("le prix", "Quel est le téléphone le moins cher ?"),
+        ("Batterie", "Quel téléphone a la plus grande batterie ?"),
+        ("by price", "Which phone is the cheapest?"),
+        ("battery", "Which phone has the biggest battery?"),
+        ("the camera please", "Which phone has the best camera?"),
+    ],
+)
+def test_a_typed_criterion_after_best_asked_back_is_its_ranking(reply, meant):
+    assert chosen_criterion(reply, "Quel est le meilleur téléphone ?") == meant
+
+
+@pytest.mark.parametrize(
+    ("reply", "previous"),
+    [
+        ("prix", "Quel est le SLA du plan Business ?"),  # no "best" asked back
+        ("le prix du Pixel 8a", "Quel est le meilleur téléphone ?"),  # more than a criterion
+        ("weight", "Which is the best phone?"),  # not a phone's criterion
+    ],
+)
+def test_other_replies_choose_no_criterion(reply, previous):
+    assert chosen_criterion(reply, previous) is None
+
+
+@pytest.mark.parametrize(
+    ("message", "previous", "args"),
+    [
+        (
+            "and the smallest?",
+            "Which phone has the biggest screen?",
+            {"spec": "display", "order": "asc", "category": "phone"},
+        ),
+        (
+            "et la plus petite ?",
+            "Quel téléphone a la plus grande batterie ?",
+            {"spec": "battery_mah", "order": "asc", "category": "phone"},
+        ),
+    ],
+)
+def test_a_bare_superlative_after_a_ranking_ranks_the_same_spec_its_way(message, previous, args):
+    tool = reranked_on_the_same_spec(message, previous, ["Samsung", "Google"])
+    assert tool is not None and tool.args == args
+
+
+@pytest.mark.parametrize(
+    ("message", "previous"),
+    [
+        ("et le moins cher ?", "Quel ordinateur portable a la plus grande autonomie ?"),
+        ("and the smallest?", "What is the SLA of the Business plan?"),
+    ],
+)
+def test_a_superlative_with_its_own_spec_or_after_no_ranking_is_read_as_usual(message, previous):
+    assert reranked_on_the_same_spec(message, previous, ["Samsung"]) is None

@@ -117,3 +117,51 @@ def test_the_substituted_question_is_searched_before_the_message():
     plain = {v.name: v for v in query_variants("and the refunds?", previous, followup=True)}
     assert "substituted" not in plain
     assert variants["answer"].weight < plain["answer"].weight
+
+
+@pytest.mark.parametrize(
+    ("previous", "message", "searched", "meant"),
+    [
+        # The previous question's plural noun is what "the cheapest one" ranks.
+        ("Tell me about the plans", "the cheapest one", "", "What is the cheapest plan?"),
+        (
+            "What plans do you offer?",
+            "and the most expensive?",
+            "",
+            "What is the most expensive plan?",
+        ),
+        (
+            "Quels plans de support proposez-vous ?",
+            "le moins cher ?",
+            "",
+            "Quel est le plan le moins cher ?",
+        ),
+        # After "the cheapest one", what it ranked is in the search that turn ran.
+        (
+            "the cheapest one",
+            "and the most expensive?",
+            "What is the cheapest plan?",
+            "What is the most expensive plan?",
+        ),
+    ],
+)
+def test_a_superlative_with_no_noun_ranks_what_the_previous_question_spoke_of(
+    previous, message, searched, meant
+):
+    assert substituted_question(message, previous, searched) == meant
+
+
+@pytest.mark.parametrize(
+    ("previous", "message"),
+    [
+        ("Tell me about the plans", "the second one"),  # an ordinal, no superlative
+        ("What is the SLA?", "the cheapest one"),  # nothing plural to rank
+    ],
+)
+def test_no_superlative_or_no_plural_is_no_ranking_of_the_previous_question(previous, message):
+    assert substituted_question(message, previous) is None
+
+
+def test_a_verb_after_which_is_no_plural_noun_to_rank():
+    # "has" is the verb of "which phone has": nothing plural was spoken of.
+    assert substituted_question("and the smallest?", "Which phone has the biggest screen?") is None

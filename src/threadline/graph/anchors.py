@@ -169,10 +169,10 @@ _NO_THING_TO_CHOOSE = frozenset(
 
 
 # A superlative picks one thing out of several: "the best-selling phone", "le smartphone
-# le plus vendu", "la meilleure offre" need no question back.
+# le plus vendu", "la meilleure offre", "le moins cher" need no question back.
 _SUPERLATIVE_HEAD = re.compile(
     r"(?:best|worst|most|least|latest|newest|oldest|largest|biggest|smallest|cheapest|"
-    r"highest|lowest|meilleure?s?|pire)(?:\b|-)",
+    r"highest|lowest|meilleure?s?|pire|plus|moins)(?:\b|-)",
     re.I,
 )
 _SUPERLATIVE_AFTER = re.compile(r"\s+(?:le|la|les)\s+(?:plus|moins|meilleure?s?|pire)\b", re.I)
@@ -237,6 +237,8 @@ def kinds_named_before(question: str, earlier: Sequence[str]) -> tuple[str, list
         noun = [t for t in terms(word) if t not in GENERIC_TERMS]
         if not noun:
             continue
+        if _SUPERLATIVE_HEAD.match(word) or _SUPERLATIVE_AFTER.match(question[match.end(2) :]):
+            continue  # "le plan le moins cher" picks one of the plans named: no question back
         for turn in reversed(earlier):
             if noun[0] not in stems(turn):
                 continue

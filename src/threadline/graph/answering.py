@@ -95,7 +95,8 @@ def asked_question(state: State) -> str:
     if state.route == "tool" or not state.history:
         return state.query
     previous = str(state.history[-1].get("question") or "")
-    return substituted_question(state.query, previous) or state.query
+    searched = state.history[-1].get("search_query") or ""
+    return substituted_question(state.query, previous, searched) or state.query
 
 
 def decide_turn(state: State, question: str) -> Evidence:
@@ -122,7 +123,9 @@ def decide_turn(state: State, question: str) -> Evidence:
         reference=bool(followup.resolved and followup.ref_type != "context"),
         tool=state.route == "tool",
         focus=focus,
-        language=detect_language(state.query),
+        # The words checked are the asked question's: "and the Dell?" after a French
+        # question asks "Quelle est la garantie du Dell ?", read as French.
+        language=detect_language(question),
     )
 
 

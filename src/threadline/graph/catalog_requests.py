@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from threadline.text import fold
+from threadline.text import STOPWORDS, fold
 
 # A phone as a way to reach someone ("their phone number", "par téléphone") asks about
 # no product: those phrases are taken out before the category is read.
@@ -26,7 +26,9 @@ _PHONE_AS_CHANNEL = re.compile(
 )
 CATEGORY_WORDS = {
     "phone": r"\b(phones?|smartphones?|mobiles?|telephones?|portables? 5g)\b",
-    "laptop": r"\b(laptops?|notebooks?|ordinateurs? portables?|pc portables?|ultrabooks?)\b",
+    # A computer is a laptop: the catalog sells no other kind ("l'ordinateur le plus léger").
+    "laptop": r"\b(laptops?|notebooks?|ordinateurs?(?: portables?)?|pc portables?|ultrabooks?|"
+    r"computers?)\b",
 }
 _MAX_PRICE = re.compile(
     r"\b(under|below|less than|cheaper than|up to|max(imum)?|at most|moins de|sous|"
@@ -265,6 +267,56 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
     if not has_price and not (category and _asks_for_a_list(text, category)):
         return None
     return ToolRequest("search_products", args)
+
+
+# A name written against a category word: "Huawei phones", "des téléphones Huawei".
+_NAMED_CATEGORY = re.compile(
+    r"\b(?P<before>[A-Z][\w-]+)\s+(?:phones?|smartphones?|laptops?|notebooks?)\b|"
+    r"\b(?:t[ée]l[ée]phones?|smartphones?|ordinateurs?(?: portables?)?|laptops?)\s+"
+    r"(?P<after>[A-Z][\w-]+)\b"
+)
+
+
+# "than" of a comparison: "cheaper than the Galaxy S24", "moins cher que le Galaxy S24".
+_THAN = re.compile(r"\b(?:than|que|qu')\s*")
+
+
+def compared_to_it(question: str, category: str | None) -> tuple[dict[str, str], str] | None:
+    """Read "is it cheaper than X?": the spec and order compared, and what X is, or None.
+
+    "Est-il moins cher que le Galaxy S24 ?" after the OnePlus 12 compares the two on
+    price: declined before, as no passage says "moins cher". The caller finds X in the
+    catalog and ranks the product discussed with it.
+    """
+    text = fold(question)
+    than = _THAN.search(text)
+    if than is None:
+        return None
+    before = text[: than.start()]
+    for pattern, spec, order in [*COMPARATIVES, *SUPERLATIVES]:
+        if re.search(pattern, before):
+            if spec == "battery":
+                if category is None:
+                    return None
+                spec = "battery_hours" if category == "laptop" else "battery_mah"
+            other = text[than.end() :].strip(" ?!.")
+            return ({"spec": spec, "order": order}, other) if other else None
+    return None
+
+
+def unknown_brand(question: str, known_words: Sequence[str]) -> str | None:
+    """Return a brand a catalog question names that no product has, or None.
+
+    "Do you have any Huawei phones?" listed every phone, the unknown brand read as no
+    filter: the catalog has no Huawei, which is the answer. A word any product's name
+    holds ("Galaxy phones", "Pixel phones") is a product line, not an unknown brand.
+    """
+    known = {fold(w) for w in known_words}
+    for match in _NAMED_CATEGORY.finditer(question):
+        name = match["before"] or match["after"]
+        if fold(name) not in known and fold(name) not in STOPWORDS and match.start() > 0:
+            return name
+    return None
 
 
 def listed_product(
@@ -507,6 +559,71 @@ def best_without_criterion(question: str) -> str | None:
     if _MAX_PRICE.search(text) or _MIN_PRICE.search(text) or _SPEC_VALUE.search(text):
         return None
     return category
+
+
+# What a typed reply to "best on which criterion?" may wrap its criterion in: "by price",
+# "le prix", "selon la batterie", "its camera", "price please".
+_CRITERION_WRAP = re.compile(
+    r"^(?:(?:and|et|ok|okay|alors|then|so)\s+)?(?:(?:by|on|for|with|the|its|their|par|selon|"
+    r"pour|sur|le|la|les|l'|sa|son|ses|leur|en|au niveau d[eu]|niveau)\s+)*"
+    r"(?P<criterion>.+?)(?:\s+(?:please|svp|s'il vous plait|stp))?\s*[?!.]*\s*$"
+)
+
+
+def chosen_criterion(message: str, previous_question: str) -> str | None:
+    """Return the ranking question a typed reply to "best on which criterion?" chooses.
+
+    After "Quel est le meilleur téléphone ?" was asked back with its criteria (price,
+    battery, screen...), typing "prix", "le prix", "by price" or "battery" is the same
+    choice as clicking its chip: the criterion's ranking question, in the language of the
+    label typed. None when the previous question was no such "best", or the message
+    names none of its criteria.
+    """
+    category = best_without_criterion(previous_question)
+    if category is None:
+        return None
+    match = _CRITERION_WRAP.match(fold(message).strip())
+    if match is None:
+        return None
+    said = match["criterion"].strip()
+    for english, french, en_question, fr_question in RANKING_CRITERIA.get(category, []):
+        if said == fold(french):
+            return fr_question
+        if said == fold(english):
+            return en_question
+    return None
+
+
+# A superlative with no spec of its own ("and the smallest?", "et la plus petite ?"): the
+# degree alone, its direction read from the adjective.
+_BARE_DEGREE = re.compile(
+    r"^(?:and |et |so |alors )?(?:what about |et pour )?(?:the|le|la|les) "
+    r"(?:(?P<asc>smallest|lowest|least|fewest|shortest|weakest|plus petite?s?|plus basse?s?|"
+    r"plus faibles?|plus courte?s?|moins \w+)|(?P<desc>biggest|largest|highest|most|longest|"
+    r"strongest|plus grande?s?|plus haute?s?|plus elevee?s?|plus longue?s?|plus fortes?))"
+    r"(?: ones?)?\s*[?!.]*$"
+)
+
+
+def reranked_on_the_same_spec(
+    message: str, previous_question: str, brands: Sequence[str]
+) -> ToolRequest | None:
+    """Return the previous ranking's spec ranked the way a bare superlative says, or None.
+
+    "Which phone has the biggest screen?" then "and the smallest?" ranks the phones on
+    their screens, the other way: the message names a direction, the previous ranking
+    its spec and category. None when the message is no bare superlative or the previous
+    question ranked nothing.
+    """
+    text = fold(message).strip()
+    match = _BARE_DEGREE.match(text)
+    if match is None or any(re.search(p, text) for p, _, _ in [*SUPERLATIVES, *COMPARATIVES]):
+        return None  # "et le moins cher ?" names its own spec: a ranking of its own
+    previous = parse_catalog_request(previous_question, brands)
+    if previous is None or previous.name != "rank_products" or "category" not in previous.args:
+        return None
+    order = "asc" if match["asc"] else "desc"
+    return ToolRequest("rank_products", {**previous.args, "order": order})
 
 
 def ranks_a_category(question: str) -> bool:

@@ -180,13 +180,66 @@ def _replace_group(previous: str, phrase: str) -> str | None:
     return None
 
 
-def substituted_question(question: str, previous_question: str) -> str | None:
+# "the cheapest one", "and the most expensive?", "le moins cher ?", "which one is the
+# cheapest?": a superlative with no noun of its own ("one" stands for it).
+_SUPERLATIVE_ONE = re.compile(
+    r"^\s*(?:and |so |et |alors )?(?:(?:which|what) (?:one )?(?:is|'s) |"
+    r"(?:quel|quelle) est )?(?:the|le|la|les) "
+    r"(?P<degree>(?:\w+est|most \w+|least \w+|(?:plus|moins) \w+))(?: ones?)?\s*[?!.]*\s*$",
+    re.I,
+)
+# The plural noun a previous question spoke of: "the plans", "les plans de support".
+_PLURAL_NOUN = re.compile(
+    r"\b(?:(?:the|les|des|your|our|vos|nos)\s+(?:[a-z-]+\s+)?|(?:what|which|quels|quelles)\s+)"
+    r"(?P<noun>[a-z][\w-]*[a-z]s)\b",
+    re.I,
+)
+# The noun a previous superlative ranked: "the cheapest plan", "le plan le moins cher".
+_RANKED_NOUN = re.compile(
+    r"\bthe (?:\w+est|most \w+|least \w+) (?P<en>[a-z][\w-]+)|"
+    r"\b(?:le|la) (?P<fr>[a-z][\w-]+) (?:le|la) (?:plus|moins)\b",
+    re.I,
+)
+
+
+def superlative_of_previous(
+    question: str, previous_question: str, previous_query: str = ""
+) -> str | None:
+    """Return "the cheapest one" asked of the things the previous question spoke of, or None.
+
+    "Tell me about the plans" then "the cheapest one" asks "What is the cheapest plan?":
+    the superlative names no thing, the previous question's plural noun is what it
+    ranks. None when the message is no such superlative or the previous question names
+    no plural thing (a catalog list is ranked by the router before this is read).
+    """
+    match = _SUPERLATIVE_ONE.match(question)
+    if match is None:
+        return None
+    nouns = [n[:-1] for n in _PLURAL_NOUN.findall(previous_question)]  # "plans" → "plan"
+    if not nouns:
+        # "and the most expensive?" after "the cheapest one": what that one ranked, as
+        # the previous turn searched it ("What is the cheapest plan?").
+        nouns = [en or fr for en, fr in _RANKED_NOUN.findall(previous_query)]
+    if not nouns:
+        return None
+    degree = match["degree"].strip()
+    noun = nouns[-1]
+    if degree.split()[0].lower() in ("plus", "moins"):
+        return f"Quel est le {noun} le {degree} ?"
+    return f"What is the {degree} {noun}?"
+
+
+def substituted_question(
+    question: str, previous_question: str, previous_query: str | None = ""
+) -> str | None:
     """Return the previous question asked of what an elliptical message names, or None.
 
     Args:
         question: The user's message ("Et pour le plan Enterprise ?").
         previous_question: The user's previous message ("Quel est le SLA du plan
             Business ?").
+        previous_query: The previous turn's search query (what a previous "the
+            cheapest one" stood for).
 
     Returns:
         The previous question with the part the message replaces swapped for it ("Quel
@@ -195,6 +248,9 @@ def substituted_question(question: str, previous_question: str) -> str | None:
     """
     ellipsis = read_ellipsis(question)
     previous = previous_question.strip()
+    ranked = superlative_of_previous(question, previous, previous_query or "")
+    if ranked is not None:
+        return ranked
     if ellipsis is None or not previous or read_ellipsis(previous) is not None:
         return None
     core = ellipsis.core

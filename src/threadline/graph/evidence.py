@@ -65,6 +65,7 @@ from threadline.graph.question_terms import (
     question_parts,
     substantive_terms,
     term_forms,
+    typed_kind_terms,
     uncovered_parts,
 )
 from threadline.graph.referents import (
@@ -460,7 +461,12 @@ def decide(
             # a phone number at all, which says more than "nothing about the subject".
             return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)  # type: ignore[arg-type]
         return Evidence("not_in_documents", "nothing_about_the_subject", **base)  # type: ignore[arg-type]
-    wanted = [t for t in asked_phrase_terms(question) if t not in name_terms]
+    # "the cheapest plan" asks for the plan with the lowest price: "cheapest" is the kind
+    # of fact asked (a price), checked by the answer type, not a word a passage must hold.
+    typed_words = typed_kind_terms(kind)
+    wanted = [
+        t for t in asked_phrase_terms(question) if t not in name_terms and t not in typed_words
+    ]
     if wanted:
         holding = [lb for lb in eligible if all(matches_term(t, vocab[lb]) for t in wanted)]
         if not holding:

@@ -151,7 +151,9 @@ def stems(text: str) -> set[str]:
 _ASKING = re.compile(
     r"\b(how (long|much|many|often|far|big|old)|what (kind|sort|type)s? of|is there|are there|"
     r"do you (have|know|sell)|can you|could you|would you|i (want|need|would like) to know|"
-    r"combien de temps|combien de|est-ce que|y a-t-il|pouvez-vous|peux-tu)\b",
+    r"combien de temps|combien de|est-ce que|y a-t-il|pouvez-vous|peux-tu|"
+    # "le moins cher": the degree of a price asked, its adjective read as the price kind.
+    r"(?:le|la|les) (?:plus|moins)(?= ch[eè]re?s?\b))\b",
     re.I,
 )
 
@@ -230,6 +232,11 @@ _FRENCH_EXISTS = re.compile(
 
 
 _PRONOUN_SUBJECT = re.compile(r"(?:it|they|he|she|il|elle|ils|elles)\b", re.I)
+
+
+def typed_kind_terms(kind: str | None) -> frozenset[str]:
+    """Return the words asking for a kind of fact ("cheapest" for a price), checked as that kind."""
+    return ASKING_TERMS.get(kind or "", frozenset())
 
 
 def substantive_terms(content: Sequence[str], *, typed: str | None = None) -> list[str]:

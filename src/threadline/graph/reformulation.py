@@ -151,7 +151,7 @@ def query_variants(
     # "and Business?" after "How much does the Basic plan cost?" is that question asked
     # of the Business plan: searched whole, like a corrected question.
     substituted = (
-        substituted_question(question, previous.exchanges[-1][0])
+        substituted_question(question, previous.exchanges[-1][0], previous.search_query)
         if corrected is None and previous is not None and previous.exchanges
         else None
     )
@@ -365,7 +365,7 @@ def reformulate_turn(state: State, services: Services, context: Context) -> dict
         llm = services.llm
         if quotes_sources(llm):
             previous = str(state.history[-1].get("question") or "") if state.history else ""
-            query = substituted_question(state.query, previous) or condense(
+            query = substituted_question(state.query, previous, ts.last_search_query) or condense(
                 state.query, ts.last_search_query, titles
             )
             fu.method = "heuristic"

@@ -47,6 +47,15 @@ _TOPIC_WORDS: dict[str, tuple[str, ...]] = {
     "employee": ("employes",),
 }
 _DOCUMENT_CUE = re.compile(r"\b(" + "|".join(_DOCUMENT_WORDS) + r")s?\b")
+# The kind of document named as a thing: after a determiner ("le catalogue", "the
+# handbook", "votre rapport"), not as a verb ("how do I report..."), and with no
+# complement that says which one ("la politique de mots de passe" is a policy on
+# passwords, which the support policy's title does not name).
+_KIND_AS_NOUN = re.compile(
+    r"\b(?:the|this|that|your|our|le|la|l'|ce|cette|votre|notre|du|de la)\s*("
+    + "|".join(_DOCUMENT_WORDS)
+    + r")s?\b(?!\s+(?:de|du|des|d'|of|on|for|about|sur|pour|concernant|regarding)\b)"
+)
 
 
 def names_a_document(question: str) -> bool:
@@ -82,11 +91,19 @@ def named_document(question: str, documents: Iterable[tuple[str, str]]) -> str |
     asked = _expanded(question)
     kinds = _kind_terms()
     scored: list[tuple[int, str]] = []
+    by_kind_alone: list[str] = []
     for doc_id, title in documents:
         shared = asked & _title_terms(title)
         if shared & kinds and len(shared) >= 2:
             scored.append((len(shared), doc_id))
+        elif shared & kinds:
+            by_kind_alone.append(doc_id)
     scored.sort(reverse=True)
+    if not scored and len(by_kind_alone) == 1 and _KIND_AS_NOUN.search(fold(question)):
+        # "Résume le catalogue" with one catalog among the documents: "the catalogue"
+        # says which document (the kind named as a thing, after its determiner: "how do I
+        # report a phishing email?" names no report).
+        return by_kind_alone[0]
     if not scored or (len(scored) > 1 and scored[0][0] == scored[1][0]):
         return None
     return scored[0][1]

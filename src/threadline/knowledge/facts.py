@@ -100,7 +100,11 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
             r"\b(how much (?:does|do|is|are|will|would|did|it|they|for)|what(?:'s| is| are)? "
             r"the (?:price|cost|fee)|price of|cost of|how expensive|combien (?:coute|co[uû]te)|"
             r"quel (?:est le )?prix|stock price|"
-            r"^\W*(?:and|et) (?:the|le|its|son) (?:price|cost|prix|cout))\b"
+            r"^\W*(?:and|et) (?:the|le|its|son) (?:price|cost|prix|cout)|"
+            # "the cheapest plan": the one with the lowest price, which the passages
+            # state as prices ("the Basic plan costs $29"), never with the word.
+            r"cheapest|least expensive|most expensive|priciest|"
+            r"(?:le|la|les) (?:\w+ )?(?:moins|plus) cher(?:e|s|es)?)\b"
         ),
     ),
     ("weight", re.compile(r"\b(lightest|heaviest|how heavy|weigh\w*|plus leger|poids)\b")),
@@ -176,7 +180,12 @@ KIND_WORDS |= frozenset(
 # as "for 7 days" without "long" or "temps". The evidence check and the offline model
 # both leave them to that check rather than look for them.
 ASKING_TERMS: dict[str, frozenset[str]] = {
-    "price": frozenset(terms("price prices cost costs prix coût coûts coûte coûtent tarif")),
+    "price": frozenset(
+        terms(
+            "price prices cost costs prix coût coûts coûte coûtent tarif cheapest cheap "
+            "expensive priciest cher chère chers chères"
+        )
+    ),
     "weight": frozenset(terms("weight weigh weighs heavy poids pèse lourd lourde")),
     "duration": frozenset(terms("fast quickly soon long vite rapidement délai temps")),
     "rank": frozenset(terms("best selling sell sells popular top vendu vendus populaire")),

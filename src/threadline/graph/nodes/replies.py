@@ -10,8 +10,15 @@ from typing import Any
 from threadline.graph import replies
 from threadline.graph.answering import language_of
 from threadline.graph.catalog_requests import RANKING_CRITERIA, best_without_criterion
+from threadline.graph.context import run_services
 from threadline.graph.routing import small_talk_kind
 from threadline.graph.state import Clarify, State
+
+# The catalog's categories as a decline names them ("Huawei phones", « Lenovo téléphones »).
+_CATEGORY_NAMES = {
+    "en": {"phone": "phones", "laptop": "laptops"},
+    "fr": {"phone": "téléphones", "laptop": "ordinateurs portables"},
+}
 
 
 def reply(state: State) -> dict[str, Any]:
@@ -68,6 +75,19 @@ def clarify(state: State) -> dict[str, Any]:
     elif reason:
         text = replies.no_such_part(outline, language)
         stop_reason = f"unresolved_reference:{reason}"
+    elif stop_reason == "no_matching_products" and state.tool_call:
+        # "any Huawei phones?": the catalog has none. Declined as any question the
+        # documents do not answer: what is missing (the brand asked for), and the catalog
+        # as the closest document, not "could you rephrase?".
+        args = state.tool_call["args"]
+        brand, asked_category = args.get("brand"), args.get("category")
+        kinds = _CATEGORY_NAMES["fr" if language == "fr" else "en"]
+        missing = " ".join(str(w) for w in (brand, kinds.get(str(asked_category))) if w)
+        titles = run_services().kb.document_titles(tenant=state.tenant)
+        catalog = [title for _, title, source in titles if source == "catalog"]
+        text, chips = replies.decline(
+            language=language, missing=[missing] if brand else [], closest=catalog[:3]
+        )
     elif stop_reason == "spec_not_stated" and state.tool_call:
         text = replies.spec_not_stated(str(state.tool_call["args"].get("name", "")), language)
         stop_reason = "not_in_documents"

@@ -10,10 +10,14 @@ from threadline.followups.reference_model import Reference
 from threadline.graph.catalog_requests import (
     ToolRequest,
     asked_specs,
+    chosen_criterion,
+    compared_to_it,
     is_comparison,
     points_at_one_ranked,
     ranks_a_category,
+    reranked_on_the_same_spec,
     subject_product,
+    unknown_brand,
 )
 from threadline.graph.context import run_services
 from threadline.graph.routing import TurnPlan, plan_turn
@@ -71,6 +75,31 @@ def one_ranked(
     return dataclasses.replace(plan, reference=reference, tool=ToolRequest("get_product", args))
 
 
+def compared_with_subject(
+    plan: TurnPlan,
+    question: str,
+    subject: str,
+    products: list[Product],
+    services: Services,
+    tenant: str,
+) -> TurnPlan:
+    """Rank the product discussed with the one a comparative names ("is it cheaper than X?").
+
+    The two are ranked on the spec compared, the answer first; a message naming no
+    other product of the catalog keeps its plan.
+    """
+    category = next((p.category for p in products if p.name == subject), None)
+    compared = compared_to_it(question, category)
+    if compared is None:
+        return plan
+    spec, other = compared
+    found = [p.name for p in services.kb.catalog.find(tenant, [other]) if p.name != subject]
+    if not found:
+        return plan
+    args = {**spec, "names": [subject, found[0]], "limit": 2}
+    return dataclasses.replace(plan, route="tool", tool=ToolRequest("rank_products", args))
+
+
 def route_turn(state: State) -> dict[str, Any]:
     """Classify the message: reply, tool, follow-up (reference or context) or standalone.
 
@@ -112,26 +141,53 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         sections = [t.split(" — ")[-1] for t in state.history[-1]["titles"] if " — " in t]
         discussed = list(dict.fromkeys(t for t in sections if t in known))
     subject = subject_product(state.history, known)
-    plan = plan_turn(
-        state.query,
-        outline=outline,
-        source_titles=ts.last_titles,
-        has_previous_turn=bool(state.history),
-        brands=brands,
-        listed_products=listed,
-        listed_category=shared_category(products, listed or discussed),
-        listed_is_cut=listed_is_cut,
-        listed_compared=listed_compared,
-        discussed_products=discussed if len(discussed) >= 2 else (),
-        prices={p.name: p.price_usd for p in products},
-        subject_product=subject,
-        catalog=catalog,
+    # A typed reply naming one of the criteria a "best" question was asked back with
+    # ("prix", "by price") is that criterion's chip: its ranking question.
+    question = state.query
+    if catalog and state.history and state.history[-1]["route"] == "clarify":
+        question = chosen_criterion(question, state.history[-1]["question"]) or question
+    reranked = (
+        reranked_on_the_same_spec(question, state.history[-1]["question"], brands)
+        if catalog and state.history and state.history[-1]["route"] == "tool"
+        else None
     )
+    plan = (
+        TurnPlan("tool", tool=reranked)
+        if reranked is not None
+        else plan_turn(
+            question,
+            outline=outline,
+            source_titles=ts.last_titles,
+            has_previous_turn=bool(state.history),
+            brands=brands,
+            listed_products=listed,
+            listed_category=shared_category(products, listed or discussed),
+            listed_is_cut=listed_is_cut,
+            listed_compared=listed_compared,
+            discussed_products=discussed if len(discussed) >= 2 else (),
+            prices={p.name: p.price_usd for p in products},
+            subject_product=subject,
+            catalog=catalog,
+        )
+    )
+    if catalog and subject:
+        # Before a ranking of those listed or a spec of "it": "is it cheaper than the
+        # MacBook Air?" names the other product compared.
+        plan = compared_with_subject(plan, question, subject, products, services, state.tenant)
+    tool = plan.tool
+    if tool is not None and tool.name == "search_products" and "brand" not in tool.args:
+        # "any Huawei phones?": a brand no product has filters every product out, which
+        # is the answer (not the whole category).
+        words = [*brands, *(w for p in products for w in p.name.split())]
+        if missing_brand := unknown_brand(question, words):
+            plan = dataclasses.replace(
+                plan, tool=ToolRequest("search_products", {**tool.args, "brand": missing_brand})
+            )
     if plan.tool is not None and plan.tool.name == "compare_products":
         found = services.kb.catalog.find(state.tenant, list(plan.tool.args.get("names", [])))
         plan = dataclasses.replace(plan, tool=with_subject(plan.tool, found, subject))
     if catalog:
-        plan = one_ranked(plan, state.query, products, services.kb.catalog, state.tenant)
+        plan = one_ranked(plan, question, products, services.kb.catalog, state.tenant)
     followup = TurnFollowup()
     if plan.route in ("followup_context",):
         followup = TurnFollowup(detected=True, ref_type="context")
