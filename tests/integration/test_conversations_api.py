@@ -182,8 +182,8 @@ def test_close_and_fork_are_scoped_and_keep_lineage(app_parts) -> None:
         "/sessions/sla/fork", headers=A, params={"caller_app": "web"}, json={"at_message": 99}
     )
     assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_message_index"
-    # An index is a JSON number: `true` and "1" are mistakes, not message 1.
-    for loose in (True, "1", 1.0):
+    # An index is a JSON integer: `true` and "1" are mistakes, not message 1 (1.0 is one).
+    for loose in (True, "1", 1.5):
         sloppy = client.post(
             "/sessions/sla/fork",
             headers=A,

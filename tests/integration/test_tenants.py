@@ -74,10 +74,14 @@ def test_two_different_keys_in_one_request_are_refused(client):
     # X-API-Key used to win silently over the bearer token: a client sending a stale
     # header beside the right token acted in the stale key's tenant.
     both = {"Authorization": f"Bearer {KEY_A}", "X-API-Key": KEY_B}
-    for method, path in (("get", "/sessions"), ("get", "/documents"), ("get", "/health")):
+    for method, path in (("get", "/sessions"), ("get", "/documents"), ("post", "/sessions")):
         response = getattr(client, method)(path, headers=both)
-        assert response.status_code == 400, (path, response.text)
+        assert response.status_code == 401, (path, response.text)
         assert response.json()["error"]["code"] == "conflicting_api_keys"
+    # Health needs no key: two different ones authenticate no one, so no tenant's count.
+    health = client.get("/health", headers=both)
+    assert health.status_code == 200 and health.json()["chunks"] is None
+    assert client.get("/health", headers=A).json()["chunks"] is not None
     same = {"Authorization": f"Bearer {KEY_A}", "X-API-Key": KEY_A}
     assert client.get("/sessions", headers=same).status_code == 200
 

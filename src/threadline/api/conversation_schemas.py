@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from threadline.api.schemas import ID_SCHEMA, SessionPublic
 
@@ -23,8 +23,7 @@ class ForkRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    # Strict: `true` or "1" is a client's mistake, not the index 1.
-    at_message: StrictInt | None = Field(
+    at_message: int | None = Field(
         default=None, ge=0, description="Keep the messages before this index (0-based)."
     )
     session_id: str | None = Field(
@@ -32,6 +31,15 @@ class ForkRequest(BaseModel):
         description="The new session's id; generated when omitted.",
         json_schema_extra=ID_SCHEMA,
     )
+
+    @field_validator("at_message", mode="before")
+    @classmethod
+    def _a_json_number(cls, value: object) -> object:
+        # `true` or "1" is a client's mistake, not the index 1 (lax parsing read both as
+        # 1); a JSON number is one, 1.0 included (JSON Schema's integer).
+        if isinstance(value, bool | str):
+            raise ValueError("at_message must be a JSON integer")
+        return value
 
 
 class WindowExchangePublic(BaseModel):

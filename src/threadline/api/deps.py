@@ -38,12 +38,13 @@ def presented_key(api_key: str | None, bearer: str | None) -> str | None:
     """Return the one key a request presents, in `X-API-Key` or as a bearer token.
 
     Raises:
-        ApiError: 400 `conflicting_api_keys` when the two headers carry different keys:
-            acting as either would be a guess at which tenant the caller meant.
+        ApiError: 401 `conflicting_api_keys` when the two headers carry different keys:
+            acting as either would be a guess at which tenant the caller meant, so the
+            request is not authenticated (a 401, as a wrong key's, with its own code).
     """
     if api_key and bearer and api_key != bearer:
         raise ApiError(
-            400,
+            401,
             "conflicting_api_keys",
             "X-API-Key and Authorization: Bearer carry different keys; send one.",
         )
