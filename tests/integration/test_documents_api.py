@@ -74,6 +74,21 @@ def test_a_field_given_twice_is_refused_and_nothing_is_stored(client):
         data={"title": ["A", "B"]},
     )
     assert titled.status_code == 422 and titled.json()["error"]["code"] == "repeated_field"
+    # A field the route does not read is ignored, once or twice, as any unknown field.
+    extra = client.post(
+        "/documents",
+        files=[("file", ("extra.md", b"## Extra\nText.\n", "text/markdown"))],
+        data={"colour": ["red", "blue"]},
+    )
+    assert extra.status_code == 201, extra.text
+    assert client.delete("/documents/extra").status_code == 200
+    # The fields checked are the form's, as the schema lists them.
+    from threadline.api.routes.documents import UPLOAD_FIELDS
+
+    schema = client.get("/openapi.json").json()
+    body = schema["paths"]["/documents"]["post"]["requestBody"]["content"]["multipart/form-data"]
+    ref = body["schema"]["$ref"].rsplit("/", 1)[-1]
+    assert set(schema["components"]["schemas"][ref]["properties"]) == set(UPLOAD_FIELDS)
     assert client.get("/documents").json()["count"] == before
 
 

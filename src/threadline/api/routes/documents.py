@@ -80,6 +80,10 @@ def _scope_error(doc_id: str) -> ApiError:
     )
 
 
+UPLOAD_FIELDS = ("file", "doc_id", "title", "source", "source_app", "workspace", "metadata")
+"""The form fields `POST /documents` reads (the parameters of `create_document`)."""
+
+
 async def refuse_repeated_fields(request: Request) -> None:
     """Refuse a form that gives a field twice (two files, two titles).
 
@@ -90,8 +94,8 @@ async def refuse_repeated_fields(request: Request) -> None:
         ApiError: 422 `repeated_field`.
     """
     form = await request.form()  # parsed once; FastAPI reuses it for the fields
-    names = list(form.keys())
-    repeated = sorted({name for name in names if len(form.getlist(name)) > 1})
+    # Only the route's own fields: an unknown one is ignored, given once or twice.
+    repeated = sorted(name for name in UPLOAD_FIELDS if len(form.getlist(name)) > 1)
     if repeated:
         raise ApiError(
             422, "repeated_field", f"Give each form field once; repeated: {', '.join(repeated)}."
