@@ -248,7 +248,7 @@ def substantive_terms(content: Sequence[str], *, typed: str | None = None) -> li
     looks for): "how heavy is it?" asks for a weight ("weighs 1.09 kg" never says
     "heavy"), "combien coûte-t-il ?" for a price ("vendu 449 $").
     """
-    kind_words = KIND_WORDS | ASKING_TERMS.get(typed or "", frozenset())
+    kind_words = KIND_WORDS | typed_kind_terms(typed)
     specific = [t for t in content if t not in kind_words]
     return specific or ([] if typed else list(content))
 
