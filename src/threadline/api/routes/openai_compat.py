@@ -67,6 +67,7 @@ from threadline.api.sse import OPENAI_DONE, event_stream, sse_event
 from threadline.chat import ChatService, TurnRequest
 from threadline.models import LLMError
 from threadline.store import (
+    SessionNotFoundError,
     StoreBusyError,
     validate_id,
 )
@@ -375,6 +376,12 @@ async def _stream(
                     "message": "Session busy; retry.",
                     "type": "server_error",
                     "code": "store_busy",
+                }
+            elif isinstance(exc, SessionNotFoundError):  # deleted while the turn ran
+                error = {
+                    "message": "Session not found; the turn was not saved.",
+                    "type": "invalid_request_error",
+                    "code": "session_not_found",
                 }
             elif isinstance(exc, LLMError):
                 log.warning("LLM failed: %s (%s)", exc.code, exc)
