@@ -146,3 +146,36 @@ def test_a_session_deleted_during_an_openai_stream_ends_it_with_session_not_foun
     assert '"code": "session_not_found"' in body, body
     assert "[DONE]" not in body
     assert messages(client, sid).status_code == 404
+
+
+def test_a_regenerate_overtaken_by_a_new_question_is_409_and_keeps_the_new_turn(
+    client, interleave
+):
+    sid = "race-regenerate"
+    assert client.post("/chat", json={"query": QUESTION, "thread_id": sid}).status_code == 200
+    before = messages(client, sid).json()["data"]
+    newer: list[int] = []
+    interleave.action = lambda: newer.append(
+        client.post("/chat", json={"query": "And for P2 incidents?", "session_id": sid}).status_code
+    )
+    regenerated = client.post(f"/sessions/{sid}/regenerate", json={})
+    assert newer == [200]
+    assert regenerated.status_code == 409, regenerated.text
+    assert regenerated.json()["error"]["code"] == "turn_conflict"
+    after = messages(client, sid).json()["data"]
+    assert after[:2] == before and len(after) == 4  # the new turn, and no stray answer
+    assert [m["role"] for m in after] == ["user", "assistant", "user", "assistant"]
+
+
+def test_a_fork_taken_during_a_turn_holds_what_was_stored_before_it(client, interleave):
+    sid = "race-fork"
+    assert client.post("/chat", json={"query": QUESTION, "thread_id": sid}).status_code == 200
+    forks: list[Any] = []
+    interleave.action = lambda: forks.append(client.post(f"/sessions/{sid}/fork", json={}))
+    turn = client.post("/chat", json={"query": "And for P2 incidents?", "session_id": sid})
+    assert turn.status_code == 200, turn.text
+    assert forks[0].status_code == 201, forks[0].text
+    fork = forks[0].json()
+    assert fork["message_count"] == 2 and fork["parent_session_id"] == sid
+    assert messages(client, fork["id"]).json()["count"] == 2
+    assert messages(client, sid).json()["count"] == 4
