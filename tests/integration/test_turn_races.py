@@ -148,9 +148,7 @@ def test_a_session_deleted_during_an_openai_stream_ends_it_with_session_not_foun
     assert messages(client, sid).status_code == 404
 
 
-def test_a_regenerate_overtaken_by_a_new_question_is_409_and_keeps_the_new_turn(
-    client, interleave
-):
+def test_a_regenerate_overtaken_by_a_new_question_is_409_and_keeps_the_new_turn(client, interleave):
     sid = "race-regenerate"
     assert client.post("/chat", json={"query": QUESTION, "thread_id": sid}).status_code == 200
     before = messages(client, sid).json()["data"]
