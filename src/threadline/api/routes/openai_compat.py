@@ -103,7 +103,10 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": OpenAIError, "description": "Invalid request"},
     401: {"model": OpenAIError, "description": "Missing or wrong API key"},
     403: {"model": OpenAIError, "description": "Caller app not allowed for this key"},
-    404: {"model": OpenAIError, "description": "Unknown model"},
+    404: {
+        "model": OpenAIError,
+        "description": "Unknown model, or a thread deleted while its turn ran (session_not_found)",
+    },
     503: {"model": OpenAIError, "description": "Session busy, retry"},
 }
 
