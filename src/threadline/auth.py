@@ -15,7 +15,9 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
+
+from threadline.store.ids import validate_id
 
 KEY_PREFIX = "tl_"
 
@@ -29,6 +31,19 @@ class ApiKeyEntry(BaseModel):
     caller_apps: list[str] = Field(
         default_factory=lambda: ["*"], description='Caller apps allowed ("*" = any).'
     )
+
+    @field_validator("tenant")
+    @classmethod
+    def _stored_tenant(cls, tenant: str) -> str:
+        # The tenant keys every store path, row and filter: it follows the stores' id
+        # rule, so no key names a tenant the stores refuse (every route a 400) or one
+        # outside their namespace (the uploads' staging tenant holds a NUL).
+        return validate_id(tenant, "tenant")
+
+    @field_validator("caller_apps")
+    @classmethod
+    def _stored_caller_apps(cls, apps: list[str]) -> list[str]:
+        return [app if app == "*" else validate_id(app, "caller_app") for app in apps]
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -24,8 +25,36 @@ if TYPE_CHECKING:
 
 console = Console()
 
-TenantOpt = Annotated[str, typer.Option(help="Tenant that owns the data.")]
-CallerOpt = Annotated[str, typer.Option(help="Calling application.")]
+
+def checked_id(kind: str) -> Callable[[str | None], str | None]:
+    """Return a parameter callback that refuses an id the store would refuse.
+
+    An id the store refuses (a path, a look-alike letter, the empty string) used to
+    reach it and end the command in an `InvalidIdError` traceback; checked as the
+    command line is parsed, it is one line naming the option (exit code 2).
+    """
+
+    def check(value: str | None) -> str | None:
+        from threadline.store.errors import InvalidIdError
+        from threadline.store.ids import validate_id
+
+        if value is None:
+            return None
+        try:
+            return validate_id(value, kind)
+        except InvalidIdError as exc:
+            raise typer.BadParameter(str(exc)) from exc
+
+    return check
+
+
+TenantOpt = Annotated[
+    str, typer.Option(help="Tenant that owns the data.", callback=checked_id("tenant"))
+]
+CallerOpt = Annotated[
+    str, typer.Option(help="Calling application.", callback=checked_id("caller_app"))
+]
+SessionIdArg = Annotated[str, typer.Argument(callback=checked_id("session_id"))]
 
 
 def open_services_unchecked() -> Services:

@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from threadline.cli_common import CallerOpt, TenantOpt, console, index_held, open_services_unchecked
+from threadline.cli_common import (
+    CallerOpt,
+    TenantOpt,
+    checked_id,
+    console,
+    index_held,
+    open_services_unchecked,
+)
 from threadline.services import Services
 
 conversations_app = typer.Typer(
@@ -34,7 +41,10 @@ def conversations_index(
     all_sessions: Annotated[
         bool, typer.Option("--all", help="Index every changed session, idle or not.")
     ] = False,
-    session: Annotated[str | None, typer.Option("--session", help="Only this session.")] = None,
+    session: Annotated[
+        str | None,
+        typer.Option("--session", help="Only this session.", callback=checked_id("session_id")),
+    ] = None,
     tenant: TenantOpt = "default",
     caller_app: CallerOpt = "default",
 ) -> None:

@@ -9,7 +9,14 @@ from typing import Annotated
 import typer
 from rich.table import Column, Table
 
-from threadline.cli_common import CallerOpt, TenantOpt, console, open_store
+from threadline.cli_common import (
+    CallerOpt,
+    SessionIdArg,
+    TenantOpt,
+    checked_id,
+    console,
+    open_store,
+)
 from threadline.settings import get_settings
 
 sessions_app = typer.Typer(no_args_is_help=True, help="List, show and delete sessions.")
@@ -18,7 +25,10 @@ sessions_app = typer.Typer(no_args_is_help=True, help="List, show and delete ses
 @sessions_app.command("list")
 def sessions_list(
     tenant: TenantOpt = "default",
-    caller_app: Annotated[str | None, typer.Option(help="Only this caller app.")] = None,
+    caller_app: Annotated[
+        str | None,
+        typer.Option(help="Only this caller app.", callback=checked_id("caller_app")),
+    ] = None,
     limit: int = 50,
 ) -> None:
     """List sessions, most recent first."""
@@ -44,7 +54,7 @@ def sessions_list(
 
 @sessions_app.command("show")
 def sessions_show(
-    session_id: str, tenant: TenantOpt = "default", caller_app: CallerOpt = "default"
+    session_id: SessionIdArg, tenant: TenantOpt = "default", caller_app: CallerOpt = "default"
 ) -> None:
     """Print a session as JSON."""
     with open_store() as store:
@@ -57,7 +67,7 @@ def sessions_show(
 
 @sessions_app.command("delete")
 def sessions_delete(
-    session_id: str, tenant: TenantOpt = "default", caller_app: CallerOpt = "default"
+    session_id: SessionIdArg, tenant: TenantOpt = "default", caller_app: CallerOpt = "default"
 ) -> None:
     """Delete a session."""
     with open_store() as store:
@@ -109,7 +119,7 @@ def sessions_check(
 
 @sessions_app.command("export")
 def sessions_export(
-    session_id: str,
+    session_id: SessionIdArg,
     tenant: TenantOpt = "default",
     caller_app: CallerOpt = "default",
     fmt: Annotated[str, typer.Option("--format", help="md (readable) or json (imports).")] = "md",
@@ -136,7 +146,11 @@ def sessions_export(
     if out is None:
         typer.echo(text, nl=False)
     else:
-        out.write_text(text, encoding="utf-8")
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:  # a directory, a missing parent, no permission
+            console.print(f"[red]cannot write {out}: {exc.strerror}[/red]", highlight=False)
+            raise typer.Exit(1) from exc
         console.print(f"wrote {out}", highlight=False)
 
 
@@ -145,7 +159,10 @@ def sessions_import(
     path: Path,
     tenant: TenantOpt = "default",
     caller_app: CallerOpt = "default",
-    session_id: Annotated[str | None, typer.Option(help="Store it under this id.")] = None,
+    session_id: Annotated[
+        str | None,
+        typer.Option(help="Store it under this id.", callback=checked_id("session_id")),
+    ] = None,
 ) -> None:
     """Import a conversation exported as JSON (the id must be free)."""
     from pydantic import ValidationError

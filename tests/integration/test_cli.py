@@ -90,3 +90,61 @@ def test_with_keys_on_serve_says_how_to_ingest_for_a_tenant(runner, tmp_path):
     hint = tenants_hint(settings)
     assert "acme" in hint and "--tenant" in hint and '"default"' in hint
     assert "--tenant" in runner.invoke(app, ["ingest", "--help"]).output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sessions", "show", "x", "--tenant", "../etc"],
+        ["sessions", "delete", "x", "--caller-app", "a/b"],
+        ["sessions", "export", "x", "--tenant", "t\u0435nant"],  # a Cyrillic "e"
+        ["sessions", "show", "../../passwd"],
+        ["sessions", "export", "..", "--format", "json"],
+        ["sessions", "delete", ""],
+        ["sessions", "import", "export.json", "--tenant", "a\\b"],
+        ["sessions", "list", "--caller-app", ""],
+        ["conversations", "search", "hello", "--tenant", "a/b"],
+        ["ingest", "doc.md", "--tenant", "../other"],
+    ],
+)
+def test_an_invalid_id_on_the_command_line_is_one_line_not_a_traceback(runner, args):
+    # These ids reached the store unchecked and ended in an InvalidIdError traceback.
+    from pathlib import Path
+
+    Path("export.json").write_text(
+        '{"session": {"id": "x", "created_at": '
+        '"2024-01-01T00:00:00Z", "updated_at": "2024-01-01T00:00:00Z"}}'
+    )
+    Path("doc.md").write_text("# Doc\n\nSome text.\n")
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, (args, result.output, result.exception)
+    assert not isinstance(result.exception, Exception) or isinstance(
+        result.exception, SystemExit
+    ), result.exception
+    assert "Traceback" not in result.output and "Invalid value" in result.output, result.output
+    assert not any(Path(".").rglob("*.json.lock")) and not Path("../etc").exists()
+
+
+def test_an_export_to_an_unwritable_path_says_so_in_one_line(runner, tmp_path):
+    assert runner.invoke(app, ["sessions", "import", _write_export(tmp_path)]).exit_code == 0
+    for out in (tmp_path, tmp_path / "missing-dir" / "x.md"):
+        result = runner.invoke(app, ["sessions", "export", "exp-1", "--out", str(out)])
+        assert result.exit_code == 1, (out, result.output, result.exception)
+        assert isinstance(result.exception, SystemExit), result.exception
+        assert "cannot write" in result.output
+
+
+def _write_export(tmp_path) -> str:
+    path = tmp_path / "exp.json"
+    path.write_text(
+        json.dumps(
+            {
+                "session": {
+                    "id": "exp-1",
+                    "created_at": "2024-01-01T00:00:00Z",
+                    "updated_at": "2024-01-01T00:00:00Z",
+                }
+            }
+        )
+    )
+    return str(path)

@@ -122,6 +122,46 @@ def test_deleted_session_loses_its_chunks(parts) -> None:
     assert index.session_chunks(("t1", "web", "laptops"))
 
 
+def test_a_session_deleted_while_it_is_being_indexed_leaves_no_chunk(parts) -> None:
+    # The worker reads a session, then embeds and writes it. A DELETE in between
+    # removed the session and its chunks (`forget_session`) before the worker's write
+    # put them back: the deleted conversation stayed searchable, and citable by later
+    # turns, until the next pass. The index's own write lock is the meeting point: the
+    # test holds it while the worker waits on it with the session already read.
+    import sys
+    import threading
+    import time
+
+    from threadline.conversations.index import session_filter
+
+    _, store, index, indexer, _, _ = parts
+    add_turns(store, "t1", "web", "sla", SLA)
+    key = ("t1", "web", "sla")
+    with index._write_lock:
+        worker = threading.Thread(target=indexer.run_once, kwargs={"force": True})
+        worker.start()
+        deadline = time.monotonic() + 30
+        while "index_sessions" not in _stack_of(worker, sys):
+            assert time.monotonic() < deadline, "the worker never reached index_sessions"
+            time.sleep(0.01)
+        # What DELETE /sessions/{id} does: the store, then the index (its lock is ours).
+        assert store.delete_session(tenant="t1", caller_app="web", session_id="sla")
+        index.engine.delete_where(session_filter(key))
+    worker.join(timeout=60)
+    assert not worker.is_alive()
+    assert index.session_chunks(key) == []
+    assert index.search("enterprise plan uptime", tenant="t1", caller_app="web", k=5) == []
+
+
+def _stack_of(thread, sys) -> str:
+    frame = sys._current_frames().get(thread.ident)
+    names = []
+    while frame is not None:
+        names.append(frame.f_code.co_name)
+        frame = frame.f_back
+    return " ".join(names)
+
+
 def test_the_queue_survives_a_restart(tmp_path, backend) -> None:
     settings = make_settings(tmp_path / "index")
     store = backend.open()

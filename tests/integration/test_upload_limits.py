@@ -110,6 +110,40 @@ def test_text_no_index_can_store_in_front_matter_or_metadata_is_refused(client, 
     assert services.kb.count() == before
 
 
+UNINDEXABLE_YAML = {
+    "impossible date": "2024-13-45",  # YAML reads it as a date: ValueError, not YAMLError
+    "huge int": "9" * 30,  # no 64-bit integer holds it: the engine's payload refused it
+    "huge negative int": "-" + "9" * 30,
+    "nan": ".nan",  # not JSON: no payload holds it
+    "infinity": "-.inf",
+}
+
+
+@pytest.mark.parametrize("value", UNINDEXABLE_YAML.values(), ids=UNINDEXABLE_YAML.keys())
+def test_a_front_matter_value_no_index_can_store_is_a_400(client, services, value, tmp_path):
+    # Each was a 500 (the upload failed in the YAML constructor or in the engine's
+    # write), and `threadline ingest` stopped on it with a traceback.
+    before = services.kb.count()
+    body = f"---\nrevision: {value}\n---\n# T\nText.\n".encode()
+    refused(upload(client, "fm.md", body), 400, "invalid_front_matter")
+    (tmp_path / "fm.md").write_bytes(body)
+    report = services.kb.ingest_paths([tmp_path / "fm.md"])
+    assert len(report.errors) == 1 and "front matter" in str(report.errors), report.errors
+    assert services.kb.count() == before
+
+
+@pytest.mark.parametrize(
+    "number", ["NaN", "Infinity", "-Infinity", "9" * 30, "-" + "9" * 30, "1e999"]
+)
+def test_a_metadata_number_no_index_can_store_is_a_422(client, services, number):
+    # Python's JSON parser reads NaN, Infinity and integers of any size; the engine's
+    # payload holds none of them, and the upload was a 500.
+    before = services.kb.count()
+    response = upload(client, "m.md", b"## A\nText.", metadata=f'{{"n": [1, {number}]}}')
+    refused(response, 422, "validation_error")
+    assert services.kb.count() == before
+
+
 def test_front_matter_and_metadata_within_the_bounds_are_kept(client):
     body = b"---\ntitle: Kept\ntags: [a, b]\nowner: {team: docs}\n---\n## A\nKept text.\n"
     created = upload(client, "kept.md", body, metadata='{"level": {"n": 1}}')

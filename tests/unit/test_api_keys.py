@@ -11,3 +11,21 @@ def test_keys_are_stored_hashed():
     ring = KeyRing([entry])
     assert ring.authenticate("tl_secret").tenant == "t"
     assert ring.authenticate("tl_secreT") is None
+
+
+def test_a_key_names_a_tenant_and_caller_apps_the_stores_accept():
+    # Any 1-128 characters were accepted: a tenant like "../acme" made every session
+    # route of that key a 400 invalid_id, and "\x00staged" (the staging tenant of
+    # document uploads) or a look-alike of another tenant could be configured.
+    import pytest
+    from pydantic import ValidationError
+
+    digest = hash_key("tl_k")
+    for tenant in ("../acme", "a/b", "\x00staged", "аcme", " acme"):
+        with pytest.raises(ValidationError, match="tenant"):
+            ApiKeyEntry(sha256=digest, tenant=tenant)
+    for apps in (["web", "a b"], [""], ["wéb"]):
+        with pytest.raises(ValidationError, match="caller_app"):
+            ApiKeyEntry(sha256=digest, tenant="acme", caller_apps=apps)
+    kept = ApiKeyEntry(sha256=digest, tenant="acme-2.eu:prod", caller_apps=["*", "web_1"])
+    assert (kept.tenant, kept.caller_apps) == ("acme-2.eu:prod", ["*", "web_1"])

@@ -92,6 +92,7 @@ class ConversationIndexer:
                 if session is not None:
                     sessions.append(session)
             report = self.index.index_sessions(sessions)
+            total.removed += self._forget_deleted(sessions)
             total.sessions += report.sessions
             total.embedded += report.embedded
             total.unchanged += report.unchanged
@@ -101,6 +102,29 @@ class ConversationIndexer:
             if progress is not None:
                 progress(done, len(due))
         return total
+
+    def _forget_deleted(self, sessions: list[Session]) -> int:
+        """Remove what was just written of sessions deleted since they were read.
+
+        A DELETE between this pass's read and its write removed the session's chunks
+        before the write put them back. Checked after the write, the store's answer
+        settles it: a delete after this check removes the chunks itself (the route
+        forgets the session once its file or row is gone).
+
+        Returns:
+            How many sessions were removed again.
+        """
+        removed = 0
+        for session in sessions:
+            key = (session.tenant, session.caller_app, session.id)
+            try:
+                stored = self.store.get_session(tenant=key[0], caller_app=key[1], session_id=key[2])
+            except StoreError:  # damaged, not deleted: it stays as indexed
+                continue
+            if stored is None:
+                self.index.delete_session(key)
+                removed += 1
+        return removed
 
 
 class IndexWorker:

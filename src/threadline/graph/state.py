@@ -125,6 +125,9 @@ class State(InputState):
 
     history: list[HistoryEntry] = field(default_factory=list)
     """Past turns (question, search query, titles, answer), oldest first, from the store."""
+    session_existed: bool = False
+    """The conversation was stored when the turn read it: the turn's write may not create
+    it again (a session deleted meanwhile stays deleted)."""
     thread_state: ThreadState = field(default_factory=ThreadState)
     """Last outline, last doc ids and titles, last search query (never document text)."""
     route: str = ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import uuid
 from collections.abc import Iterable, Iterator
@@ -92,6 +93,32 @@ def check_metadata(meta: dict[str, Any], *, what: str = "metadata") -> None:
             f"{what} takes {size} bytes; at most {MAX_METADATA_BYTES} are kept per document",
             code="metadata_too_large",
         )
+
+
+INDEXABLE_INTEGERS = range(-(2**63), 2**63)
+"""Integers a chunk's payload holds: 64-bit, as every engine stores them."""
+
+
+def unindexable_number(value: Any, what: str) -> str | None:
+    """Say where a metadata value holds a number no chunk payload can hold, or None.
+
+    YAML (`.nan`, `.inf`, `999...`) and Python's JSON parser (`NaN`, `Infinity`,
+    `1e999`, integers of any size) read numbers JSON and the engines cannot store: the
+    write failed inside the engine (a 500, and `threadline ingest` stopped on it).
+    Walked with a stack, not recursion: the value is untrusted.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif isinstance(item, float) and not math.isfinite(item):
+            return f"{what} holds {item}, which is not a JSON number"
+        elif isinstance(item, int) and item not in INDEXABLE_INTEGERS:
+            return f"{what} holds an integer outside 64 bits"
+    return None
 
 
 def _depth(value: Any, level: int = 0) -> int:
@@ -191,6 +218,10 @@ def parse_front_matter(raw: str) -> tuple[dict[str, Any], str]:
         raise DocumentError(
             "front matter is nested too deeply", code="invalid_front_matter"
         ) from exc
+    except (ValueError, OverflowError) as exc:  # a value its constructor refuses: 2024-13-45
+        raise DocumentError(
+            f"invalid YAML front matter: {exc}", code="invalid_front_matter"
+        ) from exc
     if not isinstance(meta, dict):
         raise DocumentError("front matter must be a YAML mapping", code="invalid_front_matter")
     # YAML escapes ("\ud800", "\0") can spell text no index can store.
@@ -200,6 +231,9 @@ def parse_front_matter(raw: str) -> tuple[dict[str, Any], str]:
             f"front matter holds text that cannot be stored: {problem}",
             code="invalid_front_matter",
         )
+    problem = unindexable_number(_plain(meta), "front matter")
+    if problem:
+        raise DocumentError(problem, code="invalid_front_matter")
     return meta, raw[match.end() :]
 
 

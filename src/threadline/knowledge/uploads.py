@@ -20,6 +20,7 @@ from threadline.knowledge.documents import (
     check_metadata,
     load_document,
     refuse_unstorable,
+    unindexable_number,
 )
 from threadline.text.storable import unstorable_text
 
@@ -37,7 +38,8 @@ def parse_metadata_json(metadata: str | None) -> dict[str, Any]:
 
     Raises:
         DocumentError: `validation_error` (422) for anything but a JSON object, or
-            one holding text no index can store (NUL, a lone surrogate);
+            one holding text or a number no index can store (NUL, a lone surrogate;
+            NaN, infinity, an integer past 64 bits);
             `metadata_too_large` (400) for one too big or too deep to store on every
             chunk.
     """
@@ -62,6 +64,9 @@ def parse_metadata_json(metadata: str | None) -> dict[str, Any]:
             code="validation_error",
             status=422,
         )
+    problem = unindexable_number(extra, "metadata")
+    if problem:
+        raise DocumentError(problem, code="validation_error", status=422)
     check_metadata(extra)
     return extra
 

@@ -24,6 +24,7 @@ from threadline.policy import may_debug
 from threadline.store import (
     ConversationStore,
     CorruptSessionError,
+    SessionNotFoundError,
     StoreBusyError,
     validate_id,
 )
@@ -155,6 +156,14 @@ async def stream_chat_turn(
         except CorruptSessionError:
             yield sse_event(
                 {"code": "session_corrupt", "message": "This session's file is damaged."},
+                event="error",
+            )
+        except SessionNotFoundError:  # deleted by another request while the turn ran
+            yield sse_event(
+                {
+                    "code": "session_not_found",
+                    "message": "Session not found; the turn was not saved.",
+                },
                 event="error",
             )
         except Exception:  # the stream has started: errors travel as an event, not a status

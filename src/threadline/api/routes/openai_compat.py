@@ -67,6 +67,7 @@ from threadline.api.sse import OPENAI_DONE, event_stream, sse_event
 from threadline.chat import ChatService, TurnRequest
 from threadline.models import LLMError
 from threadline.store import (
+    SessionNotFoundError,
     StoreBusyError,
     validate_id,
 )
@@ -102,7 +103,10 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": OpenAIError, "description": "Invalid request"},
     401: {"model": OpenAIError, "description": "Missing or wrong API key"},
     403: {"model": OpenAIError, "description": "Caller app not allowed for this key"},
-    404: {"model": OpenAIError, "description": "Unknown model"},
+    404: {
+        "model": OpenAIError,
+        "description": "Unknown model, or a thread deleted while its turn ran (session_not_found)",
+    },
     503: {"model": OpenAIError, "description": "Session busy, retry"},
 }
 
@@ -375,6 +379,12 @@ async def _stream(
                     "message": "Session busy; retry.",
                     "type": "server_error",
                     "code": "store_busy",
+                }
+            elif isinstance(exc, SessionNotFoundError):  # deleted while the turn ran
+                error = {
+                    "message": "Session not found; the turn was not saved.",
+                    "type": "invalid_request_error",
+                    "code": "session_not_found",
                 }
             elif isinstance(exc, LLMError):
                 log.warning("LLM failed: %s (%s)", exc.code, exc)

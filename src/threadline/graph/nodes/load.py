@@ -82,6 +82,7 @@ def load_conversation(state: State, config: RunnableConfig) -> dict[str, Any]:
     return {
         "thread_id": thread_id,
         "turn_id": state.turn_id or uuid.uuid4().hex,
+        "session_existed": session is not None,
         "history": history[-limit:] if limit else [],
         "thread_state": thread_state,
         "route": "",

@@ -110,7 +110,10 @@ def persist(state: State, config: RunnableConfig) -> dict[str, Any]:
             answer=state.answer,
             metadata=metadata,
             turn_id=state.turn_id,
-            create=True,
+            # Only a conversation the turn found absent is created: one it read, then
+            # deleted by another request meanwhile, is not brought back holding this
+            # turn alone (SessionNotFoundError: 404, nothing stored).
+            create=not state.session_existed,
         )
         message_ids = [user.id, assistant.id]
     started = (config.get("metadata") or {}).get("threadline_started")
