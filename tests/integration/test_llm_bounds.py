@@ -92,6 +92,17 @@ def llm_services(sample_services, fresh_stub):
     )
 
 
+@pytest.fixture
+def untimed_llm_services(sample_services, fresh_stub):
+    """Services whose LLM is the stub, with the default turn deadline.
+
+    For the tests whose subject is not the deadline: on a loaded machine a turn's own
+    retrieval can take more than the 2 s of `llm_services`, which would end it as
+    llm_timeout before the behaviour under test is reached.
+    """
+    return variant(sample_services, openai_base_url=fresh_stub.base_url)
+
+
 def nothing_stored(services: Services, thread_id: str) -> None:
     """The failed turn left no message in the store and no row in the queries log."""
     session = services.store.get_session(
@@ -113,15 +124,15 @@ def stored_turns(services: Services, thread_id: str) -> int:
 # --- bounded calls -------------------------------------------------------------------
 
 
-def test_every_call_kind_carries_its_token_cap(llm_services, fresh_stub):
-    chat = ChatService(llm_services)
+def test_every_call_kind_carries_its_token_cap(untimed_llm_services, fresh_stub):
+    chat = ChatService(untimed_llm_services)
     before = fresh_stub.chat_calls()
     chat.run_turn(TurnRequest(query="What SLA applies to the enterprise plan?", thread_id="b-1"))
     chat.run_turn(TurnRequest(query="and for P2?", thread_id="b-1"))
     fresh_stub.queue({"tool_calls": [{"name": "search_products", "arguments": {}}]})
     chat.run_turn(TurnRequest(query="What phones do you have under $500?", thread_id="b-2"))
     requests = fresh_stub.requests[before:]
-    settings = llm_services.settings
+    settings = untimed_llm_services.settings
     kinds = []
     for request in requests:
         if "response_format" in request:
@@ -139,18 +150,18 @@ def test_every_call_kind_carries_its_token_cap(llm_services, fresh_stub):
     assert settings.llm_rewrite_max_tokens == 96
 
 
-def test_a_runaway_generation_is_cut_at_the_cap_in_one_call(llm_services, fresh_stub):
-    chat = ChatService(llm_services)
+def test_a_runaway_generation_is_cut_at_the_cap_in_one_call(untimed_llm_services, fresh_stub):
+    chat = ChatService(untimed_llm_services)
     fresh_stub.queue({"runaway": True})
     before = fresh_stub.chat_calls()
     result = chat.run_turn(
         TurnRequest(query="What uptime does the enterprise plan get?", thread_id="b-3")
     )
     assert fresh_stub.chat_calls() - before == 1 == result.llm_calls
-    assert fresh_stub.requests[-1]["max_tokens"] == llm_services.settings.llm_max_tokens
+    assert fresh_stub.requests[-1]["max_tokens"] == untimed_llm_services.settings.llm_max_tokens
     # The model wrote nothing citable: a decline, stored as any turn is.
     assert result.outcome == "clarify"
-    assert stored_turns(llm_services, "b-3") == 1
+    assert stored_turns(untimed_llm_services, "b-3") == 1
 
 
 def test_a_slow_model_ends_as_llm_timeout_before_the_sleep_without_a_retry(
@@ -169,10 +180,15 @@ def test_a_slow_model_ends_as_llm_timeout_before_the_sleep_without_a_retry(
     nothing_stored(llm_services, "b-4")
 
 
-def test_the_deadline_bounds_the_whole_turn_not_each_call(llm_services, fresh_stub):
+def test_the_deadline_bounds_the_whole_turn_not_each_call(
+    llm_services, untimed_llm_services, fresh_stub
+):
     """A context follow-up makes two calls: together they stay within one deadline."""
+    # The first turn is not the one timed: it runs under the default deadline.
+    ChatService(untimed_llm_services).run_turn(
+        TurnRequest(query="What SLA applies to the enterprise plan?", thread_id="b-5")
+    )
     chat = ChatService(llm_services)
-    chat.run_turn(TurnRequest(query="What SLA applies to the enterprise plan?", thread_id="b-5"))
     fresh_stub.queue({"content": "SLA for P2", "delay": DEADLINE * 0.6})
     fresh_stub.queue({"content": "too late [1]", "delay": SLEEP})
     started = time.perf_counter()
@@ -185,8 +201,8 @@ def test_the_deadline_bounds_the_whole_turn_not_each_call(llm_services, fresh_st
 @pytest.mark.parametrize(
     "reply", [{"error": "overloaded", "status": 503}, {"error": "boom", "status": 500}]
 )
-def test_a_5xx_is_llm_unavailable_without_a_retry(llm_services, fresh_stub, reply):
-    chat = ChatService(llm_services)
+def test_a_5xx_is_llm_unavailable_without_a_retry(untimed_llm_services, fresh_stub, reply):
+    chat = ChatService(untimed_llm_services)
     fresh_stub.queue(reply)
     before = fresh_stub.chat_calls()
     with pytest.raises(LLMUnavailableError):
@@ -194,16 +210,16 @@ def test_a_5xx_is_llm_unavailable_without_a_retry(llm_services, fresh_stub, repl
             TurnRequest(query="What uptime does the enterprise plan get?", thread_id="b-6")
         )
     assert fresh_stub.chat_calls() - before == 1
-    nothing_stored(llm_services, "b-6")
+    nothing_stored(untimed_llm_services, "b-6")
 
 
-def test_a_dropped_connection_is_llm_unavailable(llm_services, fresh_stub):
+def test_a_dropped_connection_is_llm_unavailable(untimed_llm_services, fresh_stub):
     fresh_stub.queue({"drop": True})
     with pytest.raises(LLMUnavailableError):
-        ChatService(llm_services).run_turn(
+        ChatService(untimed_llm_services).run_turn(
             TurnRequest(query="What uptime does the enterprise plan get?", thread_id="b-7")
         )
-    nothing_stored(llm_services, "b-7")
+    nothing_stored(untimed_llm_services, "b-7")
 
 
 # --- the HTTP answers ----------------------------------------------------------------
@@ -350,7 +366,7 @@ def test_tool_route_answers_from_the_parse_when_the_tool_call_times_out(llm_serv
     assert result.llm_calls == 2
 
 
-def test_unsaid_tool_arguments_lose_to_the_parse(llm_services, fresh_stub):
+def test_unsaid_tool_arguments_lose_to_the_parse(untimed_llm_services, fresh_stub):
     fresh_stub.queue(
         {
             "tool_calls": [
@@ -358,7 +374,7 @@ def test_unsaid_tool_arguments_lose_to_the_parse(llm_services, fresh_stub):
             ]
         }
     )
-    result = ChatService(llm_services).run_turn(
+    result = ChatService(untimed_llm_services).run_turn(
         TurnRequest(query="What phones do you have under $500?", thread_id="t-3")
     )
     assert result.outcome == "tool_answer" and result.llm_calls == 2
@@ -381,10 +397,10 @@ def test_unsaid_tool_arguments_lose_to_the_parse(llm_services, fresh_stub):
         {"error": "bad request", "status": 400},
     ],
 )
-def test_a_failed_tool_call_falls_back_to_the_parse(llm_services, fresh_stub, reply):
+def test_a_failed_tool_call_falls_back_to_the_parse(untimed_llm_services, fresh_stub, reply):
     fresh_stub.queue(reply)
     before = fresh_stub.chat_calls()
-    result = ChatService(llm_services).run_turn(
+    result = ChatService(untimed_llm_services).run_turn(
         TurnRequest(query="What phones do you have under $500?", thread_id="t-4")
     )
     assert result.outcome == "tool_answer" and result.search_query == PHONES_UNDER_500
