@@ -88,7 +88,23 @@ def load_key_entries(inline: list[ApiKeyEntry], file: Path | None) -> list[ApiKe
         for line in file.read_text(encoding="utf-8").splitlines():
             if line.strip() and not line.lstrip().startswith("#"):
                 entries.append(ApiKeyEntry.model_validate(json.loads(line)))
+    # One key configured twice would act as whichever entry a lookup meets last: a key
+    # meant for one tenant could silently open another. Refuse the configuration.
+    seen: dict[str, ApiKeyEntry] = {}
+    for entry in entries:
+        if entry.sha256 in seen:
+            first = seen[entry.sha256]
+            raise DuplicateKeyError(
+                f"API key {entry.sha256[:8]}… is configured twice "
+                f"({first.name or 'unnamed'}: tenant {first.tenant!r}; "
+                f"{entry.name or 'unnamed'}: tenant {entry.tenant!r}): keep one entry"
+            )
+        seen[entry.sha256] = entry
     return entries
+
+
+class DuplicateKeyError(ValueError):
+    """The same key digest appears in two entries of the key configuration."""
 
 
 class KeyRing:

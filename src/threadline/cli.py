@@ -96,7 +96,7 @@ def serve(
             err=True,
         )
         raise typer.Exit(2)
-    problem = check_database(settings)
+    problem = check_database(settings) or check_api_keys(settings)
     if problem is not None:
         typer.echo(f"error: {problem}", err=True)
         raise typer.Exit(1)
@@ -138,6 +138,17 @@ def serve(
         )
     finally:
         record.unlink(missing_ok=True)
+
+
+def check_api_keys(settings: Settings) -> str | None:
+    """Return what is wrong with the configured API keys, in one line, or None."""
+    from threadline.auth import DuplicateKeyError, load_key_entries
+
+    try:
+        load_key_entries(settings.api_keys, settings.api_keys_file)
+    except DuplicateKeyError as error:
+        return str(error)
+    return None
 
 
 def tenants_hint(settings: Settings) -> str | None:

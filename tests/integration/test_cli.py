@@ -92,6 +92,25 @@ def test_with_keys_on_serve_says_how_to_ingest_for_a_tenant(runner, tmp_path):
     assert "--tenant" in runner.invoke(app, ["ingest", "--help"]).output
 
 
+def test_serve_refuses_a_key_configured_twice_in_one_line(runner, tmp_path, monkeypatch):
+    from threadline.auth import ApiKeyEntry, hash_key
+
+    digest = hash_key("tl_shared")
+    inline = ApiKeyEntry(name="acme-web", sha256=digest, tenant="acme")
+    monkeypatch.setenv("THREADLINE_API_KEYS", json.dumps([inline.model_dump()]))
+    keys_file = tmp_path / "keys.jsonl"
+    keys_file.write_text(
+        ApiKeyEntry(name="globex-web", sha256=digest, tenant="globex").model_dump_json() + "\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("THREADLINE_API_KEYS_FILE", str(keys_file))
+    get_settings.cache_clear()
+    result = runner.invoke(app, ["serve", "--port", "1"])
+    assert result.exit_code == 1, result.output
+    assert "configured twice" in result.output and "'globex'" in result.output
+    assert "Traceback" not in result.output
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -114,6 +114,14 @@ def test_health_counts_only_the_callers_own_tenant(client):
     assert client.get("/health", headers=auth(BETA)).json()["chunks"] == 0
 
 
+def test_health_counts_only_the_sources_a_limited_key_reads(client):
+    bot = client.get("/health", headers=auth(BOT)).json()["chunks"]
+    readable = sum(d["chunks"] for d in client.get("/documents", headers=auth(BOT)).json()["data"])
+    alpha = client.get("/health", headers=auth(ADMIN)).json()["chunks"]
+    assert bot == readable > 0
+    assert bot < alpha  # the reports and security sources are not counted for the bot
+
+
 def test_tenants_differing_by_case_do_not_share_a_catalog(tmp_path):
     from threadline.knowledge.catalog import Catalog
 

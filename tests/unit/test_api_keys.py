@@ -29,3 +29,21 @@ def test_a_key_names_a_tenant_and_caller_apps_the_stores_accept():
             ApiKeyEntry(sha256=digest, tenant="acme", caller_apps=apps)
     kept = ApiKeyEntry(sha256=digest, tenant="acme-2.eu:prod", caller_apps=["*", "web_1"])
     assert (kept.tenant, kept.caller_apps) == ("acme-2.eu:prod", ["*", "web_1"])
+
+
+def test_one_key_configured_for_two_tenants_is_refused(tmp_path):
+    # The lookup kept the last entry it met: the key silently opened the second tenant.
+    import pytest
+
+    from threadline.auth import DuplicateKeyError, load_key_entries
+
+    digest = hash_key("tl_shared")
+    first = ApiKeyEntry(name="a", sha256=digest, tenant="acme")
+    file = tmp_path / "keys.jsonl"
+    file.write_text(ApiKeyEntry(sha256=digest, tenant="globex").model_dump_json() + "\n")
+    with pytest.raises(DuplicateKeyError, match="configured twice"):
+        load_key_entries([first], file)
+    with pytest.raises(DuplicateKeyError):
+        load_key_entries([first, first], None)
+    other = ApiKeyEntry(sha256=hash_key("tl_other"), tenant="globex")
+    assert load_key_entries([first, other], None) == [first, other]

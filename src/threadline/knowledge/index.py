@@ -29,7 +29,7 @@ import os
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -636,9 +636,10 @@ class KnowledgeBase:
         metas = self._scroll(SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant())
         return sorted((chunk_from_payload(m) for m in metas), key=lambda c: c.position)
 
-    def count(self, *, tenant: str | None = None) -> int:
-        """Count the chunks (of one tenant, or all)."""
-        flt = SearchFilters(tenant=tenant).to_qdrant() if tenant else None
+    def count(self, *, tenant: str | None = None, sources: Collection[str] | None = None) -> int:
+        """Count the chunks (of one tenant, or all; of some of its sources when given)."""
+        scoped = tuple(sorted(sources)) if sources is not None else None
+        flt = SearchFilters(tenant=tenant, sources=scoped).to_qdrant() if tenant else None
         with self._reading():
             return self._engine.count(flt)
 

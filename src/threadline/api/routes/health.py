@@ -1,4 +1,4 @@
-"""`GET /health`: 200 once the index and models are ready; counts only to a caller's tenant."""
+"""`GET /health`: 200 once the index and models are ready; counts only what a caller may read."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
 from threadline import __version__
-from threadline.api.deps import ServicesDep, presented_key
+from threadline.api.deps import ServicesDep, document_sources, presented_key
 from threadline.api.errors import ApiError
 from threadline.api.schemas import HealthPublic
 from threadline.auth import LOCAL_PRINCIPAL, KeyRing
@@ -19,9 +19,10 @@ router = APIRouter(tags=["health"])
 async def read_health(request: Request, services: ServicesDep) -> HealthPublic:
     """Readiness: the vector engine answers and the models are configured.
 
-    Needs no key. `chunks` counts the caller's own tenant and is only given to a
-    caller a key authenticates (or to anyone when the service runs without keys, as
-    the one local tenant); otherwise it is null, so no one learns another tenant's size.
+    Needs no key. `chunks` counts the caller's own tenant, within the sources its key
+    may read, and is only given to a caller a key authenticates (or to anyone when the
+    service runs without keys, as the one local tenant); otherwise it is null, so no one
+    learns another tenant's size.
     """
     keyring: KeyRing = request.app.state.keyring
     principal = LOCAL_PRINCIPAL if not keyring.enabled else None
@@ -37,7 +38,11 @@ async def read_health(request: Request, services: ServicesDep) -> HealthPublic:
         principal = keyring.authenticate(key) if key else None
     chunks = None
     if principal is not None:
-        chunks = await run_in_threadpool(services.kb.count, tenant=principal.tenant)
+        # Only the sources the key may read: the size of the others is not its business.
+        sources = document_sources(principal, services.settings.source_policy)
+        chunks = await run_in_threadpool(
+            services.kb.count, tenant=principal.tenant, sources=sources
+        )
     return HealthPublic(
         status="ok",
         llm=services.settings.llm or "offline",
