@@ -53,7 +53,12 @@ from threadline.models.answer_prompt import (
 from threadline.text import fold, is_stopword, terms
 from threadline.text.language import detect_language
 from threadline.text.lexicons import en, fr
-from threadline.text.matching import acronyms, matches_term, matches_verb_form
+from threadline.text.matching import (
+    acronyms,
+    matches_same_sense,
+    matches_term,
+    matches_verb_form,
+)
 
 MODEL_NAME = "threadline-extractive"
 
@@ -213,9 +218,14 @@ def _asked_in_other_forms(asked: set[str], found: set[str]) -> set[str]:
     """Return the asked terms a sentence holds as another form of the same verb.
 
     "I lost my laptop" against "who loses a laptop": Snowball keeps "lost" apart from
-    "loses", a reader does not.
+    "loses", a reader does not. Or as a word the lexicons list as naming the same thing:
+    "who should I contact?" against a manager "reachable through the Escalate button".
     """
-    return {t for t in asked if t not in found and matches_verb_form(t, found)}
+    return {
+        t
+        for t in asked
+        if t not in found and (matches_verb_form(t, found) or matches_same_sense(t, found))
+    }
 
 
 def _said_as(sentence: str) -> str:
