@@ -513,3 +513,35 @@ def test_is_it_cheaper_than_x_ranks_the_product_discussed_with_x(hybrid_chat, fi
     _, result = converse(hybrid_chat, first, then)
     assert result.outcome == "tool_answer", result.answer
     assert [c["title"] for c in result.citations] == names
+
+
+# Round 4: the misses round 3 left, then a demanding new user again (hybrid index).
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "quoted"),
+    [
+        ("is there a fee to return a phone?", "and for laptops?", "restocking fee of up to 15%"),
+        (
+            "Y a-t-il des frais pour retourner un téléphone ?",
+            "et pour les ordinateurs portables ?",
+            "restocking fee of up to 15%",
+        ),
+    ],
+)
+def test_and_for_a_sibling_kind_keeps_what_was_asked(hybrid_chat, first, then, quoted):
+    # Led with the lost-device rule: "laptops" was read as "ptops", nothing aligned.
+    _, result = converse(hybrid_chat, first, then)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.search_query.lower().startswith(("is there a fee to return a laptop", "y a-t-il"))
+    assert quoted in result.answer
+    assert result.citations[0]["section"] == "Refunds and returns"
+
+
+def test_who_to_contact_after_an_escalation_is_the_duty_support_manager(hybrid_chat):
+    # Quoted only the support hours sentence: "contact" was in no escalation sentence,
+    # and "who" asked for a person's name (two capitalised words: "Fleet Portal").
+    _, result = converse(hybrid_chat, "How do I escalate a ticket?", "who should I contact?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("Escalation starts with the duty support manager")
+    assert result.citations[0]["section"] == "Escalation"

@@ -117,6 +117,18 @@ def test_when_asks_for_a_date_only_as_the_question_word():
     assert asked_type("Quand je dépasse la limite, que se passe-t-il ?") is None
 
 
+def test_whom_to_reach_asks_for_a_role_not_a_persons_name():
+    from threadline.knowledge.facts import asked_type
+
+    # "Escalation starts with the duty support manager": a role, written lower-case.
+    assert asked_type("who should I contact?") is None
+    assert asked_type("qui contacter ?") is None
+    assert asked_type("À qui dois-je m'adresser ?") is None
+    # Who one particular holder is: a name.
+    assert asked_type("Who is the CEO of Brightwell?") == "person"
+    assert asked_type("Qui a fondé Brightwell ?") == "person"
+
+
 def test_a_question_is_checked_on_a_passage_in_another_language():
     chunks = [
         {

@@ -67,6 +67,19 @@ from threadline.graph.reformulation import query_variants
         ),
         # A model for the one model among the names: the feature asked is no model.
         ("Does the iPhone 15 have USB-C?", "et le Galaxy S24 ?", "Does the Galaxy S24 have USB-C?"),
+        # A sibling kind of the catalog's for the other, in its number: the fee to return
+        # is what is still asked ("and for laptops?" led with the lost-device rule).
+        (
+            "is there a fee to return a phone?",
+            "and for laptops?",
+            "is there a fee to return a laptop?",
+        ),
+        (
+            "Y a-t-il des frais pour retourner un téléphone ?",
+            "et pour les ordinateurs portables ?",
+            "Y a-t-il des frais pour retourner un ordinateur portable ?",
+        ),
+        ("What is the warranty on laptops?", "and phones?", "What is the warranty on phones?"),
     ],
 )
 def test_the_message_replaces_the_part_of_the_previous_question_it_aligns_with(
@@ -97,6 +110,9 @@ def test_other_messages_are_no_ellipsis_of_the_previous_question(previous, messa
 def test_an_ellipsis_is_a_connective_and_a_short_phrase():
     assert read_ellipsis("Et pour le plan Enterprise ?").phrase == "pour le plan Enterprise"
     assert read_ellipsis("and on Enterprise?").core == "Enterprise"
+    # An article is a word of its own: "laptops" does not open with "la" ("ptops").
+    assert read_ellipsis("and for laptops?").core == "laptops"
+    assert read_ellipsis("et pour l'iPhone ?").core == "iPhone"
     assert read_ellipsis("Et celle de l'iPhone 15 ?").core == "iPhone 15"
     assert read_ellipsis("and what does it cost?") is None
     assert read_ellipsis("What is the SLA?") is None

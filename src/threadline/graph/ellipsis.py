@@ -10,6 +10,7 @@ question it means is the previous one with the part it replaces swapped for it
 The part replaced is found by form, in this order: a name of the same shape (a word
 "Business" for "Enterprise", a code "P1" for "P2", a model "Pixel 8a" for "iPhone 15"),
 then the noun phrase holding the same noun ("plan Business" for "plan Enterprise"),
+then a sibling kind of the catalog's ("laptops" for "a phone": the catalog's categories),
 then the noun group after the same possessive or plural determiner ("mon ordinateur
 portable" for "mon téléphone", "des smartphones" for "les ordinateurs portables").
 A message none of these align with is not read as one ("What about refunds?" after
@@ -21,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from threadline.graph.catalog_requests import CATEGORY_WORDS
 from threadline.text import STOPWORDS, fold, terms
 
 # "and X?", "what about X?", "et pour X ?", "quid de X ?": a connective, then what changes.
@@ -44,7 +46,8 @@ _STANDS_FOR = re.compile(
 )
 _LEADING = re.compile(
     r"^(?:(?:for|on|in|with|at|about|to|of|pour|sur|dans|avec|en|à|au|aux|de|du|des|d['’])\s+)?"
-    r"(?:(?:the|a|an|le|la|les|l['’]|un|une)\s*)?",
+    # An article is a word of its own: "laptops" does not open with "la".
+    r"(?:(?:the|a|an|le|la|les|un|une)\s+|l['’]\s*)?",
     re.I,
 )
 _POSSESSIVE = r"my|our|your|his|her|their|mon|ma|mes|ton|ta|tes|son|sa|ses|notre|nos|votre|vos"
@@ -155,6 +158,32 @@ def _replace_noun_phrase(previous: str, core: str) -> str | None:
     return None
 
 
+def _replace_kind(previous: str, core: str) -> str | None:
+    """Swap the previous question's product kind for the sibling kind the phrase names.
+
+    "is there a fee to return a phone?" then "and for laptops?": phones and laptops are
+    the catalog's categories, two kinds of one thing, so the laptop takes the phone's
+    place, in the phone's number ("a laptop"). A phrase naming more than its kind ("the
+    Dell laptops") is left to the other alignments.
+    """
+    folded_core, folded_previous = fold(core), fold(previous)
+    if len(folded_previous) != len(previous):
+        return None  # positions in the folded text are not the typed text's
+    for kind, pattern in CATEGORY_WORDS.items():
+        new = re.fullmatch(pattern, folded_core)
+        if new is None:
+            continue
+        for other, other_pattern in CATEGORY_WORDS.items():
+            old = re.search(other_pattern, folded_previous) if other != kind else None
+            if old is None:
+                continue
+            word = core
+            if not old.group(0).endswith(("s", "x")):
+                word = re.sub(r"s\b", "", core)  # "a phone" → "a laptop", not "a laptops"
+            return previous[: old.start()] + word + previous[old.end() :]
+    return None
+
+
 def _replace_group(previous: str, phrase: str) -> str | None:
     """Swap the noun group after the same possessive (or plural) determiner."""
     for determiners in (_POSSESSIVE, _PLURAL):
@@ -258,4 +287,8 @@ def substituted_question(
         replaced = _replace_name(previous, name)
         if replaced is not None:
             return replaced
-    return _replace_noun_phrase(previous, core) or _replace_group(previous, ellipsis.phrase)
+    return (
+        _replace_noun_phrase(previous, core)
+        or _replace_kind(previous, core)
+        or _replace_group(previous, ellipsis.phrase)
+    )
