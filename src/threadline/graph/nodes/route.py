@@ -14,6 +14,7 @@ from threadline.graph.catalog_requests import (
     compared_to_it,
     is_comparison,
     points_at_one_ranked,
+    product_line,
     ranks_a_category,
     reranked_on_the_same_spec,
     subject_product,
@@ -182,6 +183,11 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         if missing_brand := unknown_brand(question, words):
             plan = dataclasses.replace(
                 plan, tool=ToolRequest("search_products", {**tool.args, "brand": missing_brand})
+            )
+        elif line := product_line(question, brands, [p.name for p in products]):
+            # "Galaxy phones": a line of products, the Galaxy ones, not every phone.
+            plan = dataclasses.replace(
+                plan, tool=ToolRequest("search_products", {**tool.args, "line": line})
             )
     if plan.tool is not None and plan.tool.name == "compare_products":
         found = services.kb.catalog.find(state.tenant, list(plan.tool.args.get("names", [])))
