@@ -545,3 +545,64 @@ def test_who_to_contact_after_an_escalation_is_the_duty_support_manager(hybrid_c
     assert result.outcome == "grounded_answer", result.answer
     assert result.answer.startswith("Escalation starts with the duty support manager")
     assert result.citations[0]["section"] == "Escalation"
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        ("How do returns work?", "is there a fee?"),
+        ("Comment fonctionnent les retours ?", "y a-t-il des frais ?"),
+    ],
+)
+def test_a_fee_after_returns_is_the_return_fee(hybrid_chat, first, then):
+    # "How do returns work?" was declined ("work" in no passage); "is there a fee?" after
+    # a returns answer led with the SLA's "monthly fee", ranked first by retrieval.
+    opening, result = converse(hybrid_chat, first, then)
+    assert opening.outcome == "grounded_answer", opening.answer
+    assert opening.citations[0]["section"] == "Refunds and returns"
+    assert result.outcome == "grounded_answer", result.answer
+    assert "restocking fee of up to 15%" in result.answer
+    assert [c["section"] for c in result.citations] == ["Refunds and returns"]
+
+
+def test_the_classification_levels_are_listed(hybrid_chat):
+    # Quoted only Restricted: "classifies" was not read as "classification".
+    result = ask(hybrid_chat, "What are the data classification levels?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith(
+        "Brightwell classifies all information into four levels: Public, Internal, "
+        "Confidential and Restricted."
+    )
+
+
+def test_cancelling_a_monthly_plan_leads_with_the_cancellation_rule(hybrid_chat):
+    # Led with the plans' monthly prices (two of the three words asked).
+    result = ask(hybrid_chat, "Can I cancel a monthly plan?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("Monthly support plans can be cancelled at any time")
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("Do you sell Galaxy phones?", ["Samsung Galaxy A55 5G", "Samsung Galaxy S24"]),
+        ("Avez-vous des téléphones Pixel ?", ["Google Pixel 8a", "Google Pixel 8 Pro"]),
+    ],
+)
+def test_a_product_line_filters_the_list(hybrid_chat, question, names):
+    # Listed every phone: a product line is no brand.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "tool_answer", result.answer
+    assert [c["title"] for c in result.citations] == names
+
+
+@pytest.mark.parametrize(
+    "first",
+    ["Parle-moi des ordinateurs portables", "Quelle est la garantie des ordinateurs portables ?"],
+)
+def test_which_is_lightest_after_a_french_question_on_laptops_ranks_the_laptops(hybrid_chat, first):
+    # Declined: "lequel est le plus léger ?" named no thing to rank, and no list was shown.
+    _, result = converse(hybrid_chat, first, "lequel est le plus léger ?")
+    assert result.outcome == "tool_answer", result.answer
+    assert result.citations[0]["title"] == "Lenovo ThinkPad X1 Carbon Gen 12"
+    assert "1.09 kg" in result.answer

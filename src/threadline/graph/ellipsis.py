@@ -210,10 +210,11 @@ def _replace_group(previous: str, phrase: str) -> str | None:
 
 
 # "the cheapest one", "and the most expensive?", "le moins cher ?", "which one is the
-# cheapest?": a superlative with no noun of its own ("one" stands for it).
+# cheapest?", "lequel est le plus léger ?": a superlative with no noun of its own ("one",
+# "lequel" stand for it).
 _SUPERLATIVE_ONE = re.compile(
     r"^\s*(?:and |so |et |alors )?(?:(?:which|what) (?:one )?(?:is|'s) |"
-    r"(?:quel|quelle) est )?(?:the|le|la|les) "
+    r"(?:quel|quelle|lequel|laquelle) est |(?:lesquels|lesquelles) sont )?(?:the|le|la|les) "
     r"(?P<degree>(?:\w+est|most \w+|least \w+|(?:plus|moins) \w+))(?: ones?)?\s*[?!.]*\s*$",
     re.I,
 )
@@ -221,6 +222,11 @@ _SUPERLATIVE_ONE = re.compile(
 _PLURAL_NOUN = re.compile(
     r"\b(?:(?:the|les|des|your|our|vos|nos)\s+(?:[a-z-]+\s+)?|(?:what|which|quels|quelles)\s+)"
     r"(?P<noun>[a-z][\w-]*[a-z]s)\b",
+    re.I,
+)
+# A French plural noun and its plural adjective: "les ordinateurs portables", "des plans".
+_FRENCH_PLURAL_NOUN = re.compile(
+    r"\b(?:les|des|vos|nos|quels|quelles)\s+(?P<noun>[a-zà-ÿ][\w-]*[sx](?:\s+[a-zà-ÿ][\w-]*[sx])?)\b",
     re.I,
 )
 # The noun a previous superlative ranked: "the cheapest plan", "le plan le moins cher".
@@ -253,8 +259,14 @@ def superlative_of_previous(
         return None
     degree = match["degree"].strip()
     noun = nouns[-1]
+    # A French noun comes first and its adjective after: "des ordinateurs portables"
+    # ranks "l'ordinateur portable", not "le portable" (a phone, or nothing).
+    french = _FRENCH_PLURAL_NOUN.search(previous_question)
+    if french is not None and not _RANKED_NOUN.search(previous_query or ""):
+        noun = " ".join(word[:-1] if word[-1:] in "sx" else word for word in french["noun"].split())
     if degree.split()[0].lower() in ("plus", "moins"):
-        return f"Quel est le {noun} le {degree} ?"
+        article = "l'" if fold(noun)[:1] in "aeiouyh" else "le "
+        return f"Quel est {article}{noun} le {degree} ?"
     return f"What is the {degree} {noun}?"
 
 

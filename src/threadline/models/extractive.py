@@ -683,6 +683,12 @@ class ExtractiveChatModel(BaseChatModel):
             # the passage it displaces is left out, not quoted second.
             first = next(si for si in sorted(by_source) if coverage[si] == most)
             ranked = [first, *[si for si in ranked[1:] if si != first]]
+        elif most == 1.0 and coverage[ranked[0]] < most:
+            # One sentence says all that is asked ("Monthly support plans can be cancelled"
+            # for "Can I cancel a monthly plan?") where the lead's says part of it (the
+            # plans' monthly prices): it leads, the lead follows.
+            first = next(si for si in sorted(by_source) if coverage[si] == most)
+            ranked = [first, *[si for si in ranked if si != first]][: self.max_sources]
 
         def best_of(found: list[tuple[float, int, int, str]]) -> tuple[float, int, int, str]:
             return max(found, key=lambda r: (r[0], (tie_break or covered)(r), *fitness(r)))
@@ -797,8 +803,13 @@ class ExtractiveChatModel(BaseChatModel):
         # its warranty speaks of the subject, not of what is asked. A word for the kind of
         # answer ("the differences among Fixed, Metered...") is not what a sentence holds:
         # the differences are stated without the word.
+        # Read as the evidence check reads: "classifies" holds "classification" (a shared
+        # start), so the sentence listing the four levels is not left for one that holds
+        # "data" alone.
         asked = own - set(terms(" ".join(_NAMES.findall(question)))) - KIND_WORDS
-        if asked and (holding := [r for r in rows if asked & read[r[3]]]):
+        if asked and (
+            holding := [r for r in rows if any(matches_term(t, read[r[3]]) for t in asked)]
+        ):
             rows = holding
         return rows
 

@@ -13,6 +13,7 @@ from threadline.graph.catalog_requests import (
     chosen_criterion,
     compared_to_it,
     is_comparison,
+    parse_catalog_request,
     points_at_one_ranked,
     product_line,
     ranks_a_category,
@@ -21,6 +22,7 @@ from threadline.graph.catalog_requests import (
     unknown_brand,
 )
 from threadline.graph.context import run_services
+from threadline.graph.ellipsis import superlative_of_previous
 from threadline.graph.routing import TurnPlan, plan_turn
 from threadline.graph.state import State, ToolCall, TurnFollowup
 from threadline.knowledge.catalog import Catalog, Product
@@ -147,6 +149,16 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
     question = state.query
     if catalog and state.history and state.history[-1]["route"] == "clarify":
         question = chosen_criterion(question, state.history[-1]["question"]) or question
+    if catalog and state.history and not listed and len(discussed) < 2:
+        # "lequel est le plus léger ?" after "Parle-moi des ordinateurs portables" (a
+        # document answer, no list shown): the superlative ranks the category the
+        # previous question spoke of, "Quel est l'ordinateur portable le plus léger ?".
+        last = state.history[-1]
+        ranked = superlative_of_previous(
+            question, str(last["question"] or ""), str(last["search_query"] or "")
+        )
+        if ranked is not None and parse_catalog_request(ranked, brands) is not None:
+            question = ranked
     reranked = (
         reranked_on_the_same_spec(question, state.history[-1]["question"], brands)
         if catalog and state.history and state.history[-1]["route"] == "tool"
