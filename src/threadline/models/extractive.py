@@ -637,6 +637,11 @@ class ExtractiveChatModel(BaseChatModel):
                 ),
                 heading=_heading_coverage(question, sources, answer_type),
                 fit=_sentence_fit(question, answer_type, translated),
+                native=frozenset(
+                    si
+                    for si, s in enumerate(sources)
+                    if detect_language(f"{s.title} {s.text}") == detect_language(question)
+                ),
             )
         if not chosen:
             return INSUFFICIENT_CONTEXT
@@ -651,6 +656,7 @@ class ExtractiveChatModel(BaseChatModel):
         tie_break: Callable[[tuple[float, int, int, str]], float] | None = None,
         heading: Callable[[int], float] | None = None,
         fit: Callable[[tuple[float, int, int, str]], tuple[float, ...]] | None = None,
+        native: frozenset[int] = frozenset(),
     ) -> list[tuple[float, int, int, str]]:
         """Return the answering sentences of the best-ranked passages, each cited to its own.
 
@@ -683,11 +689,15 @@ class ExtractiveChatModel(BaseChatModel):
             # the passage it displaces is left out, not quoted second.
             first = next(si for si in sorted(by_source) if coverage[si] == most)
             ranked = [first, *[si for si in ranked[1:] if si != first]]
-        elif most == 1.0 and coverage[ranked[0]] < most:
+        elif coverage[ranked[0]] < 1.0 and (
+            whole := [si for si in sorted(by_source) if coverage[si] == 1.0 and si in native]
+        ):
             # One sentence says all that is asked ("Monthly support plans can be cancelled"
             # for "Can I cancel a monthly plan?") where the lead's says part of it (the
-            # plans' monthly prices): it leads, the lead follows.
-            first = next(si for si in sorted(by_source) if coverage[si] == most)
+            # plans' monthly prices): it leads, the lead follows. Only a sentence in the
+            # question's language: one read through its words' translations is read
+            # loosely ("revendus" is no "revenue", "délais" no "response time").
+            first = whole[0]
             ranked = [first, *[si for si in ranked if si != first]][: self.max_sources]
 
         def best_of(found: list[tuple[float, int, int, str]]) -> tuple[float, int, int, str]:
