@@ -575,13 +575,6 @@ def test_the_classification_levels_are_listed(hybrid_chat):
     )
 
 
-def test_cancelling_a_monthly_plan_leads_with_the_cancellation_rule(hybrid_chat):
-    # Led with the plans' monthly prices (two of the three words asked).
-    result = ask(hybrid_chat, "Can I cancel a monthly plan?")
-    assert result.outcome == "grounded_answer", result.answer
-    assert result.answer.startswith("Monthly support plans can be cancelled at any time")
-
-
 @pytest.mark.parametrize(
     ("question", "names"),
     [

@@ -637,11 +637,6 @@ class ExtractiveChatModel(BaseChatModel):
                 ),
                 heading=_heading_coverage(question, sources, answer_type),
                 fit=_sentence_fit(question, answer_type, translated),
-                native=frozenset(
-                    si
-                    for si, s in enumerate(sources)
-                    if detect_language(f"{s.title} {s.text}") == detect_language(question)
-                ),
             )
         if not chosen:
             return INSUFFICIENT_CONTEXT
@@ -656,7 +651,6 @@ class ExtractiveChatModel(BaseChatModel):
         tie_break: Callable[[tuple[float, int, int, str]], float] | None = None,
         heading: Callable[[int], float] | None = None,
         fit: Callable[[tuple[float, int, int, str]], tuple[float, ...]] | None = None,
-        native: frozenset[int] = frozenset(),
     ) -> list[tuple[float, int, int, str]]:
         """Return the answering sentences of the best-ranked passages, each cited to its own.
 
@@ -689,16 +683,6 @@ class ExtractiveChatModel(BaseChatModel):
             # the passage it displaces is left out, not quoted second.
             first = next(si for si in sorted(by_source) if coverage[si] == most)
             ranked = [first, *[si for si in ranked[1:] if si != first]]
-        elif coverage[ranked[0]] < 1.0 and (
-            whole := [si for si in sorted(by_source) if coverage[si] == 1.0 and si in native]
-        ):
-            # One sentence says all that is asked ("Monthly support plans can be cancelled"
-            # for "Can I cancel a monthly plan?") where the lead's says part of it (the
-            # plans' monthly prices): it leads, the lead follows. Only a sentence in the
-            # question's language: one read through its words' translations is read
-            # loosely ("revendus" is no "revenue", "délais" no "response time").
-            first = whole[0]
-            ranked = [first, *[si for si in ranked if si != first]][: self.max_sources]
 
         def best_of(found: list[tuple[float, int, int, str]]) -> tuple[float, int, int, str]:
             return max(found, key=lambda r: (r[0], (tie_break or covered)(r), *fitness(r)))
@@ -813,12 +797,18 @@ class ExtractiveChatModel(BaseChatModel):
         # its warranty speaks of the subject, not of what is asked. A word for the kind of
         # answer ("the differences among Fixed, Metered...") is not what a sentence holds:
         # the differences are stated without the word.
-        # Read as the evidence check reads: "classifies" holds "classification" (a shared
-        # start), so the sentence listing the four levels is not left for one that holds
-        # "data" alone.
+        # The question's own words are read as the evidence check reads them:
+        # "classifies" holds "classification" (a shared start), so the sentence listing
+        # the four levels is not left for one that holds "data" alone. Its words joined
+        # ("differenceamong") are no word of its own: they are found whole or not at all.
         asked = own - set(terms(" ".join(_NAMES.findall(question)))) - KIND_WORDS
+        written = asked & own_terms(question, answer_type)
         if asked and (
-            holding := [r for r in rows if any(matches_term(t, read[r[3]]) for t in asked)]
+            holding := [
+                r
+                for r in rows
+                if asked & read[r[3]] or any(matches_term(t, read[r[3]]) for t in written)
+            ]
         ):
             rows = holding
         return rows
