@@ -611,6 +611,14 @@ class ExtractiveChatModel(BaseChatModel):
     ) -> str:
         translated = _translated_terms(question, sources, answer_type) | _closed_compounds(question)
         weights = self._weights(question, search_query, translated, answer_type)
+        carried: set[str] = set()
+        if search_query and search_query != question:
+            # The words a follow-up carries from the conversation are searched in the
+            # sources' language too: "combien de temps ? (obtenir remboursement)" finds
+            # the English "Refunds are paid ... within 10 business days".
+            carried = _translated_terms(search_query, sources, answer_type)
+            for term in carried:
+                weights[term] = max(weights[term], 1)
         rows = self._scored(sources, weights)
         if reference:
             # "Détaille S2": the user wants that section, so give more of it.
@@ -636,7 +644,7 @@ class ExtractiveChatModel(BaseChatModel):
                     question, sources, with_section=True, answer_type=answer_type
                 ),
                 heading=_heading_coverage(question, sources, answer_type),
-                fit=_sentence_fit(question, answer_type, translated),
+                fit=_sentence_fit(question, answer_type, translated | carried),
             )
         if not chosen:
             return INSUFFICIENT_CONTEXT
