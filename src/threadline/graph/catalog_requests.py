@@ -642,6 +642,11 @@ def reranked_on_the_same_spec(
     return ToolRequest("rank_products", {**previous.args, "order": order})
 
 
+def chooses_among_shown(question: str) -> bool:
+    """Whether a message chooses among products shown: "which one", "lequel", "of those"."""
+    return _AMONG_SHOWN.search(fold(question)) is not None
+
+
 def ranks_a_category(question: str) -> bool:
     """Whether a message's answer is the top of a category on one spec, not all of it.
 

@@ -10,6 +10,7 @@ from threadline.followups.reference_model import Reference
 from threadline.graph.catalog_requests import (
     ToolRequest,
     asked_specs,
+    chooses_among_shown,
     chosen_criterion,
     compared_to_it,
     is_comparison,
@@ -143,6 +144,15 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
     if state.history and state.history[-1]["route"] != "tool":
         sections = [t.split(" — ")[-1] for t in state.history[-1]["titles"] if " — " in t]
         discussed = list(dict.fromkeys(t for t in sections if t in known))
+    if catalog and len(discussed) < 2 and chooses_among_shown(state.query):
+        # "which one is cheaper?" after "Tell me about the iPhone 15" then "and the Pixel
+        # 8a?": one product a turn, the two turns' products are those to choose among.
+        recent = [
+            next((t.split(" — ")[-1] for t in past["titles"] if t.split(" — ")[-1] in known), "")
+            for past in state.history[-2:]
+        ]
+        if len(set(recent)) == 2 and all(recent) and not listed:
+            discussed = recent
     subject = subject_product(state.history, known)
     # A typed reply naming one of the criteria a "best" question was asked back with
     # ("prix", "by price") is that criterion's chip: its ranking question.
