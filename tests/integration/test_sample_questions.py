@@ -599,3 +599,49 @@ def test_which_is_lightest_after_a_french_question_on_laptops_ranks_the_laptops(
     assert result.outcome == "tool_answer", result.answer
     assert result.citations[0]["title"] == "Lenovo ThinkPad X1 Carbon Gen 12"
     assert "1.09 kg" in result.answer
+
+
+def test_a_french_follow_up_on_a_refund_quotes_the_refund_delay(hybrid_chat):
+    # Declined: the carried "remboursement" was read in French only, and no English
+    # sentence scored.
+    _, result = converse(hybrid_chat, "Comment obtenir un remboursement ?", "combien de temps ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "within 10 business days" in result.answer
+
+
+def test_a_short_follow_up_is_asked_of_the_section_quoted_first(hybrid_chat):
+    # The previous answer quoted the handbook first but cited the support policy under a
+    # lower number: "dans quel délai ?" quoted the incident priorities.
+    _, result = converse(
+        hybrid_chat, "Que faire en cas d'incident de sécurité ?", "dans quel délai ?"
+    )
+    assert result.outcome == "grounded_answer", result.answer
+    assert "within 30 minutes" in result.answer
+    assert result.citations[0]["section"] == "Security incident reporting"
+
+
+def test_the_directeur_general_is_declined_as_no_name_given(hybrid_chat):
+    # Answered with the P4 incident's "general question": "général" read alone.
+    result = ask(hybrid_chat, "Qui est le directeur général de Brightwell ?")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert result.citations == []
+
+
+@pytest.mark.parametrize(
+    ("messages", "names"),
+    [
+        (
+            ("Tell me about the iPhone 15", "and the Pixel 8a?", "which one is cheaper?"),
+            ["Google Pixel 8a", "Apple iPhone 15"],
+        ),
+        (
+            ("Parle-moi du MacBook Air", "et du Dell XPS 13 ?", "lequel est le plus léger ?"),
+            ["Dell XPS 13 (9340)", "Apple MacBook Air 13 (M3)"],
+        ),
+    ],
+)
+def test_which_one_after_two_products_ranks_those_two(hybrid_chat, messages, names):
+    # Declined: no list was shown, and the last turn discussed one product.
+    *_, result = converse(hybrid_chat, *messages)
+    assert result.outcome == "tool_answer", result.answer
+    assert [c["title"] for c in result.citations] == names

@@ -117,6 +117,26 @@ def test_when_asks_for_a_date_only_as_the_question_word():
     assert asked_type("Quand je dépasse la limite, que se passe-t-il ?") is None
 
 
+def test_how_does_x_work_asks_how_with_no_content_word_work():
+    from threadline.graph.question_terms import content_terms
+
+    # "How do returns work?" was declined: "work" is in no passage on returns.
+    assert content_terms("How do returns work?") == ["return"]
+    assert content_terms("Comment fonctionne la garantie ?") == ["garanti"]
+    # Work as a content word stays one.
+    assert "work" in content_terms("Where do you work?")
+
+
+def test_the_titles_of_an_answer_are_read_in_the_order_it_quotes_them():
+    from threadline.graph.answering import in_order_quoted
+
+    titles = ["Policy — Incident priorities", "Handbook — Security incident reporting"]
+    answer = "A security incident is any event... [2] Report it at once. [2] A P1... [1]"
+    assert in_order_quoted(titles, answer) == list(reversed(titles))
+    # Markers that do not match the titles one for one: as stored.
+    assert in_order_quoted(titles, "No markers.") == titles
+
+
 def test_whom_to_reach_asks_for_a_role_not_a_persons_name():
     from threadline.knowledge.facts import asked_type
 

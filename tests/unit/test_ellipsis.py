@@ -181,3 +181,23 @@ def test_no_superlative_or_no_plural_is_no_ranking_of_the_previous_question(prev
 def test_a_verb_after_which_is_no_plural_noun_to_rank():
     # "has" is the verb of "which phone has": nothing plural was spoken of.
     assert substituted_question("and the smallest?", "Which phone has the biggest screen?") is None
+
+
+@pytest.mark.parametrize(
+    ("previous", "message", "meant"),
+    [
+        # A French noun comes first, its adjective after: the laptop, not "le portable".
+        (
+            "Parle-moi des ordinateurs portables",
+            "lequel est le plus léger ?",
+            "Quel est l'ordinateur portable le plus léger ?",
+        ),
+        (
+            "tell me about your laptops",
+            "which one is the lightest?",
+            "What is the lightest laptop?",
+        ),
+    ],
+)
+def test_which_one_is_the_x_est_ranks_what_the_previous_question_spoke_of(previous, message, meant):
+    assert substituted_question(message, previous) == meant
