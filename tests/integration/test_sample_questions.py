@@ -645,3 +645,9 @@ def test_which_one_after_two_products_ranks_those_two(hybrid_chat, messages, nam
     *_, result = converse(hybrid_chat, *messages)
     assert result.outcome == "tool_answer", result.answer
     assert [c["title"] for c in result.citations] == names
+
+
+def test_an_officer_no_passage_names_is_declined(hybrid_chat):
+    # Answered "The Brightwell security team acknowledges...": "The Brightwell" was a name.
+    result = ask(hybrid_chat, "Who is Brightwell's data protection officer?")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"

@@ -137,6 +137,15 @@ def test_the_titles_of_an_answer_are_read_in_the_order_it_quotes_them():
     assert in_order_quoted(titles, "No markers.") == titles
 
 
+def test_a_determiner_opening_a_sentence_is_no_persons_first_name():
+    from threadline.knowledge.facts import has_answer_type
+
+    # "Who is Brightwell's data protection officer?" quoted "The Brightwell security
+    # team acknowledges...": "The Brightwell" read as a person's name.
+    assert not has_answer_type("person", "The Brightwell security team acknowledges it.")
+    assert has_answer_type("person", "The team is led by Marie Dupont.")
+
+
 def test_whom_to_reach_asks_for_a_role_not_a_persons_name():
     from threadline.knowledge.facts import asked_type
 

@@ -52,7 +52,11 @@ _AMOUNT = re.compile(
     re.I,
 )
 _WEIGHT = re.compile(r"\d+(?:[.,]\d+)?\s*(?:kg|g|grams?|kilograms?|lbs?|pounds?|oz)\b", re.I)
-_PERSON = re.compile(r"\b[A-Z][a-zà-ÿ]+(?:\s+(?:[A-Z]\.|[A-Z][a-zà-ÿ]+))+\b")
+# A determiner opening a sentence is no first name: "The Brightwell security team".
+_PERSON = re.compile(
+    r"\b(?!(?:The|A|An|This|That|These|Those|Le|La|Les|Un|Une|Ce|Cette|Ces)\b)"
+    r"[A-Z][a-zà-ÿ]+(?:\s+(?:[A-Z]\.|[A-Z][a-zà-ÿ]+))+\b"
+)
 # A phone number has seven digits or more in groups ("+33 1 23 45 67 89", "1-800-555-0199",
 # "(555) 123-4567"); "a 24/7 phone line" or "312 000" is none. An email address is one.
 _PHONE = re.compile(r"(?<![\w.,])(?:\+?\(?\d{1,4}\)?(?:[\s.-]\d{2,4}){2,5}|\+?\d{7,15})(?![\w,])")
