@@ -631,7 +631,13 @@ class ExtractiveChatModel(BaseChatModel):
             if matching:
                 rows = [(score + 1.0, si, i, s) for score, si, i, s in rows if si in matching]
         elif rows:
-            rows = self._answering(rows, question, answer_type, translated)
+            asked_in = detect_language(question)
+            native = frozenset(
+                si
+                for si, source in enumerate(sources)
+                if detect_language(f"{source.title} {source.text}") == asked_in
+            )
+            rows = self._answering(rows, question, answer_type, translated, native)
         if reference:
             chosen = sorted((r for r in rows if r[0] > 0), key=lambda r: -r[0])
             chosen = sorted(chosen[: self.detail_sentences], key=lambda r: (r[1], r[2]))
@@ -756,6 +762,7 @@ class ExtractiveChatModel(BaseChatModel):
         question: str,
         answer_type: str,
         translated: set[str] = frozenset(),  # type: ignore[assignment]
+        native: frozenset[int] = frozenset(),
     ) -> list[tuple[float, int, int, str]]:
         """Only the sentences that answer the question: no filler.
 
@@ -805,17 +812,20 @@ class ExtractiveChatModel(BaseChatModel):
         # its warranty speaks of the subject, not of what is asked. A word for the kind of
         # answer ("the differences among Fixed, Metered...") is not what a sentence holds:
         # the differences are stated without the word.
-        # The question's own words are read as the evidence check reads them:
-        # "classifies" holds "classification" (a shared start), so the sentence listing
-        # the four levels is not left for one that holds "data" alone. Its words joined
-        # ("differenceamong") are no word of its own: they are found whole or not at all.
+        # The question's own words are read as the evidence check reads them, in a
+        # sentence of the question's language: "classifies" holds "classification" (a
+        # shared start), so the sentence listing the four levels is not left for one that
+        # holds "data" alone. Across languages a shared start is a false friend ("revenue",
+        # "revendus"); the question's words joined ("differenceamong") are no word of its
+        # own: both are found whole or not at all.
         asked = own - set(terms(" ".join(_NAMES.findall(question)))) - KIND_WORDS
         written = asked & own_terms(question, answer_type)
         if asked and (
             holding := [
                 r
                 for r in rows
-                if asked & read[r[3]] or any(matches_term(t, read[r[3]]) for t in written)
+                if asked & read[r[3]]
+                or (r[1] in native and any(matches_term(t, read[r[3]]) for t in written))
             ]
         ):
             rows = holding
