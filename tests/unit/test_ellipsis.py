@@ -80,6 +80,9 @@ from threadline.graph.reformulation import query_variants
             "Y a-t-il des frais pour retourner un ordinateur portable ?",
         ),
         ("What is the warranty on laptops?", "and phones?", "What is the warranty on phones?"),
+        # An elided article before a name opening with a consonant is written out (the
+        # search query read "Parle-moi de l'Galaxy S24").
+        ("Parle-moi de l'iPhone 15", "et le Galaxy S24 ?", "Parle-moi du Galaxy S24"),
     ],
 )
 def test_the_message_replaces_the_part_of_the_previous_question_it_aligns_with(

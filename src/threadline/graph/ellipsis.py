@@ -140,7 +140,19 @@ def _replace_name(previous: str, new: str) -> str | None:
         same = [n for n in same if _is_model(n)]
     if len(same) != 1:
         return None
-    return re.sub(rf"(?<![\w-]){re.escape(same[0])}(?![\w-])", new, previous, count=1)
+    replaced = re.sub(rf"(?<![\w-]){re.escape(same[0])}(?![\w-])", new, previous, count=1)
+    if fold(new)[:1] not in "aeiouyh":
+        # "de l'iPhone 15" for the Galaxy S24 is "du Galaxy S24": an elided article
+        # before a name that opens with a consonant is written out.
+        elided = rf"\b([dD]e |[àÀ] )?[lL]['’]{re.escape(new)}"
+        replaced = re.sub(
+            elided, lambda m: _ARTICLE_BEFORE.get(fold(m[1] or ""), "le ") + new, replaced
+        )
+    return replaced
+
+
+# The article "le" after a preposition, contracted: "de le" is "du", "à le" is "au".
+_ARTICLE_BEFORE = {"": "le ", "de ": "du ", "a ": "au "}
 
 
 def _replace_noun_phrase(previous: str, core: str) -> str | None:
