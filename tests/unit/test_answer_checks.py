@@ -117,6 +117,47 @@ def test_when_asks_for_a_date_only_as_the_question_word():
     assert asked_type("Quand je dépasse la limite, que se passe-t-il ?") is None
 
 
+def test_how_does_x_work_asks_how_with_no_content_word_work():
+    from threadline.graph.question_terms import content_terms
+
+    # "How do returns work?" was declined: "work" is in no passage on returns.
+    assert content_terms("How do returns work?") == ["return"]
+    assert content_terms("Comment fonctionne la garantie ?") == ["garanti"]
+    # Work as a content word stays one.
+    assert "work" in content_terms("Where do you work?")
+
+
+def test_the_titles_of_an_answer_are_read_in_the_order_it_quotes_them():
+    from threadline.graph.answering import in_order_quoted
+
+    titles = ["Policy — Incident priorities", "Handbook — Security incident reporting"]
+    answer = "A security incident is any event... [2] Report it at once. [2] A P1... [1]"
+    assert in_order_quoted(titles, answer) == list(reversed(titles))
+    # Markers that do not match the titles one for one: as stored.
+    assert in_order_quoted(titles, "No markers.") == titles
+
+
+def test_a_determiner_opening_a_sentence_is_no_persons_first_name():
+    from threadline.knowledge.facts import has_answer_type
+
+    # "Who is Brightwell's data protection officer?" quoted "The Brightwell security
+    # team acknowledges...": "The Brightwell" read as a person's name.
+    assert not has_answer_type("person", "The Brightwell security team acknowledges it.")
+    assert has_answer_type("person", "The team is led by Marie Dupont.")
+
+
+def test_whom_to_reach_asks_for_a_role_not_a_persons_name():
+    from threadline.knowledge.facts import asked_type
+
+    # "Escalation starts with the duty support manager": a role, written lower-case.
+    assert asked_type("who should I contact?") is None
+    assert asked_type("qui contacter ?") is None
+    assert asked_type("À qui dois-je m'adresser ?") is None
+    # Who one particular holder is: a name.
+    assert asked_type("Who is the CEO of Brightwell?") == "person"
+    assert asked_type("Qui a fondé Brightwell ?") == "person"
+
+
 def test_a_question_is_checked_on_a_passage_in_another_language():
     chunks = [
         {

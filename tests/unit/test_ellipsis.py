@@ -67,6 +67,22 @@ from threadline.graph.reformulation import query_variants
         ),
         # A model for the one model among the names: the feature asked is no model.
         ("Does the iPhone 15 have USB-C?", "et le Galaxy S24 ?", "Does the Galaxy S24 have USB-C?"),
+        # A sibling kind of the catalog's for the other, in its number: the fee to return
+        # is what is still asked ("and for laptops?" led with the lost-device rule).
+        (
+            "is there a fee to return a phone?",
+            "and for laptops?",
+            "is there a fee to return a laptop?",
+        ),
+        (
+            "Y a-t-il des frais pour retourner un téléphone ?",
+            "et pour les ordinateurs portables ?",
+            "Y a-t-il des frais pour retourner un ordinateur portable ?",
+        ),
+        ("What is the warranty on laptops?", "and phones?", "What is the warranty on phones?"),
+        # An elided article before a name opening with a consonant is written out (the
+        # search query read "Parle-moi de l'Galaxy S24").
+        ("Parle-moi de l'iPhone 15", "et le Galaxy S24 ?", "Parle-moi du Galaxy S24"),
     ],
 )
 def test_the_message_replaces_the_part_of_the_previous_question_it_aligns_with(
@@ -97,6 +113,9 @@ def test_other_messages_are_no_ellipsis_of_the_previous_question(previous, messa
 def test_an_ellipsis_is_a_connective_and_a_short_phrase():
     assert read_ellipsis("Et pour le plan Enterprise ?").phrase == "pour le plan Enterprise"
     assert read_ellipsis("and on Enterprise?").core == "Enterprise"
+    # An article is a word of its own: "laptops" does not open with "la" ("ptops").
+    assert read_ellipsis("and for laptops?").core == "laptops"
+    assert read_ellipsis("et pour l'iPhone ?").core == "iPhone"
     assert read_ellipsis("Et celle de l'iPhone 15 ?").core == "iPhone 15"
     assert read_ellipsis("and what does it cost?") is None
     assert read_ellipsis("What is the SLA?") is None
@@ -165,3 +184,23 @@ def test_no_superlative_or_no_plural_is_no_ranking_of_the_previous_question(prev
 def test_a_verb_after_which_is_no_plural_noun_to_rank():
     # "has" is the verb of "which phone has": nothing plural was spoken of.
     assert substituted_question("and the smallest?", "Which phone has the biggest screen?") is None
+
+
+@pytest.mark.parametrize(
+    ("previous", "message", "meant"),
+    [
+        # A French noun comes first, its adjective after: the laptop, not "le portable".
+        (
+            "Parle-moi des ordinateurs portables",
+            "lequel est le plus léger ?",
+            "Quel est l'ordinateur portable le plus léger ?",
+        ),
+        (
+            "tell me about your laptops",
+            "which one is the lightest?",
+            "What is the lightest laptop?",
+        ),
+    ],
+)
+def test_which_one_is_the_x_est_ranks_what_the_previous_question_spoke_of(previous, message, meant):
+    assert substituted_question(message, previous) == meant

@@ -564,3 +564,17 @@ def test_of_tied_sentences_the_one_whose_subject_is_asked_about_is_best():
         answer_type="duration",
     )
     assert sentences_without_citations(text)[0].startswith("Refunds are paid"), text
+
+
+def test_the_questions_words_are_read_in_their_derivations_in_its_language():
+    # "What are the data classification levels?" quoted only Restricted: "classifies"
+    # was not read as "classification", and "data" was held by that sentence alone.
+    passage = (
+        "Brightwell classifies all information into four levels: Public, Internal and "
+        "Restricted. Public information includes the catalog. Restricted information covers "
+        "payment card data."
+    )
+    quoted = sentences_without_citations(
+        compose("What are the data classification levels?", [passage])
+    )
+    assert quoted[0].startswith("Brightwell classifies all information into four levels")

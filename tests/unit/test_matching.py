@@ -7,7 +7,7 @@ import pytest
 from threadline.graph import question_terms
 from threadline.graph.evidence import decide
 from threadline.text import matching, terms
-from threadline.text.matching import acronyms, matches_term, verb_lemma_stems
+from threadline.text.matching import acronyms, matches_same_sense, matches_term, verb_lemma_stems
 
 
 def held(question_word: str, passage: str) -> bool:
@@ -73,3 +73,12 @@ def test_a_word_naming_the_same_thing_matches():
     # "6.82-inch display", and "screen" was in no passage.
     assert matches_term(terms("screen")[0], set(terms("a 6.82-inch AMOLED display")))
     assert not matches_term(terms("screen")[0], set(terms("a 5,400 mAh battery")))
+
+
+def test_a_word_naming_the_same_thing_matches_in_a_derivation():
+    # "who should I contact?" after an escalation answer: the duty support manager is
+    # "reachable through the Escalate button"; "contact" and "reach" name one thing.
+    reachable = set(terms("the duty support manager, reachable through the Escalate button"))
+    assert matches_term(terms("contact")[0], reachable)
+    assert matches_same_sense(terms("contact")[0], reachable)
+    assert not matches_same_sense(terms("contact")[0], set(terms("a restocking fee of 15%")))

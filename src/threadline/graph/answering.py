@@ -11,6 +11,7 @@ call is asked is what the guard checks); the prompt's parts would move out first
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
@@ -99,6 +100,21 @@ def asked_question(state: State) -> str:
     return substituted_question(state.query, previous, searched) or state.query
 
 
+def in_order_quoted(titles: Sequence[str], answer: str) -> list[str]:
+    """Return an answer's cited titles in the order its text quotes them.
+
+    The citations are stored in the order of their numbers, which is retrieval's; the
+    answer may lead with another ("A security incident at Brightwell is... [2] ...
+    [1]"): what it was about first is what it quoted first. As stored when the markers
+    do not match the titles one for one.
+    """
+    quoted = list(dict.fromkeys(re.findall(r"\[(\d+)\]", answer)))
+    if len(quoted) != len(titles):
+        return list(titles)
+    by_number = dict(zip(sorted(quoted, key=int), titles, strict=True))
+    return [by_number[number] for number in quoted]
+
+
 def decide_turn(state: State, question: str) -> Evidence:
     """Return the evidence check for this turn's question over its packed context.
 
@@ -111,7 +127,11 @@ def decide_turn(state: State, question: str) -> Evidence:
     # "it" is the product the router found discussed (the only one the previous answer
     # showed, or the first of a ranking), not every product it listed; a message that
     # names its own subject is checked against the previous answer's sources.
-    focus = state.thread_state.last_titles if state.history else []
+    focus = (
+        in_order_quoted(state.thread_state.last_titles, str(state.history[-1].get("answer") or ""))
+        if state.history
+        else []
+    )
     if state.discussed_product and PRONOUN.search(question):
         focus = [state.discussed_product]
     return decide(

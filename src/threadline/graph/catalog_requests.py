@@ -319,6 +319,22 @@ def unknown_brand(question: str, known_words: Sequence[str]) -> str | None:
     return None
 
 
+def product_line(question: str, brands: Sequence[str], names: Sequence[str]) -> str | None:
+    """Return the product line a catalog question names, or None.
+
+    "Do you sell Galaxy phones?" listed every phone: "Galaxy" is no brand, but a word of
+    some products' names written against a category word, a line of products that
+    filters the list ("Samsung Galaxy A55 5G", "Samsung Galaxy S24").
+    """
+    brand_words = {fold(b) for b in brands}
+    name_words = {w for name in names for w in fold(name).split()}
+    for match in _NAMED_CATEGORY.finditer(question):
+        name = fold(match["before"] or match["after"])
+        if name in name_words and name not in brand_words and name not in STOPWORDS:
+            return match["before"] or match["after"]
+    return None
+
+
 def listed_product(
     question: str, listed: Sequence[str], prices: dict[str, float] | None = None
 ) -> tuple[int, str] | None:
@@ -624,6 +640,11 @@ def reranked_on_the_same_spec(
         return None
     order = "asc" if match["asc"] else "desc"
     return ToolRequest("rank_products", {**previous.args, "order": order})
+
+
+def chooses_among_shown(question: str) -> bool:
+    """Whether a message chooses among products shown: "which one", "lequel", "of those"."""
+    return _AMONG_SHOWN.search(fold(question)) is not None
 
 
 def ranks_a_category(question: str) -> bool:

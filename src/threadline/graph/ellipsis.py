@@ -10,6 +10,7 @@ question it means is the previous one with the part it replaces swapped for it
 The part replaced is found by form, in this order: a name of the same shape (a word
 "Business" for "Enterprise", a code "P1" for "P2", a model "Pixel 8a" for "iPhone 15"),
 then the noun phrase holding the same noun ("plan Business" for "plan Enterprise"),
+then a sibling kind of the catalog's ("laptops" for "a phone": the catalog's categories),
 then the noun group after the same possessive or plural determiner ("mon ordinateur
 portable" for "mon téléphone", "des smartphones" for "les ordinateurs portables").
 A message none of these align with is not read as one ("What about refunds?" after
@@ -21,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from threadline.graph.catalog_requests import CATEGORY_WORDS
 from threadline.text import STOPWORDS, fold, terms
 
 # "and X?", "what about X?", "et pour X ?", "quid de X ?": a connective, then what changes.
@@ -44,7 +46,8 @@ _STANDS_FOR = re.compile(
 )
 _LEADING = re.compile(
     r"^(?:(?:for|on|in|with|at|about|to|of|pour|sur|dans|avec|en|à|au|aux|de|du|des|d['’])\s+)?"
-    r"(?:(?:the|a|an|le|la|les|l['’]|un|une)\s*)?",
+    # An article is a word of its own: "laptops" does not open with "la".
+    r"(?:(?:the|a|an|le|la|les|un|une)\s+|l['’]\s*)?",
     re.I,
 )
 _POSSESSIVE = r"my|our|your|his|her|their|mon|ma|mes|ton|ta|tes|son|sa|ses|notre|nos|votre|vos"
@@ -137,7 +140,19 @@ def _replace_name(previous: str, new: str) -> str | None:
         same = [n for n in same if _is_model(n)]
     if len(same) != 1:
         return None
-    return re.sub(rf"(?<![\w-]){re.escape(same[0])}(?![\w-])", new, previous, count=1)
+    replaced = re.sub(rf"(?<![\w-]){re.escape(same[0])}(?![\w-])", new, previous, count=1)
+    if fold(new)[:1] not in "aeiouyh":
+        # "de l'iPhone 15" for the Galaxy S24 is "du Galaxy S24": an elided article
+        # before a name that opens with a consonant is written out.
+        elided = rf"\b([dD]e |[àÀ] )?[lL]['’]{re.escape(new)}"
+        replaced = re.sub(
+            elided, lambda m: _ARTICLE_BEFORE.get(fold(m[1] or ""), "le ") + new, replaced
+        )
+    return replaced
+
+
+# The article "le" after a preposition, contracted: "de le" is "du", "à le" is "au".
+_ARTICLE_BEFORE = {"": "le ", "de ": "du ", "a ": "au "}
 
 
 def _replace_noun_phrase(previous: str, core: str) -> str | None:
@@ -152,6 +167,32 @@ def _replace_noun_phrase(previous: str, core: str) -> str | None:
         )
         if found:
             return previous[: found.start()] + core + previous[found.end() :]
+    return None
+
+
+def _replace_kind(previous: str, core: str) -> str | None:
+    """Swap the previous question's product kind for the sibling kind the phrase names.
+
+    "is there a fee to return a phone?" then "and for laptops?": phones and laptops are
+    the catalog's categories, two kinds of one thing, so the laptop takes the phone's
+    place, in the phone's number ("a laptop"). A phrase naming more than its kind ("the
+    Dell laptops") is left to the other alignments.
+    """
+    folded_core, folded_previous = fold(core), fold(previous)
+    if len(folded_previous) != len(previous):
+        return None  # positions in the folded text are not the typed text's
+    for kind, pattern in CATEGORY_WORDS.items():
+        new = re.fullmatch(pattern, folded_core)
+        if new is None:
+            continue
+        for other, other_pattern in CATEGORY_WORDS.items():
+            old = re.search(other_pattern, folded_previous) if other != kind else None
+            if old is None:
+                continue
+            word = core
+            if not old.group(0).endswith(("s", "x")):
+                word = re.sub(r"s\b", "", core)  # "a phone" → "a laptop", not "a laptops"
+            return previous[: old.start()] + word + previous[old.end() :]
     return None
 
 
@@ -181,10 +222,11 @@ def _replace_group(previous: str, phrase: str) -> str | None:
 
 
 # "the cheapest one", "and the most expensive?", "le moins cher ?", "which one is the
-# cheapest?": a superlative with no noun of its own ("one" stands for it).
+# cheapest?", "lequel est le plus léger ?": a superlative with no noun of its own ("one",
+# "lequel" stand for it).
 _SUPERLATIVE_ONE = re.compile(
     r"^\s*(?:and |so |et |alors )?(?:(?:which|what) (?:one )?(?:is|'s) |"
-    r"(?:quel|quelle) est )?(?:the|le|la|les) "
+    r"(?:quel|quelle|lequel|laquelle) est |(?:lesquels|lesquelles) sont )?(?:the|le|la|les) "
     r"(?P<degree>(?:\w+est|most \w+|least \w+|(?:plus|moins) \w+))(?: ones?)?\s*[?!.]*\s*$",
     re.I,
 )
@@ -192,6 +234,11 @@ _SUPERLATIVE_ONE = re.compile(
 _PLURAL_NOUN = re.compile(
     r"\b(?:(?:the|les|des|your|our|vos|nos)\s+(?:[a-z-]+\s+)?|(?:what|which|quels|quelles)\s+)"
     r"(?P<noun>[a-z][\w-]*[a-z]s)\b",
+    re.I,
+)
+# A French plural noun and its plural adjective: "les ordinateurs portables", "des plans".
+_FRENCH_PLURAL_NOUN = re.compile(
+    r"\b(?:les|des|vos|nos|quels|quelles)\s+(?P<noun>[a-zà-ÿ][\w-]*[sx](?:\s+[a-zà-ÿ][\w-]*[sx])?)\b",
     re.I,
 )
 # The noun a previous superlative ranked: "the cheapest plan", "le plan le moins cher".
@@ -224,8 +271,14 @@ def superlative_of_previous(
         return None
     degree = match["degree"].strip()
     noun = nouns[-1]
+    # A French noun comes first and its adjective after: "des ordinateurs portables"
+    # ranks "l'ordinateur portable", not "le portable" (a phone, or nothing).
+    french = _FRENCH_PLURAL_NOUN.search(previous_question)
+    if french is not None and not _RANKED_NOUN.search(previous_query or ""):
+        noun = " ".join(word[:-1] if word[-1:] in "sx" else word for word in french["noun"].split())
     if degree.split()[0].lower() in ("plus", "moins"):
-        return f"Quel est le {noun} le {degree} ?"
+        article = "l'" if fold(noun)[:1] in "aeiouyh" else "le "
+        return f"Quel est {article}{noun} le {degree} ?"
     return f"What is the {degree} {noun}?"
 
 
@@ -258,4 +311,8 @@ def substituted_question(
         replaced = _replace_name(previous, name)
         if replaced is not None:
             return replaced
-    return _replace_noun_phrase(previous, core) or _replace_group(previous, ellipsis.phrase)
+    return (
+        _replace_noun_phrase(previous, core)
+        or _replace_kind(previous, core)
+        or _replace_group(previous, ellipsis.phrase)
+    )

@@ -40,7 +40,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from threadline.followups.anaphora import continues_the_subject
+from threadline.followups.anaphora import continues_the_subject, looks_like_followup
 from threadline.graph.anchors import (
     DEMONSTRATIVE,
     UNSAID,
@@ -608,6 +608,14 @@ def decide(
             # "the casino" of a talk about Monaco, supported only by a passage on Las
             # Vegas: the passages speak of another casino than the one meant.
             return Evidence("not_in_documents", "another_thing_than_discussed", **base)  # type: ignore[arg-type]
+    if not (anchor or names) and focus and looks_like_followup(whole or question):
+        # "is there a fee?" after an answer on returns asks it of what was discussed: the
+        # section the previous answer cited first, when it supports the question (the
+        # SLA's "monthly fee" is another fee), as "and the X?" does above.
+        discussed = from_lead_discussed(chunks, supporting, focus)
+        if discussed:
+            supporting = tuple(discussed)
+            base["about"] = tuple(discussed)
     uncovered = uncovered_parts(question, list(vocab.values()))
     if uncovered and len(uncovered) < len(question_parts(question)):
         base["missing_terms"] = tuple(uncovered)

@@ -168,9 +168,23 @@ _WORD_POINTER = re.compile(
 )
 
 
+# "How do returns work?", "comment fonctionne la garantie ?": "work" asks how the thing
+# goes, as "procedure" names a kind of text; the passage on returns says how they go
+# without the word.
+_HOW_IT_WORKS = re.compile(
+    r"^(?P<how>\s*(?:so |and |but |et )?how\b.*?)\s+work(?:s|ing)?(?=\s*[?.!]*\s*$)"
+    r"|\bcomment (?:est-ce que )?(?:fonctionne|marche)(?:nt)?\b",
+    re.I,
+)
+
+
+def _without_how_it_works(question: str) -> str:
+    return _HOW_IT_WORKS.sub(lambda m: m["how"] or "comment", question)
+
+
 def content_terms(question: str) -> list[str]:
     """Return the question's own content terms: stems minus request and generic words."""
-    text = _WORD_POINTER.sub(" ", _ASKING.sub(" ", question))
+    text = _WORD_POINTER.sub(" ", _ASKING.sub(" ", _without_how_it_works(question)))
     return [t for t in dict.fromkeys(terms(text)) if t not in GENERIC_TERMS and len(t) > 1]
 
 

@@ -30,6 +30,9 @@ class SearchProductsArgs(BaseModel):
     brand: str | None = Field(default=None, description="Brand name, e.g. Samsung.")
     min_price: float | None = Field(default=None, ge=0, description="Lowest price in USD.")
     max_price: float | None = Field(default=None, ge=0, description="Highest price in USD.")
+    line: str | None = Field(
+        default=None, description="Product line, a word of the products' names, e.g. Galaxy."
+    )
 
 
 class CompareProductsArgs(BaseModel):
@@ -96,9 +99,15 @@ def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
         brand: str | None = None,
         min_price: float | None = None,
         max_price: float | None = None,
+        line: str | None = None,
     ) -> list[Product]:
         return catalog.search(
-            tenant, category=category, brand=brand, min_price=min_price, max_price=max_price
+            tenant,
+            category=category,
+            brand=brand,
+            min_price=min_price,
+            max_price=max_price,
+            line=line,
         )
 
     def compare_products(names: list[str], specs: list[str] | None = None) -> list[Product]:
@@ -138,7 +147,8 @@ def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
         StructuredTool.from_function(
             search_products,
             name="search_products",
-            description="List catalog products filtered by category, brand and price range.",
+            description="List catalog products filtered by category, brand, product line and "
+            "price range.",
             args_schema=SearchProductsArgs,
         ),
         StructuredTool.from_function(

@@ -233,13 +233,19 @@ class Catalog:
         min_price: float | None = None,
         max_price: float | None = None,
         text: str | None = None,
+        line: str | None = None,
     ) -> list[Product]:
-        """Filter products; sorted by price, cheapest first."""
+        """Filter products; sorted by price, cheapest first.
+
+        `line` is a product line, a word of the products' names ("Galaxy", "ThinkPad").
+        """
         hits = []
         for product in self.products(tenant):
             if category and fold(product.category) != fold(category):
                 continue
             if brand and fold(product.brand) != fold(brand):
+                continue
+            if line and fold(line) not in fold(product.name).split():
                 continue
             if min_price is not None and product.price_usd < min_price:
                 continue

@@ -52,7 +52,11 @@ _AMOUNT = re.compile(
     re.I,
 )
 _WEIGHT = re.compile(r"\d+(?:[.,]\d+)?\s*(?:kg|g|grams?|kilograms?|lbs?|pounds?|oz)\b", re.I)
-_PERSON = re.compile(r"\b[A-Z][a-zà-ÿ]+(?:\s+(?:[A-Z]\.|[A-Z][a-zà-ÿ]+))+\b")
+# A determiner opening a sentence is no first name: "The Brightwell security team".
+_PERSON = re.compile(
+    r"\b(?!(?:The|A|An|This|That|These|Those|Le|La|Les|Un|Une|Ce|Cette|Ces)\b)"
+    r"[A-Z][a-zà-ÿ]+(?:\s+(?:[A-Z]\.|[A-Z][a-zà-ÿ]+))+\b"
+)
 # A phone number has seven digits or more in groups ("+33 1 23 45 67 89", "1-800-555-0199",
 # "(555) 123-4567"); "a 24/7 phone line" or "312 000" is none. An email address is one.
 _PHONE = re.compile(r"(?<![\w.,])(?:\+?\(?\d{1,4}\)?(?:[\s.-]\d{2,4}){2,5}|\+?\d{7,15})(?![\w,])")
@@ -196,10 +200,16 @@ ASKING_TERMS: dict[str, frozenset[str]] = {
 # CEO?", "who wrote it?"). Generic present ("who takes photos of planes?", "who pays the
 # fee?") and a bare plural ("who are audiences?") ask about a kind of people: the answer
 # is a role or a group ("the photographer on the ground"), written as a common noun.
+# Whom the asker should reach ("who should I contact?", "who do we call?", "qui
+# contacter ?", "à qui dois-je m'adresser ?") is a role or a channel too ("the duty
+# support manager, reachable through the Escalate button"), not a person's name.
 _WHO_OF_A_KIND = re.compile(
     r"\bwho (?:(?!is\b|was\b|has\b|does\b)[a-z]+[^s\W]s|(?:are|were) "
     r"(?!the\b|these\b|those\b|they\b|you\b|we\b|it\b|its\b|their\b|his\b|her\b|my\b|our\b)"
     r"[a-z]+s)\b"
+    r"|\bwho(?:m)? (?:should|do|can|could|must|shall|would) (?:i|we) [a-z]+"
+    r"|^\s*(?:a |aupres de )?qui (?:(?:dois|dois-je|puis-je|peut-on|doit-on|faut-il)\s+)?"
+    r"(?:(?:m'|me |s'|se |nous )?[a-z]+(?:er|ir|re)|je dois|on doit)\b"
 )
 
 

@@ -53,7 +53,12 @@ from threadline.models.answer_prompt import (
 from threadline.text import fold, is_stopword, terms
 from threadline.text.language import detect_language
 from threadline.text.lexicons import en, fr
-from threadline.text.matching import acronyms, matches_term, matches_verb_form
+from threadline.text.matching import (
+    acronyms,
+    matches_same_sense,
+    matches_term,
+    matches_verb_form,
+)
 
 MODEL_NAME = "threadline-extractive"
 
@@ -213,9 +218,14 @@ def _asked_in_other_forms(asked: set[str], found: set[str]) -> set[str]:
     """Return the asked terms a sentence holds as another form of the same verb.
 
     "I lost my laptop" against "who loses a laptop": Snowball keeps "lost" apart from
-    "loses", a reader does not.
+    "loses", a reader does not. Or as a word the lexicons list as naming the same thing:
+    "who should I contact?" against a manager "reachable through the Escalate button".
     """
-    return {t for t in asked if t not in found and matches_verb_form(t, found)}
+    return {
+        t
+        for t in asked
+        if t not in found and (matches_verb_form(t, found) or matches_same_sense(t, found))
+    }
 
 
 def _said_as(sentence: str) -> str:
@@ -601,6 +611,14 @@ class ExtractiveChatModel(BaseChatModel):
     ) -> str:
         translated = _translated_terms(question, sources, answer_type) | _closed_compounds(question)
         weights = self._weights(question, search_query, translated, answer_type)
+        carried: set[str] = set()
+        if search_query and search_query != question:
+            # The words a follow-up carries from the conversation are searched in the
+            # sources' language too: "combien de temps ? (obtenir remboursement)" finds
+            # the English "Refunds are paid ... within 10 business days".
+            carried = _translated_terms(search_query, sources, answer_type)
+            for term in carried:
+                weights[term] = max(weights[term], 1)
         rows = self._scored(sources, weights)
         if reference:
             # "Détaille S2": the user wants that section, so give more of it.
@@ -613,7 +631,13 @@ class ExtractiveChatModel(BaseChatModel):
             if matching:
                 rows = [(score + 1.0, si, i, s) for score, si, i, s in rows if si in matching]
         elif rows:
-            rows = self._answering(rows, question, answer_type, translated)
+            asked_in = detect_language(question)
+            native = frozenset(
+                si
+                for si, source in enumerate(sources)
+                if detect_language(f"{source.title} {source.text}") == asked_in
+            )
+            rows = self._answering(rows, question, answer_type, translated, native)
         if reference:
             chosen = sorted((r for r in rows if r[0] > 0), key=lambda r: -r[0])
             chosen = sorted(chosen[: self.detail_sentences], key=lambda r: (r[1], r[2]))
@@ -626,7 +650,7 @@ class ExtractiveChatModel(BaseChatModel):
                     question, sources, with_section=True, answer_type=answer_type
                 ),
                 heading=_heading_coverage(question, sources, answer_type),
-                fit=_sentence_fit(question, answer_type, translated),
+                fit=_sentence_fit(question, answer_type, translated | carried),
             )
         if not chosen:
             return INSUFFICIENT_CONTEXT
@@ -738,6 +762,7 @@ class ExtractiveChatModel(BaseChatModel):
         question: str,
         answer_type: str,
         translated: set[str] = frozenset(),  # type: ignore[assignment]
+        native: frozenset[int] = frozenset(),
     ) -> list[tuple[float, int, int, str]]:
         """Only the sentences that answer the question: no filler.
 
@@ -787,8 +812,22 @@ class ExtractiveChatModel(BaseChatModel):
         # its warranty speaks of the subject, not of what is asked. A word for the kind of
         # answer ("the differences among Fixed, Metered...") is not what a sentence holds:
         # the differences are stated without the word.
+        # The question's own words are read as the evidence check reads them, in a
+        # sentence of the question's language: "classifies" holds "classification" (a
+        # shared start), so the sentence listing the four levels is not left for one that
+        # holds "data" alone. Across languages a shared start is a false friend ("revenue",
+        # "revendus"); the question's words joined ("differenceamong") are no word of its
+        # own: both are found whole or not at all.
         asked = own - set(terms(" ".join(_NAMES.findall(question)))) - KIND_WORDS
-        if asked and (holding := [r for r in rows if asked & read[r[3]]]):
+        written = asked & own_terms(question, answer_type)
+        if asked and (
+            holding := [
+                r
+                for r in rows
+                if asked & read[r[3]]
+                or (r[1] in native and any(matches_term(t, read[r[3]]) for t in written))
+            ]
+        ):
             rows = holding
         return rows
 

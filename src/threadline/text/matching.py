@@ -33,6 +33,7 @@ from threadline.text.tokenize import stem, terms
 
 __all__ = [
     "acronyms",
+    "matches_same_sense",
     "matches_term",
     "matches_verb_form",
     "one_edit",
@@ -100,6 +101,25 @@ def matches_verb_form(term: str, vocabulary: set[str]) -> bool:
     return any(mine & verb_lemma_stems(v) for v in vocabulary)
 
 
+def matches_same_sense(term: str, vocabulary: set[str]) -> bool:
+    """Tell whether a vocabulary holds a word the lexicons list as naming what a term does.
+
+    "screen" / "display" (the lexicons' ``SAME_SENSE``), in a derivation of its own too:
+    "contact" finds "reachable" ("reach" and "reachable" share their first five letters).
+
+    Args:
+        term: A question's term (an index term).
+        vocabulary: A passage's or a sentence's terms.
+
+    Returns:
+        True when one of the term's same-sense words, or a derivation of it, is there.
+    """
+    same_sense = _SAME_SENSE.get(term, frozenset())
+    if not same_sense.isdisjoint(vocabulary):
+        return True
+    return any(_shares_start(other, vocabulary) for other in same_sense)
+
+
 def matches_term(term: str, vocabulary: set[str]) -> bool:
     """Tell whether a term matches one of a vocabulary's terms, as a reader would.
 
@@ -117,19 +137,26 @@ def matches_term(term: str, vocabulary: set[str]) -> bool:
     """
     if term in vocabulary:
         return True
-    if not _SAME_SENSE.get(term, frozenset()).isdisjoint(vocabulary):
-        return True  # "screen" / "display" (the lexicons' SAME_SENSE)
+    if matches_same_sense(term, vocabulary):
+        return True
     if any(ch.isdigit() for ch in term):
         return False
     if len(term) >= _SHARED_START:
-        head = term[:_SHARED_START]
-        if any(len(v) >= _SHARED_START and v[:_SHARED_START] == head for v in vocabulary):
+        if _shares_start(term, vocabulary):
             return True
         if len(term) >= _TYPO_LENGTH and any(
             one_edit(term, v) for v in vocabulary if len(v) >= _TYPO_LENGTH
         ):
             return True
     return matches_verb_form(term, vocabulary)
+
+
+def _shares_start(term: str, vocabulary: set[str]) -> bool:
+    """Whether a vocabulary holds a derivation of a term: a shared five-letter start."""
+    if len(term) < _SHARED_START:
+        return False
+    head = term[:_SHARED_START]
+    return any(len(v) >= _SHARED_START and v[:_SHARED_START] == head for v in vocabulary)
 
 
 def one_edit(a: str, b: str) -> bool:

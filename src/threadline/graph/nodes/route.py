@@ -10,16 +10,20 @@ from threadline.followups.reference_model import Reference
 from threadline.graph.catalog_requests import (
     ToolRequest,
     asked_specs,
+    chooses_among_shown,
     chosen_criterion,
     compared_to_it,
     is_comparison,
+    parse_catalog_request,
     points_at_one_ranked,
+    product_line,
     ranks_a_category,
     reranked_on_the_same_spec,
     subject_product,
     unknown_brand,
 )
 from threadline.graph.context import run_services
+from threadline.graph.ellipsis import superlative_of_previous
 from threadline.graph.routing import TurnPlan, plan_turn
 from threadline.graph.state import State, ToolCall, TurnFollowup
 from threadline.knowledge.catalog import Catalog, Product
@@ -140,12 +144,31 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
     if state.history and state.history[-1]["route"] != "tool":
         sections = [t.split(" — ")[-1] for t in state.history[-1]["titles"] if " — " in t]
         discussed = list(dict.fromkeys(t for t in sections if t in known))
+    if catalog and len(discussed) < 2 and chooses_among_shown(state.query):
+        # "which one is cheaper?" after "Tell me about the iPhone 15" then "and the Pixel
+        # 8a?": one product a turn, the two turns' products are those to choose among.
+        recent = [
+            next((t.split(" — ")[-1] for t in past["titles"] if t.split(" — ")[-1] in known), "")
+            for past in state.history[-2:]
+        ]
+        if len(set(recent)) == 2 and all(recent) and not listed:
+            discussed = recent
     subject = subject_product(state.history, known)
     # A typed reply naming one of the criteria a "best" question was asked back with
     # ("prix", "by price") is that criterion's chip: its ranking question.
     question = state.query
     if catalog and state.history and state.history[-1]["route"] == "clarify":
         question = chosen_criterion(question, state.history[-1]["question"]) or question
+    if catalog and state.history and not listed and len(discussed) < 2:
+        # "lequel est le plus léger ?" after "Parle-moi des ordinateurs portables" (a
+        # document answer, no list shown): the superlative ranks the category the
+        # previous question spoke of, "Quel est l'ordinateur portable le plus léger ?".
+        last = state.history[-1]
+        ranked = superlative_of_previous(
+            question, str(last["question"] or ""), str(last["search_query"] or "")
+        )
+        if ranked is not None and parse_catalog_request(ranked, brands) is not None:
+            question = ranked
     reranked = (
         reranked_on_the_same_spec(question, state.history[-1]["question"], brands)
         if catalog and state.history and state.history[-1]["route"] == "tool"
@@ -182,6 +205,11 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         if missing_brand := unknown_brand(question, words):
             plan = dataclasses.replace(
                 plan, tool=ToolRequest("search_products", {**tool.args, "brand": missing_brand})
+            )
+        elif line := product_line(question, brands, [p.name for p in products]):
+            # "Galaxy phones": a line of products, the Galaxy ones, not every phone.
+            plan = dataclasses.replace(
+                plan, tool=ToolRequest("search_products", {**tool.args, "line": line})
             )
     if plan.tool is not None and plan.tool.name == "compare_products":
         found = services.kb.catalog.find(state.tenant, list(plan.tool.args.get("names", [])))

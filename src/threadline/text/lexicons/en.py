@@ -232,9 +232,11 @@ for an operating margin of at least 8.5%"): no answer to what a figure was."""
 PAST_MARKERS: tuple[str, ...] = ("was", "were", "did", "had")
 """Folded words of a question that asks what happened ("What was the operating margin?")."""
 
-SAME_SENSE: tuple[str, ...] = ("screen display",)
+SAME_SENSE: tuple[str, ...] = ("screen display", "contact reach")
 """Words that name the same thing, one group a line: a passage writes one where a question
-writes another ("the screen size" of a phone whose page gives its "6.82-inch display")."""
+writes another ("the screen size" of a phone whose page gives its "6.82-inch display";
+"who should I contact?" of a manager "reachable through the Escalate button"). A word of
+a group matches the others' derivations too ("reach" / "reachable")."""
 
 GENERIC_WORDS = (
     "tell know explain describe detail details expand elaborate give show say find "
