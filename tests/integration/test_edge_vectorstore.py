@@ -508,3 +508,64 @@ def test_a_search_read_deep_returns_the_head_of_the_deep_ranking(
             assert [[s for _, s in r] for r in shallow] != [[s for _, s in r] for r in batch]
     finally:
         edge.close()
+
+
+class RetrieveCountingShard:
+    """A shard that records what each `retrieve` asked and can hide points from it."""
+
+    def __init__(self, shard: object, hidden: frozenset = frozenset()) -> None:
+        self._shard = shard
+        self.hidden = hidden
+        self.retrieved: list[list] = []
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._shard, name)
+
+    def retrieve(self, point_ids: list, with_payload: object, with_vector: object) -> list:
+        self.retrieved.append(list(point_ids))
+        kept = [i for i in point_ids if i not in self.hidden]
+        return self._shard.retrieve(kept, with_payload=with_payload, with_vector=with_vector)  # type: ignore[attr-defined]
+
+
+def test_a_batch_reads_each_found_points_payload_once(edge_hybrid: EdgeVectorStore) -> None:
+    # A turn's query variants find mostly the same points: the batch reads each
+    # point's payload once, in one call, and the queries that found it share it.
+    queries = ["refund of gift cards", "refund of gift cards (store credit)", "gift cards"]
+    want = [edge_hybrid.similarity_search_with_score(q, k=4) for q in queries]
+    counting = RetrieveCountingShard(edge_hybrid._shard)
+    edge_hybrid._shard = counting  # type: ignore[assignment]
+    try:
+        got = edge_hybrid.similarity_search_with_score_batch(queries, k=4)
+    finally:
+        edge_hybrid._shard = counting._shard  # type: ignore[assignment]
+    for one, batched in zip(want, got, strict=True):
+        assert_same_ranking([(d.id, s) for d, s in one], [(d.id, s) for d, s in batched])
+        assert all([d] == edge_hybrid.get_by_ids([str(d.id)]) for d, _ in batched)
+    [asked] = counting.retrieved
+    found = [d.id for ranking in got for d, _ in ranking]
+    assert len(asked) == len(set(asked)) == len(set(found)) < len(found)
+    by_id: dict[str | None, list[Document]] = {}
+    for ranking in got:
+        for doc, _ in ranking:
+            by_id.setdefault(doc.id, []).append(doc)
+    assert all(all(d is docs[0] for d in docs) for docs in by_id.values())
+
+
+def test_a_batch_leaves_out_a_point_deleted_before_its_payload_is_read(
+    edge_hybrid: EdgeVectorStore,
+) -> None:
+    # Read the whole corpus: equal scores cut at k could be different members.
+    queries = ["refund of gift cards", "warranty for the battery"]
+    want = edge_hybrid.similarity_search_with_score_batch(queries, k=len(TEXTS))
+    gone = want[0][0][0].id
+    assert gone is not None
+    counting = RetrieveCountingShard(edge_hybrid._shard, frozenset({uuid.UUID(gone)}))
+    edge_hybrid._shard = counting  # type: ignore[assignment]
+    try:
+        got = edge_hybrid.similarity_search_with_score_batch(queries, k=len(TEXTS))
+    finally:
+        edge_hybrid._shard = counting._shard  # type: ignore[assignment]
+    for before, after in zip(want, got, strict=True):
+        kept = [(d.id, s) for d, s in before if d.id != gone]
+        assert sorted(kept, key=str) == sorted(((d.id, s) for d, s in after), key=str)
+    assert len(got[0]) == len(want[0]) - 1
