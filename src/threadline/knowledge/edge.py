@@ -392,9 +392,7 @@ class EdgeVectorStore(VectorStore):
 
         The same results as one :meth:`similarity_search_with_score` per query, for
         less: the queries' dense vectors come from one forward pass of the model when
-        it can embed queries in a batch, the shard runs the searches as one batch, and
-        each point's payload is read once however many of the queries found it (a
-        point found by several queries is the same `Document` in each of their lists).
+        it can embed queries in a batch, and the shard runs the searches as one batch.
 
         Args:
             queries: Query texts.
@@ -409,24 +407,12 @@ class EdgeVectorStore(VectorStore):
             return []
         edge_filter = to_edge_filter(filter)
         vectors = self._query_vectors(list(queries))
-        # The shard ranks without payloads, then the payloads of the distinct points
-        # kept are read in one call: a turn's query variants find mostly the same
-        # points (4 variants read 60 deep: about 160 distinct of 240), and converting
-        # a payload to Python, then to a Document, was half of such a batch's time.
         requests = [
-            self._query_request(query, dense, k, edge_filter, depth=depth, with_payload=False)
+            self._query_request(query, dense, k, edge_filter, depth=depth)
             for query, dense in zip(queries, vectors, strict=True)
         ]
-        results = [points[:k] for points in self._shard.query_batch(qe.QueryBatchRequest(requests))]
-        distinct = list(dict.fromkeys(p.id for points in results for p in points))
-        records = (
-            self._shard.retrieve(distinct, with_payload=True, with_vector=False) if distinct else []
-        )
-        documents = {record.id: self._document(record) for record in records}
-        # A point deleted between the two calls is left out, as if found a moment later.
-        return [
-            [(documents[p.id], p.score) for p in points if p.id in documents] for points in results
-        ]
+        results = self._shard.query_batch(qe.QueryBatchRequest(requests))
+        return [[(self._document(p), p.score) for p in points[:k]] for points in results]
 
     def _query_vectors(self, queries: list[str]) -> list[list[float] | None]:
         """Dense query vectors (None each when the store has none)."""
@@ -444,7 +430,6 @@ class EdgeVectorStore(VectorStore):
         score_threshold: float | None = None,
         offset: int = 0,
         depth: int | None = None,
-        with_payload: bool = True,
     ) -> qe.QueryRequest:
         """Return the shard request for one query in this store's retrieval mode.
 
@@ -453,10 +438,9 @@ class EdgeVectorStore(VectorStore):
         its first `k` (the fused scores of those do not depend on how many follow, so
         they are the first `k` a `depth`-long fused ranking holds); a single-vector
         query asks `depth` points, since the HNSW search widens with its limit, and the
-        caller keeps the first `k`. A hybrid query reads no payload beyond its first
-        `k`: converting them to Python was most of a search's cost when a turn's
-        rankings were read deep (`FusionConfig.depth`). `with_payload=False` ranks
-        without reading any (a batch reads them afterwards, once per point).
+        caller keeps the first `k`. Either way the payloads of the points nobody keeps
+        are not read: converting them to Python was most of a search's cost when a
+        turn's rankings were read deep (`FusionConfig.depth`).
         """
         depth = max(k, depth or k)
         request = partial(
@@ -465,7 +449,7 @@ class EdgeVectorStore(VectorStore):
             offset=offset,
             filter=edge_filter,
             score_threshold=score_threshold,
-            with_payload=with_payload,
+            with_payload=True,
             with_vector=False,
         )
         if self.retrieval_mode is RetrievalMode.HYBRID:
