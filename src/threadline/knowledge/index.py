@@ -671,21 +671,6 @@ class KnowledgeBase:
         return rankings
 
 
-# Qdrant's reciprocal rank fusion constant, which hybrid searches use (see `_fetch`).
-_RRF_K = 2
-
-
 def _fetch(k: int) -> int:
-    """How deep each branch of a hybrid search reads for a fused top-k: 2k + c.
-
-    Qdrant's reciprocal rank fusion (server and Qdrant Edge alike) scores a point
-    ``1 / (c + rank)`` per branch that found it, with c = `_RRF_K`. Each of the top k of
-    a branch scores at least ``1 / (c + k)`` from that branch alone, so the k-th fused
-    score is at least that; a point in neither branch's first d scores at most
-    ``2 / (c + d + 1)``, which with d = 2k + c is below it: no point a deeper read would
-    find can enter the fused top k. (A point read in one branch only misses its other
-    part, at most ``1 / (c + d + 1)``, so close fused scores may swap.) The 3k read before
-    was not derived from the fusion, and the dense HNSW search, whose beam widens with
-    the depth, was the largest part of a turn's search batch.
-    """
-    return max(2 * k + _RRF_K, 20)
+    """How deep the engine reads for a top-k: fusion needs more per branch than k."""
+    return max(k * 3, 20)
