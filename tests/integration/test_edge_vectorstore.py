@@ -12,6 +12,7 @@ local mode, which stands in for a Qdrant server (same client code path as
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -508,3 +509,27 @@ def test_a_search_read_deep_returns_the_head_of_the_deep_ranking(
             assert [[s for _, s in r] for r in shallow] != [[s for _, s in r] for r in batch]
     finally:
         edge.close()
+
+
+def _search_pool_threads() -> int:
+    tasks = Path("/proc/self/task")
+    return sum((t / "comm").read_text().startswith("edge-search") for t in tasks.iterdir())
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_the_search_pool_has_a_thread_per_usable_core(tmp_path: Path) -> None:
+    # More search threads than cores only contend with the query embedding and the
+    # rest of a turn (the engine's default was 8 pool threads on 2 cores).
+    before = _search_pool_threads()
+    edge = EdgeVectorStore(tmp_path / "edge", embedding=_dense(), sparse_embedding=None)
+    try:
+        edge.add_texts(TEXTS, METADATAS, ids=IDS)
+        assert edge.similarity_search("refund", k=2)
+        assert _search_pool_threads() - before == len(os.sched_getaffinity(0))
+    finally:
+        edge.close()
+    other = EdgeVectorStore(tmp_path / "other", embedding=_dense(), search_threads=1)
+    try:
+        assert _search_pool_threads() - before == 1
+    finally:
+        other.close()

@@ -41,6 +41,7 @@ its methods share the shard, the payload layout and the retrieval mode.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import threading
@@ -104,6 +105,8 @@ class EdgeVectorStore(VectorStore):
         indexed_fields: Metadata fields to keep a keyword payload index on.
         rrf_k: Reciprocal rank fusion constant of hybrid queries.
         batch_size: Points per upsert in :meth:`add_texts`.
+        search_threads: Threads of the shard's search pool; default: the cores this
+            process may run on (the engine's own default was 8 on a 2-core machine).
 
     Raises:
         ValueError: when no embeddings are given, or the shard on disk was created for
@@ -125,6 +128,7 @@ class EdgeVectorStore(VectorStore):
         indexed_fields: Iterable[str] = DEFAULT_INDEXED_FIELDS,
         rrf_k: int = DEFAULT_RRF_K,
         batch_size: int = 256,
+        search_threads: int | None = None,
     ) -> None:
         """Open the shard at `path`, creating it if needed (arguments: see the class)."""
         if embedding is None and sparse_embedding is None:
@@ -138,6 +142,9 @@ class EdgeVectorStore(VectorStore):
         self.id_payload_key = id_payload_key
         self.rrf_k = rrf_k
         self.batch_size = batch_size
+        # More search threads than cores only contend: on 2 cores, 8 pool threads cost a
+        # turn's 4-query batch 5-10% more CPU than 1 or 2 (the results are the same).
+        self.search_threads = search_threads or len(os.sched_getaffinity(0))
         if embedding is not None and sparse_embedding is not None:
             self.retrieval_mode = RetrievalMode.HYBRID
         elif embedding is not None:
@@ -168,7 +175,9 @@ class EdgeVectorStore(VectorStore):
         if self._sparse_embedding is not None:
             # Our BM25 vectors carry term frequencies only; the engine supplies the IDF.
             sparse = {self.sparse_vector_name: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
-        return qe.EdgeConfig(vectors=vectors, sparse_vectors=sparse)
+        return qe.EdgeConfig(
+            vectors=vectors, sparse_vectors=sparse, max_search_threads=self.search_threads
+        )
 
     def _open(self) -> qe.EdgeShard:
         config = self._config()
