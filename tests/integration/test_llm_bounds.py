@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 import socket
 import time
 from typing import Any
@@ -20,13 +19,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from support.openai_stub import OpenAIStub
+from support.openai_stub import OpenAIStub, citing_reply
 from threadline.api.main import create_app
 from threadline.chat import ChatService, TurnRequest
 from threadline.models import LLMTimeoutError, LLMUnavailableError
 from threadline.services import Services
 
-SOURCE = re.compile(r'<source id="(\d+)"[^>]*>\n(.*?)\n</source>', re.S)
 DEADLINE = 2.0
 SLEEP = 30.0
 
@@ -38,22 +36,9 @@ PHONES_UNDER_500 = (
 )
 
 
-def citing_llm(body: dict[str, Any]) -> str:
-    """Answer with the first sentence of the first source, cited; condense to the message."""
-    system = body["messages"][0]["content"]
-    prompt = body["messages"][-1]["content"]
-    if system.startswith("You rewrite"):
-        return re.search(r'Last message: "(.*)"', prompt).group(1)
-    sources = SOURCE.findall(prompt)
-    if not sources:
-        return "INSUFFICIENT_CONTEXT"
-    sid, text = sources[0]
-    return f"{text.split('. ')[0].rstrip('.')}. [{sid}]"
-
-
 @pytest.fixture(scope="module")
 def stub():
-    with OpenAIStub(responder=citing_llm) as server:
+    with OpenAIStub(responder=citing_reply) as server:
         yield server
 
 

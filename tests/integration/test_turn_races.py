@@ -10,7 +10,6 @@ made certain, not left to timing.
 from __future__ import annotations
 
 import copy
-import re
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -19,11 +18,10 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from support.openai_stub import OpenAIStub
+from support.openai_stub import OpenAIStub, citing_reply
 from threadline.api.main import create_app
 from threadline.services import Services
 
-SOURCE = re.compile(r'<source id="(\d+)"[^>]*>\n(.*?)\n</source>', re.S)
 QUESTION = "What uptime does the Enterprise plan SLA guarantee?"
 
 
@@ -39,16 +37,7 @@ class Interleave:
             action, self.action = self.action, None
         if action is not None:
             action()
-        system = body["messages"][0]["content"]
-        prompt = body["messages"][-1]["content"]
-        if system.startswith("You rewrite"):
-            found = re.search(r'Last message: "(.*)"', prompt)
-            return found.group(1) if found else QUESTION
-        sources = SOURCE.findall(prompt)
-        if not sources:
-            return "INSUFFICIENT_CONTEXT"
-        sid, text = sources[0]
-        return f"{text.split('. ')[0].rstrip('.')}. [{sid}]"
+        return citing_reply(body, rewrite_fallback=QUESTION)
 
 
 @pytest.fixture(scope="module")

@@ -79,6 +79,30 @@ def default_responder(body: dict[str, Any]) -> Reply:
     return DEFAULT_ANSWER
 
 
+_CONTEXT_SOURCE = re.compile(r'<source id="(\d+)"[^>]*>\n(.*?)\n</source>', re.S)
+
+
+def citing_reply(body: dict[str, Any], *, rewrite_fallback: str | None = None) -> str:
+    """A model that reads its prompt: the first source's first sentence, cited.
+
+    A condensation request ("You rewrite...") gets the last message back as typed (or
+    `rewrite_fallback` when the prompt does not quote one); a prompt with no numbered
+    source gets INSUFFICIENT_CONTEXT.
+    """
+    system = body["messages"][0]["content"]
+    prompt = body["messages"][-1]["content"]
+    if system.startswith("You rewrite"):
+        found = re.search(r'Last message: "(.*)"', prompt)
+        if found is None and rewrite_fallback is None:
+            raise AssertionError("a rewrite prompt without its last message")
+        return found.group(1) if found else str(rewrite_fallback)
+    sources = _CONTEXT_SOURCE.findall(prompt)
+    if not sources:
+        return "INSUFFICIENT_CONTEXT"
+    sid, text = sources[0]
+    return f"{text.split('. ')[0].rstrip('.')}. [{sid}]"
+
+
 def count_tokens(text: str) -> int:
     """A rough, deterministic token count: whitespace-separated words."""
     return len(text.split())
