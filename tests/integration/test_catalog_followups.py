@@ -246,3 +246,45 @@ def test_a_spec_asked_after_a_comparison_is_asked_of_every_product_compared(chat
     lines = warranty.answer.splitlines()[-2:]
     assert all("warranty: 2 years" in line for line in lines), warranty.answer
     assert not any("camera:" in line for line in lines)  # what was asked, not every spec
+
+
+GUIDE = """---
+title: Equipment buying guide
+---
+## Laptops
+Engineers should buy the 14-inch model with 32 GB of memory; sales staff take the
+13-inch model, which weighs under 1.2 kg. Order through the IT portal.
+
+## Phones
+Every employee may buy one company phone every three years, from the approved list.
+"""
+
+
+@pytest.fixture(scope="module")
+def no_catalog_chat(tmp_path_factory):
+    from support.services import make_services
+
+    root = tmp_path_factory.mktemp("no-catalog")
+    guide = root / "guide.md"
+    guide.write_text(GUIDE, encoding="utf-8")
+    services = make_services(root / "data", corpus=[guide])
+    assert services.kb.catalog.products("default") == []
+    yield ChatService(services)
+    services.close()
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("Which laptop should I buy?", "14-inch model with 32 GB"),
+        ("What's the best laptop?", "14-inch model with 32 GB"),
+        ("How often can I buy a phone?", "every three years"),
+    ],
+)
+def test_a_tenant_without_a_catalog_asks_its_documents(no_catalog_chat, question, quoted):
+    # With no product catalog, "the best laptop" was asked back with rankings of products
+    # that do not exist, and "phones" questions went to a catalog tool that found none.
+    (result,) = conversation(no_catalog_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in result.answer
+    assert {c["title"] for c in result.citations} == {"Equipment buying guide"}

@@ -335,6 +335,12 @@ def test_a_stock_price_no_document_gives_is_declined_in_either_language(chat, qu
     [
         ("Quel est le meilleur téléphone ?", "Quel est le téléphone le moins cher ?"),
         ("What's the best laptop?", "Which laptop is the cheapest?"),
+        # Asking what to buy: it listed every phone by price.
+        ("Which phone should I buy?", "Which phone is the cheapest?"),
+        (
+            "Quel ordinateur portable me conseillez-vous ?",
+            "Quel est l'ordinateur portable le moins cher ?",
+        ),
     ],
 )
 def test_the_best_product_with_no_criterion_is_asked_back(chat, question, first_option):
@@ -409,6 +415,7 @@ def test_the_cheapest_one_after_the_plans_is_the_cheapest_plan(hybrid_chat, open
         ("Quel est le meilleur téléphone ?", "le prix", "Nokia G42 5G"),
         ("Which is the best phone?", "by price", "Nokia G42 5G"),
         ("Which is the best phone?", "battery", "OnePlus 12"),
+        ("Which laptop should I buy?", "weight", "Lenovo ThinkPad X1 Carbon Gen 12"),
     ],
 )
 def test_a_typed_criterion_works_like_its_chip(hybrid_chat, best, typed, first):

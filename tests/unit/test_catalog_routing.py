@@ -336,6 +336,13 @@ def test_the_product_discussed_is_the_last_answer_with_sources():
         ("Quel est le meilleur téléphone ?", "phone"),
         ("What's the best laptop?", "laptop"),
         ("Which phone is the best?", "phone"),
+        # Asking what to buy names no criterion either: it was a list of every phone.
+        ("Which phone should I buy?", "phone"),
+        ("What laptop would you recommend?", "laptop"),
+        ("Can you recommend me a phone?", "phone"),
+        ("Quel téléphone acheter ?", "phone"),
+        ("Quel ordinateur portable me conseillez-vous ?", "laptop"),
+        ("Recommande-moi un téléphone", "phone"),
     ],
 )
 def test_best_with_no_criterion_is_asked_back(question, category):
@@ -353,6 +360,11 @@ def test_best_with_no_criterion_is_asked_back(question, category):
         "What is the best-selling phone?",
         "What is the best phone under $500?",
         "What is the best way to secure my laptop?",
+        "Which phone should I buy for the best camera?",
+        "Which laptop should I buy under $1000?",
+        "Which phone do you recommend with the biggest battery?",
+        "Quel téléphone acheter à moins de 500 $ ?",
+        "Which phone do I need to enrol in MFA?",
     ],
 )
 def test_best_with_a_criterion_is_not_asked_back(question):

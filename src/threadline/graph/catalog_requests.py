@@ -520,6 +520,17 @@ def is_comparison(question: str) -> bool:
 # "best" alone: the catalog ranks products on one spec, and "the best phone" names none
 # ("the best camera", "la meilleure autonomie" do, and are rankings above).
 _BEST = re.compile(r"\b(?:best|meilleure?s?)\b")
+# Asking what to buy is asking for the best with no criterion either: "which phone should I
+# buy?", "what laptop do you recommend?", "quel téléphone acheter ?", "quel ordinateur me
+# conseillez-vous ?", "recommend me a phone" ({category}: the category's words; folded text).
+_RECOMMEND = (
+    r"\b(?:which|what)\s+(?:\w+\s+)?{category}\s+(?:should|shall|would|could|do|can)\s+"
+    r"(?:i|you|we)\s+(?:\w+\s+)?(?:buy|get|choose|pick|take|recommend|suggest)\b|"
+    r"\b(?:recommend|suggest)\s+(?:me\s+)?(?:a|an|one)\s+(?:\w+\s+)?{category}|"
+    r"\bquel(?:le)?s?\s+(?:\w+\s+)?{category}\s+(?:(?:me|nous)\s+)?(?:acheter|choisir|prendre|"
+    r"conseill\w*|recommand\w*)\b|"
+    r"\b(?:conseille[rz]?|recommande[rz]?)[- ](?:moi|nous)\s+(?:un|une)\s+(?:\w+\s+)?{category}"
+)
 # What a category's products can be ranked on, as the user is offered it when "best" names
 # no criterion: (English label, French label, English question, French question). Each
 # question is one the grammar above reads as that ranking.
@@ -556,6 +567,7 @@ def best_without_criterion(question: str) -> str | None:
     "Quel est le meilleur téléphone ?", "what's the best laptop?": best on price, battery
     or screen is the user's choice, asked back (`RANKING_CRITERIA`), not a list of every
     phone by price. "the best camera", "best-selling", a price bound are criteria.
+    "Which phone should I buy?" and "quel ordinateur me conseillez-vous ?" ask the same.
     """
     text = _PHONE_AS_CHANNEL.sub(" ", fold(question))
     category = next((c for c, p in CATEGORY_WORDS.items() if re.search(p, text)), None)
@@ -567,7 +579,7 @@ def best_without_criterion(question: str) -> str | None:
     governs = (
         rf"{_BEST.pattern}\s+(?:[\w'-]+\s+)?{word}|{word}\s+(?:[\w'-]+\s+){{0,2}}?{_BEST.pattern}"
     )
-    if not re.search(governs, text):
+    if not re.search(governs, text) and not re.search(_RECOMMEND.format(category=word), text):
         return None
     ranked = [pattern for pattern, _, _ in [*SUPERLATIVES, *COMPARATIVES]]
     if any(re.search(p, text) for p in ranked) or re.search(r"\bbest[- ]sell", text):

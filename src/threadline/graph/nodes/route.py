@@ -120,8 +120,11 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
     """Run the body of `route_turn` over explicit services (the retrieval benchmark's)."""
     ts = state.thread_state
     outline = [OutlineSection(o.id, o.title) for o in ts.last_outline]
-    catalog = may_read_catalog(services.settings.source_policy, state.caller_app, state.sources)
-    products = services.kb.catalog.products(state.tenant) if catalog else []
+    readable = may_read_catalog(services.settings.source_policy, state.caller_app, state.sources)
+    products = services.kb.catalog.products(state.tenant) if readable else []
+    # A tenant with no product catalog has no catalog turns: "which computer should I
+    # buy?" over its documents is a question for them, not a ranking of nothing.
+    catalog = bool(products)
     brands = sorted({p.brand for p in products})
     # The products the previous answer listed, in the order shown (a catalog answer).
     # A lookup of one of them ("the second one") does not replace the list it came from.
