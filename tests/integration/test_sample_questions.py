@@ -658,3 +658,11 @@ def test_an_officer_no_passage_names_is_declined(hybrid_chat):
     # Answered "The Brightwell security team acknowledges...": "The Brightwell" was a name.
     result = ask(hybrid_chat, "Who is Brightwell's data protection officer?")
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+
+
+def test_a_devices_autonomie_is_its_battery_life(hybrid_chat):
+    # "autonomie" translated to "autonomy" alone, which no page says: declined.
+    result = ask(hybrid_chat, "Quelle est l'autonomie du Zenbook ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "about 15 hours of battery life" in result.answer
+    assert result.answer.startswith("D'après « Brightwell product catalog 2024 » (en anglais)")
