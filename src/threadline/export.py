@@ -109,6 +109,19 @@ class SessionExport(BaseModel):
     session: ExportedSession
 
 
+def read_export(raw: bytes | str) -> SessionExport:
+    """Parse an export file strictly, as every import path reads it (API and CLI alike).
+
+    The file must hold what its schema says (a time as text, a count as a number), not
+    what lax parsing can make of something else: an import the API refuses is refused by
+    `threadline sessions import` too.
+
+    Raises:
+        pydantic.ValidationError: the file is not a session export.
+    """
+    return SessionExport.model_validate_json(raw, strict=True)
+
+
 def to_export(session: Session, *, with_trace: bool = False) -> SessionExport:
     """Return the JSON export of a session.
 

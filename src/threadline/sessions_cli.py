@@ -167,11 +167,11 @@ def sessions_import(
     """Import a conversation exported as JSON (the id must be free)."""
     from pydantic import ValidationError
 
-    from threadline.export import SessionExport, from_export
+    from threadline.export import from_export, read_export
     from threadline.store import InvalidIdError, SessionExistsError
 
     try:
-        export = SessionExport.model_validate_json(path.read_bytes())
+        export = read_export(path.read_bytes())
         session = from_export(export, tenant=tenant, caller_app=caller_app, session_id=session_id)
     except (OSError, ValidationError, InvalidIdError) as exc:
         console.print(f"[red]not a threadline session export: {exc}[/red]", highlight=False)

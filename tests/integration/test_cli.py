@@ -167,3 +167,36 @@ def _write_export(tmp_path) -> str:
         )
     )
     return str(path)
+
+
+@pytest.mark.parametrize(
+    "lax",
+    [
+        {"created_at": 1704067200},  # a time as a number
+        {"title": 7},  # a title as a number
+    ],
+)
+def test_sessions_import_refuses_what_the_api_import_refuses(runner, tmp_path, lax):
+    # The API reads an export strictly; the CLI read it laxly and stored these.
+    from fastapi.testclient import TestClient
+
+    from support.services import make_services
+    from threadline.api.main import create_app
+
+    session = {
+        "id": "lax-1",
+        "created_at": "2024-01-01T00:00:00Z",
+        "updated_at": "2024-01-01T00:00:00Z",
+        **lax,
+    }
+    path = tmp_path / "lax.json"
+    path.write_text(json.dumps({"session": session}), encoding="utf-8")
+    result = runner.invoke(app, ["sessions", "import", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "not a threadline session export" in result.output
+    assert "lax-1" not in runner.invoke(app, ["sessions", "list"]).output
+    services = make_services(tmp_path / "api", corpus=[], embeddings="sparse")
+    with TestClient(create_app(services)) as client:
+        refused = client.post("/sessions/import", content=path.read_bytes())
+    services.close()
+    assert refused.status_code == 422, refused.text

@@ -21,7 +21,7 @@ from threadline.api.deps import CallerAppDep, ServicesDep, TenantDep
 from threadline.api.routes.sessions import ERRORS, SessionIdPath
 from threadline.api.routes.turns import load_session
 from threadline.api.schemas import ID_SCHEMA, SessionPublic
-from threadline.export import SessionExport, from_export, to_export, to_markdown
+from threadline.export import SessionExport, from_export, read_export, to_export, to_markdown
 from threadline.policy import may_debug
 
 router = APIRouter(prefix="/sessions", tags=["export"])
@@ -86,10 +86,9 @@ async def import_session(
     ] = None,
 ) -> SessionPublic:
     """Store an exported conversation in the key's tenant (409 if the id is taken)."""
-    # Read again strictly: the file must hold what its schema says (a time as text, a
-    # count as a number), not what lax parsing can make of something else.
+    # Read again strictly (`read_export`): the schema above is for the docs and lax.
     try:
-        body = SessionExport.model_validate_json(await request.body(), strict=True)
+        body = read_export(await request.body())
     except ValidationError as exc:
         errors = [{**e, "loc": ("body", *e["loc"])} for e in exc.errors(include_url=False)]
         raise RequestValidationError(errors) from exc
