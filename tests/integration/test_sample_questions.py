@@ -666,3 +666,12 @@ def test_a_devices_autonomie_is_its_battery_life(hybrid_chat):
     assert result.outcome == "grounded_answer", result.answer
     assert "about 15 hours of battery life" in result.answer
     assert result.answer.startswith("D'après « Brightwell product catalog 2024 » (en anglais)")
+
+
+def test_an_irregular_verb_form_finds_the_passage_writing_the_verb(hybrid_chat):
+    # "lost" and the handbook's "loses" share no index stem: the phone pages took every
+    # place and the question was declined.
+    result = ask(hybrid_chat, "I lost my phone, what should I do?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "report the loss to the IT service desk within 1 hour" in result.answer
+    assert {c["title"] for c in result.citations} == {"Brightwell security handbook"}

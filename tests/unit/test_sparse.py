@@ -257,3 +257,17 @@ def test_stored_vectors_keep_their_terms_and_indices() -> None:
         915841943, 1529938599, 1942948389, 1989316220,
     ]  # fmt: skip
     assert vector.values == pytest.approx([1.572552] * 11, abs=1e-6)
+
+
+def test_a_query_searches_an_irregular_forms_verb_at_half_weight() -> None:
+    # "I lost my phone" found no passage writing "loses": Snowball keeps "lost" apart.
+    vec = Bm25SparseEmbeddings().embed_query("I lost my phone, what should I do?")
+    weights = dict(zip(vec.indices, vec.values, strict=True))
+    assert weights[term_index("lost")] == 1.0 and weights[term_index("phone")] == 1.0
+    assert weights[term_index(stem("lose"))] == sparse.VERB_FORM_WEIGHT == 0.5
+    # A form that is also a noun of its own stays as written; regular forms add nothing.
+    for query in ("saw blade", "the phones were returned"):
+        assert len(Bm25SparseEmbeddings().embed_query(query).indices) == len(set(terms(query)))
+    # The query's own word keeps its full weight when another of its words is its form.
+    both = Bm25SparseEmbeddings().embed_query("lost or lose")
+    assert sorted(both.values) == [1.0, 1.0]

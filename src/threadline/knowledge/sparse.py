@@ -25,6 +25,7 @@ from langchain_qdrant import SparseEmbeddings, SparseVector
 from qdrant_client import models
 
 from threadline.text import terms
+from threadline.text.matching import verb_lemma_stems
 
 __all__ = [
     "DEFAULT_AVGDL",
@@ -38,6 +39,9 @@ __all__ = [
 DEFAULT_K1 = 1.2
 DEFAULT_B = 0.75
 DEFAULT_AVGDL = 100.0
+# An irregular form's verb stem ("lost" -> "lose"), which Snowball leaves apart, is
+# searched beside the form at half its weight: a passage writing the form itself leads.
+VERB_FORM_WEIGHT = 0.5
 # Qdrant sparse indices are unsigned 32-bit; keeping 31 bits also keeps them valid as
 # signed int32 for any client or tool on the way.
 _INDEX_MASK = 0x7FFFFFFF
@@ -144,7 +148,14 @@ class Bm25SparseEmbeddings(SparseEmbeddings):
             A vector with 1.0 per distinct query term (repeating a word does not make it
             weigh more), empty if the query has no terms.
         """
-        return _to_sparse_vector((term, 1.0) for term in dict.fromkeys(self.analyzer(text)))
+        weights: dict[str, float] = {}
+        for term in dict.fromkeys(self.analyzer(text)):
+            weights[term] = 1.0
+            # Snowball leaves an irregular form apart from its verb ("lost" / "loses"):
+            # the query also searches the verb's regular stem, at a lower weight.
+            for lemma in verb_lemma_stems(term):
+                weights.setdefault(lemma, VERB_FORM_WEIGHT)
+        return _to_sparse_vector(weights.items())
 
     def _embed_document(self, text: str) -> SparseVector:
         """BM25 document-side weights of one text."""
