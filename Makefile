@@ -9,6 +9,7 @@ PIP := $(BIN)/python -m pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # The tiers, fastest first: a broken unit test is reported before the slow tiers start.
+# `make test` ends with the 25 slowest steps, to keep the suite's time in view.
 TEST_FILE ?= tests/unit tests/integration tests/e2e
 # This machine keeps a CPU build of torch on disk; from PyPI alone pip would pull a CUDA build.
 TORCH_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
@@ -54,7 +55,7 @@ test: install ## Run every tier (installs chromium and postgresql, builds llama.
 	$(BIN)/python tests/support/browser.py
 	$(BIN)/python tests/support/postgres.py
 	$(BIN)/python tests/support/llama_server.py
-	$(BIN)/python -m pytest $(TEST_FILE)
+	$(BIN)/python -m pytest --durations=25 $(TEST_FILE)
 
 # The unit tier needs neither chromium nor postgresql: no server, process, socket or model.
 .PHONY: test-fast test-integration test-e2e
