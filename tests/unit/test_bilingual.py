@@ -44,6 +44,29 @@ def test_a_feminine_word_finds_the_entry_of_its_masculine() -> None:
     assert translate_query("des donneuses", "fr", "en") == "donor"
 
 
+def test_a_regular_feminine_in_e_finds_its_masculine() -> None:
+    # "courante", "prochaine", "connue": the masculine plus -e. Through its stem alone,
+    # "courantes" was read as "courir" (run) and kept as typed.
+    translated = translate_query("les fraudes courantes", "fr", "en").split()
+    assert "current" in translated
+    assert "run" not in translated
+    assert "courantes" not in translated
+    assert translate_query("la prochaine étape", "fr", "en") == "next step"
+    assert translate_query("une erreur connue", "fr", "en") == "error known"
+    # A noun that merely ends in -e is not cut: "vente" is no "vent" (wind).
+    assert translate_query("une vente", "fr", "en") == "sale"
+
+
+def test_a_phrase_is_found_by_its_content_words_alone() -> None:
+    # A follow-up carries the previous query's salient words without their function
+    # words ("mettre à jour" as "mettre jour"): the phrase is still the phrase.
+    assert translate_query("cis benchmark mettre jour", "fr", "en") == "cis benchmark update"
+    assert translate_query("espaces noms", "fr", "en") == "namespace"
+    assert translate_query("pomme terre", "fr", "en") == "potato"
+    # Written out in full, the words keep their own senses.
+    assert translate_query("une pomme et de la terre", "fr", "en") == "apple earth"
+
+
 def test_english_questions_become_french_words() -> None:
     assert translate_query("What was the revenue in 2024?", "en", "fr") == (
         "chiffre d'affaires recette 2024"
@@ -172,8 +195,8 @@ def test_a_name_is_not_translated_through_a_word_sharing_its_stem() -> None:
 
 
 def test_a_word_typed_with_accents_is_not_kept_as_an_english_word() -> None:
-    # "différente" is found by its stem only; typed with an accent, it is no English word.
-    assert translate_query("une version différente", "fr", "en") == "version difference"
+    # "améliorable" is found by its stem only; typed with an accent, it is no English word.
+    assert translate_query("une version améliorable", "fr", "en") == "version improvement"
 
 
 def test_a_french_plural_gives_the_english_irregular_plural() -> None:

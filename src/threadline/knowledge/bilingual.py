@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -64,6 +64,10 @@ class Lexicon:
         phrases: Phrases as stem tuples: the fallback for inflections the lexicon does not
             list ("remboursés" finds "remboursement").
         longest: The most tokens of any key.
+        bare: Phrases as the stems of their content words alone ("mettre à jour" as
+            "mettr jour"), for text that lost its function words: the salient words a
+            follow-up carries from the previous query are kept without them, and
+            "(mettre jour)" is still "update", not "put day".
     """
 
     source: str
@@ -71,6 +75,7 @@ class Lexicon:
     forms: dict[tuple[str, ...], tuple[str, ...]]
     phrases: dict[tuple[str, ...], tuple[str, ...]]
     longest: int
+    bare: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
 
     def lookup(self, tokens: Sequence[str], stems: Sequence[str]) -> tuple[str, ...] | None:
         """Return the translation of a phrase: its written form, its singular, its stems.
@@ -128,6 +133,29 @@ _FEMININE_ENDINGS = (
     ("ere", "er"),
     ("ees", "e"),
     ("ee", "e"),
+    # The regular feminine adds -e to the masculine (courant/courante, prochain/prochaine,
+    # connu/connue): the endings where that -e follows an adjective's or a participle's
+    # ending, so a noun that merely ends in -e is not cut ("vente" is no "vent").
+    ("onnes", "on"),
+    ("onne", "on"),
+    ("antes", "ant"),
+    ("ante", "ant"),
+    ("entes", "ent"),
+    ("ente", "ent"),
+    ("aines", "ain"),
+    ("aine", "ain"),
+    ("aises", "ais"),
+    ("aise", "ais"),
+    ("ettes", "et"),
+    ("ette", "et"),
+    ("etes", "et"),
+    ("ete", "et"),
+    ("ues", "u"),
+    ("ue", "u"),
+    ("ndes", "nd"),
+    ("nde", "nd"),
+    ("audes", "aud"),
+    ("aude", "aud"),
 )
 
 
@@ -177,8 +205,9 @@ def lexicon(source: str, target: str) -> Lexicon:
     analyse = _STEMMERS[source]
     forms: dict[tuple[str, ...], tuple[str, ...]] = {}
     phrases: dict[tuple[str, ...], tuple[str, ...]] = {}
+    bare: dict[tuple[str, ...], tuple[str, ...]] = {}
     for path in BILINGUAL_LEXICON_FILES:
-        by_form, by_stem = [], []
+        by_form, by_stem, by_content = [], [], []
         for french, english in _entries(path):
             text, translation = (french, english) if source == "fr" else (english, french)
             tokens = tuple(tokenize(text))
@@ -186,10 +215,21 @@ def lexicon(source: str, target: str) -> Lexicon:
             words = tuple(translation.lower().split())
             by_form.append((tokens, words))
             by_stem.append((tuple(analyse(token) for token in tokens), words))
-        for index, found in ((forms, _index(by_form)), (phrases, _index(by_stem))):
+            # What a phrase keeps when its function words are dropped, as carried
+            # words are (`graph.condensation.salient_words`: stopwords, one letter).
+            content = tuple(analyse(t) for t in tokens if t not in STOPWORDS and len(t) > 1)
+            if 1 < len(content) < len(tokens):
+                by_content.append((content, words))
+        for index, found in (
+            (forms, _index(by_form)),
+            (phrases, _index(by_stem)),
+            (bare, _index(by_content)),
+        ):
             for key, words in found.items():
                 index.setdefault(key, words)
-    return Lexicon(source, target, forms, phrases, max(len(k) for k in phrases))
+    # A phrase written with those very words is that phrase ("carte crédit" is no key).
+    bare = {key: words for key, words in bare.items() if key not in phrases}
+    return Lexicon(source, target, forms, phrases, max(len(k) for k in phrases), bare)
 
 
 def translate_query(text: str, source: str, target: str) -> str:
@@ -231,6 +271,9 @@ def translate_query(text: str, source: str, target: str) -> str:
                 i += 1
                 break
             found = by_form or lex.phrases.get(tuple(stems[i : i + size]))
+            if found is None and size > 1:
+                # Words carried without their function words ("mettre jour").
+                found = lex.bare.get(tuple(stems[i : i + size]))
             if found:
                 if size == 1 and source == "fr" and _is_plural(tokens[i], lex):
                     # English stems do not join an irregular plural to its singular
