@@ -67,6 +67,14 @@ def test_a_phrase_is_found_by_its_content_words_alone() -> None:
     assert translate_query("une pomme et de la terre", "fr", "en") == "apple earth"
 
 
+def test_an_adjective_and_a_technical_cognate_have_their_senses() -> None:
+    # Entries that listed a noun's senses only: "physique" is mostly the adjective
+    # (physical), "courant" also "common", and a database's "schéma" is its schema.
+    assert "physical" in translate_query("l'activité physique", "fr", "en").split()
+    assert "common" in translate_query("les fraudes courantes", "fr", "en").split()
+    assert "schema" in translate_query("créer un schéma", "fr", "en").split()
+
+
 def test_english_questions_become_french_words() -> None:
     assert translate_query("What was the revenue in 2024?", "en", "fr") == (
         "chiffre d'affaires recette 2024"
