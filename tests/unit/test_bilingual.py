@@ -202,6 +202,13 @@ def test_a_name_is_not_translated_through_a_word_sharing_its_stem() -> None:
     assert "never" in translate_query("James, jamais ?", "fr", "en").split()
 
 
+def test_a_capitalised_word_the_lexicon_holds_is_also_kept_as_a_name() -> None:
+    # French writes its months in lower case: "sur Mars" is the planet (or a game's name),
+    # "en mars" the month.
+    assert translate_query("le jeu sur Mars", "fr", "en").split() == ["game", "march", "mars"]
+    assert translate_query("le jeu en mars", "fr", "en").split() == ["game", "march"]
+
+
 def test_a_word_typed_with_accents_is_not_kept_as_an_english_word() -> None:
     # "améliorable" is found by its stem only; typed with an accent, it is no English word.
     assert translate_query("une version améliorable", "fr", "en") == "version improvement"

@@ -288,7 +288,7 @@ def translate_query(text: str, source: str, target: str) -> str:
                     found = found[:1]
                 words += found
                 if (
-                    by_form is None
+                    (by_form is None or tokens[i] in names)
                     and size == 1
                     and tokens[i] not in accented
                     and tokens[i] not in _SKIPPED[source]
@@ -296,8 +296,11 @@ def translate_query(text: str, source: str, target: str) -> str:
                     # A word known only by its stem may be spelt alike in the other
                     # language (the general lexicon leaves those out), and its stem may be
                     # another family's ("attention" shares "attent" with "attente" =
-                    # waiting): it is kept as typed beside the stem's senses. Not a
-                    # word typed with accents: English writes none ("infertilité").
+                    # waiting): it is kept as typed beside the stem's senses. So is a
+                    # word capitalised within a sentence, which may be a name whatever
+                    # the lexicon says ("le jeu sur Mars" is no month: French writes
+                    # "mars" in lower case). Not a word typed with accents: English
+                    # writes none ("infertilité").
                     words.append(tokens[i])
                 i += size
                 break
