@@ -263,6 +263,14 @@ def test_comparatives_and_superlatives_are_written_as_english_degrees() -> None:
     assert degree("expensive", superlative=True) == "most expensive"
 
 
+def test_a_degree_grades_the_adjective_senses_only() -> None:
+    # "pratique = practice practical": "le plus pratique" is the most practical, and
+    # "most practice" is no English a passage writes.
+    assert translate_query("le plus pratique", "fr", "en") == "most practical"
+    # A word with no adjective sense in the table keeps its senses.
+    assert translate_query("le plus populaire", "fr", "en") == "most popular"
+
+
 def test_a_word_found_by_its_stem_only_takes_one_sense() -> None:
     # The stem "attent" is shared by "attente" (waiting, expectation), "attentif" and
     # "attentivement": through it, one sense, and the word as typed.

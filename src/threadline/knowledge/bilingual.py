@@ -32,7 +32,7 @@ from threadline.text import STOPWORDS, fold, french_stem, stem, tokenize
 from threadline.text.lexicons import BILINGUAL_LEXICON_FILES
 from threadline.text.lexicons.en import IRREGULAR_PLURALS
 from threadline.text.lexicons.fr import AUXILIARY_FORMS, FUNCTION_WORDS
-from threadline.text.morphology import degree, english_cognate
+from threadline.text.morphology import degree, english_cognate, gradable_senses
 
 __all__ = [
     "Lexicon",
@@ -280,7 +280,9 @@ def translate_query(text: str, source: str, target: str) -> str:
                     # ("children", "child"): a French plural is read in the plural.
                     found = tuple(IRREGULAR_PLURALS.get(word, word) for word in found)
                 if size == 1 and i in graded and by_form is not None:
-                    found = tuple(degree(word, superlative=graded[i]) for word in found)
+                    found = tuple(
+                        degree(word, superlative=graded[i]) for word in gradable_senses(found)
+                    )
                 if by_form is None and size == 1:
                     # A stem is shared by word families ("attention", "attente" =
                     # waiting, "attentif"): through it, only the first sense of the
