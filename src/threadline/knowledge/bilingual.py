@@ -242,10 +242,11 @@ def translate_query(text: str, source: str, target: str) -> str:
 
     Returns:
         Distinct words in reading order: translations of the phrases and words the
-        lexicon holds (longest phrase first; at one length, the written form before the
-        stems), other non-stopwords as they are; a word found by its stem only gives the
-        first sense of its stem's entries and is also kept as typed. Empty when the query
-        has no salient word.
+        lexicon holds (longest phrase first; at one length, the written form, the
+        stems, then the content words alone), other non-stopwords as they are; a word
+        found by its stem only gives the first sense of its stem's entries and is also
+        kept as typed, as is a word capitalised within a sentence (a name). Empty when
+        the query has no salient word.
     """
     lex = lexicon(source, target)
     analyse = _STEMMERS[source]
