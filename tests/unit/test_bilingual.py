@@ -271,6 +271,17 @@ def test_a_degree_grades_the_adjective_senses_only() -> None:
     assert translate_query("le plus populaire", "fr", "en") == "most popular"
 
 
+def test_a_verb_of_managing_before_an_infinitive_is_not_translated() -> None:
+    # "arriver à" + infinitive is "manage to", which English asks with "can": the
+    # infinitive is the topic, and "arrive happen" only added words.
+    assert translate_query("je n'arrive pas à me connecter", "fr", "en") == "connect"
+    assert translate_query("comment parvenir à réduire mes coûts", "fr", "en") == "reduce cost"
+    # Without an infinitive after "à", "arriver" keeps its senses.
+    assert translate_query("qu'est-ce qui arrive si je ne paie pas", "fr", "en") == (
+        "arrive happen pay"
+    )
+
+
 def test_a_word_found_by_its_stem_only_takes_one_sense() -> None:
     # The stem "attent" is shared by "attente" (waiting, expectation), "attentif" and
     # "attentivement": through it, one sense, and the word as typed.

@@ -254,11 +254,12 @@ def translate_query(text: str, source: str, target: str) -> str:
     stems = [analyse(token) for token in tokens]
     accented, names = _accented_and_names(text)
     graded, degree_words = _degrees(tokens) if source == "fr" else ({}, set())
+    managing = _managing(tokens) if source == "fr" else set()
     words: list[str] = []
     i = 0
     while i < len(tokens):
-        if i in degree_words:
-            i += 1  # "plus" is written into the next word's degree
+        if i in degree_words or i in managing:
+            i += 1  # "plus" is written into the next word's degree; "arrive à" is "can"
             continue
         for size in range(min(lex.longest, len(tokens) - i), 0, -1):
             # Auxiliaries carry no topic, but the index's stopwords must not drop them
@@ -329,6 +330,50 @@ _DEFINITE = frozenset(
 # French comparatives of their own (of "bon", "mauvais"), whose English degree changes
 # with the article: "un meilleur prix" is a better price, "le meilleur" the best.
 _SYNTHETIC_COMPARATIVES = frozenset({"meilleur", "pire"})
+
+
+# Folded forms of the French verbs of managing ("arriver à", "réussir à", "parvenir à"):
+# followed by "à" and an infinitive, they say whether the asker manages, as "can" does in
+# English, and the infinitive carries the topic ("je n'arrive pas à me connecter").
+_MANAGING_VERBS = frozenset(
+    """
+    arrive arrives arrivons arrivez arrivent arrivais arrivait arrivions arriviez arrivaient
+    arriverai arrivera arriverons arriverez arriveront arriverais arriverait arriver
+    reussis reussit reussissons reussissez reussissent reussissais reussissait reussirai
+    reussira reussirais reussirait reussir reussi
+    parviens parvient parvenons parvenez parviennent parvenais parvenait parviendrai
+    parviendra parviendrais parviendrait parvenir parvenu
+    """.split()
+)
+# What may stand between such a verb and "à" (a negation), and between "à" and the
+# infinitive (object pronouns).
+_NEGATIONS = frozenset({"pas", "plus", "jamais", "toujours", "vraiment"})
+_OBJECT_PRONOUNS = frozenset({"me", "te", "se", "le", "la", "les", "l", "y", "en", "lui"})
+_OBJECT_PRONOUNS |= frozenset({"leur", "nous", "vous", "m", "t", "s"})
+
+
+def _managing(tokens: Sequence[str]) -> set[int]:
+    """Return the positions of French verbs of managing followed by "à" and an infinitive.
+
+    "comment j'arrive à faire marcher select" asks how to make select work: "arriver"
+    there is no arrival nor happening ("qu'est-ce qui arrive si ..." is), and its senses
+    only add words the English question does not have.
+    """
+    found: set[int] = set()
+    for i, token in enumerate(tokens):
+        if token not in _MANAGING_VERBS:
+            continue
+        j = i + 1
+        while j < len(tokens) and tokens[j] in _NEGATIONS:
+            j += 1
+        if j >= len(tokens) or tokens[j] != "a":
+            continue
+        j += 1
+        while j < len(tokens) and tokens[j] in _OBJECT_PRONOUNS:
+            j += 1
+        if j < len(tokens) and len(tokens[j]) > 3 and tokens[j].endswith(("er", "ir", "re")):
+            found.add(i)
+    return found
 
 
 def _degrees(tokens: Sequence[str]) -> tuple[dict[int, bool], set[int]]:
