@@ -44,6 +44,37 @@ def test_a_feminine_word_finds_the_entry_of_its_masculine() -> None:
     assert translate_query("des donneuses", "fr", "en") == "donor"
 
 
+def test_a_regular_feminine_in_e_finds_its_masculine() -> None:
+    # "courante", "prochaine", "connue": the masculine plus -e. Through its stem alone,
+    # "courantes" was read as "courir" (run) and kept as typed.
+    translated = translate_query("les fraudes courantes", "fr", "en").split()
+    assert "current" in translated
+    assert "run" not in translated
+    assert "courantes" not in translated
+    assert translate_query("la prochaine étape", "fr", "en") == "next step"
+    assert translate_query("une erreur connue", "fr", "en") == "error known"
+    # A noun that merely ends in -e is not cut: "vente" is no "vent" (wind).
+    assert translate_query("une vente", "fr", "en") == "sale"
+
+
+def test_a_phrase_is_found_by_its_content_words_alone() -> None:
+    # A follow-up carries the previous query's salient words without their function
+    # words ("mettre à jour" as "mettre jour"): the phrase is still the phrase.
+    assert translate_query("cis benchmark mettre jour", "fr", "en") == "cis benchmark update"
+    assert translate_query("espaces noms", "fr", "en") == "namespace"
+    assert translate_query("pomme terre", "fr", "en") == "potato"
+    # Written out in full, the words keep their own senses.
+    assert translate_query("une pomme et de la terre", "fr", "en") == "apple earth"
+
+
+def test_an_adjective_and_a_technical_cognate_have_their_senses() -> None:
+    # Entries that listed a noun's senses only: "physique" is mostly the adjective
+    # (physical), "courant" also "common", and a database's "schéma" is its schema.
+    assert "physical" in translate_query("l'activité physique", "fr", "en").split()
+    assert "common" in translate_query("les fraudes courantes", "fr", "en").split()
+    assert "schema" in translate_query("créer un schéma", "fr", "en").split()
+
+
 def test_english_questions_become_french_words() -> None:
     assert translate_query("What was the revenue in 2024?", "en", "fr") == (
         "chiffre d'affaires recette 2024"
@@ -171,9 +202,16 @@ def test_a_name_is_not_translated_through_a_word_sharing_its_stem() -> None:
     assert "never" in translate_query("James, jamais ?", "fr", "en").split()
 
 
+def test_a_capitalised_word_the_lexicon_holds_is_also_kept_as_a_name() -> None:
+    # French writes its months in lower case: "sur Mars" is the planet (or a game's name),
+    # "en mars" the month.
+    assert translate_query("le jeu sur Mars", "fr", "en").split() == ["game", "march", "mars"]
+    assert translate_query("le jeu en mars", "fr", "en").split() == ["game", "march"]
+
+
 def test_a_word_typed_with_accents_is_not_kept_as_an_english_word() -> None:
-    # "différente" is found by its stem only; typed with an accent, it is no English word.
-    assert translate_query("une version différente", "fr", "en") == "version difference"
+    # "améliorable" is found by its stem only; typed with an accent, it is no English word.
+    assert translate_query("une version améliorable", "fr", "en") == "version improvement"
 
 
 def test_a_french_plural_gives_the_english_irregular_plural() -> None:
@@ -223,6 +261,25 @@ def test_comparatives_and_superlatives_are_written_as_english_degrees() -> None:
     assert degree("big", superlative=True) == "biggest"
     assert degree("easy", superlative=False) == "easier"
     assert degree("expensive", superlative=True) == "most expensive"
+
+
+def test_a_degree_grades_the_adjective_senses_only() -> None:
+    # "pratique = practice practical": "le plus pratique" is the most practical, and
+    # "most practice" is no English a passage writes.
+    assert translate_query("le plus pratique", "fr", "en") == "most practical"
+    # A word with no adjective sense in the table keeps its senses.
+    assert translate_query("le plus populaire", "fr", "en") == "most popular"
+
+
+def test_a_verb_of_managing_before_an_infinitive_is_not_translated() -> None:
+    # "arriver à" + infinitive is "manage to", which English asks with "can": the
+    # infinitive is the topic, and "arrive happen" only added words.
+    assert translate_query("je n'arrive pas à me connecter", "fr", "en") == "connect"
+    assert translate_query("comment parvenir à réduire mes coûts", "fr", "en") == "reduce cost"
+    # Without an infinitive after "à", "arriver" keeps its senses.
+    assert translate_query("qu'est-ce qui arrive si je ne paie pas", "fr", "en") == (
+        "arrive happen pay"
+    )
 
 
 def test_a_word_found_by_its_stem_only_takes_one_sense() -> None:

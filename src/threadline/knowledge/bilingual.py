@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -32,7 +32,7 @@ from threadline.text import STOPWORDS, fold, french_stem, stem, tokenize
 from threadline.text.lexicons import BILINGUAL_LEXICON_FILES
 from threadline.text.lexicons.en import IRREGULAR_PLURALS
 from threadline.text.lexicons.fr import AUXILIARY_FORMS, FUNCTION_WORDS
-from threadline.text.morphology import degree, english_cognate
+from threadline.text.morphology import degree, english_cognate, gradable_senses
 
 __all__ = [
     "Lexicon",
@@ -64,6 +64,10 @@ class Lexicon:
         phrases: Phrases as stem tuples: the fallback for inflections the lexicon does not
             list ("remboursés" finds "remboursement").
         longest: The most tokens of any key.
+        bare: Phrases as the stems of their content words alone ("mettre à jour" as
+            "mettr jour"), for text that lost its function words: the salient words a
+            follow-up carries from the previous query are kept without them, and
+            "(mettre jour)" is still "update", not "put day".
     """
 
     source: str
@@ -71,6 +75,7 @@ class Lexicon:
     forms: dict[tuple[str, ...], tuple[str, ...]]
     phrases: dict[tuple[str, ...], tuple[str, ...]]
     longest: int
+    bare: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
 
     def lookup(self, tokens: Sequence[str], stems: Sequence[str]) -> tuple[str, ...] | None:
         """Return the translation of a phrase: its written form, its singular, its stems.
@@ -128,6 +133,29 @@ _FEMININE_ENDINGS = (
     ("ere", "er"),
     ("ees", "e"),
     ("ee", "e"),
+    # The regular feminine adds -e to the masculine (courant/courante, prochain/prochaine,
+    # connu/connue): the endings where that -e follows an adjective's or a participle's
+    # ending, so a noun that merely ends in -e is not cut ("vente" is no "vent").
+    ("onnes", "on"),
+    ("onne", "on"),
+    ("antes", "ant"),
+    ("ante", "ant"),
+    ("entes", "ent"),
+    ("ente", "ent"),
+    ("aines", "ain"),
+    ("aine", "ain"),
+    ("aises", "ais"),
+    ("aise", "ais"),
+    ("ettes", "et"),
+    ("ette", "et"),
+    ("etes", "et"),
+    ("ete", "et"),
+    ("ues", "u"),
+    ("ue", "u"),
+    ("ndes", "nd"),
+    ("nde", "nd"),
+    ("audes", "aud"),
+    ("aude", "aud"),
 )
 
 
@@ -177,8 +205,9 @@ def lexicon(source: str, target: str) -> Lexicon:
     analyse = _STEMMERS[source]
     forms: dict[tuple[str, ...], tuple[str, ...]] = {}
     phrases: dict[tuple[str, ...], tuple[str, ...]] = {}
+    bare: dict[tuple[str, ...], tuple[str, ...]] = {}
     for path in BILINGUAL_LEXICON_FILES:
-        by_form, by_stem = [], []
+        by_form, by_stem, by_content = [], [], []
         for french, english in _entries(path):
             text, translation = (french, english) if source == "fr" else (english, french)
             tokens = tuple(tokenize(text))
@@ -186,10 +215,21 @@ def lexicon(source: str, target: str) -> Lexicon:
             words = tuple(translation.lower().split())
             by_form.append((tokens, words))
             by_stem.append((tuple(analyse(token) for token in tokens), words))
-        for index, found in ((forms, _index(by_form)), (phrases, _index(by_stem))):
+            # What a phrase keeps when its function words are dropped, as carried
+            # words are (`graph.condensation.salient_words`: stopwords, one letter).
+            content = tuple(analyse(t) for t in tokens if t not in STOPWORDS and len(t) > 1)
+            if 1 < len(content) < len(tokens):
+                by_content.append((content, words))
+        for index, found in (
+            (forms, _index(by_form)),
+            (phrases, _index(by_stem)),
+            (bare, _index(by_content)),
+        ):
             for key, words in found.items():
                 index.setdefault(key, words)
-    return Lexicon(source, target, forms, phrases, max(len(k) for k in phrases))
+    # A phrase written with those very words is that phrase ("carte crédit" is no key).
+    bare = {key: words for key, words in bare.items() if key not in phrases}
+    return Lexicon(source, target, forms, phrases, max(len(k) for k in phrases), bare)
 
 
 def translate_query(text: str, source: str, target: str) -> str:
@@ -202,10 +242,11 @@ def translate_query(text: str, source: str, target: str) -> str:
 
     Returns:
         Distinct words in reading order: translations of the phrases and words the
-        lexicon holds (longest phrase first; at one length, the written form before the
-        stems), other non-stopwords as they are; a word found by its stem only gives the
-        first sense of its stem's entries and is also kept as typed. Empty when the query
-        has no salient word.
+        lexicon holds (longest phrase first; at one length, the written form, the
+        stems, then the content words alone), other non-stopwords as they are; a word
+        found by its stem only gives the first sense of its stem's entries and is also
+        kept as typed, as is a word capitalised within a sentence (a name). Empty when
+        the query has no salient word.
     """
     lex = lexicon(source, target)
     analyse = _STEMMERS[source]
@@ -213,11 +254,12 @@ def translate_query(text: str, source: str, target: str) -> str:
     stems = [analyse(token) for token in tokens]
     accented, names = _accented_and_names(text)
     graded, degree_words = _degrees(tokens) if source == "fr" else ({}, set())
+    managing = _managing(tokens) if source == "fr" else set()
     words: list[str] = []
     i = 0
     while i < len(tokens):
-        if i in degree_words:
-            i += 1  # "plus" is written into the next word's degree
+        if i in degree_words or i in managing:
+            i += 1  # "plus" is written into the next word's degree; "arrive à" is "can"
             continue
         for size in range(min(lex.longest, len(tokens) - i), 0, -1):
             # Auxiliaries carry no topic, but the index's stopwords must not drop them
@@ -231,13 +273,18 @@ def translate_query(text: str, source: str, target: str) -> str:
                 i += 1
                 break
             found = by_form or lex.phrases.get(tuple(stems[i : i + size]))
+            if found is None and size > 1:
+                # Words carried without their function words ("mettre jour").
+                found = lex.bare.get(tuple(stems[i : i + size]))
             if found:
                 if size == 1 and source == "fr" and _is_plural(tokens[i], lex):
                     # English stems do not join an irregular plural to its singular
                     # ("children", "child"): a French plural is read in the plural.
                     found = tuple(IRREGULAR_PLURALS.get(word, word) for word in found)
                 if size == 1 and i in graded and by_form is not None:
-                    found = tuple(degree(word, superlative=graded[i]) for word in found)
+                    found = tuple(
+                        degree(word, superlative=graded[i]) for word in gradable_senses(found)
+                    )
                 if by_form is None and size == 1:
                     # A stem is shared by word families ("attention", "attente" =
                     # waiting, "attentif"): through it, only the first sense of the
@@ -245,7 +292,7 @@ def translate_query(text: str, source: str, target: str) -> str:
                     found = found[:1]
                 words += found
                 if (
-                    by_form is None
+                    (by_form is None or tokens[i] in names)
                     and size == 1
                     and tokens[i] not in accented
                     and tokens[i] not in _SKIPPED[source]
@@ -253,8 +300,11 @@ def translate_query(text: str, source: str, target: str) -> str:
                     # A word known only by its stem may be spelt alike in the other
                     # language (the general lexicon leaves those out), and its stem may be
                     # another family's ("attention" shares "attent" with "attente" =
-                    # waiting): it is kept as typed beside the stem's senses. Not a
-                    # word typed with accents: English writes none ("infertilité").
+                    # waiting): it is kept as typed beside the stem's senses. So is a
+                    # word capitalised within a sentence, which may be a name whatever
+                    # the lexicon says ("le jeu sur Mars" is no month: French writes
+                    # "mars" in lower case). Not a word typed with accents: English
+                    # writes none ("infertilité").
                     words.append(tokens[i])
                 i += size
                 break
@@ -280,6 +330,50 @@ _DEFINITE = frozenset(
 # French comparatives of their own (of "bon", "mauvais"), whose English degree changes
 # with the article: "un meilleur prix" is a better price, "le meilleur" the best.
 _SYNTHETIC_COMPARATIVES = frozenset({"meilleur", "pire"})
+
+
+# Folded forms of the French verbs of managing ("arriver à", "réussir à", "parvenir à"):
+# followed by "à" and an infinitive, they say whether the asker manages, as "can" does in
+# English, and the infinitive carries the topic ("je n'arrive pas à me connecter").
+_MANAGING_VERBS = frozenset(
+    """
+    arrive arrives arrivons arrivez arrivent arrivais arrivait arrivions arriviez arrivaient
+    arriverai arrivera arriverons arriverez arriveront arriverais arriverait arriver
+    reussis reussit reussissons reussissez reussissent reussissais reussissait reussirai
+    reussira reussirais reussirait reussir reussi
+    parviens parvient parvenons parvenez parviennent parvenais parvenait parviendrai
+    parviendra parviendrais parviendrait parvenir parvenu
+    """.split()
+)
+# What may stand between such a verb and "à" (a negation), and between "à" and the
+# infinitive (object pronouns).
+_NEGATIONS = frozenset({"pas", "plus", "jamais", "toujours", "vraiment"})
+_OBJECT_PRONOUNS = frozenset({"me", "te", "se", "le", "la", "les", "l", "y", "en", "lui"})
+_OBJECT_PRONOUNS |= frozenset({"leur", "nous", "vous", "m", "t", "s"})
+
+
+def _managing(tokens: Sequence[str]) -> set[int]:
+    """Return the positions of French verbs of managing followed by "à" and an infinitive.
+
+    "comment j'arrive à faire marcher select" asks how to make select work: "arriver"
+    there is no arrival nor happening ("qu'est-ce qui arrive si ..." is), and its senses
+    only add words the English question does not have.
+    """
+    found: set[int] = set()
+    for i, token in enumerate(tokens):
+        if token not in _MANAGING_VERBS:
+            continue
+        j = i + 1
+        while j < len(tokens) and tokens[j] in _NEGATIONS:
+            j += 1
+        if j >= len(tokens) or tokens[j] != "a":
+            continue
+        j += 1
+        while j < len(tokens) and tokens[j] in _OBJECT_PRONOUNS:
+            j += 1
+        if j < len(tokens) and len(tokens[j]) > 3 and tokens[j].endswith(("er", "ir", "re")):
+            found.add(i)
+    return found
 
 
 def _degrees(tokens: Sequence[str]) -> tuple[dict[int, bool], set[int]]:

@@ -7,7 +7,8 @@ Rules of the two languages' word formation, not lists of their words:
   "fluviaux" / "fluvial", "dangereux" / "dangerous").
 * :func:`degree`: "plus grand" is "larger" and "le plus grand" "largest"; the index's
   stemmer keeps "largest" apart from "large", so a translation writes the degree the way
-  English passages do.
+  English passages do. :func:`gradable_senses`: a degree grades an adjective or an
+  adverb, so a word's noun and verb senses ("pratique" = practice) take no part in it.
 
 Pure functions over folded words (see :func:`threadline.text.normalize.fold`).
 """
@@ -15,8 +16,11 @@ Pure functions over folded words (see :func:`threadline.text.normalize.fold`).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-__all__ = ["degree", "english_cognate"]
+import lemminflect
+
+__all__ = ["degree", "english_cognate", "gradable_senses"]
 
 # French suffix (folded, singular masculine) and the English one it regularly answers,
 # longest first. Plurals and feminines are reduced before (see `_base_form`).
@@ -130,3 +134,29 @@ def degree(word: str, *, superlative: bool) -> str:
     if inflected:
         return inflected
     return f"{'most' if superlative else 'more'} {word}"
+
+
+def gradable_senses(senses: Sequence[str]) -> tuple[str, ...]:
+    """Return the senses of a graded word that English uses as adjectives or adverbs.
+
+    "le plus pratique" grades the adjective: of "pratique = practice practical", only
+    "practical" is "most practical"; "most practice" is no English a passage writes.
+    Parts of speech come from `lemminflect`'s English lemma table (dictionary entries
+    only); a phrase or a word it does not hold is kept.
+
+    Args:
+        senses: The English senses of the French word in the degree.
+
+    Returns:
+        The senses that can be adjectives or adverbs, in order; all of them when none
+        can (the table does not know the word, or the lexicon holds no adjective sense).
+    """
+    gradable = tuple(
+        sense
+        for sense in senses
+        if " " in sense
+        or not (parts := lemminflect.getAllLemmas(sense))
+        or "ADJ" in parts
+        or "ADV" in parts
+    )
+    return gradable or tuple(senses)
