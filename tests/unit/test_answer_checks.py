@@ -289,6 +289,28 @@ def test_a_name_that_several_titles_extend_asks_which():
     assert decide(question, chunks, earlier=earlier).verdict == "answer"
 
 
+def test_a_name_that_several_titles_extend_asks_which_even_when_not_covered():
+    # "the Prime Minister's office" with two prime ministers in play: the passages not
+    # answering the question is no evidence for the one the user means. Ask which.
+    def minister(label: str, country: str) -> dict[str, object]:
+        return {
+            "label": label,
+            "title": f"Prime Minister of {country}",
+            "section": "",
+            "text": f"The Prime Minister of {country} is the head of government of {country}.",
+        }
+
+    chunks = [minister("1", "Canada"), minister("2", "the United Kingdom")]
+    question = "What are the key aspects of the power wielded by the Prime Minister's office?"
+    asked = decide(question, chunks, earlier=["How is a session key exchanged?"])
+    assert asked.verdict == "ambiguous"
+    assert asked.reason.startswith("unanchored:Prime Minister:")
+    assert asked.candidates == ("Prime Minister of Canada", "Prime Minister of the United Kingdom")
+    # One prime minister in play: the documents do not answer, a decline.
+    declined = decide(question, chunks[:1], earlier=["How is a session key exchanged?"])
+    assert declined.verdict == "not_in_documents"
+
+
 def test_about_a_specific_x_asks_which():
     from threadline.graph.anchors import unanchored_reference
 
@@ -591,3 +613,4 @@ def test_a_word_pointed_at_is_asked_about_not_the_word_word():
         }
     ]
     assert decide(question, chunks).verdict == "answer"
+

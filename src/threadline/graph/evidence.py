@@ -442,6 +442,19 @@ def decide(
         # (`missing`: the terms to name in the decline, when narrower than the content's).
         if anchor:
             return ask(reason, candidate_titles(chunks, among))
+        # A name that several documents' titles extend says none of them ("the Prime
+        # Minister's office" with the prime ministers of Canada and of the United Kingdom
+        # in play): that the passages do not answer is no evidence for the one the user
+        # means, so ask which, as when the check passes (below).
+        shared = name_shared_by_titles(question, chunks, among, earlier)
+        if shared:
+            phrase, candidates = shared
+            return Evidence(
+                "ambiguous",
+                f"unanchored:{phrase}:{reason}",
+                candidates=tuple(candidates[:5]),
+                **base,  # type: ignore[arg-type]
+            )
         if missing is not None:
             base["missing_terms"] = tuple(forms.get(t, t) for t in missing)
         return Evidence("not_in_documents", reason, **base)  # type: ignore[arg-type]
