@@ -614,3 +614,30 @@ def test_a_word_pointed_at_is_asked_about_not_the_word_word():
     ]
     assert decide(question, chunks).verdict == "answer"
 
+
+def test_this_x_after_x_said_only_in_general_is_unanchored():
+    # "this partner" picks one of the three partners; "this credit card" one of the any
+    # credit card spoken of ("should I take a credit card?", "having a credit card").
+    partners = ["There are three partners in my company and I only put money."]
+    assert unanchored_reference("How much of the company does this partner own?", partners) == (
+        "this partner"
+    )
+    cards = [
+        "I'm not sure if I should take a credit card. What is your opinion?",
+        "There are several advantages to having a credit card. Some credit cards offer rewards.",
+    ]
+    assert unanchored_reference("What are the rewards of this credit card?", cards) == (
+        "this credit card"
+    )
+    # One X singled out before anchors "this X": a determiner, a possessive, a name, or
+    # "a X" said to exist.
+    assert unanchored_reference(
+        "How much does this partner own?", ["My partner put money in."]
+    ) is (None)
+    for earlier in (
+        ["Tell me about the credit card I got."],
+        ["I got a Chase credit card."],
+        ["I took a credit card last year."],
+    ):
+        question = "What are the rewards of this credit card?"
+        assert "this credit card" not in list(unanchored_references(question, earlier))
