@@ -405,6 +405,17 @@ def test_the_kind_word_of_an_asked_phrase_is_not_required():
     assert set(terms("stock price")) <= set(asked_phrase_terms("What is Brightwell's stock price?"))
 
 
+def test_the_asked_phrase_ends_where_a_participle_or_relative_clause_begins():
+    # What the passage must hold is the thing asked for ("people"), not what the question
+    # says of it ("targeted by the scammers", "that include support").
+    question = "What are the most people targeted by the scammers?"
+    assert asked_phrase_terms(question) == terms("people")
+    assert asked_phrase_terms("What are the plans that include support?") == terms("plans")
+    assert asked_phrase_terms("Who are the people who pay the fee?") == terms("people")
+    # An adjective before the noun is still part of what is asked.
+    assert asked_phrase_terms("What is the expected return?") == terms("expected return")
+
+
 def test_a_yes_no_question_needs_its_terms_stated_in_one_sentence():
     from threadline.graph.polar import is_polar
 
