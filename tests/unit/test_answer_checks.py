@@ -375,6 +375,31 @@ def test_the_x_said_before_answered_from_other_documents_is_declined():
     assert said_before("What are the procedures for a casino licence?", earlier) == []
 
 
+def test_the_xs_said_before_name_a_kind_that_other_documents_speak_of():
+    # "the scammers" of a talk on mortgage scams are scammers at large: a page on other
+    # scams speaks of the same kind, where "the casino" of Monaco is one casino.
+    earlier = ["Mortgage scams. These scammers may ask people for money upfront."]
+    chunks = [
+        {
+            "label": "1",
+            "title": "Common Scams and Schemes",
+            "section": "",
+            "text": "Scammers often target older people and people who live alone.",
+        }
+    ]
+    question = "What people are targeted by the scammers?"
+    answered = decide(question, chunks, earlier=earlier, focus=["Mortgage scams"])
+    assert answered.verdict == "answer"
+    # The singular still points at one: "the scammer" of that talk is not this page's.
+    one = decide(
+        "What people are targeted by the scammer?",
+        chunks,
+        earlier=["Mortgage scams. The scammer asked people for money upfront."],
+        focus=["Mortgage scams"],
+    )
+    assert (one.verdict, one.reason) == ("not_in_documents", "another_thing_than_discussed")
+
+
 @pytest.mark.parametrize(
     ("question", "anchored"),
     [

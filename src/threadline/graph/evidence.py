@@ -84,7 +84,13 @@ from threadline.knowledge.bilingual import (
     translate_query,
     translate_vocabulary,
 )
-from threadline.knowledge.facts import AnswerType, asked_type, has_answer_type, role_terms
+from threadline.knowledge.facts import (
+    AnswerType,
+    asked_type,
+    has_answer_type,
+    is_plural_noun,
+    role_terms,
+)
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
 from threadline.text.matching import acronyms
@@ -616,6 +622,10 @@ def decide(
                 and written_as_a_name(phrase.split()[-1], support_texts)
             )
         ]
+    # "the scammers" names the kind of thing the conversation spoke of, not one thing
+    # that another document's could be mistaken for ("the casino" of Monaco): other
+    # documents on scammers speak of the same kind.
+    said = [phrase for phrase in said if not is_plural_noun(phrase.split()[-1].lower())]
     if not anchor and said:
         if leaves_the_conversation(chunks, supporting, focus):
             # "the casino" of a talk about Monaco, supported only by a passage on Las
