@@ -677,3 +677,13 @@ def test_this_x_after_x_said_only_in_general_is_unanchored():
     ):
         question = "What are the rewards of this credit card?"
         assert "this credit card" not in list(unanchored_references(question, earlier))
+
+
+def test_the_x_is_anchored_by_its_noun_said_not_by_a_word_sharing_its_stem():
+    # Snowball stems "animal" and "animated" alike: "animated films" said no animal.
+    question = "What is the origin of the animal's breed?"
+    films = ["Most direct-to-video animated films are rated PG."]
+    assert "the animal's" in list(unanchored_references(question, films))
+    # The noun in another form anchors it: "animals", "the cities" after "a city".
+    assert "the animal's" not in list(unanchored_references(question, ["Which animals herd?"]))
+    assert not list(unanchored_references("What are the cities there?", ["a city in Maine"]))

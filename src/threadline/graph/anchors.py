@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+import lemminflect
+
 from threadline.followups.anaphora import looks_like_followup
 from threadline.graph.question_terms import (
     GENERIC_TERMS,
@@ -156,6 +158,25 @@ def said_only_in_general(phrase: str, earlier: Sequence[str]) -> str:
     return ""
 
 
+def _said_as_noun(word: str, earlier: Sequence[str]) -> bool:
+    """Whether the conversation said the noun `word`, in one of its forms.
+
+    A word sharing its stem only ("animated" for "the animal's breed": Snowball stems both
+    "anim") says another thing: the word said must start with the noun's singular.
+    """
+    base = fold(re.sub(r"['’]s$", "", word))
+    lemmas = lemminflect.getAllLemmas(base, "NOUN").get("NOUN", ())
+    base = min((fold(lemma) for lemma in lemmas), key=len, default=base)
+    stem = next(iter(terms(base)), "")
+    if not stem:
+        return False
+    for text in earlier:
+        for said in _WORD.findall(fold(text)):
+            if said.startswith(base) and stem in terms(said):
+                return True
+    return False
+
+
 def unanchored_reference(
     question: str, earlier: Sequence[str], titles: Sequence[str] = ()
 ) -> str | None:
@@ -248,7 +269,7 @@ def unanchored_references(
         # the kind of answer asked is no thing to point at; its complement says what of.
         if noun and set(noun) <= KIND_WORDS and _KIND_COMPLEMENT.match(question[match.end(2) :]):
             continue
-        if noun and noun[0] not in history and noun[0] not in titled:
+        if noun and noun[0] not in titled and not _said_as_noun(match.group(2), earlier):
             yield match.group(0)
 
 
