@@ -289,6 +289,28 @@ def test_a_name_that_several_titles_extend_asks_which():
     assert decide(question, chunks, earlier=earlier).verdict == "answer"
 
 
+def test_a_name_that_several_titles_extend_asks_which_even_when_not_covered():
+    # "the Prime Minister's office" with two prime ministers in play: the passages not
+    # answering the question is no evidence for the one the user means. Ask which.
+    def minister(label: str, country: str) -> dict[str, object]:
+        return {
+            "label": label,
+            "title": f"Prime Minister of {country}",
+            "section": "",
+            "text": f"The Prime Minister of {country} is the head of government of {country}.",
+        }
+
+    chunks = [minister("1", "Canada"), minister("2", "the United Kingdom")]
+    question = "What are the key aspects of the power wielded by the Prime Minister's office?"
+    asked = decide(question, chunks, earlier=["How is a session key exchanged?"])
+    assert asked.verdict == "ambiguous"
+    assert asked.reason.startswith("unanchored:Prime Minister:")
+    assert asked.candidates == ("Prime Minister of Canada", "Prime Minister of the United Kingdom")
+    # One prime minister in play: the documents do not answer, a decline.
+    declined = decide(question, chunks[:1], earlier=["How is a session key exchanged?"])
+    assert declined.verdict == "not_in_documents"
+
+
 def test_about_a_specific_x_asks_which():
     from threadline.graph.anchors import unanchored_reference
 
@@ -353,6 +375,31 @@ def test_the_x_said_before_answered_from_other_documents_is_declined():
     assert said_before("What are the procedures for a casino licence?", earlier) == []
 
 
+def test_the_xs_said_before_name_a_kind_that_other_documents_speak_of():
+    # "the scammers" of a talk on mortgage scams are scammers at large: a page on other
+    # scams speaks of the same kind, where "the casino" of Monaco is one casino.
+    earlier = ["Mortgage scams. These scammers may ask people for money upfront."]
+    chunks = [
+        {
+            "label": "1",
+            "title": "Common Scams and Schemes",
+            "section": "",
+            "text": "Scammers often target older people and people who live alone.",
+        }
+    ]
+    question = "What people are targeted by the scammers?"
+    answered = decide(question, chunks, earlier=earlier, focus=["Mortgage scams"])
+    assert answered.verdict == "answer"
+    # The singular still points at one: "the scammer" of that talk is not this page's.
+    one = decide(
+        "What people are targeted by the scammer?",
+        chunks,
+        earlier=["Mortgage scams. The scammer asked people for money upfront."],
+        focus=["Mortgage scams"],
+    )
+    assert (one.verdict, one.reason) == ("not_in_documents", "another_thing_than_discussed")
+
+
 @pytest.mark.parametrize(
     ("question", "anchored"),
     [
@@ -381,6 +428,17 @@ def test_the_kind_word_of_an_asked_phrase_is_not_required():
     assert asked_phrase_terms("What is the battery capacity?") == terms("battery")
     assert asked_phrase_terms("Quelle est la politique de mots de passe ?") == []
     assert set(terms("stock price")) <= set(asked_phrase_terms("What is Brightwell's stock price?"))
+
+
+def test_the_asked_phrase_ends_where_a_participle_or_relative_clause_begins():
+    # What the passage must hold is the thing asked for ("people"), not what the question
+    # says of it ("targeted by the scammers", "that include support").
+    question = "What are the most people targeted by the scammers?"
+    assert asked_phrase_terms(question) == terms("people")
+    assert asked_phrase_terms("What are the plans that include support?") == terms("plans")
+    assert asked_phrase_terms("Who are the people who pay the fee?") == terms("people")
+    # An adjective before the noun is still part of what is asked.
+    assert asked_phrase_terms("What is the expected return?") == terms("expected return")
 
 
 def test_a_yes_no_question_needs_its_terms_stated_in_one_sentence():
@@ -591,3 +649,41 @@ def test_a_word_pointed_at_is_asked_about_not_the_word_word():
         }
     ]
     assert decide(question, chunks).verdict == "answer"
+
+
+def test_this_x_after_x_said_only_in_general_is_unanchored():
+    # "this partner" picks one of the three partners; "this credit card" one of the any
+    # credit card spoken of ("should I take a credit card?", "having a credit card").
+    partners = ["There are three partners in my company and I only put money."]
+    assert unanchored_reference("How much of the company does this partner own?", partners) == (
+        "this partner"
+    )
+    cards = [
+        "I'm not sure if I should take a credit card. What is your opinion?",
+        "There are several advantages to having a credit card. Some credit cards offer rewards.",
+    ]
+    assert unanchored_reference("What are the rewards of this credit card?", cards) == (
+        "this credit card"
+    )
+    # One X singled out before anchors "this X": a determiner, a possessive, a name, or
+    # "a X" said to exist.
+    assert unanchored_reference(
+        "How much does this partner own?", ["My partner put money in."]
+    ) is (None)
+    for earlier in (
+        ["Tell me about the credit card I got."],
+        ["I got a Chase credit card."],
+        ["I took a credit card last year."],
+    ):
+        question = "What are the rewards of this credit card?"
+        assert "this credit card" not in list(unanchored_references(question, earlier))
+
+
+def test_the_x_is_anchored_by_its_noun_said_not_by_a_word_sharing_its_stem():
+    # Snowball stems "animal" and "animated" alike: "animated films" said no animal.
+    question = "What is the origin of the animal's breed?"
+    films = ["Most direct-to-video animated films are rated PG."]
+    assert "the animal's" in list(unanchored_references(question, films))
+    # The noun in another form anchors it: "animals", "the cities" after "a city".
+    assert "the animal's" not in list(unanchored_references(question, ["Which animals herd?"]))
+    assert not list(unanchored_references("What are the cities there?", ["a city in Maine"]))

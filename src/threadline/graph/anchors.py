@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+import lemminflect
+
 from threadline.followups.anaphora import looks_like_followup
 from threadline.graph.question_terms import (
     GENERIC_TERMS,
@@ -69,6 +71,112 @@ def _pronoun_subject(question: str, match: re.Match[str]) -> bool:
     return after[1].strip("?.!,;:").lower() in _PREPOSITIONS
 
 
+_SINGULAR_DEMONSTRATIVE = frozenset(("this", "that", "ce", "cet", "cette"))
+# Determiners that single one thing out ("the card", "my card", "ce plan").
+_SPECIFIC = frozenset(
+    "the this that these those my your our his her its their le la les l ce cet cette ces "
+    "mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs".split()
+)
+_INDEFINITE = frozenset(("a", "an", "un", "une"))
+# Determiners of any or several things ("some cards", "each partner", "three partners").
+_GENERAL = frozenset(
+    "any some each every many several other few various all no both one two three four "
+    "five six seven eight nine ten quelques chaque plusieurs certains certaines tous toutes "
+    "aucun aucune deux trois quatre cinq".split()
+)
+# Words under which "a X" is any X, not one that exists: a condition, a modal, an aim
+# ("if I should take a credit card", "to get a card", "can offer").
+_NOT_ASSERTED = frozenset(
+    "if whether should would could might may can to unless si pourrait devrais faut".split()
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"[^\W_][\w'’-]*")
+
+
+def _stem(word: str) -> str:
+    found = terms(word)
+    return found[0] if found else ""
+
+
+def _mention_is_general(
+    words: Sequence[str], start: int, end: int, plural: bool, asked: bool
+) -> bool:
+    """Whether the words `words[start:end]` speak of any or several X, not of one X.
+
+    A plural ("three partners", "credit cards") speaks of several; "a X" of any X where
+    nothing asserts one exists (a question, a condition, a modal, an aim, a gerund:
+    "having a credit card"); a quantifier ("each partner") of any. "The X", "my X", a
+    name before it, or a bare singular ("in ground-to-air photography") are read as one.
+    """
+    if plural:
+        return True
+    for back in range(start - 1, max(start - 4, -1), -1):
+        word = words[back]
+        lower = word.lower()
+        if lower in _SPECIFIC:
+            return False
+        if lower in _GENERAL or word.isdigit():
+            return True
+        if lower in _INDEFINITE:
+            before = [w.lower() for w in words[:back]]
+            return (
+                asked
+                or bool(_NOT_ASSERTED & set(before))
+                or (bool(before) and before[-1].endswith("ing"))
+            )
+        if word[:1].isupper() and back > 0:
+            return False  # a name says which one: "a Chase card"
+    return False
+
+
+def said_only_in_general(phrase: str, earlier: Sequence[str]) -> str:
+    """Return the X of "this X" when the conversation spoke of it only in general, else "".
+
+    The longest start of `phrase` the earlier turns hold is X ("this partner own" → the
+    "partner" of "three partners"); every mention of it must speak of any or several X
+    (`_mention_is_general`). "" when no turn mentions it or one speaks of one X.
+    """
+    written = [w for w in _WORD.findall(phrase) if _stem(w)]
+    wanted = [_stem(w) for w in written]
+    singular = [not w.lower().endswith("s") for w in written]
+    for size in range(len(wanted), 0, -1):
+        found: list[bool] = []
+        for text in earlier:
+            for sentence in _SENTENCE.split(text):
+                words = _WORD.findall(sentence)
+                stems_ = [_stem(w) for w in words]
+                asked = sentence.rstrip().endswith("?")
+                for i in range(len(words) - size + 1):
+                    if stems_[i : i + size] == wanted[:size]:
+                        last = words[i + size - 1].lower().rstrip("'’")
+                        plural = (
+                            singular[size - 1] and last.endswith("s") and not last.endswith("'s")
+                        )
+                        found.append(_mention_is_general(words, i, i + size, plural, asked))
+        if found:
+            return " ".join(written[:size]) if all(found) else ""
+    return ""
+
+
+def _said_as_noun(word: str, earlier: Sequence[str]) -> bool:
+    """Whether the conversation said the noun `word`, in one of its forms.
+
+    A word sharing its stem only ("animated" for "the animal's breed": Snowball stems both
+    "anim") says another thing: the word said must start with the noun's singular.
+    """
+    base = fold(re.sub(r"['’]s$", "", word))
+    lemmas = lemminflect.getAllLemmas(base, "NOUN").get("NOUN", ())
+    base = min((fold(lemma) for lemma in lemmas), key=len, default=base)
+    stem = next(iter(terms(base)), "")
+    if not stem:
+        return False
+    for text in earlier:
+        for said in _WORD.findall(fold(text)):
+            if said.startswith(base) and stem in terms(said):
+                return True
+    return False
+
+
 def unanchored_reference(
     question: str, earlier: Sequence[str], titles: Sequence[str] = ()
 ) -> str | None:
@@ -110,8 +218,17 @@ def unanchored_references(
         nouns = [t for t in terms(noun) if t not in GENERIC_TERMS]
         # "the word Kubernetes ... this term": a name said before it is what it points at.
         named_before = named_things(question[: match.start()])
-        if nouns and not any(n in history for n in nouns) and not named_before:
-            yield match.group(0)
+        if nouns and not named_before:
+            if not any(n in history for n in nouns):
+                yield match.group(0)
+            elif match.group(1).lower() in _SINGULAR_DEMONSTRATIVE and (
+                general := said_only_in_general(noun, earlier)
+            ):
+                # "this partner" after "there are three partners in my company", "this
+                # credit card" after "should I take a credit card?": the conversation
+                # spoke of partners, of any credit card, never of one; "this" picks one
+                # it never singled out.
+                yield f"{match.group(1)} {general}"
     for match in UNSAID.finditer(question):
         yield match.group("phrase")
     names = named_things(question)
@@ -152,7 +269,7 @@ def unanchored_references(
         # the kind of answer asked is no thing to point at; its complement says what of.
         if noun and set(noun) <= KIND_WORDS and _KIND_COMPLEMENT.match(question[match.end(2) :]):
             continue
-        if noun and noun[0] not in history and noun[0] not in titled:
+        if noun and noun[0] not in titled and not _said_as_noun(match.group(2), earlier):
             yield match.group(0)
 
 

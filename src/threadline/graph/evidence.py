@@ -84,7 +84,13 @@ from threadline.knowledge.bilingual import (
     translate_query,
     translate_vocabulary,
 )
-from threadline.knowledge.facts import AnswerType, asked_type, has_answer_type, role_terms
+from threadline.knowledge.facts import (
+    AnswerType,
+    asked_type,
+    has_answer_type,
+    is_plural_noun,
+    role_terms,
+)
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
 from threadline.text.matching import acronyms
@@ -442,6 +448,19 @@ def decide(
         # (`missing`: the terms to name in the decline, when narrower than the content's).
         if anchor:
             return ask(reason, candidate_titles(chunks, among))
+        # A name that several documents' titles extend says none of them ("the Prime
+        # Minister's office" with the prime ministers of Canada and of the United Kingdom
+        # in play): that the passages do not answer is no evidence for the one the user
+        # means, so ask which, as when the check passes (below).
+        shared = name_shared_by_titles(question, chunks, among, earlier)
+        if shared:
+            phrase, candidates = shared
+            return Evidence(
+                "ambiguous",
+                f"unanchored:{phrase}:{reason}",
+                candidates=tuple(candidates[:5]),
+                **base,  # type: ignore[arg-type]
+            )
         if missing is not None:
             base["missing_terms"] = tuple(forms.get(t, t) for t in missing)
         return Evidence("not_in_documents", reason, **base)  # type: ignore[arg-type]
@@ -603,6 +622,10 @@ def decide(
                 and written_as_a_name(phrase.split()[-1], support_texts)
             )
         ]
+    # "the scammers" names the kind of thing the conversation spoke of, not one thing
+    # that another document's could be mistaken for ("the casino" of Monaco): other
+    # documents on scammers speak of the same kind.
+    said = [phrase for phrase in said if not is_plural_noun(phrase.split()[-1].lower())]
     if not anchor and said:
         if leaves_the_conversation(chunks, supporting, focus):
             # "the casino" of a talk about Monaco, supported only by a passage on Las

@@ -217,11 +217,15 @@ def chunk_vocabulary(chunk: Mapping[str, object]) -> set[str]:
     return stems(f"{chunk.get('title', '')} {chunk.get('section', '')} {chunk.get('text', '')}")
 
 
+# The phrase ends before its complement, or where a participle or a relative clause
+# begins ("the people targeted by scammers", "the plans that include support"), as the
+# "is there X" phrase below does: what the passage must hold is the thing asked for,
+# not what the question says of it.
 _ASKED_PHRASE = re.compile(
     r"^\s*(?:so |and |but |ok,? |et )?(?:what|who|which|how much|quel|quelle|quels|quelles)"
     r"(?:'s| is| are| was| were| est| sont| etait)\s+(?:the |a |an |le |la |les |l'|un |une )?"
-    r"(?P<phrase>.+?)(?:\s+(?:of|for|in|on|at|to|with|from|about|de|du|des|pour|sur|dans)\b|"
-    r"[?.,;!]|$)",
+    r"(?P<phrase>.+?)(?:\s+(?:of|for|in|on|at|to|with|from|about|by|that|which|who|whom|"
+    r"\w+ed|de|du|des|pour|sur|dans|qui|que)\b|[?.,;!]|$)",
     re.I,
 )
 

@@ -307,6 +307,9 @@ def name_shared_by_titles(
     """
     history = fold(" ".join(earlier))
     for phrase in name_phrases(question):
+        # "the Prime Minister's office" names the Prime Minister: the possessive is no
+        # part of the name the titles write ("Prime Minister of Canada").
+        phrase = re.sub(r"['’]s$", "", phrase)
         wanted = fold(phrase).replace("’", "'")
         if wanted in history.replace("’", "'"):
             continue

@@ -297,7 +297,7 @@ _FRENCH_COUNT = re.compile(r"^(?:combien|nombre)")
 _PHRASE_WINDOW = 6
 
 
-def _is_plural_noun(word: str) -> bool:
+def is_plural_noun(word: str) -> bool:
     """Whether an English word is the plural of a noun ("requests", "children")."""
     return any(lemma != word for lemma in lemminflect.getAllLemmas(word, "NOUN").get("NOUN", ()))
 
@@ -332,7 +332,7 @@ def counted_noun(question: str) -> str | None:
         return None
     if _FRENCH_COUNT.match(found.group()):
         return phrase[0]
-    plurals = [word for word in phrase if _is_plural_noun(word)]
+    plurals = [word for word in phrase if is_plural_noun(word)]
     return plurals[-1] if plurals else phrase[0]
 
 
