@@ -112,6 +112,8 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
             # "the cheapest plan": the one with the lowest price, which the passages
             # state as prices ("the Basic plan costs $29"), never with the word.
             r"cheapest|least expensive|most expensive|priciest|"
+            # "Is the Galaxy S24 cheaper than the Pixel 8 Pro?": prices compared.
+            r"cheaper|pricier|more expensive|(?:moins|plus) cher(?:e|s|es)? qu|"
             r"(?:le|la|les) (?:\w+ )?(?:moins|plus) cher(?:e|s|es)?)\b"
         ),
     ),

@@ -63,8 +63,9 @@ from threadline.text.matching import (
 MODEL_NAME = "threadline-extractive"
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(«A-ZÀ-Ý0-9])")
-# The names of a question: capitalised words past its first, codes ("8a", "S25").
-_NAMES = re.compile(r"(?<=\s)[A-ZÀ-Ý][\w'’-]*|\b\w*\d\w*\b")
+# The names of a question: capitalised words past its first, words capitalised inside
+# ("iPhone", "eBay", at any place), codes ("8a", "S25").
+_NAMES = re.compile(r"(?<=\s)[A-ZÀ-Ý][\w'’-]*|\b[a-z]+[A-ZÀ-Ý][\w'’-]*|\b\w*\d\w*\b")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # Words that say what to do with the answer, not what it is about. Not "part": it
 # shares its stem with "la part des smartphones" (the share asked for); "partie" is here.
