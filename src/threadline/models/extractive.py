@@ -822,12 +822,13 @@ class ExtractiveChatModel(BaseChatModel):
         if own:
             rows = [r for r in rows if own & read[r[3]]] or rows
         if (action := asked_action(question)) and (
-            acting := [r for r in rows if action & read[r[3]]]
+            acting := {r[1] for r in rows if action & read[r[3]]}
         ):
-            # "Can I cancel a monthly plan?" is answered by what the policy says of
-            # cancelling ("Monthly support plans can be cancelled at any time"), not by
-            # the plans' monthly prices, which hold "monthly" and "plan" and no action.
-            rows = acting
+            # "Can I cancel a monthly plan?" is answered by the passages that say
+            # something of cancelling ("Monthly support plans can be cancelled at any
+            # time"), not by the plans' monthly prices, which hold "monthly" and "plan"
+            # and no action. Such a passage is read as usual, its other sentences too.
+            rows = [r for r in rows if r[1] in acting]
         if siblings := _sibling_patterns(question):
             # "What is a P2 incident?": "A P3 (medium) incident is..." holds "incident"
             # and speaks of another incident; "the Basic plan": not the Business plan's.
