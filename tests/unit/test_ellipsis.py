@@ -228,3 +228,8 @@ def test_a_named_thing_the_question_had_no_part_for_is_what_it_is_asked_of(
     previous, message, meant
 ):
     assert substituted_question(message, previous) == meant
+
+
+def test_a_named_thing_does_not_take_an_objects_pronoun():
+    # "it" is the password: "et le MFA ?" asks about MFA, not how often to change it.
+    assert substituted_question("et le MFA ?", "how often must I change it?") is None

@@ -319,8 +319,14 @@ def substituted_question(
     )
 
 
-# The pronoun standing for what a previous question asked about: "is it water resistant?".
-_SUBJECT_PRONOUN = re.compile(r"\b(?:it|il|elle)\b", re.I)
+# The pronoun standing for what a previous question asked about, as its subject after
+# the auxiliary: "is it water resistant?", "does it have 5G?".
+_SUBJECT_PRONOUN = re.compile(
+    r"\b(?P<auxiliary>is|are|was|does|did|can|could|will|would|has) it\b", re.I
+)
+# Any other "it": "how often must I change it?" stands for something the new name would
+# compete with ("et le MFA ?" then asks about MFA, not how often to change it).
+_OTHER_PRONOUN = re.compile(r"\b(?:it|its)\b", re.I)
 
 
 def _asked_of(previous: str, ellipsis: EllipticalMessage) -> str | None:
@@ -347,9 +353,15 @@ def _asked_of(previous: str, ellipsis: EllipticalMessage) -> str | None:
     )
     phrase = _STANDS_FOR.sub("", ellipsis.phrase).strip()
     thing = _LEADING.sub("", phrase).strip()
-    article = re.match(r"^(?:(?:for|on|pour|sur|de|du)\s+)?((?:the|le|la|les)\s+|l['’]\s*)", phrase, re.I)
+    article = re.match(
+        r"^(?:(?:for|on|pour|sur|de|du)\s+)?((?:the|le|la|les)\s+|l['’]\s*)", phrase, re.I
+    )
     named = f"{article[1] if article else ''}{thing}"
     if _SUBJECT_PRONOUN.search(previous):
-        return _SUBJECT_PRONOUN.sub(named, previous, count=1)
+        return _SUBJECT_PRONOUN.sub(lambda m: f"{m['auxiliary']} {named}", previous, count=1)
+    if _OTHER_PRONOUN.search(previous):
+        return None
     asked = previous.rstrip(" ?!.")
-    return f"{asked} {'for' if english else 'pour'} {named} ?".replace(" ?", "?" if english else " ?")
+    return f"{asked} {'for' if english else 'pour'} {named} ?".replace(
+        " ?", "?" if english else " ?"
+    )
