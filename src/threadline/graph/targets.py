@@ -84,7 +84,9 @@ _COMPLEMENTS = (
 _KIND_AS_NOUN = re.compile(
     r"\b(?:the|this|that|your|our|le|la|l'|ce|cette|votre|notre|du|de la)\s*("
     + "|".join(_DOCUMENT_WORDS)
-    + r")s?\b(?!\s*(?:" + "|".join(_COMPLEMENTS) + r")\b)"
+    + r")s?\b(?!\s*(?:"
+    + "|".join(_COMPLEMENTS)
+    + r")\b)"
 )
 
 
