@@ -791,3 +791,25 @@ def test_two_named_products_compared_are_ranked_on_the_spec(hybrid_chat, questio
     result = ask(hybrid_chat, question)
     assert result.outcome == "tool_answer", result.answer
     assert [c["title"] for c in result.citations] == [first, second]
+
+
+@pytest.mark.parametrize(
+    ("opening", "then", "product", "value"),
+    [
+        ("Tell me about the Nokia G42", "what's the battery capacity?", "Nokia G42 5G", "5000 mAh"),
+        (
+            "Quelle est la garantie du MacBook Air ?",
+            "quel est le poids ?",
+            "Apple MacBook Air 13 (M3)",
+            "1.24 kg",
+        ),
+    ],
+)
+def test_what_is_the_spec_is_asked_of_the_product_discussed(
+    hybrid_chat, opening, then, product, value
+):
+    # "what's the battery capacity?" after the Nokia listed three phones' batteries.
+    _, result = converse(hybrid_chat, opening, then)
+    assert result.outcome == "tool_answer", result.answer
+    assert [c["title"] for c in result.citations] == [product]
+    assert value in result.answer

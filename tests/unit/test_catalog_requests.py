@@ -39,3 +39,13 @@ def test_two_named_products_compared_are_read_with_the_spec():
     )
     # "it" is the product discussed, read by compared_to_it with the conversation.
     assert compared_pair("is it cheaper than the MacBook Air?", None) is None
+
+
+def test_what_is_the_spec_asks_a_spec_of_the_product_discussed():
+    from threadline.graph.catalog_requests import asks_a_spec_of_it
+
+    assert asks_a_spec_of_it("what's the battery capacity?")
+    assert asks_a_spec_of_it("Quel est le poids ?")
+    # A question on a document's subject is none.
+    assert not asks_a_spec_of_it("What is the refund policy?")
+    assert not asks_a_spec_of_it("what are the support hours?")

@@ -455,7 +455,10 @@ _IT = re.compile(r"\b(?:it|its|il|elle|son|sa|ses)\b")
 # "And the battery life?", "Et l'autonomie ?", "What about the price?": a spec alone
 # after a connective, what was asked before now asked of the same product.
 _SPEC_ALONE = re.compile(
-    r"^(?:and|et|what about|how about|and what about|et pour|quid de)\s+"
+    # "what's the battery capacity?", "quel est le poids ?": a spec asked with "the" and
+    # nothing else is the spec of what is being discussed, as "and the battery?" is.
+    r"^(?:and|et|what about|how about|and what about|et pour|quid de|"
+    r"what(?:'s| is| are)|(?:quel|quelle|quels|quelles) (?:est|sont))\s+"
     r"(?:(?:the|le|la|les|l'|its|son|sa|ses)\s*)?(?P<rest>[\w' -]+?)\s*[?.!]*$"
 )
 
@@ -464,7 +467,8 @@ def asks_a_spec_of_it(question: str, brands: Sequence[str] = ()) -> bool:
     """Whether a message asks for a spec of the product under discussion, unnamed.
 
     "How much RAM does it have?", "Et son poids ?": a spec word and a pronoun, or
-    "And the battery life?": a spec word alone after a connective (at most three words);
+    "And the battery life?", "what's the battery capacity?": a spec word alone after a
+    connective or "what is the" (at most three words);
     and no brand (a message naming one is about that brand's product).
     """
     text = _PHONE_AS_CHANNEL.sub(" ", fold(question)).strip()
