@@ -207,9 +207,20 @@ def test_pronoun_stays_on_the_product_and_a_new_name_switches(chat):
     # The Galaxy A55 is water resistant; the Motorola under discussion is not said to be.
     pronoun = ask(chat, "is it water resistant?", thread)
     assert_declined(pronoun)
+    # "and the iPhone?" asks the same of the iPhone: the turn moves to it, and no
+    # document says whether the iPhone is water resistant (this test expected a grounded
+    # answer, which could only describe the iPhone without answering what was asked).
     switched = ask(chat, "and the iPhone?", thread)
-    assert switched.outcome == "grounded_answer"
-    assert "iPhone" in switched.answer and "Motorola" not in switched.answer
+    assert switched.search_query == "is the iPhone water resistant?"
+    assert_declined(switched)
+    assert "Motorola" not in switched.answer
+    other = f"a-{uuid.uuid4().hex[:8]}"
+    ask(chat, "What phones do you have under $500?", other)
+    ask(chat, "tell me more about the second one", other)
+    ask(chat, "how much does it cost?", other)
+    moved = ask(chat, "and the Pixel 8a?", other)
+    assert moved.outcome in ("grounded_answer", "tool_answer"), moved.answer
+    assert "$499" in moved.answer and "Motorola" not in moved.answer
 
 
 # --- grounding ------------------------------------------------------------------------

@@ -21,3 +21,31 @@ def test_which_one_chooses_among_the_products_shown():
     assert chooses_among_shown("which one is cheaper?")
     assert chooses_among_shown("lequel est le plus léger ?")
     assert not chooses_among_shown("What is the cheapest phone?")
+
+
+def test_two_named_products_compared_are_read_with_the_spec():
+    from threadline.graph.catalog_requests import compared_pair
+
+    assert compared_pair("Is the MacBook Air heavier than the Dell XPS 13?", None) == (
+        {"spec": "weight_kg", "order": "desc"},
+        "macbook air",
+        "the dell xps 13",
+    )
+    # "est-ce que" opens the question: its "que" is no "than".
+    assert compared_pair("Est-ce que le Galaxy S24 est moins cher que le Pixel 8a ?", None) == (
+        {"spec": "price_usd", "order": "asc"},
+        "galaxy s24",
+        "le pixel 8a",
+    )
+    # "it" is the product discussed, read by compared_to_it with the conversation.
+    assert compared_pair("is it cheaper than the MacBook Air?", None) is None
+
+
+def test_what_is_the_spec_asks_a_spec_of_the_product_discussed():
+    from threadline.graph.catalog_requests import asks_a_spec_of_it
+
+    assert asks_a_spec_of_it("what's the battery capacity?")
+    assert asks_a_spec_of_it("Quel est le poids ?")
+    # A question on a document's subject is none.
+    assert not asks_a_spec_of_it("What is the refund policy?")
+    assert not asks_a_spec_of_it("what are the support hours?")

@@ -76,3 +76,19 @@ def test_no_limit_is_a_count():
     assert has_answer_type("quantity", sentence)
     assert states_count_of(sentence, devices)
     assert states_count_of("Le plan couvre un nombre illimité d'appareils.", devices)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How much did Brightwell recycle in 2024?", "quantity"),
+        ("How much did sales grow?", "quantity"),
+        ("How much does the Galaxy S25 cost?", "price"),
+        ("How much did it cost?", "price"),
+        ("How much is the Basic plan?", "price"),
+        ("How much did I pay?", "price"),
+        ("Is the Galaxy S24 cheaper than the Pixel 8 Pro?", "price"),
+    ],
+)
+def test_how_much_asks_a_price_only_of_a_verb_of_money(question, kind):
+    assert asked_type(question) == kind

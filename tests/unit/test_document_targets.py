@@ -47,3 +47,21 @@ def test_a_kind_with_its_complement_is_not_named_by_the_kind_alone():
     # A policy on passwords: the handbook's section, not the document titled "support policy".
     assert named_document("Quelle est la politique de mots de passe ?", SAMPLE_TITLES) is None
     assert named_document("What is the policy on passwords?", SAMPLE_TITLES) is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "la politique en cas de perte d'un téléphone professionnel",
+        "the policy in case of theft",
+        "la politique si je perds mon badge",
+    ],
+)
+def test_a_kind_of_document_with_a_condition_names_no_document(question):
+    # "la politique en cas de perte..." kept the search to the support policy.
+    documents = [
+        ("handbook", "Brightwell security handbook"),
+        ("policy", "Brightwell support policy"),
+    ]
+    assert named_document(question, documents) is None
+    assert named_document("Résume la politique", documents) == "policy"

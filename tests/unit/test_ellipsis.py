@@ -204,3 +204,32 @@ def test_a_verb_after_which_is_no_plural_noun_to_rank():
 )
 def test_which_one_is_the_x_est_ranks_what_the_previous_question_spoke_of(previous, message, meant):
     assert substituted_question(message, previous) == meant
+
+
+@pytest.mark.parametrize(
+    ("previous", "message", "meant"),
+    [
+        # A name of a shape the previous question has none of: asked of it.
+        (
+            "What happens if I miss the SLA?",
+            "et pour le plan Basic ?",
+            "What happens if I miss the SLA for le plan Basic?",
+        ),
+        (
+            "Quel est le délai pour un P1 ?",
+            "and for Basic customers?",
+            "Quel est le délai pour un P1 pour Basic customers ?",
+        ),
+        # The pronoun's place.
+        ("is it water resistant?", "and the iPhone?", "is the iPhone water resistant?"),
+    ],
+)
+def test_a_named_thing_the_question_had_no_part_for_is_what_it_is_asked_of(
+    previous, message, meant
+):
+    assert substituted_question(message, previous) == meant
+
+
+def test_a_named_thing_does_not_take_an_objects_pronoun():
+    # "it" is the password: "et le MFA ?" asks about MFA, not how often to change it.
+    assert substituted_question("et le MFA ?", "how often must I change it?") is None

@@ -578,3 +578,26 @@ def test_the_questions_words_are_read_in_their_derivations_in_its_language():
         compose("What are the data classification levels?", [passage])
     )
     assert quoted[0].startswith("Brightwell classifies all information into four levels")
+
+
+def test_can_i_do_something_is_answered_by_a_sentence_stating_the_action():
+    # The prices hold "monthly" and "plan" and lead retrieval's ranking; only the
+    # cancellation rule says anything of cancelling.
+    passages = [
+        "The Basic plan costs $29 per month. The Business plan costs $149 per month.",
+        "Monthly support plans can be cancelled at any time and stop at the end of the month.",
+    ]
+    quoted = sentences_without_citations(compose("Can I cancel a monthly plan?", passages))
+    assert quoted == [
+        "Monthly support plans can be cancelled at any time and stop at the end of the month."
+    ]
+
+
+def test_a_word_capitalised_inside_is_a_name_not_what_is_asked():
+    # "iPhone" names the subject: a sentence naming it and no warranty does not answer.
+    passages = [
+        "Brightwell covers the iPhone 15 with a 1-year warranty.",
+        "The best-selling phones were the Galaxy A55, the Pixel 8a and the iPhone 15.",
+    ]
+    quoted = sentences_without_citations(compose("the iPhone 15 warranty", passages))
+    assert quoted == ["Brightwell covers the iPhone 15 with a 1-year warranty."]

@@ -82,3 +82,13 @@ def test_a_word_naming_the_same_thing_matches_in_a_derivation():
     assert matches_term(terms("contact")[0], reachable)
     assert matches_same_sense(terms("contact")[0], reachable)
     assert not matches_same_sense(terms("contact")[0], set(terms("a restocking fee of 15%")))
+
+
+def test_the_days_of_a_week_name_one_thing():
+    # "and on weekends?" of hours stated "Monday to Friday".
+    from threadline.text import terms
+    from threadline.text.matching import matches_term
+
+    assert matches_term("weekend", set(terms("Monday to Friday, 8:00 to 20:00")))
+    assert matches_term("samedi", set(terms("du lundi au vendredi")))
+    assert not matches_term("weekend", set(terms("within 10 business days")))

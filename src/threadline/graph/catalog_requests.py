@@ -278,7 +278,8 @@ _NAMED_CATEGORY = re.compile(
 
 
 # "than" of a comparison: "cheaper than the Galaxy S24", "moins cher que le Galaxy S24".
-_THAN = re.compile(r"\b(?:than|que|qu')\s*")
+# Not the "que" of "est-ce que", which opens the question.
+_THAN = re.compile(r"\b(?:than|(?<!est-ce )que|(?<!est-ce )qu')\s*")
 
 
 def compared_to_it(question: str, category: str | None) -> tuple[dict[str, str], str] | None:
@@ -302,6 +303,50 @@ def compared_to_it(question: str, category: str | None) -> tuple[dict[str, str],
             other = text[than.end() :].strip(" ?!.")
             return ({"spec": spec, "order": order}, other) if other else None
     return None
+
+
+def compares_on_a_spec(question: str) -> bool:
+    """Whether a message compares things on a spec the catalog holds ("cheaper than")."""
+    text = fold(question)
+    than = _THAN.search(text)
+    return than is not None and any(
+        re.search(pattern, text[: than.start()]) for pattern, _, _ in COMPARATIVES
+    )
+
+
+# What opens "is X heavier than Y?" before X: the auxiliary, then an article.
+_COMPARED_OPENING = re.compile(
+    r"^\W*(?:(?:so|and|et|alors)\s+)?(?:is|are|was|does|do|est-ce que|est-ce qu'|est)\s+"
+    r"(?:(?:the|le|la|les)\s+|l')?"
+)
+
+
+def compared_pair(question: str, category: str | None) -> tuple[dict[str, str], str, str] | None:
+    """Read "is X heavier than Y?": the spec and order compared, what X is and what Y is.
+
+    "Is the MacBook Air heavier than the Dell XPS 13?" names both things compared: the
+    caller finds them in the catalog and ranks them on the spec (it was declined, no
+    passage saying "heavier").
+    """
+    compared = compared_to_it(question, category)
+    if compared is None:
+        return None
+    spec, other = compared
+    text = fold(question)
+    before = text[: _THAN.search(text).start()]  # type: ignore[union-attr]
+    opening = _COMPARED_OPENING.match(before)
+    if opening is None:
+        return None
+    for pattern, _, _ in [*COMPARATIVES, *SUPERLATIVES]:
+        found = re.search(pattern, before)
+        if found is not None:
+            first = before[opening.end() : found.start()]
+            first = re.sub(r"(?:\s+(?:est|is|plus|moins|more|less))+\s*$", "", first).strip()
+            return (spec, first, other) if first and first not in _PRONOUNS else None
+    return None
+
+
+_PRONOUNS = frozenset({"it", "he", "she", "they", "this", "that", "il", "elle", "ce", "ca"})
 
 
 def unknown_brand(question: str, known_words: Sequence[str]) -> str | None:
@@ -410,7 +455,10 @@ _IT = re.compile(r"\b(?:it|its|il|elle|son|sa|ses)\b")
 # "And the battery life?", "Et l'autonomie ?", "What about the price?": a spec alone
 # after a connective, what was asked before now asked of the same product.
 _SPEC_ALONE = re.compile(
-    r"^(?:and|et|what about|how about|and what about|et pour|quid de)\s+"
+    # "what's the battery capacity?", "quel est le poids ?": a spec asked with "the" and
+    # nothing else is the spec of what is being discussed, as "and the battery?" is.
+    r"^(?:and|et|what about|how about|and what about|et pour|quid de|"
+    r"what(?:'s| is| are)|(?:quel|quelle|quels|quelles) (?:est|sont))\s+"
     r"(?:(?:the|le|la|les|l'|its|son|sa|ses)\s*)?(?P<rest>[\w' -]+?)\s*[?.!]*$"
 )
 
@@ -419,7 +467,8 @@ def asks_a_spec_of_it(question: str, brands: Sequence[str] = ()) -> bool:
     """Whether a message asks for a spec of the product under discussion, unnamed.
 
     "How much RAM does it have?", "Et son poids ?": a spec word and a pronoun, or
-    "And the battery life?": a spec word alone after a connective (at most three words);
+    "And the battery life?", "what's the battery capacity?": a spec word alone after a
+    connective or "what is the" (at most three words);
     and no brand (a message naming one is about that brand's product).
     """
     text = _PHONE_AS_CHANNEL.sub(" ", fold(question)).strip()

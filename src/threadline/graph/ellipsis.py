@@ -315,4 +315,53 @@ def substituted_question(
         _replace_noun_phrase(previous, core)
         or _replace_kind(previous, core)
         or _replace_group(previous, ellipsis.phrase)
+        or _asked_of(previous, ellipsis)
+    )
+
+
+# The pronoun standing for what a previous question asked about, as its subject after
+# the auxiliary: "is it water resistant?", "does it have 5G?".
+_SUBJECT_PRONOUN = re.compile(
+    r"\b(?P<auxiliary>is|are|was|does|did|can|could|will|would|has) it\b", re.I
+)
+# Any other "it": "how often must I change it?" stands for something the new name would
+# compete with ("et le MFA ?" then asks about MFA, not how often to change it).
+_OTHER_PRONOUN = re.compile(r"\b(?:it|its)\b", re.I)
+
+
+def _asked_of(previous: str, ellipsis: EllipticalMessage) -> str | None:
+    """Ask the previous question of a named thing it had no part for.
+
+    "What happens if I miss the SLA?" then "et pour le plan Basic ?": the previous
+    question names no plan to swap, so the plan is what it is now asked of ("What
+    happens if I miss the SLA for the Basic plan?"); "is it water resistant?" then "and
+    the iPhone?" asks it of the iPhone, the pronoun's place. Only a phrase that names
+    something (a capitalised word or a code) of a shape the previous question has no
+    name of: "What about refunds?" is a new subject.
+    """
+    core = ellipsis.core
+    names = _names_in(core)
+    if not names:
+        return None
+    shapes = {_shape(n) for n in names}
+    if any(_shape(n) in shapes for n in _names_in(previous, sentence=True)):
+        # "Does the iPhone 15 have USB-C?" then "and the Zenbook?": a name of the same
+        # shape is there, so the phrase stands for one of them, and which is not said.
+        return None
+    english = re.search(r"[a-z]", previous) and not re.search(
+        r"\b(?:le|la|les|du|des|est|quel|quelle|pour|un|une)\b", previous, re.I
+    )
+    phrase = _STANDS_FOR.sub("", ellipsis.phrase).strip()
+    thing = _LEADING.sub("", phrase).strip()
+    article = re.match(
+        r"^(?:(?:for|on|pour|sur|de|du)\s+)?((?:the|le|la|les)\s+|l['’]\s*)", phrase, re.I
+    )
+    named = f"{article[1] if article else ''}{thing}"
+    if _SUBJECT_PRONOUN.search(previous):
+        return _SUBJECT_PRONOUN.sub(lambda m: f"{m['auxiliary']} {named}", previous, count=1)
+    if _OTHER_PRONOUN.search(previous):
+        return None
+    asked = previous.rstrip(" ?!.")
+    return f"{asked} {'for' if english else 'pour'} {named} ?".replace(
+        " ?", "?" if english else " ?"
     )

@@ -50,7 +50,7 @@ from threadline.graph.anchors import (
     unanchored_references,
     written_as_a_name,
 )
-from threadline.graph.catalog_requests import without_product_reference
+from threadline.graph.catalog_requests import compares_on_a_spec, without_product_reference
 from threadline.graph.names import passage_terms
 from threadline.graph.polar import is_polar, states_together
 from threadline.graph.question_terms import (
@@ -338,7 +338,9 @@ def decide(
         # unless the message asks whether a product has something no row states ("does the
         # first one support wireless charging?": the Nokia's entry says nothing of it).
         asked = content_terms(without_product_reference(question))
-        if asked and is_polar(question):
+        # "Is the Galaxy S24 cheaper than the Pixel 8 Pro?" is answered by the two rows
+        # ranked on price: the relation is their values, which no row states in words.
+        if asked and is_polar(question) and not compares_on_a_spec(question):
             vocab, _, _ = read_passages(chunks, language)
             if not any(
                 sum(1 for t in asked if matches_term(t, words)) * 2 >= len(asked)

@@ -51,10 +51,42 @@ _DOCUMENT_CUE = re.compile(r"\b(" + "|".join(_DOCUMENT_WORDS) + r")s?\b")
 # handbook", "votre rapport"), not as a verb ("how do I report..."), and with no
 # complement that says which one ("la politique de mots de passe" is a policy on
 # passwords, which the support policy's title does not name).
+# What opens a complement after the kind of document: a preposition, or a compound one
+# or a condition that says which policy ("la politique en cas de perte...", "the policy
+# in case of theft", "the rules when travelling") rather than naming the one document.
+_COMPLEMENTS = (
+    r"de",
+    r"du",
+    r"des",
+    r"d'",
+    r"of",
+    r"on",
+    r"for",
+    r"about",
+    r"sur",
+    r"pour",
+    r"concernant",
+    r"regarding",
+    r"en\s+cas",
+    r"en\s+matiere",
+    r"in\s+(?:the\s+)?(?:case|event)",
+    r"au\s+sujet",
+    r"a\s+propos",
+    r"relatives?\s+(?:a|aux)",
+    r"applicables?\s+(?:a|aux)",
+    r"with\s+respect",
+    r"when",
+    r"if",
+    r"si",
+    r"lorsque",
+    r"quand",
+)
 _KIND_AS_NOUN = re.compile(
     r"\b(?:the|this|that|your|our|le|la|l'|ce|cette|votre|notre|du|de la)\s*("
     + "|".join(_DOCUMENT_WORDS)
-    + r")s?\b(?!\s+(?:de|du|des|d'|of|on|for|about|sur|pour|concernant|regarding)\b)"
+    + r")s?\b(?!\s*(?:"
+    + "|".join(_COMPLEMENTS)
+    + r")\b)"
 )
 
 

@@ -101,13 +101,19 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
     (
         "price",
         re.compile(
-            r"\b(how much (?:does|do|is|are|will|would|did|it|they|for)|what(?:'s| is| are)? "
+            # "How much did Brightwell recycle?" asks an amount, not a price: after an
+            # auxiliary and its subject, only a verb of money asks a price.
+            r"\b(how much (?:is|are|it|they|for)|how much (?:does|do|will|would|did) "
+            r"(?:\w+ ){1,4}?(?:cost|pay|charge|spend|earn|make|sell|save|owe|raise|get paid)\w*|"
+            r"how much (?:does|do|did) (?:it|that|this|they)\b|what(?:'s| is| are)? "
             r"the (?:price|cost|fee)|price of|cost of|how expensive|combien (?:coute|co[uû]te)|"
             r"quel (?:est le )?prix|stock price|"
             r"^\W*(?:and|et) (?:the|le|its|son) (?:price|cost|prix|cout)|"
             # "the cheapest plan": the one with the lowest price, which the passages
             # state as prices ("the Basic plan costs $29"), never with the word.
             r"cheapest|least expensive|most expensive|priciest|"
+            # "Is the Galaxy S24 cheaper than the Pixel 8 Pro?": prices compared.
+            r"cheaper|pricier|more expensive|(?:moins|plus) cher(?:e|s|es)? qu|"
             r"(?:le|la|les) (?:\w+ )?(?:moins|plus) cher(?:e|s|es)?)\b"
         ),
     ),
@@ -121,7 +127,13 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
         ),
     ),
     # "combien d'employés": the elided "de" too.
-    ("quantity", re.compile(r"\b(?:how many|what number of|nombre de)\b|\bcombien d(?:e\b|')")),
+    (
+        "quantity",
+        re.compile(
+            r"\b(?:how many|what number of|nombre de|how much (?:does|do|did|will|would))\b|"
+            r"\bcombien d(?:e\b|')"
+        ),
+    ),
     (
         "date",
         # "when" asks for a date as the question word, the verb after it ("when did",

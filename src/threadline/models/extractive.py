@@ -63,8 +63,9 @@ from threadline.text.matching import (
 MODEL_NAME = "threadline-extractive"
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(«A-ZÀ-Ý0-9])")
-# The names of a question: capitalised words past its first, codes ("8a", "S25").
-_NAMES = re.compile(r"(?<=\s)[A-ZÀ-Ý][\w'’-]*|\b\w*\d\w*\b")
+# The names of a question: capitalised words past its first, words capitalised inside
+# ("iPhone", "eBay", at any place), codes ("8a", "S25").
+_NAMES = re.compile(r"(?<=\s)[A-ZÀ-Ý][\w'’-]*|\b[a-z]+[A-ZÀ-Ý][\w'’-]*|\b\w*\d\w*\b")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # Words that say what to do with the answer, not what it is about. Not "part": it
 # shares its stem with "la part des smartphones" (the share asked for); "partie" is here.
@@ -95,6 +96,39 @@ def _asking_terms(question: str, answer_type: str = "") -> set[str]:
     if detect_language(question) == "fr":
         asking |= _FRENCH_AUXILIARIES
     return asking
+
+
+# "Can I cancel a monthly plan?", "Puis-je annuler... ?": whether an action is allowed.
+# The verb after the modal and its subject is that action; "get", "have", "do", "use"
+# and their French forms say nothing of one ("Can I get support on Sunday?").
+_ASKED_ACTION = re.compile(
+    r"\b(?:(?:can|could|may)\s+(?:i|we|one)|is\s+it\s+possible\s+to|am\s+i\s+allowed\s+to"
+    r"|puis-je|peut-on|peux-je|pouvons-nous|est-il\s+possible\s+d[e']|ai-je\s+le\s+droit\s+d[e'])"
+    r"\s*([a-zà-ÿ]{3,})\b",
+    re.I,
+)
+_NO_ACTION = frozenset(
+    terms(
+        "get have do use make see know ask find be go obtenir avoir faire utiliser voir "
+        "savoir demander trouver etre aller"
+    )
+)
+
+
+def asked_action(question: str) -> set[str]:
+    """Return the terms of the action a "can I <verb>...?" question asks about, if any.
+
+    A French verb is read in English too: the policy says "cancelled", the question
+    "annuler".
+    """
+    match = _ASKED_ACTION.search(question)
+    if match is None:
+        return set()
+    verb = match.group(1)
+    found = set(terms(verb)) - _NO_ACTION
+    if found and detect_language(question) == "fr":
+        found |= set(terms(translate_query(verb, "fr", "en"))) - _NO_ACTION
+    return found
 
 
 def own_terms(question: str, answer_type: str = "") -> set[str]:
@@ -787,6 +821,14 @@ class ExtractiveChatModel(BaseChatModel):
             read[row[3]] = found | _asked_in_other_forms(own, found)
         if own:
             rows = [r for r in rows if own & read[r[3]]] or rows
+        if (action := asked_action(question)) and (
+            acting := {r[1] for r in rows if action & read[r[3]]}
+        ):
+            # "Can I cancel a monthly plan?" is answered by the passages that say
+            # something of cancelling ("Monthly support plans can be cancelled at any
+            # time"), not by the plans' monthly prices, which hold "monthly" and "plan"
+            # and no action. Such a passage is read as usual, its other sentences too.
+            rows = [r for r in rows if r[1] in acting]
         if siblings := _sibling_patterns(question):
             # "What is a P2 incident?": "A P3 (medium) incident is..." holds "incident"
             # and speaks of another incident; "the Basic plan": not the Business plan's.

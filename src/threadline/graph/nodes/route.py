@@ -12,6 +12,7 @@ from threadline.graph.catalog_requests import (
     asked_specs,
     chooses_among_shown,
     chosen_criterion,
+    compared_pair,
     compared_to_it,
     is_comparison,
     parse_catalog_request,
@@ -101,6 +102,27 @@ def compared_with_subject(
     if not found:
         return plan
     args = {**spec, "names": [subject, found[0]], "limit": 2}
+    return dataclasses.replace(plan, route="tool", tool=ToolRequest("rank_products", args))
+
+
+def compared_named_pair(
+    plan: TurnPlan, question: str, products: list[Product], services: Services, tenant: str
+) -> TurnPlan:
+    """Rank the two products "is X heavier than Y?" names on the spec compared.
+
+    A message naming no two distinct products of the catalog keeps its plan.
+    """
+    category = products[0].category if len({p.category for p in products}) == 1 else None
+    pair = compared_pair(question, category)
+    if pair is None:
+        return plan
+    spec, first, other = pair
+    found = services.kb.catalog.find(tenant, [first, other])
+    if len(found) != 2:
+        return plan
+    if spec.get("spec") == "battery":
+        return plan
+    args = {**spec, "names": [p.name for p in found], "limit": 2}
     return dataclasses.replace(plan, route="tool", tool=ToolRequest("rank_products", args))
 
 
@@ -196,7 +218,13 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
             catalog=catalog,
         )
     )
-    if catalog and subject:
+    paired = (
+        compared_named_pair(plan, question, products, services, state.tenant) if catalog else plan
+    )
+    if paired is not plan:
+        # "Is the MacBook Air heavier than the Dell XPS 13?": both products named.
+        plan = paired
+    elif catalog and subject:
         # Before a ranking of those listed or a spec of "it": "is it cheaper than the
         # MacBook Air?" names the other product compared.
         plan = compared_with_subject(plan, question, subject, products, services, state.tenant)

@@ -232,10 +232,17 @@ for an operating margin of at least 8.5%"): no answer to what a figure was."""
 PAST_MARKERS: tuple[str, ...] = ("was", "were", "did", "had")
 """Folded words of a question that asks what happened ("What was the operating margin?")."""
 
-SAME_SENSE: tuple[str, ...] = ("screen display", "contact reach")
+SAME_SENSE: tuple[str, ...] = (
+    "screen display",
+    "contact reach",
+    # The days of one week: a schedule that states some ("Monday to Friday") answers
+    # a question about the others ("and on weekends?", "on Sunday?").
+    "weekend weekday monday tuesday wednesday thursday friday saturday sunday",
+)
 """Words that name the same thing, one group a line: a passage writes one where a question
 writes another ("the screen size" of a phone whose page gives its "6.82-inch display";
-"who should I contact?" of a manager "reachable through the Escalate button"). A word of
+"who should I contact?" of a manager "reachable through the Escalate button"; the days of
+a week, which a schedule states some of). A word of
 a group matches the others' derivations too ("reach" / "reachable")."""
 
 GENERIC_WORDS = (
