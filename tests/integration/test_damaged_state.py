@@ -8,6 +8,7 @@ that believes it and sends the question again stores it twice.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,55 @@ def test_ratings_regenerate_and_select_are_answered_when_the_log_cannot_be_writt
     answers = [m for m in stored if m["role"] == "assistant"]
     assert len(answers) == 2
     assert [bool(m["metadata"].get("superseded")) for m in answers] == [False, True]
+
+
+def catalog_file(folder: Path, name: str, products: list[dict]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.json"
+    path.write_text(json.dumps({"products": products}), encoding="utf-8")
+    return path
+
+
+GOOD_PRODUCT = {"id": "ok-1", "name": "Orbit Lamp", "brand": "Orbit", "price_usd": 40}
+
+
+@pytest.mark.parametrize(
+    "bad_product",
+    [
+        {"name": "Nova Phone", "price_usd": "call us"},
+        {"name": "Nova Phone", "price_usd": None},
+        {"name": "Nova Phone", "price_usd": 10, "specs": ["weight", 1]},
+        {"name": "Nova Phone", "price_usd": 10, "release_year": "soon"},
+    ],
+    ids=["price-text", "price-null", "specs-list", "year-text"],
+)
+def test_ingesting_a_catalog_a_turn_cannot_read_is_refused_and_turns_keep_working(
+    client, tmp_path: Path, bad_product: dict
+) -> None:
+    kb = client.services.kb
+    bad = catalog_file(tmp_path / "in", "gadgets", [GOOD_PRODUCT, bad_product])
+
+    report = kb.ingest_paths([bad])
+
+    assert "product 2" in report.errors[str(bad)] and not report.catalogs
+    assert [p.name for p in kb.catalog.products("default") if p.catalog == "gadgets"] == []
+    for query in ("What SLA applies to the enterprise plan?", "Compare the MacBook Air and the Dell XPS 13"):
+        assert client.post("/chat", json={"query": query}).status_code == 200
+
+
+def test_a_damaged_catalog_file_costs_its_products_only(client, tmp_path: Path) -> None:
+    kb = client.services.kb
+    damaged = catalog_file(tmp_path / "in", "gadgets", [GOOD_PRODUCT])
+    kb.ingest_paths([damaged])
+    stored = kb.catalog._dir("default") / "gadgets.json"  # noqa: SLF001
+    stored.write_bytes(stored.read_bytes()[:20])  # cut short, as by a full disk or a bad copy
+
+    products = client.post("/chat", json={"query": "Compare the MacBook Air and the Dell XPS 13"})
+    documents = client.post("/chat", json={"query": "What SLA applies to the enterprise plan?"})
+
+    assert products.status_code == 200, products.text
+    assert products.json()["outcome"] == "tool_answer"  # the sample catalog still answers
+    assert documents.status_code == 200, documents.text
+    assert documents.json()["outcome"] == "grounded_answer"
+    assert "Orbit Lamp" not in {p.name for p in kb.catalog.products("default")}
+    assert stored.exists()  # kept for whoever repairs it, never deleted
