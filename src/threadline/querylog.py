@@ -186,6 +186,29 @@ def after_store(log: QueryLog | PostgresQueryLog, what: str) -> Iterator[None]:
         _LOGGER.error("queries log not written (%s): %s; the session store has it", what, exc)
 
 
+def check_queries_log(path: Path) -> str | None:
+    """Why a server must not start on this SQLite queries log, in one line, or ``None``.
+
+    A log SQLite cannot read (cut short by a full disk, overwritten) would stop the
+    server's start with a traceback: say which file and what to do instead. The
+    conversations are in the session files, so moving the log aside loses no turn.
+    A log that is only locked by another process is not damaged: left to the server.
+    """
+    if not path.exists():
+        return None
+    try:
+        QueryLog(path).close()
+    except sqlite3.OperationalError:
+        return None
+    except sqlite3.DatabaseError as exc:
+        return (
+            f"the queries log {path} is damaged ({exc}): move it aside and start again; "
+            "a new, empty log is created, and no conversation is lost (they are in the "
+            "session files, not in the log)"
+        )
+    return None
+
+
 class QueryLog:
     """Append-only SQLite log of turns (WAL mode: readers never block the writer)."""
 

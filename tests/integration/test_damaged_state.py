@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from support.server import free_port, run_cli
 from support.services import make_services
 from threadline.api.main import create_app
 
@@ -111,7 +112,10 @@ def test_ingesting_a_catalog_a_turn_cannot_read_is_refused_and_turns_keep_workin
 
     assert "product 2" in report.errors[str(bad)] and not report.catalogs
     assert [p.name for p in kb.catalog.products("default") if p.catalog == "gadgets"] == []
-    for query in ("What SLA applies to the enterprise plan?", "Compare the MacBook Air and the Dell XPS 13"):
+    for query in (
+        "What SLA applies to the enterprise plan?",
+        "Compare the MacBook Air and the Dell XPS 13",
+    ):
         assert client.post("/chat", json={"query": query}).status_code == 200
 
 
@@ -131,3 +135,21 @@ def test_a_damaged_catalog_file_costs_its_products_only(client, tmp_path: Path) 
     assert documents.json()["outcome"] == "grounded_answer"
     assert "Orbit Lamp" not in {p.name for p in kb.catalog.products("default")}
     assert stored.exists()  # kept for whoever repairs it, never deleted
+
+
+def test_serve_on_a_damaged_queries_log_refuses_in_one_line_and_keeps_the_file(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    damaged = data / "queries.sqlite3"
+    damaged.write_bytes(b"not a database " * 400)
+
+    port = str(free_port())
+    result = run_cli(data, "serve", "--port", port, timeout=120, THREADLINE_LLM="offline")
+
+    assert result.returncode == 1
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith(f"error: the queries log {damaged} is damaged")
+    assert "move it aside" in line
+    assert damaged.read_bytes() == b"not a database " * 400
