@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
@@ -153,3 +154,33 @@ def test_serve_on_a_damaged_queries_log_refuses_in_one_line_and_keeps_the_file(
     assert line.startswith(f"error: the queries log {damaged} is damaged")
     assert "move it aside" in line
     assert damaged.read_bytes() == b"not a database " * 400
+
+
+def test_on_postgresql_a_turn_is_answered_when_the_log_table_cannot_be_written(
+    tmp_path: Path, pg_url: str
+) -> None:
+    services = make_services(tmp_path / "data", database_url=pg_url)
+    try:
+        with TestClient(create_app(services), raise_server_exceptions=False) as pg_client:
+            first = pg_client.post(
+                "/chat", json={"query": "What SLA applies to the enterprise plan?"}
+            )
+            thread = first.json()["session_id"]
+            with psycopg.connect(pg_url, autocommit=True) as conn:
+                conn.execute("ALTER TABLE queries_log RENAME TO queries_log_moved")
+
+            second = pg_client.post("/chat", json={"query": "And for P2?", "thread_id": thread})
+            answer_id = pg_client.get(f"/sessions/{thread}/messages").json()["data"][-1]["id"]
+            rated = pg_client.post(
+                f"/sessions/{thread}/messages/{answer_id}/feedback", json={"rating": "up"}
+            )
+
+            assert second.status_code == 200, second.text
+            assert rated.status_code == 200, rated.text
+            stored = pg_client.get(f"/sessions/{thread}/messages").json()["data"]
+            assert [m["content"] for m in stored if m["role"] == "user"] == [
+                "What SLA applies to the enterprise plan?",
+                "And for P2?",
+            ]
+    finally:
+        services.close()
