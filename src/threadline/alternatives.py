@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from threadline.querylog import after_store
 from threadline.store.edits import select_answer
 from threadline.store.models import Message
 
@@ -40,7 +41,8 @@ def keep_answer(
     question_id, answers = services.store.edit_session(
         tenant=tenant, caller_app=caller_app, session_id=session_id, edit=select_answer(message_id)
     )
-    services.querylog.set_kept(
-        tenant=tenant, caller_app=caller_app, thread_id=session_id, answers=answers
-    )
+    with after_store(services.querylog, f"answer {message_id} kept"):
+        services.querylog.set_kept(
+            tenant=tenant, caller_app=caller_app, thread_id=session_id, answers=answers
+        )
     return question_id, answers

@@ -28,6 +28,7 @@ from threadline.cli_common import (
 from threadline.conversations_cli import conversations_app
 from threadline.db_cli import check_database, db_app
 from threadline.log_cli import show_log
+from threadline.querylog import check_queries_log
 from threadline.sessions_cli import sessions_app
 from threadline.settings import Settings, get_settings
 
@@ -97,6 +98,8 @@ def serve(
         )
         raise typer.Exit(2)
     problem = check_database(settings) or check_api_keys(settings)
+    if problem is None and settings.database_url is None:
+        problem = check_queries_log(settings.queries_log_path)
     if problem is not None:
         typer.echo(f"error: {problem}", err=True)
         raise typer.Exit(1)

@@ -19,6 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from threadline.followups.outline import MAX_SECTIONS
 from threadline.store.edits import answers_of
 from threadline.store.ids import validate_id
 from threadline.store.models import Message, Session, UtcDatetime
@@ -29,6 +30,12 @@ MAX_IMPORT_MESSAGES = 10_000
 """Most messages one imported session may hold."""
 MAX_IMPORTED_QUESTION_CHARS = 4000
 """Longest question an import may hold: what `POST /chat` accepts as one message."""
+MAX_IMPORTED_ANSWER_CHARS = 100_000
+"""Longest answer an import may hold: far beyond what a turn writes (an answer is a
+few thousand characters under the model's token cap), far below what costs every later
+turn of the session seconds of the server's CPU (a 12.8 MB answer: 59 s)."""
+MAX_IMPORTED_OUTLINE_TITLE_CHARS = 1000
+"""Longest outline title an import may hold (a turn's are one heading or one line)."""
 CLOCK_SKEW = timedelta(days=1)
 """How far past this server's clock an imported time may lie (another server's clock)."""
 
@@ -82,6 +89,8 @@ class ExportedSession(BaseModel):
                     f"question {message.id!r} is longer than "
                     f"{MAX_IMPORTED_QUESTION_CHARS} characters"
                 )
+            if message.role == "assistant":
+                _check_answer_size(message)
         latest = datetime.now(UTC) + CLOCK_SKEW
         times = [("created_at", self.created_at), ("updated_at", self.updated_at)]
         times += [(f"message {m.id!r} created_at", m.created_at) for m in self.messages]
@@ -96,6 +105,34 @@ class ExportedSession(BaseModel):
                     f"answer {message.id!r} answers {meta.alternative_of!r}, not a question here"
                 )
         return self
+
+
+def _check_answer_size(message: Message) -> None:
+    """Refuse an answer larger than any turn writes: it would cost every later turn.
+
+    Every turn of a session reads its history (the outline its follow-ups resolve
+    against, the last answer): an imported outline of 200,000 sections made each turn
+    take 18 to 73 s of CPU, shared with every other tenant of the server.
+
+    Raises:
+        ValueError: naming the answer and what is too large.
+    """
+    if len(message.content) > MAX_IMPORTED_ANSWER_CHARS:
+        raise ValueError(
+            f"answer {message.id!r} is longer than {MAX_IMPORTED_ANSWER_CHARS} characters"
+        )
+    outline = message.metadata.outline if message.metadata is not None else []
+    if len(outline) > MAX_SECTIONS:
+        raise ValueError(
+            f"answer {message.id!r} has {len(outline)} outline sections, a turn writes at "
+            f"most {MAX_SECTIONS}"
+        )
+    for item in outline:
+        if len(item.title) > MAX_IMPORTED_OUTLINE_TITLE_CHARS:
+            raise ValueError(
+                f"answer {message.id!r}: outline section {item.id!r} has a title longer "
+                f"than {MAX_IMPORTED_OUTLINE_TITLE_CHARS} characters"
+            )
 
 
 class SessionExport(BaseModel):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from threadline.querylog import after_store
 from threadline.store.edits import rate_answer
 from threadline.store.models import Feedback, FeedbackRating, FeedbackReason, Message
 from threadline.store.rules import utcnow
@@ -67,11 +68,12 @@ def set_rating(
         edit=rate_answer(message_id, user, feedback),
     )
     if answer.turn_id is not None and answer.metadata is not None:
-        services.querylog.set_feedback(
-            tenant=tenant,
-            caller_app=caller_app,
-            thread_id=session_id,
-            turn_id=answer.turn_id,
-            ratings=answer.metadata.feedback,
-        )
+        with after_store(services.querylog, f"rating of message {message_id}"):
+            services.querylog.set_feedback(
+                tenant=tenant,
+                caller_app=caller_app,
+                thread_id=session_id,
+                turn_id=answer.turn_id,
+                ratings=answer.metadata.feedback,
+            )
     return answer

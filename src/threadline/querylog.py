@@ -16,16 +16,22 @@ store and the PostgreSQL view do.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
-from collections.abc import Sequence
-from contextlib import closing
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from threadline.store.models import Feedback, FollowupInfo, Message
+
+if TYPE_CHECKING:
+    from threadline.querylog_pg import PostgresQueryLog
+
+_LOGGER = logging.getLogger("threadline.querylog")
 
 ADDED_COLUMNS = {
     "trace": "TEXT",
@@ -160,8 +166,54 @@ class QueryRecord:
         return row
 
 
+@contextmanager
+def after_store(log: QueryLog | PostgresQueryLog, what: str) -> Iterator[None]:
+    """Write the log once the store holds the change: a failed write is logged, not raised.
+
+    The session store is the record (a turn, a rating, the answer kept); the log
+    mirrors it for debugging. Raising after the store has written would answer a
+    stored turn with a 500 that says it was not saved, and a client that believes it
+    sends the question again and stores it twice. So a log that cannot be written
+    (a damaged file, a full disk, a lost database connection) costs its row only.
+
+    Args:
+        log: The queries log written in the block (its `write_errors` are caught).
+        what: What the row records, for the error line.
+    """
+    try:
+        yield
+    except log.write_errors as exc:
+        _LOGGER.error("queries log not written (%s): %s; the session store has it", what, exc)
+
+
+def check_queries_log(path: Path) -> str | None:
+    """Why a server must not start on this SQLite queries log, in one line, or ``None``.
+
+    A log SQLite cannot read (cut short by a full disk, overwritten) would stop the
+    server's start with a traceback: say which file and what to do instead. The
+    conversations are in the session files, so moving the log aside loses no turn.
+    A log that is only locked by another process is not damaged: left to the server.
+    """
+    if not path.exists():
+        return None
+    try:
+        QueryLog(path).close()
+    except sqlite3.OperationalError:
+        return None
+    except sqlite3.DatabaseError as exc:
+        return (
+            f"the queries log {path} is damaged ({exc}): move it aside and start again; "
+            "a new, empty log is created, and no conversation is lost (they are in the "
+            "session files, not in the log)"
+        )
+    return None
+
+
 class QueryLog:
     """Append-only SQLite log of turns (WAL mode: readers never block the writer)."""
+
+    write_errors: ClassVar[tuple[type[Exception], ...]] = (sqlite3.Error,)
+    """What a write raises when the database cannot be written (see `after_store`)."""
 
     def __init__(self, path: Path) -> None:
         """Open or create the log at `path`."""

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
+import psycopg
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
@@ -36,6 +37,9 @@ def _as_sqlite_row(row: dict[str, Any]) -> dict[str, Any]:
 
 class PostgresQueryLog:
     """Append-only log of turns in the ``queries_log`` table (schema: ``pg_schema.py``)."""
+
+    write_errors: ClassVar[tuple[type[Exception], ...]] = (psycopg.Error,)
+    """What a write raises when the database cannot be written (a pool timeout too)."""
 
     def __init__(self, pool: ConnectionPool) -> None:
         """Log through the process's pool (the store's)."""

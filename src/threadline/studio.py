@@ -30,7 +30,9 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Match
 
 from threadline.api.main import create_app
+from threadline.auth import load_key_entries
 from threadline.services import get_services
+from threadline.settings import Settings
 
 # FastAPI's type for `app.exception_handlers` values: each handler takes the exception type
 # it is registered for, and may answer directly or with an awaitable.
@@ -116,6 +118,30 @@ def _close_services_on_shutdown(app: FastAPI) -> None:
     app.router.lifespan_context = lifespan
 
 
+class StudioKeysError(RuntimeError):
+    """API keys are configured: Studio's LangGraph routes would run any tenant without one."""
+
+
+def refuse_api_keys(settings: Settings) -> None:
+    """Refuse to serve Studio when API keys are configured.
+
+    LangGraph's own routes (`/threads`, `/runs`) take no API key, and a run's input
+    names its `tenant` and `caller_app`: beside threadline's routes, which answer 401
+    without a key, they would let anyone read and write any tenant's documents and
+    conversations. Studio is a development tool: serve it on data without keys.
+
+    Raises:
+        StudioKeysError: If any key is configured (inline or in the keys file).
+    """
+    if load_key_entries(settings.api_keys, settings.api_keys_file):
+        raise StudioKeysError(
+            "LangGraph Studio's routes (/threads, /runs) take no API key and let a run "
+            "name any tenant: unset THREADLINE_API_KEYS and THREADLINE_API_KEYS_FILE "
+            "for `make studio`, and serve keyed clients with `threadline serve`"
+        )
+
+
+refuse_api_keys(get_services().settings)
 app = create_app(get_services())
 """The API over the process-wide services (the same ones the Studio graph uses)."""
 _scope_error_handlers(app)

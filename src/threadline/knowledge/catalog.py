@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import math
 import os
 import re
 import tempfile
@@ -19,6 +21,7 @@ from typing import Any
 
 from threadline.text import fold
 
+_LOGGER = logging.getLogger("threadline.catalog")
 _NAME = re.compile(r"[^a-z0-9_-]+")
 _UNITS = {
     "weight_kg": "kg",
@@ -147,24 +150,89 @@ def _signature(files: list[Path]) -> _FolderSignature:
     return tuple(found)
 
 
+class CatalogError(ValueError):
+    """A catalog a turn could not read: its message names the product and the field."""
+
+
+def _number(raw: dict[str, Any], key: str, *, required: bool) -> float | None:
+    value = raw.get(key)
+    if value is None and not required:
+        return None
+    try:
+        if isinstance(value, bool) or value is None:
+            raise ValueError
+        number = float(value)
+    except (TypeError, ValueError):
+        raise CatalogError(f"{key} must be a number, not {json.dumps(value)[:40]}") from None
+    if not math.isfinite(number):
+        raise CatalogError(f"{key} must be a finite number")
+    return number
+
+
+def _product(raw: Any, catalog: str) -> Product:
+    if not isinstance(raw, dict):
+        raise CatalogError("a product must be an object")
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise CatalogError("name must be a non-empty text")
+    specs = raw.get("specs") or {}
+    if not isinstance(specs, dict):
+        raise CatalogError("specs must be an object")
+    years = {key: _number(raw, key, required=False) for key in ("release_year", "warranty_years")}
+    return Product(
+        id=str(raw.get("id") or name),
+        name=name,
+        brand=str(raw.get("brand", "")),
+        category=str(raw.get("category", "")),
+        price_usd=_number(raw, "price_usd", required=True) or 0.0,
+        specs=specs,
+        highlights=str(raw.get("highlights", "")),
+        catalog=catalog,
+        release_year=None if years["release_year"] is None else int(years["release_year"]),
+        warranty_years=raw.get("warranty_years") if years["warranty_years"] is not None else None,
+    )
+
+
+def products_of(payload: Any, catalog: str) -> list[Product]:
+    """Return a catalog's products, each checked as the tool node reads it.
+
+    Checked when a catalog is saved, so one a turn could not read is refused at
+    ingestion with what is wrong, instead of failing every later turn of its tenant.
+
+    Raises:
+        CatalogError: naming the first product that is not readable and why.
+    """
+    if not isinstance(payload, dict) or not isinstance(payload.get("products"), list):
+        raise CatalogError('a catalog is an object with a "products" list')
+    products = []
+    for number, raw in enumerate(payload["products"], start=1):
+        try:
+            products.append(_product(raw, catalog))
+        except CatalogError as exc:
+            raise CatalogError(f"product {number}: {exc}") from None
+    return products
+
+
 def _read_products(file: Path) -> list[Product]:
     """Return the products of one catalog file."""
-    payload = json.loads(file.read_text(encoding="utf-8"))
-    return [
-        Product(
-            id=str(raw.get("id") or raw["name"]),
-            name=raw["name"],
-            brand=str(raw.get("brand", "")),
-            category=str(raw.get("category", "")),
-            price_usd=float(raw["price_usd"]),
-            specs=dict(raw.get("specs") or {}),
-            highlights=str(raw.get("highlights", "")),
-            catalog=file.stem,
-            release_year=raw.get("release_year"),
-            warranty_years=raw.get("warranty_years"),
-        )
-        for raw in payload.get("products", [])
-    ]
+    return products_of(json.loads(file.read_text(encoding="utf-8")), file.stem)
+
+
+def _readable(file: Path) -> list[Product]:
+    """Return the products of one catalog file; none (and an error line) if it is damaged.
+
+    `save` writes only readable catalogs, atomically; a file damaged since (cut short
+    by a full disk, edited by hand) must cost its own products, not every turn of its
+    tenant (each turn reads the products). It is left in place for whoever repairs
+    it, and read again once it changes.
+    """
+    try:
+        return _read_products(file)
+    except FileNotFoundError:  # deleted since the listing
+        return []
+    except (OSError, ValueError) as exc:
+        _LOGGER.error("catalog %s is damaged, its products are left out: %s", file, exc)
+        return []
 
 
 class Catalog:
@@ -187,8 +255,14 @@ class Catalog:
         return self._root / tenant_folder(tenant)
 
     def save(self, tenant: str, name: str, payload: dict[str, Any]) -> str:
-        """Store a catalog atomically; returns its name."""
+        """Store a catalog atomically; returns its name.
+
+        Raises:
+            CatalogError: If a product is not readable (see `products_of`); nothing is
+                written then.
+        """
         clean = _NAME.sub("-", name.lower()).strip("-") or "catalog"
+        products_of(payload, clean)
         folder = self._dir(tenant)
         folder.mkdir(parents=True, exist_ok=True)
         data = json.dumps(payload, ensure_ascii=False, indent=1)
@@ -217,9 +291,7 @@ class Catalog:
         # Stat before reading: content newer than the signature only makes the next
         # call read again, never keeps stale products.
         listed = {name for name, *_ in signature}
-        found = [
-            product for file in files if file.name in listed for product in _read_products(file)
-        ]
+        found = [product for file in files if file.name in listed for product in _readable(file)]
         with self._lock:
             self._parsed[tenant] = (signature, found)
         return list(found)

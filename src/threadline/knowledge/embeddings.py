@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
+import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,6 +181,28 @@ def vector_space(dense_model: str) -> str:
     return dense_model.removesuffix(_INT8_SUFFIX)
 
 
+def _recorded_model(marker: Path) -> str:
+    """Return the dense model an index's marker records.
+
+    Raises:
+        RuntimeError: If the marker cannot be read: which model built the index is then
+            unknown, and guessing could mix two vector spaces.
+    """
+    import json
+
+    try:
+        recorded = json.loads(marker.read_text(encoding="utf-8"))
+        if not isinstance(recorded, dict) or not isinstance(recorded.get("dense_model", ""), str):
+            raise ValueError("not an object with a dense_model text")
+    except (OSError, ValueError) as exc:
+        raise RuntimeError(
+            f"{marker} is damaged ({exc}): it records which dense model built the index "
+            'beside it. Write {"dense_model": "<that model>"} in it, or delete it if the '
+            "index was built with the configured THREADLINE_DENSE_MODEL"
+        ) from exc
+    return str(recorded.get("dense_model", ""))
+
+
 def check_index_embeddings(index_dir: Path, setup: EmbeddingSetup) -> None:
     """Refuse to open an index with a dense model of another vector space than its own.
 
@@ -199,7 +222,7 @@ def check_index_embeddings(index_dir: Path, setup: EmbeddingSetup) -> None:
     marker = index_dir / "embeddings.json"
     built = ""
     if marker.exists():
-        built = json.loads(marker.read_text(encoding="utf-8")).get("dense_model", "")
+        built = _recorded_model(marker)
     if vector_space(built) == vector_space(setup.dense_model):
         return
     if built:
@@ -209,7 +232,18 @@ def check_index_embeddings(index_dir: Path, setup: EmbeddingSetup) -> None:
             "ingest into a new THREADLINE_DATA_DIR"
         )
     index_dir.mkdir(parents=True, exist_ok=True)
-    marker.write_text(json.dumps({"dense_model": setup.dense_model}) + "\n", encoding="utf-8")
+    # Whole or not at all: a marker cut short (a crash, a full disk) would stop every start.
+    data = (json.dumps({"dense_model": setup.dense_model}) + "\n").encode("utf-8")
+    fd, tmp = tempfile.mkstemp(dir=index_dir, prefix=".embeddings.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, marker)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def embed_queries(embedding: Embeddings, texts: list[str]) -> list[list[float]]:

@@ -38,7 +38,7 @@ from typing import Any
 from langchain_core.documents import Document
 from qdrant_client import QdrantClient, models
 
-from threadline.knowledge.catalog import Catalog, is_catalog_payload
+from threadline.knowledge.catalog import Catalog, CatalogError, is_catalog_payload
 from threadline.knowledge.documents import (
     CATALOG_SUFFIXES,
     Chunk,
@@ -235,7 +235,10 @@ class KnowledgeBase:
                     payload = json.loads(file.read_text(encoding="utf-8"))
                     if not is_catalog_payload(payload):
                         raise DocumentError(f"{file}: JSON files must hold a product catalog")
-                    name = self.catalog.save(tenant, file.stem, payload)
+                    try:
+                        name = self.catalog.save(tenant, file.stem, payload)
+                    except CatalogError as exc:
+                        raise DocumentError(f"{file}: {exc}") from exc
                     report.catalogs.append(name)
                     continue
                 doc = load_document(file, root=root)

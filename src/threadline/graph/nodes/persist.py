@@ -9,7 +9,7 @@ from langchain_core.runnables import RunnableConfig
 
 from threadline.graph.context import run_services
 from threadline.graph.state import State
-from threadline.querylog import QueryRecord
+from threadline.querylog import QueryRecord, after_store
 from threadline.store import Message, Session, TurnMetadata
 from threadline.store.edits import add_alternative, answers_of
 from threadline.store.ids import new_message_id
@@ -117,33 +117,35 @@ def persist(state: State, config: RunnableConfig) -> dict[str, Any]:
         )
         message_ids = [user.id, assistant.id]
     started = (config.get("metadata") or {}).get("threadline_started")
-    services.querylog.record(
-        QueryRecord(
-            tenant=state.tenant,
-            caller_app=state.caller_app,
-            thread_id=state.thread_id,
-            turn_id=state.turn_id,
-            question=state.query,
-            route=state.route,
-            followup=followup,
-            search_query=state.search_query or None,
-            doc_ids=metadata.doc_ids,
-            titles=titles,
-            outline=[o.model_dump() for o in state.outline],
-            outcome=state.outcome,
-            stop_reason=state.stop_reason,
-            llm_calls=state.llm_calls,
-            latency_ms=(time.perf_counter() - started) * 1000 if started else None,
-            trace=trace,
+    with after_store(services.querylog, f"turn {state.turn_id}"):
+        services.querylog.record(
+            QueryRecord(
+                tenant=state.tenant,
+                caller_app=state.caller_app,
+                thread_id=state.thread_id,
+                turn_id=state.turn_id,
+                question=state.query,
+                route=state.route,
+                followup=followup,
+                search_query=state.search_query or None,
+                doc_ids=metadata.doc_ids,
+                titles=titles,
+                outline=[o.model_dump() for o in state.outline],
+                outcome=state.outcome,
+                stop_reason=state.stop_reason,
+                llm_calls=state.llm_calls,
+                latency_ms=(time.perf_counter() - started) * 1000 if started else None,
+                trace=trace,
+            )
         )
-    )
     if alternatives:  # the earlier answers' rows are set aside, as the store set them
-        services.querylog.set_kept(
-            tenant=state.tenant,
-            caller_app=state.caller_app,
-            thread_id=state.thread_id,
-            answers=alternatives,
-        )
+        with after_store(services.querylog, f"answers kept of turn {state.turn_id}"):
+            services.querylog.set_kept(
+                tenant=state.tenant,
+                caller_app=state.caller_app,
+                thread_id=state.thread_id,
+                answers=alternatives,
+            )
     # A LangGraph thread (Studio) checkpoints state between runs: clear the
     # idempotency key so the next run in that thread is a new turn, not a retry.
     return {
