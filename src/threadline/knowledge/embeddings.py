@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import os
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -217,6 +216,9 @@ def check_index_embeddings(index_dir: Path, setup: EmbeddingSetup) -> None:
     """
     import json
 
+    # The store's atomic write: a marker cut short (a crash, a full disk) would stop every start.
+    from threadline.store.files import atomic_write, fsync_dir
+
     if not setup.dense_model:
         return  # sparse only: no vector space to mix up
     marker = index_dir / "embeddings.json"
@@ -232,18 +234,8 @@ def check_index_embeddings(index_dir: Path, setup: EmbeddingSetup) -> None:
             "ingest into a new THREADLINE_DATA_DIR"
         )
     index_dir.mkdir(parents=True, exist_ok=True)
-    # Whole or not at all: a marker cut short (a crash, a full disk) would stop every start.
-    data = (json.dumps({"dense_model": setup.dense_model}) + "\n").encode("utf-8")
-    fd, tmp = tempfile.mkstemp(dir=index_dir, prefix=".embeddings.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, marker)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(marker, (json.dumps({"dense_model": setup.dense_model}) + "\n").encode("utf-8"))
+    fsync_dir(index_dir)
 
 
 def embed_queries(embedding: Embeddings, texts: list[str]) -> list[list[float]]:
