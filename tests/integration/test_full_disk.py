@@ -55,6 +55,15 @@ def test_an_openai_turn_on_a_full_disk_answers_507_in_openai_shape(tmp_path: Pat
     assert seen["temp_files"] == []
 
 
+def test_a_streamed_turn_on_a_full_disk_ends_with_a_storage_full_event(tmp_path: Path) -> None:
+    seen = write_on_full_disk(tmp_path / "data", "stream")
+
+    assert seen["status"] == 200  # the stream had started: the error travels as an event
+    assert "event: error" in seen["body"] and '"code": "storage_full"' in seen["body"]
+    assert seen["after"] == seen["before"]
+    assert seen["temp_files"] == []
+
+
 def test_a_catalog_ingested_on_a_full_disk_is_reported_and_leaves_no_temp_file(
     tmp_path: Path,
 ) -> None:

@@ -45,6 +45,13 @@ def user_turns(client: TestClient, thread: str) -> list[str]:
     return [m["content"] for m in stored if m["role"] == "user"]
 
 
+def body_of(response: Any) -> Any:
+    """The JSON of an answer, or its text (a stream's events)."""
+    if response.headers.get("content-type", "").startswith("application/json"):
+        return response.json()
+    return response.text
+
+
 def prepare(
     client: TestClient, data_dir: Path, write: str
 ) -> tuple[Callable[[], Any], Callable[[], Any]]:
@@ -71,6 +78,12 @@ def prepare(
             lambda: sorted(s["id"] for s in client.get("/sessions").json()["data"]),
         )
     thread = client.post("/chat", json={"query": FIRST}).json()["session_id"]
+    if write == "stream":
+        body = {"query": "And for P2?", "thread_id": thread}
+        return (
+            lambda: client.post("/chat/stream", json=body),
+            lambda: user_turns(client, thread),
+        )
     if write == "turn":
         return (
             lambda: client.post("/chat", json={"query": "And for P2?", "thread_id": thread}),
@@ -106,7 +119,7 @@ def main(data_dir: Path, write: str) -> None:
     answer = (
         {"errors": response}
         if isinstance(response, dict)
-        else {"status": response.status_code, "body": response.json()}
+        else {"status": response.status_code, "body": body_of(response)}
     )
     # Temp files of a write: `.<name>.<random>.tmp`, `<journal>.tmp`, `.tmp-<random>.json`.
     temps = sorted(
