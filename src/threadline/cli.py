@@ -113,6 +113,12 @@ def serve(
             soft_wrap=True,
         )
         raise typer.Exit(EXIT_INDEX_HELD)
+    services = None
+    if settings.qdrant_url is None:
+        # The embedded index belongs to one process. Open it before listening, so one
+        # held by a process that left no server.json is refused in one line here,
+        # not in a traceback from the app's startup.
+        services = open_services("stop it first, or give this one another THREADLINE_DATA_DIR.")
     if host not in _LOOPBACK and not (settings.api_keys or settings.api_keys_file):
         console.print(
             f"[yellow]warning:[/yellow] serving on {host} with no API keys: anyone who can "
@@ -131,16 +137,23 @@ def serve(
         json.dumps({"pid": os.getpid(), "url": f"http://{shown_host}:{port}"}), encoding="utf-8"
     )
     try:
-        uvicorn.run(
-            "threadline.api.main:create_app",
-            factory=True,
-            host=host,
-            port=port,
-            log_level="info",
-            workers=workers if workers > 1 else None,
-        )
+        if services is not None:
+            from threadline.api.main import create_app
+
+            uvicorn.run(create_app(services), host=host, port=port, log_level="info")
+        else:
+            uvicorn.run(
+                "threadline.api.main:create_app",
+                factory=True,
+                host=host,
+                port=port,
+                log_level="info",
+                workers=workers if workers > 1 else None,
+            )
     finally:
         record.unlink(missing_ok=True)
+        if services is not None:
+            services.close()
 
 
 def check_api_keys(settings: Settings) -> str | None:

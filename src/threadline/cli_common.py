@@ -99,10 +99,45 @@ def running_server_url() -> str | None:
     return url
 
 
+def index_holder(index_dir: Path) -> str | None:
+    """Name the process that holds the embedded index's lock, as "process PID (command)".
+
+    The engine takes a `flock` on its write-ahead log directory; Linux lists the
+    holders of every such lock in /proc/locks by inode. ``None`` where that cannot be
+    read (another system) or no holder is found.
+    """
+    try:
+        candidates = [index_dir, *index_dir.glob("wal"), *index_dir.glob("*/wal")]
+        inodes = {path.stat().st_ino for path in candidates}
+        locks = Path("/proc/locks").read_text(encoding="ascii").splitlines()
+    except OSError:
+        return None
+    for entry in locks:
+        fields = entry.split()
+        # "1: FLOCK  ADVISORY  WRITE 15500 fe:00:2811820 0 EOF"
+        if len(fields) < 6 or fields[1] != "FLOCK":
+            continue
+        pid, inode = fields[4], fields[5].rsplit(":", 1)[-1]
+        if inode.isdigit() and int(inode) in inodes and pid.isdigit():
+            try:
+                raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                return f"process {pid}"
+            command = " ".join(part.decode(errors="replace") for part in raw.split(b"\0") if part)
+            return f"process {pid} ({command})" if command else f"process {pid}"
+    return None
+
+
 def index_held(exc: Exception, hint: str) -> typer.Exit:
     """Say in one line who holds the index and what to do; the exit to raise."""
+    from threadline.knowledge.engines import IndexLockedError
+
     url = running_server_url()
-    where = f"a threadline server at {url}" if url else "another process (a threadline server?)"
+    holder = index_holder(exc.path) if isinstance(exc, IndexLockedError) else None
+    if url:
+        where = f"a threadline server at {url}"
+    else:
+        where = holder or "another process (a threadline server?)"
     todo = hint.format(url=url or "http://HOST:PORT")
     console.print(
         f"[red]The index in {get_settings().data_dir} is held by {where}:[/red] {todo}",

@@ -15,7 +15,7 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
-from support.server import free_port, run_cli
+from support.server import Server, free_port, run_cli
 from support.services import make_services
 from threadline.api.main import create_app
 
@@ -154,6 +154,28 @@ def test_serve_on_a_damaged_queries_log_refuses_in_one_line_and_keeps_the_file(
     assert line.startswith(f"error: the queries log {damaged} is damaged")
     assert "move it aside" in line
     assert damaged.read_bytes() == b"not a database " * 400
+
+
+def test_a_second_serve_on_a_held_index_without_server_json_refuses_in_one_line(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    env = {"THREADLINE_EMBEDDINGS": "sparse", "THREADLINE_LLM": "offline"}
+    first = Server(data, **env)
+    try:
+        (data / "server.json").unlink()  # lost: a crash of a wrapper, a manual clean-up
+
+        result = run_cli(data, "serve", "--port", str(free_port()), timeout=120, **env)
+
+        assert result.returncode == 3, (result.stdout, result.stderr)
+        output = result.stdout + result.stderr
+        [line] = [line for line in output.splitlines() if line.strip()]
+        assert f"The index in {data} is held by process {first.process.pid}" in line
+        assert "Traceback" not in output and "IndexLockedError" not in output
+        assert first.chat(query="What SLA applies to the enterprise plan?")  # still serving
+    finally:
+        first.stop()
 
 
 def test_on_postgresql_a_turn_is_answered_when_the_log_table_cannot_be_written(

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 from collections.abc import Mapping
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from threadline.api.schemas import ErrorResponse
 from threadline.models import LLMError, LLMTimeoutError
 from threadline.store import (
     CorruptSessionError,
@@ -35,6 +38,38 @@ _HTTP_CODES = {
     503: "unavailable",
     504: "timeout",
 }
+
+# A full disk, a file over the process's size limit, a user's quota used up.
+_STORAGE_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
+
+STORAGE_FULL_STATUS = 507
+STORAGE_FULL_CODE = "storage_full"
+STORAGE_FULL_MESSAGE = (
+    "The server's storage is full; nothing of this request was saved. Retry once space is freed."
+)
+STORAGE_FULL_RESPONSES: dict[int | str, dict[str, Any]] = {
+    STORAGE_FULL_STATUS: {
+        "model": ErrorResponse,
+        "description": "The server's disk is full (storage_full): nothing was saved, "
+        "what was stored before is kept",
+    },
+}
+"""The OpenAPI answer of every route that writes (sessions, turns, ratings, documents)."""
+
+
+def is_storage_full(exc: BaseException) -> bool:
+    """Tell whether a write failed because the disk (or the file-size limit) is full.
+
+    Follows the exception's causes: a library may wrap the `OSError` it got.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, OSError) and current.errno in _STORAGE_FULL_ERRNOS:
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def http_error_code(status: int) -> str:
@@ -128,6 +163,15 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(
             409, "session_corrupt", "This session's file is damaged; it is kept for repair."
         )
+
+    @app.exception_handler(OSError)
+    async def _os_error(_: Request, exc: OSError) -> JSONResponse:
+        if is_storage_full(exc):
+            # Every write is atomic (temp file, rename): the failed one left no trace.
+            log.error("storage full: %s", exc)
+            return error_response(STORAGE_FULL_STATUS, STORAGE_FULL_CODE, STORAGE_FULL_MESSAGE)
+        log.exception("unhandled error", exc_info=exc)
+        return error_response(500, "internal_error", "Internal error; the turn was not saved.")
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:

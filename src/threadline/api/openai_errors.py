@@ -22,8 +22,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from threadline.api.body_limit import BodyTooLarge
 from threadline.api.errors import (
+    STORAGE_FULL_CODE,
+    STORAGE_FULL_MESSAGE,
+    STORAGE_FULL_STATUS,
     ApiError,
     http_error_code,
+    is_storage_full,
     llm_error_message,
     llm_error_status,
 )
@@ -112,6 +116,9 @@ def error_from_exception(exc: Exception) -> JSONResponse:
         return openai_error(
             409, "session_corrupt", "This session's file is damaged; it is kept for repair."
         )
+    if is_storage_full(exc):
+        log.error("storage full: %s", exc)
+        return openai_error(STORAGE_FULL_STATUS, STORAGE_FULL_CODE, STORAGE_FULL_MESSAGE)
     if isinstance(exc, BodyTooLarge):
         return openai_error(413, "payload_too_large", str(exc.detail))
     if isinstance(exc, StarletteHTTPException):

@@ -11,14 +11,13 @@ import hashlib
 import json
 import logging
 import math
-import os
 import re
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from threadline.store import files
 from threadline.text import fold
 
 _LOGGER = logging.getLogger("threadline.catalog")
@@ -264,15 +263,13 @@ class Catalog:
         clean = _NAME.sub("-", name.lower()).strip("-") or "catalog"
         products_of(payload, clean)
         folder = self._dir(tenant)
-        folder.mkdir(parents=True, exist_ok=True)
-        data = json.dumps(payload, ensure_ascii=False, indent=1)
+        files.ensure_dir(folder)
+        data = json.dumps(payload, ensure_ascii=False, indent=1).encode("utf-8")
         with self._lock:
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, folder / f"{clean}.json")
+            # As the session store writes: a failed write (a full disk) leaves no temp
+            # file, and the rename is durable once the directory is fsynced.
+            files.atomic_write(folder / f"{clean}.json", data)
+            files.fsync_dir(folder)
             self._parsed.pop(tenant, None)
         return clean
 

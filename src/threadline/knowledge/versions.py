@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from threadline.store import files
+
 # The tenant chunks are written under until their version is published: no caller's
 # tenant, so no search, listing or count of a tenant sees a version being written. A
 # tenant is at least one character and a NUL never comes from a key or the CLI.
@@ -85,10 +87,7 @@ def process_alive(pid: int) -> bool:
 
 def write_journal(path: Path, tenant: str, doc_id: str, generation: int) -> None:
     """Record a write under way, durably, before its first chunk is written."""
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        entry = {"tenant": tenant, "doc_id": doc_id, "generation": generation, "pid": os.getpid()}
-        json.dump(entry, handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    entry = {"tenant": tenant, "doc_id": doc_id, "generation": generation, "pid": os.getpid()}
+    # As the session store writes: a failed write (a full disk) leaves no temp file.
+    files.atomic_write(path, json.dumps(entry).encode("utf-8"))
+    files.fsync_dir(path.parent)

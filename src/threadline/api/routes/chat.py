@@ -14,7 +14,14 @@ from starlette.concurrency import run_in_threadpool
 
 from threadline.api.deps import ChatDep, PrincipalDep, StoreDep, authorize_caller_app
 from threadline.api.disconnect import client_closed, unless_disconnected
-from threadline.api.errors import ApiError, llm_error_message
+from threadline.api.errors import (
+    STORAGE_FULL_CODE,
+    STORAGE_FULL_MESSAGE,
+    STORAGE_FULL_RESPONSES,
+    ApiError,
+    is_storage_full,
+    llm_error_message,
+)
 from threadline.api.schemas import ChatRequest, ChatResponse, ErrorResponse
 from threadline.api.sse import event_stream, sse_event
 from threadline.auth import Principal
@@ -103,7 +110,7 @@ def to_turn_request(
     )
 
 
-@router.post("/chat", response_model=ChatResponse, responses=ERRORS)
+@router.post("/chat", response_model=ChatResponse, responses={**ERRORS, **STORAGE_FULL_RESPONSES})
 async def create_chat_turn(
     body: ChatRequest, chat: ChatDep, store: StoreDep, principal: PrincipalDep, http: Request
 ) -> dict[str, Any] | JSONResponse:
@@ -166,7 +173,12 @@ async def stream_chat_turn(
                 },
                 event="error",
             )
-        except Exception:  # the stream has started: errors travel as an event, not a status
+        except Exception as exc:  # the stream has started: errors travel as an event
+            if is_storage_full(exc):
+                log.error("storage full: %s", exc)
+                full = {"code": STORAGE_FULL_CODE, "message": STORAGE_FULL_MESSAGE}
+                yield sse_event(full, event="error")
+                return
             log.exception("stream failed")
             yield sse_event(
                 {"code": "internal_error", "message": "The turn was not saved."}, event="error"

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from threadline.api.deps import DocumentSourcesDep, ServicesDep, TenantDep
-from threadline.api.errors import ApiError
+from threadline.api.errors import STORAGE_FULL_RESPONSES, ApiError
 from threadline.api.schemas import ErrorResponse, Message
 from threadline.knowledge.converters import CONTENT_TYPES, SUPPORTED_SUFFIXES, ExtractionLimits
 from threadline.knowledge.documents import MAX_METADATA_BYTES, DocumentError
@@ -106,7 +106,7 @@ async def refuse_repeated_fields(request: Request) -> None:
     "",
     response_model=DocumentIngested,
     status_code=201,
-    responses=ERRORS,
+    responses={**ERRORS, **STORAGE_FULL_RESPONSES},
     dependencies=[Depends(refuse_repeated_fields)],
 )
 async def create_document(
@@ -244,7 +244,7 @@ async def read_ingestions(
     return IngestionsPublic(data=data, count=len(data))
 
 
-@router.delete("/{doc_id}", response_model=Message, responses=ERRORS)
+@router.delete("/{doc_id}", response_model=Message, responses={**ERRORS, **STORAGE_FULL_RESPONSES})
 async def delete_document(
     doc_id: str, services: ServicesDep, tenant: TenantDep, scope: DocumentSourcesDep
 ) -> Message:

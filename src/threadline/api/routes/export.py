@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from threadline.api.deps import CallerAppDep, ServicesDep, TenantDep
+from threadline.api.errors import STORAGE_FULL_RESPONSES
 from threadline.api.routes.sessions import ERRORS, SessionIdPath
 from threadline.api.routes.turns import load_session
 from threadline.api.schemas import ID_SCHEMA, SessionPublic
@@ -68,7 +69,12 @@ async def import_other_methods() -> None:
     raise HTTPException(405, "Use POST to import a session.", headers={"Allow": "POST"})
 
 
-@router.post("/import", response_model=SessionPublic, status_code=201, responses=ERRORS)
+@router.post(
+    "/import",
+    response_model=SessionPublic,
+    status_code=201,
+    responses={**ERRORS, **STORAGE_FULL_RESPONSES},
+)
 async def import_session(
     body: SessionExport,
     request: Request,

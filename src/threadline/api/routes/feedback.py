@@ -8,7 +8,7 @@ from fastapi import APIRouter, Path
 from starlette.concurrency import run_in_threadpool
 
 from threadline.api.deps import CallerAppDep, PrincipalDep, ServicesDep
-from threadline.api.errors import ApiError
+from threadline.api.errors import STORAGE_FULL_RESPONSES, ApiError
 from threadline.api.routes.sessions import ERRORS, SessionIdPath
 from threadline.api.schemas import ID_SCHEMA, ErrorResponse, Message
 from threadline.api.turn_schemas import FeedbackCreate, FeedbackPublic
@@ -21,6 +21,7 @@ MessageIdPath = Annotated[str, Path(description="The message id.", json_schema_e
 
 FEEDBACK_ERRORS: dict[int | str, dict[str, Any]] = {
     **ERRORS,
+    **STORAGE_FULL_RESPONSES,
     400: {"model": ErrorResponse, "description": "Invalid id, or the message is not an answer"},
     404: {"model": ErrorResponse, "description": "Session, message or rating not found"},
 }

@@ -38,7 +38,7 @@ from starlette.concurrency import run_in_threadpool
 from threadline import __version__
 from threadline.api.deps import ChatDep, PrincipalDep, ServicesDep, authorize_caller_app
 from threadline.api.disconnect import client_closed, unless_disconnected
-from threadline.api.errors import ApiError, llm_error_message
+from threadline.api.errors import STORAGE_FULL_STATUS, ApiError, llm_error_message
 from threadline.api.openai_errors import (
     BadRequest,
     OpenAIRoute,
@@ -224,6 +224,10 @@ def _chunk(
             "model": OpenAIError,
             "description": "The language model did not answer in time (llm_timeout): "
             "nothing was saved, retry",
+        },
+        STORAGE_FULL_STATUS: {
+            "model": OpenAIError,
+            "description": "The server's disk is full (storage_full): nothing was saved",
         },
         200: {
             "description": "A `chat.completion`, or with `stream: true` Server-Sent Events of "

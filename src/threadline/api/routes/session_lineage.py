@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from threadline.api.conversation_schemas import ForkRequest, LineagePublic
 from threadline.api.deps import CallerAppDep, StoreDep, TenantDep
-from threadline.api.errors import ApiError
+from threadline.api.errors import STORAGE_FULL_RESPONSES, ApiError
 from threadline.api.session_routes import ERRORS, SessionIdPath, session_public
 from threadline.conversations.index import SessionKey
 from threadline.store import Session
@@ -40,7 +40,11 @@ def forget_session(app: FastAPI, key: SessionKey) -> None:
         services.conversations.delete_session(key)
 
 
-@router.post("/{session_id}/close", response_model=LineagePublic, responses=ERRORS)
+@router.post(
+    "/{session_id}/close",
+    response_model=LineagePublic,
+    responses={**ERRORS, **STORAGE_FULL_RESPONSES},
+)
 async def close_session(
     session_id: SessionIdPath,
     request: Request,
@@ -58,7 +62,12 @@ async def close_session(
     return lineage_public(session)
 
 
-@router.post("/{session_id}/fork", response_model=LineagePublic, status_code=201, responses=ERRORS)
+@router.post(
+    "/{session_id}/fork",
+    response_model=LineagePublic,
+    status_code=201,
+    responses={**ERRORS, **STORAGE_FULL_RESPONSES},
+)
 async def fork_session(
     session_id: SessionIdPath,
     store: StoreDep,

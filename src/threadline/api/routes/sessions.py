@@ -12,7 +12,7 @@ from threadline.api.deps import (
     TenantDep,
     authorize_caller_app,
 )
-from threadline.api.errors import ApiError
+from threadline.api.errors import STORAGE_FULL_RESPONSES, ApiError
 from threadline.api.routes.session_lineage import forget_session
 from threadline.api.schemas import (
     Message,
@@ -30,7 +30,12 @@ from threadline.store import ConversationStore, Session
 router = APIRouter(prefix="/sessions", tags=["sessions"])
 
 
-@router.post("", response_model=SessionPublic, status_code=201, responses=ERRORS)
+@router.post(
+    "",
+    response_model=SessionPublic,
+    status_code=201,
+    responses={**ERRORS, **STORAGE_FULL_RESPONSES},
+)
 async def create_session(
     body: SessionCreate, store: StoreDep, tenant: TenantDep, principal: PrincipalDep
 ) -> SessionPublic:
@@ -80,7 +85,9 @@ async def read_session(
     return session_public(await _get(store, tenant, caller_app, session_id))
 
 
-@router.patch("/{session_id}", response_model=SessionPublic, responses=ERRORS)
+@router.patch(
+    "/{session_id}", response_model=SessionPublic, responses={**ERRORS, **STORAGE_FULL_RESPONSES}
+)
 async def update_session(
     session_id: SessionIdPath,
     body: SessionUpdate,
@@ -99,7 +106,9 @@ async def update_session(
     return session_public(session)
 
 
-@router.delete("/{session_id}", response_model=Message, responses=ERRORS)
+@router.delete(
+    "/{session_id}", response_model=Message, responses={**ERRORS, **STORAGE_FULL_RESPONSES}
+)
 async def delete_session(
     session_id: SessionIdPath,
     store: StoreDep,

@@ -18,7 +18,7 @@ from starlette.concurrency import run_in_threadpool
 
 from threadline.alternatives import keep_answer
 from threadline.api.deps import CallerAppDep, ChatDep, ServicesDep, TenantDep
-from threadline.api.errors import ApiError
+from threadline.api.errors import STORAGE_FULL_RESPONSES, ApiError
 from threadline.api.routes.feedback import MessageIdPath
 from threadline.api.routes.sessions import ERRORS, SessionIdPath
 from threadline.api.schemas import ErrorResponse
@@ -95,7 +95,11 @@ async def read_message_trace(
     return TracePublic(message_id=answer.id, trace=answer.metadata.trace or [])
 
 
-@router.post("/{session_id}/regenerate", response_model=RegenerateResponse, responses=TURN_ERRORS)
+@router.post(
+    "/{session_id}/regenerate",
+    response_model=RegenerateResponse,
+    responses={**TURN_ERRORS, **STORAGE_FULL_RESPONSES},
+)
 async def regenerate_answer(
     session_id: SessionIdPath,
     chat: ChatDep,
@@ -144,7 +148,7 @@ async def regenerate_answer(
 @router.post(
     "/{session_id}/messages/{message_id}/select",
     response_model=AlternativesPublic,
-    responses=TURN_ERRORS,
+    responses={**TURN_ERRORS, **STORAGE_FULL_RESPONSES},
 )
 async def select_message(
     session_id: SessionIdPath,

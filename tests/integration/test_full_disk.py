@@ -1,0 +1,100 @@
+"""A write on a full disk: a clear 507 `storage_full`, nothing earlier lost, no temp file left.
+
+Each case runs in a child process (`support.full_disk`) whose file-size limit is set to
+0 with SIGXFSZ ignored, so every file write fails with EFBIG as on a full disk, through
+the real store, index and catalog.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support.full_disk import CATALOG
+from support.services import make_settings
+from threadline.api.main import create_app
+from threadline.services import Services
+
+
+def write_on_full_disk(data_dir: Path, write: str) -> dict:
+    result = subprocess.run(
+        [sys.executable, "-m", "support.full_disk", str(data_dir), write],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("write", ["turn", "rating", "import", "documents"])
+def test_a_write_on_a_full_disk_answers_507_and_keeps_what_was_stored(
+    tmp_path: Path, write: str
+) -> None:
+    seen = write_on_full_disk(tmp_path / "data", write)
+
+    assert seen["status"] == 507, seen["body"]
+    assert seen["body"]["error"]["code"] == "storage_full"
+    assert "nothing" in seen["body"]["error"]["message"]
+    assert seen["after"] == seen["before"]  # nothing earlier lost, nothing half saved
+    assert seen["temp_files"] == []
+
+
+def test_an_openai_turn_on_a_full_disk_answers_507_in_openai_shape(tmp_path: Path) -> None:
+    seen = write_on_full_disk(tmp_path / "data", "v1")
+
+    assert seen["status"] == 507, seen["body"]
+    assert seen["body"]["error"]["code"] == "storage_full"
+    assert seen["after"] == seen["before"]
+    assert seen["temp_files"] == []
+
+
+def test_a_streamed_turn_on_a_full_disk_ends_with_a_storage_full_event(tmp_path: Path) -> None:
+    seen = write_on_full_disk(tmp_path / "data", "stream")
+
+    assert seen["status"] == 200  # the stream had started: the error travels as an event
+    assert "event: error" in seen["body"] and '"code": "storage_full"' in seen["body"]
+    assert seen["after"] == seen["before"]
+    assert seen["temp_files"] == []
+
+
+def test_a_catalog_ingested_on_a_full_disk_is_reported_and_leaves_no_temp_file(
+    tmp_path: Path,
+) -> None:
+    seen = write_on_full_disk(tmp_path / "data", "catalog")
+
+    [error] = seen["errors"].values()
+    assert "File too large" in error
+    assert CATALOG["products"][0]["name"] not in seen["after"]
+    assert seen["after"] == seen["before"]
+    assert seen["temp_files"] == []
+
+
+def test_every_route_that_writes_documents_507_and_no_read_does(tmp_path: Path) -> None:
+    services = Services(make_settings(tmp_path / "data"))
+    try:
+        spec = create_app(services).openapi()
+    finally:
+        services.close()
+    documented = {
+        (method.upper(), path)
+        for path, operations in spec["paths"].items()
+        for method, operation in operations.items()
+        if "507" in operation.get("responses", {})
+    }
+
+    assert {
+        ("POST", "/chat"),
+        ("POST", "/v1/chat/completions"),
+        ("POST", "/documents"),
+        ("POST", "/sessions/import"),
+        ("POST", "/sessions/{session_id}/messages/{message_id}/feedback"),
+        ("POST", "/sessions/{session_id}/regenerate"),
+    } <= documented
+    assert not {(method, path) for method, path in documented if method == "GET"}

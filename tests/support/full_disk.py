@@ -1,0 +1,134 @@
+"""One write of the API on a full disk, in a child process: what the client gets, what is kept.
+
+Run as `python -m support.full_disk <data_dir> <write>`. The child builds the real
+services over `data_dir`, prepares what the write needs, then sets its own file-size
+limit to 0 bytes with SIGXFSZ ignored: from there every write to a file fails with
+EFBIG, as on a full disk. It makes the one request, lifts the limit, and prints one
+JSON line: the answer, and what the service holds afterwards. The limit lives in the
+child only, so the test process keeps writing normally.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from support.services import make_services
+from threadline.api.main import create_app
+
+FIRST = "What SLA applies to the enterprise plan?"
+CATALOG = {"products": [{"id": "fd-1", "name": "Orbit Lamp", "brand": "Orbit", "price_usd": 40}]}
+MARKDOWN = b"# Full disk policy\n\nThe zebra-quartz procedure moves logs to cold storage.\n"
+
+
+class FullDisk:
+    """While inside, every write to a file of this process fails with EFBIG."""
+
+    def __enter__(self) -> None:
+        self._saved = resource.getrlimit(resource.RLIMIT_FSIZE)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of being killed
+        resource.setrlimit(resource.RLIMIT_FSIZE, (0, self._saved[1]))
+
+    def __exit__(self, *_: object) -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, self._saved)
+
+
+def user_turns(client: TestClient, thread: str) -> list[str]:
+    stored = client.get(f"/sessions/{thread}/messages").json()["data"]
+    return [m["content"] for m in stored if m["role"] == "user"]
+
+
+def body_of(response: Any) -> Any:
+    """The JSON of an answer, or its text (a stream's events)."""
+    if response.headers.get("content-type", "").startswith("application/json"):
+        return response.json()
+    return response.text
+
+
+def prepare(
+    client: TestClient, data_dir: Path, write: str
+) -> tuple[Callable[[], Any], Callable[[], Any]]:
+    """Return the write to make on the full disk, and what to read back afterwards."""
+    if write == "documents":
+        files = {"file": ("full-disk.md", MARKDOWN, "text/markdown")}
+        return (
+            lambda: client.post("/documents", files=files, data={"doc_id": "full-disk"}),
+            lambda: sorted(d["doc_id"] for d in client.get("/documents").json()["data"]),
+        )
+    if write == "catalog":  # catalogs come in through `threadline ingest`, not the API
+        kb = client.app.state.services.kb
+        source = data_dir / "in" / "gadgets.json"
+        source.parent.mkdir()
+        source.write_text(json.dumps(CATALOG), encoding="utf-8")
+        return (
+            lambda: kb.ingest_paths([source]).errors,
+            lambda: sorted(p.name for p in kb.catalog.products("default")),
+        )
+    if write == "v1":
+        body = {"model": "threadline", "messages": [{"role": "user", "content": FIRST}]}
+        return (
+            lambda: client.post("/v1/chat/completions", json=body),
+            lambda: sorted(s["id"] for s in client.get("/sessions").json()["data"]),
+        )
+    thread = client.post("/chat", json={"query": FIRST}).json()["session_id"]
+    if write == "stream":
+        body = {"query": "And for P2?", "thread_id": thread}
+        return (
+            lambda: client.post("/chat/stream", json=body),
+            lambda: user_turns(client, thread),
+        )
+    if write == "turn":
+        return (
+            lambda: client.post("/chat", json={"query": "And for P2?", "thread_id": thread}),
+            lambda: user_turns(client, thread),
+        )
+    if write == "rating":
+        answer = client.get(f"/sessions/{thread}/messages").json()["data"][-1]["id"]
+        rate = f"/sessions/{thread}/messages/{answer}/feedback"
+        return (
+            lambda: client.post(rate, json={"rating": "down", "reason": "incomplete"}),
+            lambda: client.get(f"/sessions/{thread}/messages").json()["data"][-1]["metadata"],
+        )
+    if write == "import":
+        exported = client.get(f"/sessions/{thread}/export?format=json").json()
+        return (
+            lambda: client.post("/sessions/import?session_id=imported-copy", json=exported),
+            lambda: sorted(s["id"] for s in client.get("/sessions").json()["data"]),
+        )
+    raise SystemExit(f"unknown write {write!r}")
+
+
+def main(data_dir: Path, write: str) -> None:
+    services = make_services(data_dir)
+    try:
+        with TestClient(create_app(services), raise_server_exceptions=False) as client:
+            attempt, read_back = prepare(client, data_dir, write)
+            before = read_back()
+            with FullDisk():
+                response = attempt()
+            after = read_back()
+    finally:
+        services.close()
+    answer = (
+        {"errors": response}
+        if isinstance(response, dict)
+        else {"status": response.status_code, "body": body_of(response)}
+    )
+    # Temp files of a write: `.<name>.<random>.tmp`, `<journal>.tmp`, `.tmp-<random>.json`.
+    temps = sorted(
+        str(p.relative_to(data_dir))
+        for p in data_dir.rglob("*")
+        if p.is_file() and (p.suffix == ".tmp" or p.name.startswith(".tmp"))
+    )
+    print(json.dumps({**answer, "before": before, "after": after, "temp_files": temps}))
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), sys.argv[2])
