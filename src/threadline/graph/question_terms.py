@@ -15,7 +15,10 @@ from collections.abc import Mapping, Sequence
 from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS
 from threadline.text import fold, terms
 from threadline.text.lexicons import en, fr
-from threadline.text.matching import matches_term  # the graph's modules read it from here
+from threadline.text.matching import (
+    is_dictionary_word,
+    matches_term,  # the graph's modules read it from here
+)
 
 COVERAGE_MAJORITY = 0.5
 """A passage supports a question when it holds more than half of its content (by weight)."""
@@ -182,8 +185,30 @@ def _without_how_it_works(question: str) -> str:
     return _HOW_IT_WORKS.sub(lambda m: m["how"] or "comment", question)
 
 
+# A word written with a hyphen between two runs of letters ("week-end", "e-mail").
+_HYPHENATED = re.compile(r"\b([^\W\d_]+)-([^\W\d_]+)\b")
+
+
+def _closed(match: re.Match[str]) -> str:
+    """Return a hyphenated word written closed when that is a word of its own, else as is."""
+    closed = f"{match[1]}{match[2]}"
+    return closed if is_dictionary_word(closed) else match[0]
+
+
+def closed_compounds(text: str) -> str:
+    """Return the text with its hyphenated words written closed where that is one word.
+
+    A compound is written hyphenated or closed ("week-end", "weekend"; "e-mail",
+    "email"): its parts apart ("week", "end") name other things, which no passage
+    about it needs to hold. Only a closed form the English dictionary holds is one
+    word: "parle-moi" and "est-il" stay two.
+    """
+    return _HYPHENATED.sub(_closed, text)
+
+
 def content_terms(question: str) -> list[str]:
     """Return the question's own content terms: stems minus request and generic words."""
+    question = closed_compounds(question)
     text = _WORD_POINTER.sub(" ", _ASKING.sub(" ", _without_how_it_works(question)))
     return [t for t in dict.fromkeys(terms(text)) if t not in GENERIC_TERMS and len(t) > 1]
 

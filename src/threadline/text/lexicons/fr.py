@@ -276,7 +276,7 @@ PAST_MARKERS: tuple[str, ...] = (
 )
 """Folded words of a question that asks what happened ("Quelle était la marge ?")."""
 
-SAME_SENSE: tuple[str, ...] = ("lundi mardi mercredi jeudi vendredi samedi dimanche",)
+SAME_SENSE: tuple[str, ...] = ("weekend lundi mardi mercredi jeudi vendredi samedi dimanche",)
 """Words that name the same thing (see :data:`threadline.text.lexicons.en.SAME_SENSE`)."""
 
 GENERIC_WORDS = (
