@@ -740,6 +740,8 @@ def test_a_pronouns_question_is_asked_of_the_thing_an_ellipsis_names(hybrid_chat
     [
         ("What are the support hours?", "and on weekends?"),
         ("Quels sont les horaires du support ?", "Et le samedi ?"),
+        # "week-end" was two terms, "week" and "end" (round 5's leftovers).
+        ("What are the support hours?", "Et le week-end ?"),
     ],
 )
 def test_a_day_of_the_week_is_answered_by_the_days_the_hours_state(hybrid_chat, first, then):
@@ -813,3 +815,11 @@ def test_what_is_the_spec_is_asked_of_the_product_discussed(
     assert result.outcome == "tool_answer", result.answer
     assert [c["title"] for c in result.citations] == [product]
     assert value in result.answer
+
+
+def test_support_on_a_day_of_the_week_leads_with_the_hours(hybrid_chat):
+    # Led with "Consumers without a support plan can still get ... help": "Sunday" was
+    # read as a name, so the hours, which state days without writing it, did not answer.
+    result = ask(hybrid_chat, "Can I get support on Sunday?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("Brightwell business hours are Monday to Friday"), result.answer
