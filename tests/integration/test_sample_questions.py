@@ -823,3 +823,10 @@ def test_support_on_a_day_of_the_week_leads_with_the_hours(hybrid_chat):
     result = ask(hybrid_chat, "Can I get support on Sunday?")
     assert result.outcome == "grounded_answer", result.answer
     assert result.answer.startswith("Brightwell business hours are Monday to Friday"), result.answer
+
+
+def test_a_kind_of_product_no_document_has_is_declined_after_another(hybrid_chat):
+    # "des montres connectées ?" after the declined tablets quoted the VPN rule
+    # ("connect"): "montres" was read as the request "montre-moi".
+    _, result = converse(hybrid_chat, "Do you sell tablets?", "des montres connectées ?")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer

@@ -118,3 +118,32 @@ def test_a_french_weekend_is_answered_by_the_days_a_schedule_states():
         }
     ]
     assert decide("le support est-il ouvert le week-end ?", chunks).verdict == "answer"
+
+
+@pytest.mark.parametrize(
+    ("question", "kept", "left"),
+    [
+        ("des montres connectées ?", "montr", ""),
+        ("When does the show start?", "show", ""),
+        ("Montre-moi les plans", "plan", "montr"),
+        ("show me the prices", "price", "show"),
+    ],
+)
+def test_a_request_verb_after_a_determiner_is_a_noun(question, kept, left):
+    # "des montres connectées ?" after "Do you sell tablets?" quoted the VPN rule
+    # ("connect"): "montres" was read as the request "montre-moi" and left out.
+    found = question_terms.content_terms(question)
+    assert kept in found
+    assert not left or left not in found
+
+
+def test_watches_no_passage_holds_are_declined():
+    chunks = [
+        {
+            "label": "1",
+            "title": "Security handbook",
+            "section": "Remote work",
+            "text": "Employees working remotely must connect through the company VPN.",
+        }
+    ]
+    assert decide("des montres connectées ?", chunks).verdict == "not_in_documents"

@@ -206,11 +206,29 @@ def closed_compounds(text: str) -> str:
     return _HYPHENATED.sub(_closed, text)
 
 
+# A request verb whose form is also a noun, after a determiner: "des montres" are
+# watches, "the show" a show; "montre-moi", "show me" ask.
+_NOUN_OF_A_REQUEST_VERB = re.compile(
+    r"\b(?:the|a|an|some|these|those|le|la|les|l'|un|une|des|ces|mes|vos|nos)\s*("
+    + "|".join(sorted(map(re.escape, (*en.REQUEST_VERB_NOUNS, *fr.REQUEST_VERB_NOUNS))))
+    + r")\b",
+    re.I,
+)
+
+
 def content_terms(question: str) -> list[str]:
-    """Return the question's own content terms: stems minus request and generic words."""
+    """Return the question's own content terms: stems minus request and generic words.
+
+    A generic word is kept where it is a noun naming a thing (`_NOUN_OF_A_REQUEST_VERB`).
+    """
     question = closed_compounds(question)
     text = _WORD_POINTER.sub(" ", _ASKING.sub(" ", _without_how_it_works(question)))
-    return [t for t in dict.fromkeys(terms(text)) if t not in GENERIC_TERMS and len(t) > 1]
+    nouns = {t for m in _NOUN_OF_A_REQUEST_VERB.finditer(fold(text)) for t in terms(m[1])}
+    return [
+        t
+        for t in dict.fromkeys(terms(text))
+        if (t not in GENERIC_TERMS or t in nouns) and len(t) > 1
+    ]
 
 
 def own_phrases(question: str) -> list[str]:

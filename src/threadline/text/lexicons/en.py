@@ -33,6 +33,7 @@ __all__ = [
     "REWRITE_CHATTER",
     "REWRITE_REFUSALS",
     "SAME_SENSE",
+    "REQUEST_VERB_NOUNS",
     "CAPITALISED_TIME_WORDS",
     "SEARCH_STOPWORDS",
     "SMALL_TALK",
@@ -252,6 +253,10 @@ CAPITALISED_TIME_WORDS = (
 )
 """Words English writes capitalised that name a time, not a thing: no name of a question
 ("Can I get support on Sunday?" asks of support, on a day)."""
+
+REQUEST_VERB_NOUNS: tuple[str, ...] = ("show", "shows")
+"""Forms of request verbs of :data:`GENERIC_WORDS` that are also nouns naming a thing
+after a determiner: "the show" (a programme); "show me" asks."""
 
 GENERIC_WORDS = (
     "tell know explain describe detail details expand elaborate give show say find "
