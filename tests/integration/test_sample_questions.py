@@ -830,3 +830,20 @@ def test_a_kind_of_product_no_document_has_is_declined_after_another(hybrid_chat
     # ("connect"): "montres" was read as the request "montre-moi".
     _, result = converse(hybrid_chat, "Do you sell tablets?", "des montres connectées ?")
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+
+
+def test_it_after_a_declined_question_on_another_thing_is_that_thing(hybrid_chat):
+    # "how much is it?" after the declined tablets gave the iPhone 15's price: the
+    # tablets question was searched with the iPhone carried, and "it" kept the iPhone.
+    *_, result = converse(
+        hybrid_chat, "Tell me about the iPhone 15", "Do you sell tablets?", "how much is it?"
+    )
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+
+
+def test_it_after_a_declined_question_on_the_subject_stays_on_the_subject(hybrid_chat):
+    *_, result = converse(
+        hybrid_chat, "Tell me about the iPhone 15", "Is it waterproof?", "how much is it?"
+    )
+    assert result.outcome == "tool_answer", result.answer
+    assert [c["title"] for c in result.citations] == ["Apple iPhone 15"]

@@ -328,6 +328,29 @@ def test_the_product_discussed_is_the_last_answer_with_sources():
         "titles": ["Brightwell product catalog 2024 — Google Pixel 8 Pro"],
     }
     assert subject_product([ranking, page], known) == "Google Pixel 8 Pro"
+    # A declined question asked on its own leaves the product: "how much is it?" after
+    # "Do you sell tablets?" is no question about the Pixel 8 Pro.
+    tablets = {"question": "Do you sell tablets?", "route": "followup_context", "titles": []}
+    assert subject_product([page, tablets], known) is None
+    price = {"question": "le prix ?", "route": "followup_context", "titles": []}
+    assert subject_product([page, price], known) == "Google Pixel 8 Pro"
+
+
+@pytest.mark.parametrize(
+    ("question", "of_the_subject"),
+    [
+        ("Does it support 5G?", True),
+        ("Et son poids ?", True),
+        ("and the battery?", True),
+        ("le prix ?", True),
+        ("Do you sell tablets?", False),
+        ("des montres connectées ?", False),
+    ],
+)
+def test_a_question_is_asked_of_the_subject_or_names_its_own(question, of_the_subject):
+    from threadline.graph.question_terms import asks_of_the_subject
+
+    assert asks_of_the_subject(question) is of_the_subject
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from threadline.followups.anaphora import continues_the_subject
 from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS
 from threadline.text import fold, terms
 from threadline.text.lexicons import en, fr
@@ -34,6 +35,20 @@ PRONOUN = re.compile(
     r"\b(it|its|they|them|their|he|him|his|she|her|il|elle|ils|elles|son|sa|ses|leur|leurs)\b",
     re.I,
 )
+
+
+def asks_of_the_subject(question: str) -> bool:
+    """Tell whether a question is asked of the thing under discussion, not on its own.
+
+    A pronoun ("Does it support 5G?", "Et son poids ?") or an opening that continues the
+    subject ("and the battery?", "et pour le Dell ?") asks of it; "Do you sell tablets?"
+    names what it asks of. A question naming only a kind of fact ("le prix ?", "the
+    weight?") names no thing: it asks of the subject too.
+    """
+    if PRONOUN.search(question) or continues_the_subject(question):
+        return True
+    kinds = KIND_WORDS.union(*ASKING_TERMS.values())
+    return all(t in kinds for t in content_terms(question))
 
 
 # "I'm referring to the continent, not the United States of America": a name the user
