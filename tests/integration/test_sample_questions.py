@@ -847,3 +847,11 @@ def test_it_after_a_declined_question_on_the_subject_stays_on_the_subject(hybrid
     )
     assert result.outcome == "tool_answer", result.answer
     assert [c["title"] for c in result.citations] == ["Apple iPhone 15"]
+
+
+def test_the_opposite_superlative_after_a_document_answer_ranks_the_whole_category(hybrid_chat):
+    # "portable" is a phone or a laptop: the first question is answered from the
+    # documents, citing two laptops, and "et le moins cher ?" ranked only those two.
+    _, result = converse(hybrid_chat, "Quel est le portable le plus cher ?", "et le moins cher ?")
+    assert result.outcome == "tool_answer", result.answer
+    assert result.citations[0]["title"] == "Acer Aspire 5 (A515-58)"

@@ -127,6 +127,22 @@ def test_a_new_superlative_after_the_top_of_a_category_ranks_the_category(questi
     assert plan.tool.args == {"spec": "price_usd", "order": "desc", "category": "laptop"}
 
 
+def test_a_new_superlative_after_a_document_answer_ranking_a_category_ranks_it_all():
+    # "Quel est le portable le plus cher ?" answered from the documents cited the
+    # ThinkPad and the Dell: "et le moins cher ?" ranked those two, not the laptops.
+    plan = plan_turn(
+        "et le moins cher ?",
+        outline=[],
+        source_titles=[],
+        has_previous_turn=True,
+        discussed_products=["Lenovo ThinkPad X1 Carbon Gen 12", "Dell XPS 13 (9340)"],
+        listed_category="laptop",
+        listed_is_cut=True,
+    )
+    assert plan.tool is not None and plan.tool.name == "rank_products"
+    assert plan.tool.args == {"spec": "price_usd", "order": "asc", "category": "laptop"}
+
+
 @pytest.mark.parametrize("question", ["which one is the lightest?", "lequel est le plus léger ?"])
 def test_a_superlative_chosen_among_the_top_shown_ranks_those(question):
     plan = after_the_cheapest_laptops(question)
