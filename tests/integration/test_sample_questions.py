@@ -855,3 +855,11 @@ def test_the_opposite_superlative_after_a_document_answer_ranks_the_whole_catego
     _, result = converse(hybrid_chat, "Quel est le portable le plus cher ?", "et le moins cher ?")
     assert result.outcome == "tool_answer", result.answer
     assert result.citations[0]["title"] == "Acer Aspire 5 (A515-58)"
+
+
+def test_satisfied_customers_are_not_the_staff_count(hybrid_chat):
+    # Quoted "2 140 collaborateurs ... dont 520 au service client": "520 au service
+    # client" was read as a number of clients. The report gives a satisfaction rate.
+    result = ask(hybrid_chat, "Combien de clients satisfaits en 2024 ?")
+    assert "collaborateurs" not in result.answer
+    assert "91 %" in result.answer
