@@ -127,6 +127,22 @@ def test_a_new_superlative_after_the_top_of_a_category_ranks_the_category(questi
     assert plan.tool.args == {"spec": "price_usd", "order": "desc", "category": "laptop"}
 
 
+def test_a_new_superlative_after_a_document_answer_ranking_a_category_ranks_it_all():
+    # "Quel est le portable le plus cher ?" answered from the documents cited the
+    # ThinkPad and the Dell: "et le moins cher ?" ranked those two, not the laptops.
+    plan = plan_turn(
+        "et le moins cher ?",
+        outline=[],
+        source_titles=[],
+        has_previous_turn=True,
+        discussed_products=["Lenovo ThinkPad X1 Carbon Gen 12", "Dell XPS 13 (9340)"],
+        listed_category="laptop",
+        listed_is_cut=True,
+    )
+    assert plan.tool is not None and plan.tool.name == "rank_products"
+    assert plan.tool.args == {"spec": "price_usd", "order": "asc", "category": "laptop"}
+
+
 @pytest.mark.parametrize("question", ["which one is the lightest?", "lequel est le plus léger ?"])
 def test_a_superlative_chosen_among_the_top_shown_ranks_those(question):
     plan = after_the_cheapest_laptops(question)
@@ -328,6 +344,29 @@ def test_the_product_discussed_is_the_last_answer_with_sources():
         "titles": ["Brightwell product catalog 2024 — Google Pixel 8 Pro"],
     }
     assert subject_product([ranking, page], known) == "Google Pixel 8 Pro"
+    # A declined question asked on its own leaves the product: "how much is it?" after
+    # "Do you sell tablets?" is no question about the Pixel 8 Pro.
+    tablets = {"question": "Do you sell tablets?", "route": "followup_context", "titles": []}
+    assert subject_product([page, tablets], known) is None
+    price = {"question": "le prix ?", "route": "followup_context", "titles": []}
+    assert subject_product([page, price], known) == "Google Pixel 8 Pro"
+
+
+@pytest.mark.parametrize(
+    ("question", "of_the_subject"),
+    [
+        ("Does it support 5G?", True),
+        ("Et son poids ?", True),
+        ("and the battery?", True),
+        ("le prix ?", True),
+        ("Do you sell tablets?", False),
+        ("des montres connectées ?", False),
+    ],
+)
+def test_a_question_is_asked_of_the_subject_or_names_its_own(question, of_the_subject):
+    from threadline.graph.question_terms import asks_of_the_subject
+
+    assert asks_of_the_subject(question) is of_the_subject
 
 
 @pytest.mark.parametrize(

@@ -92,3 +92,18 @@ def test_no_limit_is_a_count():
 )
 def test_how_much_asks_a_price_only_of_a_verb_of_money(question, kind):
     assert asked_type(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("sentence", "states"),
+    [
+        # "Combien de clients satisfaits en 2024 ?" quoted the staff count: "520 au
+        # service client" counts staff at the customer service, not clients.
+        ("dont 1 230 en magasin, 520 au service client et 390 dans les fonctions", False),
+        ("Brightwell compte 3 millions de clients.", True),
+        ("Brightwell served 4,870 business customers.", True),
+    ],
+)
+def test_a_number_before_a_preposition_counts_no_noun_after_it(sentence, states):
+    clients = set(terms("clients customers"))
+    assert states_count_of(sentence, clients) is states

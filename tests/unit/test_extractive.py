@@ -601,3 +601,15 @@ def test_a_word_capitalised_inside_is_a_name_not_what_is_asked():
     ]
     quoted = sentences_without_citations(compose("the iPhone 15 warranty", passages))
     assert quoted == ["Brightwell covers the iPhone 15 with a 1-year warranty."]
+
+
+def test_a_day_of_the_week_is_no_name_the_answer_must_hold():
+    # "Can I get support on Sunday?" led with "Consumers ... can still get ... help":
+    # "Sunday" was read as a name, so only sentences writing "support" answered, and
+    # the hours ("Monday to Friday"), under the heading that says "support", did not.
+    passage = (
+        "Business hours are Monday to Friday, 8:00 to 20:00 Eastern Time. "
+        "Consumers without a support plan can still get warranty help in any store."
+    )
+    text = compose_sections("Can I get support on Sunday?", [("Support hours", passage)])
+    assert text.startswith("Business hours are Monday to Friday, 8:00 to 20:00"), text

@@ -92,3 +92,58 @@ def test_the_days_of_a_week_name_one_thing():
     assert matches_term("weekend", set(terms("Monday to Friday, 8:00 to 20:00")))
     assert matches_term("samedi", set(terms("du lundi au vendredi")))
     assert not matches_term("weekend", set(terms("within 10 business days")))
+
+
+@pytest.mark.parametrize(
+    ("question", "term"), [("Et le week-end ?", "weekend"), ("send an e-mail", "email")]
+)
+def test_a_hyphenated_compound_written_closed_is_one_word(question, term):
+    # "Et le week-end ?" after the support hours was declined: "week" and "end" were
+    # two terms, and no passage holds "end" with the hours.
+    assert term in question_terms.content_terms(question)
+
+
+def test_a_hyphenated_pair_that_is_no_word_stays_two_words():
+    assert question_terms.closed_compounds("parle-moi du week-end") == "parle-moi du weekend"
+    assert question_terms.closed_compounds("est-il ouvert ?") == "est-il ouvert ?"
+
+
+def test_a_french_weekend_is_answered_by_the_days_a_schedule_states():
+    chunks = [
+        {
+            "label": "1",
+            "title": "Support policy",
+            "section": "Support hours",
+            "text": "Brightwell business hours are Monday to Friday, 8:00 to 20:00.",
+        }
+    ]
+    assert decide("le support est-il ouvert le week-end ?", chunks).verdict == "answer"
+
+
+@pytest.mark.parametrize(
+    ("question", "kept", "left"),
+    [
+        ("des montres connectées ?", "montr", ""),
+        ("When does the show start?", "show", ""),
+        ("Montre-moi les plans", "plan", "montr"),
+        ("show me the prices", "price", "show"),
+    ],
+)
+def test_a_request_verb_after_a_determiner_is_a_noun(question, kept, left):
+    # "des montres connectées ?" after "Do you sell tablets?" quoted the VPN rule
+    # ("connect"): "montres" was read as the request "montre-moi" and left out.
+    found = question_terms.content_terms(question)
+    assert kept in found
+    assert not left or left not in found
+
+
+def test_watches_no_passage_holds_are_declined():
+    chunks = [
+        {
+            "label": "1",
+            "title": "Security handbook",
+            "section": "Remote work",
+            "text": "Employees working remotely must connect through the company VPN.",
+        }
+    ]
+    assert decide("des montres connectées ?", chunks).verdict == "not_in_documents"

@@ -15,6 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from threadline.graph.question_terms import asks_of_the_subject
 from threadline.text import STOPWORDS, fold
 
 # A phone as a way to reach someone ("their phone number", "par téléphone") asks about
@@ -497,13 +498,20 @@ def subject_product(history: Sequence[Mapping[str, Any]], known: Collection[str]
     about the Pixel 8 Pro"), or the first of a ranking it answered ("What is the
     cheapest laptop?" lists the cheapest first). A list that ranks nothing ("phones
     under $500") is about none of its products in particular. The previous answer is
-    the last one that cited sources: a decline in between changes no subject.
+    the last one that cited sources: a decline of a question asked of the subject
+    ("Does it support 5G?") changes no subject, while a decline of a question asked on
+    its own ("Do you sell tablets?") leaves no product to be "it": the user asked of
+    something else, which no document has.
     """
-    # A decline or a question back (no sources) leaves the subject where it was.
-    answered = [turn for turn in history if turn.get("titles")]
-    if not answered:
+    last = None
+    for turn in reversed(history):
+        if turn.get("titles"):
+            last = turn
+            break
+        if not asks_of_the_subject(str(turn.get("question") or "")):
+            return None
+    if last is None:
         return None
-    last = answered[-1]
     # A catalog answer's titles are product names; a document answer's are
     # "title — section", and a catalog page's section is the product.
     shown = [t.split(" — ")[0 if last["route"] == "tool" else -1] for t in last["titles"]]

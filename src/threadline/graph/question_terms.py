@@ -12,10 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from threadline.followups.anaphora import continues_the_subject
 from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS
 from threadline.text import fold, terms
 from threadline.text.lexicons import en, fr
-from threadline.text.matching import matches_term  # the graph's modules read it from here
+from threadline.text.matching import (
+    is_dictionary_word,
+    matches_term,  # the graph's modules read it from here
+)
 
 COVERAGE_MAJORITY = 0.5
 """A passage supports a question when it holds more than half of its content (by weight)."""
@@ -31,6 +35,20 @@ PRONOUN = re.compile(
     r"\b(it|its|they|them|their|he|him|his|she|her|il|elle|ils|elles|son|sa|ses|leur|leurs)\b",
     re.I,
 )
+
+
+def asks_of_the_subject(question: str) -> bool:
+    """Tell whether a question is asked of the thing under discussion, not on its own.
+
+    A pronoun ("Does it support 5G?", "Et son poids ?") or an opening that continues the
+    subject ("and the battery?", "et pour le Dell ?") asks of it; "Do you sell tablets?"
+    names what it asks of. A question naming only a kind of fact ("le prix ?", "the
+    weight?") names no thing: it asks of the subject too.
+    """
+    if PRONOUN.search(question) or continues_the_subject(question):
+        return True
+    kinds = KIND_WORDS.union(*ASKING_TERMS.values())
+    return all(t in kinds for t in content_terms(question))
 
 
 # "I'm referring to the continent, not the United States of America": a name the user
@@ -182,10 +200,50 @@ def _without_how_it_works(question: str) -> str:
     return _HOW_IT_WORKS.sub(lambda m: m["how"] or "comment", question)
 
 
+# A word written with a hyphen between two runs of letters ("week-end", "e-mail").
+_HYPHENATED = re.compile(r"\b([^\W\d_]+)-([^\W\d_]+)\b")
+
+
+def _closed(match: re.Match[str]) -> str:
+    """Return a hyphenated word written closed when that is a word of its own, else as is."""
+    closed = f"{match[1]}{match[2]}"
+    return closed if is_dictionary_word(closed) else match[0]
+
+
+def closed_compounds(text: str) -> str:
+    """Return the text with its hyphenated words written closed where that is one word.
+
+    A compound is written hyphenated or closed ("week-end", "weekend"; "e-mail",
+    "email"): its parts apart ("week", "end") name other things, which no passage
+    about it needs to hold. Only a closed form the English dictionary holds is one
+    word: "parle-moi" and "est-il" stay two.
+    """
+    return _HYPHENATED.sub(_closed, text)
+
+
+# A request verb whose form is also a noun, after a determiner: "des montres" are
+# watches, "the show" a show; "montre-moi", "show me" ask.
+_NOUN_OF_A_REQUEST_VERB = re.compile(
+    r"\b(?:the|a|an|some|these|those|le|la|les|l'|un|une|des|ces|mes|vos|nos)\s*("
+    + "|".join(sorted(map(re.escape, (*en.REQUEST_VERB_NOUNS, *fr.REQUEST_VERB_NOUNS))))
+    + r")\b",
+    re.I,
+)
+
+
 def content_terms(question: str) -> list[str]:
-    """Return the question's own content terms: stems minus request and generic words."""
+    """Return the question's own content terms: stems minus request and generic words.
+
+    A generic word is kept where it is a noun naming a thing (`_NOUN_OF_A_REQUEST_VERB`).
+    """
+    question = closed_compounds(question)
     text = _WORD_POINTER.sub(" ", _ASKING.sub(" ", _without_how_it_works(question)))
-    return [t for t in dict.fromkeys(terms(text)) if t not in GENERIC_TERMS and len(t) > 1]
+    nouns = {t for m in _NOUN_OF_A_REQUEST_VERB.finditer(fold(text)) for t in terms(m[1])}
+    return [
+        t
+        for t in dict.fromkeys(terms(text))
+        if (t not in GENERIC_TERMS or t in nouns) and len(t) > 1
+    ]
 
 
 def own_phrases(question: str) -> list[str]:

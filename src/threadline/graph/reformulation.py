@@ -53,6 +53,7 @@ from threadline.graph.condensation import (
 )
 from threadline.graph.ellipsis import substituted_question
 from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig
+from threadline.graph.question_terms import asks_of_the_subject
 from threadline.knowledge.bilingual import content_words, translate_query
 from threadline.knowledge.language import without_lead_in
 from threadline.models import quotes_sources
@@ -363,10 +364,19 @@ def reformulate_turn(state: State, services: Services, context: Context) -> dict
             query, scope = reference_query(titles[index], state.query), [doc_ids[index]]
     elif state.route == "followup_context":
         llm = services.llm
+        last_query = ts.last_search_query
+        if state.history and not state.history[-1].get("titles"):
+            last_question = str(state.history[-1].get("question") or "")
+            if not asks_of_the_subject(last_question):
+                # "how much is it?" after "Do you sell tablets?" (declined) asks of the
+                # tablets: what that question was searched with (the iPhone discussed
+                # before it) and the sources answered before it are of another subject,
+                # which the declined question left.
+                last_query, titles = last_question, []
         if quotes_sources(llm):
             previous = str(state.history[-1].get("question") or "") if state.history else ""
-            query = substituted_question(state.query, previous, ts.last_search_query) or condense(
-                state.query, ts.last_search_query, titles
+            query = substituted_question(state.query, previous, last_query) or condense(
+                state.query, last_query, titles
             )
             fu.method = "heuristic"
         else:
@@ -377,14 +387,14 @@ def reformulate_turn(state: State, services: Services, context: Context) -> dict
                 reply.text,
                 state.query,
                 previous_question=str(previous or ""),
-                previous_query=ts.last_search_query,
+                previous_query=last_query,
                 titles=titles,
             )
             fu.method = "llm"
             if rejected:
                 trace["llm_rewrite_rejected"] = rejected
                 trace["llm_rewrite"] = query[:_TRACED_REWRITE_CHARS]
-                query = condense(state.query, ts.last_search_query, titles)
+                query = condense(state.query, last_query, titles)
                 fu.method = "heuristic"
         fu.resolved = True
     trace["query"] = query

@@ -186,9 +186,7 @@ def _catalog_plan(
         )
         args = {"name": listed_products[rank - 1], "specs": asked_specs(question)}
         return TurnPlan("tool", reference=reference, tool=ToolRequest("get_product", args))
-    ranked = rank_listed(
-        question, among, listed_category, listed_is_cut=listed_is_cut and bool(listed_products)
-    )
+    ranked = rank_listed(question, among, listed_category, listed_is_cut=listed_is_cut)
     if ranked is not None:
         return TurnPlan("tool", tool=ranked)
     if asks_a_spec_of_it(question, brands) and listed_compared and not subject_product:

@@ -7,6 +7,7 @@ the offline extractive model (prefer the sentences that do).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 import lemminflect
@@ -348,11 +349,26 @@ def counted_noun(question: str) -> str | None:
     return plurals[-1] if plurals else phrase[0]
 
 
+# Function words that may stand between a number and the noun it counts: "3 millions de
+# clients", "10 of the customers".
+_PARTITIVES = frozenset("of the de d des".split())
+
+
+def _quantifies(between: Sequence[str]) -> bool:
+    """Whether a number counts the noun after these words ("30 calendar days").
+
+    A preposition in between attaches the noun elsewhere: "520 au service client" counts
+    staff at the customer service, not clients.
+    """
+    return not any(is_stopword(w) and w not in _PARTITIVES for w in between)
+
+
 def states_count_of(text: str, noun_terms: set[str]) -> bool:
     """Whether `text` gives a number of the counted thing (`noun_terms`, index terms).
 
     The number must stand before the noun with at most two words between ("2 140
-    collaborateurs", "30 calendar days") or after it through a linking word
+    collaborateurs", "30 calendar days"; no preposition: "520 au service client" counts
+    no clients) or after it through a linking word
     ("headcount of 2,140"); "employees who fail two exercises" counts exercises.
     """
     words = re.findall(r"\w+", fold(text))
@@ -362,7 +378,7 @@ def states_count_of(text: str, noun_terms: set[str]) -> bool:
     for i, word in enumerate(words):
         if not noun_terms & set(terms(word)):
             continue
-        if any(is_number[j] for j in range(max(0, i - 3), i)):
+        if any(is_number[j] and _quantifies(words[j + 1 : i]) for j in range(max(0, i - 3), i)):
             return True
         j = i + 1
         while j < len(words) and j <= i + 3 and words[j] in _COUNT_LINKS:

@@ -66,6 +66,17 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(«A-ZÀ-Ý0-9])")
 # The names of a question: capitalised words past its first, words capitalised inside
 # ("iPhone", "eBay", at any place), codes ("8a", "S25").
 _NAMES = re.compile(r"(?<=\s)[A-ZÀ-Ý][\w'’-]*|\b[a-z]+[A-ZÀ-Ý][\w'’-]*|\b\w*\d\w*\b")
+# English capitalises the days of the week and the months: they name times, not things
+# ("Can I get support on Sunday?" asks of support on a day, which "Monday to Friday"
+# states without writing "Sunday").
+_TIME_WORDS = frozenset(w.casefold() for w in en.CAPITALISED_TIME_WORDS.split())
+
+
+def question_names(question: str) -> list[str]:
+    """Return the names a question writes (see `_NAMES`), the days and months left out."""
+    return [n for n in _NAMES.findall(question) if n.casefold() not in _TIME_WORDS]
+
+
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # Words that say what to do with the answer, not what it is about. Not "part": it
 # shares its stem with "la part des smartphones" (the share asked for); "partie" is here.
@@ -423,7 +434,7 @@ def _sentence_fit(
     plan", "If you're estimating costs...") on the answers benchmark (ROUGE-L below).
     """
     defined = defined_terms(question)
-    names = {fold(name) for name in _NAMES.findall(question)}
+    names = {fold(name) for name in question_names(question)}
     leads = leads_with_asked(own_terms(question, answer_type) | translated)
 
     def fit(row: tuple[float, int, int, str]) -> tuple[float, ...]:
@@ -860,7 +871,7 @@ class ExtractiveChatModel(BaseChatModel):
         # holds "data" alone. Across languages a shared start is a false friend ("revenue",
         # "revendus"); the question's words joined ("differenceamong") are no word of its
         # own: both are found whole or not at all.
-        asked = own - set(terms(" ".join(_NAMES.findall(question)))) - KIND_WORDS
+        asked = own - set(terms(" ".join(question_names(question)))) - KIND_WORDS
         written = asked & own_terms(question, answer_type)
         if asked and (
             holding := [

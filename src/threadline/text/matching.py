@@ -33,6 +33,7 @@ from threadline.text.tokenize import stem, terms
 
 __all__ = [
     "acronyms",
+    "is_dictionary_word",
     "matches_same_sense",
     "matches_term",
     "matches_verb_form",
@@ -81,6 +82,20 @@ def verb_lemma_stems(term: str) -> frozenset[str]:
     if term in lemmas.get("NOUN", ()):
         return frozenset()
     return frozenset(stem(lemma) for lemma in lemmas.get("VERB", ())) - {term}
+
+
+@lru_cache(maxsize=4096)
+def is_dictionary_word(word: str) -> bool:
+    """Tell whether a word is an entry of `lemminflect`'s English lemma table.
+
+    Args:
+        word: A word as written (case folded here).
+
+    Returns:
+        True when the table lists it as some part of speech ("weekend", "email").
+    """
+    folded = word.casefold()
+    return folded.isalpha() and folded.isascii() and bool(lemminflect.getAllLemmas(folded))
 
 
 def matches_verb_form(term: str, vocabulary: set[str]) -> bool:

@@ -169,6 +169,10 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
     if state.history and state.history[-1]["route"] != "tool":
         sections = [t.split(" — ")[-1] for t in state.history[-1]["titles"] if " — " in t]
         discussed = list(dict.fromkeys(t for t in sections if t in known))
+        # "Quel est le portable le plus cher ?" answered from the documents cites the
+        # top of the category, as a ranking shows it: a cut of the category, so "et le
+        # moins cher ?" ranks the whole category again, not the products cited.
+        listed_is_cut = ranks_a_category(str(state.history[-1]["question"] or ""))
     if catalog and len(discussed) < 2 and chooses_among_shown(state.query):
         # "which one is cheaper?" after "Tell me about the iPhone 15" then "and the Pixel
         # 8a?": one product a turn, the two turns' products are those to choose among.

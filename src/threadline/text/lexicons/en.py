@@ -33,6 +33,8 @@ __all__ = [
     "REWRITE_CHATTER",
     "REWRITE_REFUSALS",
     "SAME_SENSE",
+    "REQUEST_VERB_NOUNS",
+    "CAPITALISED_TIME_WORDS",
     "SEARCH_STOPWORDS",
     "SMALL_TALK",
     "THANKS",
@@ -244,6 +246,17 @@ writes another ("the screen size" of a phone whose page gives its "6.82-inch dis
 "who should I contact?" of a manager "reachable through the Escalate button"; the days of
 a week, which a schedule states some of). A word of
 a group matches the others' derivations too ("reach" / "reachable")."""
+
+CAPITALISED_TIME_WORDS = (
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March "
+    "April May June July August September October November December"
+)
+"""Words English writes capitalised that name a time, not a thing: no name of a question
+("Can I get support on Sunday?" asks of support, on a day)."""
+
+REQUEST_VERB_NOUNS: tuple[str, ...] = ("show", "shows")
+"""Forms of request verbs of :data:`GENERIC_WORDS` that are also nouns naming a thing
+after a determiner: "the show" (a programme); "show me" asks."""
 
 GENERIC_WORDS = (
     "tell know explain describe detail details expand elaborate give show say find "

@@ -31,6 +31,7 @@ __all__ = [
     "REWRITE_CHATTER",
     "REWRITE_REFUSALS",
     "SAME_SENSE",
+    "REQUEST_VERB_NOUNS",
     "SEARCH_STOPWORDS",
     "SMALL_TALK",
     "THANKS",
@@ -276,7 +277,7 @@ PAST_MARKERS: tuple[str, ...] = (
 )
 """Folded words of a question that asks what happened ("Quelle était la marge ?")."""
 
-SAME_SENSE: tuple[str, ...] = ("lundi mardi mercredi jeudi vendredi samedi dimanche",)
+SAME_SENSE: tuple[str, ...] = ("weekend lundi mardi mercredi jeudi vendredi samedi dimanche",)
 """Words that name the same thing (see :data:`threadline.text.lexicons.en.SAME_SENSE`)."""
 
 GENERIC_WORDS = (
@@ -288,6 +289,10 @@ GENERIC_WORDS = (
 )
 """Words that say what to do, not what a question is about (see
 :data:`threadline.text.lexicons.en.GENERIC_WORDS`)."""
+
+REQUEST_VERB_NOUNS: tuple[str, ...] = ("montre", "montres")
+"""Folded forms of request verbs of :data:`GENERIC_WORDS` that are also nouns naming a
+thing after a determiner: "des montres" (watches); "montre-moi" asks."""
 
 
 # ------------------------------------------------------------- a model's rewrite
