@@ -170,8 +170,7 @@ def install_error_handlers(app: FastAPI) -> None:
             # Every write is atomic (temp file, rename): the failed one left no trace.
             log.error("storage full: %s", exc)
             return error_response(STORAGE_FULL_STATUS, STORAGE_FULL_CODE, STORAGE_FULL_MESSAGE)
-        log.exception("unhandled error", exc_info=exc)
-        return error_response(500, "internal_error", "Internal error; the turn was not saved.")
+        return _internal_error(exc)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -188,5 +187,10 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error")
-        return error_response(500, "internal_error", "Internal error; the turn was not saved.")
+        return _internal_error(exc)
+
+
+def _internal_error(exc: BaseException) -> JSONResponse:
+    """Log an error no handler knows, with its traceback, and answer a 500 in one line."""
+    log.exception("unhandled error", exc_info=exc)
+    return error_response(500, "internal_error", "Internal error; the turn was not saved.")
