@@ -31,7 +31,15 @@ from pathlib import Path
 from threadline.text import STOPWORDS, fold, french_stem, stem, tokenize
 from threadline.text.lexicons import BILINGUAL_LEXICON_FILES
 from threadline.text.lexicons.en import IRREGULAR_PLURALS
-from threadline.text.lexicons.fr import AUXILIARY_FORMS, FUNCTION_WORDS
+from threadline.text.lexicons.fr import (
+    AUXILIARY_FORMS,
+    DEFINITE_DETERMINERS,
+    FUNCTION_WORDS,
+    MANAGING_VERBS,
+    NEGATION_ADVERBS,
+    OBJECT_PRONOUNS,
+    SYNTHETIC_COMPARATIVES,
+)
 from threadline.text.morphology import degree, english_cognate, gradable_senses
 
 __all__ = [
@@ -322,36 +330,6 @@ def translate_query(text: str, source: str, target: str) -> str:
     return " ".join(dict.fromkeys(words))
 
 
-# Determiners that make "plus grand" or "meilleur" a superlative ("le plus grand").
-_DEFINITE = frozenset(
-    "le la les du des au aux mon ma mes ton ta tes son sa ses notre nos votre vos leur".split()
-    + ["leurs"]
-)
-# French comparatives of their own (of "bon", "mauvais"), whose English degree changes
-# with the article: "un meilleur prix" is a better price, "le meilleur" the best.
-_SYNTHETIC_COMPARATIVES = frozenset({"meilleur", "pire"})
-
-
-# Folded forms of the French verbs of managing ("arriver à", "réussir à", "parvenir à"):
-# followed by "à" and an infinitive, they say whether the asker manages, as "can" does in
-# English, and the infinitive carries the topic ("je n'arrive pas à me connecter").
-_MANAGING_VERBS = frozenset(
-    """
-    arrive arrives arrivons arrivez arrivent arrivais arrivait arrivions arriviez arrivaient
-    arriverai arrivera arriverons arriverez arriveront arriverais arriverait arriver
-    reussis reussit reussissons reussissez reussissent reussissais reussissait reussirai
-    reussira reussirais reussirait reussir reussi
-    parviens parvient parvenons parvenez parviennent parvenais parvenait parviendrai
-    parviendra parviendrais parviendrait parvenir parvenu
-    """.split()
-)
-# What may stand between such a verb and "à" (a negation), and between "à" and the
-# infinitive (object pronouns).
-_NEGATIONS = frozenset({"pas", "plus", "jamais", "toujours", "vraiment"})
-_OBJECT_PRONOUNS = frozenset({"me", "te", "se", "le", "la", "les", "l", "y", "en", "lui"})
-_OBJECT_PRONOUNS |= frozenset({"leur", "nous", "vous", "m", "t", "s"})
-
-
 def _managing(tokens: Sequence[str]) -> set[int]:
     """Return the positions of French verbs of managing followed by "à" and an infinitive.
 
@@ -361,15 +339,15 @@ def _managing(tokens: Sequence[str]) -> set[int]:
     """
     found: set[int] = set()
     for i, token in enumerate(tokens):
-        if token not in _MANAGING_VERBS:
+        if token not in MANAGING_VERBS:
             continue
         j = i + 1
-        while j < len(tokens) and tokens[j] in _NEGATIONS:
+        while j < len(tokens) and tokens[j] in NEGATION_ADVERBS:
             j += 1
         if j >= len(tokens) or tokens[j] != "a":
             continue
         j += 1
-        while j < len(tokens) and tokens[j] in _OBJECT_PRONOUNS:
+        while j < len(tokens) and tokens[j] in OBJECT_PRONOUNS:
             j += 1
         if j < len(tokens) and len(tokens[j]) > 3 and tokens[j].endswith(("er", "ir", "re")):
             found.add(i)
@@ -387,14 +365,14 @@ def _degrees(tokens: Sequence[str]) -> tuple[dict[int, bool], set[int]]:
     graded: dict[int, bool] = {}
     degree_words: set[int] = set()
     for i, token in enumerate(tokens):
-        article = i > 0 and tokens[i - 1] in _DEFINITE
+        article = i > 0 and tokens[i - 1] in DEFINITE_DETERMINERS
         if token == "plus" and i + 1 < len(tokens) and tokens[i + 1] not in STOPWORDS:
             # Without an article, only "plus X que" is surely a comparison ("ne ...
             # plus" is "no longer", "plus de" "more of").
             if article or "que" in tokens[i + 2 : i + 4]:
                 graded[i + 1] = article
                 degree_words.add(i)
-        elif _singular(_masculine(token) or token) in _SYNTHETIC_COMPARATIVES:
+        elif _singular(_masculine(token) or token) in SYNTHETIC_COMPARATIVES:
             graded[i] = article
     return graded, degree_words
 

@@ -2,6 +2,9 @@
 
 * :data:`SEARCH_STOPWORDS`: function words the sparse index drops.
 * :data:`AUXILIARY_FORMS`: forms of auxiliaries and modal verbs query translation skips.
+* Grammar query translation reads: :data:`DEFINITE_DETERMINERS` and
+  :data:`SYNTHETIC_COMPARATIVES` (degrees), :data:`MANAGING_VERBS`,
+  :data:`NEGATION_ADVERBS` and :data:`OBJECT_PRONOUNS` ("je n'arrive pas à me connecter").
 * :data:`FOLLOWUPS`: the follow-up lexicon (references, anaphora, follow-up cues, and the
   stopwords that vote in language detection).
 * Routing: :data:`SMALL_TALK`, :data:`THANKS`, :data:`GOODBYES`, :data:`DELIVERABLE`.
@@ -21,11 +24,15 @@ from threadline.text.lexicons.base import Lexicon
 __all__ = [
     "AIM_WORDS",
     "AUXILIARY_FORMS",
+    "DEFINITE_DETERMINERS",
     "DELIVERABLE",
     "FOLLOWUPS",
     "FUNCTION_WORDS",
     "GENERIC_WORDS",
     "GOODBYES",
+    "MANAGING_VERBS",
+    "NEGATION_ADVERBS",
+    "OBJECT_PRONOUNS",
     "PAST_MARKERS",
     "REQUEST_WORDS",
     "REWRITE_CHATTER",
@@ -34,6 +41,7 @@ __all__ = [
     "REQUEST_VERB_NOUNS",
     "SEARCH_STOPWORDS",
     "SMALL_TALK",
+    "SYNTHETIC_COMPARATIVES",
     "THANKS",
 ]
 
@@ -88,6 +96,44 @@ FUNCTION_WORDS: frozenset[str] = frozenset(
 )
 """Folded French function words that query translation drops when the lexicon lacks them
 (rather than keep them as typed)."""
+
+# ------------------------------------------------------------- degrees and managing
+
+DEFINITE_DETERMINERS: frozenset[str] = frozenset(
+    """
+    le la les du des au aux mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs
+    """.split()
+)
+"""Folded determiners that make "plus grand" or "meilleur" a superlative ("le plus
+grand")."""
+
+# Comparatives of their own (of "bon", "mauvais"), whose English degree changes with the
+# article: "un meilleur prix" is a better price, "le meilleur" the best.
+SYNTHETIC_COMPARATIVES: frozenset[str] = frozenset({"meilleur", "pire"})
+"""Folded French synthetic comparatives."""
+
+# Followed by "à" and an infinitive, these say whether the asker manages, as "can" does in
+# English, and the infinitive carries the topic ("je n'arrive pas à me connecter").
+MANAGING_VERBS: frozenset[str] = frozenset(
+    """
+    arrive arrives arrivons arrivez arrivent arrivais arrivait arrivions arriviez arrivaient
+    arriverai arrivera arriverons arriverez arriveront arriverais arriverait arriver
+    reussis reussit reussissons reussissez reussissent reussissais reussissait reussirai
+    reussira reussirais reussirait reussir reussi
+    parviens parvient parvenons parvenez parviennent parvenais parvenait parviendrai
+    parviendra parviendrais parviendrait parvenir parvenu
+    """.split()
+)
+"""Folded forms of the verbs of managing ("arriver à", "réussir à", "parvenir à")."""
+
+NEGATION_ADVERBS: frozenset[str] = frozenset({"pas", "plus", "jamais", "toujours", "vraiment"})
+"""What may stand between a verb of managing and its "à" ("je n'arrive pas à")."""
+
+OBJECT_PRONOUNS: frozenset[str] = frozenset(
+    "me te se le la les l y en lui leur nous vous m t s".split()
+)
+"""Folded object pronouns, which may stand between "à" and its infinitive ("à me
+connecter")."""
 
 # fmt: off
 FOLLOWUPS = Lexicon(
