@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from threadline.knowledge.catalog import Catalog, tenant_folder
+from threadline.knowledge.catalog import Catalog, CatalogError, products_of, tenant_folder
 
 PHONE = {"name": "Pixel 9", "brand": "Google", "category": "phone", "price_usd": 799}
 LAPTOP = {"name": "ThinkPad X1", "brand": "Lenovo", "category": "laptop", "price_usd": 1499}
@@ -69,3 +69,26 @@ def test_a_half_written_temporary_file_is_not_read(tmp_path):
     catalog.save("acme", "phones", {"products": [PHONE]})
     (tmp_path / tenant_folder("acme") / ".tmp-x.json").write_text('{"prod', encoding="utf-8")
     assert names(catalog, "acme") == ["Pixel 9"]
+
+
+def test_numbers_are_stored_as_read_not_as_written() -> None:
+    """A warranty given as text is the number it says, shown without a decimal."""
+    (product,) = products_of({"products": [{**PHONE, "warranty_years": "2"}]}, "gadgets")
+    (half,) = products_of({"products": [{**PHONE, "warranty_years": 1.5}]}, "gadgets")
+
+    assert product.warranty_years == 2 and isinstance(product.warranty_years, int)
+    assert product.spec_text("warranty_years") == "2 years"
+    assert half.spec_text("warranty_years") == "1.5 years"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("release_year", 2024.5, "release_year must be a whole number"),
+        ("warranty_years", -1, "warranty_years must not be negative"),
+        ("warranty_years", "two", "warranty_years must be a number"),
+    ],
+)
+def test_a_year_count_a_turn_would_misread_is_refused(field, value, message) -> None:
+    with pytest.raises(CatalogError, match=message):
+        products_of({"products": [{**PHONE, field: value}]}, "gadgets")

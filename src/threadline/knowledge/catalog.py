@@ -76,7 +76,8 @@ class Product:
     highlights: str
     catalog: str
     release_year: int | None = None
-    warranty_years: int | None = None
+    # A number as the catalog gave it: 2, or 1.5 for eighteen months.
+    warranty_years: int | float | None = None
 
     def spec_number(self, key: str) -> float | None:
         """Return a spec (or `price_usd`, `release_year`, `warranty_years`) as a number, if numeric.
@@ -168,6 +169,11 @@ def _number(raw: dict[str, Any], key: str, *, required: bool) -> float | None:
     return number
 
 
+def _plain(number: float) -> int | float:
+    """Return a whole number as an int, so it reads "2 years", not "2.0 years"."""
+    return int(number) if number.is_integer() else number
+
+
 def _product(raw: Any, catalog: str) -> Product:
     if not isinstance(raw, dict):
         raise CatalogError("a product must be an object")
@@ -177,7 +183,12 @@ def _product(raw: Any, catalog: str) -> Product:
     specs = raw.get("specs") or {}
     if not isinstance(specs, dict):
         raise CatalogError("specs must be an object")
-    years = {key: _number(raw, key, required=False) for key in ("release_year", "warranty_years")}
+    release_year = _number(raw, "release_year", required=False)
+    if release_year is not None and not release_year.is_integer():
+        raise CatalogError("release_year must be a whole number")
+    warranty_years = _number(raw, "warranty_years", required=False)
+    if warranty_years is not None and warranty_years < 0:
+        raise CatalogError("warranty_years must not be negative")
     return Product(
         id=str(raw.get("id") or name),
         name=name,
@@ -187,8 +198,9 @@ def _product(raw: Any, catalog: str) -> Product:
         specs=specs,
         highlights=str(raw.get("highlights", "")),
         catalog=catalog,
-        release_year=None if years["release_year"] is None else int(years["release_year"]),
-        warranty_years=raw.get("warranty_years") if years["warranty_years"] is not None else None,
+        release_year=None if release_year is None else int(release_year),
+        # Stored as the number read, not the raw value: "2" (text) is 2 years.
+        warranty_years=None if warranty_years is None else _plain(warranty_years),
     )
 
 
