@@ -105,31 +105,40 @@ def unindexable_number(value: Any, what: str) -> str | None:
     YAML (`.nan`, `.inf`, `999...`) and Python's JSON parser (`NaN`, `Infinity`,
     `1e999`, integers of any size) read numbers JSON and the engines cannot store: the
     write failed inside the engine (a 500, and `threadline ingest` stopped on it).
-    Walked with a stack, not recursion: the value is untrusted.
     """
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-        elif isinstance(item, float) and not math.isfinite(item):
+    for _, item in _nested(value):
+        if isinstance(item, float) and not math.isfinite(item):
             return f"{what} holds {item}, which is not a JSON number"
-        elif isinstance(item, int) and item not in INDEXABLE_INTEGERS:
+        if isinstance(item, int) and item not in INDEXABLE_INTEGERS:
             return f"{what} holds an integer outside 64 bits"
     return None
 
 
-def _depth(value: Any, level: int = 0) -> int:
-    """Nesting depth, stopping as soon as it passes the limit (no deep recursion)."""
-    if level > MAX_METADATA_DEPTH:
-        return level
-    if isinstance(value, dict):
-        return max((_depth(v, level + 1) for v in value.values()), default=level + 1)
-    if isinstance(value, list | tuple):
-        return max((_depth(v, level + 1) for v in value), default=level + 1)
-    return level
+def _nested(value: Any) -> Iterator[tuple[int, Any]]:
+    """Yield `value` and every value nested in it, each with the containers around it.
+
+    Walked with a stack, not recursion: metadata is untrusted. Depth first, so a walk
+    stopped at the first value too deep reads little of a wide value.
+    """
+    stack: list[tuple[int, Any]] = [(0, value)]
+    while stack:
+        level, item = stack.pop()
+        yield level, item
+        if isinstance(item, dict):
+            stack.extend((level + 1, v) for v in item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend((level + 1, v) for v in item)
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth (a flat mapping is 1), stopping as soon as it passes the limit."""
+    deepest = 0
+    for level, item in _nested(value):
+        if isinstance(item, dict | list | tuple):
+            deepest = max(deepest, level + 1)
+            if deepest > MAX_METADATA_DEPTH:
+                break
+    return deepest
 
 
 @dataclass(frozen=True)
@@ -225,13 +234,14 @@ def parse_front_matter(raw: str) -> tuple[dict[str, Any], str]:
     if not isinstance(meta, dict):
         raise DocumentError("front matter must be a YAML mapping", code="invalid_front_matter")
     # YAML escapes ("\ud800", "\0") can spell text no index can store.
-    problem = unstorable_text(_plain(meta), "front matter")
+    plain = _plain(meta)
+    problem = unstorable_text(plain, "front matter")
     if problem:
         raise DocumentError(
             f"front matter holds text that cannot be stored: {problem}",
             code="invalid_front_matter",
         )
-    problem = unindexable_number(_plain(meta), "front matter")
+    problem = unindexable_number(plain, "front matter")
     if problem:
         raise DocumentError(problem, code="invalid_front_matter")
     return meta, raw[match.end() :]
