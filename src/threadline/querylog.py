@@ -24,12 +24,9 @@ from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from threadline.store.models import Feedback, FollowupInfo, Message
-
-if TYPE_CHECKING:
-    from threadline.querylog_pg import PostgresQueryLog
 
 _LOGGER = logging.getLogger("threadline.querylog")
 
@@ -166,8 +163,19 @@ class QueryRecord:
         return row
 
 
+class _LogBackend(Protocol):
+    """What `after_store` needs of a queries log: the errors a failed write raises.
+
+    A protocol, so the SQLite log's module does not import the PostgreSQL one, which
+    builds on its rows.
+    """
+
+    @property
+    def write_errors(self) -> tuple[type[Exception], ...]: ...
+
+
 @contextmanager
-def after_store(log: QueryLog | PostgresQueryLog, what: str) -> Iterator[None]:
+def after_store(log: _LogBackend, what: str) -> Iterator[None]:
     """Write the log once the store holds the change: a failed write is logged, not raised.
 
     The session store is the record (a turn, a rating, the answer kept); the log
