@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -64,11 +64,37 @@ def open_services_unchecked() -> Services:
     return Services(get_settings())
 
 
-def open_store() -> AbstractContextManager[ConversationStoreProtocol]:
-    """Open the conversation store the settings select, as a block that closes it."""
-    from threadline.store.backends import configured_store
+@contextmanager
+def open_store() -> Iterator[ConversationStoreProtocol]:
+    """Open the conversation store the settings select, closed when the block ends.
 
-    return configured_store(get_settings())
+    PostgreSQL when ``database_url`` is set (with a pool of its own, sized and timed
+    out as configured), else the JSON files under ``sessions_dir``.
+
+    Raises:
+        SchemaVersionError: If the database's schema is not this code's version.
+    """
+    from threadline.store.backends import close_store
+
+    settings = get_settings()
+    store: ConversationStoreProtocol
+    if settings.database_url is not None:
+        from threadline.store.postgres import PostgresStore
+
+        store = PostgresStore.connect(
+            settings.database_url.get_secret_value(),
+            lock_timeout=settings.lock_timeout,
+            max_size=settings.database_pool_size,
+            statement_timeout=settings.database_statement_timeout,
+        )
+    else:
+        from threadline.store.json_store import ConversationStore
+
+        store = ConversationStore(settings.sessions_dir, lock_timeout=settings.lock_timeout)
+    try:
+        yield store
+    finally:
+        close_store(store)
 
 
 # --- beside a running server ----------------------------------------------------
