@@ -110,10 +110,6 @@ _UPSERT_BATCH = 256
 # How far `ingest_paths` reads ahead of the document it writes, in chunks handed to the
 # dense model: enough that the model always has a next document while one is written.
 _PREFETCH_CHUNKS = 64
-# Chunks of consecutive documents embedded in one call, sorted by length. MTRAG
-# passages make 1.9 chunks each: batches of 16 cost 8-20% less CPU per chunk than one
-# document at a time (`benchmarks/results/ingestion-pipeline.md`).
-_PREFETCH_GROUP = 16
 
 
 class DocumentScopeError(PermissionError):
@@ -299,14 +295,12 @@ class KnowledgeBase:
         Documents are loaded a few files ahead, and the chunks of those that will be
         written (new or changed) are handed to the dense model in the background (see
         `threadline.knowledge.prefetch`), `_PREFETCH_CHUNKS` ahead: the model embeds
-        the next documents while this thread writes the current one. Chunks go to the
-        model `_PREFETCH_GROUP` at a time across documents, which it sorts by length, as
-        a document of many chunks is embedded. The texts handed over are added to
-        `prefetched`.
+        the next documents while this thread writes the current one. Each document is
+        one call, the one the engine would make, so the vectors do not change. The
+        texts handed over are added to `prefetched`.
         """
         window: deque[tuple[Path, SourceDocument | DocumentError | OSError | None, int]] = deque()
         ahead = 0  # chunks of the documents in `window`
-        group: list[str] = []  # the newest of them, not handed to the model yet
         pending = iter(files)
         exhausted = False
         while True:
@@ -325,16 +319,12 @@ class KnowledgeBase:
                         loaded = exc
                     else:
                         texts = self._texts_to_embed(loaded, tenant)
+                        self._prefetch_document(texts, prefetched)
                 window.append((file, loaded, len(texts)))
                 ahead += len(texts)
-                group.extend(texts)
-                if len(group) >= _PREFETCH_GROUP:
-                    self._prefetch_group(group, prefetched)
             if not window:
                 return
             file, loaded, count = window.popleft()
-            if count and ahead - len(group) < count:  # its chunks are still in `group`
-                self._prefetch_group(group, prefetched)
             ahead -= count
             yield file, loaded
 
@@ -350,12 +340,13 @@ class KnowledgeBase:
             return []  # refused by `_write_version`
         return [chunk.embedding_text for chunk in chunks]
 
-    def _prefetch_group(self, group: list[str], prefetched: list[str]) -> None:
-        """Hand `group` to the model in the background, and empty it."""
-        assert self._prefetch is not None
-        self._prefetch.prefetch(group)
-        prefetched.extend(group)
-        group.clear()
+    def _prefetch_document(self, texts: list[str], prefetched: list[str]) -> None:
+        """Hand a document's chunk texts to the model in the background, as the engine asks."""
+        if self._prefetch is None:
+            return
+        for start in range(0, len(texts), _UPSERT_BATCH):  # `_stage_and_publish`'s batches
+            self._prefetch.prefetch(texts[start : start + _UPSERT_BATCH])
+        prefetched.extend(texts)
 
     def ingest_document(
         self,
