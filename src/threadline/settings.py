@@ -107,6 +107,18 @@ class Settings(BaseSettings):
             "onnx-int8 (the same as THREADLINE_DENSE_MODEL=minilm-int8) or torch."
         ),
     )
+    dense_max_tokens: int | None = Field(
+        default=None,
+        ge=16,
+        le=512,
+        description=(
+            "Word pieces of a passage the bundled ONNX dense model reads (minilm, "
+            "minilm-int8); default: the model's own max_seq_length (256 for minilm). "
+            "Attention costs grow with length, so 128 (what all-MiniLM-L6-v2 was trained "
+            "on) embeds faster. Part of the index identity: changing it needs a "
+            "re-ingestion into a new THREADLINE_DATA_DIR."
+        ),
+    )
     llm: Literal["offline", "openai"] | None = Field(
         default=None,
         description="Chat model provider; default: openai when a key or base URL is set.",

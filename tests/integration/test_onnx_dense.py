@@ -140,11 +140,11 @@ def test_length_buckets_give_each_text_its_own_vector_in_order(onnx_model, int8_
     model = {"full": onnx_model, "int8": int8_model}[variant]
     # Lengths interleaved so that sorting by length moves every text to another batch.
     texts = [f"{'warranty terms ' * (n % 7 * 9)}passage {n}" for n in range(11)]
-    model.batch_size = 3
+    size, model.batch_size = model.batch_size, 3
     try:
         bucketed = np.array(model.embed_documents(texts))
     finally:
-        model.batch_size = 64
+        model.batch_size = size
     one_by_one = np.array([model.embed_query(text) for text in texts])
     cosines = (bucketed * one_by_one).sum(axis=1)
     if variant == "full":
@@ -228,3 +228,24 @@ def test_concurrent_first_uses_make_each_file_once(tmp_path):
     stem = int8.name.removesuffix("-fused-int8.onnx")
     assert made == [f"{stem}-fused-int8.onnx", f"{stem}-fused.onnx"]  # once each
     assert sorted(p.name for p in cache.iterdir()) == [*made, f"{stem}.lock"]
+
+
+def test_the_passage_length_is_part_of_the_index_identity(tmp_path):
+    from threadline.knowledge.embeddings import create_embedding_setup
+    from threadline.settings import Settings
+
+    def setup(**overrides):
+        return create_embedding_setup(
+            Settings(_env_file=None, data_dir=tmp_path, embeddings="hybrid", **overrides)
+        )
+
+    assert setup().dense_model == "minilm"
+    assert setup(dense_max_tokens=256).dense_model == "minilm"  # the model's own length
+    short = setup(dense_max_tokens=128)
+    assert short.dense_model == "minilm:max-tokens-128"
+    assert isinstance(short.dense, OnnxSentenceEmbeddings) and short.dense.max_tokens == 128
+    int8 = setup(dense_model="minilm-int8", dense_max_tokens=128)
+    assert int8.dense_model == "minilm-int8:max-tokens-128" and int8.dense.variant == "int8"
+    long_text = TEXTS[2]  # about 400 word pieces: the two lengths read different text
+    assert not np.allclose(short.dense.embed_query(long_text), setup().dense.embed_query(long_text))
+    assert np.allclose(short.dense.embed_query(TEXTS[0]), setup().dense.embed_query(TEXTS[0]))

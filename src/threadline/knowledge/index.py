@@ -23,12 +23,13 @@ easier to check in one place than across mixins.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 import threading
 import time
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -78,6 +79,7 @@ from threadline.knowledge.payloads import (
     point_id,
     scored_chunks,
 )
+from threadline.knowledge.prefetch import PrefetchingEmbeddings
 from threadline.knowledge.versions import (
     STAGED_TENANT,
     FairLock,
@@ -105,6 +107,9 @@ __all__ = [
 ]
 
 _UPSERT_BATCH = 256
+# How far `ingest_paths` reads ahead of the document it writes, in chunks handed to the
+# dense model: enough that the model always has a next document while one is written.
+_PREFETCH_CHUNKS = 64
 
 
 class DocumentScopeError(PermissionError):
@@ -168,9 +173,12 @@ class KnowledgeBase:
         """
         self._settings = settings
         self._lock = threading.RLock()
-        self._embeddings = embeddings or create_embedding_setup(settings)
+        setup = embeddings or create_embedding_setup(settings)
         if client is None and settings.qdrant_url is None:
-            check_index_embeddings(settings.qdrant_path, self._embeddings)
+            check_index_embeddings(settings.qdrant_path, setup)
+        # The engine embeds through it, so `ingest_paths` can compute vectors ahead.
+        self._prefetch = PrefetchingEmbeddings(setup.dense) if setup.dense is not None else None
+        self._embeddings = dataclasses.replace(setup, dense=self._prefetch or setup.dense)
         self.catalog = Catalog(settings.data_dir / "catalog")
         self._journal_dir = settings.data_dir / "ingest-journal"
         self._document_locks: dict[tuple[str, str], RefCountedLock] = {}
@@ -207,6 +215,8 @@ class KnowledgeBase:
         """Release the engine (the embedded engine's storage lock with it)."""
         with self._lock, self._writing():
             self._engine.close()
+        if self._prefetch is not None:
+            self._prefetch.close()
 
     # --- ingestion -----------------------------------------------------------
     def ingest_paths(
@@ -229,31 +239,42 @@ class KnowledgeBase:
         """
         report = IngestReport()
         seen: set[str] = set()
-        for file, root in iter_files(paths):
-            try:
-                if file.suffix.lower() in CATALOG_SUFFIXES:
-                    payload = json.loads(file.read_text(encoding="utf-8"))
-                    if not is_catalog_payload(payload):
-                        raise DocumentError(f"{file}: JSON files must hold a product catalog")
-                    try:
-                        name = self.catalog.save(tenant, file.stem, payload)
-                    except CatalogError as exc:
-                        raise DocumentError(f"{file}: {exc}") from exc
-                    report.catalogs.append(name)
+        prefetched: list[str] = []
+        try:
+            for file, loaded in self._read_ahead(iter_files(paths), tenant, prefetched):
+                try:
+                    if loaded is None:  # a catalog
+                        payload = json.loads(file.read_text(encoding="utf-8"))
+                        if not is_catalog_payload(payload):
+                            raise DocumentError(f"{file}: JSON files must hold a product catalog")
+                        try:
+                            name = self.catalog.save(tenant, file.stem, payload)
+                        except CatalogError as exc:
+                            raise DocumentError(f"{file}: {exc}") from exc
+                        report.catalogs.append(name)
+                        continue
+                    if isinstance(loaded, Exception):
+                        raise loaded
+                    doc = loaded
+                except (DocumentError, OSError, json.JSONDecodeError) as exc:
+                    report.errors[str(file)] = str(exc)
                     continue
-                doc = load_document(file, root=root)
-            except (DocumentError, OSError, json.JSONDecodeError) as exc:
-                report.errors[str(file)] = str(exc)
-                continue
-            seen.add(doc.doc_id)
-            try:
-                status = self.ingest_document(
-                    doc, tenant=tenant, source_app=source_app, workspace=workspace, report=report
-                )
-            except DocumentError as exc:
-                report.errors[str(file)] = str(exc)
-                continue
-            getattr(report, status).append(doc.doc_id)
+                seen.add(doc.doc_id)
+                try:
+                    status = self.ingest_document(
+                        doc,
+                        tenant=tenant,
+                        source_app=source_app,
+                        workspace=workspace,
+                        report=report,
+                    )
+                except DocumentError as exc:
+                    report.errors[str(file)] = str(exc)
+                    continue
+                getattr(report, status).append(doc.doc_id)
+        finally:
+            if self._prefetch is not None:
+                self._prefetch.discard(prefetched)  # what a failed document did not collect
         if prune:
             for info in self.list_documents(tenant=tenant):
                 if info.doc_id not in seen and info.path is not None:
@@ -265,6 +286,67 @@ class KnowledgeBase:
             with self._writing():
                 self._engine.optimize()
         return report
+
+    def _read_ahead(
+        self, files: Sequence[tuple[Path, Path]], tenant: str, prefetched: list[str]
+    ) -> Iterator[tuple[Path, SourceDocument | DocumentError | OSError | None]]:
+        """Yield each file with its document (None for a catalog, or the load error).
+
+        Documents are loaded a few files ahead, and the chunks of those that will be
+        written (new or changed) are handed to the dense model in the background (see
+        `threadline.knowledge.prefetch`), `_PREFETCH_CHUNKS` ahead: the model embeds
+        the next documents while this thread writes the current one. Each document is
+        one call, the one the engine would make, so the vectors do not change. The
+        texts handed over are added to `prefetched`.
+        """
+        window: deque[tuple[Path, SourceDocument | DocumentError | OSError | None, int]] = deque()
+        ahead = 0  # chunks of the documents in `window`
+        pending = iter(files)
+        exhausted = False
+        while True:
+            while not exhausted and (not window or ahead < _PREFETCH_CHUNKS):
+                next_file = next(pending, None)
+                if next_file is None:
+                    exhausted = True
+                    break
+                file, root = next_file
+                loaded: SourceDocument | DocumentError | OSError | None = None
+                texts: list[str] = []
+                if file.suffix.lower() not in CATALOG_SUFFIXES:
+                    try:
+                        loaded = load_document(file, root=root)
+                    except (DocumentError, OSError) as exc:
+                        loaded = exc
+                    else:
+                        texts = self._texts_to_embed(loaded, tenant)
+                        self._prefetch_document(texts, prefetched)
+                window.append((file, loaded, len(texts)))
+                ahead += len(texts)
+            if not window:
+                return
+            file, loaded, count = window.popleft()
+            ahead -= count
+            yield file, loaded
+
+    def _texts_to_embed(self, doc: SourceDocument, tenant: str) -> list[str]:
+        """Return the chunk texts `ingest_document` will embed (none if unchanged)."""
+        if self._prefetch is None:
+            return []
+        current = self._document_state(doc.doc_id, tenant)
+        if current is not None and current.complete and current.content_hash == doc.content_hash:
+            return []  # unchanged: `ingest_document` will not embed it
+        chunks = chunk_document(doc)
+        if len(chunks) > self._settings.max_document_chunks:
+            return []  # refused by `_write_version`
+        return [chunk.embedding_text for chunk in chunks]
+
+    def _prefetch_document(self, texts: list[str], prefetched: list[str]) -> None:
+        """Hand a document's chunk texts to the model in the background, as the engine asks."""
+        if self._prefetch is None:
+            return
+        for start in range(0, len(texts), _UPSERT_BATCH):  # `_stage_and_publish`'s batches
+            self._prefetch.prefetch(texts[start : start + _UPSERT_BATCH])
+        prefetched.extend(texts)
 
     def ingest_document(
         self,
