@@ -863,3 +863,40 @@ def test_satisfied_customers_are_not_the_staff_count(hybrid_chat):
     result = ask(hybrid_chat, "Combien de clients satisfaits en 2024 ?")
     assert "collaborateurs" not in result.answer
     assert "91 %" in result.answer
+
+
+# Round 6: the misses round 5 left, then questions of our own.
+
+
+@pytest.mark.parametrize(
+    ("opening", "then"),
+    [
+        ("What is the password policy?", "how often must I change it?"),
+        ("How do I reset my password?", "how often must I change it?"),
+    ],
+)
+def test_how_often_without_a_frequency_of_it_is_declined(hybrid_chat, opening, then):
+    # Quoted the phishing rule's "must change the password immediately": "how often"
+    # was a duration, and that passage states a frequency of something else ("a
+    # phishing exercise every quarter"). The handbook gives no renewal period.
+    _, result = converse(hybrid_chat, opening, then)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+    assert "a frequency" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("How often does IT check device encryption?", "checks device encryption every day"),
+        (
+            "À quelle fréquence Brightwell organise-t-il des exercices de phishing ?",
+            "simulated phishing exercise every quarter",
+        ),
+    ],
+)
+def test_how_often_is_answered_by_the_sentence_stating_the_frequency(
+    hybrid_chat, question, quoted
+):
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in result.answer
