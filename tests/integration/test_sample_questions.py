@@ -894,9 +894,38 @@ def test_how_often_without_a_frequency_of_it_is_declined(hybrid_chat, opening, t
         ),
     ],
 )
-def test_how_often_is_answered_by_the_sentence_stating_the_frequency(
-    hybrid_chat, question, quoted
-):
+def test_how_often_is_answered_by_the_sentence_stating_the_frequency(hybrid_chat, question, quoted):
     result = ask(hybrid_chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert quoted in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "product", "said"),
+    [
+        ("price and weight of the XPS 13?", "Dell XPS 13 (9340)", ["$1,299", "1.19 kg"]),
+        ("Quel est le prix et la garantie du Pixel 8a ?", "Google Pixel 8a", ["$499", "2 years"]),
+        (
+            "the lenovo thinkpad, how much is it and how much does it weigh?",
+            "Lenovo ThinkPad X1 Carbon Gen 12",
+            ["$2,199", "1.09 kg"],
+        ),
+    ],
+)
+def test_several_specs_of_one_named_product_come_from_its_catalog_entry(
+    hybrid_chat, question, product, said
+):
+    # The product's page was quoted one sentence: the weight without the price, the
+    # price without the warranty.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "tool_answer", result.answer
+    assert [c["title"] for c in result.citations] == [product]
+    assert all(value in result.answer for value in said), result.answer
+
+
+def test_an_amount_of_a_spec_alone_is_asked_of_the_product_discussed(hybrid_chat):
+    # Quoted the OnePlus 12's, the Pixel 8a's and the iPhone 15's spec sentences.
+    _, result = converse(hybrid_chat, "Tell me about the OnePlus 12", "how much RAM?")
+    assert result.outcome == "tool_answer", result.answer
+    assert [c["title"] for c in result.citations] == ["OnePlus 12"]
+    assert "12 GB" in result.answer

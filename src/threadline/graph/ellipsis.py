@@ -282,6 +282,10 @@ def superlative_of_previous(
     return f"What is the {degree} {noun}?"
 
 
+# A condensed query ends with the words it carried in brackets: "and P3? (plan basic)".
+_CARRIED_WORDS = re.compile(r"\([^()]*\)\s*$")
+
+
 def substituted_question(
     question: str, previous_question: str, previous_query: str | None = ""
 ) -> str | None:
@@ -304,7 +308,15 @@ def substituted_question(
     ranked = superlative_of_previous(question, previous, previous_query or "")
     if ranked is not None:
         return ranked
-    if ellipsis is None or not previous or read_ellipsis(previous) is not None:
+    if previous and read_ellipsis(previous) is not None:
+        # "and on Enterprise?" after "and P3?": the previous ellipsis stood for the
+        # question it was searched as ("Quel est le délai de réponse P3 sur le plan
+        # Basic ?"), when that was a whole question and not the ellipsis with words.
+        searched = (previous_query or "").strip()
+        previous = searched if searched and read_ellipsis(searched) is None else ""
+        if _CARRIED_WORDS.search(previous):
+            previous = ""  # a condensation: the ellipsis with the words carried after it
+    if ellipsis is None or not previous:
         return None
     core = ellipsis.core
     for name in _names_in(core):

@@ -553,14 +553,14 @@ def decide(
         if kind in SENTENCE_KINDS:
             # How often: the frequency must be of what is asked, in its sentence.
             of_what = [t for t in weights if t not in name_terms] or list(weights)
-            stating = tuple(
+            stated_of = tuple(
                 label
                 for label in supporting
                 if states_kind_with(kind, of_what, by_label[label], language)
             )
-            if not stating:
+            if not stated_of:
                 return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)  # type: ignore[arg-type]
-            supporting = stating
+            supporting = stated_of
     if anchor:
         fitting = [label for share, _, label in scored if share >= best]
         # "the season" with several documents about the question titled with "season":

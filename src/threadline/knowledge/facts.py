@@ -55,8 +55,13 @@ _AMOUNT = re.compile(
 # How often something happens: "every quarter", "every 90 days", "twice a year", "daily",
 # "chaque jour", "tous les 3 mois". "Every Brightwell employee" counts no time: "every"
 # and "tous les" need a unit of time after them.
-_TIME_UNIT_EN = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|quarters?|years?|mornings?|nights?)"
-_TIME_UNIT_FR = r"(?:secondes?|minutes?|heures?|jours?|semaines?|mois|trimestres?|ans|ann[eé]es?|matins?|soirs?)"
+_TIME_UNIT_EN = (
+    r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|quarters?|years?|mornings?|nights?)"
+)
+_TIME_UNIT_FR = (
+    r"(?:secondes?|minutes?|heures?|jours?|semaines?|mois|trimestres?|ans|ann[eé]es?|"
+    r"matins?|soirs?)"
+)
 _FREQUENCY = re.compile(
     rf"\b(?:every (?:\w+ )?{_TIME_UNIT_EN}|each {_TIME_UNIT_EN}|(?:once|twice|\w+ times) "
     rf"(?:a|an|per|each|every) (?:\w+ )?{_TIME_UNIT_EN}|per {_TIME_UNIT_EN}|daily|weekly|"

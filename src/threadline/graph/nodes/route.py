@@ -15,11 +15,13 @@ from threadline.graph.catalog_requests import (
     compared_pair,
     compared_to_it,
     is_comparison,
+    named_product,
     parse_catalog_request,
     points_at_one_ranked,
     product_line,
     ranks_a_category,
     reranked_on_the_same_spec,
+    spec_words,
     subject_product,
     unknown_brand,
 )
@@ -78,6 +80,25 @@ def one_ranked(
     )
     args = {"name": pick, "specs": asked_specs(question)}
     return dataclasses.replace(plan, reference=reference, tool=ToolRequest("get_product", args))
+
+
+def several_specs_of_one(plan: TurnPlan, question: str, products: list[Product]) -> TurnPlan:
+    """Look up the specs a message asks of one product it names, when it asks several.
+
+    "price and weight of the XPS 13?", "Quel est le prix et la garantie du Pixel 8a ?":
+    the catalog's entry states each; the product's page quoted one sentence, with the
+    weight and no price. One spec asked ("the weight of the XPS 13?") stays a question
+    for the documents, as a plan for another route (a list, a ranking) is kept.
+    """
+    if plan.route not in ("standalone", "followup_context") or spec_words(question) < 2:
+        return plan
+    if is_comparison(question):
+        return plan
+    name = named_product(question, [p.name for p in products])
+    if name is None:
+        return plan
+    args = {"name": name, "specs": asked_specs(question)}
+    return dataclasses.replace(plan, route="tool", tool=ToolRequest("get_product", args))
 
 
 def compared_with_subject(
@@ -251,6 +272,7 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         plan = dataclasses.replace(plan, tool=with_subject(plan.tool, found, subject))
     if catalog:
         plan = one_ranked(plan, question, products, services.kb.catalog, state.tenant)
+        plan = several_specs_of_one(plan, question, products)
     followup = TurnFollowup()
     if plan.route in ("followup_context",):
         followup = TurnFollowup(detected=True, ref_type="context")
