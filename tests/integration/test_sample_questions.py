@@ -689,6 +689,16 @@ def test_a_policy_in_case_of_a_loss_is_no_named_document(hybrid_chat):
     assert "Brightwell security handbook" in {c["title"] for c in result.citations}
 
 
+def test_a_policy_in_case_of_a_loss_asked_as_a_question_is_answered(hybrid_chat):
+    # Round 6: asked "Quelle est la politique en cas de ... ?", it was declined: the
+    # phrase asked for ran on to "en cas", and only passages holding "cas" (the
+    # support policy's "in which case") were kept as about the question.
+    question = "Quelle est la politique en cas de perte d'un téléphone professionnel ?"
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "report the loss to the IT service desk within 1 hour" in result.answer
+
+
 @pytest.mark.parametrize(
     "question", ["Can I cancel a monthly plan?", "Puis-je annuler mon plan mensuel ?"]
 )

@@ -427,6 +427,10 @@ def test_a_heading_anchors_the_x_apart_from_the_titles():
 def test_the_kind_word_of_an_asked_phrase_is_not_required():
     assert asked_phrase_terms("What is the battery capacity?") == terms("battery")
     assert asked_phrase_terms("Quelle est la politique de mots de passe ?") == []
+    # A French preposition ends the phrase as "in" does: no "cas" to hold.
+    question = "Quelle est la politique en cas de perte d'un téléphone professionnel ?"
+    assert asked_phrase_terms(question) == []
+    assert asked_phrase_terms("Quelle est la règle à suivre ?") == []
     assert set(terms("stock price")) <= set(asked_phrase_terms("What is Brightwell's stock price?"))
 
 
