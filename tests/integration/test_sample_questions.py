@@ -939,3 +939,34 @@ def test_an_amount_of_a_spec_alone_is_asked_of_the_product_discussed(hybrid_chat
     assert result.outcome == "tool_answer", result.answer
     assert [c["title"] for c in result.citations] == ["OnePlus 12"]
     assert "12 GB" in result.answer
+
+
+def test_an_entity_switch_after_a_spec_lookup_looks_up_the_same_spec(hybrid_chat):
+    # "what about the Pixel 8 Pro?" after the S24's battery quoted the Pixel's page; a
+    # second switch then became "Samsung Pixel 8 Pro" (the lookup's product name taken
+    # for the question the ellipsis stood for).
+    *_, pixel, iphone = converse(
+        hybrid_chat,
+        "Quelle est la garantie du Galaxy S24 ?",
+        "and the battery?",
+        "what about the Pixel 8 Pro?",
+        "et l'iPhone 15 ?",
+    )
+    assert pixel.outcome == "tool_answer", pixel.answer
+    assert [c["title"] for c in pixel.citations] == ["Google Pixel 8 Pro"]
+    assert "5050 mAh" in pixel.answer
+    assert [c["title"] for c in iphone.citations] == ["Apple iPhone 15"]
+    assert "3349 mAh" in iphone.answer
+
+
+def test_an_ellipsis_after_an_ellipsis_is_the_question_it_stood_for(hybrid_chat):
+    # "and on Enterprise?" after "and P3?" quoted the report's uptime and the Basic plan.
+    *_, result = converse(
+        hybrid_chat,
+        "Quel est le délai de réponse P1 sur le plan Basic ?",
+        "and P3?",
+        "and on Enterprise?",
+    )
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("On the Enterprise plan, P3 incidents get a first response")
+    assert {c["title"] for c in result.citations} == {"Brightwell support policy"}

@@ -262,3 +262,14 @@ def test_an_ellipsis_after_an_ellipsis_swaps_in_the_question_it_stood_for(
 def test_an_ellipsis_after_a_condensed_ellipsis_has_no_question_to_swap_in():
     # The previous ellipsis was searched with words carried after it: no question.
     assert substituted_question("and on Enterprise?", "and P3?", "and P3? (plan basic)") is None
+
+
+def test_an_ellipsis_after_a_catalog_lookup_has_no_question_to_swap_in():
+    # "and the battery?" was looked up as "Samsung Galaxy S24": "what about the Pixel 8
+    # Pro?" became "Samsung Pixel 8 Pro".
+    assert (
+        substituted_question(
+            "what about the Pixel 8 Pro?", "and the battery?", "Samsung Galaxy S24"
+        )
+        is None
+    )

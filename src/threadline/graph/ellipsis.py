@@ -308,14 +308,22 @@ def substituted_question(
     ranked = superlative_of_previous(question, previous, previous_query or "")
     if ranked is not None:
         return ranked
-    if previous and read_ellipsis(previous) is not None:
+    previous_ellipsis = read_ellipsis(previous) if previous else None
+    if previous_ellipsis is not None:
         # "and on Enterprise?" after "and P3?": the previous ellipsis stood for the
         # question it was searched as ("Quel est le délai de réponse P3 sur le plan
-        # Basic ?"), when that was a whole question and not the ellipsis with words.
+        # Basic ?"): a whole question holding what it named, not the ellipsis with
+        # words carried after it, nor a catalog lookup's product names ("and the
+        # battery?" searched as "Samsung Galaxy S24", with no question mark).
         searched = (previous_query or "").strip()
-        previous = searched if searched and read_ellipsis(searched) is None else ""
-        if _CARRIED_WORDS.search(previous):
-            previous = ""  # a condensation: the ellipsis with the words carried after it
+        named = set(terms(previous_ellipsis.core))
+        holds_it = bool(named) and named <= set(terms(searched))
+        whole = (
+            searched.endswith("?")
+            and read_ellipsis(searched) is None
+            and not _CARRIED_WORDS.search(searched)
+        )
+        previous = searched if searched and holds_it and whole else ""
     if ellipsis is None or not previous:
         return None
     core = ellipsis.core
