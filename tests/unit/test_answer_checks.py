@@ -427,6 +427,10 @@ def test_a_heading_anchors_the_x_apart_from_the_titles():
 def test_the_kind_word_of_an_asked_phrase_is_not_required():
     assert asked_phrase_terms("What is the battery capacity?") == terms("battery")
     assert asked_phrase_terms("Quelle est la politique de mots de passe ?") == []
+    # A French preposition ends the phrase as "in" does: no "cas" to hold.
+    question = "Quelle est la politique en cas de perte d'un téléphone professionnel ?"
+    assert asked_phrase_terms(question) == []
+    assert asked_phrase_terms("Quelle est la règle à suivre ?") == []
     assert set(terms("stock price")) <= set(asked_phrase_terms("What is Brightwell's stock price?"))
 
 
@@ -687,3 +691,36 @@ def test_the_x_is_anchored_by_its_noun_said_not_by_a_word_sharing_its_stem():
     # The noun in another form anchors it: "animals", "the cities" after "a city".
     assert "the animal's" not in list(unanchored_references(question, ["Which animals herd?"]))
     assert not list(unanchored_references("What are the cities there?", ["a city in Maine"]))
+
+
+def test_how_often_asks_for_a_frequency_not_a_duration():
+    from threadline.knowledge.facts import asked_type, has_answer_type
+
+    assert asked_type("how often must I change it?") == "frequency"
+    assert asked_type("À quelle fréquence le chiffrement est-il vérifié ?") == "frequency"
+    assert asked_type("tous les combien dois-je le changer ?") == "frequency"
+    assert asked_type("how long do refunds take?") == "duration"
+    assert has_answer_type("frequency", "Brightwell runs a phishing exercise every quarter.")
+    assert has_answer_type("frequency", "Change it every 90 days.")
+    assert has_answer_type("frequency", "Les sauvegardes ont lieu tous les 3 mois.")
+    # "Every employee" counts no time; "immediately" and "within 1 hour" are no frequency.
+    assert not has_answer_type("frequency", "Every Brightwell employee must use a unique password.")
+    assert not has_answer_type("frequency", "Report the loss within 1 hour.")
+
+
+def test_a_frequency_must_be_of_what_is_asked_in_its_sentence():
+    # The phishing passage says to change the password immediately and, in another
+    # sentence, runs an exercise every quarter: no frequency of changing a password.
+    phishing = {
+        "label": "1",
+        "title": "Security handbook",
+        "section": "Phishing reporting",
+        "text": "An employee who clicked a link must change the password immediately. "
+        "Brightwell runs a simulated phishing exercise every quarter.",
+    }
+    declined = decide("How often must I change the password?", [phishing])
+    assert declined.verdict == "not_in_documents"
+    assert declined.reason == "no_frequency_in_passages"
+    assert decide("How often does Brightwell run a phishing exercise?", [phishing]).verdict == (
+        "answer"
+    )

@@ -49,3 +49,50 @@ def test_what_is_the_spec_asks_a_spec_of_the_product_discussed():
     # A question on a document's subject is none.
     assert not asks_a_spec_of_it("What is the refund policy?")
     assert not asks_a_spec_of_it("what are the support hours?")
+
+
+def test_an_amount_of_a_spec_alone_asks_it_of_the_product_discussed():
+    from threadline.graph.catalog_requests import asks_a_spec_of_it
+
+    # "how much RAM?" after the OnePlus 12 quoted three phones' spec sentences.
+    assert asks_a_spec_of_it("how much RAM?")
+    assert asks_a_spec_of_it("combien de stockage ?")
+    assert asks_a_spec_of_it("combien d'autonomie ?")
+    assert not asks_a_spec_of_it("android phones?")
+    assert not asks_a_spec_of_it("How much storage space do I need for photos and videos?")
+
+
+_NAMES = [
+    "Dell XPS 13 (9340)",
+    "Apple MacBook Air 13 (M3)",
+    "Lenovo ThinkPad X1 Carbon Gen 12",
+    "Lenovo IdeaPad Slim 5 14",
+    "Google Pixel 8a",
+    "Google Pixel 8 Pro",
+    "Samsung Galaxy S24",
+    "Samsung Galaxy A55 5G",
+]
+
+
+def test_a_product_is_named_by_a_word_only_its_name_has():
+    from threadline.graph.catalog_requests import named_product
+
+    assert named_product("price and weight of the XPS 13?", _NAMES) == "Dell XPS 13 (9340)"
+    assert named_product("le prix et la garantie du Pixel 8a ?", _NAMES) == "Google Pixel 8a"
+    assert named_product("the lenovo thinkpad, how much?", _NAMES) == (
+        "Lenovo ThinkPad X1 Carbon Gen 12"
+    )
+    # Shared words name none; a model number no name has names no product; two, neither.
+    assert named_product("price of the Galaxy?", _NAMES) is None
+    assert named_product("How much does the Galaxy S25 cost?", _NAMES) is None
+    assert named_product("the MacBook Air and the XPS 13", _NAMES) is None
+
+
+def test_a_multi_part_question_counts_each_spec_it_asks():
+    from threadline.graph.catalog_requests import asked_specs, spec_words
+
+    assert spec_words("price and weight of the XPS 13?") == 2
+    assert spec_words("Quel est le poids et l'autonomie du MacBook Air ?") == 2
+    assert spec_words("What is the battery life of the XPS 13?") == 1
+    # "how much is it" asks the price, beside what the rest asks.
+    assert asked_specs("how much is it and how much does it weigh?") == ["price_usd", "weight_kg"]

@@ -233,3 +233,43 @@ def test_a_named_thing_the_question_had_no_part_for_is_what_it_is_asked_of(
 def test_a_named_thing_does_not_take_an_objects_pronoun():
     # "it" is the password: "et le MFA ?" asks about MFA, not how often to change it.
     assert substituted_question("et le MFA ?", "how often must I change it?") is None
+
+
+@pytest.mark.parametrize(
+    ("previous", "searched", "message", "meant"),
+    [
+        # "and on Enterprise?" after "and P3?" kept the Basic plan's times.
+        (
+            "and P3?",
+            "Quel est le délai de réponse P3 sur le plan Basic ?",
+            "and on Enterprise?",
+            "Quel est le délai de réponse P3 sur le plan Enterprise ?",
+        ),
+        (
+            "and for phones?",
+            "is there a fee to return a phone?",
+            "and for laptops?",
+            "is there a fee to return a laptop?",
+        ),
+    ],
+)
+def test_an_ellipsis_after_an_ellipsis_swaps_in_the_question_it_stood_for(
+    previous, searched, message, meant
+):
+    assert substituted_question(message, previous, searched) == meant
+
+
+def test_an_ellipsis_after_a_condensed_ellipsis_has_no_question_to_swap_in():
+    # The previous ellipsis was searched with words carried after it: no question.
+    assert substituted_question("and on Enterprise?", "and P3?", "and P3? (plan basic)") is None
+
+
+def test_an_ellipsis_after_a_catalog_lookup_has_no_question_to_swap_in():
+    # "and the battery?" was looked up as "Samsung Galaxy S24": "what about the Pixel 8
+    # Pro?" became "Samsung Pixel 8 Pro".
+    assert (
+        substituted_question(
+            "what about the Pixel 8 Pro?", "and the battery?", "Samsung Galaxy S24"
+        )
+        is None
+    )

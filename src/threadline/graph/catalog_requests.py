@@ -445,9 +445,49 @@ def asked_specs(question: str) -> list[str]:
     text = fold(question)
     keys = [k for pattern, found in _SPEC_KEYS if re.search(rf"\b(?:{pattern})\b", text)
             for k in found]  # fmt: skip
-    if not keys and re.search(r"\bhow much\b", text):
-        keys = ["price_usd"]
+    if not keys and re.search(r"\bhow much\b", text) or _PRICE_OF_IT.search(text):
+        # "how much is it and how much does it weigh?": the first part asks the price.
+        keys = ["price_usd", *keys]
     return list(dict.fromkeys(keys))
+
+
+# "how much is it", "how much are they": a price asked of the thing, whatever else is.
+_PRICE_OF_IT = re.compile(r"\bhow much (?:is|are) (?:it|they|this|that|the \w+)\b")
+
+
+def spec_words(question: str) -> int:
+    """How many of the catalog's kinds of spec a message asks ("price and weight" → 2)."""
+    keys = asked_specs(question)
+    # A battery is one spec whichever unit the product states it in.
+    return len({"battery" if k.startswith("battery") else k for k in keys})
+
+
+def named_product(question: str, names: Sequence[str]) -> str | None:
+    """Return the one catalog product a message names, by a word only its name has.
+
+    "price and weight of the XPS 13?" names the Dell XPS 13 (9340) ("xps" is in no other
+    name); "the lenovo thinkpad" the ThinkPad. A word several names share ("Galaxy",
+    "13") names none of them, and a model number no name has ("Galaxy S25") names no
+    product at all. Two products named, or none: None.
+    """
+    words = set(re.findall(r"[\w.]+", fold(question)))
+    name_words = {n: set(re.findall(r"[\w.]+", fold(n))) for n in names}
+    counts: dict[str, int] = {}
+    for found in name_words.values():
+        for word in found:
+            counts[word] = counts.get(word, 0) + 1
+    if any(any(c.isdigit() for c in w) and counts.get(w, 0) == 0 and not w.isdigit()
+           for w in words):  # fmt: skip
+        return None
+    named = [
+        n
+        for n, found in name_words.items()
+        if any(
+            counts[w] == 1 and not w.isdigit() and (len(w) > 2 or any(c.isdigit() for c in w))
+            for w in found & words
+        )
+    ]
+    return named[0] if len(named) == 1 else None
 
 
 # The product under discussion, as the subject or owner of what is asked: "does it
@@ -457,9 +497,11 @@ _IT = re.compile(r"\b(?:it|its|il|elle|son|sa|ses)\b")
 # after a connective, what was asked before now asked of the same product.
 _SPEC_ALONE = re.compile(
     # "what's the battery capacity?", "quel est le poids ?": a spec asked with "the" and
-    # nothing else is the spec of what is being discussed, as "and the battery?" is.
-    r"^(?:and|et|what about|how about|and what about|et pour|quid de|"
-    r"what(?:'s| is| are)|(?:quel|quelle|quels|quelles) (?:est|sont))\s+"
+    # nothing else is the spec of what is being discussed, as "and the battery?" is;
+    # so is an amount of it ("how much RAM?", "combien de stockage ?").
+    r"^(?:(?:and|et|what about|how about|and what about|et pour|quid de|"
+    r"what(?:'s| is| are)|(?:quel|quelle|quels|quelles) (?:est|sont)|"
+    r"how much|how many|combien de)\s+|combien d')"
     r"(?:(?:the|le|la|les|l'|its|son|sa|ses)\s*)?(?P<rest>[\w' -]+?)\s*[?.!]*$"
 )
 

@@ -282,6 +282,10 @@ def superlative_of_previous(
     return f"What is the {degree} {noun}?"
 
 
+# A condensed query ends with the words it carried in brackets: "and P3? (plan basic)".
+_CARRIED_WORDS = re.compile(r"\([^()]*\)\s*$")
+
+
 def substituted_question(
     question: str, previous_question: str, previous_query: str | None = ""
 ) -> str | None:
@@ -304,7 +308,23 @@ def substituted_question(
     ranked = superlative_of_previous(question, previous, previous_query or "")
     if ranked is not None:
         return ranked
-    if ellipsis is None or not previous or read_ellipsis(previous) is not None:
+    previous_ellipsis = read_ellipsis(previous) if previous else None
+    if previous_ellipsis is not None:
+        # "and on Enterprise?" after "and P3?": the previous ellipsis stood for the
+        # question it was searched as ("Quel est le délai de réponse P3 sur le plan
+        # Basic ?"): a whole question holding what it named, not the ellipsis with
+        # words carried after it, nor a catalog lookup's product names ("and the
+        # battery?" searched as "Samsung Galaxy S24", with no question mark).
+        searched = (previous_query or "").strip()
+        named = set(terms(previous_ellipsis.core))
+        holds_it = bool(named) and named <= set(terms(searched))
+        whole = (
+            searched.endswith("?")
+            and read_ellipsis(searched) is None
+            and not _CARRIED_WORDS.search(searched)
+        )
+        previous = searched if searched and holds_it and whole else ""
+    if ellipsis is None or not previous:
         return None
     core = ellipsis.core
     for name in _names_in(core):

@@ -52,7 +52,7 @@ from threadline.graph.anchors import (
 )
 from threadline.graph.catalog_requests import compares_on_a_spec, without_product_reference
 from threadline.graph.names import passage_terms
-from threadline.graph.polar import is_polar, states_together
+from threadline.graph.polar import SENTENCE_KINDS, is_polar, states_kind_with, states_together
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
     asked_phrase_terms,
@@ -550,6 +550,17 @@ def decide(
         )
         if not has_answer_type(kind, support_text):
             return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)  # type: ignore[arg-type]
+        if kind in SENTENCE_KINDS:
+            # How often: the frequency must be of what is asked, in its sentence.
+            of_what = [t for t in weights if t not in name_terms] or list(weights)
+            stated_of = tuple(
+                label
+                for label in supporting
+                if states_kind_with(kind, of_what, by_label[label], language)
+            )
+            if not stated_of:
+                return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)  # type: ignore[arg-type]
+            supporting = stated_of
     if anchor:
         fitting = [label for share, _, label in scored if share >= best]
         # "the season" with several documents about the question titled with "season":

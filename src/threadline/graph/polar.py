@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 
 from threadline.graph.question_terms import COVERAGE_MAJORITY, matches_term
+from threadline.knowledge.facts import AnswerType, has_answer_type
 from threadline.text import terms
 from threadline.text.language import detect_language
 
@@ -44,6 +45,9 @@ _REQUEST = re.compile(
     re.I,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# Kinds of fact a passage may state of one thing and not another in the next sentence:
+# checked in the sentence that holds what is asked (`states_kind_with`).
+SENTENCE_KINDS: frozenset[AnswerType] = frozenset({"frequency"})
 
 
 def _asking_sentences(question: str) -> list[str]:
@@ -96,5 +100,42 @@ def states_together(
         vocabulary = frame | set(terms(sentence))
         held = sum(1 for word in words if matches_term(word, vocabulary))
         if held / len(words) > COVERAGE_MAJORITY:
+            return True
+    return False
+
+
+def states_kind_with(
+    kind: AnswerType,
+    words: Sequence[str],
+    passage: Mapping[str, object],
+    language: str | None = None,
+) -> bool:
+    """Whether one sentence of the passage states the asked kind of fact of the words.
+
+    "How often must I change the password?" is answered by a sentence that says when
+    the password is changed again ("every 90 days"), not by a passage that says
+    "change the password immediately" in one sentence and "a phishing exercise every
+    quarter" in the next: that frequency is of something else. The frequency is read in
+    a sentence holding a word of the question (`words`), as a yes/no question's relation is.
+
+    Args:
+        kind: The kind of fact asked (`facts.asked_type`).
+        words: What the fact must be of: the question's content terms (stems).
+        passage: A packed chunk (`title`, `section`, `text`).
+        language: The question's language; a passage in another one is read
+            passage-wide (its sentences cannot be compared word for word).
+
+    Returns:
+        True when a sentence holds the kind of fact and one of the words (with no
+        words, any sentence holding the kind).
+    """
+    text = str(passage.get("text", ""))
+    if language and detect_language(f"{passage.get('title', '')} {text}") != language:
+        return has_answer_type(kind, text)
+    for sentence in _sentences(text):
+        if not has_answer_type(kind, sentence):
+            continue
+        vocabulary = set(terms(sentence))
+        if not words or any(matches_term(word, vocabulary) for word in words):
             return True
     return False

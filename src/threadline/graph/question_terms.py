@@ -283,7 +283,10 @@ _ASKED_PHRASE = re.compile(
     r"^\s*(?:so |and |but |ok,? |et )?(?:what|who|which|how much|quel|quelle|quels|quelles)"
     r"(?:'s| is| are| was| were| est| sont| etait)\s+(?:the |a |an |le |la |les |l'|un |une )?"
     r"(?P<phrase>.+?)(?:\s+(?:of|for|in|on|at|to|with|from|about|by|that|which|who|whom|"
-    r"\w+ed|de|du|des|pour|sur|dans|qui|que)\b|[?.,;!]|$)",
+    # French prepositions end it as English ones do: "la politique en cas de perte"
+    # asks for a policy, not for a "cas" a passage must hold.
+    r"\w+ed|de|du|des|pour|sur|dans|qui|que|en|avec|par|chez|sans|sous|entre|pendant|si|"
+    r"lorsque|quand)\b|\s+(?:à|au|aux)\s|[?.,;!]|$)",
     re.I,
 )
 

@@ -52,6 +52,25 @@ _AMOUNT = re.compile(
     r"(?:hour|year|month|week|heure|an|mois)\b",
     re.I,
 )
+# How often something happens: "every quarter", "every 90 days", "twice a year", "daily",
+# "chaque jour", "tous les 3 mois". "Every Brightwell employee" counts no time: "every"
+# and "tous les" need a unit of time after them.
+_TIME_UNIT_EN = (
+    r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|quarters?|years?|mornings?|nights?)"
+)
+_TIME_UNIT_FR = (
+    r"(?:secondes?|minutes?|heures?|jours?|semaines?|mois|trimestres?|ans|ann[eé]es?|"
+    r"matins?|soirs?)"
+)
+_FREQUENCY = re.compile(
+    rf"\b(?:every (?:\w+ )?{_TIME_UNIT_EN}|each {_TIME_UNIT_EN}|(?:once|twice|\w+ times) "
+    rf"(?:a|an|per|each|every) (?:\w+ )?{_TIME_UNIT_EN}|per {_TIME_UNIT_EN}|daily|weekly|"
+    rf"fortnightly|quarterly|yearly|annually|hourly|nightly|"
+    rf"chaque {_TIME_UNIT_FR}|(?:tous|toutes) les (?:\w+ )?{_TIME_UNIT_FR}|"
+    rf"fois par {_TIME_UNIT_FR}|quotidiennement|hebdomadairement|mensuellement|"
+    rf"trimestriellement|annuellement)\b",
+    re.I,
+)
 _WEIGHT = re.compile(r"\d+(?:[.,]\d+)?\s*(?:kg|g|grams?|kilograms?|lbs?|pounds?|oz)\b", re.I)
 # A determiner opening a sentence is no first name: "The Brightwell security team".
 _PERSON = re.compile(
@@ -64,11 +83,33 @@ _PHONE = re.compile(r"(?<![\w.,])(?:\+?\(?\d{1,4}\)?(?:[\s.-]\d{2,4}){2,5}|\+?\d
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 AnswerType = Literal[
-    "price", "pay", "quantity", "date", "duration", "weight", "person", "phone", "email", "rank"
+    "price",
+    "pay",
+    "quantity",
+    "date",
+    "duration",
+    "frequency",
+    "weight",
+    "person",
+    "phone",
+    "email",
+    "rank",
 ]
 
 KINDS = frozenset(
-    ("price", "pay", "quantity", "date", "duration", "weight", "person", "phone", "email", "rank")
+    (
+        "price",
+        "pay",
+        "quantity",
+        "date",
+        "duration",
+        "frequency",
+        "weight",
+        "person",
+        "phone",
+        "email",
+        "rank",
+    )
 )
 
 # A ranking of sales or popularity ("the best-selling phone", "le plus vendu"): what is
@@ -119,11 +160,22 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
         ),
     ),
     ("weight", re.compile(r"\b(lightest|heaviest|how heavy|weigh\w*|plus leger|poids)\b")),
+    # How often something recurs is no duration: "how often must I change it?" is
+    # answered by "every 90 days", not by "immediately" nor "within 1 hour". Before
+    # "quantity": "combien de fois par an" asks a frequency, not a count.
+    (
+        "frequency",
+        re.compile(
+            r"\b(how often|how frequently|how many times (?:a|an|per|each|every)|"
+            r"a quelle frequence|tous les combien|toutes les combien|"
+            r"combien de fois (?:par|chaque|tous|toutes))\b"
+        ),
+    ),
     # Before "quantity": "combien de temps" asks for a duration, not a count.
     (
         "duration",
         re.compile(
-            r"\b(how long|how often|how fast|how quickly|how soon|combien de temps|"
+            r"\b(how long|how fast|how quickly|how soon|combien de temps|"
             r"pendant combien|quelle duree|en combien de temps|dans quel delai)\b"
         ),
     ),
@@ -155,6 +207,7 @@ _TYPE_PATTERN: dict[AnswerType, re.Pattern[str]] = {
     "quantity": _NUMBER,
     "date": _DATE,
     "duration": _DURATION,
+    "frequency": _FREQUENCY,
     "weight": _WEIGHT,
     "person": _PERSON,
     "phone": _PHONE,
@@ -205,6 +258,7 @@ ASKING_TERMS: dict[str, frozenset[str]] = {
     ),
     "weight": frozenset(terms("weight weigh weighs heavy poids pèse lourd lourde")),
     "duration": frozenset(terms("fast quickly soon long vite rapidement délai temps")),
+    "frequency": frozenset(terms("often frequently frequency fréquence fois times")),
     "rank": frozenset(terms("best selling sell sells popular top vendu vendus populaire")),
 }
 

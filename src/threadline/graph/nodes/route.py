@@ -15,16 +15,18 @@ from threadline.graph.catalog_requests import (
     compared_pair,
     compared_to_it,
     is_comparison,
+    named_product,
     parse_catalog_request,
     points_at_one_ranked,
     product_line,
     ranks_a_category,
     reranked_on_the_same_spec,
+    spec_words,
     subject_product,
     unknown_brand,
 )
 from threadline.graph.context import run_services
-from threadline.graph.ellipsis import superlative_of_previous
+from threadline.graph.ellipsis import read_ellipsis, superlative_of_previous
 from threadline.graph.routing import TurnPlan, plan_turn
 from threadline.graph.state import State, ToolCall, TurnFollowup
 from threadline.knowledge.catalog import Catalog, Product
@@ -78,6 +80,58 @@ def one_ranked(
     )
     args = {"name": pick, "specs": asked_specs(question)}
     return dataclasses.replace(plan, reference=reference, tool=ToolRequest("get_product", args))
+
+
+def several_specs_of_one(plan: TurnPlan, question: str, products: list[Product]) -> TurnPlan:
+    """Look up the specs a message asks of one product it names, when it asks several.
+
+    "price and weight of the XPS 13?", "Quel est le prix et la garantie du Pixel 8a ?":
+    the catalog's entry states each; the product's page quoted one sentence, with the
+    weight and no price. One spec asked ("the weight of the XPS 13?") stays a question
+    for the documents, as a plan for another route (a list, a ranking) is kept.
+    """
+    if plan.route not in ("standalone", "followup_context") or spec_words(question) < 2:
+        return plan
+    if is_comparison(question):
+        return plan
+    name = named_product(question, [p.name for p in products])
+    if name is None:
+        return plan
+    args = {"name": name, "specs": asked_specs(question)}
+    return dataclasses.replace(plan, route="tool", tool=ToolRequest("get_product", args))
+
+
+def switched_product(
+    plan: TurnPlan, question: str, history: list[Any], catalog: Catalog, tenant: str
+) -> TurnPlan:
+    """Look up the specs the previous lookup asked of the product an ellipsis switches to.
+
+    "and the battery?" on the Galaxy S24 (its catalog entry), then "what about the Pixel
+    8 Pro?": the battery of the Pixel 8 Pro, not its page's first sentences. Only after a
+    catalog lookup that asked for specs, and for a message naming one product and
+    nothing else to ask.
+    """
+    if plan.route not in ("standalone", "followup_context") or not history:
+        return plan
+    last = history[-1]
+    ellipsis = read_ellipsis(question)
+    if last["route"] != "tool" or ellipsis is None or asked_specs(question):
+        return plan
+    # The specs of the lookup switched from: "et l'iPhone 15 ?" after "what about the
+    # Pixel 8 Pro?" (itself a switch) asks what was asked before it.
+    specs: list[str] = []
+    for past in reversed(history):
+        past_question = str(past["question"] or "")
+        if past["route"] != "tool":
+            break
+        specs = asked_specs(past_question)
+        if specs or read_ellipsis(past_question) is None:
+            break
+    found = catalog.find(tenant, [ellipsis.core]) if specs else []
+    if len(found) != 1:
+        return plan
+    args = {"name": found[0].name, "specs": specs}
+    return dataclasses.replace(plan, route="tool", tool=ToolRequest("get_product", args))
 
 
 def compared_with_subject(
@@ -251,6 +305,8 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         plan = dataclasses.replace(plan, tool=with_subject(plan.tool, found, subject))
     if catalog:
         plan = one_ranked(plan, question, products, services.kb.catalog, state.tenant)
+        plan = several_specs_of_one(plan, question, products)
+        plan = switched_product(plan, question, state.history, services.kb.catalog, state.tenant)
     followup = TurnFollowup()
     if plan.route in ("followup_context",):
         followup = TurnFollowup(detected=True, ref_type="context")
