@@ -613,3 +613,42 @@ def test_a_day_of_the_week_is_no_name_the_answer_must_hold():
     )
     text = compose_sections("Can I get support on Sunday?", [("Support hours", passage)])
     assert text.startswith("Business hours are Monday to Friday, 8:00 to 20:00"), text
+
+
+def test_a_sentence_opening_on_a_pronoun_continues_the_sentence_quoted_before_it():
+    # "This type of photography..." holds no word of the question, but speaks of what the
+    # quoted sentence before it answered with; one that does not follow a quoted sentence
+    # is left out, and so is a sentence that neither answers nor continues.
+    passage = (
+        "In ground-to-air photography, photos of aircraft in flight are taken from the "
+        "ground. This type of photography is common at airshows or airports. "
+        "Lenses of 400 mm are usual. It costs little."
+    )
+    quoted = sentences_without_citations(
+        compose("Who takes photos of aircraft in flight?", [passage])
+    )
+    assert quoted == [
+        "In ground-to-air photography, photos of aircraft in flight are taken from the ground.",
+        "This type of photography is common at airshows or airports.",
+    ]
+
+
+def test_a_question_or_a_heading_in_a_passage_is_not_quoted():
+    # A page's FAQ heading restates the user's question, every word of it, and a heading
+    # line names a topic: neither answers, the sentences after them do.
+    passage = (
+        "Why can't I apply a subscription code?\n"
+        "Subscription code errors\n"
+        "A subscription code cannot be applied when it has expired or you lack the "
+        "Editor role."
+    )
+    text = compose("Why can't I apply a subscription code?", [passage])
+    assert text.startswith("A subscription code cannot be applied when it has expired"), text
+    assert "?" not in text and "Subscription code errors" not in text
+
+
+def test_a_passage_with_only_a_question_to_quote_still_answers_with_it():
+    # Left out only when the passage has something else to quote: a passage holding the
+    # question's words only in a question is still read (the evidence check decided).
+    text = compose("How do I reset a subscription code?", ["How do I reset a subscription code?"])
+    assert "[1]" in text

@@ -301,6 +301,40 @@ def _is_heading(sentence: str, source: PromptSource) -> bool:
     return bool(line) and any(line in name for name in names if name)
 
 
+# A sentence opening on a pronoun or a demonstrative speaks of what the sentence before
+# it named: "This type of photography is common at airshows" after "In ground-to-air
+# photography, photos of aircraft in flight are taken...".
+_ANAPHOR = re.compile(
+    r"^\W*(?:this|these|that|those|it|its|they|their|such|ce|cet|cette|ces|il|elle|ils|elles)\b",
+    re.I,
+)
+
+
+def continues_previous(sentence: str) -> bool:
+    """Whether a sentence opens on a pronoun or a demonstrative (it goes on about the last)."""
+    return bool(_ANAPHOR.match(sentence))
+
+
+# How a statement ends: a stop, a colon before a list, a closing quote or bracket, a
+# percentage. A short line ending otherwise is a heading or a menu entry.
+_STATEMENT_END = re.compile(r"[.!:;)\]\"'”»%]$")
+_HEADING_WORDS = 8
+
+
+def states_nothing(sentence: str) -> bool:
+    """Whether a sentence asks or names instead of stating: a question, or a heading.
+
+    A page's FAQ heading restates what the user asks ("Why can't I apply a subscription
+    code?"), every word of it, and answers nothing: the sentences after it do. A short
+    line that ends as no statement ends ("Checking your invoice status", "Charges based
+    on features") names what the lines after it say.
+    """
+    line = sentence.strip()
+    if line.rstrip(" \"'”»)").endswith("?"):
+        return True
+    return len(line.split()) <= _HEADING_WORDS and not _STATEMENT_END.search(line)
+
+
 # A sentence's subject is in its first words ("Brightwell business hours are...").
 _SUBJECT_WORDS = 4
 _CLAUSE_END = re.compile(r"\s*[;:]\s+")
@@ -665,6 +699,7 @@ class ExtractiveChatModel(BaseChatModel):
             for term in carried:
                 weights[term] = max(weights[term], 1)
         rows = self._scored(sources, weights)
+        read_in_order = sorted(rows, key=lambda r: (r[1], r[2]))
         if reference:
             # "Détaille S2": the user wants that section, so give more of it.
             ref_terms = set(terms(reference.split(":", 1)[-1]))
@@ -696,6 +731,7 @@ class ExtractiveChatModel(BaseChatModel):
                 ),
                 heading=_heading_coverage(question, sources, answer_type),
                 fit=_sentence_fit(question, answer_type, translated | carried),
+                passages=read_in_order,
             )
         if not chosen:
             return INSUFFICIENT_CONTEXT
@@ -710,6 +746,7 @@ class ExtractiveChatModel(BaseChatModel):
         tie_break: Callable[[tuple[float, int, int, str]], float] | None = None,
         heading: Callable[[int], float] | None = None,
         fit: Callable[[tuple[float, int, int, str]], tuple[float, ...]] | None = None,
+        passages: Sequence[tuple[float, int, int, str]] = (),
     ) -> list[tuple[float, int, int, str]]:
         """Return the answering sentences of the best-ranked passages, each cited to its own.
 
@@ -727,8 +764,11 @@ class ExtractiveChatModel(BaseChatModel):
         the operating margin?") when another passage states as much of it as a result.
         """
         by_source: dict[int, list[tuple[float, int, int, str]]] = {}
+        # A question the passage asks (its FAQ heading) or a heading answers nothing; it
+        # stays a candidate only in a passage with nothing else to quote.
+        stating = {r[1] for r in rows if r[0] > 0 and not states_nothing(r[3])}
         for row in rows:
-            if row[0] > 0:
+            if row[0] > 0 and not (states_nothing(row[3]) and row[1] in stating):
                 by_source.setdefault(row[1], []).append(row)
         if not by_source:
             return []
@@ -783,13 +823,7 @@ class ExtractiveChatModel(BaseChatModel):
         # From the passage's best sentence on: "The Enterprise plan costs $899", not the
         # Basic and Business prices written before it.
         start = lead.index(best)
-        chosen: list[tuple[float, int, int, str]] = []
-        words = 0
-        for row in lead[start:]:
-            if words >= self.answer_words:
-                break
-            chosen.append(row)
-            words += len(row[3].split())
+        chosen = self._lead_window(lead[start:], passages)
         # A sentence several passages hold (a page and its copy, a step two guides share)
         # is said once: a next passage adds its best sentence not already quoted, if any.
         said = {_said_as(row[3]) for row in chosen}
@@ -799,6 +833,37 @@ class ExtractiveChatModel(BaseChatModel):
                 row = best_of(unsaid)
                 chosen.append(row)
                 said.add(_said_as(row[3]))
+        return chosen
+
+    def _lead_window(
+        self,
+        answering: Sequence[tuple[float, int, int, str]],
+        passages: Sequence[tuple[float, int, int, str]],
+    ) -> list[tuple[float, int, int, str]]:
+        """Return the lead passage's quote: its answering sentences from the first given on.
+
+        In the passage's order, up to `answer_words`. A sentence that does not answer is
+        quoted only when it continues the sentence quoted just before it (it opens on a
+        pronoun or a demonstrative, `continues_previous`): "This type of photography is
+        common at airshows or airports." says more of the ground-to-air photography the
+        sentence before it answered with, and holds none of the question's words.
+        `passages` are every scored sentence of the passages in order (none: only the
+        answering ones are read).
+        """
+        if not answering:
+            return []
+        first = answering[0]
+        answers = {(r[1], r[2]) for r in answering}
+        order = [r for r in passages if r[1] == first[1] and r[2] >= first[2]] or list(answering)
+        chosen: list[tuple[float, int, int, str]] = []
+        words = 0
+        for row in order:
+            if words >= self.answer_words:
+                break
+            following = bool(chosen) and chosen[-1][2] == row[2] - 1
+            if (row[1], row[2]) in answers or (following and continues_previous(row[3])):
+                chosen.append(row)
+                words += len(row[3].split())
         return chosen
 
     def _answering(
