@@ -75,6 +75,14 @@ class Settings(BaseSettings):
         "(HNSW, payload indexes); local = qdrant-client's local mode (brute force, for "
         "comparisons).",
     )
+    exact_search_max_points: int = Field(
+        default=10_000,
+        ge=0,
+        description="Embedded engine (edge): a dense search whose filter matches at most "
+        "this many chunks scores every one of them exactly instead of walking the HNSW "
+        "graph: for the deep reads of a turn's fusion, no slower up to about 10,000 "
+        "MiniLM vectors, and exact; 0 never does.",
+    )
 
     # --- models ------------------------------------------------------------
     embeddings: Literal["hybrid", "sparse", "dense", "openai"] = Field(

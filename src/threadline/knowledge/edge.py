@@ -63,6 +63,7 @@ from threadline.knowledge.edge_translation import to_edge_filter, to_point_id
 from threadline.knowledge.embeddings import embed_queries
 
 __all__ = [
+    "DEFAULT_EXACT_SEARCH_MAX_POINTS",
     "DEFAULT_INDEXED_FIELDS",
     "ID_KEY",
     "DEFAULT_RRF_K",
@@ -81,6 +82,13 @@ ID_KEY = "lc_id"
 DEFAULT_INDEXED_FIELDS = ("tenant", "doc_id", "source", "source_app", "workspace")
 # Qdrant's RRF constant when a query does not set one (server and qdrant-client alike).
 DEFAULT_RRF_K = 2
+# Up to this many points matching a query's filter, the dense branch scores every one of
+# them (exact search) instead of walking the HNSW graph. The crossover measured for a
+# turn's batch of 4 MiniLM queries read 270 deep (engine CPU, 2-vCPU EPYC): on clustered
+# vectors (MTRAG passages and noisy copies) exact / HNSW 3.2 / 3.9 ms at 7,000 points,
+# 4.2 / 4.2 at 10,000, 8.1 / 4.9 at 20,000; on the turns benchmark's random vectors,
+# 4.9 / 11.6 at 10,000 (HNSW finding 81% of the exact 270).
+DEFAULT_EXACT_SEARCH_MAX_POINTS = 10_000
 _CONFIG_FILE = "edge_config.json"
 
 
@@ -107,6 +115,11 @@ class EdgeVectorStore(VectorStore):
         batch_size: Points per upsert in :meth:`add_texts`.
         search_threads: Threads of the shard's search pool; default: the cores this
             process may run on (the engine's own default was 8 on a 2-core machine).
+        exact_search_max_points: Dense searches whose filter matches at most this many
+            points score all of them exactly rather than through the HNSW graph (0:
+            never); see :meth:`_dense_params`.
+        hnsw_config: The HNSW index of a new shard (the engine's default when omitted).
+        optimizers: The optimizer settings of a new shard (idem).
 
     Raises:
         ValueError: when no embeddings are given, or the shard on disk was created for
@@ -129,6 +142,9 @@ class EdgeVectorStore(VectorStore):
         rrf_k: int = DEFAULT_RRF_K,
         batch_size: int = 256,
         search_threads: int | None = None,
+        exact_search_max_points: int = DEFAULT_EXACT_SEARCH_MAX_POINTS,
+        hnsw_config: qe.HnswIndexConfig | None = None,
+        optimizers: qe.EdgeOptimizersConfig | None = None,
     ) -> None:
         """Open the shard at `path`, creating it if needed (arguments: see the class)."""
         if embedding is None and sparse_embedding is None:
@@ -145,6 +161,9 @@ class EdgeVectorStore(VectorStore):
         # More search threads than cores only contend: on 2 cores, 8 pool threads cost a
         # turn's 4-query batch 5-10% more CPU than 1 or 2 (the results are the same).
         self.search_threads = search_threads or len(os.sched_getaffinity(0))
+        self.exact_search_max_points = exact_search_max_points
+        self._hnsw_config = hnsw_config
+        self._optimizers = optimizers
         if embedding is not None and sparse_embedding is not None:
             self.retrieval_mode = RetrievalMode.HYBRID
         elif embedding is not None:
@@ -176,7 +195,11 @@ class EdgeVectorStore(VectorStore):
             # Our BM25 vectors carry term frequencies only; the engine supplies the IDF.
             sparse = {self.sparse_vector_name: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
         return qe.EdgeConfig(
-            vectors=vectors, sparse_vectors=sparse, max_search_threads=self.search_threads
+            vectors=vectors,
+            sparse_vectors=sparse,
+            hnsw_config=self._hnsw_config,
+            optimizers=self._optimizers,
+            max_search_threads=self.search_threads,
         )
 
     def _open(self) -> qe.EdgeShard:
@@ -378,14 +401,16 @@ class EdgeVectorStore(VectorStore):
             **kwargs: Ignored (accepted for `VectorStore` compatibility).
         """
         dense = self._query_vectors([query])[0]
+        edge_filter = to_edge_filter(filter)
         request = self._query_request(
             query,
             dense,
             k,
-            to_edge_filter(filter),
+            edge_filter,
             score_threshold=score_threshold,
             offset=offset,
             depth=depth,
+            dense_params=self._dense_params(edge_filter),
         )
         return [(self._document(p), p.score) for p in self._shard.query(request)[:k]]
 
@@ -416,8 +441,9 @@ class EdgeVectorStore(VectorStore):
             return []
         edge_filter = to_edge_filter(filter)
         vectors = self._query_vectors(list(queries))
+        params = self._dense_params(edge_filter)
         requests = [
-            self._query_request(query, dense, k, edge_filter, depth=depth)
+            self._query_request(query, dense, k, edge_filter, depth=depth, dense_params=params)
             for query, dense in zip(queries, vectors, strict=True)
         ]
         results = self._shard.query_batch(qe.QueryBatchRequest(requests))
@@ -429,6 +455,25 @@ class EdgeVectorStore(VectorStore):
             return [None] * len(queries)
         return [_dense(v) for v in embed_queries(self._embedding, queries)]
 
+    def _dense_params(self, edge_filter: qe.Filter | None) -> qe.SearchParams | None:
+        """Exact search for a dense query whose filter matches few points, else None.
+
+        Exact search compares the query with every point the filter matches; HNSW
+        visits part of the graph, a few times `limit` candidates. A turn reads each
+        ranking 270 deep (`FusionConfig.depth` and the hybrid prefetch), so HNSW
+        compares the query with thousands of points anyway, in random memory order,
+        and still misses some of the true nearest: up to about 10,000 points exact
+        search costs no more and is exact. The engine itself switches to a full scan
+        only below 10,000 KB of matching vectors (6,666 of MiniLM's);
+        `exact_search_max_points` moves that switch to the crossover measured for
+        deep reads (`DEFAULT_EXACT_SEARCH_MAX_POINTS`). The engine's approximate count
+        (from its payload indexes) is enough to choose.
+        """
+        if self._embedding is None or self.exact_search_max_points <= 0:
+            return None
+        matching = self._shard.count(qe.CountRequest(exact=False, filter=edge_filter))
+        return qe.SearchParams(exact=True) if matching <= self.exact_search_max_points else None
+
     def _query_request(
         self,
         query: str,
@@ -439,6 +484,7 @@ class EdgeVectorStore(VectorStore):
         score_threshold: float | None = None,
         offset: int = 0,
         depth: int | None = None,
+        dense_params: qe.SearchParams | None = None,
     ) -> qe.QueryRequest:
         """Return the shard request for one query in this store's retrieval mode.
 
@@ -449,7 +495,8 @@ class EdgeVectorStore(VectorStore):
         query asks `depth` points, since the HNSW search widens with its limit, and the
         caller keeps the first `k`. Either way the payloads of the points nobody keeps
         are not read: converting them to Python was most of a search's cost when a
-        turn's rankings were read deep (`FusionConfig.depth`).
+        turn's rankings were read deep (`FusionConfig.depth`). `dense_params` are the
+        dense branch's search parameters (see :meth:`_dense_params`).
         """
         depth = max(k, depth or k)
         request = partial(
@@ -463,13 +510,21 @@ class EdgeVectorStore(VectorStore):
         )
         if self.retrieval_mode is RetrievalMode.HYBRID:
             assert dense is not None and self._sparse_embedding is not None
-            branches = [
-                qe.Query.Nearest(dense, using=self.vector_name),
-                qe.Query.Nearest(self._sparse_query(query), using=self.sparse_vector_name),
-            ]
             return request(
                 prefetches=[
-                    qe.Prefetch(limit=depth, query=q, filter=edge_filter) for q in branches
+                    qe.Prefetch(
+                        limit=depth,
+                        query=qe.Query.Nearest(dense, using=self.vector_name),
+                        filter=edge_filter,
+                        params=dense_params,
+                    ),
+                    qe.Prefetch(
+                        limit=depth,
+                        query=qe.Query.Nearest(
+                            self._sparse_query(query), using=self.sparse_vector_name
+                        ),
+                        filter=edge_filter,
+                    ),
                 ],
                 # The stub's ScoringQueryType omits Fusion.Rrf, which the binding takes.
                 query=qe.Fusion.Rrf(k=self.rrf_k),  # type: ignore[arg-type]
@@ -477,7 +532,9 @@ class EdgeVectorStore(VectorStore):
             )
         if self.retrieval_mode is RetrievalMode.DENSE:
             assert dense is not None
-            return request(query=qe.Query.Nearest(dense, using=self.vector_name))
+            return request(
+                query=qe.Query.Nearest(dense, using=self.vector_name), params=dense_params
+            )
         return request(
             query=qe.Query.Nearest(self._sparse_query(query), using=self.sparse_vector_name)
         )
@@ -510,14 +567,16 @@ class EdgeVectorStore(VectorStore):
         """
         if self._embedding is None:
             raise ValueError("this store has no dense vectors")
+        edge_filter = to_edge_filter(filter)
         request = qe.QueryRequest(
             limit=k,
             offset=offset,
             query=qe.Query.Nearest(_dense(embedding), using=self.vector_name),
-            filter=to_edge_filter(filter),
+            filter=edge_filter,
             score_threshold=score_threshold,
             with_payload=True,
             with_vector=False,
+            params=self._dense_params(edge_filter),
         )
         return [(self._document(p), p.score) for p in self._shard.query(request)]
 
