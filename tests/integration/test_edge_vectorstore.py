@@ -599,29 +599,32 @@ def _true_nearest(points: np.ndarray, query: np.ndarray, k: int, among: list[int
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "hybrid"])
-def test_dense_search_is_exact_up_to_the_set_size_and_hnsw_above(
+def test_dense_search_is_exact_up_to_a_number_of_points_per_result_read(
     coarse_hnsw_shard: Path, sparse: bool
 ) -> None:
     points = np.load(coarse_hnsw_shard.parent / "points.npy")
     queries = np.load(coarse_hnsw_shard.parent / "queries.npy")
     everyone = list(range(len(points)))
     small = [i for i in everyone if i % 20 == 0]  # the 100 points of tenant "small"
-    k = 50
+    k = 50  # HNSW reads at least 100 candidates: the size limit is 100 x per_result
 
-    def store(max_points: int) -> EdgeVectorStore:
+    def store(per_result: int) -> EdgeVectorStore:
         return EdgeVectorStore(
             coarse_hnsw_shard,
             embedding=TableEmbedding(points, queries),
             dense_size=32,
             sparse_embedding=Bm25SparseEmbeddings() if sparse else None,
-            exact_search_max_points=max_points,
+            exact_search_points_per_result=per_result,
         )
 
-    def ranking(edge: EdgeVectorStore, j: int, flt: models.Filter | None) -> list[str]:
+    def ranking(
+        edge: EdgeVectorStore, j: int, flt: models.Filter | None, depth: int | None = None
+    ) -> list[str]:
         if sparse:  # the dense branch of a hybrid query: no query term matches "p<i>"
-            found = edge.similarity_search_with_score_batch([f"q{j}"], k=k, filter=flt, depth=k)
+            found = edge.similarity_search_with_score_batch([f"q{j}"], k=k, filter=flt, depth=depth)
             return [d.page_content for d, _ in found[0]]
-        return [d.page_content for d in edge.similarity_search(f"q{j}", k=k, filter=flt)]
+        found = edge.similarity_search_with_score(f"q{j}", k=k, filter=flt, depth=depth)
+        return [d.page_content for d, _ in found]
 
     def exact(j: int, among: list[int]) -> list[str]:
         return _true_nearest(points, queries[j], k, among)
@@ -629,7 +632,7 @@ def test_dense_search_is_exact_up_to_the_set_size_and_hnsw_above(
     tenant = models.Filter(
         must=[models.FieldCondition(key=_key("tenant"), match=models.MatchValue(value="small"))]
     )
-    edge = store(len(points))
+    edge = store(len(points) // 100)
     try:
         assert all(ranking(edge, j, None) == exact(j, everyone) for j in range(len(queries)))
     finally:
@@ -640,11 +643,16 @@ def test_dense_search_is_exact_up_to_the_set_size_and_hnsw_above(
         assert any(ranking(edge, j, None) != exact(j, everyone) for j in range(len(queries)))
     finally:
         edge.close()
-    edge = store(len(small))
+    edge = store(1)
     try:
-        # The tenant's 100 points are few enough for an exact search; the shard is not.
+        # 100 x 1: the tenant's 100 points are few enough for an exact search, the
+        # shard's 2,000 are not, unless the search reads 2,000 deep.
         assert all(ranking(edge, j, tenant) == exact(j, small) for j in range(len(queries)))
         assert any(ranking(edge, j, None) != exact(j, everyone) for j in range(len(queries)))
+        assert all(
+            ranking(edge, j, None, depth=len(points)) == exact(j, everyone)
+            for j in range(len(queries))
+        )
     finally:
         edge.close()
 
@@ -656,12 +664,12 @@ def test_exact_and_hnsw_search_rank_a_small_real_index_alike(tmp_path: Path) -> 
     dense = DeterministicFakeEmbedding(size=DIM)
     texts = [f"{TEXTS[i % len(TEXTS)]} ({i})" for i in range(200)]
     rankings = []
-    for max_points in (0, 10_000):
+    for per_result in (0, 40):
         edge = EdgeVectorStore(
-            tmp_path / f"edge-{max_points}",
+            tmp_path / f"edge-{per_result}",
             embedding=dense,
             sparse_embedding=Bm25SparseEmbeddings(),
-            exact_search_max_points=max_points,
+            exact_search_points_per_result=per_result,
             hnsw_config=qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=1),
             optimizers=qe.EdgeOptimizersConfig(indexing_threshold=1),
         )

@@ -63,7 +63,7 @@ from threadline.knowledge.edge_translation import to_edge_filter, to_point_id
 from threadline.knowledge.embeddings import embed_queries
 
 __all__ = [
-    "DEFAULT_EXACT_SEARCH_MAX_POINTS",
+    "DEFAULT_EXACT_SEARCH_POINTS_PER_RESULT",
     "DEFAULT_INDEXED_FIELDS",
     "ID_KEY",
     "DEFAULT_RRF_K",
@@ -82,13 +82,18 @@ ID_KEY = "lc_id"
 DEFAULT_INDEXED_FIELDS = ("tenant", "doc_id", "source", "source_app", "workspace")
 # Qdrant's RRF constant when a query does not set one (server and qdrant-client alike).
 DEFAULT_RRF_K = 2
-# Up to this many points matching a query's filter, the dense branch scores every one of
-# them (exact search) instead of walking the HNSW graph. The crossover measured for a
-# turn's batch of 4 MiniLM queries read 270 deep (engine CPU, 2-vCPU EPYC): on clustered
-# vectors (MTRAG passages and noisy copies) exact / HNSW 3.2 / 3.9 ms at 7,000 points,
-# 4.2 / 4.2 at 10,000, 8.1 / 4.9 at 20,000; on the turns benchmark's random vectors,
-# 4.9 / 11.6 at 10,000 (HNSW finding 81% of the exact 270).
-DEFAULT_EXACT_SEARCH_MAX_POINTS = 10_000
+# A dense search scores every point its filter matches (exact search) instead of walking
+# the HNSW graph when they are at most this many per result read (`_dense_params`).
+# Measured on batches of 4 MiniLM queries (engine CPU, 2-vCPU EPYC), exact / HNSW: on
+# clustered vectors (MTRAG passages and noisy copies of them), read 270 deep as a turn
+# reads, 3.2 / 3.9 ms at 7,000 points, 4.2 / 4.2 at 10,000, 5.1 / 4.3 at 12,000, 8.1 /
+# 4.9 at 20,000; read 39 deep (ef 100), 1.9 / 1.2 at 7,000 and 3.7 / 2.0 at 10,000. Both
+# crossovers are about 40 points per result (of 270, and of the 100 HNSW reads at least).
+# On the turns benchmark's random vectors, 270 deep at 10,000: 4.9 / 11.6 ms, HNSW
+# finding 81% of the exact 270.
+DEFAULT_EXACT_SEARCH_POINTS_PER_RESULT = 40
+# The fewest candidates HNSW reads (Qdrant's `ef` when a search does not set one).
+_HNSW_MIN_EF = 100
 _CONFIG_FILE = "edge_config.json"
 
 
@@ -115,9 +120,9 @@ class EdgeVectorStore(VectorStore):
         batch_size: Points per upsert in :meth:`add_texts`.
         search_threads: Threads of the shard's search pool; default: the cores this
             process may run on (the engine's own default was 8 on a 2-core machine).
-        exact_search_max_points: Dense searches whose filter matches at most this many
-            points score all of them exactly rather than through the HNSW graph (0:
-            never); see :meth:`_dense_params`.
+        exact_search_points_per_result: Dense searches whose filter matches at most this
+            many points per result read score them all exactly rather than through the
+            HNSW graph (0: never); see :meth:`_dense_params`.
         hnsw_config: The HNSW index of a new shard (the engine's default when omitted).
         optimizers: The optimizer settings of a new shard (idem).
 
@@ -142,7 +147,7 @@ class EdgeVectorStore(VectorStore):
         rrf_k: int = DEFAULT_RRF_K,
         batch_size: int = 256,
         search_threads: int | None = None,
-        exact_search_max_points: int = DEFAULT_EXACT_SEARCH_MAX_POINTS,
+        exact_search_points_per_result: int = DEFAULT_EXACT_SEARCH_POINTS_PER_RESULT,
         hnsw_config: qe.HnswIndexConfig | None = None,
         optimizers: qe.EdgeOptimizersConfig | None = None,
     ) -> None:
@@ -161,7 +166,7 @@ class EdgeVectorStore(VectorStore):
         # More search threads than cores only contend: on 2 cores, 8 pool threads cost a
         # turn's 4-query batch 5-10% more CPU than 1 or 2 (the results are the same).
         self.search_threads = search_threads or len(os.sched_getaffinity(0))
-        self.exact_search_max_points = exact_search_max_points
+        self.exact_search_points_per_result = exact_search_points_per_result
         self._hnsw_config = hnsw_config
         self._optimizers = optimizers
         if embedding is not None and sparse_embedding is not None:
@@ -410,7 +415,7 @@ class EdgeVectorStore(VectorStore):
             score_threshold=score_threshold,
             offset=offset,
             depth=depth,
-            dense_params=self._dense_params(edge_filter),
+            dense_params=self._dense_params(edge_filter, max(k, depth or k) + offset),
         )
         return [(self._document(p), p.score) for p in self._shard.query(request)[:k]]
 
@@ -441,7 +446,7 @@ class EdgeVectorStore(VectorStore):
             return []
         edge_filter = to_edge_filter(filter)
         vectors = self._query_vectors(list(queries))
-        params = self._dense_params(edge_filter)
+        params = self._dense_params(edge_filter, max(k, depth or k))
         requests = [
             self._query_request(query, dense, k, edge_filter, depth=depth, dense_params=params)
             for query, dense in zip(queries, vectors, strict=True)
@@ -455,24 +460,28 @@ class EdgeVectorStore(VectorStore):
             return [None] * len(queries)
         return [_dense(v) for v in embed_queries(self._embedding, queries)]
 
-    def _dense_params(self, edge_filter: qe.Filter | None) -> qe.SearchParams | None:
+    def _dense_params(self, edge_filter: qe.Filter | None, reads: int) -> qe.SearchParams | None:
         """Exact search for a dense query whose filter matches few points, else None.
 
         Exact search compares the query with every point the filter matches; HNSW
-        visits part of the graph, a few times `limit` candidates. A turn reads each
-        ranking 270 deep (`FusionConfig.depth` and the hybrid prefetch), so HNSW
-        compares the query with thousands of points anyway, in random memory order,
-        and still misses some of the true nearest: up to about 10,000 points exact
-        search costs no more and is exact. The engine itself switches to a full scan
-        only below 10,000 KB of matching vectors (6,666 of MiniLM's);
-        `exact_search_max_points` moves that switch to the crossover measured for
-        deep reads (`DEFAULT_EXACT_SEARCH_MAX_POINTS`). The engine's approximate count
-        (from its payload indexes) is enough to choose.
+        visits part of the graph, in proportion to the candidates it reads (`reads`, at
+        least 100). A turn reads each ranking 270 deep (`FusionConfig.depth` and the
+        hybrid prefetch), so HNSW compares the query with thousands of points anyway,
+        in random memory order, and still misses some of the true nearest: up to about
+        40 points per result read (10,800 for a turn's search) exact search costs no
+        more CPU and is exact. The engine itself switches to a full scan below 10,000 KB
+        of matching vectors (6,666 of MiniLM's), whatever the depth. The engine's
+        approximate count (from its payload indexes) is enough to choose.
+
+        Args:
+            edge_filter: The search's filter.
+            reads: How many results the dense search reads.
         """
-        if self._embedding is None or self.exact_search_max_points <= 0:
+        if self._embedding is None or self.exact_search_points_per_result <= 0:
             return None
+        most = self.exact_search_points_per_result * max(reads, _HNSW_MIN_EF)
         matching = self._shard.count(qe.CountRequest(exact=False, filter=edge_filter))
-        return qe.SearchParams(exact=True) if matching <= self.exact_search_max_points else None
+        return qe.SearchParams(exact=True) if matching <= most else None
 
     def _query_request(
         self,
@@ -576,7 +585,7 @@ class EdgeVectorStore(VectorStore):
             score_threshold=score_threshold,
             with_payload=True,
             with_vector=False,
-            params=self._dense_params(edge_filter),
+            params=self._dense_params(edge_filter, k + offset),
         )
         return [(self._document(p), p.score) for p in self._shard.query(request)]
 

@@ -27,7 +27,7 @@ from langchain_qdrant import QdrantVectorStore, RetrievalMode
 from qdrant_client import QdrantClient, models
 
 from threadline.knowledge.edge import (
-    DEFAULT_EXACT_SEARCH_MAX_POINTS,
+    DEFAULT_EXACT_SEARCH_POINTS_PER_RESULT,
     DEFAULT_INDEXED_FIELDS,
     EdgeVectorStore,
     to_edge_filter,
@@ -249,8 +249,8 @@ class EdgeEngine(VectorEngine):
         path: The shard directory.
         embeddings: Which vectors the shard holds.
         indexed_fields: The metadata fields filters use (keyword indexes).
-        exact_search_max_points: Dense searches over at most this many matching points
-            are exact (`EdgeVectorStore`).
+        exact_search_points_per_result: Dense searches over at most this many matching
+            points per result read are exact (`EdgeVectorStore`).
     """
 
     name = "edge"
@@ -262,7 +262,7 @@ class EdgeEngine(VectorEngine):
         embeddings: EmbeddingSetup,
         indexed_fields: Sequence[str] = DEFAULT_INDEXED_FIELDS,
         *,
-        exact_search_max_points: int = DEFAULT_EXACT_SEARCH_MAX_POINTS,
+        exact_search_points_per_result: int = DEFAULT_EXACT_SEARCH_POINTS_PER_RESULT,
     ) -> None:
         try:
             self._store = EdgeVectorStore(
@@ -274,7 +274,7 @@ class EdgeEngine(VectorEngine):
                 sparse_vector_name=SPARSE_VECTOR,
                 metadata_payload_key=METADATA,
                 indexed_fields=indexed_fields,
-                exact_search_max_points=exact_search_max_points,
+                exact_search_points_per_result=exact_search_points_per_result,
             )
         except Exception as exc:  # the binding raises bare Exception
             # The engine locks its write-ahead log; a second process gets WouldBlock.
@@ -385,7 +385,7 @@ def open_engine(
         edge_shard_path(settings),
         embeddings,
         indexed_fields,
-        exact_search_max_points=settings.exact_search_max_points,
+        exact_search_points_per_result=settings.exact_search_points_per_result,
     )
 
 
