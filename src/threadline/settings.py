@@ -75,6 +75,14 @@ class Settings(BaseSettings):
         "(HNSW, payload indexes); local = qdrant-client's local mode (brute force, for "
         "comparisons).",
     )
+    exact_search_points_per_result: int = Field(
+        default=40,
+        ge=0,
+        description="Embedded engine (edge): a dense search whose filter matches at most "
+        "this many chunks per result it reads (at least 100 read) scores them all exactly "
+        "instead of walking the HNSW graph: 10,800 chunks for a turn's 270-deep read, "
+        "where exact search costs no more CPU and misses nothing; 0 never does.",
+    )
 
     # --- models ------------------------------------------------------------
     embeddings: Literal["hybrid", "sparse", "dense", "openai"] = Field(

@@ -20,9 +20,11 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
+import qdrant_edge as qe
 from langchain_core.documents import Document
-from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 from langchain_qdrant import QdrantVectorStore, RetrievalMode
 from qdrant_client import QdrantClient, models
 
@@ -533,3 +535,151 @@ def test_the_search_pool_has_a_thread_per_usable_core(tmp_path: Path) -> None:
         assert _search_pool_threads() - before == 1
     finally:
         other.close()
+
+
+# --- exact dense search below a size -----------------------------------------------------
+
+
+class TableEmbedding(Embeddings):
+    """Vectors looked up by text ("p<i>": point i, "q<j>": query j), for a known geometry."""
+
+    def __init__(self, points: np.ndarray, queries: np.ndarray) -> None:
+        self.points, self.queries = points, queries
+
+    def _vector(self, text: str) -> list[float]:
+        table = self.points if text[0] == "p" else self.queries
+        return table[int(text[1:])].tolist()
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self._vector(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._vector(text)
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+@pytest.fixture(scope="module")
+def coarse_hnsw_shard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """2,000 random points (and their BM25 vectors) under an HNSW graph too coarse to
+    find all true neighbours.
+
+    The engine walks an HNSW graph only above its indexing and full-scan thresholds
+    (10,000 KB of vectors by default); both are lowered so that a small shard has a
+    graph, and the graph is built sparse (m=4, ef_construct=8) so that it misses some
+    of the true nearest points.
+    """
+    path = tmp_path_factory.mktemp("coarse") / "edge"
+    rng = np.random.default_rng(7)
+    points = _unit(rng.standard_normal((2000, 32)))
+    queries = _unit(rng.standard_normal((6, 32)))
+    store = EdgeVectorStore(
+        path,
+        embedding=TableEmbedding(points, queries),
+        dense_size=32,
+        sparse_embedding=Bm25SparseEmbeddings(),
+        hnsw_config=qe.HnswIndexConfig(m=4, ef_construct=8, full_scan_threshold=1),
+        optimizers=qe.EdgeOptimizersConfig(indexing_threshold=1),
+    )
+    metadatas = [{"tenant": "small" if i % 20 == 0 else "large"} for i in range(len(points))]
+    store.add_texts([f"p{i}" for i in range(len(points))], metadatas)
+    store.optimize()
+    store.close()
+    np.save(path.parent / "points.npy", points)
+    np.save(path.parent / "queries.npy", queries)
+    yield path
+
+
+def _true_nearest(points: np.ndarray, query: np.ndarray, k: int, among: list[int]) -> list[str]:
+    """The page contents ("p<i>") of the k points of `among` nearest to the query."""
+    scores = points[among] @ query
+    return [f"p{among[i]}" for i in np.argsort(-scores, kind="stable")[:k]]
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "hybrid"])
+def test_dense_search_is_exact_up_to_a_number_of_points_per_result_read(
+    coarse_hnsw_shard: Path, sparse: bool
+) -> None:
+    points = np.load(coarse_hnsw_shard.parent / "points.npy")
+    queries = np.load(coarse_hnsw_shard.parent / "queries.npy")
+    everyone = list(range(len(points)))
+    small = [i for i in everyone if i % 20 == 0]  # the 100 points of tenant "small"
+    k = 50  # HNSW reads at least 100 candidates: the size limit is 100 x per_result
+
+    def store(per_result: int) -> EdgeVectorStore:
+        return EdgeVectorStore(
+            coarse_hnsw_shard,
+            embedding=TableEmbedding(points, queries),
+            dense_size=32,
+            sparse_embedding=Bm25SparseEmbeddings() if sparse else None,
+            exact_search_points_per_result=per_result,
+        )
+
+    def ranking(
+        edge: EdgeVectorStore, j: int, flt: models.Filter | None, depth: int | None = None
+    ) -> list[str]:
+        if sparse:  # the dense branch of a hybrid query: no query term matches "p<i>"
+            found = edge.similarity_search_with_score_batch([f"q{j}"], k=k, filter=flt, depth=depth)
+            return [d.page_content for d, _ in found[0]]
+        found = edge.similarity_search_with_score(f"q{j}", k=k, filter=flt, depth=depth)
+        return [d.page_content for d, _ in found]
+
+    def exact(j: int, among: list[int]) -> list[str]:
+        return _true_nearest(points, queries[j], k, among)
+
+    tenant = models.Filter(
+        must=[models.FieldCondition(key=_key("tenant"), match=models.MatchValue(value="small"))]
+    )
+    edge = store(len(points) // 100)
+    try:
+        assert all(ranking(edge, j, None) == exact(j, everyone) for j in range(len(queries)))
+    finally:
+        edge.close()
+    edge = store(0)
+    try:
+        # The coarse graph misses true neighbours: the setting did choose the graph.
+        assert any(ranking(edge, j, None) != exact(j, everyone) for j in range(len(queries)))
+    finally:
+        edge.close()
+    edge = store(1)
+    try:
+        # 100 x 1: the tenant's 100 points are few enough for an exact search, the
+        # shard's 2,000 are not, unless the search reads 2,000 deep.
+        assert all(ranking(edge, j, tenant) == exact(j, small) for j in range(len(queries)))
+        assert any(ranking(edge, j, None) != exact(j, everyone) for j in range(len(queries)))
+        assert all(
+            ranking(edge, j, None, depth=len(points)) == exact(j, everyone)
+            for j in range(len(queries))
+        )
+    finally:
+        edge.close()
+
+
+def test_exact_and_hnsw_search_rank_a_small_real_index_alike(tmp_path: Path) -> None:
+    # With the engine's default graph (m=16, ef_construct=100), searched through even
+    # though the index is small, HNSW finds the true neighbours of a small index: the
+    # exact search gives the same top k, scores and all.
+    dense = DeterministicFakeEmbedding(size=DIM)
+    texts = [f"{TEXTS[i % len(TEXTS)]} ({i})" for i in range(200)]
+    rankings = []
+    for per_result in (0, 40):
+        edge = EdgeVectorStore(
+            tmp_path / f"edge-{per_result}",
+            embedding=dense,
+            sparse_embedding=Bm25SparseEmbeddings(),
+            exact_search_points_per_result=per_result,
+            hnsw_config=qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=1),
+            optimizers=qe.EdgeOptimizersConfig(indexing_threshold=1),
+        )
+        try:
+            edge.add_texts(texts, ids=[str(uuid.UUID(int=i + 1)) for i in range(len(texts))])
+            edge.optimize()
+            queries = ["refund of gift cards", "warranty for the battery", "shipping days"]
+            found = edge.similarity_search_with_score_batch(queries, k=20, depth=60)
+            rankings.append([[(d.id, s) for d, s in r] for r in found])
+        finally:
+            edge.close()
+    for hnsw, exact in zip(*rankings, strict=True):
+        assert_same_ranking(exact, hnsw)

@@ -27,6 +27,7 @@ from support.paths import SAMPLE
 from support.rankings import assert_same_ranking
 from support.services import make_settings
 from threadline.knowledge.documents import SourceDocument
+from threadline.knowledge.edge import DEFAULT_EXACT_SEARCH_POINTS_PER_RESULT, EdgeVectorStore
 from threadline.knowledge.embeddings import EmbeddingSetup
 from threadline.knowledge.engines import edge_shard_path
 from threadline.knowledge.index import KnowledgeBase, ScoredChunk, SearchFilters
@@ -270,3 +271,17 @@ def test_edge_reads_run_while_ingesting(tmp_path: Path) -> None:
     assert not errors
     assert len(kb.document_chunks("changing")) == 1
     kb.close()
+
+
+def test_the_exact_search_size_comes_from_the_settings(tmp_path: Path) -> None:
+    # THREADLINE_EXACT_SEARCH_POINTS_PER_RESULT reaches the embedded engine's dense searches,
+    # and its default is the crossover the store was measured with.
+    default = make_settings(tmp_path / "default")
+    assert default.exact_search_points_per_result == DEFAULT_EXACT_SEARCH_POINTS_PER_RESULT
+    settings = make_settings(tmp_path / "set", exact_search_points_per_result=7)
+    kb = KnowledgeBase(settings, embeddings=_setup("hybrid"))
+    try:
+        store = kb._engine.store
+        assert isinstance(store, EdgeVectorStore) and store.exact_search_points_per_result == 7
+    finally:
+        kb.close()

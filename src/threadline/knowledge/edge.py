@@ -63,6 +63,7 @@ from threadline.knowledge.edge_translation import to_edge_filter, to_point_id
 from threadline.knowledge.embeddings import embed_queries
 
 __all__ = [
+    "DEFAULT_EXACT_SEARCH_POINTS_PER_RESULT",
     "DEFAULT_INDEXED_FIELDS",
     "ID_KEY",
     "DEFAULT_RRF_K",
@@ -81,6 +82,18 @@ ID_KEY = "lc_id"
 DEFAULT_INDEXED_FIELDS = ("tenant", "doc_id", "source", "source_app", "workspace")
 # Qdrant's RRF constant when a query does not set one (server and qdrant-client alike).
 DEFAULT_RRF_K = 2
+# A dense search scores every point its filter matches (exact search) instead of walking
+# the HNSW graph when they are at most this many per result read (`_dense_params`).
+# Measured on batches of 4 MiniLM queries (engine CPU, 2-vCPU EPYC), exact / HNSW: on
+# clustered vectors (MTRAG passages and noisy copies of them), read 270 deep as a turn
+# reads, 3.2 / 3.9 ms at 7,000 points, 4.2 / 4.2 at 10,000, 5.1 / 4.3 at 12,000, 8.1 /
+# 4.9 at 20,000; read 39 deep (ef 100), 1.9 / 1.2 at 7,000 and 3.7 / 2.0 at 10,000. Both
+# crossovers are about 40 points per result (of 270, and of the 100 HNSW reads at least).
+# On the turns benchmark's random vectors, 270 deep at 10,000: 4.9 / 11.6 ms, HNSW
+# finding 81% of the exact 270.
+DEFAULT_EXACT_SEARCH_POINTS_PER_RESULT = 40
+# The fewest candidates HNSW reads (Qdrant's `ef` when a search does not set one).
+_HNSW_MIN_EF = 100
 _CONFIG_FILE = "edge_config.json"
 
 
@@ -107,6 +120,11 @@ class EdgeVectorStore(VectorStore):
         batch_size: Points per upsert in :meth:`add_texts`.
         search_threads: Threads of the shard's search pool; default: the cores this
             process may run on (the engine's own default was 8 on a 2-core machine).
+        exact_search_points_per_result: Dense searches whose filter matches at most this
+            many points per result read score them all exactly rather than through the
+            HNSW graph (0: never); see :meth:`_dense_params`.
+        hnsw_config: The HNSW index of a new shard (the engine's default when omitted).
+        optimizers: The optimizer settings of a new shard (idem).
 
     Raises:
         ValueError: when no embeddings are given, or the shard on disk was created for
@@ -129,6 +147,9 @@ class EdgeVectorStore(VectorStore):
         rrf_k: int = DEFAULT_RRF_K,
         batch_size: int = 256,
         search_threads: int | None = None,
+        exact_search_points_per_result: int = DEFAULT_EXACT_SEARCH_POINTS_PER_RESULT,
+        hnsw_config: qe.HnswIndexConfig | None = None,
+        optimizers: qe.EdgeOptimizersConfig | None = None,
     ) -> None:
         """Open the shard at `path`, creating it if needed (arguments: see the class)."""
         if embedding is None and sparse_embedding is None:
@@ -145,6 +166,9 @@ class EdgeVectorStore(VectorStore):
         # More search threads than cores only contend: on 2 cores, 8 pool threads cost a
         # turn's 4-query batch 5-10% more CPU than 1 or 2 (the results are the same).
         self.search_threads = search_threads or len(os.sched_getaffinity(0))
+        self.exact_search_points_per_result = exact_search_points_per_result
+        self._hnsw_config = hnsw_config
+        self._optimizers = optimizers
         if embedding is not None and sparse_embedding is not None:
             self.retrieval_mode = RetrievalMode.HYBRID
         elif embedding is not None:
@@ -176,7 +200,11 @@ class EdgeVectorStore(VectorStore):
             # Our BM25 vectors carry term frequencies only; the engine supplies the IDF.
             sparse = {self.sparse_vector_name: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
         return qe.EdgeConfig(
-            vectors=vectors, sparse_vectors=sparse, max_search_threads=self.search_threads
+            vectors=vectors,
+            sparse_vectors=sparse,
+            hnsw_config=self._hnsw_config,
+            optimizers=self._optimizers,
+            max_search_threads=self.search_threads,
         )
 
     def _open(self) -> qe.EdgeShard:
@@ -378,14 +406,16 @@ class EdgeVectorStore(VectorStore):
             **kwargs: Ignored (accepted for `VectorStore` compatibility).
         """
         dense = self._query_vectors([query])[0]
+        edge_filter = to_edge_filter(filter)
         request = self._query_request(
             query,
             dense,
             k,
-            to_edge_filter(filter),
+            edge_filter,
             score_threshold=score_threshold,
             offset=offset,
             depth=depth,
+            dense_params=self._dense_params(edge_filter, max(k, depth or k) + offset),
         )
         return [(self._document(p), p.score) for p in self._shard.query(request)[:k]]
 
@@ -416,8 +446,9 @@ class EdgeVectorStore(VectorStore):
             return []
         edge_filter = to_edge_filter(filter)
         vectors = self._query_vectors(list(queries))
+        params = self._dense_params(edge_filter, max(k, depth or k))
         requests = [
-            self._query_request(query, dense, k, edge_filter, depth=depth)
+            self._query_request(query, dense, k, edge_filter, depth=depth, dense_params=params)
             for query, dense in zip(queries, vectors, strict=True)
         ]
         results = self._shard.query_batch(qe.QueryBatchRequest(requests))
@@ -429,6 +460,29 @@ class EdgeVectorStore(VectorStore):
             return [None] * len(queries)
         return [_dense(v) for v in embed_queries(self._embedding, queries)]
 
+    def _dense_params(self, edge_filter: qe.Filter | None, reads: int) -> qe.SearchParams | None:
+        """Exact search for a dense query whose filter matches few points, else None.
+
+        Exact search compares the query with every point the filter matches; HNSW
+        visits part of the graph, in proportion to the candidates it reads (`reads`, at
+        least 100). A turn reads each ranking 270 deep (`FusionConfig.depth` and the
+        hybrid prefetch), so HNSW compares the query with thousands of points anyway,
+        in random memory order, and still misses some of the true nearest: up to about
+        40 points per result read (10,800 for a turn's search) exact search costs no
+        more CPU and is exact. The engine itself switches to a full scan below 10,000 KB
+        of matching vectors (6,666 of MiniLM's), whatever the depth. The engine's
+        approximate count (from its payload indexes) is enough to choose.
+
+        Args:
+            edge_filter: The search's filter.
+            reads: How many results the dense search reads.
+        """
+        if self._embedding is None or self.exact_search_points_per_result <= 0:
+            return None
+        most = self.exact_search_points_per_result * max(reads, _HNSW_MIN_EF)
+        matching = self._shard.count(qe.CountRequest(exact=False, filter=edge_filter))
+        return qe.SearchParams(exact=True) if matching <= most else None
+
     def _query_request(
         self,
         query: str,
@@ -439,6 +493,7 @@ class EdgeVectorStore(VectorStore):
         score_threshold: float | None = None,
         offset: int = 0,
         depth: int | None = None,
+        dense_params: qe.SearchParams | None = None,
     ) -> qe.QueryRequest:
         """Return the shard request for one query in this store's retrieval mode.
 
@@ -449,7 +504,8 @@ class EdgeVectorStore(VectorStore):
         query asks `depth` points, since the HNSW search widens with its limit, and the
         caller keeps the first `k`. Either way the payloads of the points nobody keeps
         are not read: converting them to Python was most of a search's cost when a
-        turn's rankings were read deep (`FusionConfig.depth`).
+        turn's rankings were read deep (`FusionConfig.depth`). `dense_params` are the
+        dense branch's search parameters (see :meth:`_dense_params`).
         """
         depth = max(k, depth or k)
         request = partial(
@@ -463,13 +519,21 @@ class EdgeVectorStore(VectorStore):
         )
         if self.retrieval_mode is RetrievalMode.HYBRID:
             assert dense is not None and self._sparse_embedding is not None
-            branches = [
-                qe.Query.Nearest(dense, using=self.vector_name),
-                qe.Query.Nearest(self._sparse_query(query), using=self.sparse_vector_name),
-            ]
             return request(
                 prefetches=[
-                    qe.Prefetch(limit=depth, query=q, filter=edge_filter) for q in branches
+                    qe.Prefetch(
+                        limit=depth,
+                        query=qe.Query.Nearest(dense, using=self.vector_name),
+                        filter=edge_filter,
+                        params=dense_params,
+                    ),
+                    qe.Prefetch(
+                        limit=depth,
+                        query=qe.Query.Nearest(
+                            self._sparse_query(query), using=self.sparse_vector_name
+                        ),
+                        filter=edge_filter,
+                    ),
                 ],
                 # The stub's ScoringQueryType omits Fusion.Rrf, which the binding takes.
                 query=qe.Fusion.Rrf(k=self.rrf_k),  # type: ignore[arg-type]
@@ -477,7 +541,9 @@ class EdgeVectorStore(VectorStore):
             )
         if self.retrieval_mode is RetrievalMode.DENSE:
             assert dense is not None
-            return request(query=qe.Query.Nearest(dense, using=self.vector_name))
+            return request(
+                query=qe.Query.Nearest(dense, using=self.vector_name), params=dense_params
+            )
         return request(
             query=qe.Query.Nearest(self._sparse_query(query), using=self.sparse_vector_name)
         )
@@ -510,14 +576,16 @@ class EdgeVectorStore(VectorStore):
         """
         if self._embedding is None:
             raise ValueError("this store has no dense vectors")
+        edge_filter = to_edge_filter(filter)
         request = qe.QueryRequest(
             limit=k,
             offset=offset,
             query=qe.Query.Nearest(_dense(embedding), using=self.vector_name),
-            filter=to_edge_filter(filter),
+            filter=edge_filter,
             score_threshold=score_threshold,
             with_payload=True,
             with_vector=False,
+            params=self._dense_params(edge_filter, k + offset),
         )
         return [(self._document(p), p.score) for p in self._shard.query(request)]
 

@@ -26,7 +26,12 @@ from langchain_core.vectorstores import VectorStore
 from langchain_qdrant import QdrantVectorStore, RetrievalMode
 from qdrant_client import QdrantClient, models
 
-from threadline.knowledge.edge import DEFAULT_INDEXED_FIELDS, EdgeVectorStore, to_edge_filter
+from threadline.knowledge.edge import (
+    DEFAULT_EXACT_SEARCH_POINTS_PER_RESULT,
+    DEFAULT_INDEXED_FIELDS,
+    EdgeVectorStore,
+    to_edge_filter,
+)
 from threadline.knowledge.embeddings import EmbeddingSetup
 from threadline.knowledge.sparse import sparse_vector_params
 from threadline.settings import Settings
@@ -244,6 +249,8 @@ class EdgeEngine(VectorEngine):
         path: The shard directory.
         embeddings: Which vectors the shard holds.
         indexed_fields: The metadata fields filters use (keyword indexes).
+        exact_search_points_per_result: Dense searches over at most this many matching
+            points per result read are exact (`EdgeVectorStore`).
     """
 
     name = "edge"
@@ -254,6 +261,8 @@ class EdgeEngine(VectorEngine):
         path: Path,
         embeddings: EmbeddingSetup,
         indexed_fields: Sequence[str] = DEFAULT_INDEXED_FIELDS,
+        *,
+        exact_search_points_per_result: int = DEFAULT_EXACT_SEARCH_POINTS_PER_RESULT,
     ) -> None:
         try:
             self._store = EdgeVectorStore(
@@ -265,6 +274,7 @@ class EdgeEngine(VectorEngine):
                 sparse_vector_name=SPARSE_VECTOR,
                 metadata_payload_key=METADATA,
                 indexed_fields=indexed_fields,
+                exact_search_points_per_result=exact_search_points_per_result,
             )
         except Exception as exc:  # the binding raises bare Exception
             # The engine locks its write-ahead log; a second process gets WouldBlock.
@@ -371,7 +381,12 @@ def open_engine(
             name=name if client is None else _client_kind(client),
             indexed_fields=indexed_fields,
         )
-    return EdgeEngine(edge_shard_path(settings), embeddings, indexed_fields)
+    return EdgeEngine(
+        edge_shard_path(settings),
+        embeddings,
+        indexed_fields,
+        exact_search_points_per_result=settings.exact_search_points_per_result,
+    )
 
 
 def _client_kind(client: QdrantClient) -> str:
