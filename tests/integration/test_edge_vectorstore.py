@@ -12,7 +12,6 @@ local mode, which stands in for a Qdrant server (same client code path as
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import threading
@@ -513,28 +512,51 @@ def test_a_search_read_deep_returns_the_head_of_the_deep_ranking(
         edge.close()
 
 
-def _search_pool_threads() -> int:
+_POOL_THREADS = """
+import os, sys
+from pathlib import Path
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from threadline.knowledge.edge import EdgeVectorStore
+
+def pool_threads():
     tasks = Path("/proc/self/task")
     return sum((t / "comm").read_text().startswith("edge-search") for t in tasks.iterdir())
+
+threads = sys.argv[2]
+store = EdgeVectorStore(
+    sys.argv[1], embedding=DeterministicFakeEmbedding(size=6), sparse_embedding=None,
+    **({} if threads == "default" else {"search_threads": int(threads)}),
+)
+store.add_texts(["refund policy", "shipping times"], [{"i": 0}, {"i": 1}])
+assert store.similarity_search("refund", k=2)
+print(pool_threads(), len(os.sched_getaffinity(0)))
+"""
+
+
+def _pool_threads_of_a_new_store(path: Path, search_threads: str) -> tuple[int, int]:
+    """(search pool threads, usable cores) in a process holding one store and nothing else.
+
+    A process of its own: in the test process, the pool threads of stores that other
+    tests closed may still be exiting while they are counted.
+    """
+    done = subprocess.run(
+        [sys.executable, "-c", _POOL_THREADS, str(path), search_threads],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    threads, cores = done.stdout.split()
+    return int(threads), int(cores)
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
 def test_the_search_pool_has_a_thread_per_usable_core(tmp_path: Path) -> None:
     # More search threads than cores only contend with the query embedding and the
     # rest of a turn (the engine's default was 8 pool threads on 2 cores).
-    before = _search_pool_threads()
-    edge = EdgeVectorStore(tmp_path / "edge", embedding=_dense(), sparse_embedding=None)
-    try:
-        edge.add_texts(TEXTS, METADATAS, ids=IDS)
-        assert edge.similarity_search("refund", k=2)
-        assert _search_pool_threads() - before == len(os.sched_getaffinity(0))
-    finally:
-        edge.close()
-    other = EdgeVectorStore(tmp_path / "other", embedding=_dense(), search_threads=1)
-    try:
-        assert _search_pool_threads() - before == 1
-    finally:
-        other.close()
+    threads, cores = _pool_threads_of_a_new_store(tmp_path / "edge", "default")
+    assert threads == cores
+    assert _pool_threads_of_a_new_store(tmp_path / "other", "1") == (1, cores)
 
 
 # --- exact dense search below a size -----------------------------------------------------
