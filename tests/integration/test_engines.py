@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections.abc import Iterator
 from functools import cache
 from hashlib import blake2b
@@ -285,3 +286,40 @@ def test_the_exact_search_size_comes_from_the_settings(tmp_path: Path) -> None:
         assert isinstance(store, EdgeVectorStore) and store.exact_search_points_per_result == 7
     finally:
         kb.close()
+
+
+def test_a_server_on_the_local_engine_starts_and_serves_documents_turns_and_past_chats(
+    tmp_path: Path,
+) -> None:
+    # The documents and the conversation index are two collections in one folder, and
+    # the local mode locks its folder per client: the second client failed the start.
+    import httpx
+
+    from support.server import Server
+
+    (tmp_path / "data").mkdir()
+    server = Server(
+        tmp_path / "data",
+        THREADLINE_VECTOR_ENGINE="local",
+        THREADLINE_EMBEDDINGS="sparse",
+        THREADLINE_LLM="offline",
+    )
+    try:
+        note = b"# Cold storage\n\nThe zebra-quartz procedure moves logs to cold storage.\n"
+        files = {"file": ("zq.md", note, "text/markdown")}
+        upload = httpx.post(f"{server.url}/documents", files=files, timeout=60)
+        assert upload.status_code == 201, upload.text
+        turn = server.chat(query="What does the zebra-quartz procedure do?")
+        assert "cold storage" in turn["answer"]
+        closed = httpx.post(f"{server.url}/sessions/{turn['session_id']}/close", timeout=60)
+        assert closed.status_code == 200, closed.text
+        deadline = time.monotonic() + 60
+        found: list = []
+        while not found and time.monotonic() < deadline:  # the worker indexes it
+            search = httpx.get(f"{server.url}/conversations/search?q=zebra-quartz", timeout=60)
+            assert search.status_code == 200, search.text
+            found = search.json()["data"]
+            time.sleep(0.3)
+        assert [hit["session_id"] for hit in found] == [turn["session_id"]]
+    finally:
+        server.stop()

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,9 +22,9 @@ from threadline.api.main import create_app
 from threadline.services import Services
 
 
-def write_on_full_disk(data_dir: Path, write: str) -> dict:
+def write_on_full_disk(data_dir: Path, write: str, *options: str) -> dict:
     result = subprocess.run(
-        [sys.executable, "-m", "support.full_disk", str(data_dir), write],
+        [sys.executable, "-m", "support.full_disk", str(data_dir), write, *options],
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
         capture_output=True,
         text=True,
@@ -98,3 +99,53 @@ def test_every_route_that_writes_documents_507_and_no_read_does(tmp_path: Path) 
         ("POST", "/sessions/{session_id}/regenerate"),
     } <= documented
     assert not {(method, path) for method, path in documented if method == "GET"}
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 96 MB tmpfs of the test's own, unmounted at the end (skipped where mount is denied).
+
+    The file-size limit cannot stand for a full disk in SQLite: it retries a short write
+    and reports the EFBIG that follows as a disk I/O error; a real ENOSPC is
+    SQLITE_FULL ("database or disk is full"), which needs a real full file system.
+    """
+    mount_point = tmp_path / "disk"
+    mount_point.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", str(mount_point)],
+        capture_output=True,
+        text=True,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", str(mount_point)], check=True)
+
+
+def test_a_document_delete_on_a_full_disk_in_the_local_engine_answers_507(small_disk):
+    # qdrant-client's local mode keeps its points in SQLite, whose "database or disk
+    # is full" is an sqlite3 error, not an OSError: it answered 500 internal_error.
+    seen = write_on_full_disk(small_disk / "data", "delete-document", "local", "filled")
+
+    assert seen["status"] == 507, seen["body"]
+    assert seen["body"]["error"]["code"] == "storage_full"
+    assert seen["after"] == seen["before"]
+    assert seen["temp_files"] == []
+
+
+@pytest.mark.parametrize("engine", ["local", "edge"])
+def test_a_session_deleted_on_a_full_disk_is_deleted_and_its_chunks_go_on_the_next_pass(
+    small_disk, engine
+):
+    # The store deletes the session (an unlink needs no space); the conversation index
+    # could not be written, and its error answered the done delete with a 500.
+    seen = write_on_full_disk(small_disk / "data", "delete-session", engine, "filled")
+
+    assert seen["status"] == 200, seen["body"]
+    [session] = seen["before"]["sessions"]
+    assert seen["before"]["indexed"] == [session]
+    assert seen["after"]["sessions"] == []
+    assert seen["after"]["indexed_after_pass"] == []
+    assert seen["temp_files"] == []

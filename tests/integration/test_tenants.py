@@ -179,3 +179,52 @@ def test_no_session_route_reaches_another_tenants_or_apps_session(client):
     assert after.json() == before
     listed = client.get("/sessions", params={"caller_app": "web"}, headers=B).json()
     assert sid not in [s["id"] for s in listed["data"]]
+
+
+# Routes that name a thread in their body or a header rather than their path: a turn
+# there must land in the caller's own scope, never in the victim's session.
+THREAD_WRITES = [
+    ("post", "/chat", {"query": "hello", "thread_id": "{sid}"}, {}),
+    ("post", "/chat", {"query": "hello", "session_id": "{sid}"}, {}),
+    ("post", "/chat/stream", {"query": "hello", "thread_id": "{sid}"}, {}),
+    (
+        "post",
+        "/v1/chat/completions",
+        {"model": "threadline", "messages": [{"role": "user", "content": "hello"}]},
+        {"X-Threadline-Thread-Id": "{sid}"},
+    ),
+    ("post", "/sessions/import?session_id={sid}", "export", {}),
+]
+
+
+def test_no_thread_named_in_a_body_or_header_reaches_another_tenants_or_apps_session(client):
+    web = auth(KEY_WEB)
+    sid = "sweep-thread-victim"
+    created = client.post(
+        "/chat", json={"query": "hello", "thread_id": sid, "caller_app": "web"}, headers=web
+    )
+    assert created.status_code == 200, created.text
+    own = client.get(f"/sessions/{sid}/messages", params={"caller_app": "web"}, headers=web)
+    before = own.json()
+    exported = client.get(
+        f"/sessions/{sid}/export", params={"format": "json", "caller_app": "web"}, headers=web
+    ).json()
+    for method, template, body, extra in THREAD_WRITES:
+        url = template.format(sid=sid)
+        join = "&" if "?" in url else "?"
+        payload = exported if body == "export" else body
+        if isinstance(payload, dict) and body != "export":
+            payload = {
+                k: (v.format(sid=sid) if isinstance(v, str) else v) for k, v in payload.items()
+            }
+        for who, headers, app in [
+            ("another tenant", B, "web"),
+            ("another app of the tenant", A, "default"),
+        ]:
+            sent = {**headers, **{k: v.format(sid=sid) for k, v in extra.items()}}
+            response = client.request(
+                method, f"{url}{join}caller_app={app}", headers=sent, json=payload
+            )
+            assert response.status_code < 500, (who, method, url, response.text)
+        after = client.get(f"/sessions/{sid}/messages", params={"caller_app": "web"}, headers=web)
+        assert after.json() == before, (method, url)

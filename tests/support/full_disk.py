@@ -1,6 +1,8 @@
 """One write of the API on a full disk, in a child process: what the client gets, what is kept.
 
-Run as `python -m support.full_disk <data_dir> <write>`. The child builds the real
+Run as `python -m support.full_disk <data_dir> <write> [engine] [how]`: `engine` is
+the embedded vector engine (`edge`, `local`); `how` is `rlimit` (below) or `filled`
+(`FilledDisk`: the data directory's own small file system filled up). The child builds the real
 services over `data_dir`, prepares what the write needs, then sets its own file-size
 limit to 0 bytes with SIGXFSZ ignored: from there every write to a file fails with
 EFBIG, as on a full disk. It makes the one request, lifts the limit, and prints one
@@ -10,6 +12,7 @@ child only, so the test process keeps writing normally.
 
 from __future__ import annotations
 
+import errno
 import json
 import resource
 import signal
@@ -22,6 +25,7 @@ from fastapi.testclient import TestClient
 
 from support.services import make_services
 from threadline.api.main import create_app
+from threadline.conversations.worker import ConversationIndexer
 
 FIRST = "What SLA applies to the enterprise plan?"
 CATALOG = {"products": [{"id": "fd-1", "name": "Orbit Lamp", "brand": "Orbit", "price_usd": 40}]}
@@ -38,6 +42,32 @@ class FullDisk:
 
     def __exit__(self, *_: object) -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, self._saved)
+
+
+class FilledDisk:
+    """While inside, the file system holding `folder` has no free block: ENOSPC for real.
+
+    A filler file beside `folder` takes every free block and is removed on the way
+    out. Meant for a small file system of the test's own (a tmpfs it mounted):
+    SQLite reports ENOSPC as SQLITE_FULL, which the file-size limit cannot produce.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.filler = folder.parent / "filler"
+
+    def __enter__(self) -> None:
+        block = b"\0" * (1 << 20)
+        with self.filler.open("wb", buffering=0) as out:
+            for size in (1 << 20, 4096, 1):
+                try:
+                    while True:
+                        out.write(block[:size])
+                except OSError as exc:
+                    if exc.errno != errno.ENOSPC:
+                        raise
+
+    def __exit__(self, *_: object) -> None:
+        self.filler.unlink()
 
 
 def user_turns(client: TestClient, thread: str) -> list[str]:
@@ -71,6 +101,12 @@ def prepare(
             lambda: kb.ingest_paths([source]).errors,
             lambda: sorted(p.name for p in kb.catalog.products("default")),
         )
+    if write == "delete-document":
+        doc = sorted(d["doc_id"] for d in client.get("/documents").json()["data"])[0]
+        return (
+            lambda: client.delete(f"/documents/{doc}"),
+            lambda: sorted(d["doc_id"] for d in client.get("/documents").json()["data"]),
+        )
     if write == "v1":
         body = {"model": "threadline", "messages": [{"role": "user", "content": FIRST}]}
         return (
@@ -96,6 +132,21 @@ def prepare(
             lambda: client.post(rate, json={"rating": "down", "reason": "incomplete"}),
             lambda: client.get(f"/sessions/{thread}/messages").json()["data"][-1]["metadata"],
         )
+    if write == "delete-session":
+        index = client.app.state.services.conversations
+        ConversationIndexer(client.app.state.services.store, index).run_once(force=True)
+
+        def read_back() -> dict[str, list[str]]:
+            indexed = sorted(k[2] for k in index.indexed_versions())
+            # The worker's next pass: it forgets indexed sessions the store lacks.
+            ConversationIndexer(client.app.state.services.store, index).run_once()
+            return {
+                "sessions": sorted(s["id"] for s in client.get("/sessions").json()["data"]),
+                "indexed": indexed,
+                "indexed_after_pass": sorted(k[2] for k in index.indexed_versions()),
+            }
+
+        return lambda: client.delete(f"/sessions/{thread}"), read_back
     if write == "import":
         exported = client.get(f"/sessions/{thread}/export?format=json").json()
         return (
@@ -105,13 +156,13 @@ def prepare(
     raise SystemExit(f"unknown write {write!r}")
 
 
-def main(data_dir: Path, write: str) -> None:
-    services = make_services(data_dir)
+def main(data_dir: Path, write: str, engine: str = "edge", how: str = "rlimit") -> None:
+    services = make_services(data_dir, vector_engine=engine)
     try:
         with TestClient(create_app(services), raise_server_exceptions=False) as client:
             attempt, read_back = prepare(client, data_dir, write)
             before = read_back()
-            with FullDisk():
+            with FullDisk() if how == "rlimit" else FilledDisk(data_dir):
                 response = attempt()
             after = read_back()
     finally:
@@ -131,4 +182,4 @@ def main(data_dir: Path, write: str) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), sys.argv[2])
+    main(Path(sys.argv[1]), *sys.argv[2:])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
@@ -41,6 +42,9 @@ _HTTP_CODES = {
 
 # A full disk, a file over the process's size limit, a user's quota used up.
 _STORAGE_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
+# SQLite's "database or disk is full": its word for ENOSPC (the embedded index of
+# qdrant-client's local mode, the queries log), which it raises as its own error.
+_SQLITE_FULL = 13
 
 STORAGE_FULL_STATUS = 507
 STORAGE_FULL_CODE = "storage_full"
@@ -67,9 +71,17 @@ def is_storage_full(exc: BaseException) -> bool:
     while current is not None and id(current) not in seen:
         if isinstance(current, OSError) and current.errno in _STORAGE_FULL_ERRNOS:
             return True
+        if isinstance(current, sqlite3.Error) and _sqlite_primary_code(current) == _SQLITE_FULL:
+            return True
         seen.add(id(current))
         current = current.__cause__ or current.__context__
     return False
+
+
+def _sqlite_primary_code(exc: sqlite3.Error) -> int | None:
+    """Return the primary result code of a SQLite error (its extended code's low byte)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return None if code is None else code & 0xFF
 
 
 def http_error_code(status: int) -> str:
@@ -164,10 +176,14 @@ def install_error_handlers(app: FastAPI) -> None:
             409, "session_corrupt", "This session's file is damaged; it is kept for repair."
         )
 
+    # OSError: the files (JSON store, uploads); sqlite3.Error: SQLite files it does not
+    # raise OSError for (qdrant-client's local mode).
     @app.exception_handler(OSError)
-    async def _os_error(_: Request, exc: OSError) -> JSONResponse:
+    @app.exception_handler(sqlite3.Error)
+    async def _storage_error(_: Request, exc: Exception) -> JSONResponse:
         if is_storage_full(exc):
-            # Every write is atomic (temp file, rename): the failed one left no trace.
+            # The store's writes are atomic (temp file and rename, one transaction): the
+            # failed one left no trace. An index delete cut short is finished by its retry.
             log.error("storage full: %s", exc)
             return error_response(STORAGE_FULL_STATUS, STORAGE_FULL_CODE, STORAGE_FULL_MESSAGE)
         return _internal_error(exc)

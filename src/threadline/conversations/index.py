@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,7 +126,8 @@ class ConversationIndex:
         )
         self.batch_size = batch_size
         # Two indexing calls at once (the worker and a close) would both embed a session.
-        self._write_lock = threading.Lock()
+        # Reentrant: a write reads the stored hashes under it (see `_reading`).
+        self._write_lock = threading.RLock()
 
     @property
     def embedding_name(self) -> str:
@@ -135,6 +137,14 @@ class ConversationIndex:
     def close(self) -> None:
         """Release the engine."""
         self.engine.close()
+
+    def _reading(self) -> AbstractContextManager[Any]:
+        """Return the lock a read needs: none when the engine takes concurrent use.
+
+        qdrant-client's local mode does not: a search beside the worker's write would
+        read its collection while it changes.
+        """
+        return nullcontext() if self.engine.concurrent_reads else self._write_lock
 
     # ------------------------------------------------------------------ reading state
 
@@ -150,20 +160,23 @@ class ConversationIndex:
         must: list[models.Condition] = [match_value("chunk_type", "session_summary")]
         if tenant is not None:
             must.append(match_value("tenant", tenant))
-        return {
-            (m["tenant"], m["caller_app"], m["session_id"]): m.get("session_updated_at", "")
-            for m in self.engine.metadatas(models.Filter(must=must))
-        }
+        with self._reading():
+            return {
+                (m["tenant"], m["caller_app"], m["session_id"]): m.get("session_updated_at", "")
+                for m in self.engine.metadatas(models.Filter(must=must))
+            }
 
     def session_chunks(self, key: SessionKey) -> list[dict[str, Any]]:
         """Payloads of one session's indexed chunks, in sequence order."""
-        found = list(self.engine.metadatas(session_filter(key)))
+        with self._reading():
+            found = list(self.engine.metadatas(session_filter(key)))
         return sorted(found, key=lambda m: int(m.get("sequence_order", 0)))
 
     def count(self, *, tenant: str | None = None) -> int:
         """Count the indexed chunks (of one tenant when given)."""
         flt = None if tenant is None else models.Filter(must=[match_value("tenant", tenant)])
-        return self.engine.count(flt)
+        with self._reading():
+            return self.engine.count(flt)
 
     # ------------------------------------------------------------------ writing
 
@@ -276,7 +289,8 @@ class ConversationIndex:
         types = [t for t in chunk_types if t in _INDEXED_TYPES]
         if not query.strip() or not types or k <= 0:
             return []
-        found = self.engine.search(query, k, scope_filter(tenant, caller_app, types))
+        with self._reading():
+            found = self.engine.search(query, k, scope_filter(tenant, caller_app, types))
         return [ConversationHit(dict(doc.metadata), float(score)) for doc, score in found]
 
 

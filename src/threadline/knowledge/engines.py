@@ -15,6 +15,7 @@ All three store the same payload (``page_content`` + ``metadata``) and take the 
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -46,6 +47,7 @@ __all__ = [
     "create_qdrant_client",
     "edge_shard_path",
     "open_engine",
+    "release_qdrant_client",
 ]
 
 DENSE_VECTOR = "dense"
@@ -238,8 +240,8 @@ class QdrantClientEngine(VectorEngine):
         )
 
     def close(self) -> None:
-        """Close the client."""
-        self.client.close()
+        """Close the client (a shared local one once its last engine closes)."""
+        release_qdrant_client(self.client)
 
 
 class EdgeEngine(VectorEngine):
@@ -337,12 +339,57 @@ def retrieval_mode(setup: EmbeddingSetup) -> RetrievalMode:
 
 
 def create_qdrant_client(settings: Settings) -> QdrantClient:
-    """Connect to the configured Qdrant server, or open qdrant-client's local mode."""
+    """Connect to the configured Qdrant server, or open qdrant-client's local mode.
+
+    Close it with `release_qdrant_client`: a local client is shared (see `_LocalClients`).
+    """
     if settings.qdrant_url:
         key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
         return QdrantClient(url=settings.qdrant_url, api_key=key)
-    settings.qdrant_path.mkdir(parents=True, exist_ok=True)
-    return QdrantClient(path=str(settings.qdrant_path))
+    return _local_clients.acquire(settings.qdrant_path)
+
+
+def release_qdrant_client(client: QdrantClient) -> None:
+    """Close a client of `create_qdrant_client`; a shared local one once nothing uses it."""
+    if _local_clients.release(client):
+        client.close()
+
+
+class _LocalClients:
+    """One qdrant-client local-mode client per folder in this process, shared by its users.
+
+    The local mode locks its folder for one client: the documents' index and the
+    conversation index (two collections in the same folder) each opening their own
+    made the second fail, so a server could not start with `vector_engine=local`.
+    """
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._open: dict[Path, tuple[QdrantClient, int]] = {}
+
+    def acquire(self, path: Path) -> QdrantClient:
+        """Return the folder's client, opening it on first use."""
+        path.mkdir(parents=True, exist_ok=True)
+        key = path.resolve()
+        with self._guard:
+            client, users = self._open.get(key) or (QdrantClient(path=str(key)), 0)
+            self._open[key] = (client, users + 1)
+            return client
+
+    def release(self, client: QdrantClient) -> bool:
+        """Drop one use of `client`; True when it should close (last use, or not shared)."""
+        with self._guard:
+            for key, (shared, users) in self._open.items():
+                if shared is client:
+                    if users > 1:
+                        self._open[key] = (shared, users - 1)
+                        return False
+                    del self._open[key]
+                    return True
+        return True
+
+
+_local_clients = _LocalClients()
 
 
 def edge_shard_path(settings: Settings) -> Path:

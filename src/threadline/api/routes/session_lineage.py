@@ -8,6 +8,7 @@ branches a conversation. Deleting a session removes its indexed chunks at once
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
@@ -19,6 +20,8 @@ from threadline.api.errors import STORAGE_FULL_RESPONSES, ApiError
 from threadline.api.session_routes import ERRORS, SessionIdPath, session_public
 from threadline.conversations.index import SessionKey
 from threadline.store import Session
+
+log = logging.getLogger("threadline.api")
 
 router = APIRouter(prefix="/sessions", tags=["sessions"])
 
@@ -34,10 +37,21 @@ def lineage_public(session: Session) -> LineagePublic:
 
 
 def forget_session(app: FastAPI, key: SessionKey) -> None:
-    """Remove a deleted session's chunks from the conversation index, if one is open."""
+    """Remove a deleted session's chunks from the conversation index, if one is open.
+
+    Called once the store has deleted the session, which is the record: an index that
+    cannot be written now (a full disk) is logged, not raised. Raising would answer a
+    done delete with an error that says it failed; the chunks left behind are removed
+    by the indexing worker's next pass (it forgets indexed sessions the store lacks),
+    and search never shows them meanwhile (its windows are read from the store).
+    """
     services: Any = app.state.services
-    if "conversations" in services.__dict__:
+    if "conversations" not in services.__dict__:
+        return
+    try:
         services.conversations.delete_session(key)
+    except Exception:
+        log.exception("conversation index: chunks of deleted session %s/%s/%s kept", *key)
 
 
 @router.post(
