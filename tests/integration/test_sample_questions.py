@@ -970,3 +970,19 @@ def test_an_ellipsis_after_an_ellipsis_is_the_question_it_stood_for(hybrid_chat)
     assert result.outcome == "grounded_answer", result.answer
     assert result.answer.startswith("On the Enterprise plan, P3 incidents get a first response")
     assert {c["title"] for c in result.citations} == {"Brightwell support policy"}
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("can I print documents at home?", "et sur un wifi public ?"),
+        ("Can I use public wifi?",),
+    ],
+)
+def test_a_compound_written_closed_finds_it_written_hyphenated(hybrid_chat, messages):
+    # Declined: the handbook writes "On public Wi-Fi networks", whose terms were "wi"
+    # and "fi", and no passage held the question's "wifi".
+    *_, result = converse(hybrid_chat, *messages)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "On public Wi-Fi networks" in result.answer
+    assert result.citations[0]["section"] == "Remote work"

@@ -10,6 +10,7 @@ from qdrant_client import QdrantClient, models
 from threadline.knowledge import sparse
 from threadline.knowledge.sparse import Bm25SparseEmbeddings, sparse_vector_params, term_index
 from threadline.text import STOPWORDS, fold, is_stopword, stem, terms, tokenize
+from threadline.text.tokenize import closed_terms
 
 # --- text ------------------------------------------------------------------------------
 
@@ -271,3 +272,42 @@ def test_a_query_searches_an_irregular_forms_verb_at_half_weight() -> None:
     # The query's own word keeps its full weight when another of its words is its form.
     both = Bm25SparseEmbeddings().embed_query("lost or lose")
     assert sorted(both.values) == [1.0, 1.0]
+
+
+def test_a_hyphenated_compound_also_holds_its_closed_form() -> None:
+    # "et sur un wifi public ?" was declined: the handbook writes "public Wi-Fi networks",
+    # whose terms were "wi" and "fi" alone.
+    assert closed_terms("On public Wi-Fi networks, send an e-mail le week-end") == [
+        "wifi", "email", "weekend",
+    ]  # fmt: skip
+    # A code or a range is no compound; three parts are none either.
+    assert closed_terms("COVID-19, 9-5, face-to-face") == []
+
+
+@pytest.mark.parametrize(
+    ("document", "query", "compound"),
+    [
+        ("On public Wi-Fi networks keep the VPN on.", "wifi public", "wifi"),
+        ("Contact support by email.", "support e-mail", "email"),
+        ("Le support est fermé le week-end.", "weekend", "weekend"),
+    ],
+)
+def test_a_compound_is_found_whether_written_hyphenated_or_closed(
+    document: str, query: str, compound: str
+) -> None:
+    emb = Bm25SparseEmbeddings()
+    (doc,) = emb.embed_documents([document])
+    shared = set(doc.indices) & set(emb.embed_query(query).indices)
+    assert term_index(stem(compound)) in shared
+
+
+def test_a_closed_form_adds_no_length_to_its_document() -> None:
+    # The parts stay (a query for "fi" or "mail" still finds them) and weigh what they
+    # weighed: the closed form is another spelling, not more text.
+    emb = Bm25SparseEmbeddings()
+    hyphenated, spaced = emb.embed_documents(["send an e-mail today", "send an e mail today"])
+    weights = dict(zip(hyphenated.indices, hyphenated.values, strict=True))
+    assert {i: weights[i] for i in spaced.indices} == dict(
+        zip(spaced.indices, spaced.values, strict=True)
+    )
+    assert term_index("email") in weights

@@ -23,6 +23,7 @@ from threadline.graph.question_terms import COVERAGE_MAJORITY, matches_term
 from threadline.knowledge.facts import AnswerType, has_answer_type
 from threadline.text import terms
 from threadline.text.language import detect_language
+from threadline.text.tokenize import closed_terms
 
 # What opens a remark before the question: "nice!", "I see.", "so", "by the way".
 _LEAD = re.compile(
@@ -97,7 +98,8 @@ def states_together(
             return True
     frame = set(terms(f"{passage.get('title', '')} {passage.get('section', '')}"))
     for sentence in _sentences(str(passage.get("text", ""))):
-        vocabulary = frame | set(terms(sentence))
+        # "Wi-Fi" holds "wifi" too: one compound, hyphenated or closed.
+        vocabulary = frame | set(terms(sentence)) | set(closed_terms(sentence))
         held = sum(1 for word in words if matches_term(word, vocabulary))
         if held / len(words) > COVERAGE_MAJORITY:
             return True
@@ -135,7 +137,7 @@ def states_kind_with(
     for sentence in _sentences(text):
         if not has_answer_type(kind, sentence):
             continue
-        vocabulary = set(terms(sentence))
+        vocabulary = set(terms(sentence)) | set(closed_terms(sentence))
         if not words or any(matches_term(word, vocabulary) for word in words):
             return True
     return False

@@ -20,6 +20,7 @@ from threadline.text.matching import (
     is_dictionary_word,
     matches_term,  # the graph's modules read it from here
 )
+from threadline.text.tokenize import closed_terms
 
 COVERAGE_MAJORITY = 0.5
 """A passage supports a question when it holds more than half of its content (by weight)."""
@@ -271,8 +272,13 @@ def term_forms(question: str) -> dict[str, str]:
 
 
 def chunk_vocabulary(chunk: Mapping[str, object]) -> set[str]:
-    """Return the stems of a passage: its title, section and text."""
-    return stems(f"{chunk.get('title', '')} {chunk.get('section', '')} {chunk.get('text', '')}")
+    """Return the stems of a passage: its title, section and text.
+
+    A hyphenated word's closed form is among them ("Wi-Fi" holds "wifi"): a question
+    writing the compound closed asks for what the passage writes hyphenated.
+    """
+    text = f"{chunk.get('title', '')} {chunk.get('section', '')} {chunk.get('text', '')}"
+    return stems(text) | set(closed_terms(text))
 
 
 # The phrase ends before its complement, or where a participle or a relative clause

@@ -26,6 +26,7 @@ from qdrant_client import models
 
 from threadline.text import terms
 from threadline.text.matching import verb_lemma_stems
+from threadline.text.tokenize import closed_terms
 
 __all__ = [
     "DEFAULT_AVGDL",
@@ -155,12 +156,20 @@ class Bm25SparseEmbeddings(SparseEmbeddings):
             # the query also searches the verb's regular stem, at a lower weight.
             for lemma in verb_lemma_stems(term):
                 weights.setdefault(lemma, VERB_FORM_WEIGHT)
+        # "wi-fi" also searches "wifi", which a document writing either spelling holds.
+        for term in closed_terms(text):
+            weights.setdefault(term, 1.0)
         return _to_sparse_vector(weights.items())
 
     def _embed_document(self, text: str) -> SparseVector:
         """BM25 document-side weights of one text."""
         counts = Counter(self.analyzer(text))
         length_norm = self.k1 * (1 - self.b + self.b * counts.total() / self.avgdl)
+        # A hyphenated word's closed form ("Wi-Fi" → "wifi") is one more spelling of
+        # words already counted: it adds a term a query writing it closed finds, not
+        # length, so no other term of the text weighs less for it.
+        for term in closed_terms(text):
+            counts[term] += 1
         return _to_sparse_vector(
             (term, tf * (self.k1 + 1) / (tf + length_norm)) for term, tf in counts.items()
         )

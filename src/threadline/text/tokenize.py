@@ -216,3 +216,27 @@ def _analysed(text: str) -> tuple[str, ...]:
     is the key; bounded, since ingestion analyses every chunk once.
     """
     return tuple(stem(tok) for tok in tokenize(text) if tok not in STOPWORDS)
+
+
+# Two runs of letters joined by one hyphen ("Wi-Fi", "e-mail", "week-end"); a digit in
+# either part makes a code or a range ("COVID-19", "9-5"), no compound.
+_HYPHENATED_WORD = re.compile(r"(?<![\w-])([^\W\d_]+)-([^\W\d_]+)(?![\w-])")
+
+
+def closed_terms(text: str) -> list[str]:
+    """Return the terms of the text's hyphenated words written closed ("Wi-Fi" → "wifi").
+
+    A compound is written hyphenated or closed ("Wi-Fi", "wifi"; "e-mail", "email";
+    "week-end", "weekend"): :func:`terms` splits the hyphenated form into its parts, so a
+    text writing one spelling never held the other's term. Added beside the parts (not
+    in their place: "multi-factor" still holds "factor"), the closed form is the term
+    both spellings share. A closed form no text writes ("parlemoi") matches nothing.
+
+    Args:
+        text: Any text.
+
+    Returns:
+        The stemmed closed forms, in reading order, duplicates kept.
+    """
+    folded = fold(text)
+    return [t for m in _HYPHENATED_WORD.finditer(folded) for t in terms(m[1] + m[2])]
