@@ -684,18 +684,6 @@ def test_a_question_asking_one_fact_quotes_no_other_fact_after_it():
     ]
 
 
-def test_a_next_passage_saying_less_of_the_question_is_not_quoted():
-    # "téléphone professionnel": a sentence on stores opened for "clients professionnels"
-    # holds one word of three, where the lead's lost-device rule holds two.
-    passages = [
-        "An employee who loses a laptop or phone must report the loss within 1 hour.",
-        "Brightwell a ouvert quatre magasins destinés aux clients professionnels.",
-    ]
-    question = "Que faire si je perds mon téléphone professionnel ?"
-    text = compose(question, passages)
-    assert text == passages[0] + " [1]"
-
-
 def test_a_next_passage_under_a_heading_naming_less_of_the_question_is_not_quoted():
     # "What are the support hours?": the escalation rule holds "4 hours" and "customer
     # support" apart; its heading names nothing of the support hours.

@@ -833,9 +833,9 @@ class ExtractiveChatModel(BaseChatModel):
             # Of the passages whose sentences say as much of the question as the lead's,
             # one whose heading names what is asked is about it ("Remote work" for "les
             # règles pour le télétravail"), where the lead may only mention it ("the
-            # device can be wiped remotely", under "Device encryption"): it leads, the
-            # other follows. Then one whose best sentence defines what "what is X?" asks
-            # about. Retrieval's order breaks the ties.
+            # device can be wiped remotely", under "Device encryption"): it leads, and the
+            # other is not quoted after it (`_supports`). Then one whose best sentence
+            # defines what "what is X?" asks about. Retrieval's order breaks the ties.
             tied = [si for si in sorted(by_source) if coverage[si] == coverage[ranked[0]]]
             # The names and the subject only choose among one passage's sentences: across
             # passages, retrieval's order knows more of what each is about.
@@ -871,7 +871,7 @@ class ExtractiveChatModel(BaseChatModel):
         # is said once: a next passage adds its best sentence not already quoted, if any.
         said = {_said_as(row[3]) for row in chosen}
         for s_index in ranked[1:]:
-            if not self._supports(s_index, ranked[0], coverage, heading):
+            if not self._supports(s_index, ranked[0], heading):
                 continue
             unsaid = [r for r in by_source[s_index] if _said_as(r[3]) not in said]
             if unsaid:
@@ -881,23 +881,13 @@ class ExtractiveChatModel(BaseChatModel):
         return chosen
 
     @staticmethod
-    def _supports(
-        s_index: int,
-        lead: int,
-        coverage: dict[int, float],
-        heading: Callable[[int], float] | None,
-    ) -> bool:
-        """Whether a next passage supports the lead's answer, and so is quoted after it.
+    def _supports(s_index: int, lead: int, heading: Callable[[int], float] | None) -> bool:
+        """Whether a next passage's heading names as much of what is asked as the lead's.
 
-        It says as much of the question as the lead does: "Que faire si je perds mon
-        téléphone professionnel ?" is answered by the lost-device rule (phone, lose); a
-        sentence on stores opened "pour les clients professionnels" holds one word of
-        it. And its heading names as much of what is asked as the lead's: under "Support
-        hours and channels", the support hours; a sentence of "Escalation" holding
-        "4 hours" and "customer support" speaks of something else.
+        Under "Support hours and channels", the answer is the support hours; a sentence
+        of "Escalation" holding "4 hours" and "customer support" apart speaks of
+        something else, and does not support it. Passages without headings all pass.
         """
-        if coverage[s_index] < coverage[lead]:
-            return False
         return heading is None or heading(s_index) >= heading(lead)
 
     def _lead_window(
