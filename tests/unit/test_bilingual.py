@@ -6,7 +6,13 @@ import pytest
 
 from threadline.graph.fusion import FusionConfig
 from threadline.graph.reformulation import query_variants
-from threadline.knowledge.bilingual import content_words, lexicon, translate_query
+from threadline.knowledge.bilingual import (
+    content_words,
+    lexicon,
+    translate_query,
+    translate_vocabulary,
+)
+from threadline.text import terms
 
 
 def test_french_questions_become_their_english_salient_words() -> None:
@@ -333,3 +339,11 @@ def test_a_bilingual_dense_model_reads_the_typed_sentence_whole() -> None:
     e5 = Settings(_env_file=None, embeddings="hybrid", dense_model="e5-small")
     assert fusion_for_embeddings(e5).typed_content == 0.0
     assert fusion_for_embeddings(e5).untranslated == DEFAULT_FUSION.untranslated
+
+
+def test_an_english_irregular_plural_is_translated_as_its_singular() -> None:
+    # "and women?" over the French report: the lexicon lists "woman", and no -s ending
+    # tells "women" is its plural, so the question found no "femmes".
+    assert "femme" in translate_query("and women?", "en", "fr").split()
+    # Read the other way, "femmes" is "women" as well as "woman" (two English stems).
+    assert "women" in translate_vocabulary(set(terms("les femmes")), "fr", "en")

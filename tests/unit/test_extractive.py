@@ -444,7 +444,9 @@ def test_of_passages_saying_as_much_the_one_whose_heading_names_the_subject_lead
     )
     text = ExtractiveChatModel().invoke([message]).text
     assert text.startswith(sections[1][1] + " [2]"), text
-    assert "[1]" in text  # the passage it displaced still follows
+    # The passage it displaced only mentions remote wiping: its heading names nothing of
+    # remote work, so it does not support the answer and is not quoted after it.
+    assert "[1]" not in text
 
 
 def compose_sections(
@@ -652,3 +654,55 @@ def test_a_passage_with_only_a_question_to_quote_still_answers_with_it():
     # question's words only in a question is still read (the evidence check decided).
     text = compose("How do I reset a subscription code?", ["How do I reset a subscription code?"])
     assert "[1]" in text
+
+
+def test_a_question_asking_for_the_members_of_a_kind_quotes_the_list():
+    # "Quels sont les niveaux de classification ?" over the English handbook: the
+    # sentence listing the levels writes "classifies", no whole translation of
+    # "classification"; only the Restricted sentence (holding "data") was quoted.
+    passages = [
+        "Brightwell classifies all information into four levels: Public, Internal, "
+        "Confidential and Restricted. Public information includes published prices. "
+        "Restricted information covers payment card data and must be encrypted."
+    ]
+    question = "Quels sont les niveaux de classification des données ?"
+    quoted = sentences_without_citations(compose(question, passages))
+    assert quoted[0].startswith("Brightwell classifies all information into four levels")
+
+
+def test_a_question_asking_one_fact_quotes_no_other_fact_after_it():
+    # "Combien de clients satisfaits ?": the satisfaction rate answers; the count of
+    # business clients after it holds "clients" alone, another fact.
+    passages = [
+        "La satisfaction client du support a atteint 91 %, contre 88 % en 2023. "
+        "Le nombre de clients professionnels abonnés a progressé de 23 % pour atteindre "
+        "4 870 entreprises."
+    ]
+    text = compose("Combien de clients satisfaits ?", passages, "quantity")
+    assert sentences_without_citations(text) == [
+        "La satisfaction client du support a atteint 91 %, contre 88 % en 2023."
+    ]
+
+
+def test_a_next_passage_under_a_heading_naming_less_of_the_question_is_not_quoted():
+    # "What are the support hours?": the escalation rule holds "4 hours" and "customer
+    # support" apart; its heading names nothing of the support hours.
+    sections = [
+        ("Support hours", "Support hours are Monday to Friday, 8:00 to 20:00."),
+        ("Escalation", "An incident unresolved after 4 hours goes to customer support."),
+    ]
+    text = compose_sections("What are the support hours?", sections)
+    assert text == "Support hours are Monday to Friday, 8:00 to 20:00. [1]"
+
+
+def test_a_lead_saying_under_half_gives_way_to_one_saying_half():
+    # "la politique en cas de perte d'un téléphone professionnel": the P2 definition
+    # holds "loss" (of functionality), the lost-device rule "loss" and "phone". "cas"
+    # of "en cas de" is no thing asked about.
+    passages = [
+        "A P2 incident is a major loss of functionality affecting many users.",
+        "An employee who loses a laptop or phone must report the loss within 1 hour.",
+    ]
+    question = "la politique en cas de perte d'un téléphone professionnel"
+    text = compose(question, passages)
+    assert text == passages[1] + " [2]"

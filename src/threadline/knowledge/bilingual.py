@@ -107,7 +107,14 @@ class Lexicon:
         if found is None and self.source == "fr" and len(tokens) == 1:
             masculine = _masculine(tokens[0])
             found = self.forms.get((masculine,)) if masculine else None
+        if found is None and self.source == "en":
+            # The lexicon lists "woman", and no -s ending tells "women" is its plural.
+            found = self.forms.get(tuple(_IRREGULAR_SINGULARS.get(t, t) for t in tokens))
         return found
+
+
+# English irregular plurals and their singular, the form the lexicon lists.
+_IRREGULAR_SINGULARS = {plural: singular for singular, plural in IRREGULAR_PLURALS.items()}
 
 
 def _singular(token: str) -> str:
@@ -447,6 +454,10 @@ def _stem_translations(source: str, target: str) -> dict[str, frozenset[str]]:
         keys = terms(tokens[0])
         if len(keys) == 1:
             found.setdefault(keys[0], set()).update(terms(" ".join(words)))
+            if target == "en":
+                # "femmes" is read as "women" too: no English stem joins it to "woman".
+                plurals = [IRREGULAR_PLURALS[w] for w in words if w in IRREGULAR_PLURALS]
+                found[keys[0]].update(terms(" ".join(plurals)))
     if source == "en":
         # The files are written French first: "brut = gross raw crude" lists a French
         # word's English senses, which the reversed lexicon reads as one English phrase

@@ -142,9 +142,18 @@ def asked_action(question: str) -> set[str]:
     return found
 
 
+# Compound prepositions: their noun is no thing asked about ("la politique en cas de
+# perte" asks of a loss, not of a case).
+_LOCUTIONS = re.compile(
+    r"\b(?:(?:en\s+cas|à\s+cause|au\s+lieu|en\s+termes)\s+(?:de|du|des|d['’])"
+    r"|in\s+case\s+of|because\s+of|instead\s+of|in\s+terms\s+of|grâce\s+à|thanks\s+to)",
+    re.I,
+)
+
+
 def own_terms(question: str, answer_type: str = "") -> set[str]:
     """Return the question's own content terms: what it asks about, not how it asks."""
-    return set(terms(question)) - _asking_terms(question, answer_type)
+    return set(terms(_LOCUTIONS.sub(" ", question))) - _asking_terms(question, answer_type)
 
 
 def _alternation(words: Sequence[str]) -> re.Pattern[str]:
@@ -432,6 +441,30 @@ def defines(sentence: str, defined: set[str]) -> bool:
         return False
     subject = match.group("subject")
     return len(subject.split()) <= 10 and bool(defined & sentence_terms(subject))
+
+
+# "What are the data classification levels?", "Quelles sont les étapes ?", "List the
+# plans": a question asking which things make up a kind, in the plural.
+_MEMBERS_ASKED = re.compile(
+    r"^\W*(?:(?:and|so|et|alors)\W+)?(?:(?:what|which)\s+are\s+the\b|(?:quels|quelles)\s+sont"
+    r"\s+les\b|(?:list|name|give\s+me|liste[zr]?|énumère[zr]?|cite[zr]?)\s+(?:all\s+)?(?:the|les)\b)",
+    re.I,
+)
+# Three items or more, the last joined by "and" / "or": "Public, Internal, Confidential
+# and Restricted", "email, chat, and phone".
+_ENUMERATION = re.compile(
+    r",[^,;.]{1,40},\s*(?:(?:and|or|et|ou)\s|[^,;.]{1,40}\s(?:and|or|et|ou)\s)", re.I
+)
+
+
+def asks_for_members(question: str) -> bool:
+    """Whether a question asks for the members of a kind ("What are the levels?")."""
+    return bool(_MEMBERS_ASKED.search(question.strip()))
+
+
+def enumerates(sentence: str) -> bool:
+    """Whether a sentence lists three things or more ("Public, Internal and Restricted")."""
+    return bool(_ENUMERATION.search(sentence))
 
 
 def leads_with_asked(asked: set[str]) -> Callable[[str], int]:
@@ -732,6 +765,7 @@ class ExtractiveChatModel(BaseChatModel):
                 heading=_heading_coverage(question, sources, answer_type),
                 fit=_sentence_fit(question, answer_type, translated | carried),
                 passages=read_in_order,
+                one_fact=answer_type in KINDS,
             )
         if not chosen:
             return INSUFFICIENT_CONTEXT
@@ -747,6 +781,7 @@ class ExtractiveChatModel(BaseChatModel):
         heading: Callable[[int], float] | None = None,
         fit: Callable[[tuple[float, int, int, str]], tuple[float, ...]] | None = None,
         passages: Sequence[tuple[float, int, int, str]] = (),
+        one_fact: bool = False,
     ) -> list[tuple[float, int, int, str]]:
         """Return the answering sentences of the best-ranked passages, each cited to its own.
 
@@ -762,6 +797,10 @@ class ExtractiveChatModel(BaseChatModel):
         "marge brute" before it); else the first. A question on what happened
         (`past`) is not led by an aim ("vise une marge d'au moins 8,5 %" for "What was
         the operating margin?") when another passage states as much of it as a result.
+        A question asking one kind of fact (`one_fact`: a count, a price...) is answered
+        by its best sentence and those after it that say as much of the question: "Combien
+        de clients satisfaits ?" by the satisfaction rate, not also by the count of
+        business clients after it.
         """
         by_source: dict[int, list[tuple[float, int, int, str]]] = {}
         # A question the passage asks (its FAQ heading) or a heading answers nothing; it
@@ -775,11 +814,12 @@ class ExtractiveChatModel(BaseChatModel):
         coverage = {si: max(covered(r) for r in found) for si, found in by_source.items()}
         ranked = sorted(by_source)[: self.max_sources]
         most = max(coverage.values())
-        if coverage[ranked[0]] <= 0.5 < most:
+        if coverage[ranked[0]] <= 0.5 <= most and most > coverage[ranked[0]]:
             # Retrieval's best passage says at most half of what is asked in any one
-            # sentence ("What should I do if I lose my laptop?": a laptop's description):
-            # the best-ranked passage with a sentence that says more leads instead, and
-            # the passage it displaces is left out, not quoted second.
+            # sentence ("What should I do if I lose my laptop?": a laptop's description;
+            # "une perte" read as the "loss of functionality" of a P2 incident): the
+            # best-ranked passage with a sentence that says more, and at least half,
+            # leads instead, and the passage it displaces is left out, not quoted second.
             first = next(si for si in sorted(by_source) if coverage[si] == most)
             ranked = [first, *[si for si in ranked[1:] if si != first]]
 
@@ -793,9 +833,9 @@ class ExtractiveChatModel(BaseChatModel):
             # Of the passages whose sentences say as much of the question as the lead's,
             # one whose heading names what is asked is about it ("Remote work" for "les
             # règles pour le télétravail"), where the lead may only mention it ("the
-            # device can be wiped remotely", under "Device encryption"): it leads, the
-            # other follows. Then one whose best sentence defines what "what is X?" asks
-            # about. Retrieval's order breaks the ties.
+            # device can be wiped remotely", under "Device encryption"): it leads, and the
+            # other is not quoted after it (`_supports`). Then one whose best sentence
+            # defines what "what is X?" asks about. Retrieval's order breaks the ties.
             tied = [si for si in sorted(by_source) if coverage[si] == coverage[ranked[0]]]
             # The names and the subject only choose among one passage's sentences: across
             # passages, retrieval's order knows more of what each is about.
@@ -823,17 +863,32 @@ class ExtractiveChatModel(BaseChatModel):
         # From the passage's best sentence on: "The Enterprise plan costs $899", not the
         # Basic and Business prices written before it.
         start = lead.index(best)
-        chosen = self._lead_window(lead[start:], passages)
+        answering = lead[start:]
+        if one_fact:
+            answering = [r for r in answering if covered(r) >= covered(best)]
+        chosen = self._lead_window(answering, passages)
         # A sentence several passages hold (a page and its copy, a step two guides share)
         # is said once: a next passage adds its best sentence not already quoted, if any.
         said = {_said_as(row[3]) for row in chosen}
         for s_index in ranked[1:]:
+            if not self._supports(s_index, ranked[0], heading):
+                continue
             unsaid = [r for r in by_source[s_index] if _said_as(r[3]) not in said]
             if unsaid:
                 row = best_of(unsaid)
                 chosen.append(row)
                 said.add(_said_as(row[3]))
         return chosen
+
+    @staticmethod
+    def _supports(s_index: int, lead: int, heading: Callable[[int], float] | None) -> bool:
+        """Whether a next passage's heading names as much of what is asked as the lead's.
+
+        Under "Support hours and channels", the answer is the support hours; a sentence
+        of "Escalation" holding "4 hours" and "customer support" apart speaks of
+        something else, and does not support it. Passages without headings all pass.
+        """
+        return heading is None or heading(s_index) >= heading(lead)
 
     def _lead_window(
         self,
@@ -938,12 +993,18 @@ class ExtractiveChatModel(BaseChatModel):
         # own: both are found whole or not at all.
         asked = own - set(terms(" ".join(question_names(question)))) - KIND_WORDS
         written = asked & own_terms(question, answer_type)
+        # "Quels sont les niveaux de classification ?" asks for the members of a kind:
+        # the sentence listing them ("four levels: Public, Internal, Confidential and
+        # Restricted") answers, though it writes the kind ("levels") and not the rest
+        # ("classifies" is no "classification" across languages).
+        members = asks_for_members(question)
         if asked and (
             holding := [
                 r
                 for r in rows
                 if asked & read[r[3]]
                 or (r[1] in native and any(matches_term(t, read[r[3]]) for t in written))
+                or (members and enumerates(r[3]) and own & read[r[3]])
             ]
         ):
             rows = holding
