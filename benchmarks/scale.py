@@ -259,7 +259,9 @@ def to_markdown(results: dict[str, Any]) -> str:
         "`ingest_paths` includes a small index's upserts, so the total counts the "
         "upsert twice (an overstatement of at most the upsert column). Wall times "
         "depend on the machine's load; the model's CPU time does not (2 idle cores "
-        "run it in about half of it).",
+        "run it in about half of it). The synthetic chunks mix invented words with real "
+        "ones, which may cut into more word pieces than prose: compare the model's rate "
+        "on MTRAG passages in `ingestion-pipeline.md`.",
         "",
         "| chunks | dense model (rate × count) | its CPU time | rest of `ingest_paths` "
         "(rate × count) | engine upserts (measured) | engine optimize (measured) | total |",
