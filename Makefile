@@ -88,6 +88,8 @@ RESULTS ?= benchmarks/results
 # One MTRAG index for the English and French runs (same corpus, same embeddings).
 BENCH_INDEX ?= data/bench/mtrag-index
 LOAD_SECONDS ?= 180
+# Index sizes (chunks) of the growth table: ingestion time by part and turn latency.
+SCALE_SIZES ?= 10000,50000,100000,200000
 
 # `python -m benchmarks` from this directory: the benchmarks are not in the installed
 # package (benchmarks/README.md says why); `make` runs here, so they are importable.
@@ -120,6 +122,7 @@ bench: install ## Run every benchmark (about 30 min on 2 cores); results in benc
 	$(BIN)/python -m benchmarks turns --out $(RESULTS)/turns.json
 	$(BIN)/python -m benchmarks turns --sizes 10000 --turns 160 --http-seconds 0 \
 		--ingest-chunks 0 --postgres --out $(RESULTS)/turns-postgres.json
+	$(BIN)/python -m benchmarks scale --out $(RESULTS)/scale.json --sizes $(SCALE_SIZES)
 	$(BIN)/python -m benchmarks load --out $(RESULTS)/load.json --duration $(LOAD_SECONDS)
 	$(BIN)/python -m benchmarks load --out $(RESULTS)/load-sparse.json --duration 60 \
 		--embeddings sparse

@@ -246,6 +246,10 @@ def answers_ceilings(
 # when run, so `--help` here stays fast and one benchmark's imports never load another's.
 ARGPARSE_BENCHMARKS: dict[str, tuple[str, str]] = {
     "turns": ("benchmarks.turns", "Turn overhead without an LLM, per graph node, 1k-50k chunks."),
+    "scale": (
+        "benchmarks.scale",
+        "Ingestion time and turn latency from 10k to 200k chunks, by part.",
+    ),
     "load": ("benchmarks.load", "POST /chat under load: concurrent conversations, a real server."),
     "store": ("benchmarks.store_bench", "Conversation store appends under contention."),
     "engine": ("benchmarks.engine_bench", "Vector engines: Qdrant Edge vs qdrant-client local."),
