@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, get_args
 
 import lemminflect
 
@@ -96,21 +96,7 @@ AnswerType = Literal[
     "rank",
 ]
 
-KINDS = frozenset(
-    (
-        "price",
-        "pay",
-        "quantity",
-        "date",
-        "duration",
-        "frequency",
-        "weight",
-        "person",
-        "phone",
-        "email",
-        "rank",
-    )
-)
+KINDS = frozenset(get_args(AnswerType))
 
 # A ranking of sales or popularity ("the best-selling phone", "le plus vendu"): what is
 # asked is who comes first, which a passage states as such; "sold by Brightwell for
