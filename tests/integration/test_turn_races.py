@@ -10,39 +10,23 @@ made certain, not left to timing.
 from __future__ import annotations
 
 import copy
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from support.openai_stub import OpenAIStub, citing_reply
+from support.openai_stub import Interleave, OpenAIStub
 from threadline.api.main import create_app
 from threadline.services import Services
 
 QUESTION = "What uptime does the Enterprise plan SLA guarantee?"
 
 
-class Interleave:
-    """What the stub's next chat completion runs first: the competing request."""
-
-    def __init__(self) -> None:
-        self.action: Callable[[], None] | None = None
-        self.lock = threading.Lock()
-
-    def respond(self, body: dict[str, Any]) -> str:
-        with self.lock:
-            action, self.action = self.action, None
-        if action is not None:
-            action()
-        return citing_reply(body, rewrite_fallback=QUESTION)
-
-
 @pytest.fixture(scope="module")
 def interleave() -> Iterator[Interleave]:
-    yield Interleave()
+    yield Interleave(rewrite_fallback=QUESTION)
 
 
 @pytest.fixture(scope="module")

@@ -331,6 +331,26 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
+class Interleave:
+    """A responder that first runs what a test set for the next chat completion.
+
+    A turn waiting on its answer is the moment a competing request (a delete, a cut
+    database connection) happens every time, not by luck of timing.
+    """
+
+    def __init__(self, rewrite_fallback: str) -> None:
+        self.action: Callable[[], None] | None = None
+        self.rewrite_fallback = rewrite_fallback
+        self.lock = threading.Lock()
+
+    def respond(self, body: dict[str, Any]) -> str:
+        with self.lock:
+            action, self.action = self.action, None
+        if action is not None:
+            action()
+        return citing_reply(body, rewrite_fallback=self.rewrite_fallback)
+
+
 class OpenAIStub:
     """Context manager: starts a real HTTP server on 127.0.0.1 (free port) in a background
     thread and stops it on exit. See the module docstring for the reply formats.
