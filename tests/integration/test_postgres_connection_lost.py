@@ -15,7 +15,7 @@ import copy
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import psycopg
@@ -147,25 +147,30 @@ def test_every_connection_cut_while_the_model_answers_still_stores_the_turn_once
     assert user_turns(client, sid) == [QUESTION, FOLLOWUP]
 
 
+@contextmanager
+def writes_killed_during_answer(interleave: Interleave, url: str) -> Iterator[list[list[str]]]:
+    """While the model answers, lock `messages` against writes, so the turn's INSERT waits
+    and is killed; EXCLUSIVE lets the turn's reads through.
+
+    Yields, once the turn has run, the one list of statements killed; the lock drops on
+    exit.
+    """
+    with ExitStack() as stack:
+        held: list[list[str]] = []
+        interleave.action = lambda: held.append(
+            stack.enter_context(killed_while_waiting(url, "messages", "EXCLUSIVE"))
+        )
+        yield held
+
+
 def test_the_turns_write_killed_mid_statement_is_503_nothing_stored_next_turn_served(
     client, interleave, pg_url
 ):
     sid = "killed-write"
     start(client, sid)
-    held: list[Any] = []
-
-    def hold_writes() -> None:
-        # EXCLUSIVE lets the turn's reads through and stops its INSERT.
-        context = killed_while_waiting(pg_url, "messages", "EXCLUSIVE")
-        held.append((context, context.__enter__()))
-
-    interleave.action = hold_writes
-    try:
+    with writes_killed_during_answer(interleave, pg_url) as held:
         turn = client.post("/chat", json={"query": FOLLOWUP, "session_id": sid})
-    finally:
-        for context, _ in held:
-            context.__exit__(None, None, None)
-    [(_, killed)] = held
+    [killed] = held
     assert killed and "INSERT" in killed[0].upper(), killed
     assert_unavailable(turn)
     assert user_turns(client, sid) == [QUESTION]  # nothing half-written
@@ -192,21 +197,13 @@ def test_a_streamed_turn_whose_write_is_killed_ends_with_a_store_busy_event(
 ):
     sid = "killed-stream"
     start(client, sid)
-    held: list[Any] = []
-
-    def hold_writes() -> None:
-        context = killed_while_waiting(pg_url, "messages", "EXCLUSIVE")
-        held.append((context, context.__enter__()))
-
-    interleave.action = hold_writes
-    try:
-        with client.stream(
+    with (
+        writes_killed_during_answer(interleave, pg_url),
+        client.stream(
             "POST", "/chat/stream", json={"query": FOLLOWUP, "session_id": sid}
-        ) as stream:
-            body = "".join(stream.iter_text())
-    finally:
-        for context, _ in held:
-            context.__exit__(None, None, None)
+        ) as stream,
+    ):
+        body = "".join(stream.iter_text())
     assert "event: error" in body and '"code": "store_busy"' in body, body
     assert "event: final" not in body
     assert user_turns(client, sid) == [QUESTION]
