@@ -33,7 +33,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import shutil
 import sys
@@ -45,7 +44,7 @@ from typing import Any
 
 from benchmarks.load import DEFAULT_SAMPLE_DIR
 from benchmarks.report import environment, machine_line, write_outputs
-from benchmarks.synthetic_index import SECTIONS_PER_DOC, SyntheticDocs, bulk_documents, grow_index
+from benchmarks.synthetic_index import SECTIONS_PER_DOC, SyntheticDocs, bulk_documents
 
 DEFAULT_SIZES = (10_000, 50_000, 100_000, 200_000)
 
@@ -158,11 +157,7 @@ def run(
     With ``out`` the results so far are written after each size, so the sizes that
     finished are kept if a larger one does not.
     """
-    from benchmarks.turns import Probes, run_conversations
-    from threadline.chat import ChatService
-    from threadline.heap import freeze_startup_heap
-    from threadline.knowledge.embeddings import load_dense_model
-    from threadline.services import Services
+    from benchmarks.turns import measure_sizes
     from threadline.settings import Settings
 
     base = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="threadline-scale-"))
@@ -176,43 +171,20 @@ def run(
         settings = Settings(
             _env_file=None, data_dir=data_dir, embeddings="hybrid", llm="offline", qdrant_url=None
         )
-        services = Services(settings)
-        services.kb.ingest_paths([sample_dir])  # the sample data, with the real model
-        current = services.kb.count()
-        services.close()
-        gen = SyntheticDocs()
-        for size in sorted(sizes):
-            log(f"size {size}")
-            growth = None
-            if size > current:
-                growth = grow_index(settings, gen, size - current, log)
-                current = growth["total"]
-            services = Services(settings)
-            services.kb  # noqa: B018 - open the index before timing
-            chat = ChatService(services)
-            dense = load_dense_model(settings.dense_model_path, settings.dense_runtime)
-            probes = Probes(services.kb, dense)
-            freeze_startup_heap()
-            load_before = round(os.getloadavg()[0], 2)
-            measured = run_conversations(chat, probes, turns, f"scale-{size}")
-            load_after = round(os.getloadavg()[0], 2)
-            chunks = services.kb.count()
-            probes.close()
-            services.close()
-            del chat, services, probes
-            gc.unfreeze()
-            gc.collect()
+        for at_size in measure_sizes(settings, sizes, turns, "scale", log, sample_dir=sample_dir):
+            measured = at_size.measured
             log(
-                f"  {chunks} chunks: turn p50/p99 {measured['e2e_ms']['p50']}/"
+                f"  {at_size.chunks} chunks: turn p50/p99 {measured['e2e_ms']['p50']}/"
                 f"{measured['e2e_ms']['p99']} ms, search {measured['search_call_ms']['p50']}/"
-                f"{measured['search_call_ms']['p99']} ms (load {load_before} -> {load_after})"
+                f"{measured['search_call_ms']['p99']} ms "
+                f"(load {at_size.load_before} -> {at_size.load_after})"
             )
             results["sizes"].append(
                 {
-                    "size": size,
-                    "chunks": chunks,
-                    "growth": growth,
-                    "load_average": [load_before, load_after],
+                    "size": at_size.size,
+                    "chunks": at_size.chunks,
+                    "growth": at_size.growth,
+                    "load_average": [at_size.load_before, at_size.load_after],
                     "e2e_ms": measured["e2e_ms"],
                     "search_call_ms": measured["search_call_ms"],
                     "dense_embed_call_ms": measured["dense_embed_call_ms"],

@@ -52,7 +52,8 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -418,6 +419,73 @@ def measure_http(
 # --- the whole run --------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class SizeMeasurement:
+    """The turns timed on the index grown to one size."""
+
+    size: int
+    chunks: int
+    growth: dict[str, Any] | None  # `grow_index`'s result, None when already that large
+    load_before: float  # 1-min load average when the turns started and ended
+    load_after: float
+    measured: dict[str, Any]  # `run_conversations`'s result
+
+
+def measure_sizes(
+    settings: Any,
+    sizes: Sequence[int],
+    turns: int,
+    label: str,
+    log: Callable[[str], None],
+    *,
+    sample_dir: Path = DEFAULT_SAMPLE_DIR,
+    profile_dir: Path | None = None,
+) -> Iterator[SizeMeasurement]:
+    """Ingest the sample data, then grow the index to each size and time turns on it.
+
+    The services are opened afresh at each size (as a restarted server opens them) and
+    closed before the size's measurement is yielded, so the caller may start other
+    users of the same data directory (a server process, a PostgreSQL-backed service)
+    between two sizes.
+    """
+    from threadline.chat import ChatService
+    from threadline.heap import freeze_startup_heap
+    from threadline.knowledge.embeddings import load_dense_model
+    from threadline.services import Services
+
+    services = Services(settings)
+    t0 = time.perf_counter()
+    report = services.kb.ingest_paths([sample_dir])  # with the real dense model
+    current = services.kb.count()
+    log(f"sample data: {report.summary()} in {time.perf_counter() - t0:.1f}s")
+    services.close()
+    gen = SyntheticDocs()
+    for size in sorted(sizes):
+        log(f"size {size}")
+        growth = None
+        if size > current:
+            growth = grow_index(settings, gen, size - current, log)
+            current = growth["total"]
+        services = Services(settings)
+        services.kb  # noqa: B018 - open the index before timing
+        chat = ChatService(services)
+        dense = load_dense_model(settings.dense_model_path, settings.dense_runtime)
+        probes = Probes(services.kb, dense)
+        freeze_startup_heap()  # as the server does once its startup is done
+        load_before = round(os.getloadavg()[0], 2)
+        measured = run_conversations(chat, probes, turns, f"{label}-{size}")
+        load_after = round(os.getloadavg()[0], 2)
+        if profile_dir is not None:
+            _profile(chat, probes, profile_dir / f"{label}-{size}", size)
+        chunks = services.kb.count()
+        probes.close()
+        services.close()
+        del chat, services, probes
+        gc.unfreeze()  # the next size starts its services afresh: these may go
+        gc.collect()
+        yield SizeMeasurement(size, chunks, growth, load_before, load_after, measured)
+
+
 def run(
     *,
     sizes: Sequence[int] = (1_000, 10_000, 50_000),
@@ -440,10 +508,6 @@ def run(
     store and queries log in that (migrated) database, on the same index, right after
     the JSON-store run, so the two end-to-end numbers compare under the same load.
     """
-    from threadline.chat import ChatService
-    from threadline.heap import freeze_startup_heap
-    from threadline.knowledge.embeddings import load_dense_model
-    from threadline.services import Services
     from threadline.settings import Settings
 
     if torch_threads:
@@ -462,48 +526,23 @@ def run(
         settings = Settings(
             _env_file=None, data_dir=data_dir, embeddings="hybrid", llm="offline", qdrant_url=None
         )
-        services = Services(settings)
-        t0 = time.perf_counter()
-        report = services.kb.ingest_paths([sample_dir])
-        sample_chunks = services.kb.count()
-        log(f"sample data: {report.summary()} in {time.perf_counter() - t0:.1f}s")
-        services.close()
-        gen = SyntheticDocs()
-        current = sample_chunks
-        for size in sorted(sizes):
-            log(f"size {size}")
-            growth = None
-            if size > current:
-                growth = grow_index(settings, gen, size - current, log)
-                current = growth["total"]
-            services = Services(settings)
-            services.kb  # noqa: B018 - open the index before timing
-            chat = ChatService(services)
-            dense = load_dense_model(settings.dense_model_path, settings.dense_runtime)
-            probes = Probes(services.kb, dense)
-            freeze_startup_heap()  # as the server does once its startup is done
-            load_before = round(os.getloadavg()[0], 2)
-            measured = run_conversations(chat, probes, turns, f"turns-{size}")
+        for at_size in measure_sizes(
+            settings, sizes, turns, "turns", log, sample_dir=sample_dir, profile_dir=profile_dir
+        ):
+            measured = at_size.measured
             log(
                 f"  e2e p50 {measured['e2e_ms']['p50']} ms, p99 {measured['e2e_ms']['p99']} ms; "
                 + ", ".join(f"{n} {v['p50']}/{v['p99']}" for n, v in measured["nodes_ms"].items())
             )
-            if profile_dir is not None:
-                _profile(chat, probes, profile_dir / f"turns-{size}", size)
-            chunks = services.kb.count()
-            probes.close()
-            services.close()
-            del chat, services, probes
-            gc.unfreeze()  # the next size starts its services afresh: these may go
-            gc.collect()
+            size = at_size.size
             on_postgres = None
             if postgres_url is not None:
                 on_postgres = compare_stores(settings, postgres_url, turns, f"cmp-{size}", log)
             entry: dict[str, Any] = {
                 "size": size,
-                "chunks": chunks,
-                "growth": growth,
-                "load_average_before": load_before,
+                "chunks": at_size.chunks,
+                "growth": at_size.growth,
+                "load_average_before": at_size.load_before,
                 **measured,
             }
             if on_postgres is not None:
