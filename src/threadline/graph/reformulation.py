@@ -285,6 +285,10 @@ def query_variants(
                     config.recurring * scale * share,
                 ),
             ]
+    # A variant whose text is already listed adds no search and no weight: its weight
+    # was tuned for a ranking of its own. Adding it to the first one's (as fusing two
+    # identical rankings would) measured 0.758 / 0.693 English and 0.756 / 0.686 French
+    # (R@5 / nDCG@5, MTRAG dev, one index) against 0.758 / 0.696 and 0.762 / 0.689.
     variants: list[QueryVariant] = []
     for variant in candidates:
         if variant.weight > 0 and variant.text and variant.text not in {v.text for v in variants}:
