@@ -1037,3 +1037,36 @@ def test_an_answer_from_the_section_named_cites_no_other(hybrid_chat, question, 
     result = ask(hybrid_chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert {c["section"] for c in result.citations} == {section}
+
+
+# Round 8: what the documents do not say (issue 11, "no source, no answer").
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("What was the revenue in 2025?", "only a target:"),
+        ("Quel a été le chiffre d'affaires en 2025 ?", "seulement un objectif :"),
+    ],
+)
+def test_a_target_is_no_result_of_the_year_asked(hybrid_chat, question, said):
+    # The report's 2025 is its outlook: "Brightwell vise un chiffre d'affaires compris
+    # entre 530 et 545 millions", once quoted as if it were the 2025 revenue.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert said in result.answer and "530 et 545 millions" in result.answer
+    assert result.citations == []
+
+
+def test_the_revenue_of_a_year_quotes_no_target_beside_it(hybrid_chat):
+    result = ask(hybrid_chat, "What was the revenue in 2024?")
+    assert "486,3 millions de dollars" in result.answer
+    assert "vise" not in result.answer
+
+
+def test_what_a_company_made_is_its_revenue_not_its_prices(hybrid_chat):
+    # Quoted the catalog's "du Nokia G42 5G à 199 $" and the Motorola's $299.
+    result = ask(hybrid_chat, "how much did Brightwell make in 2024?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "486,3 millions de dollars" in result.answer
+    assert "199 $" not in result.answer and "$299" not in result.answer

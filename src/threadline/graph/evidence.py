@@ -79,6 +79,7 @@ from threadline.graph.referents import (
     passages_about,
     titled_with,
 )
+from threadline.graph.results import aim_in_place_of_result
 from threadline.knowledge.bilingual import (
     translate_passage_terms,
     translate_query,
@@ -126,6 +127,8 @@ class Evidence:
     about: tuple[str, ...] = ()
     """Labels of the passages about what the question is about (its names, or what
     "it" refers to); an answer is composed from these."""
+    aim: str = ""
+    """For a decline of what happened: the aim the passages state instead (a target)."""
 
 
 # A yes/no question whether a thing has, supports or comes with a feature.
@@ -561,6 +564,13 @@ def decide(
             if not stated_of:
                 return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)  # type: ignore[arg-type]
             supporting = stated_of
+    aim = aim_in_place_of_result(
+        question, list(weights), [by_label[label] for label in supporting], language
+    )
+    if aim:
+        # "What was the revenue in 2025?" over a report whose 2025 is a target: the
+        # target is no revenue earned. Declined, naming the target as such.
+        return Evidence("not_in_documents", "no_result_only_an_aim", aim=aim, **base)  # type: ignore[arg-type]
     if anchor:
         fitting = [label for share, _, label in scored if share >= best]
         # "the season" with several documents about the question titled with "season":
