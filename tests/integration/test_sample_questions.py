@@ -1070,3 +1070,51 @@ def test_what_a_company_made_is_its_revenue_not_its_prices(hybrid_chat):
     assert result.outcome == "grounded_answer", result.answer
     assert "486,3 millions de dollars" in result.answer
     assert "199 $" not in result.answer and "$299" not in result.answer
+
+
+POLICY_DOCUMENTS = ("Brightwell security handbook", "Brightwell support policy")
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("What is the parental leave policy?", 'say nothing about "parental leave"'),
+        ("Quelle est la politique de congé parental ?", "ne disent rien sur « congé parental »"),
+        ("What is the travel policy?", 'say nothing about "travel"'),
+    ],
+)
+def test_a_policy_the_documents_do_not_have_is_declined(hybrid_chat, question, said):
+    # Asked back about "the parental"; answered from the remote-work rules ("must not
+    # leave their laptop"); "What is the travel policy?" from the XPS 13's
+    # "professionals who travel often".
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert said in result.answer and result.citations == []
+    # Named first: a document of rules, where such a policy would be (not the catalog).
+    assert result.clarify["options"][0]["label"] in POLICY_DOCUMENTS
+
+
+@pytest.mark.parametrize(
+    ("question", "section"),
+    [
+        ("What is the return policy?", "Refunds and returns"),
+        ("What is the VPN policy?", "Remote work"),
+        ("Quelle est la politique de remboursement ?", "Refunds and returns"),
+    ],
+)
+def test_a_policy_the_documents_state_is_answered(hybrid_chat, question, section):
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == section
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Can I return a phone after 45 days?", "Puis-je retourner un téléphone après 45 jours ?"],
+)
+def test_a_case_beyond_the_return_limit_is_answered_by_the_limit(hybrid_chat, question):
+    # Declined: "45" is in no passage. The 30-day rule answers it.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "within 30 days of delivery" in result.answer
+    assert result.citations[0]["section"] == "Refunds and returns"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from threadline.graph.evidence import decide
-from threadline.graph.results import aim_in_place_of_result
+from threadline.graph.results import stated_of_the_year
 from threadline.knowledge.facts import has_answer_type, revenue_spelled_out
 from threadline.text import terms
 
@@ -33,8 +33,8 @@ RESULTS = {
     ],
 )
 def test_a_target_is_what_the_passages_state_of_a_year_asked_in_the_past(question, language):
-    aim = aim_in_place_of_result(question, terms(question), [OUTLOOK, RESULTS], language)
-    assert aim == OUTLOOK["text"]
+    stated = stated_of_the_year(question, terms(question), [OUTLOOK, RESULTS], language)
+    assert stated == ("aim", OUTLOOK["text"])
 
 
 @pytest.mark.parametrize(
@@ -47,7 +47,21 @@ def test_a_target_is_what_the_passages_state_of_a_year_asked_in_the_past(questio
     ],
 )
 def test_no_aim_stands_in_for_a_result_otherwise(question):
-    assert aim_in_place_of_result(question, terms(question), [OUTLOOK, RESULTS], "en") == ""
+    assert stated_of_the_year(question, terms(question), [OUTLOOK, RESULTS], "en")[0] != "aim"
+
+
+def test_a_year_no_sentence_states_the_thing_asked_of_is_nothing_stated():
+    # The results passage holds 2023 (the revenue before) and the net income (of 2024).
+    results = {
+        **RESULTS,
+        "text": f"{RESULTS['text']} Le résultat net atteint 27,1 millions de dollars.",
+    }
+    question = "What was the net income in 2023?"
+    assert stated_of_the_year(question, ["net", "incom"], [results], "en") == ("none", "")
+    evidence = decide(question, [results], language="en")
+    assert evidence.verdict == "not_in_documents"
+    assert evidence.reason == "nothing_stated_of_the_year"
+    assert decide("What was the revenue in 2023?", [results], language="en").verdict == "answer"
 
 
 def test_the_evidence_check_declines_a_result_the_passages_only_aim_at():
@@ -88,3 +102,16 @@ def test_an_amount_with_its_magnitude_is_money(text):
 
 def test_a_magnitude_without_a_currency_is_no_money():
     assert not has_answer_type("pay", "5 millions de clients")
+
+
+def test_a_sentence_is_of_the_year_its_title_names():
+    # "La satisfaction client (CSAT) ... a atteint 91 %" names no year; the report is 2024's.
+    service = {
+        "label": "4",
+        "title": "Rapport annuel 2024 de Brightwell",
+        "section": "Service client",
+        "text": "La satisfaction client (CSAT) du support a atteint 91 %, contre 88 % en 2023.",
+    }
+    assert stated_of_the_year("What was the CSAT in 2024?", ["csat"], [service], "en")[0] == (
+        "result"
+    )
