@@ -1118,3 +1118,10 @@ def test_a_case_beyond_the_return_limit_is_answered_by_the_limit(hybrid_chat, qu
     assert result.outcome == "grounded_answer", result.answer
     assert "within 30 days of delivery" in result.answer
     assert result.citations[0]["section"] == "Refunds and returns"
+
+
+def test_a_figure_of_another_year_does_not_answer_the_year_asked(hybrid_chat):
+    # Quoted 2024's "résultat net atteint 27,1 millions": 2023 is only the revenue's.
+    result = ask(hybrid_chat, "What was the net income in 2023?")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert "27,1 millions" not in result.answer

@@ -24,6 +24,8 @@ RETURNS = {
         ("Can I return it after 30 days?", set()),  # the passage holds it
         ("Can I return it after 2 months?", set()),  # no limit in months is stated
         ("What is the P2 response time?", set()),  # no unit: a name
+        # Not compared: the number is what the question asks about.
+        ("Why the 25 days delay?", set()),
     ],
 )
 def test_a_number_in_a_stated_unit_is_compared(question, compared):

@@ -585,14 +585,14 @@ def decide(
                 return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)  # type: ignore[arg-type]
             supporting = stated_of
     asked_of = [t for t in weights if t not in name_terms] or list(weights)
-    stated, aim = stated_of_the_year(
+    of_the_year, aim = stated_of_the_year(
         question, asked_of, [by_label[label] for label in supporting], language
     )
-    if stated == "aim":
+    if of_the_year == "aim":
         # "What was the revenue in 2025?" over a report whose 2025 is a target: the
         # target is no revenue earned. Declined, naming the target as such.
         return Evidence("not_in_documents", "no_result_only_an_aim", aim=aim, **base)  # type: ignore[arg-type]
-    if stated == "none":
+    if of_the_year == "none":
         # "What was the net income in 2023?": the report states 2024's net income and
         # 2023's revenue, two sentences that together say nothing of 2023's net income.
         return Evidence("not_in_documents", "nothing_stated_of_the_year", **base)  # type: ignore[arg-type]

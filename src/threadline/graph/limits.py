@@ -4,8 +4,9 @@
 accepted "within 30 days of delivery". No passage holds "45", and none needs to: the
 question measures its case against the stated limit, which answers it (quoted, the
 limit says what the user needs; the offline model need not say "no" itself). A number
-followed by a unit (days, hours, months, %, GB...) is such a measure when a passage
-states another number in the same unit ("30 days", "10 business days", "30 jours");
+followed by a unit (days, hours, months, %, GB...) after a word that compares ("after",
+"within", "more than", "après", "au-delà de") is such a measure when a passage states
+another number in the same unit ("30 days", "10 business days", "30 jours");
 then it is no name the passages must hold. A number with no unit ("the P2 incident",
 "the iPhone 15") or a unit no passage measures in stays a name.
 """
@@ -60,8 +61,21 @@ _MEASURE = re.compile(
 )
 
 
-def _measures(text: str) -> list[tuple[str, str]]:
-    return [(m["number"], _UNITS[m["unit"].lower()]) for m in _MEASURE.finditer(fold(text))]
+# What compares a case with a limit: "after 45 days", "more than 20 GB", "au-delà de 30
+# jours". A number without one ("why the 46% drop?") is what the question is about.
+_COMPARING = re.compile(
+    r"(?:\b(?:after|before|over|under|beyond|past|within|more than|less than|longer than|"
+    r"apres|avant|au-dela de|au bout de|plus de|moins de|dans|sous)\s+)$"
+)
+
+
+def _measures(text: str, compared: bool = False) -> list[tuple[str, str]]:
+    folded = fold(text)
+    return [
+        (m["number"], _UNITS[m["unit"].lower()])
+        for m in _MEASURE.finditer(folded)
+        if not compared or _COMPARING.search(folded[: m.start()])
+    ]
 
 
 def compared_numbers(question: str, passages: Sequence[Mapping[str, object]]) -> frozenset[str]:
@@ -75,7 +89,7 @@ def compared_numbers(question: str, passages: Sequence[Mapping[str, object]]) ->
         The numbers as written in the question ("45") whose unit a passage states with
         another number; empty when none.
     """
-    asked = _measures(question)
+    asked = _measures(question, compared=True)
     if not asked:
         return frozenset()
     stated: dict[str, set[str]] = {}

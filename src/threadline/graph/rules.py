@@ -30,7 +30,9 @@ from threadline.text.tokenize import closed_terms
 
 # The rules about X: "the travel policy", "our parental leave policy", "the rules for
 # remote work", "la politique de congé parental", "les règles du télétravail".
-_KIND = r"(?:polic(?:y|ies)|rules|guidelines|procedures?)"
+# A procedure is stated as its steps ("File the form", "Hire a lawyer"), with no rule
+# word: only policies, rules and guidelines are read here.
+_KIND = r"(?:polic(?:y|ies)|rules|guidelines)"
 _ENGLISH_BEFORE = re.compile(
     rf"\b(?:the|a|an|your|our|their|its|brightwell's|company)\s+"
     rf"(?P<topic>(?:[a-z][\w'-]*\s+){{1,3}}?){_KIND}\b",
@@ -41,7 +43,7 @@ _ENGLISH_AFTER = re.compile(
     re.I,
 )
 _FRENCH = re.compile(
-    r"\b(?:politiques?|r[èe]gles?|proc[ée]dures?|r[èe]glement)\s+"
+    r"\b(?:politiques?|r[èe]gles?|r[èe]glement)\s+"
     r"(?:de\s+l['’]|de\s+la\s+|du\s+|des\s+|de\s+|d['’]|sur\s+l['’]|sur\s+les?\s+|sur\s+la\s+|"
     r"en\s+mati[èe]re\s+de\s+|pour\s+l['’]|pour\s+les?\s+|pour\s+la\s+)"
     r"(?P<topic>[\w'’-]+(?:\s+(?!en\b|à\b|a\b|si\b|pour\b|avec\b|par\b|dans\b)[\w'’-]+){0,2})",
