@@ -1037,3 +1037,91 @@ def test_an_answer_from_the_section_named_cites_no_other(hybrid_chat, question, 
     result = ask(hybrid_chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert {c["section"] for c in result.citations} == {section}
+
+
+# Round 8: what the documents do not say (issue 11, "no source, no answer").
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("What was the revenue in 2025?", "only a target:"),
+        ("Quel a été le chiffre d'affaires en 2025 ?", "seulement un objectif :"),
+    ],
+)
+def test_a_target_is_no_result_of_the_year_asked(hybrid_chat, question, said):
+    # The report's 2025 is its outlook: "Brightwell vise un chiffre d'affaires compris
+    # entre 530 et 545 millions", once quoted as if it were the 2025 revenue.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert said in result.answer and "530 et 545 millions" in result.answer
+    assert result.citations == []
+
+
+def test_the_revenue_of_a_year_quotes_no_target_beside_it(hybrid_chat):
+    result = ask(hybrid_chat, "What was the revenue in 2024?")
+    assert "486,3 millions de dollars" in result.answer
+    assert "vise" not in result.answer
+
+
+def test_what_a_company_made_is_its_revenue_not_its_prices(hybrid_chat):
+    # Quoted the catalog's "du Nokia G42 5G à 199 $" and the Motorola's $299.
+    result = ask(hybrid_chat, "how much did Brightwell make in 2024?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "486,3 millions de dollars" in result.answer
+    assert "199 $" not in result.answer and "$299" not in result.answer
+
+
+POLICY_DOCUMENTS = ("Brightwell security handbook", "Brightwell support policy")
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("What is the parental leave policy?", 'say nothing about "parental leave"'),
+        ("Quelle est la politique de congé parental ?", "ne disent rien sur « congé parental »"),
+        ("What is the travel policy?", 'say nothing about "travel"'),
+    ],
+)
+def test_a_policy_the_documents_do_not_have_is_declined(hybrid_chat, question, said):
+    # Asked back about "the parental"; answered from the remote-work rules ("must not
+    # leave their laptop"); "What is the travel policy?" from the XPS 13's
+    # "professionals who travel often".
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert said in result.answer and result.citations == []
+    # Named first: a document of rules, where such a policy would be (not the catalog).
+    assert result.clarify["options"][0]["label"] in POLICY_DOCUMENTS
+
+
+@pytest.mark.parametrize(
+    ("question", "section"),
+    [
+        ("What is the return policy?", "Refunds and returns"),
+        ("What is the VPN policy?", "Remote work"),
+        ("Quelle est la politique de remboursement ?", "Refunds and returns"),
+    ],
+)
+def test_a_policy_the_documents_state_is_answered(hybrid_chat, question, section):
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == section
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Can I return a phone after 45 days?", "Puis-je retourner un téléphone après 45 jours ?"],
+)
+def test_a_case_beyond_the_return_limit_is_answered_by_the_limit(hybrid_chat, question):
+    # Declined: "45" is in no passage. The 30-day rule answers it.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "within 30 days of delivery" in result.answer
+    assert result.citations[0]["section"] == "Refunds and returns"
+
+
+def test_a_figure_of_another_year_does_not_answer_the_year_asked(hybrid_chat):
+    # Quoted 2024's "résultat net atteint 27,1 millions": 2023 is only the revenue's.
+    result = ask(hybrid_chat, "What was the net income in 2023?")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert "27,1 millions" not in result.answer

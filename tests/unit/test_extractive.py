@@ -389,6 +389,16 @@ def test_a_question_on_what_was_is_not_led_by_an_aim():
     assert quoted[0] == passages[0]
 
 
+def test_a_question_on_what_was_answered_by_a_result_quotes_no_aim_after_it():
+    # "What was the revenue in 2024?" also quoted the outlook's 2025 target, third.
+    passages = [
+        "Revenue reached $486.3 million in 2024, up from $435.0 million in 2023.",
+        "For 2025, Brightwell aims for revenue between $530 and $545 million.",
+    ]
+    quoted = sentences_without_citations(compose("What was the revenue in 2024?", passages))
+    assert quoted == [passages[0]]
+
+
 def test_of_a_passages_sentences_tied_on_score_the_one_holding_more_of_the_question_is_best():
     # Translated, "operating margin" scores "marge brute" and "marge opérationnelle"
     # alike (one shared word each); the second holds all of the question.

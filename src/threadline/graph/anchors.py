@@ -22,6 +22,7 @@ from threadline.graph.question_terms import (
     named_things,
     stems,
 )
+from threadline.graph.rules import policy_topic
 from threadline.knowledge.facts import KIND_WORDS
 from threadline.text import fold, terms
 
@@ -260,6 +261,10 @@ def unanchored_references(
         if not shared and _complement_names(question[match.end(2) :], names):
             continue
         if noun and noun[0] in _NO_THING_TO_CHOOSE:
+            continue
+        # "the parental leave policy": the rules about parental leave, no parental
+        # thing to choose between (`rules.policy_topic`).
+        if noun and noun[0] in terms(policy_topic(question)):
             continue
         if _SUPERLATIVE_HEAD.match(match.group(2)) or _SUPERLATIVE_AFTER.match(
             question[match.end(2) :]

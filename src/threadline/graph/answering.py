@@ -28,6 +28,7 @@ from threadline.graph.evidence import Evidence, Verdict, decide
 from threadline.graph.grounding import neutralize_markers
 from threadline.graph.question_terms import PRONOUN
 from threadline.graph.reformulation import trail_turns
+from threadline.knowledge.facts import revenue_spelled_out
 from threadline.models.answer_prompt import AnswerPrompt, PromptSource, render_answer_prompt
 from threadline.models.structured import (
     MODES,
@@ -91,13 +92,16 @@ def asked_question(state: State) -> str:
 
     "Et pour le plan Enterprise ?" after "Quel est le SLA du plan Business ?" asks "Quel
     est le SLA du plan Enterprise ?" (`graph.ellipsis`): that is what the passages must
-    answer and what an answer quotes for.
+    answer and what an answer quotes for. What a company made is asked as its revenue
+    (`facts.revenue_spelled_out`).
     """
-    if state.route == "tool" or not state.history:
+    if state.route == "tool":
         return state.query
+    if not state.history:
+        return revenue_spelled_out(state.query)
     previous = str(state.history[-1].get("question") or "")
     searched = state.history[-1].get("search_query") or ""
-    return substituted_question(state.query, previous, searched) or state.query
+    return revenue_spelled_out(substituted_question(state.query, previous, searched) or state.query)
 
 
 def in_order_quoted(titles: Sequence[str], answer: str) -> list[str]:
@@ -165,6 +169,7 @@ def evidence_trace(evidence: Evidence) -> dict[str, Any]:
         "answered": evidence.answered,
         "about": list(evidence.about),
         "closest": list(evidence.closest),
+        "aim": evidence.aim,
     }
 
 

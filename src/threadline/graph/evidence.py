@@ -51,6 +51,7 @@ from threadline.graph.anchors import (
     written_as_a_name,
 )
 from threadline.graph.catalog_requests import compares_on_a_spec, without_product_reference
+from threadline.graph.limits import compared_numbers
 from threadline.graph.names import passage_terms
 from threadline.graph.polar import SENTENCE_KINDS, is_polar, states_kind_with, states_together
 from threadline.graph.question_terms import (
@@ -79,6 +80,8 @@ from threadline.graph.referents import (
     passages_about,
     titled_with,
 )
+from threadline.graph.results import stated_of_the_year
+from threadline.graph.rules import closest_rule_titles, policy_topic, states_rules_about
 from threadline.knowledge.bilingual import (
     translate_passage_terms,
     translate_query,
@@ -126,6 +129,8 @@ class Evidence:
     about: tuple[str, ...] = ()
     """Labels of the passages about what the question is about (its names, or what
     "it" refers to); an answer is composed from these."""
+    aim: str = ""
+    """For a decline of what happened: the aim the passages state instead (a target)."""
 
 
 # A yes/no question whether a thing has, supports or comes with a feature.
@@ -359,8 +364,12 @@ def decide(
     by_label = {str(c["label"]): c for c in chunks}
     everything = set().union(*vocab.values())
     names = named_things(question)
+    # "after 45 days" measured against the stated "within 30 days": the limit answers,
+    # and 45 is no name a passage must hold, nor a word it must say.
+    compared = compared_numbers(question, chunks)
+    names = [n for n in names if n not in compared]
     missing_named = names_not_held(question, names, chunks, everything)
-    content = content_terms(question)
+    content = [t for t in content_terms(question) if t not in compared]
     if not content and not (deliverable or reference):
         # "there should be one": no word of its own to check; what it means is what the
         # reformulator carried from the conversation, and that must be supported.
@@ -471,6 +480,20 @@ def decide(
         # "Who handles escalations?" is about escalations: a passage that only shares the
         # verb ("defects are handled under the warranty") is about something else.
         eligible = [lb for lb in eligible if any(matches_term(t, vocab[lb]) for t in weights)]
+    topic = policy_topic(question)
+    if topic and eligible:
+        # "What is the travel policy?" asks for rules on travel, which the XPS 13's
+        # "professionals who travel often" is not: only passages stating rules about
+        # the topic (it heads them, or a rule's sentence holds it) are about it.
+        eligible = [lb for lb in eligible if states_rules_about(topic, by_label[lb], language)]
+        if not eligible:
+            base["closest"] = tuple(closest_rule_titles(chunks))
+            return Evidence(
+                "not_in_documents",
+                "no_rules_about_the_topic",
+                missing_named=(topic,),
+                **base,  # type: ignore[arg-type]
+            )
     base["about"] = tuple(eligible)
     if not eligible:
         if anchor:
@@ -561,6 +584,18 @@ def decide(
             if not stated_of:
                 return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)  # type: ignore[arg-type]
             supporting = stated_of
+    asked_of = [t for t in weights if t not in name_terms] or list(weights)
+    of_the_year, aim = stated_of_the_year(
+        question, asked_of, [by_label[label] for label in supporting], language
+    )
+    if of_the_year == "aim":
+        # "What was the revenue in 2025?" over a report whose 2025 is a target: the
+        # target is no revenue earned. Declined, naming the target as such.
+        return Evidence("not_in_documents", "no_result_only_an_aim", aim=aim, **base)  # type: ignore[arg-type]
+    if of_the_year == "none":
+        # "What was the net income in 2023?": the report states 2024's net income and
+        # 2023's revenue, two sentences that together say nothing of 2023's net income.
+        return Evidence("not_in_documents", "nothing_stated_of_the_year", **base)  # type: ignore[arg-type]
     if anchor:
         fitting = [label for share, _, label in scored if share >= best]
         # "the season" with several documents about the question titled with "season":

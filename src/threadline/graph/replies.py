@@ -27,10 +27,22 @@ def decline(
     missing: Sequence[str],
     closest: Sequence[str],
     asks_for: str | None = None,
+    aim: str = "",
 ) -> tuple[str, Clarify]:
-    """Return a plain "not in the documents", naming what is missing and the closest titles."""
+    """Return a plain "not in the documents", naming what is missing and the closest titles.
+
+    `aim`: what the documents state instead of what happened (a target for the year
+    asked), quoted and named as a target so that it is not read as the result.
+    """
     fr = language == "fr"
-    if missing:
+    if aim:
+        head = (
+            f"Les documents ne donnent pas de résultat pour cette question, seulement un "
+            f"objectif : « {aim} »"
+            if fr
+            else f'The documents give no result for this question, only a target: "{aim}"'
+        )
+    elif missing:
         what = _quote(missing, fr)
         head = (
             f"Les documents ne disent rien sur {what}."

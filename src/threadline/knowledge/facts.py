@@ -13,11 +13,19 @@ from typing import Literal, get_args
 import lemminflect
 
 from threadline.text import fold, is_stopword, terms
+from threadline.text.lexicons import en, fr
 
 # What a question asks for, and how the answer's kind of fact looks in a passage.
+# A magnitude between a number and its currency: "486,3 millions de dollars", "2 million
+# euros", "1,2 milliard d'euros".
+_MAGNITUDE = (
+    r"(?:\s?(?:k|m|bn|thousand|million|millions|billion|billions|mille|milliers|"
+    r"milliards?)(?:\s+(?:de|d'|d’)|\s)?\s?)?"
+)
 _MONEY = re.compile(
     # "$449", "449 $" (French), "449 dollars": a currency sign needs no word boundary.
-    r"[$€£¥]\s?\d|\d\s?(?:[$€£]|(?:usd|eur|dollars?|euros?|cents?)\b)|\b(?:free|no charge|"
+    rf"[$€£¥]\s?\d|\d{_MAGNITUDE}\s?(?:[$€£]|(?:usd|eur|dollars?|euros?|cents?)\b)|"
+    r"\b(?:free|no charge|"
     r"gratuit\w*|fee|fees|price[sd]?|pricing|cost[s]?|charged?|billed|tarif\w*|prix)\b",
     re.I,
 )
@@ -48,7 +56,8 @@ _DURATION = re.compile(
 )
 # Pay is an amount of money: "fee" or "cost" words do not state one.
 _AMOUNT = re.compile(
-    r"[$€£¥]\s?\d|\d\s?(?:[$€£]|(?:k|usd|eur|dollars?|euros?)\b)|\b\d[\d,.]* (?:per|an|a) "
+    rf"[$€£¥]\s?\d|\d{_MAGNITUDE}\s?(?:[$€£]|(?:k|usd|eur|dollars?|euros?)\b)|"
+    r"\b\d[\d,.]* (?:per|an|a) "
     r"(?:hour|year|month|week|heure|an|mois)\b",
     re.I,
 )
@@ -426,3 +435,62 @@ def states_count_of(text: str, noun_terms: set[str]) -> bool:
         if j < len(words) and j <= i + 3 and is_number[j]:
             return True
     return False
+
+
+def _alternation(words: Sequence[str]) -> re.Pattern[str]:
+    return re.compile(
+        rf"(?<![\w'])(?:{'|'.join(map(re.escape, sorted(words, key=len, reverse=True)))})(?![\w'])"
+    )
+
+
+_AIMS = _alternation([*en.AIM_WORDS, *fr.AIM_WORDS])
+_PAST = _alternation([*en.PAST_MARKERS, *fr.PAST_MARKERS])
+
+
+def states_an_aim(sentence: str) -> bool:
+    """Whether a sentence states an aim ("vise une marge d'au moins 8,5 %"), not a result."""
+    return bool(_AIMS.search(fold(sentence)))
+
+
+def asks_what_was(question: str) -> bool:
+    """Whether a question asks what happened ("What was...?", "Quelle était...?")."""
+    return bool(_PAST.search(fold(question)))
+
+
+# "How much did Brightwell make?": money a company makes is its revenue, which documents
+# state as "revenue", "turnover", "chiffre d'affaires", never as "made". The subject is
+# a name (capitalised: a company, an organisation); "how much does a nurse make?" asks
+# a pay.
+_NAME = r"(?!I\b)[A-Z][\w&'’.-]*(?:\s+[A-Z][\w&'’.-]*)*"
+_MONEY_MADE_EN = re.compile(
+    rf"\b(?i:how much(?: money)? (?P<aux>did|does|do|has|have|will)) (?P<name>{_NAME}) "
+    r"(?P<verb>make|made|earn|earned|bring in|brought in|generate|generated)\b"
+)
+_MONEY_MADE_FR = re.compile(
+    rf"\bcombien(?: d'argent| d’argent)? (?P<name>{_NAME}) "
+    r"(?P<aux>a-t-(?:il|elle)|a-t-on|ont-ils) (?P<verb>gagn[ée]|encaiss[ée]|r[ée]alis[ée]|fait)\b",
+    re.I,
+)
+
+
+def revenue_spelled_out(question: str) -> str:
+    """Return the question with "revenue" named when it asks what a company made.
+
+    "how much did Brightwell make in 2024?" → "how much revenue did Brightwell make in
+    2024?": the report's "chiffre d'affaires ... 486,3 millions de dollars" answers it,
+    its catalog's "Nokia G42 5G à 199 $" (a price, also money in 2024) does not.
+    """
+    english = _MONEY_MADE_EN.search(question)
+    if english:
+        return (
+            f"{question[: english.start()]}{question[english.start() : english.start() + 8]} "
+            f"revenue {english['aux']} "
+            f"{english['name']} {english['verb']}{question[english.end() :]}"
+        )
+    french = _MONEY_MADE_FR.search(question)
+    if french and french["name"][:1].isupper():
+        return (
+            f"{question[: french.start()]}combien de chiffre d'affaires {french['name']} "
+            f"{french['aux']} {french['verb']}{question[french.end() :]}"
+        )
+    return question

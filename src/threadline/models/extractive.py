@@ -41,8 +41,10 @@ from threadline.knowledge.facts import (
     ASKING_TERMS,
     KIND_WORDS,
     KINDS,
+    asks_what_was,
     counted_noun,
     has_answer_type,
+    states_an_aim,
     states_count_of,
 )
 from threadline.models.answer_prompt import (
@@ -154,26 +156,6 @@ _LOCUTIONS = re.compile(
 def own_terms(question: str, answer_type: str = "") -> set[str]:
     """Return the question's own content terms: what it asks about, not how it asks."""
     return set(terms(_LOCUTIONS.sub(" ", question))) - _asking_terms(question, answer_type)
-
-
-def _alternation(words: Sequence[str]) -> re.Pattern[str]:
-    return re.compile(
-        rf"(?<![\w'])(?:{'|'.join(map(re.escape, sorted(words, key=len, reverse=True)))})(?![\w'])"
-    )
-
-
-_AIMS = _alternation([*en.AIM_WORDS, *fr.AIM_WORDS])
-_PAST = _alternation([*en.PAST_MARKERS, *fr.PAST_MARKERS])
-
-
-def states_an_aim(sentence: str) -> bool:
-    """Whether a sentence states an aim ("vise une marge d'au moins 8,5 %"), not a result."""
-    return bool(_AIMS.search(fold(sentence)))
-
-
-def asks_what_was(question: str) -> bool:
-    """Whether a question asks what happened ("What was...?", "Quelle était...?")."""
-    return bool(_PAST.search(fold(question)))
 
 
 def _translated_terms(
@@ -796,7 +778,8 @@ class ExtractiveChatModel(BaseChatModel):
         scores are) is its best ("marge opérationnelle" for "operating margin", not
         "marge brute" before it); else the first. A question on what happened
         (`past`) is not led by an aim ("vise une marge d'au moins 8,5 %" for "What was
-        the operating margin?") when another passage states as much of it as a result.
+        the operating margin?") when another passage states as much of it as a result,
+        and, led by a result, quotes no aim after it.
         A question asking one kind of fact (`one_fact`: a count, a price...) is answered
         by its best sentence and those after it that say as much of the question: "Combien
         de clients satisfaits ?" by the satisfaction rate, not also by the count of
@@ -866,6 +849,12 @@ class ExtractiveChatModel(BaseChatModel):
         answering = lead[start:]
         if one_fact:
             answering = [r for r in answering if covered(r) >= covered(best)]
+        # Answered by a result, a question on what happened quotes no aim beside it:
+        # "What was the revenue in 2024?" is the 486.3 million earned, not also the
+        # 2025 target of the outlook section ("Brightwell vise ... 530 et 545 millions").
+        results_only = past and not states_an_aim(best[3])
+        if results_only:
+            answering = [r for r in answering if not states_an_aim(r[3])]
         chosen = self._lead_window(answering, passages)
         # A sentence several passages hold (a page and its copy, a step two guides share)
         # is said once: a next passage adds its best sentence not already quoted, if any.
@@ -873,7 +862,11 @@ class ExtractiveChatModel(BaseChatModel):
         for s_index in ranked[1:]:
             if not self._supports(s_index, ranked[0], heading):
                 continue
-            unsaid = [r for r in by_source[s_index] if _said_as(r[3]) not in said]
+            unsaid = [
+                r
+                for r in by_source[s_index]
+                if _said_as(r[3]) not in said and not (results_only and states_an_aim(r[3]))
+            ]
             if unsaid:
                 row = best_of(unsaid)
                 chosen.append(row)

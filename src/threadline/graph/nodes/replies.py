@@ -128,6 +128,7 @@ def decline(state: State) -> dict[str, Any]:
         missing=ev.get("missing_named") or [],
         closest=ev.get("closest") or [],
         asks_for=ev.get("asks_for") if ev.get("reason", "").startswith("no_") else None,
+        aim=ev.get("aim") or "",
     )
     return {
         "answer": text,

@@ -226,6 +226,8 @@ AIM_WORDS: tuple[str, ...] = (
     "expects to",
     "forecast",
     "forecasts",
+    "projected",
+    "expected",
     "will",
 )
 """Folded words of a sentence that states an aim, not what happened ("Brightwell aims

@@ -304,6 +304,12 @@ AIM_WORDS: tuple[str, ...] = (
     "objectifs",
     "prevoit",
     "prevoient",
+    "prevu",
+    "prevue",
+    "prevus",
+    "prevues",
+    "prevision",
+    "previsions",
     "s'est fixe",
     "se fixe",
     "d'ici",
@@ -320,6 +326,12 @@ PAST_MARKERS: tuple[str, ...] = (
     "avaient",
     "a-t-il ete",
     "a-t-elle ete",
+    # The passé composé asked with its auxiliary: "Combien Brightwell a-t-il gagné ?".
+    "a-t-il",
+    "a-t-elle",
+    "a-t-on",
+    "ont-ils",
+    "ont-elles",
 )
 """Folded words of a question that asks what happened ("Quelle était la marge ?")."""
 

@@ -1,0 +1,101 @@
+"""A number the question compares with a limit the documents state, in the same unit.
+
+"Can I return a phone after 45 days?" names 45 days; the support policy says returns are
+accepted "within 30 days of delivery". No passage holds "45", and none needs to: the
+question measures its case against the stated limit, which answers it (quoted, the
+limit says what the user needs; the offline model need not say "no" itself). A number
+followed by a unit (days, hours, months, %, GB...) after a word that compares ("after",
+"within", "more than", "après", "au-delà de") is such a measure when a passage states
+another number in the same unit ("30 days", "10 business days", "30 jours");
+then it is no name the passages must hold. A number with no unit ("the P2 incident",
+"the iPhone 15") or a unit no passage measures in stays a name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from threadline.text import fold
+
+# Units and the one each stands for, in English and French.
+_UNITS = {
+    "minute": "minute",
+    "minutes": "minute",
+    "min": "minute",
+    "hour": "hour",
+    "hours": "hour",
+    "heure": "hour",
+    "heures": "hour",
+    "h": "hour",
+    "day": "day",
+    "days": "day",
+    "jour": "day",
+    "jours": "day",
+    "week": "week",
+    "weeks": "week",
+    "semaine": "week",
+    "semaines": "week",
+    "month": "month",
+    "months": "month",
+    "mois": "month",
+    "year": "year",
+    "years": "year",
+    "an": "year",
+    "ans": "year",
+    "annee": "year",
+    "annees": "year",
+    "%": "percent",
+    "percent": "percent",
+    "gb": "gb",
+    "go": "gb",
+    "tb": "tb",
+    "kg": "kg",
+}
+_UNIT = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
+# "45 days", "30 business days", "30 jours ouvrés" (a qualifier before or after the unit
+# is read before it only: "business days"; French writes it after, which is fine).
+_MEASURE = re.compile(
+    rf"(?<![\w.,])(?P<number>\d+(?:[.,]\d+)?)\s*(?:[a-z]+\s+)?(?P<unit>{_UNIT})(?!\w)",
+    re.I,
+)
+
+
+# What compares a case with a limit: "after 45 days", "more than 20 GB", "au-delà de 30
+# jours". A number without one ("why the 46% drop?") is what the question is about.
+_COMPARING = re.compile(
+    r"(?:\b(?:after|before|over|under|beyond|past|within|more than|less than|longer than|"
+    r"apres|avant|au-dela de|au bout de|plus de|moins de|dans|sous)\s+)$"
+)
+
+
+def _measures(text: str, compared: bool = False) -> list[tuple[str, str]]:
+    folded = fold(text)
+    return [
+        (m["number"], _UNITS[m["unit"].lower()])
+        for m in _MEASURE.finditer(folded)
+        if not compared or _COMPARING.search(folded[: m.start()])
+    ]
+
+
+def compared_numbers(question: str, passages: Sequence[Mapping[str, object]]) -> frozenset[str]:
+    """Return the question's numbers that measure against a limit a passage states.
+
+    Args:
+        question: The question as asked.
+        passages: The packed passages (`text`).
+
+    Returns:
+        The numbers as written in the question ("45") whose unit a passage states with
+        another number; empty when none.
+    """
+    asked = _measures(question, compared=True)
+    if not asked:
+        return frozenset()
+    stated: dict[str, set[str]] = {}
+    for passage in passages:
+        for number, unit in _measures(str(passage.get("text", ""))):
+            stated.setdefault(unit, set()).add(number)
+    return frozenset(
+        number for number, unit in asked if stated.get(unit) and number not in stated[unit]
+    )

@@ -1,0 +1,90 @@
+"""A question about what happened is not answered by what was aimed at.
+
+"What was the revenue in 2025?" asks for a result. The 2024 annual report states for
+2025 only a target ("Pour l'exercice 2025, Brightwell vise un chiffre d'affaires compris
+entre 530 et 545 millions de dollars"): quoted as the answer, the target reads as the
+revenue earned. A question in the past tense ("was", "did", "a été", `facts.asks_what_was`)
+about a year it names is answered by a sentence that holds that year and a word of what
+is asked and states what happened; when every such sentence of the supporting passages
+states an aim ("vise", "target", "prévoit", `facts.states_an_aim`), the documents give
+no result, only the aim, and the evidence check declines saying so. When no sentence
+holds the year with a word asked, the passages hold the year and the thing apart ("435,0
+millions de dollars en 2023" is a revenue; the net income stated is 2024's): nothing is
+stated of that year, and the question is declined too. A question asking
+for the aim itself ("What was the revenue target for 2025?") asks what the sentence says.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+
+from threadline.graph.question_terms import matches_term
+from threadline.knowledge.bilingual import translate_passage_terms, translate_vocabulary
+from threadline.knowledge.facts import asks_what_was, states_an_aim
+from threadline.text import terms
+from threadline.text.language import detect_language
+from threadline.text.tokenize import closed_terms
+
+# A year, not a part of a longer number ("2 025", "12,2025").
+_YEAR = re.compile(r"(?<!\d)(?<!\d[,.])(?:19|20)\d\d(?!\d|[,.]\d)")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _sentences(text: str) -> Iterator[str]:
+    for line in text.splitlines():
+        yield from (s.strip() for s in _SENTENCE.split(line) if s.strip())
+
+
+def stated_of_the_year(
+    question: str,
+    words: Sequence[str],
+    passages: Sequence[Mapping[str, object]],
+    language: str | None = None,
+) -> tuple[str, str]:
+    """Read what the passages state of the year a question asks about in the past tense.
+
+    A sentence is of a year it names, or that its passage's title or heading names.
+
+    Args:
+        question: The question as asked.
+        words: Its content terms (stems) that say what is asked ("revenue"), names left
+            out: a sentence holding the year and only "Brightwell" says nothing of it.
+        passages: The passages that support an answer (`title`, `text`).
+        language: The question's language; a sentence in another one is read with its
+            words' and phrases' translations ("chiffre d'affaires" is the revenue).
+
+    Returns:
+        ("result", "") when a sentence holding the year and a word asked states what
+        happened; ("aim", sentence) when every such sentence states an aim (the first);
+        ("none", "") when no sentence holds the year with a word asked ("What was the net
+        income in 2023?" over a report stating 2024's net income and 2023's revenue);
+        ("", "") when the question asks nothing of the past about a year, or asks for the
+        aim itself.
+    """
+    if not asks_what_was(question) or states_an_aim(question):
+        return "", ""
+    years = set(_YEAR.findall(question))
+    if not years:
+        return "", ""
+    asked = [w for w in words if w not in years and not _YEAR.fullmatch(w)]
+    aims: list[str] = []
+    for passage in passages:
+        text = str(passage.get("text", ""))
+        written = detect_language(f"{passage.get('title', '')} {text}") if language else None
+        # The title and heading date every sentence under them: "Rapport annuel 2024"
+        # states 2024's satisfaction rate in a sentence that names no year.
+        dated = set(_YEAR.findall(f"{passage.get('title', '')} {passage.get('section', '')}"))
+        for sentence in _sentences(text):
+            if not years <= dated | set(_YEAR.findall(sentence)):
+                continue
+            vocabulary = set(terms(sentence)) | set(closed_terms(sentence))
+            if language and written and written != language:
+                vocabulary |= translate_vocabulary(vocabulary, written, language)
+                vocabulary |= translate_passage_terms(sentence, written, language)
+            if asked and not any(matches_term(w, vocabulary) for w in asked):
+                continue
+            if not states_an_aim(sentence):
+                return "result", ""
+            aims.append(sentence)
+    return ("aim", aims[0]) if aims else ("none", "")

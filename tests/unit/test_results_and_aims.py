@@ -1,0 +1,117 @@
+"""What happened and what was aimed at: a target is no result, money made is revenue."""
+
+from __future__ import annotations
+
+import pytest
+
+from threadline.graph.evidence import decide
+from threadline.graph.results import stated_of_the_year
+from threadline.knowledge.facts import has_answer_type, revenue_spelled_out
+from threadline.text import terms
+
+OUTLOOK = {
+    "label": "1",
+    "title": "Rapport annuel 2024 de Brightwell",
+    "section": "Perspectives 2025",
+    "text": "Pour l'exercice 2025, Brightwell vise un chiffre d'affaires compris entre 530 et "
+    "545 millions de dollars et une marge opérationnelle d'au moins 8,5 %.",
+}
+RESULTS = {
+    "label": "2",
+    "title": "Rapport annuel 2024 de Brightwell",
+    "section": "Résultats financiers",
+    "text": "Le chiffre d'affaires 2024 de Brightwell s'élève à 486,3 millions de dollars, "
+    "contre 435,0 millions de dollars en 2023.",
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("What was the revenue in 2025?", "en"),
+        ("Quel a été le chiffre d'affaires en 2025 ?", "fr"),
+    ],
+)
+def test_a_target_is_what_the_passages_state_of_a_year_asked_in_the_past(question, language):
+    stated = stated_of_the_year(question, terms(question), [OUTLOOK, RESULTS], language)
+    assert stated == ("aim", OUTLOOK["text"])
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was the revenue in 2024?",  # a result is stated of 2024
+        "What was the revenue target for 2025?",  # the aim is what is asked
+        "What is the revenue for 2025?",  # the present asks what the document says
+        "What was the revenue?",  # no year: the answer chooses the result (extractive)
+    ],
+)
+def test_no_aim_stands_in_for_a_result_otherwise(question):
+    assert stated_of_the_year(question, terms(question), [OUTLOOK, RESULTS], "en")[0] != "aim"
+
+
+def test_a_year_no_sentence_states_the_thing_asked_of_is_nothing_stated():
+    # The results passage holds 2023 (the revenue before) and the net income (of 2024).
+    results = {
+        **RESULTS,
+        "text": f"{RESULTS['text']} Le résultat net atteint 27,1 millions de dollars.",
+    }
+    question = "What was the net income in 2023?"
+    assert stated_of_the_year(question, ["net", "incom"], [results], "en") == ("none", "")
+    evidence = decide(question, [results], language="en")
+    assert evidence.verdict == "not_in_documents"
+    assert evidence.reason == "nothing_stated_of_the_year"
+    assert decide("What was the revenue in 2023?", [results], language="en").verdict == "answer"
+
+
+def test_the_evidence_check_declines_a_result_the_passages_only_aim_at():
+    evidence = decide("What was the revenue in 2025?", [OUTLOOK, RESULTS], language="en")
+    assert evidence.verdict == "not_in_documents"
+    assert evidence.reason == "no_result_only_an_aim"
+    assert evidence.aim == OUTLOOK["text"]
+    assert decide("What was the revenue in 2024?", [OUTLOOK, RESULTS], language="en").verdict == (
+        "answer"
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "spelled"),
+    [
+        ("how much did Brightwell make in 2024?", "how much revenue did Brightwell make in 2024?"),
+        ("How much money did Acme Corp earn?", "How much revenue did Acme Corp earn?"),
+        (
+            "Combien Brightwell a-t-il gagné en 2024 ?",
+            "combien de chiffre d'affaires Brightwell a-t-il gagné en 2024 ?",
+        ),
+        # A person's pay, and the user's own, stay as asked.
+        ("How much does a support engineer make?", "How much does a support engineer make?"),
+        ("how much did I make last year?", "how much did I make last year?"),
+    ],
+)
+def test_money_a_company_made_is_its_revenue(question, spelled):
+    assert revenue_spelled_out(question) == spelled
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["486,3 millions de dollars", "2 million euros", "1,2 milliard d'euros", "$2.5 million"],
+)
+def test_an_amount_with_its_magnitude_is_money(text):
+    assert has_answer_type("price", text) and has_answer_type("pay", text)
+
+
+def test_a_magnitude_without_a_currency_is_no_money():
+    assert not has_answer_type("pay", "5 millions de clients")
+
+
+def test_a_sentence_is_of_the_year_its_title_names():
+    # "La satisfaction client (CSAT) ... a atteint 91 %" names no year; the report is 2024's.
+    service = {
+        "label": "4",
+        "title": "Rapport annuel 2024 de Brightwell",
+        "section": "Service client",
+        "text": "La satisfaction client (CSAT) du support a atteint 91 %, contre 88 % en 2023.",
+    }
+    assert stated_of_the_year("What was the CSAT in 2024?", ["csat"], [service], "en")[0] == (
+        "result"
+    )
