@@ -13,6 +13,7 @@ CHUNKS = [
     "On public Wi-Fi networks keep the VPN on; send an e-mail to security.",
     "Le remboursement du téléphone est fait sous 30 jours.",
     "The warranty covers the battery.",
+    "Le support est fermé le week-end.",
 ]
 
 
@@ -80,7 +81,11 @@ def test_two_edits_are_not_a_typo(vocabulary):
 
 @pytest.mark.parametrize(
     ("query", "closed"),
-    [("Can I use public wi fi?", "wifi"), ("send an e mail", "email")],
+    [
+        ("Can I use public wi fi?", "wifi"),  # two fragments
+        ("send an e mail", "email"),  # the closed form is a word
+        ("ouvert le week end ?", "weekend"),
+    ],
 )
 def test_two_words_whose_closed_form_is_indexed_are_also_searched_closed(vocabulary, query, closed):
     [fix] = vocabulary.spelling_fixes(query)
