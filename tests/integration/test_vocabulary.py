@@ -127,3 +127,20 @@ def test_a_document_added_alone_is_in_the_vocabulary_at_once(tmp_path, documents
         assert kb.vocabulary(tenant="default").frequency("garag") == 1
     finally:
         services.close()
+
+
+def test_a_vocabulary_file_that_cannot_be_written_leaves_the_document_published(
+    tmp_path, documents
+):
+    # A file where the vocabulary's directory goes: every write of it fails, as on a
+    # full disk; the document is still ingested and its terms still read.
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    (data_dir / "vocabulary").write_text("not a directory", encoding="utf-8")
+    services = open_services(data_dir)
+    try:
+        report = services.kb.ingest_paths([documents])
+        assert not report.errors and sorted(report.added) == ["canteen", "parking"]
+        assert services.kb.vocabulary(tenant="default").frequency("garag") == 2
+    finally:
+        services.close()

@@ -31,7 +31,7 @@ import threading
 import time
 from collections import Counter, defaultdict, deque
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -633,21 +633,30 @@ class KnowledgeBase:
     def _store_document_terms(
         self, tenant: str, doc_id: str, generation: int, counts: Counter[str]
     ) -> None:
-        """Keep a document version's terms in memory and in its file (written atomically)."""
+        """Keep a document version's terms in memory and in its file (written atomically).
+
+        The file is a cache of what the chunks say: when it cannot be written (a full
+        disk), the document stays published and the next process computes the terms.
+        """
         self._document_terms[(tenant, doc_id)] = (generation, counts)
+        self._vocabularies.pop(tenant, None)
         path = self._vocabulary_path(tenant, doc_id)
-        path.parent.mkdir(parents=True, exist_ok=True)
         body = {"doc_id": doc_id, "generation": generation, "terms": dict(sorted(counts.items()))}
         partial = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-        partial.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
-        partial.replace(path)
-        self._vocabularies.pop(tenant, None)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
+            partial.replace(path)
+        except OSError:
+            with suppress(OSError):
+                partial.unlink(missing_ok=True)
 
     def _forget_document_terms(self, tenant: str, doc_id: str) -> None:
         """Drop a deleted document's terms from memory and disk."""
         self._document_terms.pop((tenant, doc_id), None)
-        self._vocabulary_path(tenant, doc_id).unlink(missing_ok=True)
         self._vocabularies.pop(tenant, None)
+        with suppress(OSError):  # a file left is ignored: no live version matches it
+            self._vocabulary_path(tenant, doc_id).unlink(missing_ok=True)
 
     def _writing(self) -> AbstractContextManager[Any]:
         """Return the lock writes take: a fair one, so no upload waits behind a long one."""
