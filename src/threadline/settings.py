@@ -191,6 +191,13 @@ class Settings(BaseSettings):
     max_chunks: int = Field(default=8, ge=1, le=50)
     max_chars: int = Field(default=6000, ge=200)
     max_query_chars: int = Field(default=1000, ge=10)
+    spelling_fixes: bool = Field(
+        default=True,
+        description=(
+            "Also search a query word no chunk holds as the one indexed term it is a typo"
+            ' of ("fone" -> "phone"), and two words as their indexed closed form ("wi fi").'
+        ),
+    )
     source_policy: dict[str, list[str]] = Field(
         default_factory=dict,
         description=(

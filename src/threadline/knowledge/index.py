@@ -31,7 +31,7 @@ import threading
 import time
 from collections import Counter, defaultdict, deque
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,6 +88,7 @@ from threadline.knowledge.versions import (
     process_alive,
     write_journal,
 )
+from threadline.knowledge.vocabulary import Vocabulary, document_terms
 from threadline.settings import Settings
 
 __all__ = [
@@ -188,6 +189,12 @@ class KnowledgeBase:
         self._languages: dict[str, dict[str, float]] = {}
         # Per tenant, (doc_id, title, source) of its documents (see `document_titles`).
         self._titles: dict[str, list[tuple[str, str, str]]] = {}
+        # Per tenant, the terms its chunks hold (see `vocabulary`); any write clears it.
+        # Per document, (generation, term -> chunks holding it), as stored under
+        # `_vocabulary_dir`: a tenant's vocabulary is the sum over its live documents.
+        self._vocabularies: dict[str, Vocabulary] = {}
+        self._document_terms: dict[tuple[str, str], tuple[int, Counter[str]]] = {}
+        self._vocabulary_dir = settings.data_dir / "vocabulary"
         with self._lock:
             self._engine: VectorEngine = open_engine(settings, self._embeddings, client=client)
         # Engines that take concurrent use let reads run beside a write; the others
@@ -481,6 +488,10 @@ class KnowledgeBase:
             self._delete_where_older(tenant, doc.doc_id, generation)
             self._languages.pop(tenant, None)
             self._titles.pop(tenant, None)
+            self._vocabularies.pop(tenant, None)
+        self._store_document_terms(
+            tenant, doc.doc_id, generation, document_terms(c.embedding_text for c in chunks)
+        )
 
     def ingestions(self, *, tenant: str) -> list[IngestProgress]:
         """Return the documents of a tenant being written now, oldest first."""
@@ -519,12 +530,14 @@ class KnowledgeBase:
                 count = self._engine.count(flt.to_qdrant())
                 if count:
                     self._delete_where(flt)
+                self._forget_document_terms(tenant, doc_id)
                 return count
 
     def _delete_where(self, flt: SearchFilters) -> None:
         self._engine.delete_where(flt.to_qdrant())
         self._languages.clear()
         self._titles.clear()
+        self._vocabularies.clear()
 
     def language_shares(self, *, tenant: str = "default", sample: int = 200) -> dict[str, float]:
         """Return the share of each language ("en", "fr") among a tenant's chunks.
@@ -545,6 +558,105 @@ class KnowledgeBase:
             shares = {lang: n / total for lang, n in counts.items()} if total else {}
             self._languages[tenant] = shares
         return shares
+
+    def vocabulary(self, *, tenant: str = "default") -> Vocabulary:
+        """Return the terms a tenant's chunks hold, with how many chunks hold each.
+
+        Kept until the next write. Each live document's terms are read from memory,
+        else from their file under ``data_dir/vocabulary`` (written when the document
+        was), else computed from its chunks and stored: an index written before the
+        vocabulary existed, or by another process, gets it on first use.
+        """
+        found = self._vocabularies.get(tenant)
+        if found is not None:
+            return found
+        live = self._live_generations(tenant)
+        missing = {
+            doc_id: generation
+            for doc_id, generation in live.items()
+            if self._known_terms(tenant, doc_id, generation) is None
+        }
+        if missing:
+            self._compute_document_terms(tenant, missing)
+        total: Counter[str] = Counter()
+        for doc_id, generation in live.items():
+            counts = self._known_terms(tenant, doc_id, generation)
+            if counts is not None:
+                total.update(counts)
+        vocabulary = Vocabulary(total)
+        self._vocabularies[tenant] = vocabulary
+        return vocabulary
+
+    def _live_generations(self, tenant: str) -> dict[str, int]:
+        """Return the newest live generation of each document of a tenant (its first chunks)."""
+        flt = SearchFilters(tenant=tenant).to_qdrant()
+        flt.must.append(  # type: ignore[union-attr]
+            models.FieldCondition(key=payload_key("position"), match=models.MatchValue(value=0))
+        )
+        newest: dict[str, int] = {}
+        for meta in self._scroll(flt):
+            doc_id, generation = str(meta.get("doc_id", "")), int(meta.get("generation") or 0)
+            newest[doc_id] = max(generation, newest.get(doc_id, generation))
+        return newest
+
+    def _vocabulary_path(self, tenant: str, doc_id: str) -> Path:
+        tenant_key = hashlib.sha256(tenant.encode()).hexdigest()[:32]
+        doc_key = hashlib.sha256(f"{tenant}\x00{doc_id}".encode()).hexdigest()[:32]
+        return self._vocabulary_dir / tenant_key / f"{doc_key}.json"
+
+    def _known_terms(self, tenant: str, doc_id: str, generation: int) -> Counter[str] | None:
+        """Return a document version's terms from memory or its file (None: neither has them)."""
+        held = self._document_terms.get((tenant, doc_id))
+        if held is not None and held[0] == generation:
+            return held[1]
+        try:
+            stored = json.loads(self._vocabulary_path(tenant, doc_id).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if stored.get("doc_id") != doc_id or stored.get("generation") != generation:
+            return None
+        counts = Counter({str(t): int(n) for t, n in dict(stored.get("terms") or {}).items()})
+        self._document_terms[(tenant, doc_id)] = (generation, counts)
+        return counts
+
+    def _compute_document_terms(self, tenant: str, wanted: dict[str, int]) -> None:
+        """Compute and store the terms of document versions that have none stored."""
+        flt = SearchFilters(tenant=tenant, doc_ids=tuple(sorted(wanted))).to_qdrant()
+        texts: defaultdict[str, list[str]] = defaultdict(list)
+        for meta in self._scroll(flt):
+            doc_id = str(meta.get("doc_id", ""))
+            if int(meta.get("generation") or 0) == wanted.get(doc_id):
+                texts[doc_id].append(chunk_from_payload(meta).embedding_text)
+        for doc_id, generation in wanted.items():
+            self._store_document_terms(tenant, doc_id, generation, document_terms(texts[doc_id]))
+
+    def _store_document_terms(
+        self, tenant: str, doc_id: str, generation: int, counts: Counter[str]
+    ) -> None:
+        """Keep a document version's terms in memory and in its file (written atomically).
+
+        The file is a cache of what the chunks say: when it cannot be written (a full
+        disk), the document stays published and the next process computes the terms.
+        """
+        self._document_terms[(tenant, doc_id)] = (generation, counts)
+        self._vocabularies.pop(tenant, None)
+        path = self._vocabulary_path(tenant, doc_id)
+        body = {"doc_id": doc_id, "generation": generation, "terms": dict(sorted(counts.items()))}
+        partial = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
+            partial.replace(path)
+        except OSError:
+            with suppress(OSError):
+                partial.unlink(missing_ok=True)
+
+    def _forget_document_terms(self, tenant: str, doc_id: str) -> None:
+        """Drop a deleted document's terms from memory and disk."""
+        self._document_terms.pop((tenant, doc_id), None)
+        self._vocabularies.pop(tenant, None)
+        with suppress(OSError):  # a file left is ignored: no live version matches it
+            self._vocabulary_path(tenant, doc_id).unlink(missing_ok=True)
 
     def _writing(self) -> AbstractContextManager[Any]:
         """Return the lock writes take: a fair one, so no upload waits behind a long one."""
@@ -732,6 +844,7 @@ class KnowledgeBase:
         """Top-k chunks for a query within the filters, best first."""
         if not query.strip():
             return []
+        query = self._with_spelling_fixes(query, filters)
         with self._reading():
             hits = self._engine.search(query, k, filters.to_qdrant(), depth=_fetch(k))
         return scored_chunks(hits, k)
@@ -750,11 +863,25 @@ class KnowledgeBase:
             return rankings
         with self._reading():
             found = self._engine.search_batch(
-                [queries[i] for i in live], k, filters.to_qdrant(), depth=_fetch(k)
+                [self._with_spelling_fixes(queries[i], filters) for i in live],
+                k,
+                filters.to_qdrant(),
+                depth=_fetch(k),
             )
         for i, hits in zip(live, found, strict=True):
             rankings[i] = scored_chunks(hits, k)
         return rankings
+
+    def _with_spelling_fixes(self, query: str, filters: SearchFilters) -> str:
+        """Return the query followed by the index's spelling of its misspelt words and compounds.
+
+        "cheapest fone?" also searches "phone", "wi fi" also "wifi": the words as typed
+        keep their place (a term the vocabulary lacks may still be a name the dense
+        model knows), the known spellings are added (`Vocabulary.spelling_fixes`).
+        """
+        if not self._settings.spelling_fixes:
+            return query
+        return self.vocabulary(tenant=filters.tenant).searched_with_fixes(query)
 
 
 def _fetch(k: int) -> int:

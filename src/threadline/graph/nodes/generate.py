@@ -27,6 +27,19 @@ from threadline.models import quotes_sources
 from threadline.store import Citation, OutlineItem
 
 
+def spelt_as_indexed(services: Any, state: State, question: str) -> str:
+    """Return the question with its misspelt words and compounds written as the index does.
+
+    Retrieval searched "cheapest fone?" as "phone" too (`KnowledgeBase.vocabulary`);
+    the evidence check and the answer read the question the same way, or they would
+    find no passage holding "fone" and decline what was found.
+    """
+    vocabulary_of = getattr(services.kb, "vocabulary", None)
+    if vocabulary_of is None or not services.settings.spelling_fixes:
+        return question
+    return str(vocabulary_of(tenant=state.tenant).respelt(question))
+
+
 def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Decide (answer, partial, not in the documents, ambiguous), then answer and check.
 
@@ -49,7 +62,8 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """
     services = run_services()
     settings, context = services.settings, runtime.context or Context()
-    question = asked_question(state)
+    # Read as retrieval searched it: "cheapest fone?" asks for the cheapest phone.
+    question = spelt_as_indexed(services, state, asked_question(state))
     evidence = decide_turn(state, question)
     trace: dict[str, Any] = {"node": "generate", "evidence": evidence_trace(evidence)}
     llm = services.llm

@@ -1,0 +1,146 @@
+"""The index's vocabulary on a real index: kept on ingest and delete, read by /chat.
+
+"cheapest fone?" was declined on the sample data (no chunk holds "fone", and the sparse
+index kept no vocabulary to compare it with); "Can I get support by e mail?" was answered
+from the one passage writing "e-mail", not from those writing "email".
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from support.services import make_services
+from threadline.api.main import create_app
+from threadline.knowledge.documents import load_document
+from threadline.services import Services
+
+
+@pytest.fixture(scope="module")
+def client(sample_services):
+    with TestClient(create_app(sample_services)) as test_client:
+        yield test_client
+
+
+def chat(client: TestClient, query: str) -> dict:
+    response = client.post("/chat", json={"query": query})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_a_misspelt_word_is_searched_and_checked_as_the_indexed_word(client):
+    body = chat(client, "cheapest fone?")
+    assert body["outcome"] == "grounded_answer", body["answer"]
+    assert "cheapest phone in the Brightwell catalog at $199" in body["answer"]
+
+
+def test_a_compound_typed_with_a_space_finds_it_written_closed(client):
+    # "e mail" was "e" and "mail": only the French report's "e-mail" held them.
+    body = chat(client, "Can I get support by e mail?")
+    assert body["outcome"] == "grounded_answer", body["answer"]
+    assert "with email and web support" in body["answer"]
+    assert {c["title"] for c in body["citations"]} == {"Brightwell support policy"}
+
+
+def test_the_sample_vocabulary_leaves_known_words_and_codes_alone(sample_services):
+    vocabulary = sample_services.kb.vocabulary(tenant="default")
+    assert vocabulary.frequency("phone") > 0
+    for query in ("What is the price of the Pixel 8a?", "cheapest phone?", "Is the XPS 14 sold?"):
+        assert vocabulary.spelling_fixes(query) == []
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def documents(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    write(folder, "parking.md", "# Parking\n\nThe parking garage opens at seven.\n")
+    write(folder, "canteen.md", "# Canteen\n\nThe canteen serves lunch; the garage is next door.\n")
+    return folder
+
+
+def open_services(data_dir: Path, folder: Path | None = None) -> Services:
+    return make_services(data_dir, corpus=[folder] if folder else [])
+
+
+def test_the_vocabulary_follows_ingest_update_and_delete(tmp_path, documents):
+    services = open_services(tmp_path / "data", documents)
+    try:
+        kb = services.kb
+        vocabulary = kb.vocabulary(tenant="default")
+        assert vocabulary.frequency("garag") == 2  # one chunk of each document
+        assert vocabulary.frequency("canteen") == 1
+        assert kb.vocabulary(tenant="other").frequency("garag") == 0  # per tenant
+
+        write(documents, "canteen.md", "# Canteen\n\nThe canteen serves dinner.\n")
+        kb.ingest_paths([documents])
+        updated = kb.vocabulary(tenant="default")
+        assert updated.frequency("dinner") == 1 and updated.frequency("lunch") == 0
+        assert updated.frequency("garag") == 1
+
+        assert kb.delete_document("parking", tenant="default")
+        after = kb.vocabulary(tenant="default")
+        assert after.frequency("parking") == 0 and after.frequency("garag") == 0
+        assert after.frequency("canteen") == 1
+        assert len(list((tmp_path / "data" / "vocabulary").rglob("*.json"))) == 1
+    finally:
+        services.close()
+
+
+def test_the_vocabulary_is_stored_with_the_index_and_rebuilt_when_missing(tmp_path, documents):
+    data_dir = tmp_path / "data"
+    services = open_services(data_dir, documents)
+    before = dict(services.kb.vocabulary(tenant="default").frequencies())
+    services.close()
+    assert list((data_dir / "vocabulary").rglob("*.json"))
+
+    reopened = open_services(data_dir)  # read from the stored files
+    try:
+        assert dict(reopened.kb.vocabulary(tenant="default").frequencies()) == before
+    finally:
+        reopened.close()
+
+    # An index written before the vocabulary existed: computed from its chunks.
+    shutil.rmtree(data_dir / "vocabulary")
+    rebuilt = open_services(data_dir)
+    try:
+        assert dict(rebuilt.kb.vocabulary(tenant="default").frequencies()) == before
+        assert list((data_dir / "vocabulary").rglob("*.json"))
+    finally:
+        rebuilt.close()
+
+
+def test_a_document_added_alone_is_in_the_vocabulary_at_once(tmp_path, documents):
+    services = open_services(tmp_path / "data")
+    try:
+        kb = services.kb
+        assert kb.vocabulary(tenant="default").frequency("garag") == 0
+        kb.ingest_document(load_document(documents / "parking.md", root=documents))
+        assert kb.vocabulary(tenant="default").frequency("garag") == 1
+    finally:
+        services.close()
+
+
+def test_a_vocabulary_file_that_cannot_be_written_leaves_the_document_published(
+    tmp_path, documents
+):
+    # A file where the vocabulary's directory goes: every write of it fails, as on a
+    # full disk; the document is still ingested and its terms still read.
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    (data_dir / "vocabulary").write_text("not a directory", encoding="utf-8")
+    services = open_services(data_dir)
+    try:
+        report = services.kb.ingest_paths([documents])
+        assert not report.errors and sorted(report.added) == ["canteen", "parking"]
+        assert services.kb.vocabulary(tenant="default").frequency("garag") == 2
+    finally:
+        services.close()
