@@ -426,6 +426,7 @@ class EdgeVectorStore(VectorStore):
         filter: models.Filter | qe.Filter | None = None,  # noqa: A002
         *,
         depth: int | None = None,
+        metadata_keys: Sequence[str] | None = None,
     ) -> list[list[tuple[Document, float]]]:
         """Top-k documents for each of several queries, as one planned batch.
 
@@ -438,6 +439,10 @@ class EdgeVectorStore(VectorStore):
             k: How many documents per query.
             filter: A payload filter applied to every query.
             depth: How deep each search reads before its first `k` are kept.
+            metadata_keys: Read only these metadata keys of each hit (its Document has
+                no text then): a caller that fuses deep rankings and keeps a few reads
+                their whole payloads afterwards (:meth:`get_by_ids`). Reading and
+                converting every hit's text was most of a deep batch's cost.
 
         Returns:
             One result list per query, in the order of `queries`.
@@ -447,8 +452,22 @@ class EdgeVectorStore(VectorStore):
         edge_filter = to_edge_filter(filter)
         vectors = self._query_vectors(list(queries))
         params = self._dense_params(edge_filter, max(k, depth or k))
+        with_payload: bool | qe.PayloadSelector = True
+        if metadata_keys is not None:
+            with_payload = qe.PayloadSelector.Include(
+                [self.id_payload_key]
+                + [f"{self.metadata_payload_key}.{key}" for key in metadata_keys]
+            )
         requests = [
-            self._query_request(query, dense, k, edge_filter, depth=depth, dense_params=params)
+            self._query_request(
+                query,
+                dense,
+                k,
+                edge_filter,
+                depth=depth,
+                dense_params=params,
+                with_payload=with_payload,
+            )
             for query, dense in zip(queries, vectors, strict=True)
         ]
         results = self._shard.query_batch(qe.QueryBatchRequest(requests))
@@ -494,6 +513,7 @@ class EdgeVectorStore(VectorStore):
         offset: int = 0,
         depth: int | None = None,
         dense_params: qe.SearchParams | None = None,
+        with_payload: bool | qe.PayloadSelector = True,
     ) -> qe.QueryRequest:
         """Return the shard request for one query in this store's retrieval mode.
 
@@ -505,7 +525,8 @@ class EdgeVectorStore(VectorStore):
         caller keeps the first `k`. Either way the payloads of the points nobody keeps
         are not read: converting them to Python was most of a search's cost when a
         turn's rankings were read deep (`FusionConfig.depth`). `dense_params` are the
-        dense branch's search parameters (see :meth:`_dense_params`).
+        dense branch's search parameters (see :meth:`_dense_params`); `with_payload`
+        what each returned point carries (all of its payload, or a selection).
         """
         depth = max(k, depth or k)
         request = partial(
@@ -514,7 +535,7 @@ class EdgeVectorStore(VectorStore):
             offset=offset,
             filter=edge_filter,
             score_threshold=score_threshold,
-            with_payload=True,
+            with_payload=with_payload,
             with_vector=False,
         )
         if self.retrieval_mode is RetrievalMode.HYBRID:

@@ -100,10 +100,24 @@ class VectorEngine(ABC):
         return hits[:k]
 
     def search_batch(
-        self, queries: Sequence[str], k: int, flt: models.Filter, *, depth: int | None = None
+        self,
+        queries: Sequence[str],
+        k: int,
+        flt: models.Filter,
+        *,
+        depth: int | None = None,
+        metadata_keys: Sequence[str] | None = None,
     ) -> list[list[tuple[Document, float]]]:
-        """`search` for several queries; engines that can batch them override this."""
+        """`search` for several queries; engines that can batch them override this.
+
+        `metadata_keys`: the hits need no more than these metadata keys (an engine
+        that can read less of each payload reads only them; this one reads it all).
+        """
         return [self.search(query, k, flt, depth=depth) for query in queries]
+
+    def documents(self, ids: Sequence[str]) -> list[Document]:
+        """Whole documents by their ids (any order; ids no longer stored are skipped)."""
+        return self.store.get_by_ids(ids)
 
     @abstractmethod
     def count(self, flt: models.Filter | None) -> int:
@@ -296,10 +310,18 @@ class EdgeEngine(VectorEngine):
         return self._store.similarity_search_with_score(query, k=k, filter=flt, depth=depth)
 
     def search_batch(
-        self, queries: Sequence[str], k: int, flt: models.Filter, *, depth: int | None = None
+        self,
+        queries: Sequence[str],
+        k: int,
+        flt: models.Filter,
+        *,
+        depth: int | None = None,
+        metadata_keys: Sequence[str] | None = None,
     ) -> list[list[tuple[Document, float]]]:
         """One batch: the queries' dense vectors in one forward pass, one shard batch."""
-        return self._store.similarity_search_with_score_batch(queries, k=k, filter=flt, depth=depth)
+        return self._store.similarity_search_with_score_batch(
+            queries, k=k, filter=flt, depth=depth, metadata_keys=metadata_keys
+        )
 
     def count(self, flt: models.Filter | None) -> int:
         """Exact number of points (matching the filter when given)."""
