@@ -773,7 +773,7 @@ class KnowledgeBase:
         if not live:
             return rankings
         with self._reading():
-            found = self._engine.search_batch(
+            found = self._engine.keyed_search_batch(
                 [queries[i] for i in live],
                 k,
                 filters.to_qdrant(),

@@ -82,15 +82,11 @@ HIT_KEYS = ("chunk_id", "doc_id")
 """The metadata keys a `ChunkHit` is built from."""
 
 
-def chunk_hits(hits: list[tuple[Document, float]], k: int) -> list[ChunkHit]:
-    """Turn the first `k` engine hits (with at least `HIT_KEYS` read) into chunk hits."""
+def chunk_hits(hits: list[tuple[str, dict[str, Any], float]], k: int) -> list[ChunkHit]:
+    """Turn the first `k` keyed engine hits (id, metadata with `HIT_KEYS`, score) into hits."""
     return [
-        ChunkHit(
-            ChunkKey(doc.metadata.get("chunk_id", ""), doc.metadata.get("doc_id", "")),
-            score,
-            document_point_id(doc),
-        )
-        for doc, score in hits[:k]
+        ChunkHit(ChunkKey(meta.get("chunk_id", ""), meta.get("doc_id", "")), score, point)
+        for point, meta, score in hits[:k]
     ]
 
 
