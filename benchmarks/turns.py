@@ -144,17 +144,12 @@ class Probes:
 
         kb.search = search
         self._kb, self._dense = kb, dense
-        original_many = getattr(kb, "search_many", None)
-        if original_many is not None:  # a batched search counts as one search
-
-            def search_many(*args: Any, **kwargs: Any) -> Any:
-                t0 = time.perf_counter()
-                try:
-                    return original_many(*args, **kwargs)
-                finally:
-                    self.search_ms.append((time.perf_counter() - t0) * 1000)
-
-            kb.search_many = search_many
+        # A batched search counts as one search, whole chunks or hits only (`rank_many`,
+        # whose kept chunks `hit_chunks` reads afterwards, within the retrieve node).
+        for name in ("search_many", "rank_many"):
+            original_many = getattr(kb, name, None)
+            if original_many is not None:
+                setattr(kb, name, self._timed(original_many))
         if dense is not None:
             original_embed = dense.embed_query
 
@@ -178,10 +173,20 @@ class Probes:
 
             object.__setattr__(dense, "embed_documents", embed_documents)
 
+    def _timed(self, batched: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return batched(*args, **kwargs)
+            finally:
+                self.search_ms.append((time.perf_counter() - t0) * 1000)
+
+        return timed
+
     def close(self) -> None:
         """Remove the wrappers."""
-        self._kb.__dict__.pop("search", None)
-        self._kb.__dict__.pop("search_many", None)
+        for name in ("search", "search_many", "rank_many"):
+            self._kb.__dict__.pop(name, None)
         for name in ("embed_query", "embed_documents"):
             if self._dense is not None and name in self._dense.__dict__:
                 object.__delattr__(self._dense, name)

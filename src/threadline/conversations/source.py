@@ -108,6 +108,12 @@ class WithConversations:
         self._caller_app = caller_app
         self._thread_id = thread_id
 
+    # Past exchanges come whole from their own index: the retriever ranks with
+    # `search_many` here, not with the documents' `rank_many` (which `__getattr__` would
+    # hand over, leaving the exchanges out).
+    rank_many = None
+    hit_chunks = None
+
     def __getattr__(self, name: str) -> Any:
         """Whatever else the retriever reads (titles, language shares) is the documents'."""
         return getattr(self._kb, name)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from threadline.conversations.source import WithConversations, conversations_requested
 from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig, fusion_for_embeddings
@@ -94,13 +94,35 @@ TRACE_CANDIDATES = 10
 """Candidates the retrieve trace lists with their scores."""
 
 
+class _Keyed(Protocol):
+    @property
+    def chunk_id(self) -> str: ...
+
+    @property
+    def doc_id(self) -> str: ...
+
+
+class Ranked(Protocol):
+    """What rankings are sorted and fused by: a chunk's keys and a score."""
+
+    @property
+    def chunk(self) -> _Keyed: ...
+
+    @property
+    def score(self) -> float: ...
+
+
+Hit = TypeVar("Hit", bound=Ranked)
+"""A hit of a ranking: a whole chunk (`ScoredChunk`) or only its keys (`ChunkHit`)."""
+
+
 def fuse_rankings(
-    rankings: Sequence[tuple[float, Sequence[ScoredChunk]]],
+    rankings: Sequence[tuple[float, Sequence[Hit]]],
     *,
     prior: Sequence[str] = (),
     prior_weight: float = 0.0,
     rrf_k: float = 60.0,
-) -> list[ScoredChunk]:
+) -> list[Hit]:
     """Weighted reciprocal rank fusion of chunk rankings, with an optional document prior.
 
     A chunk scores ``sum(weight / (rrf_k + rank))`` over the rankings it appears in
@@ -120,7 +142,7 @@ def fuse_rankings(
         it had in any ranking.
     """
     fused: dict[str, float] = {}
-    best: dict[str, ScoredChunk] = {}
+    best: dict[str, Hit] = {}
     for weight, ranking in rankings:
         seen: set[str] = set()
         # Engines return equal scores in an arbitrary order (duplicated passages are
@@ -158,12 +180,34 @@ def search_ranked_many(
     kb: Any, queries: Sequence[str], *, k: int, filters: SearchFilters
 ) -> list[list[ScoredChunk]]:
     """`search_ranked` for several queries, as one batch when the knowledge base can."""
-    fetch = k + max(k // 2, 5)
+    fetch = _margin(k)
     if len(queries) > 1 and hasattr(kb, "search_many"):
         found = kb.search_many(list(queries), k=fetch, filters=filters)
     else:
         found = [kb.search(query, k=fetch, filters=filters) for query in queries]
-    return [sorted(f, key=lambda item: (-item.score, item.chunk.chunk_id))[:k] for f in found]
+    return [_stable_top(f, k) for f in found]
+
+
+def hits_ranked_many(
+    kb: Any, queries: Sequence[str], *, k: int, filters: SearchFilters
+) -> list[list[Any]]:
+    """`search_ranked_many`'s rankings as `ChunkHit`s (`kb.rank_many`): no chunk read."""
+    return [_stable_top(f, k) for f in kb.rank_many(list(queries), k=_margin(k), filters=filters)]
+
+
+def _margin(k: int) -> int:
+    """How many hits to fetch for a stable top-k: ties at the cut are ordered by id."""
+    return k + max(k // 2, 5)
+
+
+def _stable_top(found: Sequence[Hit], k: int) -> list[Hit]:
+    """Return the first `k` hits, equal scores ordered by chunk id."""
+    return sorted(found, key=lambda item: (-item.score, item.chunk.chunk_id))[:k]
+
+
+def minority_languages(shares: Mapping[str, float], min_share: float) -> dict[str, float]:
+    """Return the languages holding at least `min_share` of the documents, under half."""
+    return {lang: s for lang, s in shares.items() if min_share <= s < 0.5}
 
 
 def with_every_language(
@@ -195,7 +239,7 @@ def with_every_language(
         At most `top_k` candidates.
     """
     kept = list(ranked[:top_k])
-    minority = {lang: s for lang, s in shares.items() if min_share <= s < 0.5}
+    minority = minority_languages(shares, min_share)
     if not minority or len(ranked) <= top_k:
         return kept
     language_of = {c.chunk.chunk_id: passage_language(c.chunk.text) for c in ranked}
@@ -273,10 +317,13 @@ def search_candidates(
             config=fusion,
             document_languages=shares or None,
         )
-        rankings = []
+        rankings: list[tuple[float, Sequence[Any]]] = []
         # One batch: the variants' query vectors come from one pass of the dense model.
         # Each ranking is read `fusion.depth` deep, then the fused one is cut at top_k.
-        found_by_variant = search_ranked_many(
+        # A knowledge base that can rank without reading the chunks (`rank_many`) does:
+        # only the chunks the fusion keeps are read, in one batch (`hit_chunks`).
+        by_hits = callable(getattr(kb, "rank_many", None))
+        found_by_variant = (hits_ranked_many if by_hits else search_ranked_many)(
             kb, [v.text for v in variants], k=max(top_k, fusion.depth), filters=filters
         )
         for variant, found in zip(variants, found_by_variant, strict=True):
@@ -295,13 +342,18 @@ def search_candidates(
             attempts.append({"variant": "prior", "doc_ids": list(prior), "weight": weight})
         else:
             weight = 0.0  # a lone query keeps the engine's own order
-        candidates = fuse_rankings(
+        fused = fuse_rankings(
             rankings,
             prior=prior,
             prior_weight=weight,
             rrf_k=fusion.rrf_k,
         )
-        candidates = with_every_language(candidates, top_k, shares, fusion.translated_min_share)
+        if by_hits:
+            # A minority language's places are chosen by the passages' language: then
+            # every fused hit's text is read, else the first top_k's only.
+            minority = minority_languages(shares, fusion.translated_min_share)
+            fused = kb.hit_chunks(fused if minority else fused[:top_k])
+        candidates = with_every_language(fused, top_k, shares, fusion.translated_min_share)
     pack = pack_context(candidates, budget)
     previous_query = thread_state.last_search_query
     if not pack.chunks and previous_query and previous_query not in query:

@@ -442,17 +442,59 @@ class EdgeVectorStore(VectorStore):
         Returns:
             One result list per query, in the order of `queries`.
         """
+        results = self._query_batch(queries, k, filter, depth=depth, with_payload=True)
+        return [[(self._document(p), p.score) for p in points] for points in results]
+
+    def keyed_search_batch(
+        self,
+        queries: Sequence[str],
+        k: int,
+        filter: models.Filter | qe.Filter | None,  # noqa: A002
+        *,
+        depth: int | None = None,
+        metadata_keys: Sequence[str],
+    ) -> list[list[tuple[str, dict[str, Any], float]]]:
+        """:meth:`similarity_search_with_score_batch`'s hits as (id, some metadata, score).
+
+        Each hit's payload is read for these metadata keys only, and no Document is
+        built: a caller that fuses deep rankings and keeps a few reads the kept ones
+        whole afterwards (:meth:`get_by_ids`, by these ids). Reading and converting
+        every hit's whole payload was most of a deep batch's cost.
+        """
+        selector = qe.PayloadSelector.Include(
+            [self.id_payload_key] + [f"{self.metadata_payload_key}.{key}" for key in metadata_keys]
+        )
+        results = self._query_batch(queries, k, filter, depth=depth, with_payload=selector)
+        return [[self._keyed(p) for p in points] for points in results]
+
+    def _query_batch(
+        self,
+        queries: Sequence[str],
+        k: int,
+        filter: models.Filter | qe.Filter | None,  # noqa: A002
+        *,
+        depth: int | None,
+        with_payload: bool | qe.PayloadSelector,
+    ) -> list[list[qe.ScoredPoint]]:
+        """Return the first `k` points per query (one embedding batch, one shard batch)."""
         if not queries:
             return []
         edge_filter = to_edge_filter(filter)
         vectors = self._query_vectors(list(queries))
         params = self._dense_params(edge_filter, max(k, depth or k))
         requests = [
-            self._query_request(query, dense, k, edge_filter, depth=depth, dense_params=params)
+            self._query_request(
+                query,
+                dense,
+                k,
+                edge_filter,
+                depth=depth,
+                dense_params=params,
+                with_payload=with_payload,
+            )
             for query, dense in zip(queries, vectors, strict=True)
         ]
-        results = self._shard.query_batch(qe.QueryBatchRequest(requests))
-        return [[(self._document(p), p.score) for p in points[:k]] for points in results]
+        return [points[:k] for points in self._shard.query_batch(qe.QueryBatchRequest(requests))]
 
     def _query_vectors(self, queries: list[str]) -> list[list[float] | None]:
         """Dense query vectors (None each when the store has none)."""
@@ -494,6 +536,7 @@ class EdgeVectorStore(VectorStore):
         offset: int = 0,
         depth: int | None = None,
         dense_params: qe.SearchParams | None = None,
+        with_payload: bool | qe.PayloadSelector = True,
     ) -> qe.QueryRequest:
         """Return the shard request for one query in this store's retrieval mode.
 
@@ -505,7 +548,8 @@ class EdgeVectorStore(VectorStore):
         caller keeps the first `k`. Either way the payloads of the points nobody keeps
         are not read: converting them to Python was most of a search's cost when a
         turn's rankings were read deep (`FusionConfig.depth`). `dense_params` are the
-        dense branch's search parameters (see :meth:`_dense_params`).
+        dense branch's search parameters (see :meth:`_dense_params`); `with_payload`
+        what each returned point carries (all of its payload, or a selection).
         """
         depth = max(k, depth or k)
         request = partial(
@@ -514,7 +558,7 @@ class EdgeVectorStore(VectorStore):
             offset=offset,
             filter=edge_filter,
             score_threshold=score_threshold,
-            with_payload=True,
+            with_payload=with_payload,
             with_vector=False,
         )
         if self.retrieval_mode is RetrievalMode.HYBRID:
@@ -699,6 +743,11 @@ class EdgeVectorStore(VectorStore):
         assert self._sparse_embedding is not None
         vector = self._sparse_embedding.embed_query(query)
         return qe.SparseVector(list(vector.indices), list(vector.values))
+
+    def _keyed(self, point: qe.ScoredPoint) -> tuple[str, dict[str, Any], float]:
+        payload = point.payload or {}
+        doc_id = payload.get(self.id_payload_key) or str(point.id)
+        return doc_id, payload.get(self.metadata_payload_key) or {}, point.score
 
     def _document(self, point: qe.ScoredPoint | qe.Record) -> Document:
         payload = point.payload or {}

@@ -34,6 +34,7 @@ from threadline.knowledge.edge import (
     to_edge_filter,
 )
 from threadline.knowledge.embeddings import EmbeddingSetup
+from threadline.knowledge.payloads import document_point_id
 from threadline.knowledge.sparse import sparse_vector_params
 from threadline.settings import Settings
 
@@ -100,10 +101,38 @@ class VectorEngine(ABC):
         return hits[:k]
 
     def search_batch(
-        self, queries: Sequence[str], k: int, flt: models.Filter, *, depth: int | None = None
+        self,
+        queries: Sequence[str],
+        k: int,
+        flt: models.Filter,
+        *,
+        depth: int | None = None,
     ) -> list[list[tuple[Document, float]]]:
         """`search` for several queries; engines that can batch them override this."""
         return [self.search(query, k, flt, depth=depth) for query in queries]
+
+    def keyed_search_batch(
+        self,
+        queries: Sequence[str],
+        k: int,
+        flt: models.Filter,
+        *,
+        depth: int | None = None,
+        metadata_keys: Sequence[str],
+    ) -> list[list[tuple[str, dict[str, Any], float]]]:
+        """`search_batch`'s hits as (document id for `documents`, metadata, score).
+
+        The metadata holds at least `metadata_keys`: an engine that can read only those
+        of each payload does (this one reads every hit whole).
+        """
+        found = self.search_batch(queries, k, flt, depth=depth)
+        return [
+            [(document_point_id(doc), doc.metadata, score) for doc, score in hits] for hits in found
+        ]
+
+    def documents(self, ids: Sequence[str]) -> list[Document]:
+        """Whole documents by their ids (any order; ids no longer stored are skipped)."""
+        return self.store.get_by_ids(ids)
 
     @abstractmethod
     def count(self, flt: models.Filter | None) -> int:
@@ -296,10 +325,29 @@ class EdgeEngine(VectorEngine):
         return self._store.similarity_search_with_score(query, k=k, filter=flt, depth=depth)
 
     def search_batch(
-        self, queries: Sequence[str], k: int, flt: models.Filter, *, depth: int | None = None
+        self,
+        queries: Sequence[str],
+        k: int,
+        flt: models.Filter,
+        *,
+        depth: int | None = None,
     ) -> list[list[tuple[Document, float]]]:
         """One batch: the queries' dense vectors in one forward pass, one shard batch."""
         return self._store.similarity_search_with_score_batch(queries, k=k, filter=flt, depth=depth)
+
+    def keyed_search_batch(
+        self,
+        queries: Sequence[str],
+        k: int,
+        flt: models.Filter,
+        *,
+        depth: int | None = None,
+        metadata_keys: Sequence[str],
+    ) -> list[list[tuple[str, dict[str, Any], float]]]:
+        """One batch reading only these metadata keys, no Document built per hit."""
+        return self._store.keyed_search_batch(
+            queries, k, flt, depth=depth, metadata_keys=metadata_keys
+        )
 
     def count(self, flt: models.Filter | None) -> int:
         """Exact number of points (matching the filter when given)."""

@@ -68,11 +68,15 @@ from threadline.knowledge.filters import (
     payload_key,
 )
 from threadline.knowledge.payloads import (
+    HIT_KEYS,
+    ChunkHit,
     DocumentInfo,
     DocumentState,
     ScoredChunk,
     chunk_from_payload,
+    chunk_hits,
     chunk_payload,
+    document_point_id,
     document_state,
     info_from_first_chunk,
     listing_from_chunks,
@@ -882,6 +886,47 @@ class KnowledgeBase:
         if not self._settings.spelling_fixes:
             return query
         return self.vocabulary(tenant=filters.tenant).searched_with_fixes(query)
+
+    def rank_many(
+        self, queries: Sequence[str], *, k: int, filters: SearchFilters
+    ) -> list[list[ChunkHit]]:
+        """`search_many`'s rankings without the chunks: each hit's key, point and score.
+
+        The same hits in the same order as `search_many`, for a caller that fuses deep
+        rankings and keeps a few: it reads those with `hit_chunks`.
+        """
+        live = [i for i, query in enumerate(queries) if query.strip()]
+        rankings: list[list[ChunkHit]] = [[] for _ in queries]
+        if not live:
+            return rankings
+        with self._reading():
+            found = self._engine.keyed_search_batch(
+                [self._with_spelling_fixes(queries[i], filters) for i in live],
+                k,
+                filters.to_qdrant(),
+                depth=_fetch(k),
+                metadata_keys=HIT_KEYS,
+            )
+        for i, hits in zip(live, found, strict=True):
+            rankings[i] = chunk_hits(hits, k)
+        return rankings
+
+    def hit_chunks(self, hits: Sequence[ChunkHit]) -> list[ScoredChunk]:
+        """Return the chunks of these hits with their scores, in their order, in one read.
+
+        A hit whose point is gone since the search (its document re-ingested in between)
+        is left out, as if the search had not found it.
+        """
+        if not hits:
+            return []
+        with self._reading():
+            documents = self._engine.documents([hit.point_id for hit in hits])
+        by_point = {document_point_id(doc): doc for doc in documents}
+        return [
+            ScoredChunk(chunk_from_payload(by_point[hit.point_id].metadata), hit.score)
+            for hit in hits
+            if hit.point_id in by_point
+        ]
 
 
 def _fetch(k: int) -> int:

@@ -57,6 +57,45 @@ class ScoredChunk:
 
 
 @dataclass(frozen=True)
+class ChunkKey:
+    """What names a chunk in a ranking: its id and its document's."""
+
+    chunk_id: str
+    doc_id: str
+
+
+@dataclass(frozen=True)
+class ChunkHit:
+    """A search hit before its chunk is read: the chunk's key, the point, the score.
+
+    A turn reads each query variant's ranking deep, fuses them and keeps a few: the
+    rankings need no more of a hit than this, and only the kept hits' payloads are
+    read whole (`KnowledgeBase.hit_chunks`).
+    """
+
+    chunk: ChunkKey
+    score: float
+    point_id: str
+
+
+HIT_KEYS = ("chunk_id", "doc_id")
+"""The metadata keys a `ChunkHit` is built from."""
+
+
+def chunk_hits(hits: list[tuple[str, dict[str, Any], float]], k: int) -> list[ChunkHit]:
+    """Turn the first `k` keyed engine hits (id, metadata with `HIT_KEYS`, score) into hits."""
+    return [
+        ChunkHit(ChunkKey(meta.get("chunk_id", ""), meta.get("doc_id", "")), score, point)
+        for point, meta, score in hits[:k]
+    ]
+
+
+def document_point_id(doc: Document) -> str:
+    """Return an engine Document's point id (the Edge store's id, langchain-qdrant's _id)."""
+    return str(doc.id or doc.metadata.get("_id", ""))
+
+
+@dataclass(frozen=True)
 class DocumentInfo:
     """What the index knows about one document."""
 
