@@ -487,6 +487,12 @@ def defines_whole(sentence: str, defined: set[str]) -> bool:
     return bool(defined) and defined <= _defined_subject(sentence)
 
 
+def says_what_it_is(text: str, question: str) -> bool:
+    """Whether a passage has a sentence saying what the whole of a "what is X?" X is."""
+    defined = defined_terms(question)
+    return bool(defined) and any(defines_whole(s, defined) for s in split_sentences(text))
+
+
 def _defined_subject(sentence: str) -> set[str]:
     """Return the terms of the subject a sentence defines ("X is a...", "X means..."), if any."""
     match = _COPULA.match(sentence)
