@@ -23,16 +23,14 @@ from threadline.graph.context import Context, run_services
 from threadline.graph.evidence import Evidence
 from threadline.graph.grounding import CITATION, attribute_sentences, support_check
 from threadline.graph.replies import partial_note
-from threadline.graph.state import State
+from threadline.graph.state import PackedChunk, State
 from threadline.knowledge.language import frame_answer
 from threadline.models import quotes_sources
 from threadline.models.extractive import says_what_it_is
 from threadline.store import Citation, OutlineItem
 
 
-def quoted_passages(
-    evidence: Evidence, chunks: Sequence[dict[str, Any]], question: str
-) -> list[str]:
+def quoted_passages(evidence: Evidence, chunks: Sequence[PackedChunk], question: str) -> list[str]:
     """Return the labels of the passages a quoting model is shown, in the order to show them.
 
     Retrieval's best passage about the subject, then the others about it that the
