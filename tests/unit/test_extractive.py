@@ -716,3 +716,28 @@ def test_a_lead_saying_under_half_gives_way_to_one_saying_half():
     question = "la politique en cas de perte d'un téléphone professionnel"
     text = compose(question, passages)
     assert text == passages[1] + " [2]"
+
+
+def test_a_word_pointed_at_as_a_word_is_led_by_the_passage_that_defines_it():
+    # "the word Kubernetes ... this term" asks what Kubernetes is. Both passages hold
+    # "Kubernetes"; the first, ranked first, only links to its version notes.
+    sections = [
+        ("Versions", "See the Kubernetes version information for supported versions."),
+        ("FAQ", "Kubernetes is an open source platform for managing containerized workloads."),
+    ]
+    question = "I keep seeing the word Kubernetes, but I am not understanding this term"
+    text = compose_sections(question, sections)
+    assert text.startswith(sections[1][1] + " [2]"), text
+
+
+def test_a_request_verb_with_a_doer_of_its_own_is_what_is_asked():
+    # "report" asks for a document in "Give me a report"; in "Where can people report a
+    # scam?" it is the act asked about. The first passage names scams and people only.
+    passages = [
+        "The email scam asks people to sign up for instant cash. This is not real.",
+        "If you are affected by a scam, report it to the police and to the FTC.",
+    ]
+    quoted = sentences_without_citations(
+        compose("Where can people report a scam that they have been affected by?", passages)
+    )
+    assert quoted[0].startswith("If you are affected by a scam, report it"), quoted

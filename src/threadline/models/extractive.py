@@ -97,6 +97,26 @@ _REQUEST_TERMS = set(
 _FRENCH_AUXILIARIES = frozenset(terms(" ".join(sorted(fr.AUXILIARY_FORMS))))
 
 
+# A request verb with a doer of its own, other than the assistant: "Where can people
+# report a scam?", "how to report a phishing email", "Should I describe my symptoms?" ask
+# about reporting, an act in the world; "report" is then what a passage must say ("report
+# the incident to TIGTA"), not how the user asks for the answer ("Give me a report").
+_ACTED_REQUEST = re.compile(
+    r"\b(?:(?:can|could|should|must|may|do|does|did|will|would|where|how|when)\s+"
+    r"(?!you\b)(?:i|we|they|people|one|someone|anyone|[a-z]+s)|(?<!you )to)\s+"
+    r"(?P<verb>[a-z]+)\b",
+    re.I,
+)
+
+
+def acted_request_terms(question: str) -> set[str]:
+    """Return the request words a question uses as an act of its own doer, not of ours."""
+    found: set[str] = set()
+    for match in _ACTED_REQUEST.finditer(question):
+        found |= set(terms(match.group("verb"))) & _REQUEST_TERMS
+    return found
+
+
 def _asking_terms(question: str, answer_type: str = "") -> set[str]:
     """Return the question's words that say how it asks, not what about.
 
@@ -105,7 +125,9 @@ def _asking_terms(question: str, answer_type: str = "") -> set[str]:
     French auxiliaries and modals ("faire", "est" of "qu'est-ce que") ask how, as the
     English stopwords "do", "should", "is" do.
     """
-    asking = set(ASKING_TERMS.get(answer_type, frozenset())) | _REQUEST_TERMS
+    asking = set(ASKING_TERMS.get(answer_type, frozenset())) | (
+        _REQUEST_TERMS - acted_request_terms(question)
+    )
     if detect_language(question) == "fr":
         asking |= _FRENCH_AUXILIARIES
     return asking
@@ -402,11 +424,27 @@ _COPULA = re.compile(
 _CONDITION = re.compile(r"^\W*(?:if|when|whenever|while|although|because|si|quand|lorsqu)", re.I)
 
 
+# "I keep seeing the word Kubernetes, but I am not understanding this term", "le terme
+# « churn »": a word pointed at as a word is asked for its meaning, as "what is X?" is.
+_WORD_NAMED = re.compile(
+    r"\b(?:the|this|that|le|ce|cet|cette)\s+(?:word|term|expression|mot|terme)\s+"
+    r"[«\"“'‘]?\s*(?P<x>[\w’'-]+)",
+    re.I,
+)
+
+
 def defined_terms(question: str) -> set[str]:
-    """Return the terms of X in a "what is X?" / "qu'est-ce qu'un X ?" question, else none."""
+    """Return the terms of X in a "what is X?" / "qu'est-ce qu'un X ?" question, else none.
+
+    A word the question points at as a word ("the word Kubernetes") is an X too: its
+    meaning is what is asked, whatever the rest of the sentence says.
+    """
     match = _WHAT_IS.search(question.strip())
     if not match:
-        return set()
+        named = _WORD_NAMED.search(question)
+        if not named:
+            return set()
+        return set(terms(named.group("x"))) - KIND_WORDS - _REQUEST_TERMS
     phrase = next(g for g in match.groups() if g)
     return set(terms(phrase)) - KIND_WORDS - _REQUEST_TERMS - _FRENCH_AUXILIARIES
 
@@ -418,11 +456,32 @@ def defines(sentence: str, defined: set[str]) -> bool:
     the Enterprise plan, P2 incidents get a first response within 1 hour" says what
     happens to one, and "If a P2 incident is not resolved" is a condition.
     """
+    return bool(defined & _defined_subject(sentence))
+
+
+def defines_whole(sentence: str, defined: set[str]) -> bool:
+    """Whether a sentence says what all of X is: every term of X in its subject.
+
+    "Kubernetes is an open source platform..." defines the whole of "the word
+    Kubernetes"; "The service level agreement (SLA) is a contract" only part of "what is
+    the SLA uptime of the Basic plan?".
+    """
+    return bool(defined) and defined <= _defined_subject(sentence)
+
+
+def says_what_it_is(text: str, question: str) -> bool:
+    """Whether a passage has a sentence saying what the whole of a "what is X?" X is."""
+    defined = defined_terms(question)
+    return bool(defined) and any(defines_whole(s, defined) for s in split_sentences(text))
+
+
+def _defined_subject(sentence: str) -> set[str]:
+    """Return the terms of the subject a sentence defines ("X is a...", "X means..."), if any."""
     match = _COPULA.match(sentence)
-    if not defined or not match or _CONDITION.match(sentence):
-        return False
+    if not match or _CONDITION.match(sentence):
+        return set()
     subject = match.group("subject")
-    return len(subject.split()) <= 10 and bool(defined & sentence_terms(subject))
+    return sentence_terms(subject) if len(subject.split()) <= 10 else set()
 
 
 # "What are the data classification levels?", "Quelles sont les étapes ?", "List the
@@ -748,6 +807,7 @@ class ExtractiveChatModel(BaseChatModel):
                 fit=_sentence_fit(question, answer_type, translated | carried),
                 passages=read_in_order,
                 one_fact=answer_type in KINDS,
+                defined=defined_terms(question),
             )
         if not chosen:
             return INSUFFICIENT_CONTEXT
@@ -764,6 +824,7 @@ class ExtractiveChatModel(BaseChatModel):
         fit: Callable[[tuple[float, int, int, str]], tuple[float, ...]] | None = None,
         passages: Sequence[tuple[float, int, int, str]] = (),
         one_fact: bool = False,
+        defined: set[str] = frozenset(),  # type: ignore[assignment]
     ) -> list[tuple[float, int, int, str]]:
         """Return the answering sentences of the best-ranked passages, each cited to its own.
 
@@ -828,6 +889,22 @@ class ExtractiveChatModel(BaseChatModel):
                 first = next(si for si in tied if standing[si] == named)
                 ranked = [first, *[si for si in ranked if si != first]][: self.max_sources]
 
+        if defined and not any(defines_whole(r[3], defined) for r in by_source[ranked[0]]):
+            # "What is X?" asked of passages whose lead only mentions X ("see the Kubernetes
+            # version information"): the best-ranked passage with a sentence saying what
+            # the whole of X is leads, however many of the question's other words the lead
+            # holds ("I keep seeing the word Kubernetes": "seeing" is no part of the answer).
+            defining = next(
+                (
+                    si
+                    for si in sorted(by_source)
+                    if any(defines_whole(r[3], defined) for r in by_source[si])
+                ),
+                None,
+            )
+            if defining is not None:
+                ranked = [defining, *[si for si in ranked if si != defining]][: self.max_sources]
+
         lead_best = best_of(by_source[ranked[0]])
         if past and states_an_aim(lead_best[3]):
             result = next(
@@ -843,6 +920,9 @@ class ExtractiveChatModel(BaseChatModel):
                 ranked = [result, *[si for si in ranked if si != result]][: self.max_sources]
         lead = sorted(by_source[ranked[0]], key=lambda r: r[2])
         best = best_of(lead)
+        if defined and (whole := [r for r in lead if defines_whole(r[3], defined)]):
+            # The answer to "what is X?" starts where the passage says what X is.
+            best = whole[0]
         # From the passage's best sentence on: "The Enterprise plan costs $899", not the
         # Basic and Business prices written before it.
         start = lead.index(best)
@@ -1000,7 +1080,10 @@ class ExtractiveChatModel(BaseChatModel):
                 or (members and enumerates(r[3]) and own & read[r[3]])
             ]
         ):
-            rows = holding
+            # A sentence saying what the whole of X is answers "what is X?" too, whatever
+            # other words the question holds ("I keep seeing the word Kubernetes").
+            defined = defined_terms(question)
+            rows = [r for r in rows if r in holding or defines_whole(r[3], defined)]
         return rows
 
     def _list_answer(self, sources: list[PromptSource], question: str, search_query: str) -> str:

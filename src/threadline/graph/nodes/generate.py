@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -19,11 +20,13 @@ from threadline.graph.answering import (
     language_of,
 )
 from threadline.graph.context import Context, run_services
+from threadline.graph.evidence import Evidence
 from threadline.graph.grounding import CITATION, attribute_sentences, support_check
 from threadline.graph.replies import partial_note
-from threadline.graph.state import State
+from threadline.graph.state import PackedChunk, State
 from threadline.knowledge.language import frame_answer
 from threadline.models import quotes_sources
+from threadline.models.extractive import says_what_it_is
 from threadline.store import Citation, OutlineItem
 
 
@@ -38,6 +41,27 @@ def spelt_as_indexed(services: Any, state: State, question: str) -> str:
     if vocabulary_of is None or not services.settings.spelling_fixes:
         return question
     return str(vocabulary_of(tenant=state.tenant).respelt(question))
+
+
+def quoted_passages(evidence: Evidence, chunks: Sequence[PackedChunk], question: str) -> list[str]:
+    """Return the labels of the passages a quoting model is shown, in the order to show them.
+
+    Retrieval's best passage about the subject, then the others about it that the
+    evidence check found supporting; all those about it when none supports. A passage
+    about the subject that says what the whole of X is supports "what is X?" whatever the
+    question's other words: "I keep seeing the word Kubernetes, but I am not understanding
+    this term" is answered by the FAQ's "Kubernetes is an open source platform...", which
+    holds neither "seeing" nor "understanding".
+    """
+    about = list(evidence.about)
+    if not evidence.supporting:
+        return about
+    texts = {str(c["label"]): str(c.get("text", "")) for c in chunks}
+    return about[:1] + [
+        label
+        for label in about[1:]
+        if label in evidence.supporting or says_what_it_is(texts.get(label, ""), question)
+    ]
 
 
 def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -77,10 +101,7 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     # passage that covers the question best instead was measured worse on the answers
     # benchmark: retrieval's rank is the better judge of where the answer is.) A reading
     # model sees the whole packed context.
-    about = list(evidence.about)
-    shown = about[:1] + [label for label in about[1:] if label in evidence.supporting]
-    if not evidence.supporting:
-        shown = about
+    shown = quoted_passages(evidence, state.chunks, question)
     messages = answer_messages(
         state,
         services,

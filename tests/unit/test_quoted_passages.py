@@ -1,0 +1,30 @@
+"""Which packed passages the offline (quoting) model is shown: the generate node's choice."""
+
+from __future__ import annotations
+
+from threadline.graph.evidence import Evidence
+from threadline.graph.nodes.generate import quoted_passages
+
+QUESTION = "I keep seeing the word Kubernetes, but I am not understanding this term"
+CHUNKS = [
+    {"label": "1", "text": "To see the supported Kubernetes versions, see the version notes."},
+    {"label": "2", "text": "Run kubectl to list the Kubernetes nodes of a cluster."},
+    {"label": "3", "text": "Kubernetes is an open source platform for managing containers."},
+]
+
+
+def test_a_passage_saying_what_the_word_asked_about_is_is_shown():
+    # The check found only the first passage supporting (it holds "see"); the third,
+    # about Kubernetes too, says what Kubernetes is and is shown; the second is not.
+    evidence = Evidence("answer", "covered", supporting=("1",), about=("1", "2", "3"))
+    assert quoted_passages(evidence, CHUNKS, QUESTION) == ["1", "3"]
+
+
+def test_without_a_definition_asked_only_supporting_passages_follow_the_lead():
+    evidence = Evidence("answer", "covered", supporting=("1",), about=("1", "2", "3"))
+    assert quoted_passages(evidence, CHUNKS, "Which Kubernetes versions are supported?") == ["1"]
+    # None supporting: every passage about the subject is shown.
+    assert quoted_passages(Evidence("answer", "covered", about=("2", "3")), CHUNKS, QUESTION) == [
+        "2",
+        "3",
+    ]
