@@ -211,7 +211,17 @@ def install_error_handlers(app: FastAPI) -> None:
         return _internal_error(exc)
 
 
+INTERNAL_ERROR_CODE = "internal_error"
+INTERNAL_ERROR_MESSAGE = "Internal error; the turn was not saved."
+"""The one answer to an error nothing expected, wherever it was raised (route, middleware)."""
+
+
+def internal_error_response() -> JSONResponse:
+    """Return the 500 of an unexpected error, in threadline's shape."""
+    return error_response(500, INTERNAL_ERROR_CODE, INTERNAL_ERROR_MESSAGE)
+
+
 def _internal_error(exc: BaseException) -> JSONResponse:
     """Log an error no handler knows, with its traceback, and answer a 500 in one line."""
     log.exception("unhandled error", exc_info=exc)
-    return error_response(500, "internal_error", "Internal error; the turn was not saved.")
+    return internal_error_response()

@@ -22,6 +22,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from threadline.api.body_limit import BodyTooLarge
 from threadline.api.errors import (
+    INTERNAL_ERROR_CODE,
+    INTERNAL_ERROR_MESSAGE,
     STORAGE_FULL_CODE,
     STORAGE_FULL_MESSAGE,
     STORAGE_FULL_STATUS,
@@ -129,7 +131,12 @@ def error_from_exception(exc: Exception) -> JSONResponse:
         code = http_error_code(exc.status_code)
         return openai_error(exc.status_code, code, str(exc.detail), headers=exc.headers)
     log.exception("unhandled error", exc_info=exc)
-    return openai_error(500, "internal_error", "Internal error; the turn was not saved.")
+    return openai_internal_error()
+
+
+def openai_internal_error() -> JSONResponse:
+    """Return the 500 of an unexpected error in OpenAI's shape (the same code and message)."""
+    return openai_error(500, INTERNAL_ERROR_CODE, INTERNAL_ERROR_MESSAGE)
 
 
 class BadRequest(ApiError):
