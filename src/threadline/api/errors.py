@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import resource
 import sqlite3
 from collections.abc import Mapping
 from typing import Any
@@ -46,6 +47,9 @@ _STORAGE_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
 # SQLite's "database or disk is full": its word for ENOSPC (the embedded index of
 # qdrant-client's local mode, the queries log), which it raises as its own error.
 _SQLITE_FULL = 13
+# Any other failed write is SQLite's SQLITE_IOERR_WRITE, its errno dropped: EFBIG (the
+# process's file-size limit) among them. Read as storage full under such a limit only.
+_SQLITE_IOERR_WRITE = 778
 
 STORAGE_FULL_STATUS = 507
 STORAGE_FULL_CODE = "storage_full"
@@ -74,9 +78,19 @@ def is_storage_full(exc: BaseException) -> bool:
             return True
         if isinstance(current, sqlite3.Error) and _sqlite_primary_code(current) == _SQLITE_FULL:
             return True
+        if isinstance(current, sqlite3.Error) and _sqlite_write_under_size_limit(current):
+            return True
         seen.add(id(current))
         current = current.__cause__ or current.__context__
     return False
+
+
+def _sqlite_write_under_size_limit(exc: sqlite3.Error) -> bool:
+    """Tell whether SQLite failed a write while the process has a file-size limit (EFBIG)."""
+    if getattr(exc, "sqlite_errorcode", None) != _SQLITE_IOERR_WRITE:
+        return False
+    soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+    return soft != resource.RLIM_INFINITY
 
 
 def _sqlite_primary_code(exc: sqlite3.Error) -> int | None:
