@@ -88,6 +88,8 @@ def serve(
     """Serve the HTTP API."""
     import uvicorn
 
+    from threadline.api.http_server import SERVER_OPTIONS
+
     settings = get_settings()
     if workers > 1 and settings.qdrant_url is None:
         # Each worker would open the embedded index, which only one process may hold.
@@ -140,7 +142,9 @@ def serve(
         if services is not None:
             from threadline.api.main import create_app
 
-            uvicorn.run(create_app(services), host=host, port=port, log_level="info")
+            uvicorn.run(
+                create_app(services), host=host, port=port, log_level="info", **SERVER_OPTIONS
+            )
         else:
             uvicorn.run(
                 "threadline.api.main:create_app",
@@ -149,6 +153,7 @@ def serve(
                 port=port,
                 log_level="info",
                 workers=workers if workers > 1 else None,
+                **SERVER_OPTIONS,
             )
     finally:
         record.unlink(missing_ok=True)

@@ -101,6 +101,35 @@ def test_every_route_that_writes_documents_507_and_no_read_does(tmp_path: Path) 
     assert not {(method, path) for method, path in documented if method == "GET"}
 
 
+DELETE_CASES = {
+    # No write at all: the delete's journal entry is refused with EFBIG, nothing deleted.
+    "edge, no write": ("edge", "rlimit", 507),
+    "local, no write": ("local", "rlimit", 507),
+    # Small files still written: the journal is; SQLite's page writes are not, and it
+    # reports EFBIG as a bare disk I/O error (was a 500 internal_error); Edge's update
+    # goes through, and the delete is done.
+    "local, journal written": ("local", "rlimit-small", 507),
+    "edge, journal written": ("edge", "rlimit-small", 200),
+}
+
+
+@pytest.mark.parametrize(("engine", "how", "status"), DELETE_CASES.values(), ids=DELETE_CASES)
+def test_a_document_delete_on_a_full_disk_is_refused_whole_or_done_for_good(
+    tmp_path: Path, engine: str, how: str, status: int
+) -> None:
+    seen = write_on_full_disk(tmp_path / "data", "delete-document", engine, how)
+
+    assert seen["status"] == status, seen["body"]
+    if status == 507:
+        assert seen["body"]["error"]["code"] == "storage_full"
+        # Whole in this process and after a restart (the index opened again, repaired).
+        assert seen["after"] == seen["reopened"] == seen["before"]
+    else:
+        assert seen["after"] == seen["reopened"] == seen["before"][1:]
+    assert seen["temp_files"] == []
+    assert not list((tmp_path / "data" / "ingest-journal").glob("*"))
+
+
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 96 MB tmpfs of the test's own, unmounted at the end (skipped where mount is denied).

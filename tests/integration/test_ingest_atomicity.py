@@ -6,6 +6,7 @@ crash. Concurrent uploads through a real server are in e2e/test_ingest_concurren
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import signal
@@ -15,9 +16,12 @@ import time
 import pytest
 
 from support.server import CLI, server_env
-from support.services import make_services
+from support.services import make_services, make_settings
 from support.versioned_documents import assert_whole, versioned_document
+from threadline.knowledge.documents import load_document
 from threadline.knowledge.index import SearchFilters
+from threadline.knowledge.versions import new_generation, write_journal
+from threadline.services import Services
 
 SPARSE = {"THREADLINE_EMBEDDINGS": "sparse", "THREADLINE_LLM": "offline"}
 
@@ -100,3 +104,30 @@ def test_an_incomplete_document_is_re_ingested_on_the_next_upload(tmp_path):
         assert assert_whole(*stored_chunks(services, "doc")) == (1, 40)
     finally:
         services.close()
+
+
+def test_a_delete_cut_short_is_finished_on_the_next_open_and_spares_a_later_upload(tmp_path):
+    # What a crash in the middle of a delete leaves: the delete's journal entry, written
+    # before its first chunk went, and the document's chunks (all or some of them).
+    data = tmp_path / "data"
+    services = make_services(data)
+    kb = services.kb
+    gone, kept = sorted(d.doc_id for d in kb.list_documents())[:2]
+    for doc_id in (gone, kept):
+        journal = kb._journal_path("default", doc_id)
+        write_journal(journal, "default", doc_id, new_generation(), deleting=True)
+    # `kept` is uploaded again after its delete began: a newer version, not the deleted one.
+    upload = tmp_path / "kept.md"
+    upload.write_text("# Kept\n\nA version written after the delete.\n", encoding="utf-8")
+    doc = load_document(upload)
+    kb.ingest_document(dataclasses.replace(doc, doc_id=kept))
+    services.close()
+
+    reopened = Services(make_settings(data))
+    try:
+        assert sorted(d.doc_id for d in reopened.kb.list_documents()).count(gone) == 0
+        texts = [c.text for c in reopened.kb.document_chunks(kept)]
+        assert texts and all("after the delete" in text for text in texts), texts
+        assert not list((data / "ingest-journal").glob("*"))
+    finally:
+        reopened.close()

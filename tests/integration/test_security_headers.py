@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import re
 
 import pytest
@@ -75,3 +76,33 @@ def test_an_unexpected_error_is_a_json_500_that_keeps_the_connection(sample_serv
         assert response.json()["error"]["code"] == "internal_error"
         assert response.headers["x-content-type-options"] == "nosniff"
         assert client.get("/health").status_code == 200
+
+
+def test_every_unexpected_error_has_one_body_whichever_layer_answers(sample_services):
+    app = create_app(sample_services)
+
+    # Answered by the middleware around the routes (an error no handler knows).
+    @app.get("/boom")
+    async def boom():
+        raise RuntimeError("an unexpected failure")
+
+    # Answered by the app's handler of storage errors (not a full disk: unexpected).
+    @app.get("/boom-io")
+    async def boom_io():
+        raise OSError(errno.EIO, "an I/O error")
+
+    # Under /v1 but not an OpenAI route: the middleware answers, in OpenAI's shape.
+    async def boom_v1(request):
+        raise RuntimeError("an unexpected failure under /v1")
+
+    app.add_route("/v1/boom", boom_v1)
+    with TestClient(app, raise_server_exceptions=True) as client:
+        bodies = [client.get(path) for path in ("/boom", "/boom-io")]
+        assert [b.status_code for b in bodies] == [500, 500]
+        assert bodies[0].json() == bodies[1].json()
+        assert bodies[0].json()["error"]["code"] == "internal_error"
+        v1 = client.get("/v1/boom")
+        assert v1.status_code == 500
+        error = v1.json()["error"]
+        assert (error["code"], error["type"]) == ("internal_error", "server_error")
+        assert error["message"] == bodies[0].json()["error"]["message"]

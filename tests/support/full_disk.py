@@ -1,13 +1,15 @@
 """One write of the API on a full disk, in a child process: what the client gets, what is kept.
 
 Run as `python -m support.full_disk <data_dir> <write> [engine] [how]`: `engine` is
-the embedded vector engine (`edge`, `local`); `how` is `rlimit` (below) or `filled`
-(`FilledDisk`: the data directory's own small file system filled up). The child builds the real
-services over `data_dir`, prepares what the write needs, then sets its own file-size
-limit to 0 bytes with SIGXFSZ ignored: from there every write to a file fails with
-EFBIG, as on a full disk. It makes the one request, lifts the limit, and prints one
-JSON line: the answer, and what the service holds afterwards. The limit lives in the
-child only, so the test process keeps writing normally.
+the embedded vector engine (`edge`, `local`); `how` is `rlimit` (below), `rlimit-small`
+(the limit at 512 bytes: small new files are still written) or `filled` (`FilledDisk`:
+the data directory's own small file system filled up). For a document write it also
+reports the documents the index holds once opened again, as after a restart. The
+child builds the real services over `data_dir`, prepares what the write needs, then
+sets its own file-size limit to 0 bytes with SIGXFSZ ignored: from there every write
+to a file fails with EFBIG, as on a full disk. It makes the one request, lifts the
+limit, and prints one JSON line: the answer, and what the service holds afterwards.
+The limit lives in the child only, so the test process keeps writing normally.
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from support.services import make_services
+from support.services import make_services, make_settings
 from threadline.api.main import create_app
 from threadline.conversations.worker import ConversationIndexer
+from threadline.services import Services
 
 FIRST = "What SLA applies to the enterprise plan?"
 CATALOG = {"products": [{"id": "fd-1", "name": "Orbit Lamp", "brand": "Orbit", "price_usd": 40}]}
@@ -33,12 +36,20 @@ MARKDOWN = b"# Full disk policy\n\nThe zebra-quartz procedure moves logs to cold
 
 
 class FullDisk:
-    """While inside, every write to a file of this process fails with EFBIG."""
+    """While inside, every write to a file of this process past `limit` bytes fails with EFBIG.
+
+    0 (the default): every write fails, as on a full disk. A few hundred bytes: a small
+    new file (a journal entry) is still written, a write further into a larger file is
+    not, as when the disk fills up between the two.
+    """
+
+    def __init__(self, limit: int = 0) -> None:
+        self.limit = limit
 
     def __enter__(self) -> None:
         self._saved = resource.getrlimit(resource.RLIMIT_FSIZE)
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of being killed
-        resource.setrlimit(resource.RLIMIT_FSIZE, (0, self._saved[1]))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (self.limit, self._saved[1]))
 
     def __exit__(self, *_: object) -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, self._saved)
@@ -162,11 +173,12 @@ def main(data_dir: Path, write: str, engine: str = "edge", how: str = "rlimit") 
         with TestClient(create_app(services), raise_server_exceptions=False) as client:
             attempt, read_back = prepare(client, data_dir, write)
             before = read_back()
-            with FullDisk() if how == "rlimit" else FilledDisk(data_dir):
+            with full_disk(how, data_dir):
                 response = attempt()
             after = read_back()
     finally:
         services.close()
+    reopened = documents_on_reopening(data_dir, engine) if "document" in write else None
     answer = (
         {"errors": response}
         if isinstance(response, dict)
@@ -178,7 +190,24 @@ def main(data_dir: Path, write: str, engine: str = "edge", how: str = "rlimit") 
         for p in data_dir.rglob("*")
         if p.is_file() and (p.suffix == ".tmp" or p.name.startswith(".tmp"))
     )
-    print(json.dumps({**answer, "before": before, "after": after, "temp_files": temps}))
+    seen = {"before": before, "after": after, "reopened": reopened, "temp_files": temps}
+    print(json.dumps({**answer, **seen}))
+
+
+def full_disk(how: str, data_dir: Path) -> FullDisk | FilledDisk:
+    """`rlimit`: no write; `rlimit-small`: no write past 512 bytes; `filled`: a filled disk."""
+    if how == "filled":
+        return FilledDisk(data_dir)
+    return FullDisk(512 if how == "rlimit-small" else 0)
+
+
+def documents_on_reopening(data_dir: Path, engine: str) -> list[str]:
+    """The documents the index holds once opened again (its repair run), as a restart sees."""
+    services = Services(make_settings(data_dir, vector_engine=engine))  # nothing ingested
+    try:
+        return sorted(d.doc_id for d in services.kb.list_documents(tenant="default"))
+    finally:
+        services.close()
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import resource
 import sqlite3
 from collections.abc import Mapping
 from typing import Any
@@ -13,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from threadline.api.json_keys import DuplicateJsonKey
 from threadline.api.schemas import ErrorResponse
 from threadline.models import LLMError, LLMTimeoutError
 from threadline.store import (
@@ -45,6 +47,9 @@ _STORAGE_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
 # SQLite's "database or disk is full": its word for ENOSPC (the embedded index of
 # qdrant-client's local mode, the queries log), which it raises as its own error.
 _SQLITE_FULL = 13
+# Any other failed write is SQLite's SQLITE_IOERR_WRITE, its errno dropped: EFBIG (the
+# process's file-size limit) among them. Read as storage full under such a limit only.
+_SQLITE_IOERR_WRITE = 778
 
 STORAGE_FULL_STATUS = 507
 STORAGE_FULL_CODE = "storage_full"
@@ -73,9 +78,19 @@ def is_storage_full(exc: BaseException) -> bool:
             return True
         if isinstance(current, sqlite3.Error) and _sqlite_primary_code(current) == _SQLITE_FULL:
             return True
+        if isinstance(current, sqlite3.Error) and _sqlite_write_under_size_limit(current):
+            return True
         seen.add(id(current))
         current = current.__cause__ or current.__context__
     return False
+
+
+def _sqlite_write_under_size_limit(exc: sqlite3.Error) -> bool:
+    """Tell whether SQLite failed a write while the process has a file-size limit (EFBIG)."""
+    if getattr(exc, "sqlite_errorcode", None) != _SQLITE_IOERR_WRITE:
+        return False
+    soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+    return soft != resource.RLIM_INFINITY
 
 
 def _sqlite_primary_code(exc: sqlite3.Error) -> int | None:
@@ -196,6 +211,10 @@ def install_error_handlers(app: FastAPI) -> None:
         ]
         return error_response(422, "validation_error", "The request is not valid.", details)
 
+    @app.exception_handler(DuplicateJsonKey)
+    async def _duplicate_key(_: Request, exc: DuplicateJsonKey) -> JSONResponse:
+        return error_response(exc.status_code, exc.code, str(exc.detail), {"key": exc.key})
+
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = http_error_code(exc.status_code)
@@ -206,7 +225,17 @@ def install_error_handlers(app: FastAPI) -> None:
         return _internal_error(exc)
 
 
+INTERNAL_ERROR_CODE = "internal_error"
+INTERNAL_ERROR_MESSAGE = "Internal error; the turn was not saved."
+"""The one answer to an error nothing expected, wherever it was raised (route, middleware)."""
+
+
+def internal_error_response() -> JSONResponse:
+    """Return the 500 of an unexpected error, in threadline's shape."""
+    return error_response(500, INTERNAL_ERROR_CODE, INTERNAL_ERROR_MESSAGE)
+
+
 def _internal_error(exc: BaseException) -> JSONResponse:
     """Log an error no handler knows, with its traceback, and answer a 500 in one line."""
     log.exception("unhandled error", exc_info=exc)
-    return error_response(500, "internal_error", "Internal error; the turn was not saved.")
+    return internal_error_response()

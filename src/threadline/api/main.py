@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from threadline import __version__
 from threadline.api.body_limit import BodyLimit
 from threadline.api.errors import install_error_handlers
+from threadline.api.json_keys import UniqueJsonKeys
 from threadline.api.methods import HttpMethods
 from threadline.api.openai_errors import install_openai_routing_errors
 from threadline.api.routes import (
@@ -80,7 +81,9 @@ def create_app(services: Services | None = None) -> FastAPI:
         redoc_url=None,
     )
     settings = services.settings if services else get_settings()
-    # Innermost, so a refusal still gets the CORS and security headers.
+    # Innermost: a body is checked for repeated keys once the ceiling has let it through.
+    app.add_middleware(UniqueJsonKeys)
+    # Inside the CORS and security headers, so a refusal still gets them.
     app.add_middleware(BodyLimit, limit=request_body_limit(settings))
     if settings.cors_origins:
         app.add_middleware(

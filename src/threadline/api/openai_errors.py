@@ -22,6 +22,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from threadline.api.body_limit import BodyTooLarge
 from threadline.api.errors import (
+    INTERNAL_ERROR_CODE,
+    INTERNAL_ERROR_MESSAGE,
     STORAGE_FULL_CODE,
     STORAGE_FULL_MESSAGE,
     STORAGE_FULL_STATUS,
@@ -31,6 +33,7 @@ from threadline.api.errors import (
     llm_error_message,
     llm_error_status,
 )
+from threadline.api.json_keys import DuplicateJsonKey
 from threadline.models import LLMError
 from threadline.store import (
     CorruptSessionError,
@@ -121,11 +124,19 @@ def error_from_exception(exc: Exception) -> JSONResponse:
         return openai_error(STORAGE_FULL_STATUS, STORAGE_FULL_CODE, STORAGE_FULL_MESSAGE)
     if isinstance(exc, BodyTooLarge):
         return openai_error(413, "payload_too_large", str(exc.detail))
+    if isinstance(exc, DuplicateJsonKey):
+        # OpenAI answers 400 to a malformed body, and its clients map 400 to BadRequestError.
+        return openai_error(400, exc.code, str(exc.detail), param=exc.key)
     if isinstance(exc, StarletteHTTPException):
         code = http_error_code(exc.status_code)
         return openai_error(exc.status_code, code, str(exc.detail), headers=exc.headers)
     log.exception("unhandled error", exc_info=exc)
-    return openai_error(500, "internal_error", "Internal error; the turn was not saved.")
+    return openai_internal_error()
+
+
+def openai_internal_error() -> JSONResponse:
+    """Return the 500 of an unexpected error in OpenAI's shape (the same code and message)."""
+    return openai_error(500, INTERNAL_ERROR_CODE, INTERNAL_ERROR_MESSAGE)
 
 
 class BadRequest(ApiError):

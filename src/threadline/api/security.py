@@ -7,13 +7,15 @@ nowhere to send a key to, and no other site may frame the page.
 
 from __future__ import annotations
 
-import json
 import logging
 
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from threadline.api.errors import internal_error_response
+from threadline.api.openai_errors import openai_internal_error, under_openai_prefix
 from threadline.api.static_files import WholeStaticFiles
 
 log = logging.getLogger("threadline.api")
@@ -26,10 +28,6 @@ PAGE_POLICY = (
 # Swagger UI sets style attributes from its script; everything else is as strict.
 DOCS_POLICY = PAGE_POLICY.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
 DOCS_ASSETS = "/docs-assets"
-
-_INTERNAL_ERROR = json.dumps(
-    {"error": {"code": "internal_error", "message": "Internal error.", "details": None}}
-).encode()
 
 _COMMON_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
@@ -77,19 +75,14 @@ class SecurityHeaders:
             # Answered here rather than by Starlette's outermost handler, which re-raises
             # to the server: uvicorn then drops the keep-alive connection, and the client's
             # next request on it fails.
+            # The app's own handlers' body, in the shape of the path's API: a client
+            # sees one answer to an unexpected error, whichever layer raised it.
             log.exception("unhandled error")
-            body = _INTERNAL_ERROR
-            await send_with_headers(
-                {
-                    "type": "http.response.start",
-                    "status": 500,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"content-length", str(len(body)).encode()),
-                    ],
-                }
-            )
-            await send_with_headers({"type": "http.response.body", "body": body})
+            if under_openai_prefix(Request(scope)):
+                answer = openai_internal_error()
+            else:
+                answer = internal_error_response()
+            await answer(scope, receive, send_with_headers)
 
 
 _DOCS_PAGE = """<!doctype html>

@@ -529,13 +529,30 @@ class KnowledgeBase:
             current = self._document_state(doc_id, tenant)
             if current is None or (sources is not None and current.sources - sources):
                 return 0
+            # Journaled before the first chunk goes, as an upload is: qdrant-client's
+            # local mode deletes point by point, one commit each, so a delete cut short
+            # (a crash, the disk filling up) leaves part of the document; the next open's
+            # repair finishes it. On a full disk the journal is the first write and fails
+            # with its own errno (SQLite reports a file-size limit as a bare I/O error):
+            # a 507, and the document whole.
+            journal = self._journal_path(tenant, doc_id)
+            journal.parent.mkdir(parents=True, exist_ok=True)
+            write_journal(journal, tenant, doc_id, new_generation(), deleting=True)
             with self._writing():
                 flt = SearchFilters(tenant=tenant, doc_ids=(doc_id,))
                 count = self._engine.count(flt.to_qdrant())
-                if count:
-                    self._delete_where(flt)
+                try:
+                    if count:
+                        self._delete_where(flt)
+                except Exception:
+                    # Nothing deleted: the document is whole and stays; else the entry
+                    # stays for the repair (and a retry of the delete finishes it too).
+                    if self._engine.count(flt.to_qdrant()) == count:
+                        journal.unlink(missing_ok=True)
+                    raise
                 self._forget_document_terms(tenant, doc_id)
-                return count
+            journal.unlink(missing_ok=True)
+            return count
 
     def _delete_where(self, flt: SearchFilters) -> None:
         self._engine.delete_where(flt.to_qdrant())
@@ -703,8 +720,9 @@ class KnowledgeBase:
 
         For every document whose write was under way (its journal entry is still
         there): the staged chunks are deleted; of the live versions, the newest whole
-        one is kept and the others deleted. Staged chunks without a journal entry
-        (an older crash) are deleted too.
+        one is kept and the others deleted. A document deleted since the last open
+        (its delete's entry) loses again every chunk older than the delete. Staged
+        chunks without a journal entry (an older crash) are deleted too.
         """
         repaired: list[tuple[str, str]] = []
         entries = sorted(self._journal_dir.glob("*.json")) if self._journal_dir.is_dir() else []
@@ -713,6 +731,7 @@ class KnowledgeBase:
                 entry = json.loads(path.read_text(encoding="utf-8"))
                 tenant, doc_id = str(entry["tenant"]), str(entry["doc_id"])
                 writer = int(entry.get("pid") or 0)
+                deleting, generation = bool(entry.get("deleting")), int(entry["generation"])
             except (OSError, ValueError, KeyError, TypeError):
                 path.unlink(missing_ok=True)
                 continue
@@ -720,7 +739,11 @@ class KnowledgeBase:
             if shared and writer != os.getpid() and process_alive(writer):
                 continue  # another worker of a shared server engine is writing it now
             with self._document_lock(tenant, doc_id), self._writing():
-                self._repair_document(tenant, doc_id)
+                if deleting:
+                    # Chunks older than the delete; a version uploaded after it is newer.
+                    self._delete_where_older(tenant, doc_id, generation)
+                else:
+                    self._repair_document(tenant, doc_id)
             path.unlink(missing_ok=True)
             repaired.append((tenant, doc_id))
         if self._engine.name != "server":

@@ -85,9 +85,22 @@ def process_alive(pid: int) -> bool:
     return True
 
 
-def write_journal(path: Path, tenant: str, doc_id: str, generation: int) -> None:
-    """Record a write under way, durably, before its first chunk is written."""
-    entry = {"tenant": tenant, "doc_id": doc_id, "generation": generation, "pid": os.getpid()}
+def write_journal(
+    path: Path, tenant: str, doc_id: str, generation: int, *, deleting: bool = False
+) -> None:
+    """Record a write under way, durably, before its first chunk is written.
+
+    `deleting`: the write is the document's delete, of every chunk older than
+    `generation`; the next open's repair deletes them again.
+    """
+    entry: dict[str, object] = {
+        "tenant": tenant,
+        "doc_id": doc_id,
+        "generation": generation,
+        "pid": os.getpid(),
+    }
+    if deleting:
+        entry["deleting"] = True
     # As the session store writes: a failed write (a full disk) leaves no temp file.
     files.atomic_write(path, json.dumps(entry).encode("utf-8"))
     files.fsync_dir(path.parent)

@@ -1,0 +1,108 @@
+"""JSON request bodies that name a key twice are refused (pure ASGI middleware).
+
+`{"query": "a", "query": "b"}` is one request that says two things: Python's parser
+keeps the last value, others (a gateway, a WAF, a log reader) the first, so a check
+made in front of the service can pass one value while the service acts on the other.
+Refused where the body is read, for every route at once: the body FastAPI would parse
+as JSON (no content type, `application/json`, `application/*+json`) is checked whole
+once it has arrived, before any route sees it.
+"""
+
+from __future__ import annotations
+
+import email.message
+import json
+from typing import Any
+
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+DUPLICATE_KEY_STATUS = 422
+DUPLICATE_KEY_CODE = "duplicate_json_key"
+
+
+class DuplicateJsonKey(HTTPException):
+    """A JSON body naming a key twice in one object: 422 `duplicate_json_key` (400 on `/v1`).
+
+    An HTTPException raised while the body is read, so FastAPI's body parsing lets it
+    through as it is and the app's handlers answer it in the route's API's shape.
+    """
+
+    code = DUPLICATE_KEY_CODE
+
+    def __init__(self, key: str) -> None:
+        """Name the repeated key (shortened: it is the client's text)."""
+        shown = key if len(key) <= 64 else key[:64] + "..."
+        super().__init__(
+            DUPLICATE_KEY_STATUS,
+            f"The JSON body names the key {shown!r} twice in one object; each key may appear once.",
+        )
+        self.key = key
+
+
+def _refuse_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Build one JSON object, refusing a key it names twice."""
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise DuplicateJsonKey(key)
+        seen[key] = value
+    return seen
+
+
+def check_unique_keys(body: bytes) -> None:
+    """Raise `DuplicateJsonKey` if a JSON object in `body` repeats a key.
+
+    A body that is not JSON at all is left to the route's own parsing, which answers
+    it as it always has (422 invalid JSON, 400 unreadable).
+    """
+    try:
+        json.loads(body, object_pairs_hook=_refuse_repeats)
+    except DuplicateJsonKey:
+        raise
+    except (ValueError, RecursionError):
+        return
+
+
+def _parsed_as_json(scope: Scope) -> bool:
+    """Tell whether FastAPI parses this request's body as JSON (its own content-type rule)."""
+    value = next(
+        (v for name, v in scope.get("headers", []) if name == b"content-type"),
+        None,
+    )
+    if value is None:
+        return True
+    message = email.message.Message()
+    message["content-type"] = value.decode("latin-1")
+    if message.get_content_maintype() != "application":
+        return False
+    subtype = message.get_content_subtype()
+    return subtype == "json" or subtype.endswith("+json")
+
+
+class UniqueJsonKeys:
+    """Refuse JSON bodies that repeat a key within one object."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        """Wrap the app."""
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Keep the body's chunks as they arrive; check them whole at the last one."""
+        if scope["type"] != "http" or not _parsed_as_json(scope):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+
+        async def checked() -> Message:
+            message = await receive()
+            if message["type"] == "http.request":
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    body = b"".join(chunks)
+                    chunks.clear()
+                    if body:
+                        check_unique_keys(body)
+            return message
+
+        await self.app(scope, checked, send)

@@ -1,0 +1,96 @@
+"""Requests the HTTP server refuses before the app runs, over a real `threadline serve`.
+
+A head past the bound (a 200 KB header, many headers) is 431 and a request h11 cannot
+read is 400, each with the API's JSON error body, never a plain-text answer; a head
+within the bound is read; the server keeps serving afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from support.server import Server
+from threadline.api.http_server import MAX_HEADER_BYTES
+
+ENV = {"THREADLINE_EMBEDDINGS": "sparse", "THREADLINE_LLM": "offline"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[Server]:
+    data: Path = tmp_path_factory.mktemp("http-server") / "data"
+    data.mkdir()
+    running = Server(data, **ENV)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def raw_exchange(server: Server, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send bytes as they are; return the status, headers and body of the answer."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+        try:
+            sock.sendall(request)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server answered and closed before reading the whole head
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    return int(status_line.split()[1]), headers, body
+
+
+def json_error(headers: dict[str, str], body: bytes) -> dict:
+    assert headers["content-type"] == "application/json", headers
+    assert int(headers["content-length"]) == len(body)
+    parsed = json.loads(body)
+    assert set(parsed) == {"error"} and set(parsed["error"]) == {"code", "message", "details"}
+    return parsed["error"]
+
+
+HEADS_TOO_LARGE = {
+    "one 200 KB header": b"X-Big: " + b"a" * 200_000 + b"\r\n",
+    "many headers": b"".join(b"X-H%d: %s\r\n" % (i, b"v" * 60) for i in range(2000)),
+}
+
+
+@pytest.mark.parametrize("headers", HEADS_TOO_LARGE.values(), ids=HEADS_TOO_LARGE.keys())
+def test_a_request_head_past_the_bound_is_a_json_431(server, headers):
+    request = b"GET /health HTTP/1.1\r\nHost: x\r\n" + headers + b"\r\n"
+    status, answer_headers, body = raw_exchange(server, request)
+    assert status == 431
+    assert json_error(answer_headers, body)["code"] == "headers_too_large"
+    assert httpx.get(f"{server.url}/health", timeout=30).status_code == 200
+
+
+def test_a_head_within_the_bound_is_read(server):
+    padding = "a" * (MAX_HEADER_BYTES // 2)
+    response = httpx.get(f"{server.url}/health", headers={"X-Pad": padding}, timeout=30)
+    assert response.status_code == 200
+
+
+MALFORMED = {
+    "garbage request line": b"NOT HTTP AT ALL\r\n\r\n",
+    "space in a header name": b"GET /health HTTP/1.1\r\nHost: x\r\nBad Name: v\r\n\r\n",
+    "two content lengths": b"POST /chat HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+    b"Content-Length: 5\r\n\r\n{}",
+    "no host": b"GET /health HTTP/1.1\r\n\r\n",
+    "bad chunk size": b"POST /chat HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+    b"Content-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+}
+
+
+@pytest.mark.parametrize("request_bytes", MALFORMED.values(), ids=MALFORMED.keys())
+def test_a_request_the_server_cannot_read_is_a_json_400(server, request_bytes):
+    status, headers, body = raw_exchange(server, request_bytes)
+    assert status == 400
+    assert json_error(headers, body)["code"] == "malformed_request"
+    assert httpx.get(f"{server.url}/health", timeout=30).status_code == 200
