@@ -119,6 +119,13 @@ class KeyRing:
         """With no keys configured, the service runs as one local tenant."""
         return bool(self._entries)
 
+    @property
+    def tenants(self) -> frozenset[str]:
+        """The tenants requests may act in: the keys' tenants, or the local one."""
+        if not self._entries:
+            return frozenset({LOCAL_PRINCIPAL.tenant})
+        return frozenset(entry.tenant for entry in self._entries)
+
     def authenticate(self, key: str) -> Principal | None:
         """Return the principal a key belongs to, or None."""
         digest = hash_key(key)

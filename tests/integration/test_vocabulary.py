@@ -144,3 +144,48 @@ def test_a_vocabulary_file_that_cannot_be_written_leaves_the_document_published(
         assert services.kb.vocabulary(tenant="default").frequency("garag") == 2
     finally:
         services.close()
+
+
+def test_a_write_updates_the_kept_sum_without_summing_every_document_again(
+    tmp_path, documents, monkeypatch
+):
+    data_dir = tmp_path / "data"
+    services = open_services(data_dir, documents)
+    try:
+        kb = services.kb
+        assert kb.vocabulary(tenant="default").frequency("garag") == 2  # the sum, kept
+
+        def summed_again(tenant: str) -> None:
+            raise AssertionError(f"{tenant}'s documents summed again after a write")
+
+        monkeypatch.setattr(kb, "_sum_document_terms", summed_again)
+        write(documents, "canteen.md", "# Canteen\n\nThe canteen serves dinner.\n")
+        write(documents, "library.md", "# Library\n\nThe library lends books; dinner is late.\n")
+        kb.ingest_paths([documents])
+        assert kb.delete_document("parking", tenant="default")
+        kept = dict(kb.vocabulary(tenant="default").frequencies())
+        monkeypatch.undo()
+    finally:
+        services.close()
+    assert kept["dinner"] == 2 and "lunch" not in kept and "garag" not in kept
+
+    # What the writes left is what the documents now hold, summed afresh.
+    shutil.rmtree(data_dir / "vocabulary")
+    reopened = open_services(data_dir)
+    try:
+        assert dict(reopened.kb.vocabulary(tenant="default").frequencies()) == kept
+    finally:
+        reopened.close()
+
+
+def test_the_server_reads_the_vocabulary_before_the_first_question(tmp_path, documents):
+    data_dir = tmp_path / "data"
+    open_services(data_dir, documents).close()
+    shutil.rmtree(data_dir / "vocabulary")  # as after an upgrade: computed from the chunks
+    services = open_services(data_dir)
+    try:
+        with TestClient(create_app(services)):
+            # Started, no request made: the terms are computed and stored already.
+            assert len(list((data_dir / "vocabulary").rglob("*.json"))) == 2
+    finally:
+        services.close()

@@ -47,3 +47,15 @@ def test_one_key_configured_for_two_tenants_is_refused(tmp_path):
         load_key_entries([first, first], None)
     other = ApiKeyEntry(sha256=hash_key("tl_other"), tenant="globex")
     assert load_key_entries([first, other], None) == [first, other]
+
+
+def test_the_tenants_requests_act_in_are_the_keys_or_the_local_one():
+    assert KeyRing([]).tenants == {"default"}
+    ring = KeyRing(
+        [
+            ApiKeyEntry(sha256=hash_key("tl_a"), tenant="acme"),
+            ApiKeyEntry(sha256=hash_key("tl_b"), tenant="acme", caller_apps=["web"]),
+            ApiKeyEntry(sha256=hash_key("tl_c"), tenant="globex"),
+        ]
+    )
+    assert ring.tenants == {"acme", "globex"}

@@ -59,6 +59,11 @@ def create_app(services: Services | None = None) -> FastAPI:
             load_key_entries(svc.settings.api_keys, svc.settings.api_keys_file)
         )
         app.state.chat = ChatService(svc)
+        if svc.settings.spelling_fixes:
+            # The index's vocabulary, summed over every document (3 s at 10k chunks, more
+            # the first time after an upgrade), is read before the first question, not by it.
+            tenants = sorted(app.state.keyring.tenants)
+            await run_in_threadpool(lambda: [svc.kb.vocabulary(tenant=t) for t in tenants])
         # Conversation indexing runs beside the requests; stopped before the services close.
         app.state.conversation_worker = await run_in_threadpool(start_worker, svc)
         # What startup loaded lives as long as the process: out of the full collections.

@@ -196,8 +196,13 @@ class KnowledgeBase:
         # Per tenant, the terms its chunks hold (see `vocabulary`); any write clears it.
         # Per document, (generation, term -> chunks holding it), as stored under
         # `_vocabulary_dir`: a tenant's vocabulary is the sum over its live documents.
+        # That sum is kept per tenant once computed, and a write adds and subtracts the
+        # one document it changes: summing every document again after each upload took
+        # 0.86 s at 10k chunks, paid by the next question.
         self._vocabularies: dict[str, Vocabulary] = {}
         self._document_terms: dict[tuple[str, str], tuple[int, Counter[str]]] = {}
+        self._term_totals: dict[str, Counter[str]] = {}
+        self._vocabulary_lock = threading.RLock()
         self._vocabulary_dir = settings.data_dir / "vocabulary"
         with self._lock:
             self._engine: VectorEngine = open_engine(settings, self._embeddings, client=client)
@@ -591,6 +596,20 @@ class KnowledgeBase:
         found = self._vocabularies.get(tenant)
         if found is not None:
             return found
+        with self._vocabulary_lock:
+            found = self._vocabularies.get(tenant)
+            if found is not None:
+                return found  # built by the request that held the lock
+            total = self._term_totals.get(tenant)
+            if total is None:
+                total = self._sum_document_terms(tenant)
+                self._term_totals[tenant] = total
+            vocabulary = Vocabulary(total)
+            self._vocabularies[tenant] = vocabulary
+            return vocabulary
+
+    def _sum_document_terms(self, tenant: str) -> Counter[str]:
+        """Sum the terms of a tenant's live documents, computing those stored nowhere."""
         live = self._live_generations(tenant)
         missing = {
             doc_id: generation
@@ -604,9 +623,7 @@ class KnowledgeBase:
             counts = self._known_terms(tenant, doc_id, generation)
             if counts is not None:
                 total.update(counts)
-        vocabulary = Vocabulary(total)
-        self._vocabularies[tenant] = vocabulary
-        return vocabulary
+        return total
 
     def _live_generations(self, tenant: str) -> dict[str, int]:
         """Return the newest live generation of each document of a tenant (its first chunks)."""
@@ -659,8 +676,7 @@ class KnowledgeBase:
         The file is a cache of what the chunks say: when it cannot be written (a full
         disk), the document stays published and the next process computes the terms.
         """
-        self._document_terms[(tenant, doc_id)] = (generation, counts)
-        self._vocabularies.pop(tenant, None)
+        self._replace_document_terms(tenant, doc_id, (generation, counts))
         path = self._vocabulary_path(tenant, doc_id)
         body = {"doc_id": doc_id, "generation": generation, "terms": dict(sorted(counts.items()))}
         partial = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
@@ -672,10 +688,32 @@ class KnowledgeBase:
             with suppress(OSError):
                 partial.unlink(missing_ok=True)
 
+    def _replace_document_terms(
+        self, tenant: str, doc_id: str, terms: tuple[int, Counter[str]] | None
+    ) -> None:
+        """Set (None: drop) a document's terms in memory, and in its tenant's sum if kept.
+
+        Once a tenant's sum is kept, every live document's terms are in memory (the sum
+        read them all), so the version replaced is known and can be subtracted.
+        """
+        with self._vocabulary_lock:
+            old = self._document_terms.pop((tenant, doc_id), None)
+            if terms is not None:
+                self._document_terms[(tenant, doc_id)] = terms
+            total = self._term_totals.get(tenant)
+            if total is not None:
+                if old is not None:
+                    total.subtract(old[1])
+                    for term in old[1]:
+                        if total[term] <= 0:
+                            del total[term]
+                if terms is not None:
+                    total.update(terms[1])
+            self._vocabularies.pop(tenant, None)
+
     def _forget_document_terms(self, tenant: str, doc_id: str) -> None:
         """Drop a deleted document's terms from memory and disk."""
-        self._document_terms.pop((tenant, doc_id), None)
-        self._vocabularies.pop(tenant, None)
+        self._replace_document_terms(tenant, doc_id, None)
         with suppress(OSError):  # a file left is ignored: no live version matches it
             self._vocabulary_path(tenant, doc_id).unlink(missing_ok=True)
 
