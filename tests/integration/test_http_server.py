@@ -25,11 +25,8 @@ ENV = {"THREADLINE_EMBEDDINGS": "sparse", "THREADLINE_LLM": "offline"}
 def server(tmp_path_factory) -> Iterator[Server]:
     data: Path = tmp_path_factory.mktemp("http-server") / "data"
     data.mkdir()
-    running = Server(data, **ENV)
-    try:
+    with Server(data, **ENV) as running:
         yield running
-    finally:
-        running.stop()
 
 
 def raw_exchange(server: Server, request: bytes) -> tuple[int, dict[str, str], bytes]:

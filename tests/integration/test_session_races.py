@@ -24,11 +24,8 @@ WORKERS = 8
 def server(tmp_path_factory) -> Iterator[Server]:
     data: Path = tmp_path_factory.mktemp("session-races") / "data"
     data.mkdir()
-    running = Server(data, **ENV)
-    try:
+    with Server(data, **ENV) as running:
         yield running
-    finally:
-        running.stop()
 
 
 def exported_session(server: Server, sid: str) -> dict:

@@ -41,11 +41,8 @@ def version_text(doc: str, version: int, sections: int) -> bytes:
 def server(tmp_path: Path) -> Iterator[Server]:
     data = tmp_path / "data"
     data.mkdir()
-    running = Server(data, **ENV)
-    try:
+    with Server(data, **ENV) as running:
         yield running
-    finally:
-        running.stop()
 
 
 def upload(url: str, doc: str, body: bytes) -> int:

@@ -74,6 +74,12 @@ class Server:
         self.stop()
         raise TimeoutError("server did not become healthy")
 
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
     def chat(self, **body) -> dict:
         response = httpx.post(f"{self.url}/chat", json=body, timeout=60)
         assert response.status_code == 200, response.text
