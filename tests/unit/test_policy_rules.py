@@ -34,6 +34,9 @@ RETURNS = {
     [
         ("What is the parental leave policy?", "parental leave"),
         ("What is the travel policy?", "travel"),
+        # Any owner's policy: a company's name is no word the rule knows in advance.
+        ("What is Acme's travel policy?", "travel"),
+        ("What is Brightwell's parental leave policy?", "parental leave"),
         ("Quelle est la politique de congé parental ?", "congé parental"),
         ("Quelles sont les règles pour le télétravail ?", "télétravail"),
         ("What are the rules for remote work?", "remote work"),

@@ -34,7 +34,7 @@ from threadline.text.tokenize import closed_terms
 # word: only policies, rules and guidelines are read here.
 _KIND = r"(?:polic(?:y|ies)|rules|guidelines)"
 _ENGLISH_BEFORE = re.compile(
-    rf"\b(?:the|a|an|your|our|their|its|brightwell's|company)\s+"
+    rf"\b(?:the|a|an|your|our|their|its|company|[a-z][\w-]*['’]s)\s+"
     rf"(?P<topic>(?:[a-z][\w'-]*\s+){{1,3}}?){_KIND}\b",
     re.I,
 )
