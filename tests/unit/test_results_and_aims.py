@@ -6,7 +6,7 @@ import pytest
 
 from threadline.graph.evidence import decide
 from threadline.graph.results import stated_of_the_year
-from threadline.knowledge.facts import has_answer_type, revenue_spelled_out
+from threadline.knowledge.facts import counted_noun, has_answer_type, revenue_spelled_out
 from threadline.text import terms
 
 OUTLOOK = {
@@ -81,8 +81,14 @@ def test_the_evidence_check_declines_a_result_the_passages_only_aim_at():
         ("How much money did Acme Corp earn?", "How much revenue did Acme Corp earn?"),
         (
             "Combien Brightwell a-t-il gagné en 2024 ?",
-            "combien de chiffre d'affaires Brightwell a-t-il gagné en 2024 ?",
+            "combien Brightwell a-t-il gagné en chiffre d'affaires en 2024 ?",
         ),
+        # The subject after the verb, asked in the past as the direct form is.
+        (
+            "Combien a gagné Brightwell en 2024 ?",
+            "combien Brightwell a-t-il gagné en chiffre d'affaires en 2024 ?",
+        ),
+        ("Combien a gagné le client ?", "Combien a gagné le client ?"),
         # A person's pay, and the user's own, stay as asked.
         ("How much does a support engineer make?", "How much does a support engineer make?"),
         ("how much did I make last year?", "how much did I make last year?"),
@@ -115,3 +121,9 @@ def test_a_sentence_is_of_the_year_its_title_names():
     assert stated_of_the_year("What was the CSAT in 2024?", ["csat"], [service], "en")[0] == (
         "result"
     )
+
+
+def test_a_revenue_spelled_out_in_french_is_no_count():
+    # "combien de chiffre d'affaires" counted "chiffre": the outlook's "entre 530 et 545
+    # millions" was the one sentence left to quote for "Combien Brightwell a-t-il gagné ?".
+    assert counted_noun(revenue_spelled_out("Combien Brightwell a-t-il gagné en 2024 ?")) is None

@@ -56,9 +56,11 @@ from threadline.graph.names import passage_terms
 from threadline.graph.polar import SENTENCE_KINDS, is_polar, states_kind_with, states_together
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
+    ampersand_names,
     asked_phrase_terms,
     chunk_vocabulary,
     content_terms,
+    holds_ampersand_name,
     holds_phrase,
     matches_term,
     name_phrases,
@@ -217,9 +219,17 @@ def names_not_held(
     A name's every word must be in the passages (`everything`: their terms together);
     when each is, a name of several words must still be found whole in one passage: its
     words scattered over the passages ("Placer" here, "County" there) name something else.
+    An ampersand name ("R&D") has no term of its own: a passage must write it.
     """
+    texts = [f"{c.get('title', '')} {c.get('section', '')} {c.get('text', '')}" for c in chunks]
     missing = tuple(
-        n for n in names if not all(matches_term(t, everything) for t in terms(n)) and terms(n)
+        n
+        for n in names
+        if (
+            not any(holds_ampersand_name(n, text) for text in texts)
+            if "&" in n
+            else terms(n) and not all(matches_term(t, everything) for t in terms(n))
+        )
     )
     if missing:
         return missing
@@ -363,7 +373,7 @@ def decide(
     vocab, titles, headings = read_passages(chunks, language)
     by_label = {str(c["label"]): c for c in chunks}
     everything = set().union(*vocab.values())
-    names = named_things(question)
+    names = named_things(question) + ampersand_names(question)
     # "after 45 days" measured against the stated "within 30 days": the limit answers,
     # and 45 is no name a passage must hold, nor a word it must say.
     compared = compared_numbers(question, chunks)

@@ -471,6 +471,12 @@ _MONEY_MADE_FR = re.compile(
     r"(?P<aux>a-t-(?:il|elle)|a-t-on|ont-ils) (?P<verb>gagn[ée]|encaiss[ée]|r[ée]alis[ée]|fait)\b",
     re.I,
 )
+# "Combien a gagné Brightwell ?": the subject after the verb.
+_MONEY_MADE_FR_INVERTED = re.compile(
+    rf"\bcombien(?: d'argent| d’argent)? (?P<aux>a|ont) "
+    rf"(?P<verb>gagn[ée]|encaiss[ée]|r[ée]alis[ée]|fait) (?P<name>(?-i:{_NAME}))",
+    re.I,
+)
 
 
 def revenue_spelled_out(question: str) -> str:
@@ -487,10 +493,21 @@ def revenue_spelled_out(question: str) -> str:
             f"revenue {english['aux']} "
             f"{english['name']} {english['verb']}{question[english.end() :]}"
         )
+    inverted = _MONEY_MADE_FR_INVERTED.search(question)
+    if inverted and inverted["name"][:1].isupper():
+        # Asked in the past as the subject-first form is ("a-t-il"): a year asked is
+        # then read by `graph.results` as the direct form's is.
+        aux = "a-t-il" if inverted["aux"].lower() == "a" else "ont-ils"
+        return (
+            f"{question[: inverted.start()]}combien {inverted['name']} {aux} "
+            f"{inverted['verb']} en chiffre d'affaires{question[inverted.end() :]}"
+        )
     french = _MONEY_MADE_FR.search(question)
     if french and french["name"][:1].isupper():
+        # "en chiffre d'affaires", not "combien de chiffre d'affaires": "combien de X"
+        # counts X ("combien de magasins"), and a revenue is an amount, no count.
         return (
-            f"{question[: french.start()]}combien de chiffre d'affaires {french['name']} "
-            f"{french['aux']} {french['verb']}{question[french.end() :]}"
+            f"{question[: french.start()]}combien {french['name']} {french['aux']} "
+            f"{french['verb']} en chiffre d'affaires{question[french.end() :]}"
         )
     return question
