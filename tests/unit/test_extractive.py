@@ -741,3 +741,20 @@ def test_a_request_verb_with_a_doer_of_its_own_is_what_is_asked():
         compose("Where can people report a scam that they have been affected by?", passages)
     )
     assert quoted[0].startswith("If you are affected by a scam, report it"), quoted
+
+
+def test_a_count_asked_in_the_present_is_not_led_by_a_plan():
+    # "How many stores does Brightwell have?" led with the 2025 plan, ranked first.
+    passages = [
+        "Brightwell plans to open five new stores in 2025.",
+        "Brightwell opened four new stores in 2024, bringing its network to 38 stores.",
+    ]
+    quoted = sentences_without_citations(
+        compose("How many stores does Brightwell have?", passages, answer_type="quantity")
+    )
+    assert quoted == [passages[1]]
+    # Asked of the future, the plan answers.
+    quoted = sentences_without_citations(
+        compose("How many stores will Brightwell open in 2025?", passages, answer_type="quantity")
+    )
+    assert quoted[0] == passages[0]

@@ -6,7 +6,13 @@ import pytest
 
 from threadline.graph.evidence import decide
 from threadline.graph.results import stated_of_the_year
-from threadline.knowledge.facts import counted_noun, has_answer_type, revenue_spelled_out
+from threadline.knowledge.facts import (
+    asks_what_is_now,
+    counted_noun,
+    has_answer_type,
+    revenue_spelled_out,
+    states_count_of,
+)
 from threadline.text import terms
 
 OUTLOOK = {
@@ -127,3 +133,26 @@ def test_a_revenue_spelled_out_in_french_is_no_count():
     # "combien de chiffre d'affaires" counted "chiffre": the outlook's "entre 530 et 545
     # millions" was the one sentence left to quote for "Combien Brightwell a-t-il gagné ?".
     assert counted_noun(revenue_spelled_out("Combien Brightwell a-t-il gagné en 2024 ?")) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "now"),
+    [
+        ("How many stores does Brightwell have?", True),
+        ("Combien de magasins a Brightwell ?", True),
+        ("How many stores did Brightwell have?", False),
+        ("How many stores will Brightwell open?", False),
+        ("Combien de magasins Brightwell aura-t-il ?", False),
+        ("What is the store target?", False),
+    ],
+)
+def test_a_question_asks_what_is_now_unless_past_future_or_aimed(question, now):
+    assert asks_what_is_now(question) is now
+
+
+def test_a_number_counts_a_noun_of_its_own_clause():
+    # "dont 1 230 en magasin, 520 au service client": "magasin, 520" is no store count.
+    staff = "2 140 collaborateurs, dont 1 230 en magasin, 520 au service client."
+    assert not states_count_of(staff, set(terms("magasins")))
+    assert states_count_of("son réseau à 38 magasins", set(terms("magasins")))
+    assert states_count_of("a headcount of 2,140", set(terms("headcount")))

@@ -418,9 +418,19 @@ def states_count_of(text: str, noun_terms: set[str]) -> bool:
     The number must stand before the noun with at most two words between ("2 140
     collaborateurs", "30 calendar days"; no preposition: "520 au service client" counts
     no clients) or after it through a linking word
-    ("headcount of 2,140"); "employees who fail two exercises" counts exercises.
+    ("headcount of 2,140"); "employees who fail two exercises" counts exercises. A
+    number counts a noun of its own clause: "dont 1 230 en magasin, 520 au service
+    client" gives no number of stores ("magasin, 520").
     """
-    words = re.findall(r"\w+", fold(text))
+    return any(_clause_counts(clause, noun_terms) for clause in _CLAUSE_END.split(fold(text)))
+
+
+# Where a clause ends: a comma, semicolon or colon before a space ("2,140" is one number).
+_CLAUSE_END = re.compile(r"[,;:]\s|\s[-–—]\s|[.!?](?:\s|$)")
+
+
+def _clause_counts(text: str, noun_terms: set[str]) -> bool:
+    words = re.findall(r"\w+", text)
     is_number = [
         bool(_NUMBER_WORD.fullmatch(w)) or (w.isdigit() and not _YEAR.fullmatch(w)) for w in words
     ]
@@ -445,6 +455,7 @@ def _alternation(words: Sequence[str]) -> re.Pattern[str]:
 
 _AIMS = _alternation([*en.AIM_WORDS, *fr.AIM_WORDS])
 _PAST = _alternation([*en.PAST_MARKERS, *fr.PAST_MARKERS])
+_FUTURE = _alternation(fr.FUTURE_MARKERS)
 
 
 def states_an_aim(sentence: str) -> bool:
@@ -455,6 +466,17 @@ def states_an_aim(sentence: str) -> bool:
 def asks_what_was(question: str) -> bool:
     """Whether a question asks what happened ("What was...?", "Quelle était...?")."""
     return bool(_PAST.search(fold(question)))
+
+
+def asks_what_is_now(question: str) -> bool:
+    """Whether a question asks what is, neither what was nor what is to come.
+
+    "How many stores does Brightwell have?" asks the stores there are: "Brightwell
+    prévoit d'ouvrir cinq nouveaux magasins en 2025" is a plan, no count of them. A
+    question naming an aim ("the 2025 target") or the future ("will", "sera") asks it.
+    """
+    folded = fold(question)
+    return not (_PAST.search(folded) or _AIMS.search(folded) or _FUTURE.search(folded))
 
 
 # "How much did Brightwell make?": money a company makes is its revenue, which documents

@@ -41,6 +41,7 @@ from threadline.knowledge.facts import (
     ASKING_TERMS,
     KIND_WORDS,
     KINDS,
+    asks_what_is_now,
     asks_what_was,
     counted_noun,
     has_answer_type,
@@ -799,7 +800,10 @@ class ExtractiveChatModel(BaseChatModel):
             chosen = self._gathered(
                 rows,
                 _question_coverage(question, sources, answer_type=answer_type),
-                past=asks_what_was(question),
+                # A count asked in the present ("How many stores does Brightwell have?")
+                # is what there is, as a result is: a plan neither leads nor follows it.
+                past=asks_what_was(question)
+                or (answer_type == "quantity" and asks_what_is_now(question)),
                 tie_break=_question_coverage(
                     question, sources, with_section=True, answer_type=answer_type
                 ),
