@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from threadline.graph.evidence import decide
-from threadline.graph.results import stated_of_the_year
+from threadline.graph.results import stated_of_the_year, years_said_relatively
 from threadline.knowledge.facts import (
     asks_what_is_now,
     counted_noun,
@@ -156,3 +156,27 @@ def test_a_number_counts_a_noun_of_its_own_clause():
     assert not states_count_of(staff, set(terms("magasins")))
     assert states_count_of("son réseau à 38 magasins", set(terms("magasins")))
     assert states_count_of("a headcount of 2,140", set(terms("headcount")))
+
+
+STAFF = {
+    "label": "3",
+    "title": "Rapport annuel 2024 de Brightwell",
+    "section": "Ressources humaines",
+    "text": "Au 31 décembre 2024, Brightwell Devices comptait 2 140 collaborateurs, contre "
+    "1 960 un an plus tôt, dont 1 230 en magasin.",
+}
+
+
+def test_a_year_said_relative_to_the_sentences_own_is_stated():
+    # "1 960 un an plus tôt" in a sentence of 2024 is 2023's staff: the question was
+    # declined as nothing stated of 2023.
+    assert years_said_relatively(STAFF) == {"2023"}
+    question = "How many employees did Brightwell have in 2023?"
+    assert stated_of_the_year(question, ["employe"], [STAFF], "en") == ("result", "")
+    evidence = decide(question, [RESULTS, STAFF], language="en")
+    assert evidence.verdict == "answer" and "3" in evidence.supporting
+    # Two years back is no year the passage speaks of.
+    assert stated_of_the_year(question.replace("2023", "2022"), ["employe"], [STAFF], "en") == (
+        "none",
+        "",
+    )

@@ -82,7 +82,7 @@ from threadline.graph.referents import (
     passages_about,
     titled_with,
 )
-from threadline.graph.results import stated_of_the_year
+from threadline.graph.results import stated_of_the_year, years_said_relatively
 from threadline.graph.rules import closest_rule_titles, policy_topic, states_rules_about
 from threadline.knowledge.bilingual import (
     translate_passage_terms,
@@ -161,6 +161,8 @@ def read_passages(
     vocab = {
         str(c["label"]): chunk_vocabulary(c)
         | acronyms(f"{c.get('title', '')}. {c.get('section', '')}. {c.get('text', '')}")
+        # "1 960 un an plus tôt" in a sentence of 2024 speaks of 2023.
+        | years_said_relatively(c)
         for c in chunks
     }
     titles = [str(c.get("title") or "") for c in chunks]
