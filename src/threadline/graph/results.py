@@ -45,8 +45,11 @@ def _sentences(text: str) -> Iterator[str]:
 
 
 def _years_of(sentence: str, dated: set[str]) -> set[str]:
-    """The years a sentence is of: those it names or its frame names, and the year before
-    the latest of them when it says "a year earlier" (the date it counts from)."""
+    """Return the years a sentence is of: those it or its frame names.
+
+    And the year before the latest of them when it says "a year earlier" (the date it
+    counts from).
+    """
     named = dated | set(_YEAR.findall(sentence))
     if named and _YEAR_BEFORE.search(fold(sentence)):
         named |= {str(max(int(year) for year in named) - 1)}
