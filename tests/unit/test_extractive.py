@@ -758,3 +758,20 @@ def test_a_count_asked_in_the_present_is_not_led_by_a_plan():
         compose("How many stores will Brightwell open in 2025?", passages, answer_type="quantity")
     )
     assert quoted[0] == passages[0]
+
+
+def test_a_number_measured_against_a_limit_does_not_choose_the_sentence():
+    # "après 10 jours" quoted the refund delay ("within 10 business days") for holding 10;
+    # under "Refunds and returns" every sentence holds "returns".
+    text = (
+        "Brightwell accepts returns of phones and laptops within 30 days of delivery. "
+        "Defects found after 30 days are handled under the product warranty. "
+        "Refunds are paid to the original payment method within 10 business days."
+    )
+    quoted = sentences_without_citations(
+        compose_sections(
+            "Est-ce que je peux retourner un ordinateur après 10 jours ?",
+            [("Refunds and returns", text)],
+        )
+    )
+    assert quoted[0].startswith("Brightwell accepts returns")

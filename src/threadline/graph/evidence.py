@@ -51,7 +51,6 @@ from threadline.graph.anchors import (
     written_as_a_name,
 )
 from threadline.graph.catalog_requests import compares_on_a_spec, without_product_reference
-from threadline.graph.limits import compared_numbers
 from threadline.graph.names import passage_terms
 from threadline.graph.polar import SENTENCE_KINDS, is_polar, states_kind_with, states_together
 from threadline.graph.question_terms import (
@@ -96,6 +95,7 @@ from threadline.knowledge.facts import (
     is_plural_noun,
     role_terms,
 )
+from threadline.knowledge.limits import compared_numbers, compared_unit_words
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
 from threadline.text.matching import acronyms
@@ -381,7 +381,8 @@ def decide(
     compared = compared_numbers(question, chunks)
     names = [n for n in names if n not in compared]
     missing_named = names_not_held(question, names, chunks, everything)
-    content = [t for t in content_terms(question) if t not in compared]
+    measured = {t for unit in compared_unit_words(question, chunks) for t in terms(unit)}
+    content = [t for t in content_terms(question) if t not in compared and t not in measured]
     if not content and not (deliverable or reference):
         # "there should be one": no word of its own to check; what it means is what the
         # reformulator carried from the conversation, and that must be supported.
