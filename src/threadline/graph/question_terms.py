@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from threadline.followups.anaphora import continues_the_subject
-from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS, LOCUTIONS
+from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS
 from threadline.text import fold, terms
 from threadline.text.lexicons import en, fr
 from threadline.text.matching import (
@@ -253,10 +253,9 @@ _NOUN_OF_A_REQUEST_VERB = re.compile(
 def content_terms(question: str) -> list[str]:
     """Return the question's own content terms: stems minus request and generic words.
 
-    A generic word is kept where it is a noun naming a thing (`_NOUN_OF_A_REQUEST_VERB`);
-    the noun of a compound preposition is none (`LOCUTIONS`: "in case of").
+    A generic word is kept where it is a noun naming a thing (`_NOUN_OF_A_REQUEST_VERB`).
     """
-    question = LOCUTIONS.sub(" ", closed_compounds(question))
+    question = closed_compounds(question)
     text = _WORD_POINTER.sub(" ", _ASKING.sub(" ", _without_how_it_works(question)))
     nouns = {t for m in _NOUN_OF_A_REQUEST_VERB.finditer(fold(text)) for t in terms(m[1])}
     return [

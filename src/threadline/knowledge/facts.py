@@ -468,16 +468,6 @@ def asks_what_was(question: str) -> bool:
     return bool(_PAST.search(fold(question)))
 
 
-# Compound prepositions: their noun is no thing asked about ("la politique en cas de
-# perte" asks of a loss, not of a case; "Qui contacter en cas d'incident de sécurité ?"
-# of a security incident, which the handbook states with no "case").
-LOCUTIONS = re.compile(
-    r"\b(?:(?:en\s+cas|à\s+cause|au\s+lieu|en\s+termes)\s+(?:de|du|des|d['’])"
-    r"|in\s+case\s+of|because\s+of|instead\s+of|in\s+terms\s+of|grâce\s+à|thanks\s+to)",
-    re.I,
-)
-
-
 def asks_what_is_now(question: str) -> bool:
     """Whether a question asks what is, neither what was nor what is to come.
 

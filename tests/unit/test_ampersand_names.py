@@ -1,12 +1,11 @@
-"""Words a question names that must be in the passages, and words that name nothing."""
+"""A name written as capitals joined by "&" ("R&D") must be in the passages, as written."""
 
 from __future__ import annotations
 
 import pytest
 
 from threadline.graph.evidence import decide
-from threadline.graph.question_terms import ampersand_names, content_terms, holds_ampersand_name
-from threadline.text.language import detect_language
+from threadline.graph.question_terms import ampersand_names, holds_ampersand_name
 
 CATALOG = {
     "label": "1",
@@ -45,26 +44,3 @@ def test_a_passage_without_the_ampersand_name_does_not_answer(question):
 
 def test_a_passage_writing_the_ampersand_name_answers():
     assert decide("What is the R&D budget?", [CATALOG, LAB], language="en").verdict == "answer"
-
-
-HANDBOOK = {
-    "label": "1",
-    "title": "Brightwell security handbook",
-    "section": "Security incident reporting",
-    "text": "Brightwell employees must report a suspected security incident immediately to "
-    "security@brightwell.example or through the 24/7 IT service desk line.",
-}
-
-
-@pytest.mark.parametrize(
-    "question",
-    [
-        "Qui contacter en cas d'incident de sécurité ?",
-        "Who should I contact in case of a security incident?",
-    ],
-)
-def test_the_noun_of_a_compound_preposition_is_no_word_asked(question):
-    # "en cas de", "in case of": the "case" is in no passage, and with "contact" it made
-    # half the question uncovered: declined though the handbook gives the contacts.
-    assert "cas" not in content_terms(question) and "case" not in content_terms(question)
-    assert decide(question, [HANDBOOK], language=detect_language(question)).verdict == "answer"
