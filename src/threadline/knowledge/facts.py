@@ -425,8 +425,9 @@ def states_count_of(text: str, noun_terms: set[str]) -> bool:
     return any(_clause_counts(clause, noun_terms) for clause in _CLAUSE_END.split(fold(text)))
 
 
-# Where a clause ends: a comma, semicolon or colon before a space ("2,140" is one number).
-_CLAUSE_END = re.compile(r"[,;:]\s|\s[-–—]\s|[.!?](?:\s|$)")
+# Where a clause ends: a comma or semicolon before a space ("2,140" is one number); a
+# colon introduces the count ("Employees: 2,140").
+_CLAUSE_END = re.compile(r"[,;]\s|\s[-–—]\s|[.!?](?:\s|$)")
 
 
 def _clause_counts(text: str, noun_terms: set[str]) -> bool:
