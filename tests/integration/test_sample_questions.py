@@ -1125,3 +1125,69 @@ def test_a_figure_of_another_year_does_not_answer_the_year_asked(hybrid_chat):
     result = ask(hybrid_chat, "What was the net income in 2023?")
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
     assert "27,1 millions" not in result.answer
+
+
+# Round 9: what the documents do not say, continued (issue 11).
+
+
+@pytest.mark.parametrize(
+    "question", ["How much did Brightwell spend on R&D in 2024?", "What is the R&D budget?"]
+)
+def test_an_ampersand_name_no_document_writes_is_declined(hybrid_chat, question):
+    # "R&D" gave no term: the Motorola's price, the Xiaomi's "tight budget" were quoted.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert '"R&D"' in result.answer and result.citations == []
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Combien Brightwell a-t-il gagné en 2024 ?", "Combien a gagné Brightwell en 2024 ?"],
+)
+def test_what_a_company_made_asked_in_french_is_its_revenue(hybrid_chat, question):
+    # Quoted the 2025 target ("combien de chiffre d'affaires" counted "chiffre"), and
+    # with the subject after the verb the Motorola's $299.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "486,3 millions de dollars" in result.answer
+    assert "vise" not in result.answer and "$299" not in result.answer
+
+
+def test_a_count_asked_in_the_present_is_not_answered_by_a_plan(hybrid_chat):
+    # Led with "Brightwell prévoit d'ouvrir cinq nouveaux magasins en 2025".
+    result = ask(hybrid_chat, "How many stores does Brightwell have?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "38 magasins" in result.answer and "prévoit" not in result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many employees did Brightwell have in 2023?",
+        "Combien de collaborateurs Brightwell avait-il en 2023 ?",
+    ],
+)
+def test_a_year_said_relative_to_the_reports_is_stated(hybrid_chat, question):
+    # Declined: "1 960 un an plus tôt" is 2023's staff in a sentence dated 2024.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "1 960 un an plus tôt" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        # Quoted "Refunds are paid ... within 10 business days" for holding "10".
+        (
+            "Est-ce que je peux retourner un ordinateur après 10 jours ?",
+            "within 30 days of delivery",
+        ),
+        # Declined: the limits are in days.
+        ("Can I get a refund after 3 weeks?", "within 30 days"),
+    ],
+)
+def test_a_measure_is_compared_with_the_limit_in_any_unit(hybrid_chat, question, quoted):
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in result.answer
+    assert result.citations[0]["section"] == "Refunds and returns"

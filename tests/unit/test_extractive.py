@@ -741,3 +741,37 @@ def test_a_request_verb_with_a_doer_of_its_own_is_what_is_asked():
         compose("Where can people report a scam that they have been affected by?", passages)
     )
     assert quoted[0].startswith("If you are affected by a scam, report it"), quoted
+
+
+def test_a_count_asked_in_the_present_is_not_led_by_a_plan():
+    # "How many stores does Brightwell have?" led with the 2025 plan, ranked first.
+    passages = [
+        "Brightwell plans to open five new stores in 2025.",
+        "Brightwell opened four new stores in 2024, bringing its network to 38 stores.",
+    ]
+    quoted = sentences_without_citations(
+        compose("How many stores does Brightwell have?", passages, answer_type="quantity")
+    )
+    assert quoted == [passages[1]]
+    # Asked of the future, the plan answers.
+    quoted = sentences_without_citations(
+        compose("How many stores will Brightwell open in 2025?", passages, answer_type="quantity")
+    )
+    assert quoted[0] == passages[0]
+
+
+def test_a_number_measured_against_a_limit_does_not_choose_the_sentence():
+    # "après 10 jours" quoted the refund delay ("within 10 business days") for holding 10;
+    # under "Refunds and returns" every sentence holds "returns".
+    text = (
+        "Brightwell accepts returns of phones and laptops within 30 days of delivery. "
+        "Defects found after 30 days are handled under the product warranty. "
+        "Refunds are paid to the original payment method within 10 business days."
+    )
+    quoted = sentences_without_citations(
+        compose_sections(
+            "Est-ce que je peux retourner un ordinateur après 10 jours ?",
+            [("Refunds and returns", text)],
+        )
+    )
+    assert quoted[0].startswith("Brightwell accepts returns")

@@ -51,14 +51,15 @@ from threadline.graph.anchors import (
     written_as_a_name,
 )
 from threadline.graph.catalog_requests import compares_on_a_spec, without_product_reference
-from threadline.graph.limits import compared_numbers
 from threadline.graph.names import passage_terms
 from threadline.graph.polar import SENTENCE_KINDS, is_polar, states_kind_with, states_together
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
+    ampersand_names,
     asked_phrase_terms,
     chunk_vocabulary,
     content_terms,
+    holds_ampersand_name,
     holds_phrase,
     matches_term,
     name_phrases,
@@ -80,7 +81,7 @@ from threadline.graph.referents import (
     passages_about,
     titled_with,
 )
-from threadline.graph.results import stated_of_the_year
+from threadline.graph.results import stated_of_the_year, years_said_relatively
 from threadline.graph.rules import closest_rule_titles, policy_topic, states_rules_about
 from threadline.knowledge.bilingual import (
     translate_passage_terms,
@@ -94,6 +95,7 @@ from threadline.knowledge.facts import (
     is_plural_noun,
     role_terms,
 )
+from threadline.knowledge.limits import compared_numbers, compared_unit_words
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
 from threadline.text.matching import acronyms
@@ -159,6 +161,8 @@ def read_passages(
     vocab = {
         str(c["label"]): chunk_vocabulary(c)
         | acronyms(f"{c.get('title', '')}. {c.get('section', '')}. {c.get('text', '')}")
+        # "1 960 un an plus tôt" in a sentence of 2024 speaks of 2023.
+        | years_said_relatively(c)
         for c in chunks
     }
     titles = [str(c.get("title") or "") for c in chunks]
@@ -217,9 +221,17 @@ def names_not_held(
     A name's every word must be in the passages (`everything`: their terms together);
     when each is, a name of several words must still be found whole in one passage: its
     words scattered over the passages ("Placer" here, "County" there) name something else.
+    An ampersand name ("R&D") has no term of its own: a passage must write it.
     """
+    texts = [f"{c.get('title', '')} {c.get('section', '')} {c.get('text', '')}" for c in chunks]
     missing = tuple(
-        n for n in names if not all(matches_term(t, everything) for t in terms(n)) and terms(n)
+        n
+        for n in names
+        if (
+            not any(holds_ampersand_name(n, text) for text in texts)
+            if "&" in n
+            else terms(n) and not all(matches_term(t, everything) for t in terms(n))
+        )
     )
     if missing:
         return missing
@@ -363,13 +375,14 @@ def decide(
     vocab, titles, headings = read_passages(chunks, language)
     by_label = {str(c["label"]): c for c in chunks}
     everything = set().union(*vocab.values())
-    names = named_things(question)
+    names = named_things(question) + ampersand_names(question)
     # "after 45 days" measured against the stated "within 30 days": the limit answers,
     # and 45 is no name a passage must hold, nor a word it must say.
     compared = compared_numbers(question, chunks)
     names = [n for n in names if n not in compared]
     missing_named = names_not_held(question, names, chunks, everything)
-    content = [t for t in content_terms(question) if t not in compared]
+    measured = {t for unit in compared_unit_words(question, chunks) for t in terms(unit)}
+    content = [t for t in content_terms(question) if t not in compared and t not in measured]
     if not content and not (deliverable or reference):
         # "there should be one": no word of its own to check; what it means is what the
         # reformulator carried from the conversation, and that must be supported.

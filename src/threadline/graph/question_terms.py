@@ -106,6 +106,24 @@ def named_things(question: str) -> list[str]:
     return list(dict.fromkeys(word for word, _ in _name_words(question)))
 
 
+# "R&D", "M&A", "Q&A", "AT&T": capitals joined by an ampersand are one name. Its letters
+# alone are too short to be terms ("r", "d"), so the name is found as written.
+_AMPERSAND_NAME = re.compile(r"(?<![\w&])[A-Z]{1,4}\s?&\s?[A-Z]{1,4}(?![\w&])")
+
+
+def ampersand_names(question: str) -> list[str]:
+    """Names written as capitals joined by "&" ("R&D"), spaces around it dropped."""
+    found = (re.sub(r"\s", "", m.group()) for m in _AMPERSAND_NAME.finditer(question))
+    return list(dict.fromkeys(found))
+
+
+def holds_ampersand_name(name: str, text: str) -> bool:
+    """Whether a text writes an ampersand name ("R&D", "R & D"), in any case."""
+    left, _, right = name.partition("&")
+    pattern = rf"(?<![\w&]){re.escape(left)}\s?&\s?{re.escape(right)}(?![\w&])"
+    return re.search(pattern, text, re.I) is not None
+
+
 def name_phrases(question: str) -> list[str]:
     """Names of several capitalised words the question uses as one: "Placer County".
 

@@ -22,18 +22,52 @@ from collections.abc import Iterator, Mapping, Sequence
 from threadline.graph.question_terms import matches_term
 from threadline.knowledge.bilingual import translate_passage_terms, translate_vocabulary
 from threadline.knowledge.facts import asks_what_was, states_an_aim
-from threadline.text import terms
+from threadline.text import fold, terms
 from threadline.text.language import detect_language
 from threadline.text.tokenize import closed_terms
 
 # A year, not a part of a longer number ("2 025", "12,2025").
 _YEAR = re.compile(r"(?<!\d)(?<!\d[,.])(?:19|20)\d\d(?!\d|[,.]\d)")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# The year before the one a sentence is of, said relative to it: "Au 31 décembre 2024,
+# Brightwell comptait 2 140 collaborateurs, contre 1 960 un an plus tôt" states 2023's
+# staff (read in the folded sentence).
+_YEAR_BEFORE = re.compile(
+    r"\b(?:un an plus tot|un an auparavant|l'an dernier|l'an passe|l'annee precedente|"
+    r"l'annee derniere|a year earlier|a year before|the year before|the previous year|"
+    r"the prior year|last year|prior-year)\b"
+)
 
 
 def _sentences(text: str) -> Iterator[str]:
     for line in text.splitlines():
         yield from (s.strip() for s in _SENTENCE.split(line) if s.strip())
+
+
+def _years_of(sentence: str, dated: set[str]) -> set[str]:
+    """Return the years a sentence is of: those it or its frame names.
+
+    And the year before the latest of them when it says "a year earlier" (the date it
+    counts from).
+    """
+    named = dated | set(_YEAR.findall(sentence))
+    if named and _YEAR_BEFORE.search(fold(sentence)):
+        named |= {str(max(int(year) for year in named) - 1)}
+    return named
+
+
+def years_said_relatively(passage: Mapping[str, object]) -> set[str]:
+    """Return the years a passage states only relative to another ("un an plus tôt").
+
+    "Au 31 décembre 2024, ... contre 1 960 un an plus tôt" holds 2023 as a year it
+    speaks of: a question on 2023 finds the passage as it would one naming "2023".
+    """
+    dated = set(_YEAR.findall(f"{passage.get('title', '')} {passage.get('section', '')}"))
+    found: set[str] = set()
+    for sentence in _sentences(str(passage.get("text", ""))):
+        if _YEAR_BEFORE.search(fold(sentence)):
+            found |= _years_of(sentence, dated)
+    return found - dated - set(_YEAR.findall(str(passage.get("text", ""))))
 
 
 def stated_of_the_year(
@@ -44,7 +78,8 @@ def stated_of_the_year(
 ) -> tuple[str, str]:
     """Read what the passages state of the year a question asks about in the past tense.
 
-    A sentence is of a year it names, or that its passage's title or heading names.
+    A sentence is of a year it names, or that its passage's title or heading names, and
+    of the year before one of those when it says "a year earlier" ("un an plus tôt").
 
     Args:
         question: The question as asked.
@@ -76,7 +111,7 @@ def stated_of_the_year(
         # states 2024's satisfaction rate in a sentence that names no year.
         dated = set(_YEAR.findall(f"{passage.get('title', '')} {passage.get('section', '')}"))
         for sentence in _sentences(text):
-            if not years <= dated | set(_YEAR.findall(sentence)):
+            if not years <= _years_of(sentence, dated):
                 continue
             vocabulary = set(terms(sentence)) | set(closed_terms(sentence))
             if language and written and written != language:

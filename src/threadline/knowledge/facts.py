@@ -418,9 +418,20 @@ def states_count_of(text: str, noun_terms: set[str]) -> bool:
     The number must stand before the noun with at most two words between ("2 140
     collaborateurs", "30 calendar days"; no preposition: "520 au service client" counts
     no clients) or after it through a linking word
-    ("headcount of 2,140"); "employees who fail two exercises" counts exercises.
+    ("headcount of 2,140"); "employees who fail two exercises" counts exercises. A
+    number counts a noun of its own clause: "dont 1 230 en magasin, 520 au service
+    client" gives no number of stores ("magasin, 520").
     """
-    words = re.findall(r"\w+", fold(text))
+    return any(_clause_counts(clause, noun_terms) for clause in _CLAUSE_END.split(fold(text)))
+
+
+# Where a clause ends: a comma or semicolon before a space ("2,140" is one number); a
+# colon introduces the count ("Employees: 2,140").
+_CLAUSE_END = re.compile(r"[,;]\s|\s[-–—]\s|[.!?](?:\s|$)")
+
+
+def _clause_counts(text: str, noun_terms: set[str]) -> bool:
+    words = re.findall(r"\w+", text)
     is_number = [
         bool(_NUMBER_WORD.fullmatch(w)) or (w.isdigit() and not _YEAR.fullmatch(w)) for w in words
     ]
@@ -445,6 +456,7 @@ def _alternation(words: Sequence[str]) -> re.Pattern[str]:
 
 _AIMS = _alternation([*en.AIM_WORDS, *fr.AIM_WORDS])
 _PAST = _alternation([*en.PAST_MARKERS, *fr.PAST_MARKERS])
+_FUTURE = _alternation(fr.FUTURE_MARKERS)
 
 
 def states_an_aim(sentence: str) -> bool:
@@ -455,6 +467,17 @@ def states_an_aim(sentence: str) -> bool:
 def asks_what_was(question: str) -> bool:
     """Whether a question asks what happened ("What was...?", "Quelle était...?")."""
     return bool(_PAST.search(fold(question)))
+
+
+def asks_what_is_now(question: str) -> bool:
+    """Whether a question asks what is, neither what was nor what is to come.
+
+    "How many stores does Brightwell have?" asks the stores there are: "Brightwell
+    prévoit d'ouvrir cinq nouveaux magasins en 2025" is a plan, no count of them. A
+    question naming an aim ("the 2025 target") or the future ("will", "sera") asks it.
+    """
+    folded = fold(question)
+    return not (_PAST.search(folded) or _AIMS.search(folded) or _FUTURE.search(folded))
 
 
 # "How much did Brightwell make?": money a company makes is its revenue, which documents
@@ -469,6 +492,12 @@ _MONEY_MADE_EN = re.compile(
 _MONEY_MADE_FR = re.compile(
     rf"\bcombien(?: d'argent| d’argent)? (?P<name>{_NAME}) "
     r"(?P<aux>a-t-(?:il|elle)|a-t-on|ont-ils) (?P<verb>gagn[ée]|encaiss[ée]|r[ée]alis[ée]|fait)\b",
+    re.I,
+)
+# "Combien a gagné Brightwell ?": the subject after the verb.
+_MONEY_MADE_FR_INVERTED = re.compile(
+    rf"\bcombien(?: d'argent| d’argent)? (?P<aux>a|ont) "
+    rf"(?P<verb>gagn[ée]|encaiss[ée]|r[ée]alis[ée]|fait) (?P<name>(?-i:{_NAME}))",
     re.I,
 )
 
@@ -487,10 +516,21 @@ def revenue_spelled_out(question: str) -> str:
             f"revenue {english['aux']} "
             f"{english['name']} {english['verb']}{question[english.end() :]}"
         )
+    inverted = _MONEY_MADE_FR_INVERTED.search(question)
+    if inverted and inverted["name"][:1].isupper():
+        # Asked in the past as the subject-first form is ("a-t-il"): a year asked is
+        # then read by `graph.results` as the direct form's is.
+        aux = "a-t-il" if inverted["aux"].lower() == "a" else "ont-ils"
+        return (
+            f"{question[: inverted.start()]}combien {inverted['name']} {aux} "
+            f"{inverted['verb']} en chiffre d'affaires{question[inverted.end() :]}"
+        )
     french = _MONEY_MADE_FR.search(question)
     if french and french["name"][:1].isupper():
+        # "en chiffre d'affaires", not "combien de chiffre d'affaires": "combien de X"
+        # counts X ("combien de magasins"), and a revenue is an amount, no count.
         return (
-            f"{question[: french.start()]}combien de chiffre d'affaires {french['name']} "
-            f"{french['aux']} {french['verb']}{question[french.end() :]}"
+            f"{question[: french.start()]}combien {french['name']} {french['aux']} "
+            f"{french['verb']} en chiffre d'affaires{question[french.end() :]}"
         )
     return question

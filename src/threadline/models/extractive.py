@@ -41,12 +41,14 @@ from threadline.knowledge.facts import (
     ASKING_TERMS,
     KIND_WORDS,
     KINDS,
+    asks_what_is_now,
     asks_what_was,
     counted_noun,
     has_answer_type,
     states_an_aim,
     states_count_of,
 )
+from threadline.knowledge.limits import compared_numbers
 from threadline.models.answer_prompt import (
     INSUFFICIENT_CONTEXT,
     PromptSource,
@@ -529,6 +531,7 @@ def _sentence_fit(
     question: str,
     answer_type: str = "",
     translated: set[str] = frozenset(),  # type: ignore[assignment]
+    compared: frozenset[str] = frozenset(),
 ) -> Callable[[tuple[float, int, int, str]], tuple[float, ...]]:
     """Return how well a sentence row fits the question beyond its score, to break ties.
 
@@ -540,9 +543,10 @@ def _sentence_fit(
     returned within 30 days are refunded"). The subject is read for typed questions
     only: on any question it chose imperatives and conditions ("Select the pricing
     plan", "If you're estimating costs...") on the answers benchmark (ROUGE-L below).
+    A number measured against a limit (`compared`: "après 10 jours") is no name.
     """
     defined = defined_terms(question)
-    names = {fold(name) for name in question_names(question)}
+    names = {fold(name) for name in question_names(question)} - compared
     leads = leads_with_asked(own_terms(question, answer_type) | translated)
 
     def fit(row: tuple[float, int, int, str]) -> tuple[float, ...]:
@@ -706,6 +710,7 @@ class ExtractiveChatModel(BaseChatModel):
         search_query: str,
         translated: set[str] | None = None,
         answer_type: str = "",
+        compared: frozenset[str] = frozenset(),
     ) -> Counter[str]:
         weights: Counter[str] = Counter()
         for term in terms(search_query):
@@ -714,6 +719,11 @@ class ExtractiveChatModel(BaseChatModel):
             weights[term] = 2
         for term in _asking_terms(question, answer_type):
             weights.pop(term, None)
+        for number in compared:
+            # "après 10 jours" measured against "within 30 days": the 10 is the user's
+            # case, not a word the answer holds ("within 10 business days" is a refund's
+            # delay, no return rule).
+            weights.pop(number, None)
         return weights
 
     def _scored(
@@ -763,7 +773,8 @@ class ExtractiveChatModel(BaseChatModel):
         answer_type: str = "",
     ) -> str:
         translated = _translated_terms(question, sources, answer_type) | _closed_compounds(question)
-        weights = self._weights(question, search_query, translated, answer_type)
+        compared = compared_numbers(question, [{"text": source.text} for source in sources])
+        weights = self._weights(question, search_query, translated, answer_type, compared)
         carried: set[str] = set()
         if search_query and search_query != question:
             # The words a follow-up carries from the conversation are searched in the
@@ -799,12 +810,15 @@ class ExtractiveChatModel(BaseChatModel):
             chosen = self._gathered(
                 rows,
                 _question_coverage(question, sources, answer_type=answer_type),
-                past=asks_what_was(question),
+                # A count asked in the present ("How many stores does Brightwell have?")
+                # is what there is, as a result is: a plan neither leads nor follows it.
+                past=asks_what_was(question)
+                or (answer_type == "quantity" and asks_what_is_now(question)),
                 tie_break=_question_coverage(
                     question, sources, with_section=True, answer_type=answer_type
                 ),
                 heading=_heading_coverage(question, sources, answer_type),
-                fit=_sentence_fit(question, answer_type, translated | carried),
+                fit=_sentence_fit(question, answer_type, translated | carried, compared),
                 passages=read_in_order,
                 one_fact=answer_type in KINDS,
                 defined=defined_terms(question),

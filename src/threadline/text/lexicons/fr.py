@@ -33,6 +33,7 @@ __all__ = [
     "MANAGING_VERBS",
     "NEGATION_ADVERBS",
     "OBJECT_PRONOUNS",
+    "FUTURE_MARKERS",
     "PAST_MARKERS",
     "REQUEST_WORDS",
     "REWRITE_CHATTER",
@@ -316,6 +317,21 @@ AIM_WORDS: tuple[str, ...] = (
 )
 """Folded words of a sentence that states an aim (see
 :data:`threadline.text.lexicons.en.AIM_WORDS`)."""
+
+FUTURE_MARKERS: tuple[str, ...] = (
+    "sera",
+    "seront",
+    "aura",
+    "auront",
+    "va",
+    "vont",
+    "fera",
+    "feront",
+    "ouvrira",
+    "ouvriront",
+)
+"""Folded words of a question on what is to come ("Combien de magasins aura Brightwell ?"):
+the English "will" is an aim word (:data:`AIM_WORDS`)."""
 
 PAST_MARKERS: tuple[str, ...] = (
     "etait",

@@ -6,7 +6,8 @@ question measures its case against the stated limit, which answers it (quoted, t
 limit says what the user needs; the offline model need not say "no" itself). A number
 followed by a unit (days, hours, months, %, GB...) after a word that compares ("after",
 "within", "more than", "après", "au-delà de") is such a measure when a passage states
-another number in the same unit ("30 days", "10 business days", "30 jours");
+a number in a unit of the same dimension ("30 days", "10 business days", "30 jours" for
+"after 45 days" or "after 3 weeks");
 then it is no name the passages must hold. A number with no unit ("the P2 incident",
 "the iPhone 15") or a unit no passage measures in stays a name.
 """
@@ -70,32 +71,64 @@ _COMPARING = re.compile(
 
 
 def _measures(text: str, compared: bool = False) -> list[tuple[str, str]]:
+    return [(number, _UNITS[unit]) for number, unit in _measures_as_written(text, compared)]
+
+
+def _measures_as_written(text: str, compared: bool = False) -> list[tuple[str, str]]:
     folded = fold(text)
     return [
-        (m["number"], _UNITS[m["unit"].lower()])
+        (m["number"], m["unit"].lower())
         for m in _MEASURE.finditer(folded)
         if not compared or _COMPARING.search(folded[: m.start()])
     ]
 
 
+def compared_unit_words(question: str, passages: Sequence[Mapping[str, object]]) -> frozenset[str]:
+    """Return the unit words of the question's compared measures, as written ("weeks").
+
+    "after 3 weeks" against "within 30 days": the weeks are the user's measure, no word
+    the passages must say, as the 3 is no name they must hold.
+    """
+    numbers = compared_numbers(question, passages)
+    return frozenset(
+        unit for number, unit in _measures_as_written(question, compared=True) if number in numbers
+    )
+
+
+# What a unit measures: a duration in weeks is compared with a limit in days ("Can I get
+# a refund after 3 weeks?" against "within 30 days").
+_DIMENSIONS = {
+    "minute": "time",
+    "hour": "time",
+    "day": "time",
+    "week": "time",
+    "month": "time",
+    "year": "time",
+    "gb": "storage",
+    "tb": "storage",
+}
+
+
 def compared_numbers(question: str, passages: Sequence[Mapping[str, object]]) -> frozenset[str]:
     """Return the question's numbers that measure against a limit a passage states.
+
+    A number the passages also state is compared all the same: "après 10 jours" is
+    measured against "within 30 days", whatever else "10 business days" says (a refund's
+    delay); kept as a name, it made the refund delay the sentence quoted.
 
     Args:
         question: The question as asked.
         passages: The packed passages (`text`).
 
     Returns:
-        The numbers as written in the question ("45") whose unit a passage states with
-        another number; empty when none.
+        The numbers as written in the question ("45") whose dimension (a duration, a
+        share, a size) a passage states with a number; empty when none.
     """
     asked = _measures(question, compared=True)
     if not asked:
         return frozenset()
-    stated: dict[str, set[str]] = {}
+    stated: set[str] = set()
     for passage in passages:
-        for number, unit in _measures(str(passage.get("text", ""))):
-            stated.setdefault(unit, set()).add(number)
-    return frozenset(
-        number for number, unit in asked if stated.get(unit) and number not in stated[unit]
-    )
+        for _, unit in _measures(str(passage.get("text", ""))):
+            stated.add(_DIMENSIONS.get(unit, unit))
+    return frozenset(number for number, unit in asked if _DIMENSIONS.get(unit, unit) in stated)
