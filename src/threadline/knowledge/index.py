@@ -94,6 +94,7 @@ from threadline.knowledge.versions import (
 )
 from threadline.knowledge.vocabulary import Vocabulary, document_terms
 from threadline.settings import Settings
+from threadline.unique_json import RepeatedJsonKey, loads_unique
 
 __all__ = [
     "DENSE_VECTOR",
@@ -255,7 +256,10 @@ class KnowledgeBase:
             for file, loaded in self._read_ahead(iter_files(paths), tenant, prefetched):
                 try:
                     if loaded is None:  # a catalog
-                        payload = json.loads(file.read_text(encoding="utf-8"))
+                        try:
+                            payload = loads_unique(file.read_text(encoding="utf-8"))
+                        except RepeatedJsonKey as exc:  # which value wins is the parser's guess
+                            raise DocumentError(f"{file}: {exc}") from exc
                         if not is_catalog_payload(payload):
                             raise DocumentError(f"{file}: JSON files must hold a product catalog")
                         try:
