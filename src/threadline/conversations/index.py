@@ -222,23 +222,28 @@ class ConversationIndex:
                     report.removed += len(stale)
             # Summaries last, chunks and fields alike: their version stamp says the
             # session is indexed. The engine may set fields point by point (the local
-            # mode does), so a crash or a full disk can stop it part-way; with the
-            # summaries' stamp written after every other chunk is current, a pass cut
+            # mode does), so a crash or a full disk can stop it part-way: the other
+            # chunks' fields are made current first (the chunks rewritten below carry
+            # them too), then the summaries are written, then theirs set. A pass cut
             # short leaves the session queued, and the next pass finishes it.
-            for summaries in (False, True):
-                part = [i for i in to_write if (i[0].chunk_type == SUMMARY_CHUNK) is summaries]
-                for start in range(0, len(part), self.batch_size):
-                    self._write_batch(part[start : start + self.batch_size])
-                    report.batches += 1
-                for key, session in by_key.items():
-                    if stored.get(key) or any(s is session for _, s in to_write):
-                        flt = session_filter(key)
-                        summary_chunk = match_value("chunk_type", SUMMARY_CHUNK)
-                        if summaries:
-                            flt.must.append(summary_chunk)  # type: ignore[union-attr]
-                        else:
-                            flt.must_not = [summary_chunk]
-                        self.engine.set_metadata_where(flt, _session_fields(session))
+            refreshed = [
+                key
+                for key, session in by_key.items()
+                if stored.get(key) or any(s is session for _, s in to_write)
+            ]
+            summary_chunk = match_value("chunk_type", SUMMARY_CHUNK)
+            for key in refreshed:
+                flt = session_filter(key)
+                flt.must_not = [summary_chunk]
+                self.engine.set_metadata_where(flt, _session_fields(by_key[key]))
+            to_write.sort(key=lambda item: item[0].chunk_type == SUMMARY_CHUNK)
+            for start in range(0, len(to_write), self.batch_size):
+                self._write_batch(to_write[start : start + self.batch_size])
+                report.batches += 1
+            for key in refreshed:
+                flt = session_filter(key)
+                flt.must.append(summary_chunk)  # type: ignore[union-attr]
+                self.engine.set_metadata_where(flt, _session_fields(by_key[key]))
             report.embedded = len(to_write)
         if progress is not None:
             progress(len(sessions))
