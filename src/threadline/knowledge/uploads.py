@@ -55,8 +55,7 @@ def parse_metadata_json(metadata: str | None) -> dict[str, Any]:
         extra = loads_unique(metadata)
     except RepeatedJsonKey as exc:  # before ValueError: it is one
         raise DocumentError(
-            f"metadata names the key {_shown(exc.key)!r} twice in one object; "
-            "each key may appear once",
+            f"metadata: {exc}; each key may appear once",
             code=DUPLICATE_KEY_CODE,
             status=422,
         ) from exc
@@ -78,11 +77,6 @@ def parse_metadata_json(metadata: str | None) -> dict[str, Any]:
         raise DocumentError(problem, code="validation_error", status=422)
     check_metadata(extra)
     return extra
-
-
-def _shown(key: str) -> str:
-    """Return a key as it may be shown (shortened: it is the client's text)."""
-    return key if len(key) <= 64 else key[:64] + "..."
 
 
 def _not_an_object() -> DocumentError:
