@@ -120,6 +120,26 @@ def test_ingesting_a_catalog_a_turn_cannot_read_is_refused_and_turns_keep_workin
         assert client.post("/chat", json={"query": query}).status_code == 200
 
 
+def test_a_catalog_file_naming_a_key_twice_is_refused_and_nothing_stored(
+    client, tmp_path: Path
+) -> None:
+    # Parsed with plain json.loads, the last "price_usd" won: a check or a tool that
+    # read the first saw another price than the one turns then answered with.
+    kb = client.services.kb
+    folder = tmp_path / "in"
+    folder.mkdir()
+    dup = folder / "gadgets.json"
+    dup.write_text(
+        '{"products": [{"name": "Orbit Lamp", "price_usd": 10, "price_usd": 99}]}',
+        encoding="utf-8",
+    )
+
+    report = kb.ingest_paths([dup])
+
+    assert "price_usd" in report.errors[str(dup)] and not report.catalogs, report
+    assert "Orbit Lamp" not in {p.name for p in kb.catalog.products("default")}
+
+
 def test_a_damaged_catalog_file_costs_its_products_only(client, tmp_path: Path) -> None:
     kb = client.services.kb
     damaged = catalog_file(tmp_path / "in", "gadgets", [GOOD_PRODUCT])

@@ -178,3 +178,64 @@ def test_a_session_deleted_on_a_full_disk_is_deleted_and_its_chunks_go_on_the_ne
     assert seen["after"]["sessions"] == []
     assert seen["after"]["indexed_after_pass"] == []
     assert seen["temp_files"] == []
+
+
+SQLITE_IO_ERROR_ON_A_FULL_DISK = r"""
+import json, os, resource, signal, sqlite3, sys
+from pathlib import Path
+from threadline.api.errors import is_storage_full
+
+disk, roomy = Path(sys.argv[1]), Path(sys.argv[2])
+# A real SQLITE_IOERR_WRITE, its errno dropped as for EDQUOT: made under a file-size
+# limit (a quota cannot be set up here), then the limit is lifted before the check.
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+conn = sqlite3.connect(roomy / "queries.sqlite3")
+conn.execute("create table t (x)")
+conn.commit()
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+resource.setrlimit(resource.RLIMIT_FSIZE, ((roomy / "queries.sqlite3").stat().st_size, hard))
+try:
+    conn.execute("insert into t values (?)", (b"x" * 100_000,))
+    conn.commit()
+except sqlite3.Error as exc:
+    error = exc
+resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)
+try:
+    while True:
+        os.write(fd, b"\0" * (1 << 20))
+except OSError:
+    os.close(fd)
+print(json.dumps({
+    "code": error.sqlite_errorcode,
+    "full": is_storage_full(error, disk),
+    "roomy": is_storage_full(error, roomy),
+    "no_dir": is_storage_full(error, None),
+    "left": sorted(os.listdir(disk)),
+}))
+"""
+
+
+def test_an_sqlite_io_error_with_no_size_limit_is_storage_full_when_the_disk_is(
+    small_disk, tmp_path: Path
+) -> None:
+    # A quota used up (EDQUOT) reaches Python as SQLite's "disk I/O error", errno
+    # dropped and no file-size limit set: it answered 500 internal_error. A probe
+    # write in the data directory recovers why.
+    roomy = tmp_path / "roomy"
+    roomy.mkdir()
+    result = subprocess.run(
+        [sys.executable, "-c", SQLITE_IO_ERROR_ON_A_FULL_DISK, str(small_disk), str(roomy)],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+
+    assert seen["code"] == 778  # SQLITE_IOERR_WRITE
+    assert seen["full"] is True
+    assert seen["roomy"] is False  # an I/O error with space left stays a 500
+    assert seen["no_dir"] is False
+    assert seen["left"] == ["filler"]  # the probe left no file behind

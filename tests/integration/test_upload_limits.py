@@ -144,6 +144,21 @@ def test_a_metadata_number_no_index_can_store_is_a_422(client, services, number)
     assert services.kb.count() == before
 
 
+@pytest.mark.parametrize(
+    "metadata",
+    ['{"level": "public", "level": "secret"}', '{"owner": {"team": "a", "team": "b"}}'],
+    ids=["top", "nested"],
+)
+def test_metadata_naming_a_key_twice_is_refused_and_nothing_stored(client, services, metadata):
+    # A multipart form is not a JSON body, so round 4's check never saw it: the
+    # field was parsed with plain json.loads, the last value stored, a 201.
+    before = services.kb.count()
+    response = upload(client, "dup.md", b"## A\nText.", metadata=metadata)
+    refused(response, 422, "duplicate_json_key")
+    assert services.kb.count() == before
+    assert services.kb.document_info("dup") is None
+
+
 def test_front_matter_and_metadata_within_the_bounds_are_kept(client):
     body = b"---\ntitle: Kept\ntags: [a, b]\nowner: {team: docs}\n---\n## A\nKept text.\n"
     created = upload(client, "kept.md", body, metadata='{"level": {"n": 1}}')

@@ -7,6 +7,7 @@ from the one passage writing "e-mail", not from those writing "email".
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -189,3 +190,59 @@ def test_the_server_reads_the_vocabulary_before_the_first_question(tmp_path, doc
             assert len(list((data_dir / "vocabulary").rglob("*.json"))) == 2
     finally:
         services.close()
+
+
+def _parking_file(data_dir: Path) -> tuple[Path, dict]:
+    [path] = [
+        p
+        for p in (data_dir / "vocabulary").rglob("*.json")
+        if json.loads(p.read_text(encoding="utf-8"))["doc_id"] == "parking"
+    ]
+    return path, json.loads(path.read_text(encoding="utf-8"))
+
+
+DAMAGED = {
+    "truncated": lambda good: json.dumps(good)[:25],
+    "not json": lambda good: "{{{",
+    "a list": lambda good: "[]",
+    "terms a list": lambda good: json.dumps({**good, "terms": ["garag"]}),
+    "count a text": lambda good: json.dumps({**good, "terms": {"garag": "many"}}),
+    "count an object": lambda good: json.dumps({**good, "terms": {"garag": {"n": 1}}}),
+    "count negative": lambda good: json.dumps({**good, "terms": {"garag": -50}}),
+    "count a float": lambda good: json.dumps({**good, "terms": {"garag": 1.5}}),
+    "generation a text": lambda good: json.dumps({**good, "generation": str(good["generation"])}),
+    "deeply nested": lambda good: "[" * 200_000 + "]" * 200_000,
+    "huge": lambda good: json.dumps(
+        {**good, "terms": {**good["terms"], "pad": 1, "x" * 400_000: 1}}
+    ),
+    "another tenant's terms": lambda good: json.dumps(
+        {**good, "tenant": "other", "terms": {"secretword": 9}}
+    ),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGED.values(), ids=DAMAGED.keys())
+def test_a_damaged_or_hostile_vocabulary_file_is_recomputed_from_the_chunks(
+    tmp_path, documents, damage
+):
+    # Each was a 500 on every turn of the tenant (AttributeError, TypeError,
+    # RecursionError), or its terms were taken as they were: a negative count, a
+    # file holding another tenant's terms, a file of any size read whole.
+    data_dir = tmp_path / "data"
+    services = open_services(data_dir, documents)
+    before = dict(services.kb.vocabulary(tenant="default").frequencies())
+    services.close()
+    path, good = _parking_file(data_dir)
+    path.write_text(damage(good), encoding="utf-8")
+
+    reopened = make_services(data_dir, corpus=[], max_document_chars=20_000)
+    try:
+        assert dict(reopened.kb.vocabulary(tenant="default").frequencies()) == before
+        with TestClient(create_app(reopened)) as client:
+            assert (
+                client.post("/chat", json={"query": "When does the garage open?"}).status_code
+                == 200
+            )
+    finally:
+        reopened.close()
+    assert _parking_file(data_dir)[1] == good  # written again from the chunks

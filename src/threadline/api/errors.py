@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
+import os
 import resource
 import sqlite3
+import tempfile
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -47,9 +51,15 @@ _STORAGE_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
 # SQLite's "database or disk is full": its word for ENOSPC (the embedded index of
 # qdrant-client's local mode, the queries log), which it raises as its own error.
 _SQLITE_FULL = 13
-# Any other failed write is SQLite's SQLITE_IOERR_WRITE, its errno dropped: EFBIG (the
-# process's file-size limit) among them. Read as storage full under such a limit only.
+# Any other failed write is an SQLITE_IOERR (SQLITE_IOERR_WRITE, _FSYNC, ...), its errno
+# dropped (Python does not expose sqlite3_system_errno): EFBIG (the process's file-size
+# limit) and EDQUOT (a quota used up; SQLite reports only ENOSPC as SQLITE_FULL) among
+# them. Read as storage full under a file-size limit, or when a probe write beside the
+# data fails for want of space: that recovers the errno SQLite dropped.
+_SQLITE_IOERR = 10
 _SQLITE_IOERR_WRITE = 778
+# Bigger than the pages SQLite writes at once, so a probe that fits says space is left.
+_PROBE_BYTES = 64 << 10
 
 STORAGE_FULL_STATUS = 507
 STORAGE_FULL_CODE = "storage_full"
@@ -66,10 +76,16 @@ STORAGE_FULL_RESPONSES: dict[int | str, dict[str, Any]] = {
 """The OpenAPI answer of every route that writes (sessions, turns, ratings, documents)."""
 
 
-def is_storage_full(exc: BaseException) -> bool:
-    """Tell whether a write failed because the disk (or the file-size limit) is full.
+def is_storage_full(exc: BaseException, data_dir: Path | None = None) -> bool:
+    """Tell whether a write failed because the disk (or the file-size limit, a quota) is full.
 
     Follows the exception's causes: a library may wrap the `OSError` it got.
+
+    Args:
+        exc: What the write raised.
+        data_dir: Where the service's SQLite files live (the embedded index, the
+            queries log): an SQLite I/O error, whose errno SQLite drops, is storage
+            full when a small write there fails for want of space.
     """
     seen: set[int] = set()
     current: BaseException | None = exc
@@ -80,9 +96,43 @@ def is_storage_full(exc: BaseException) -> bool:
             return True
         if isinstance(current, sqlite3.Error) and _sqlite_write_under_size_limit(current):
             return True
+        if (
+            isinstance(current, sqlite3.Error)
+            and _sqlite_primary_code(current) == _SQLITE_IOERR
+            and data_dir is not None
+            and _probe_write_errno(data_dir) in _STORAGE_FULL_ERRNOS
+        ):
+            return True
         seen.add(id(current))
         current = current.__cause__ or current.__context__
     return False
+
+
+def _probe_write_errno(directory: Path) -> int | None:
+    """Write and remove a small file in `directory`; return the errno it failed with.
+
+    None when it was written (space is left), or when the directory is not there.
+    The leading dot and `.tmp` suffix keep it out of every listing while it exists.
+    """
+    try:
+        fd, name = tempfile.mkstemp(prefix=".storage-probe-", suffix=".tmp", dir=directory)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return exc.errno
+    try:
+        block = b"\0" * _PROBE_BYTES
+        written = 0
+        while written < len(block):
+            written += os.write(fd, block[written:])
+        os.fsync(fd)
+    except OSError as exc:
+        return exc.errno
+    finally:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+    return None
 
 
 def _sqlite_write_under_size_limit(exc: sqlite3.Error) -> bool:
@@ -97,6 +147,12 @@ def _sqlite_primary_code(exc: sqlite3.Error) -> int | None:
     """Return the primary result code of a SQLite error (its extended code's low byte)."""
     code = getattr(exc, "sqlite_errorcode", None)
     return None if code is None else code & 0xFF
+
+
+def service_data_dir(request: Request) -> Path | None:
+    """Return the data directory of the app's services (None before they are opened)."""
+    services = getattr(request.app.state, "services", None)
+    return None if services is None else services.settings.data_dir
 
 
 def http_error_code(status: int) -> str:
@@ -195,8 +251,8 @@ def install_error_handlers(app: FastAPI) -> None:
     # raise OSError for (qdrant-client's local mode).
     @app.exception_handler(OSError)
     @app.exception_handler(sqlite3.Error)
-    async def _storage_error(_: Request, exc: Exception) -> JSONResponse:
-        if is_storage_full(exc):
+    async def _storage_error(request: Request, exc: Exception) -> JSONResponse:
+        if is_storage_full(exc, service_data_dir(request)):
             # The store's writes are atomic (temp file and rename, one transaction): the
             # failed one left no trace. An index delete cut short is finished by its retry.
             log.error("storage full: %s", exc)

@@ -11,14 +11,13 @@ once it has arrived, before any route sees it.
 from __future__ import annotations
 
 import email.message
-import json
-from typing import Any
 
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from threadline.unique_json import DUPLICATE_KEY_CODE, RepeatedJsonKey, loads_unique
+
 DUPLICATE_KEY_STATUS = 422
-DUPLICATE_KEY_CODE = "duplicate_json_key"
 
 
 class DuplicateJsonKey(HTTPException):
@@ -40,16 +39,6 @@ class DuplicateJsonKey(HTTPException):
         self.key = key
 
 
-def _refuse_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """Build one JSON object, refusing a key it names twice."""
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise DuplicateJsonKey(key)
-        seen[key] = value
-    return seen
-
-
 def check_unique_keys(body: bytes) -> None:
     """Raise `DuplicateJsonKey` if a JSON object in `body` repeats a key.
 
@@ -57,9 +46,9 @@ def check_unique_keys(body: bytes) -> None:
     it as it always has (422 invalid JSON, 400 unreadable).
     """
     try:
-        json.loads(body, object_pairs_hook=_refuse_repeats)
-    except DuplicateJsonKey:
-        raise
+        loads_unique(body)
+    except RepeatedJsonKey as exc:
+        raise DuplicateJsonKey(exc.key) from None
     except (ValueError, RecursionError):
         return
 

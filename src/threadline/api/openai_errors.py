@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable, Coroutine, Mapping
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
@@ -32,6 +33,7 @@ from threadline.api.errors import (
     is_storage_full,
     llm_error_message,
     llm_error_status,
+    service_data_dir,
 )
 from threadline.api.json_keys import DuplicateJsonKey
 from threadline.models import LLMError
@@ -78,8 +80,11 @@ def _param(loc: tuple | list) -> str | None:
     return ".".join(parts) or None
 
 
-def error_from_exception(exc: Exception) -> JSONResponse:
-    """Map whatever a `/v1` route raised to an OpenAI-shaped error answer."""
+def error_from_exception(exc: Exception, data_dir: Path | None = None) -> JSONResponse:
+    """Map whatever a `/v1` route raised to an OpenAI-shaped error answer.
+
+    `data_dir` is where the service's SQLite files live (see `is_storage_full`).
+    """
     if isinstance(exc, ApiError):
         headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
         return openai_error(
@@ -119,7 +124,7 @@ def error_from_exception(exc: Exception) -> JSONResponse:
         return openai_error(
             409, "session_corrupt", "This session's file is damaged; it is kept for repair."
         )
-    if is_storage_full(exc):
+    if is_storage_full(exc, data_dir):
         log.error("storage full: %s", exc)
         return openai_error(STORAGE_FULL_STATUS, STORAGE_FULL_CODE, STORAGE_FULL_MESSAGE)
     if isinstance(exc, BodyTooLarge):
@@ -164,7 +169,7 @@ class OpenAIRoute(APIRoute):
             try:
                 return await handler(request)
             except Exception as exc:  # every error becomes an OpenAI-shaped answer
-                return error_from_exception(exc)
+                return error_from_exception(exc, service_data_dir(request))
 
         return openai_handler
 
@@ -192,7 +197,7 @@ def install_openai_routing_errors(app: FastAPI) -> None:
 
     async def routing_error(request: Request, exc: Exception) -> Response:
         if under_openai_prefix(request):
-            return error_from_exception(exc)
+            return error_from_exception(exc, service_data_dir(request))
         answer = threadline_handler(request, exc)
         return await answer if inspect.isawaitable(answer) else answer
 

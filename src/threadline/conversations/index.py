@@ -42,7 +42,8 @@ SessionKey = tuple[str, str, str]
 INDEXED_FIELDS = ("tenant", "caller_app", "session_id", "chunk_type", "chunk_id")
 """Payload fields with a keyword index: every filter of this module uses them."""
 
-_INDEXED_TYPES = ("message_exchange", "session_summary")
+SUMMARY_CHUNK = "session_summary"  # its `session_updated_at` says the session is indexed
+_INDEXED_TYPES = ("message_exchange", SUMMARY_CHUNK)
 
 
 def conversation_collection(settings: Settings) -> str:
@@ -157,7 +158,7 @@ class ConversationIndex:
         Returns:
             ISO timestamps by session key.
         """
-        must: list[models.Condition] = [match_value("chunk_type", "session_summary")]
+        must: list[models.Condition] = [match_value("chunk_type", SUMMARY_CHUNK)]
         if tenant is not None:
             must.append(match_value("tenant", tenant))
         with self._reading():
@@ -219,15 +220,31 @@ class ConversationIndex:
                 if stale:
                     self.engine.delete_where(session_filter(key, chunk_ids=sorted(stale)))
                     report.removed += len(stale)
-            # Summaries last: their version stamp says the session is indexed.
-            to_write.sort(key=lambda item: item[0].chunk_type == "session_summary")
+            # Summaries last, chunks and fields alike: their version stamp says the
+            # session is indexed. The engine may set fields point by point (the local
+            # mode does), so a crash or a full disk can stop it part-way: the other
+            # chunks' fields are made current first (the chunks rewritten below carry
+            # them too), then the summaries are written, then theirs set. A pass cut
+            # short leaves the session queued, and the next pass finishes it.
+            refreshed = [
+                key
+                for key, session in by_key.items()
+                if stored.get(key) or any(s is session for _, s in to_write)
+            ]
+            summary_chunk = match_value("chunk_type", SUMMARY_CHUNK)
+            for key in refreshed:
+                flt = session_filter(key)
+                flt.must_not = [summary_chunk]
+                self.engine.set_metadata_where(flt, _session_fields(by_key[key]))
+            to_write.sort(key=lambda item: item[0].chunk_type == SUMMARY_CHUNK)
             for start in range(0, len(to_write), self.batch_size):
                 self._write_batch(to_write[start : start + self.batch_size])
                 report.batches += 1
+            for key in refreshed:
+                flt = session_filter(key)
+                flt.must.append(summary_chunk)  # type: ignore[union-attr]
+                self.engine.set_metadata_where(flt, _session_fields(by_key[key]))
             report.embedded = len(to_write)
-            for key, session in by_key.items():
-                if stored.get(key) or any(s is session for _, s in to_write):
-                    self.engine.set_metadata_where(session_filter(key), _session_fields(session))
         if progress is not None:
             progress(len(sessions))
         return report

@@ -150,7 +150,13 @@ class VectorEngine(ABC):
     def set_metadata_where(self, flt: models.Filter, values: dict[str, Any]) -> None:
         """Set ``metadata.<key>`` to these values on every point matching the filter.
 
-        One engine operation: after a crash it is applied to all of them or to none.
+        Qdrant Edge and a server apply it in one operation. qdrant-client's local mode
+        writes and commits each point on its own, so a crash or a full disk can stop it
+        part-way: callers must come out whole from any prefix of it. `KnowledgeBase`
+        journals a publish, and its repair keeps the newest whole version; the
+        conversation index sets the fields of the summary chunks, whose version stamp
+        marks a session indexed, after every other chunk's, so a pass cut short stays
+        queued and the next one finishes it (tests/integration/test_engine_crash.py).
         """
 
     def optimize(self) -> None:  # noqa: B027 - optional hook, a no-op by default
@@ -259,7 +265,10 @@ class QdrantClientEngine(VectorEngine):
         self.client.delete(self.collection, points_selector=models.FilterSelector(filter=flt))
 
     def set_metadata_where(self, flt: models.Filter, values: dict[str, Any]) -> None:
-        """Set metadata keys on every point matching the filter (one request)."""
+        """Set metadata keys on every point matching the filter (one request).
+
+        One operation on a server; point by point in the local mode (see the base class).
+        """
         self.client.set_payload(
             self.collection,
             payload=values,

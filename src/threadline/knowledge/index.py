@@ -94,6 +94,7 @@ from threadline.knowledge.versions import (
 )
 from threadline.knowledge.vocabulary import Vocabulary, document_terms
 from threadline.settings import Settings
+from threadline.unique_json import RepeatedJsonKey, loads_unique
 
 __all__ = [
     "DENSE_VECTOR",
@@ -204,6 +205,9 @@ class KnowledgeBase:
         self._term_totals: dict[str, Counter[str]] = {}
         self._vocabulary_lock = threading.RLock()
         self._vocabulary_dir = settings.data_dir / "vocabulary"
+        # A document's terms file holds at most its text's words, each with a count and
+        # JSON quotes: a file past this bound is not one this index wrote.
+        self._max_vocabulary_file_bytes = 8 * settings.max_document_chars + 4096
         with self._lock:
             self._engine: VectorEngine = open_engine(settings, self._embeddings, client=client)
         # Engines that take concurrent use let reads run beside a write; the others
@@ -260,7 +264,10 @@ class KnowledgeBase:
             for file, loaded in self._read_ahead(iter_files(paths), tenant, prefetched):
                 try:
                     if loaded is None:  # a catalog
-                        payload = json.loads(file.read_text(encoding="utf-8"))
+                        try:
+                            payload = loads_unique(file.read_text(encoding="utf-8"))
+                        except RepeatedJsonKey as exc:  # which value wins is the parser's guess
+                            raise DocumentError(f"{file}: {exc}") from exc
                         if not is_catalog_payload(payload):
                             raise DocumentError(f"{file}: JSON files must hold a product catalog")
                         try:
@@ -647,15 +654,39 @@ class KnowledgeBase:
         held = self._document_terms.get((tenant, doc_id))
         if held is not None and held[0] == generation:
             return held[1]
-        try:
-            stored = json.loads(self._vocabulary_path(tenant, doc_id).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        if stored.get("doc_id") != doc_id or stored.get("generation") != generation:
-            return None
-        counts = Counter({str(t): int(n) for t, n in dict(stored.get("terms") or {}).items()})
-        self._document_terms[(tenant, doc_id)] = (generation, counts)
+        counts = self._read_document_terms(tenant, doc_id, generation)
+        if counts is not None:
+            self._document_terms[(tenant, doc_id)] = (generation, counts)
         return counts
+
+    def _read_document_terms(
+        self, tenant: str, doc_id: str, generation: int
+    ) -> Counter[str] | None:
+        """Read a document version's terms from its file; None when it is not theirs to trust.
+
+        The file is a cache of what the chunks say, so anything off (truncated, not
+        JSON, the wrong shape, another tenant's or version's, bigger than a document's
+        terms can be) is ignored and the terms computed again from the chunks.
+        """
+        path = self._vocabulary_path(tenant, doc_id)
+        try:
+            with path.open("rb") as file:
+                data = file.read(self._max_vocabulary_file_bytes + 1)
+            if len(data) > self._max_vocabulary_file_bytes:
+                return None
+            stored = json.loads(data)
+        except (OSError, ValueError, RecursionError):
+            return None
+        if not isinstance(stored, dict) or not isinstance(stored.get("terms"), dict):
+            return None
+        if (stored.get("tenant"), stored.get("doc_id")) != (tenant, doc_id):
+            return None
+        if type(stored.get("generation")) is not int or stored["generation"] != generation:
+            return None
+        terms = stored["terms"]
+        if not all(type(n) is int and n > 0 for n in terms.values()):
+            return None
+        return Counter(terms)
 
     def _compute_document_terms(self, tenant: str, wanted: dict[str, int]) -> None:
         """Compute and store the terms of document versions that have none stored."""
@@ -678,7 +709,12 @@ class KnowledgeBase:
         """
         self._replace_document_terms(tenant, doc_id, (generation, counts))
         path = self._vocabulary_path(tenant, doc_id)
-        body = {"doc_id": doc_id, "generation": generation, "terms": dict(sorted(counts.items()))}
+        body = {
+            "tenant": tenant,
+            "doc_id": doc_id,
+            "generation": generation,
+            "terms": dict(sorted(counts.items())),
+        }
         partial = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -7,7 +7,6 @@ decided here, so the rules hold for any caller and are tested without a server.
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from threadline.knowledge.documents import (
     unindexable_number,
 )
 from threadline.text.storable import unstorable_text
+from threadline.unique_json import DUPLICATE_KEY_CODE, RepeatedJsonKey, loads_unique
 
 UPLOADS_SOURCE = "uploads"
 
@@ -40,6 +40,8 @@ def parse_metadata_json(metadata: str | None) -> dict[str, Any]:
         DocumentError: `validation_error` (422) for anything but a JSON object, or
             one holding text or a number no index can store (NUL, a lone surrogate;
             NaN, infinity, an integer past 64 bits);
+            `duplicate_json_key` (422) for an object naming a key twice (which one
+            wins depends on the parser: the one a check in front of us read, or not);
             `metadata_too_large` (400) for one too big or too deep to store on every
             chunk.
     """
@@ -50,7 +52,13 @@ def parse_metadata_json(metadata: str | None) -> dict[str, Any]:
             f"metadata is limited to {MAX_METADATA_BYTES} bytes", code="metadata_too_large"
         )
     try:
-        extra = json.loads(metadata)
+        extra = loads_unique(metadata)
+    except RepeatedJsonKey as exc:  # before ValueError: it is one
+        raise DocumentError(
+            f"metadata: {exc}; each key may appear once",
+            code=DUPLICATE_KEY_CODE,
+            status=422,
+        ) from exc
     except RecursionError as exc:
         raise DocumentError("metadata is nested too deeply", code="metadata_too_large") from exc
     except ValueError as exc:

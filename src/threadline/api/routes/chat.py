@@ -174,7 +174,7 @@ async def stream_chat_turn(
                 event="error",
             )
         except Exception as exc:  # the stream has started: errors travel as an event
-            if is_storage_full(exc):
+            if is_storage_full(exc, chat.services.settings.data_dir):
                 log.error("storage full: %s", exc)
                 full = {"code": STORAGE_FULL_CODE, "message": STORAGE_FULL_MESSAGE}
                 yield sse_event(full, event="error")
