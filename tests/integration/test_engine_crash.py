@@ -60,6 +60,19 @@ os._exit(0)
 """
 
 
+def run_until_killed(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run a script that kills itself at a chosen write (exit 9), or finishes (exit 0)."""
+    killed = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert killed.returncode in (0, 9), killed.stderr[-3000:]
+    return killed
+
+
 @pytest.mark.parametrize("die_at", [1, 2, 3, 4, 5])
 def test_a_rename_cut_short_by_a_crash_is_finished_by_the_next_pass(
     tmp_path: Path, die_at: int
@@ -74,14 +87,7 @@ def test_a_rename_cut_short_by_a_crash_is_finished_by_the_next_pass(
     assert {c["title"] for c in services.conversations.session_chunks(KEY)} != {"Renamed"}
     services.close()
 
-    killed = subprocess.run(
-        [sys.executable, "-c", RENAME_AND_DIE, str(data_dir), str(die_at)],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert killed.returncode in (0, 9), killed.stderr[-3000:]
+    killed = run_until_killed(RENAME_AND_DIE, str(data_dir), str(die_at))
 
     services = Services(make_settings(data_dir, vector_engine="local"))
     try:
@@ -154,14 +160,7 @@ def test_a_document_replaced_and_cut_short_by_a_crash_is_whole_after_reopening(
     old = _document(services)
     services.close()
 
-    killed = subprocess.run(
-        [sys.executable, "-c", REUPLOAD_AND_DIE, str(data_dir), str(die_at), VERSION["new"]],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert killed.returncode in (0, 9), killed.stderr[-3000:]
+    killed = run_until_killed(REUPLOAD_AND_DIE, str(data_dir), str(die_at), VERSION["new"])
 
     services = Services(make_settings(data_dir, vector_engine="local"))
     try:
