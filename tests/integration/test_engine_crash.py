@@ -33,6 +33,7 @@ KEY = ("t1", "web", "sla")
 RENAME_AND_DIE = r"""
 import os, sys
 from pathlib import Path
+from support.crash import die_before_the_nth_write
 from support.services import make_settings
 from threadline.conversations.worker import ConversationIndexer
 from threadline.knowledge.filters import SearchFilters
@@ -45,16 +46,7 @@ index = services.conversations
 services.store.update_session(tenant="t1", caller_app="web", session_id="sla", title="Renamed")
 local = index.engine.client._client  # qdrant-client's QdrantLocal
 storage = local.collections[index.engine.collection].storage.storage  # its sqlite3 connection
-writes = 0
-
-def die_before_the_nth_write(statement):
-    global writes
-    if statement.lstrip().upper().startswith(("INSERT", "UPDATE", "REPLACE")):
-        writes += 1
-        if writes == die_at:
-            os._exit(9)
-
-storage.set_trace_callback(die_before_the_nth_write)
+die_before_the_nth_write(storage, die_at)
 ConversationIndexer(services.store, index).run_once(force=True)
 os._exit(0)
 """
@@ -110,6 +102,7 @@ VERSION = {word: "\n\n".join(_section(n, word) for n in range(4)) for word in ("
 REUPLOAD_AND_DIE = r"""
 import os, sys
 from pathlib import Path
+from support.crash import die_before_the_nth_write
 from support.services import make_settings
 from threadline.knowledge.filters import SearchFilters
 from threadline.knowledge.payloads import document_state
@@ -119,17 +112,8 @@ data_dir, die_at, text = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 services = Services(make_settings(data_dir, vector_engine="local"))
 kb = services.kb
 storage = kb._engine.client._client.collections[kb._engine.collection].storage.storage
-writes = 0
-
-def die_before_the_nth_write(statement):
-    global writes
-    if statement.lstrip().upper().startswith(("INSERT", "UPDATE", "REPLACE")):
-        writes += 1
-        if writes == die_at:
-            os._exit(9)
-
 (data_dir / "in" / "plan.md").write_text(text, encoding="utf-8")
-storage.set_trace_callback(die_before_the_nth_write)
+die_before_the_nth_write(storage, die_at)
 kb.ingest_paths([data_dir / "in" / "plan.md"])
 os._exit(0)
 """
