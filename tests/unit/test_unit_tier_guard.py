@@ -70,3 +70,19 @@ def test_the_guard_is_lifted_after_the_block():
         assert socket.socket.connect is not original
     assert socket.socket.connect is original
     assert violations == []
+
+
+def test_each_test_module_name_is_unique_across_the_tiers():
+    # pytest imports test modules by their file name (the tiers have no __init__.py), so
+    # tests/unit/test_vocabulary.py and tests/integration/test_vocabulary.py stopped
+    # `make test` at collection ("import file mismatch"), though each tier ran alone.
+    from collections import Counter
+    from pathlib import Path
+
+    tests = Path(__file__).resolve().parents[1]
+    names = Counter(
+        path.name
+        for tier in ("unit", "integration", "e2e")
+        for path in (tests / tier).rglob("test_*.py")
+    )
+    assert [name for name, n in names.items() if n > 1] == []
