@@ -31,7 +31,7 @@ import threading
 import time
 from collections import Counter, defaultdict, deque
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -84,6 +84,7 @@ from threadline.knowledge.payloads import (
     scored_chunks,
 )
 from threadline.knowledge.prefetch import PrefetchingEmbeddings
+from threadline.knowledge.term_counts import TermCounts
 from threadline.knowledge.versions import (
     STAGED_TENANT,
     FairLock,
@@ -194,20 +195,12 @@ class KnowledgeBase:
         self._languages: dict[str, dict[str, float]] = {}
         # Per tenant, (doc_id, title, source) of its documents (see `document_titles`).
         self._titles: dict[str, list[tuple[str, str, str]]] = {}
-        # Per tenant, the terms its chunks hold (see `vocabulary`); any write clears it.
-        # Per document, (generation, term -> chunks holding it), as stored under
-        # `_vocabulary_dir`: a tenant's vocabulary is the sum over its live documents.
-        # That sum is kept per tenant once computed, and a write adds and subtracts the
-        # one document it changes: summing every document again after each upload took
-        # 0.86 s at 10k chunks, paid by the next question.
-        self._vocabularies: dict[str, Vocabulary] = {}
-        self._document_terms: dict[tuple[str, str], tuple[int, Counter[str]]] = {}
-        self._term_totals: dict[str, Counter[str]] = {}
-        self._vocabulary_lock = threading.RLock()
-        self._vocabulary_dir = settings.data_dir / "vocabulary"
-        # A document's terms file holds at most its text's words, each with a count and
-        # JSON quotes: a file past this bound is not one this index wrote.
-        self._max_vocabulary_file_bytes = 8 * settings.max_document_chars + 4096
+        # Per document version, the terms its chunks hold; per tenant, their sum (see
+        # `vocabulary`). A document's terms file holds at most its text's words, each
+        # with a count and JSON quotes: a file past that bound is not one this index wrote.
+        self._terms = TermCounts(
+            settings.data_dir / "vocabulary", max_file_bytes=8 * settings.max_document_chars + 4096
+        )
         with self._lock:
             self._engine: VectorEngine = open_engine(settings, self._embeddings, client=client)
         # Engines that take concurrent use let reads run beside a write; the others
@@ -504,8 +497,8 @@ class KnowledgeBase:
             self._delete_where_older(tenant, doc.doc_id, generation)
             self._languages.pop(tenant, None)
             self._titles.pop(tenant, None)
-            self._vocabularies.pop(tenant, None)
-        self._store_document_terms(
+            self._terms.invalidate(tenant)
+        self._terms.store(
             tenant, doc.doc_id, generation, document_terms(c.embedding_text for c in chunks)
         )
 
@@ -562,7 +555,7 @@ class KnowledgeBase:
                     if self._engine.count(flt.to_qdrant()) == count:
                         journal.unlink(missing_ok=True)
                     raise
-                self._forget_document_terms(tenant, doc_id)
+                self._terms.forget(tenant, doc_id)
             journal.unlink(missing_ok=True)
             return count
 
@@ -570,7 +563,7 @@ class KnowledgeBase:
         self._engine.delete_where(flt.to_qdrant())
         self._languages.clear()
         self._titles.clear()
-        self._vocabularies.clear()
+        self._terms.invalidate()
 
     def language_shares(self, *, tenant: str = "default", sample: int = 200) -> dict[str, float]:
         """Return the share of each language ("en", "fr") among a tenant's chunks.
@@ -595,25 +588,13 @@ class KnowledgeBase:
     def vocabulary(self, *, tenant: str = "default") -> Vocabulary:
         """Return the terms a tenant's chunks hold, with how many chunks hold each.
 
-        Kept until the next write. Each live document's terms are read from memory,
-        else from their file under ``data_dir/vocabulary`` (written when the document
-        was), else computed from its chunks and stored: an index written before the
-        vocabulary existed, or by another process, gets it on first use.
+        Summed once (`TermCounts`), then updated by each write. Each live document's
+        terms are read from memory, else from their file under ``data_dir/vocabulary``
+        (written when the document was), else computed from its chunks and stored: an
+        index written before the vocabulary existed, or by another process, gets it on
+        first use.
         """
-        found = self._vocabularies.get(tenant)
-        if found is not None:
-            return found
-        with self._vocabulary_lock:
-            found = self._vocabularies.get(tenant)
-            if found is not None:
-                return found  # built by the request that held the lock
-            total = self._term_totals.get(tenant)
-            if total is None:
-                total = self._sum_document_terms(tenant)
-                self._term_totals[tenant] = total
-            vocabulary = Vocabulary(total)
-            self._vocabularies[tenant] = vocabulary
-            return vocabulary
+        return self._terms.vocabulary(tenant, lambda: self._sum_document_terms(tenant))
 
     def _sum_document_terms(self, tenant: str) -> Counter[str]:
         """Sum the terms of a tenant's live documents, computing those stored nowhere."""
@@ -621,13 +602,13 @@ class KnowledgeBase:
         missing = {
             doc_id: generation
             for doc_id, generation in live.items()
-            if self._known_terms(tenant, doc_id, generation) is None
+            if self._terms.known(tenant, doc_id, generation) is None
         }
         if missing:
             self._compute_document_terms(tenant, missing)
         total: Counter[str] = Counter()
         for doc_id, generation in live.items():
-            counts = self._known_terms(tenant, doc_id, generation)
+            counts = self._terms.known(tenant, doc_id, generation)
             if counts is not None:
                 total.update(counts)
         return total
@@ -644,50 +625,6 @@ class KnowledgeBase:
             newest[doc_id] = max(generation, newest.get(doc_id, generation))
         return newest
 
-    def _vocabulary_path(self, tenant: str, doc_id: str) -> Path:
-        tenant_key = hashlib.sha256(tenant.encode()).hexdigest()[:32]
-        doc_key = hashlib.sha256(f"{tenant}\x00{doc_id}".encode()).hexdigest()[:32]
-        return self._vocabulary_dir / tenant_key / f"{doc_key}.json"
-
-    def _known_terms(self, tenant: str, doc_id: str, generation: int) -> Counter[str] | None:
-        """Return a document version's terms from memory or its file (None: neither has them)."""
-        held = self._document_terms.get((tenant, doc_id))
-        if held is not None and held[0] == generation:
-            return held[1]
-        counts = self._read_document_terms(tenant, doc_id, generation)
-        if counts is not None:
-            self._document_terms[(tenant, doc_id)] = (generation, counts)
-        return counts
-
-    def _read_document_terms(
-        self, tenant: str, doc_id: str, generation: int
-    ) -> Counter[str] | None:
-        """Read a document version's terms from its file; None when it is not theirs to trust.
-
-        The file is a cache of what the chunks say, so anything off (truncated, not
-        JSON, the wrong shape, another tenant's or version's, bigger than a document's
-        terms can be) is ignored and the terms computed again from the chunks.
-        """
-        path = self._vocabulary_path(tenant, doc_id)
-        try:
-            with path.open("rb") as file:
-                data = file.read(self._max_vocabulary_file_bytes + 1)
-            if len(data) > self._max_vocabulary_file_bytes:
-                return None
-            stored = json.loads(data)
-        except (OSError, ValueError, RecursionError):
-            return None
-        if not isinstance(stored, dict) or not isinstance(stored.get("terms"), dict):
-            return None
-        if (stored.get("tenant"), stored.get("doc_id")) != (tenant, doc_id):
-            return None
-        if type(stored.get("generation")) is not int or stored["generation"] != generation:
-            return None
-        terms = stored["terms"]
-        if not all(type(n) is int and n > 0 for n in terms.values()):
-            return None
-        return Counter(terms)
-
     def _compute_document_terms(self, tenant: str, wanted: dict[str, int]) -> None:
         """Compute and store the terms of document versions that have none stored."""
         flt = SearchFilters(tenant=tenant, doc_ids=tuple(sorted(wanted))).to_qdrant()
@@ -697,61 +634,7 @@ class KnowledgeBase:
             if int(meta.get("generation") or 0) == wanted.get(doc_id):
                 texts[doc_id].append(chunk_from_payload(meta).embedding_text)
         for doc_id, generation in wanted.items():
-            self._store_document_terms(tenant, doc_id, generation, document_terms(texts[doc_id]))
-
-    def _store_document_terms(
-        self, tenant: str, doc_id: str, generation: int, counts: Counter[str]
-    ) -> None:
-        """Keep a document version's terms in memory and in its file (written atomically).
-
-        The file is a cache of what the chunks say: when it cannot be written (a full
-        disk), the document stays published and the next process computes the terms.
-        """
-        self._replace_document_terms(tenant, doc_id, (generation, counts))
-        path = self._vocabulary_path(tenant, doc_id)
-        body = {
-            "tenant": tenant,
-            "doc_id": doc_id,
-            "generation": generation,
-            "terms": dict(sorted(counts.items())),
-        }
-        partial = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
-            partial.replace(path)
-        except OSError:
-            with suppress(OSError):
-                partial.unlink(missing_ok=True)
-
-    def _replace_document_terms(
-        self, tenant: str, doc_id: str, terms: tuple[int, Counter[str]] | None
-    ) -> None:
-        """Set (None: drop) a document's terms in memory, and in its tenant's sum if kept.
-
-        Once a tenant's sum is kept, every live document's terms are in memory (the sum
-        read them all), so the version replaced is known and can be subtracted.
-        """
-        with self._vocabulary_lock:
-            old = self._document_terms.pop((tenant, doc_id), None)
-            if terms is not None:
-                self._document_terms[(tenant, doc_id)] = terms
-            total = self._term_totals.get(tenant)
-            if total is not None:
-                if old is not None:
-                    total.subtract(old[1])
-                    for term in old[1]:
-                        if total[term] <= 0:
-                            del total[term]
-                if terms is not None:
-                    total.update(terms[1])
-            self._vocabularies.pop(tenant, None)
-
-    def _forget_document_terms(self, tenant: str, doc_id: str) -> None:
-        """Drop a deleted document's terms from memory and disk."""
-        self._replace_document_terms(tenant, doc_id, None)
-        with suppress(OSError):  # a file left is ignored: no live version matches it
-            self._vocabulary_path(tenant, doc_id).unlink(missing_ok=True)
+            self._terms.store(tenant, doc_id, generation, document_terms(texts[doc_id]))
 
     def _writing(self) -> AbstractContextManager[Any]:
         """Return the lock writes take: a fair one, so no upload waits behind a long one."""
