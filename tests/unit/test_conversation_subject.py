@@ -136,6 +136,23 @@ def test_who_does_x_asks_for_the_doer_not_the_verb():
     assert found.verdict == "answer" and found.supporting == ("1",)
 
 
+def test_what_x_is_called_asks_for_a_name_not_the_verb():
+    # The passage gives the name as "known as": the naming verb is the relation the
+    # answer states in its own words; the question's content is what is named.
+    football = [
+        _passage(
+            "1",
+            "Soccer is known as football in most of the world.",
+            title="Association football",
+        )
+    ]
+    assert role_terms("What is soccer called?") == frozenset(terms("called"))
+    assert role_terms("Comment s'appelle ce sport en France ?") == frozenset(terms("appelle"))
+    assert decide("What is soccer called?", football).verdict == "answer"
+    # What is named must still be there: the verb alone is no evidence.
+    assert decide("What is cricket called?", football).verdict == "not_in_documents"
+
+
 def test_a_kind_of_fact_no_passage_states_is_said_so():
     passages = [_passage("1", "Escalation starts with the duty support manager.", "Policy")]
     found = decide(

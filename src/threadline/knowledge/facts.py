@@ -302,6 +302,16 @@ _HOW_LONG_TO = re.compile(
 )
 
 
+# "What is it called outside of the USA?" asks for a name: the passage gives it as "known
+# as football", "referred to as soccer", "termed", "named" or "called"; the naming verb
+# is the relation the answer states in its own words, as the verb of "who handles".
+_NAME_ASKED = re.compile(
+    r"\b(?:what|how) (?:is|are|was|were) [^?]+? (called|named|termed)\b"
+    r"|\bwhat (?:do|does|did) (?:you|they|people|we|one|americans|[a-z]+ people) (call)\b"
+    r"|\bcomment (s['’]appellen?t?|appelle-t-on)\b"
+)
+
+
 def role_terms(question: str) -> frozenset[str]:
     """Return the terms of the verb whose doer or place a question asks for, if any.
 
@@ -309,6 +319,7 @@ def role_terms(question: str) -> frozenset[str]:
     ("the duty support manager") and the thing ("escalation"), not necessarily the verb.
     "Where does the river start and end?" → "start", "end": the passage names the places.
     "How long do refunds take to arrive?" → "arrive": the passage states the duration.
+    "What is it called outside of the USA?" → "called": the passage states the name.
     """
     text = fold(question)
     match = _WHO_DOES.search(text)
@@ -317,6 +328,9 @@ def role_terms(question: str) -> frozenset[str]:
     match = _HOW_LONG_TO.search(text)
     if match:
         return frozenset(terms(match.group(1) or match.group(2)))
+    match = _NAME_ASKED.search(text)
+    if match:
+        return frozenset(terms(next(g for g in match.groups() if g)))
     match = _WHERE_DOES.search(text)
     return frozenset(terms(match.group(1).replace(" and ", " "))) if match else frozenset()
 
