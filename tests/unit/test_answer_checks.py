@@ -724,3 +724,47 @@ def test_a_frequency_must_be_of_what_is_asked_in_its_sentence():
     assert decide("How often does Brightwell run a phishing exercise?", [phishing]).verdict == (
         "answer"
     )
+
+
+def test_discourse_phrases_stance_words_and_past_forms_are_no_topic():
+    from threadline.graph.question_terms import content_terms
+
+    # "Of course I knew it!" frames the question: "knew" is "know" in the past, and
+    # "know" says how to ask; "of course" and "certainly" say how the speaker holds it.
+    assert content_terms("Of course I knew it! How to script a sprite?") == ["script", "sprite"]
+    assert "certain" not in content_terms("There certainly are scientists who care about it.")
+    assert content_terms("What exactly is a sprite?") == ["sprite"]
+    assert "given" not in content_terms("Is a jail sentence given for a child support conviction?")
+    # "course" is a word of its own outside the phrase.
+    assert "cours" in content_terms("What is the course fee?")
+
+
+def test_a_remark_framed_by_discourse_words_is_checked_on_its_topic():
+    # Scientists and culture in one passage: the stance word is no word it must hold.
+    passages = [
+        {
+            "label": "1",
+            "title": "Violence in video games",
+            "section": "",
+            "text": "Scientists study how violent games shape youth culture.",
+        }
+    ]
+    found = decide("Great! There certainly are scientists who care about culture!", passages)
+    assert found.verdict == "answer"
+    # Without the stance word the same two of three words are held; an unrelated passage
+    # still holds too little.
+    other = [{**passages[0], "text": "Scientists measure rainfall.", "title": "Rain"}]
+    assert decide("There certainly are scientists who care about culture!", other).verdict != (
+        "answer"
+    )
+
+
+def test_a_discourse_opener_typed_with_a_letter_too_many_is_no_topic():
+    from threadline.graph.question_terms import content_terms
+
+    question = "By the away, is there a time of year when there are more scams?"
+    assert content_terms(question) == ["time", "year", "scam"]
+    # A letter changed makes other words: the bay is what is asked about.
+    assert "bay" in content_terms("By the bay, what are the tides?")
+    # Only as an opener: inside a sentence the words are read as written.
+    assert "away" in content_terms("Is the team playing away by the way?")

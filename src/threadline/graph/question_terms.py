@@ -19,6 +19,7 @@ from threadline.text.lexicons import en, fr
 from threadline.text.matching import (
     is_dictionary_word,
     matches_term,  # the graph's modules read it from here
+    one_edit,
 )
 from threadline.text.tokenize import closed_terms
 
@@ -194,6 +195,42 @@ _ASKING = re.compile(
     re.I,
 )
 
+# Discourse phrases frame a message, they are not its topic: "Of course I knew it!", "By
+# the way, is there...", "bien sûr", "au fait".
+DISCOURSE_PHRASES = (
+    "of course",
+    "by the way",
+    "in fact",
+    "anyway",
+    "bien sûr",
+    "au fait",
+    "en fait",
+)
+_DISCOURSE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in DISCOURSE_PHRASES) + r")\b", re.I)
+# The words before a comma that opens a message or one of its sentences.
+_OPENER = re.compile(r"(?:^|(?<=[.!?])\s)\s*([^\W\d_][^,.!?]{2,20}?)\s*,", re.I)
+
+
+def without_discourse(text: str) -> str:
+    """Return a message without its discourse phrases, an opener typed with one typo too.
+
+    A phrase that opens a sentence before a comma is read as a reader reads a typo in a
+    word ("By the away, is there a time of year when there are more scams?": "away" is
+    no topic); elsewhere a phrase counts only as written. Only a letter too many or too
+    few: a letter changed makes other words ("By the bay, what are the tides?").
+    """
+    text = _DISCOURSE.sub(" ", text)
+
+    def opener(match: re.Match[str]) -> str:
+        said = fold(match[1]).strip()
+        typed = any(
+            abs(len(said) - len(fold(phrase))) == 1 and one_edit(said, fold(phrase))
+            for phrase in DISCOURSE_PHRASES
+        )
+        return match[0].replace(match[1], " ") if typed else match[0]
+
+    return _OPENER.sub(opener, text)
+
 
 # Words about words: "the word Kubernetes", "this term", "le mot", "ce terme" point at
 # a word whose meaning is asked; the passage that explains it never says "word" or
@@ -257,6 +294,7 @@ def content_terms(question: str) -> list[str]:
     """
     question = closed_compounds(question)
     text = _WORD_POINTER.sub(" ", _ASKING.sub(" ", _without_how_it_works(question)))
+    text = without_discourse(text)
     nouns = {t for m in _NOUN_OF_A_REQUEST_VERB.finditer(fold(text)) for t in terms(m[1])}
     return [
         t

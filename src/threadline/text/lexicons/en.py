@@ -268,7 +268,14 @@ GENERIC_WORDS = (
     "summary summarise summarize overview synthesis report "
     "good best better great nice well okay ok yes sorry hi hello "
     # "What happens if the SLA is missed?" asks what follows: no passage says "happens".
-    "happen happens happened happening"
+    "happen happens happened happening "
+    # The irregular past forms of the verbs above are no more a topic than they are
+    # ("Of course I knew it!"; "Is a jail sentence given for...?"): the stemmer joins
+    # "asked" to "ask", not "knew" to "know".
+    "knew known told said gave given took taken made gotten "
+    # A speaker's stance or emphasis, like "really" and "actually": "there certainly are
+    # scientists who care...", "what exactly is X?" ask about the scientists, about X.
+    "certainly exactly particularly particular"
 )
 """Words that say what to do or how to ask, not what a question is about (evidence
 check). Wider than :data:`REQUEST_WORDS`: the evidence check looks for the question's
