@@ -122,7 +122,9 @@ def test_named_english_document_is_the_scope(chat):
 
 
 def test_answer_sentences_all_answer_the_question(chat):
-    # No trailing filler: every sentence holds a word of the question.
+    # No trailing filler: every sentence holds a word of the question, or continues the
+    # quoted one before it in the lead passage (opens on "it", "this", "cela"...: it
+    # holds the word through its antecedent; this handbook's answer has none).
     result = ask(chat, "How do I report a phishing email?")
     assert result.outcome == "grounded_answer"
     own = set(terms("report phishing email"))

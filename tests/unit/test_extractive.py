@@ -645,6 +645,22 @@ def test_a_sentence_opening_on_a_pronoun_continues_the_sentence_quoted_before_it
     ]
 
 
+def test_a_continuation_is_prose_and_may_open_on_cela():
+    # "Cela" refers back as "this" does; a heading line opening on "This" after the
+    # quoted sentence states nothing of it and is not quoted, nor what follows it.
+    passage = (
+        "Le télétravail est autorisé deux jours par semaine. Cela vaut pour tous les "
+        "salariés. Ces jours sont fixés avec le manager. This week's offers\n"
+        "Les bureaux ferment à 20 h."
+    )
+    quoted = sentences_without_citations(compose("Le télétravail est-il autorisé ?", [passage]))
+    assert quoted == [
+        "Le télétravail est autorisé deux jours par semaine.",
+        "Cela vaut pour tous les salariés.",
+        "Ces jours sont fixés avec le manager.",
+    ]
+
+
 def test_a_question_or_a_heading_in_a_passage_is_not_quoted():
     # A page's FAQ heading restates the user's question, every word of it, and a heading
     # line names a topic: neither answers, the sentences after them do.

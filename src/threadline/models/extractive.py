@@ -320,14 +320,19 @@ def _is_heading(sentence: str, source: PromptSource) -> bool:
 # it named: "This type of photography is common at airshows" after "In ground-to-air
 # photography, photos of aircraft in flight are taken...".
 _ANAPHOR = re.compile(
-    r"^\W*(?:this|these|that|those|it|its|they|their|such|ce|cet|cette|ces|il|elle|ils|elles)\b",
+    r"^\W*(?:this|these|that|those|it|its|they|their|such|"
+    r"ce|cet|cette|ces|cela|ceci|il|elle|ils|elles)\b",
     re.I,
 )
 
 
 def continues_previous(sentence: str) -> bool:
-    """Whether a sentence opens on a pronoun or a demonstrative (it goes on about the last)."""
-    return bool(_ANAPHOR.match(sentence))
+    """Whether a sentence goes on about the one before it, as prose.
+
+    It opens on a pronoun or a demonstrative; a heading or a question opening so
+    ("This week's offers") states nothing of the sentence before it.
+    """
+    return bool(_ANAPHOR.match(sentence)) and not states_nothing(sentence)
 
 
 # How a statement ends: a stop, a colon before a list, a closing quote or bracket, a
