@@ -1191,3 +1191,106 @@ def test_a_measure_is_compared_with_the_limit_in_any_unit(hybrid_chat, question,
     assert result.outcome == "grounded_answer", result.answer
     assert quoted in result.answer
     assert result.citations[0]["section"] == "Refunds and returns"
+
+
+# Round 10: held-out kinds of question, asked in English (docs/sample-questions.md).
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # The Pixel 8 Pro's and the Pixel 8a's prices: "9" was no part of the name.
+        "How much is the Pixel 9?",
+        # The Galaxy A55 "without paying flagship prices".
+        "What dividend did Brightwell pay in 2024?",
+        # The plans' prices, then "Public information ... includes published prices".
+        "What is Brightwell's share price?",
+        # The return rule: "Defects found after 30 days" (the past of "find").
+        "When was Brightwell founded?",
+    ],
+)
+def test_what_the_documents_do_not_state_is_declined(hybrid_chat, question):
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+    assert result.citations == []
+
+
+def test_a_count_there_is_now_is_not_answered_by_a_plan(chat):
+    # The sparse index packs the outlook's plan and not the highlights' 38 stores: the
+    # plan was quoted alone, as if Brightwell had five stores.
+    result = ask(chat, "How many stores does Brightwell have?")
+    if result.outcome == "grounded_answer":
+        assert "38 magasins" in result.answer, result.answer
+    else:
+        assert result.stop_reason == "not_in_documents"
+        assert "only a target" in result.answer and "cinq nouveaux magasins" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "value"),
+    [
+        # Quoted the XPS 13's, the Aspire 5's and the ThinkPad's spec sentences.
+        ("Which laptop has the least RAM?", "Acer Aspire 5 (A515-58)", "ram: 8 GB"),
+        # Every phone by price.
+        ("Which phone has the smallest battery?", "Apple iPhone 15", "battery: 3349 mAh"),
+    ],
+)
+def test_a_superlative_on_any_spec_ranks_the_catalog(chat, question, first, value):
+    result = ask(chat, question)
+    assert result.outcome == "tool_answer", result.answer
+    assert result.citations[0]["title"] == first
+    assert value in result.answer.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "shown"),
+    [
+        # Declined: no passage says "bigger battery".
+        (
+            "Does the Nokia G42 have a bigger battery than the iPhone 15?",
+            ["Nokia G42 5G", "Apple iPhone 15"],
+        ),
+        # Declined.
+        (
+            "Which is cheaper, the iPhone 15 or the Galaxy S24?",
+            ["Apple iPhone 15", "Samsung Galaxy S24"],
+        ),
+        # The Pixel 8 Pro alone ("how does the oneplus 12 compare" was no product).
+        (
+            "How does the OnePlus 12 compare to the Pixel 8 Pro?",
+            ["OnePlus 12", "Google Pixel 8 Pro"],
+        ),
+        # The ThinkPad's page alone.
+        (
+            "What's the difference between the ThinkPad X1 Carbon and the XPS 13?",
+            ["Lenovo ThinkPad X1 Carbon Gen 12", "Dell XPS 13 (9340)"],
+        ),
+    ],
+)
+def test_two_products_compared_are_shown_side_by_side(chat, question, shown):
+    result = ask(chat, question)
+    assert result.outcome == "tool_answer", result.answer
+    assert sorted(c["title"] for c in result.citations) == sorted(shown)
+
+
+def test_a_comparison_of_no_product_is_a_question_for_the_documents(chat):
+    # Declined "no matching products": the plans are the support policy's.
+    result = ask(chat, "Compare the Basic and Business plans")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Support plans"
+
+
+@pytest.mark.parametrize(
+    ("question", "title"),
+    [
+        # Declined: "sum up" asked for no summary.
+        ("Sum up the annual report for me", "Rapport annuel 2024 de Brightwell"),
+        # The security incident section alone.
+        ("What does the security handbook say?", "Brightwell security handbook"),
+    ],
+)
+def test_a_named_document_is_summarised(chat, question, title):
+    result = ask(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert {c["title"] for c in result.citations} == {title}
+    assert len(result.outline) >= 4

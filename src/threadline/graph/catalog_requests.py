@@ -68,7 +68,15 @@ _SPEC_RANGE = re.compile(
     r"\b(?:from|between|entre|de)\s*(?P<low>\d+(?:[.,]\d+)?)\s*[a-z]*\s*(?:to|and|et|a|-)\s*"
     r"(?=\d+(?:[.,]\d+)?\s*[a-z\"])"
 )
-_COMPARE = re.compile(r"\b(compare[rz]?|comparison|comparatif|versus|vs\.?)\b")
+_COMPARE = re.compile(
+    r"\b(compare[rz]?|comparison|comparatif|versus|vs\.?)\b|\bdifferences? between\b"
+)
+# What asks for a comparison around the names compared: "how does X compare to Y?",
+# "what's the difference between X and Y?".
+_COMPARE_WORDING = re.compile(
+    r"^(?:how\s+(?:does|do|did|would)\s+|what(?:'s|\s+is|\s+are)\s+the\s+differences?\s+"
+    r"between\s+|(?:the\s+)?differences?\s+between\s+)|\s+compares?$"
+)
 # A listing question asks which products: its cue word governs the category ("what 5G
 # phones", "quels sont les portables"); "what should I do if I lose my laptop?" asks
 # about a laptop, not for a list of them. Asking what is on sale needs no such order.
@@ -127,6 +135,42 @@ COMPARATIVES: list[tuple[str, str, str]] = [
     (r"\b(newer|more recent)\b", "release_year", "desc"),
     (r"\blonger warranty\b", "warranty_years", "desc"),
 ]
+# Any spec with any direction, read after the phrasings above: "the least RAM", "the
+# smallest battery", "more storage", "a bigger battery". Each spec the catalog states is a
+# noun; the adjective before it says which way to rank (English; the fixed patterns above
+# hold the French ones).
+_SPEC_NOUNS = {
+    "ram_gb": r"ram|memory",
+    "storage_gb": r"storage",
+    "battery": r"battery(?: life| capacity)?|batteries",
+    "display": r"screens?|displays?",
+    "camera_mp": r"cameras?|megapixels",
+    "warranty_years": r"warrant(?:y|ies)",
+    "price_usd": r"prices?",
+    "weight_kg": r"weight",
+}
+_DIRECTIONS = {
+    "superlative": {
+        "desc": r"most|largest|biggest|highest|longest|greatest|best",
+        "asc": r"least|fewest|smallest|lowest|shortest|worst",
+    },
+    "comparative": {
+        "desc": r"more|larger|bigger|higher|longer|greater|better",
+        "asc": r"less|fewer|smaller|lower|shorter|worse",
+    },
+}
+
+
+def _any_spec(degree: str) -> list[tuple[str, str, str]]:
+    return [
+        (rf"\b(?:{words})\s+(?:amount of\s+)?(?:{nouns})\b", spec, order)
+        for order, words in _DIRECTIONS[degree].items()
+        for spec, nouns in _SPEC_NOUNS.items()
+    ]
+
+
+SUPERLATIVES += _any_spec("superlative")
+COMPARATIVES += _any_spec("comparative")
 # A superlative the catalog has no spec for ("le smartphone le plus vendu", "the most
 # popular laptop", "best-selling"): a question for the documents, not a list.
 _OTHER_SUPERLATIVE = re.compile(
@@ -246,6 +290,7 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
             for n in re.split(r"\b(?:and|et|with|avec|vs\.?|versus|to|a)\b|,", text)
             if n.strip(" ?.!")
         ]
+        names = [_COMPARE_WORDING.sub("", n.strip()).strip() for n in names]
         names = [re.sub(r"^(compare[rz]?|the|le|la|les)\s+", "", n).strip() for n in names]
         names = [n for n in names if n]
         if len(names) >= 2:
@@ -297,9 +342,9 @@ def compared_to_it(question: str, category: str | None) -> tuple[dict[str, str],
     before = text[: than.start()]
     for pattern, spec, order in [*COMPARATIVES, *SUPERLATIVES]:
         if re.search(pattern, before):
-            if spec == "battery":
-                if category is None:
-                    return None
+            if spec == "battery" and category is not None:
+                # With no category known, "battery" stays for the caller to read from
+                # the products compared (hours for a laptop, mAh for a phone).
                 spec = "battery_hours" if category == "laptop" else "battery_mah"
             other = text[than.end() :].strip(" ?!.")
             return ({"spec": spec, "order": order}, other) if other else None
@@ -331,7 +376,7 @@ def compared_pair(question: str, category: str | None) -> tuple[dict[str, str], 
     """
     compared = compared_to_it(question, category)
     if compared is None:
-        return None
+        return _compared_alternatives(question)
     spec, other = compared
     text = fold(question)
     before = text[: _THAN.search(text).start()]  # type: ignore[union-attr]
@@ -342,12 +387,36 @@ def compared_pair(question: str, category: str | None) -> tuple[dict[str, str], 
         found = re.search(pattern, before)
         if found is not None:
             first = before[opening.end() : found.start()]
-            first = re.sub(r"(?:\s+(?:est|is|plus|moins|more|less))+\s*$", "", first).strip()
+            # "Does the Nokia G42 have a bigger battery than...": the verb and its article
+            # end the first thing's name.
+            first = re.sub(
+                r"(?:\s+(?:est|is|plus|moins|more|less|have|has|a|an|the|get|gets))+\s*$",
+                "",
+                first,
+            ).strip()
             return (spec, first, other) if first and first not in _PRONOUNS else None
     return None
 
 
 _PRONOUNS = frozenset({"it", "he", "she", "they", "this", "that", "il", "elle", "ce", "ca"})
+
+# "Which is cheaper, the iPhone 15 or the Galaxy S24?", "which has more RAM: the Pixel 8a
+# or the Galaxy A55?": a comparative asked of two things offered as alternatives.
+_ALTERNATIVES = re.compile(
+    r"^\W*(?:(?:so|and)\s+)?which(?:\s+one)?\s+(?P<compared>[^,:]+?)\s*[,:]?\s+"
+    r"(?:the\s+)?(?P<first>[^,:]+?)\s+or\s+(?:the\s+)?(?P<other>[^,:]+?)\W*$"
+)
+
+
+def _compared_alternatives(question: str) -> tuple[dict[str, str], str, str] | None:
+    """Read "which is X-er, A or B?": the spec and order compared, A and B, or None."""
+    found = _ALTERNATIVES.match(fold(question))
+    if found is None:
+        return None
+    for pattern, spec, order in COMPARATIVES:
+        if re.search(pattern, found["compared"]):
+            return {"spec": spec, "order": order}, found["first"], found["other"]
+    return None
 
 
 def unknown_brand(question: str, known_words: Sequence[str]) -> str | None:

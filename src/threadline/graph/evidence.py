@@ -61,6 +61,7 @@ from threadline.graph.question_terms import (
     content_terms,
     holds_ampersand_name,
     holds_phrase,
+    kind_word_compounds,
     matches_term,
     name_phrases,
     named_things,
@@ -81,7 +82,11 @@ from threadline.graph.referents import (
     passages_about,
     titled_with,
 )
-from threadline.graph.results import stated_of_the_year, years_said_relatively
+from threadline.graph.results import (
+    planned_count_only,
+    stated_of_the_year,
+    years_said_relatively,
+)
 from threadline.graph.rules import closest_rule_titles, policy_topic, states_rules_about
 from threadline.knowledge.bilingual import (
     translate_passage_terms,
@@ -98,7 +103,12 @@ from threadline.knowledge.facts import (
 from threadline.knowledge.limits import compared_numbers, compared_unit_words
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
-from threadline.text.matching import acronyms
+from threadline.text.matching import (
+    acronyms,
+    another_verbs_forms,
+    own_verbs_forms,
+    verb_lemma_stems,
+)
 
 Verdict = Literal["answer", "partial", "not_in_documents", "ambiguous"]
 
@@ -374,6 +384,23 @@ def decide(
         return Evidence("answer", "tool_result", supporting=tuple(str(c["label"]) for c in chunks))
     vocab, titles, headings = read_passages(chunks, language)
     by_label = {str(c["label"]): c for c in chunks}
+    if own_forms := own_verbs_forms(question):
+        # "When was Brightwell founded?" asks of the verb "to found": a passage saying
+        # "defects found after 30 days" (the past of "find") holds its stem, not it, nor
+        # do the words its translations add for it ("find", "founder"); a derivation it
+        # writes itself ("foundation") still does.
+        for label, chunk in by_label.items():
+            written = (
+                f"{chunk.get('title', '')}. {chunk.get('section', '')}. {chunk.get('text', '')}"
+            )
+            for form in own_forms & another_verbs_forms(written):
+                own_words = set(terms(written)) - {form}
+                vocab[label] = {
+                    w
+                    for w in vocab[label]
+                    if w in own_words
+                    or not (matches_term(form, {w}) or w in verb_lemma_stems(form))
+                }
     everything = set().union(*vocab.values())
     names = named_things(question) + ampersand_names(question)
     # "after 45 days" measured against the stated "within 30 days": the limit answers,
@@ -526,8 +553,15 @@ def decide(
     ]
     if wanted:
         holding = [lb for lb in eligible if all(matches_term(t, vocab[lb]) for t in wanted)]
+        # "the share price": a kind word naming part of a thing, held in a row.
+        compounds = kind_word_compounds(question)
+        holding = [
+            lb
+            for lb in holding
+            if all(holds_phrase(c, passage_terms(by_label[lb])) for c in compounds)
+        ]
         if not holding:
-            return decline_or_ask("asked_for_missing", eligible, missing=wanted)
+            return decline_or_ask("asked_for_missing", eligible, missing=compounds or wanted)
         eligible = holding
     scored: list[tuple[float, int, str]] = []
     for order, (label, words) in enumerate(vocab.items()):
@@ -605,6 +639,12 @@ def decide(
         # "What was the revenue in 2025?" over a report whose 2025 is a target: the
         # target is no revenue earned. Declined, naming the target as such.
         return Evidence("not_in_documents", "no_result_only_an_aim", aim=aim, **base)  # type: ignore[arg-type]
+    if kind == "quantity" and (
+        plan := planned_count_only(question, [by_label[label] for label in supporting])
+    ):
+        # "How many stores does Brightwell have?" over passages whose one count of stores
+        # is the 2025 plan: the plan is no count of the stores there are.
+        return Evidence("not_in_documents", "no_result_only_an_aim", aim=plan, **base)  # type: ignore[arg-type]
     if of_the_year == "none":
         # "What was the net income in 2023?": the report states 2024's net income and
         # 2023's revenue, two sentences that together say nothing of 2023's net income.

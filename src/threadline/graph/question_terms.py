@@ -61,12 +61,18 @@ _SET_ASIDE = re.compile(
 )
 
 
-def _name_words(question: str) -> list[tuple[str, bool]]:
+# A model number: one to three digits (a year is no part of a name: "Brightwell 2024").
+_MODEL_NUMBER = re.compile(r"\d{1,3}")
+
+
+def _name_words(question: str, *, model_numbers: bool = False) -> list[tuple[str, bool]]:
     """Return the question's name words, each with whether it continues the name before it.
 
     A word continues a name when it is a capitalised word that follows another with only
-    spaces between them ("Placer County"); codes and numbers ("S25", "v4") stand alone,
-    and so do words after a comma ("Fixed, Metered"). A name set aside ("not the United
+    spaces between them ("Placer County"), or a number of at most three digits right
+    after a name word (its model number: "Pixel 9", "iPhone 16 Pro"); codes and other
+    numbers ("S25", "v4", "2024") stand alone, and so do words after a comma ("Fixed,
+    Metered"). A name set aside ("not the United
     States") is none of the question's.
     """
     question = _SET_ASIDE.sub(lambda m: " " * len(m.group()), question)
@@ -85,14 +91,16 @@ def _name_words(question: str) -> list[tuple[str, bool]]:
             named = ((has_digit and any(ch.isalpha() for ch in word)) or acronym or capital) and (
                 fold(word) not in _NOT_NAMES
             )
-            if named or (has_digit and len(word) >= 2):
-                joined = (
-                    not has_digit
-                    and previous_end >= 0
-                    and not sentence[previous_end : match.start()].strip()
-                )
+            after_name = previous_end >= 0 and not sentence[previous_end : match.start()].strip()
+            # "Pixel 9", "iPhone 16 Pro", "Windows 7": a short number written right after a
+            # name is its model number, part of the name: the "Pixel 8a" is no Pixel 9.
+            model_number = (
+                model_numbers and after_name and _MODEL_NUMBER.fullmatch(word) is not None
+            )
+            if named or model_number or (has_digit and len(word) >= 2):
+                joined = (not has_digit or model_number) and after_name
                 found.append((word, joined))
-                previous_end = -1 if has_digit else match.end()
+                previous_end = -1 if has_digit and not model_number else match.end()
             else:
                 previous_end = -1
     return found
@@ -104,7 +112,7 @@ def named_things(question: str) -> list[str]:
     "How much does the Galaxy S25 cost?" → ["Galaxy", "S25"]. A word capitalised only
     because it starts the sentence is not a name.
     """
-    return list(dict.fromkeys(word for word, _ in _name_words(question)))
+    return list(dict.fromkeys(word for word, _ in _name_words(question, model_numbers=True)))
 
 
 # "R&D", "M&A", "Q&A", "AT&T": capitals joined by an ampersand are one name. Its letters
@@ -136,7 +144,7 @@ def name_phrases(question: str) -> list[str]:
     """
     if in_title_case(question):
         return []
-    return [name for name in name_runs(question) if " " in name]
+    return [name for name in name_runs(question, model_numbers=True) if " " in name]
 
 
 def in_title_case(question: str) -> bool:
@@ -145,14 +153,17 @@ def in_title_case(question: str) -> bool:
     return len(words) >= 3 and sum(w[0].isupper() for w in words) * 2 > len(words)
 
 
-def name_runs(text: str) -> list[str]:
+def name_runs(text: str, *, model_numbers: bool = False) -> list[str]:
     """Every name a text uses, each as a whole: "Placer County", "Pokémon Platinum", "QE".
 
     The runs of :func:`named_things`' words that follow one another ("Cloud Directory"),
-    a single name word standing for itself; in order, each once.
+    a single name word standing for itself; in order, each once. `model_numbers`: a short
+    number after a name continues it ("Pixel 9"), as a question's name must be found
+    whole; a passage's "ASUS Zenbook 14 OLED" is read without, or the question's
+    "Zenbook" would be only part of a longer name there.
     """
     runs: list[list[str]] = []
-    for word, joined in _name_words(text):
+    for word, joined in _name_words(text, model_numbers=model_numbers):
         if joined and runs:
             runs[-1].append(word)
         else:
@@ -372,6 +383,16 @@ _FRENCH_EXISTS = re.compile(
 )
 
 
+# "What dividend did Brightwell pay?", "which discounts do you offer?": the noun between
+# "what" and the auxiliary is the thing asked for, the object of the verb that follows.
+# Read in English only: the French "quel X a-t-il..." is another order.
+_OBJECT_ASKED = re.compile(
+    r"^\s*(?:so |and |but |ok,? )?(?:what|which)\s+(?P<phrase>[a-z][\w'-]*(?:\s+[a-z][\w'-]*)"
+    r"{0,2}?)\s+(?:do|does|did)\s+\w",
+    re.I,
+)
+
+
 _PRONOUN_SUBJECT = re.compile(r"(?:it|they|he|she|il|elle|ils|elles)\b", re.I)
 
 
@@ -394,31 +415,57 @@ def substantive_terms(content: Sequence[str], *, typed: str | None = None) -> li
     return specific or ([] if typed else list(content))
 
 
+def kind_word_compounds(question: str) -> list[str]:
+    """Return the compounds a "what is X" question's X makes of a kind word and a noun.
+
+    "share" names a kind of value ("the share of online sales"); before another noun it
+    is no kind but part of that noun's name: "the share price" is the price of shares,
+    stated as such, not by a passage saying "shared" beside "prices". Each compound is
+    returned as written ("share price"), to be found in a row.
+    """
+    match = _ASKED_PHRASE.search(question)
+    if not match:
+        return []
+    words = re.findall(r"[\w'’-]+", match.group("phrase"))
+    found = []
+    for first, second in zip(words, words[1:], strict=False):
+        head, noun = terms(first), content_terms(second)
+        if len(head) == 1 and head[0] in KIND_WORDS and noun and noun[0] not in KIND_WORDS:
+            found.append(f"{first} {second}")
+    return found
+
+
 def asked_phrase_terms(question: str) -> list[str]:
     """Return what a "what is X / who is X" question asks for: the content terms of X.
 
     The word for the kind of value ("capacity", "policy") is left out: "the battery
     capacity" asks for the battery's, and the passage that states it in mAh never says
-    "capacity". "Is there a X?" asks for X the same way.
+    "capacity". "Is there a X?" asks for X the same way, and so does "what X did Y
+    <verb>?" (its head noun: "What dividend did Brightwell pay?" asks for a dividend,
+    which a passage saying only "paying" does not state).
     """
     exists = None
     match = _ASKED_PHRASE.search(question)
     if match is None:
-        match = exists = _EXISTS_PHRASE.search(question)
+        match = exists = _EXISTS_PHRASE.search(question) or _OBJECT_ASKED.search(question)
     if not match or _PRONOUN_SUBJECT.match(match.group("phrase")):
         # "What is it called?", "what are they used for?": the pronoun is the subject of
         # a verb, no thing whose name the passage must hold.
         return []
     asked = [t for t in content_terms(match.group("phrase")) if t not in GENERIC_TERMS]
     if exists is not None and asked:
-        # Whether a kind of thing exists: its head noun ("discount" of "a student
-        # discount", "réduction" of "une réduction étudiante"); its modifiers ("other
-        # important river systems", "many teams") are what the answer tells about them.
+        # Whether a kind of thing exists, or which one a subject did something with: its
+        # head noun ("discount" of "a student discount", "réduction" of "une réduction
+        # étudiante"); its modifiers ("other important river systems", "many teams") are
+        # what the answer tells about them.
         french = _FRENCH_EXISTS.match(question.strip()) is not None
         asked = [asked[0] if french else asked[-1]]
     # "la politique de mots de passe": the phrase ends before its complement, and the
-    # kind word alone asks for nothing a passage must name.
-    return [t for t in asked if t not in KIND_WORDS]
+    # kind word alone asks for nothing a passage must name. A kind word before another
+    # noun modifies it and names the thing asked: "the share price" is a price of shares,
+    # which a passage stating "the share of online sales" and some prices does not give.
+    modifiers = {t for compound in kind_word_compounds(question) for t in terms(compound)}
+    return [t for t in asked if t not in KIND_WORDS or t in modifiers]
 
 
 _PART_SPLIT = re.compile(

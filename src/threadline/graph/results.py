@@ -1,4 +1,4 @@
-"""A question about what happened is not answered by what was aimed at.
+"""A question about what happened, or what is, is not answered by what was aimed at.
 
 "What was the revenue in 2025?" asks for a result. The 2024 annual report states for
 2025 only a target ("Pour l'exercice 2025, Brightwell vise un chiffre d'affaires compris
@@ -12,6 +12,9 @@ holds the year with a word asked, the passages hold the year and the thing apart
 millions de dollars en 2023" is a revenue; the net income stated is 2024's): nothing is
 stated of that year, and the question is declined too. A question asking
 for the aim itself ("What was the revenue target for 2025?") asks what the sentence says.
+A count asked in the present ("How many stores does Brightwell have?") whose only
+stated numbers are plans ("prévoit d'ouvrir cinq nouveaux magasins") is declined alike
+(`planned_count_only`).
 """
 
 from __future__ import annotations
@@ -20,8 +23,19 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 
 from threadline.graph.question_terms import matches_term
-from threadline.knowledge.bilingual import translate_passage_terms, translate_vocabulary
-from threadline.knowledge.facts import asks_what_was, states_an_aim
+from threadline.knowledge.bilingual import (
+    translate_passage_terms,
+    translate_query,
+    translate_vocabulary,
+)
+from threadline.knowledge.facts import (
+    asked_type,
+    asks_what_is_now,
+    asks_what_was,
+    counted_noun,
+    states_an_aim,
+    states_count_of,
+)
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
 from threadline.text.tokenize import closed_terms
@@ -123,3 +137,39 @@ def stated_of_the_year(
                 return "result", ""
             aims.append(sentence)
     return ("aim", aims[0]) if aims else ("none", "")
+
+
+# A future tense alone states no plan: "you will receive 2 service credits" is a rule.
+_WILL = re.compile(r"\bwill\b", re.I)
+
+
+def planned_count_only(question: str, passages: Sequence[Mapping[str, object]]) -> str:
+    """Return the plan the passages state instead of the count a question asks, or "".
+
+    "How many stores does Brightwell have?" asks what there is now: when the only
+    sentences giving a number of stores state a plan ("Brightwell prévoit d'ouvrir cinq
+    nouveaux magasins en 2025"), quoted as the answer, the five planned stores read as
+    the stores there are. The first such sentence is returned, for the decline to quote
+    as a plan; "" when a sentence gives the count as a fact, or none gives one, or the
+    question asks what was or what is planned. A sentence's future tense alone ("you
+    will receive 2 credits") makes no plan: documents state rules that way.
+    """
+    if asked_type(question) != "quantity" or not asks_what_is_now(question):
+        return ""
+    noun = counted_noun(question)
+    if not noun:
+        return ""
+    counted = set(terms(noun))
+    for source, target in (("en", "fr"), ("fr", "en")):
+        # Read in both languages, and back ("employés" is the report's "collaborateurs").
+        across = translate_query(noun, source, target)
+        counted |= set(terms(across)) | set(terms(translate_query(across, target, source)))
+    counting = [
+        sentence
+        for passage in passages
+        for sentence in _sentences(str(passage.get("text", "")))
+        if states_count_of(sentence, counted)
+    ]
+    if counting and all(states_an_aim(_WILL.sub(" ", sentence)) for sentence in counting):
+        return counting[0]
+    return ""

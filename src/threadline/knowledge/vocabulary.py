@@ -53,6 +53,42 @@ _APOSTROPHE = re.compile(r"['’]")
 _SPELLING_KEY = (("ph", "f"),)
 
 
+_VOWELS = frozenset("aeiouy")
+# Rows of the QWERTY and AZERTY keyboards: keys side by side on a row, or on the rows
+# above and below at the same or the next place, are neighbours.
+_ROWS = (("qwertyuiop", "asdfghjkl", "zxcvbnm"), ("azertyuiop", "qsdfghjklm", "wxcvbn"))
+
+
+def _neighbour_keys() -> frozenset[tuple[str, str]]:
+    pairs: set[tuple[str, str]] = set()
+    for rows in _ROWS:
+        for r, row in enumerate(rows):
+            for i, key in enumerate(row):
+                near = {row[j] for j in (i - 1, i + 1) if 0 <= j < len(row)}
+                for other in (rows[r - 1] if r else "", rows[r + 1] if r + 1 < len(rows) else ""):
+                    near |= {other[j] for j in (i - 1, i, i + 1) if 0 <= j < len(other)}
+                pairs |= {(key, n) for n in near} | {(n, key) for n in near}
+    return frozenset(pairs)
+
+
+_NEIGHBOURS = _neighbour_keys()
+
+
+def _slip(typed: str, known: str) -> bool:
+    """Whether a one-edit difference is a typing slip.
+
+    Any edit is, but a letter substituted for one that is neither a vowel for a vowel
+    nor a neighbouring key.
+    """
+    if len(typed) != len(known):
+        return True
+    differing = [(a, b) for a, b in zip(typed, known, strict=True) if a != b]
+    if len(differing) != 1:
+        return True  # two letters swapped, or the same word
+    a, b = differing[0]
+    return (a in _VOWELS and b in _VOWELS) or (a, b) in _NEIGHBOURS
+
+
 def _key(term: str) -> str:
     """Return the form two spellings are compared in ("phone" and "fone": "fone")."""
     for written, read in _SPELLING_KEY:
@@ -152,6 +188,12 @@ class Vocabulary:
             return None
         keys, owners = group
         found = process.extract(key, keys, scorer=OSA.distance, score_cutoff=1, limit=None)
+        if not found:
+            return None
+        # A letter typed for another is a slip of a neighbouring key or of a vowel
+        # ("bevarage"); "degression" is no slip for "depression" (g and p are far
+        # apart), though one edit from it.
+        found = [f for f in found if _slip(key, f[0])]
         if not found:
             return None
         nearest = min(distance for _, distance, _ in found)

@@ -33,6 +33,8 @@ from threadline.text.tokenize import stem, terms
 
 __all__ = [
     "acronyms",
+    "another_verbs_forms",
+    "own_verbs_forms",
     "is_dictionary_word",
     "matches_same_sense",
     "matches_term",
@@ -82,6 +84,39 @@ def verb_lemma_stems(term: str) -> frozenset[str]:
     if term in lemmas.get("NOUN", ()):
         return frozenset()
     return frozenset(stem(lemma) for lemma in lemmas.get("VERB", ())) - {term}
+
+
+def another_verbs_forms(text: str) -> set[str]:
+    """Return the stems a text writes only as an irregular form of another verb.
+
+    "Defects found after 30 days" writes "found" as the past of "find": the stem "found"
+    is there, but not the verb "to found". A word written otherwise too ("founded") is
+    the verb of its own stem somewhere in the text, and is not returned.
+    """
+    other: set[str] = set()
+    own: set[str] = set()
+    for word in re.findall(r"[a-z]+", text.casefold()):
+        word_stem = stem(word)
+        if word == word_stem and verb_lemma_stems(word):
+            other.add(word_stem)
+        else:
+            own.add(word_stem)
+    return other - own
+
+
+def own_verbs_forms(question: str) -> set[str]:
+    """Return the stems a question writes as a regular form of a verb that is also another's.
+
+    "When was Brightwell founded?": "founded" is the verb "to found", whose stem is also
+    the past of "find"; a text writing only "found" (`another_verbs_forms`) does not say
+    it. A question writing the bare form ("where was it found?") may mean either.
+    """
+    found: set[str] = set()
+    for word in re.findall(r"[a-z]+", question.casefold()):
+        word_stem = stem(word)
+        if word != word_stem and verb_lemma_stems(word_stem):
+            found.add(word_stem)
+    return found
 
 
 @lru_cache(maxsize=4096)

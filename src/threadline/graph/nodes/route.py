@@ -152,6 +152,8 @@ def compared_with_subject(
     if compared is None:
         return plan
     spec, other = compared
+    if spec.get("spec") == "battery":
+        return plan  # the subject is no product: no unit to compare its battery in
     found = [p.name for p in services.kb.catalog.find(tenant, [other]) if p.name != subject]
     if not found:
         return plan
@@ -175,7 +177,13 @@ def compared_named_pair(
     if len(found) != 2:
         return plan
     if spec.get("spec") == "battery":
-        return plan
+        # A battery is compared in the unit of the products' category: hours of a
+        # laptop, mAh of a phone; a phone and a laptop have no battery spec in common.
+        categories = {p.category for p in found}
+        if len(categories) != 1:
+            return plan
+        unit = "battery_hours" if categories == {"laptop"} else "battery_mah"
+        spec = {**spec, "spec": unit}
     args = {**spec, "names": [p.name for p in found], "limit": 2}
     return dataclasses.replace(plan, route="tool", tool=ToolRequest("rank_products", args))
 
@@ -257,24 +265,23 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         if catalog and state.history and state.history[-1]["route"] == "tool"
         else None
     )
+    planned: dict[str, Any] = {
+        "outline": outline,
+        "source_titles": ts.last_titles,
+        "has_previous_turn": bool(state.history),
+        "brands": brands,
+        "listed_products": listed,
+        "listed_category": shared_category(products, listed or discussed),
+        "listed_is_cut": listed_is_cut,
+        "listed_compared": listed_compared,
+        "discussed_products": discussed if len(discussed) >= 2 else (),
+        "prices": {p.name: p.price_usd for p in products},
+        "subject_product": subject,
+    }
     plan = (
         TurnPlan("tool", tool=reranked)
         if reranked is not None
-        else plan_turn(
-            question,
-            outline=outline,
-            source_titles=ts.last_titles,
-            has_previous_turn=bool(state.history),
-            brands=brands,
-            listed_products=listed,
-            listed_category=shared_category(products, listed or discussed),
-            listed_is_cut=listed_is_cut,
-            listed_compared=listed_compared,
-            discussed_products=discussed if len(discussed) >= 2 else (),
-            prices={p.name: p.price_usd for p in products},
-            subject_product=subject,
-            catalog=catalog,
-        )
+        else plan_turn(question, **planned, catalog=catalog)
     )
     paired = (
         compared_named_pair(plan, question, products, services, state.tenant) if catalog else plan
@@ -300,9 +307,16 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
             plan = dataclasses.replace(
                 plan, tool=ToolRequest("search_products", {**tool.args, "line": line})
             )
-    if plan.tool is not None and plan.tool.name == "compare_products":
-        found = services.kb.catalog.find(state.tenant, list(plan.tool.args.get("names", [])))
-        plan = dataclasses.replace(plan, tool=with_subject(plan.tool, found, subject))
+    compared = plan.tool
+    if compared is not None and compared.name == "compare_products":
+        found = services.kb.catalog.find(state.tenant, list(compared.args.get("names", [])))
+        if not found:
+            # "Compare the Basic and Business plans", "the difference between a P2 and a
+            # P3 incident": no product of the catalog is named, so the things compared
+            # are the documents' (was declined: no matching products).
+            plan = plan_turn(question, **planned, catalog=False)
+        else:
+            plan = dataclasses.replace(plan, tool=with_subject(compared, found, subject))
     if catalog:
         plan = one_ranked(plan, question, products, services.kb.catalog, state.tenant)
         plan = several_specs_of_one(plan, question, products)

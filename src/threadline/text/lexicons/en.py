@@ -186,7 +186,10 @@ GOODBYES: tuple[str, ...] = ("bye", "goodbye", "see you")
 DELIVERABLE = (
     r"\b(summar(y|ies|ise|ize|ising|izing)|overview|synthesis|synthesi[sz]e|recap|"
     r"report on|brief me|briefing|outline of|key points|main points|highlights of|"
-    r"walk me through|rundown|digest of|tl;?dr|gist of)\b"
+    r"walk me through|rundown|digest of|tl;?dr|gist of|sum (?:it |this |that |them )?up|"
+    # "What does the security handbook say?": a document named with no topic asked of it.
+    r"what (?:does|do) (?:the|this|that|your|our) (?:[\w-]+ ){0,2}(?:handbook|manual|guide|"
+    r"report|policy|catalog|catalogue)s? (?:say|contain|cover)(?=\W*$))"
 )
 """A request for a summary, synthesis, overview or report (the answer gets an outline),
 as a regex over folded text."""
