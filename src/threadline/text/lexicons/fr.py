@@ -356,7 +356,8 @@ SAME_SENSE: tuple[str, ...] = ("weekend lundi mardi mercredi jeudi vendredi same
 
 GENERIC_WORDS = (
     "détaille détailler développe explique expliquer résume résumer résumé synthèse "
-    "dis donne montre parle moi plus veux voudrais savoir merci stp svp "
+    "dis dire dites donne donner donnez montre montrer montrez indique indiquer indiquez "
+    "parle moi plus veux voudrais savoir merci stp svp "
     "obtenir obtient obtiens obtenu obtenue prendre prends utiliser utilise trouver trouve "
     "besoin renseignement renseignements informations chose choses façon genre aussi encore "
     "juste bon bonne mieux oui désolé bonjour salut"
