@@ -77,3 +77,17 @@ def test_a_misspelt_french_word_is_read_as_the_lexicons_word(chat, question, quo
     result = converse(chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert quoted in result.answer
+
+
+def test_les_portables_are_the_catalogs_laptops_ranked_and_referred_to(chat):
+    # "portable" alone is a laptop, as the lexicon reads it: the catalog ranks them, and
+    # "le dernier" is the third of the three listed.
+    result = converse(chat, "Quels sont les portables les moins chers ?")
+    assert result.outcome == "tool_answer", result.answer
+    assert [c["title"] for c in result.citations] == [
+        "Acer Aspire 5 (A515-58)",
+        "HP Pavilion 15",
+        "Lenovo IdeaPad Slim 5 14",
+    ]
+    result = converse(chat, "Quels sont les portables les moins chers ?", "le dernier")
+    assert [c["title"] for c in result.citations] == ["Lenovo IdeaPad Slim 5 14"]
