@@ -91,3 +91,14 @@ def test_les_portables_are_the_catalogs_laptops_ranked_and_referred_to(chat):
     ]
     result = converse(chat, "Quels sont les portables les moins chers ?", "le dernier")
     assert [c["title"] for c in result.citations] == ["Lenovo IdeaPad Slim 5 14"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Puis-je être remboursé après 3 semaines ?", "Puis-je être remboursé après 20 jours ?"],
+)
+def test_apres_a_measure_is_no_word_asked_about(chat, question):
+    # "après" is a preposition, as "after" is an English stopword: the refund rules answer.
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Refunds and returns"

@@ -33,6 +33,7 @@ __all__ = [
     "MANAGING_VERBS",
     "NEGATION_ADVERBS",
     "OBJECT_PRONOUNS",
+    "PREPOSITIONS",
     "FUTURE_MARKERS",
     "PAST_MARKERS",
     "REQUEST_WORDS",
@@ -80,9 +81,14 @@ AUXILIARY_FORMS: frozenset[str] = frozenset(
 # Closed classes of French grammar the index's stopwords leave out (prepositions, adverbs
 # of time, place and degree, indefinite pronouns and determiners, conjunctions): kept as
 # typed, they would be French words in an English query.
-FUNCTION_WORDS: frozenset[str] = frozenset(
+PREPOSITIONS: frozenset[str] = frozenset(
+    "apres avant aupres contre parmi malgre durant envers hormis sauf outre via".split()
+)
+"""Folded French prepositions the index keeps: no topic of a question (English stopwords
+hold "after", "before", "against", "during"), so the evidence check reads none of them."""
+
+FUNCTION_WORDS: frozenset[str] = PREPOSITIONS | frozenset(
     """
-    apres avant aupres contre parmi malgre durant envers hormis sauf outre via
     ainsi alors aussi aussitot autant deja desormais dorenavant ensuite enfin ici
     partout ailleurs dessus dessous dedans dehors loin pres environ presque assez
     trop tant tellement beaucoup peu guere plutot surtout notamment seulement
