@@ -102,3 +102,11 @@ def test_apres_a_measure_is_no_word_asked_about(chat, question):
     result = converse(chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert result.citations[0]["section"] == "Refunds and returns"
+
+
+def test_a_french_phrase_is_held_whole_not_by_one_of_its_words(chat):
+    # "congés payés" (paid leave): "Refunds are paid within 10 business days" holds "paid"
+    # and days, no leave. It was quoted as the answer.
+    result = converse(chat, "Combien de jours de congés payés ai-je ?")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert result.citations == [] and result.answer.startswith("Les documents")

@@ -9,6 +9,7 @@ from threadline.graph.reformulation import query_variants
 from threadline.knowledge.bilingual import (
     content_words,
     french_spelling,
+    lexicon_phrases,
     lexicon,
     translate_query,
     translate_vocabulary,
@@ -374,3 +375,8 @@ def test_a_misspelt_french_question_is_translated_as_spelt_right():
     assert "refund" in translate_query("quelle est la politique de remboursment ?", "fr", "en")
     # Phrases too: "chiffre d'affaires" is the revenue.
     assert "revenue" in translate_query("Quel est le chiffre d'afaires 2024 ?", "fr", "en")
+
+
+def test_the_phrases_a_question_holds_are_the_lexicons_multiword_keys():
+    assert lexicon_phrases("Combien de jours de congés payés ai-je ?", "fr") == ["conges payes"]
+    assert lexicon_phrases("Quel est le prix ?", "fr") == []

@@ -84,6 +84,7 @@ from threadline.graph.referents import (
 from threadline.graph.results import stated_of_the_year, years_said_relatively
 from threadline.graph.rules import closest_rule_titles, policy_topic, states_rules_about
 from threadline.knowledge.bilingual import (
+    lexicon_phrases,
     translate_passage_terms,
     translate_query,
     translate_vocabulary,
@@ -529,10 +530,23 @@ def decide(
         if not holding:
             return decline_or_ask("asked_for_missing", eligible, missing=wanted)
         eligible = holding
+    # A French phrase the lexicon translates whole ("congés payés", paid leave) is one
+    # thing: a passage holds a word of it only by holding all of it ("Refunds are paid
+    # within 10 business days" holds no leave, and "payés" is no part of a refund).
+    partners: dict[str, list[str]] = {}
+    if language == "fr":
+        for phrase in lexicon_phrases(question, language):
+            group = [t for t in terms(phrase) if t in weights]
+            if len(group) > 1:
+                partners.update({t: group for t in group})
     scored: list[tuple[float, int, str]] = []
     for order, (label, words) in enumerate(vocab.items()):
         if label in eligible:
-            held = sum(w for t, w in weights.items() if matches_term(t, words))
+            held = sum(
+                w
+                for t, w in weights.items()
+                if all(matches_term(u, words) for u in partners.get(t, [t]))
+            )
             scored.append((held / total if total else 1.0, -order, label))
     scored.sort(reverse=True)
     best = scored[0][0]

@@ -51,6 +51,7 @@ __all__ = [
     "content_words",
     "french_spelling",
     "lexicon",
+    "lexicon_phrases",
     "preload_lexicons",
     "translate_query",
     "translate_vocabulary",
@@ -395,6 +396,36 @@ def translate_query(text: str, source: str, target: str) -> str:
                     words.append(token)
             i += 1
     return " ".join(dict.fromkeys(words))
+
+
+def lexicon_phrases(text: str, source: str) -> list[str]:
+    """Return the phrases of several words the lexicon translates whole, as typed.
+
+    "Combien de jours de congés payés ?" holds "congés payés" (paid leave): one thing,
+    which a passage says only by saying all of it ("Refunds are paid" is no leave).
+
+    Args:
+        text: A question.
+        source: Its language; a language the lexicon does not translate from has none.
+    """
+    if source not in _STEMMERS:
+        return []
+    lex = lexicon(source, "en" if source == "fr" else "fr")
+    analyse = _STEMMERS[source]
+    tokens = tokenize(text)
+    stems = [analyse(token) for token in tokens]
+    found: list[str] = []
+    i = 0
+    while i < len(tokens):
+        for size in range(min(lex.longest, len(tokens) - i), 1, -1):
+            key = tokens[i : i + size]
+            if lex.lookup_form(key) or lex.phrases.get(tuple(stems[i : i + size])):
+                found.append(" ".join(key))
+                i += size
+                break
+        else:
+            i += 1
+    return found
 
 
 def _managing(tokens: Sequence[str]) -> set[int]:
