@@ -9,8 +9,8 @@ from threadline.graph.reformulation import query_variants
 from threadline.knowledge.bilingual import (
     content_words,
     french_spelling,
-    lexicon_phrases,
     lexicon,
+    lexicon_phrases,
     translate_query,
     translate_vocabulary,
 )
