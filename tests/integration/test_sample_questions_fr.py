@@ -110,3 +110,11 @@ def test_a_french_phrase_is_held_whole_not_by_one_of_its_words(chat):
     result = converse(chat, "Combien de jours de congés payés ai-je ?")
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
     assert result.citations == [] and result.answer.startswith("Les documents")
+
+
+def test_a_french_phrase_is_held_by_its_translations_head(chat):
+    # "double authentification" is two-factor authentication: the handbook's
+    # "multi-factor authentication" holds its head, and the SMS rule answers.
+    result = converse(chat, "Est-ce que je peux utiliser les SMS pour la double authentification ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "SMS codes are allowed only as a temporary fallback for 7 days" in result.answer

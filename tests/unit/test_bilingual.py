@@ -378,5 +378,7 @@ def test_a_misspelt_french_question_is_translated_as_spelt_right():
 
 
 def test_the_phrases_a_question_holds_are_the_lexicons_multiword_keys():
-    assert lexicon_phrases("Combien de jours de congés payés ai-je ?", "fr") == ["conges payes"]
+    assert lexicon_phrases("Combien de jours de congés payés ai-je ?", "fr") == [
+        ("conges payes", "leave")
+    ]
     assert lexicon_phrases("Quel est le prix ?", "fr") == []

@@ -531,22 +531,29 @@ def decide(
             return decline_or_ask("asked_for_missing", eligible, missing=wanted)
         eligible = holding
     # A French phrase the lexicon translates whole ("congés payés", paid leave) is one
-    # thing: a passage holds a word of it only by holding all of it ("Refunds are paid
-    # within 10 business days" holds no leave, and "payés" is no part of a refund).
-    partners: dict[str, list[str]] = {}
+    # thing: a passage holds a word of it only by holding all of it, or the head of its
+    # translation ("Refunds are paid within 10 business days" holds no leave, and
+    # "payés" is no part of a refund; "multi-factor authentication" is a "double
+    # authentification", two-factor authentication).
+    partners: dict[str, tuple[list[str], list[str]]] = {}
     if language == "fr":
-        for phrase in lexicon_phrases(question, language):
+        for phrase, head in lexicon_phrases(question, language):
             group = [t for t in terms(phrase) if t in weights]
             if len(group) > 1:
-                partners.update({t: group for t in group})
+                partners.update({t: (group, terms(head)) for t in group})
+
+    def holds(term: str, words: set[str]) -> bool:
+        if term not in partners:
+            return matches_term(term, words)
+        group, head = partners[term]
+        return all(matches_term(u, words) for u in group) or (
+            bool(head) and all(matches_term(u, words) for u in head)
+        )
+
     scored: list[tuple[float, int, str]] = []
     for order, (label, words) in enumerate(vocab.items()):
         if label in eligible:
-            held = sum(
-                w
-                for t, w in weights.items()
-                if all(matches_term(u, words) for u in partners.get(t, [t]))
-            )
+            held = sum(w for t, w in weights.items() if holds(t, words))
             scored.append((held / total if total else 1.0, -order, label))
     scored.sort(reverse=True)
     best = scored[0][0]

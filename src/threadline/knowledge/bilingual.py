@@ -398,15 +398,19 @@ def translate_query(text: str, source: str, target: str) -> str:
     return " ".join(dict.fromkeys(words))
 
 
-def lexicon_phrases(text: str, source: str) -> list[str]:
-    """Return the phrases of several words the lexicon translates whole, as typed.
+def lexicon_phrases(text: str, source: str) -> list[tuple[str, str]]:
+    """Return the phrases of several words the lexicon translates whole, with their head.
 
     "Combien de jours de congés payés ?" holds "congés payés" (paid leave): one thing,
-    which a passage says only by saying all of it ("Refunds are paid" is no leave).
+    which a passage says only by saying all of it, or its translation's head noun (the
+    last word: "leave"; "Refunds are paid" is no leave).
 
     Args:
         text: A question.
         source: Its language; a language the lexicon does not translate from has none.
+
+    Returns:
+        (the phrase as typed, folded; the last word of its translation) pairs.
     """
     if source not in _STEMMERS:
         return []
@@ -414,13 +418,14 @@ def lexicon_phrases(text: str, source: str) -> list[str]:
     analyse = _STEMMERS[source]
     tokens = tokenize(text)
     stems = [analyse(token) for token in tokens]
-    found: list[str] = []
+    found: list[tuple[str, str]] = []
     i = 0
     while i < len(tokens):
         for size in range(min(lex.longest, len(tokens) - i), 1, -1):
             key = tokens[i : i + size]
-            if lex.lookup_form(key) or lex.phrases.get(tuple(stems[i : i + size])):
-                found.append(" ".join(key))
+            words = lex.lookup_form(key) or lex.phrases.get(tuple(stems[i : i + size]))
+            if words:
+                found.append((" ".join(key), words[-1]))
                 i += size
                 break
         else:
