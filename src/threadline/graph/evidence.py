@@ -531,10 +531,11 @@ def decide(
             return decline_or_ask("asked_for_missing", eligible, missing=wanted)
         eligible = holding
     # A French phrase the lexicon translates whole ("congés payés", paid leave) is one
-    # thing: a passage holds a word of it only by holding all of it, or the head of its
-    # translation ("Refunds are paid within 10 business days" holds no leave, and
-    # "payés" is no part of a refund; "multi-factor authentication" is a "double
-    # authentification", two-factor authentication).
+    # thing: a passage holds a word of it only when it holds all of it, or the head of
+    # its translation ("Refunds are paid within 10 business days" holds no leave, and
+    # "payés" is no part of a refund; the handbook's "multi-factor authentication"
+    # holds the "authentification" of "double authentification", two-factor
+    # authentication, though not "double").
     partners: dict[str, tuple[list[str], list[str]]] = {}
     if language == "fr":
         for phrase, head in lexicon_phrases(question, language):
@@ -543,7 +544,7 @@ def decide(
                 partners.update({t: (group, terms(head)) for t in group})
 
     def holds(term: str, words: set[str]) -> bool:
-        if term not in partners:
+        if not matches_term(term, words) or term not in partners:
             return matches_term(term, words)
         group, head = partners[term]
         return all(matches_term(u, words) for u in group) or (
