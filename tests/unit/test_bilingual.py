@@ -8,7 +8,9 @@ from threadline.graph.fusion import FusionConfig
 from threadline.graph.reformulation import query_variants
 from threadline.knowledge.bilingual import (
     content_words,
+    french_spelling,
     lexicon,
+    lexicon_phrases,
     translate_query,
     translate_vocabulary,
 )
@@ -20,7 +22,9 @@ def test_french_questions_become_their_english_salient_words() -> None:
         "policy refund"
     )
     # Phrases win over their words; inflected forms find their entry.
-    assert translate_query("J'ai perdu mon ordinateur portable", "fr", "en") == "lost laptop"
+    # "perdu" is "lost" and "lose": English stems keep the irregular past apart from
+    # the "loses" a rule writes.
+    assert translate_query("J'ai perdu mon ordinateur portable", "fr", "en") == "lost lose laptop"
     assert translate_query("Les remboursés sont-ils taxés ?", "fr", "en").startswith("refund")
     assert translate_query("mise à jour du mot de passe", "fr", "en") == "update password"
 
@@ -347,3 +351,34 @@ def test_an_english_irregular_plural_is_translated_as_its_singular() -> None:
     assert "femme" in translate_query("and women?", "en", "fr").split()
     # Read the other way, "femmes" is "women" as well as "woman" (two English stems).
     assert "women" in translate_vocabulary(set(terms("les femmes")), "fr", "en")
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("remboursment", "remboursement"),
+        ("garentie", "garantie"),
+        ("politque", "politique"),
+        ("horraires", "horaires"),
+    ],
+)
+def test_a_misspelt_french_word_is_the_lexicons_word_one_edit_away(typed, read):
+    assert french_spelling(typed) == read
+
+
+@pytest.mark.parametrize("word", ["remboursement", "internet", "samsung", "pase", "porte"])
+def test_known_english_short_and_lexicon_words_are_no_misspellings(word):
+    assert french_spelling(word) is None
+
+
+def test_a_misspelt_french_question_is_translated_as_spelt_right():
+    assert "refund" in translate_query("quelle est la politique de remboursment ?", "fr", "en")
+    # Phrases too: "chiffre d'affaires" is the revenue.
+    assert "revenue" in translate_query("Quel est le chiffre d'afaires 2024 ?", "fr", "en")
+
+
+def test_the_phrases_a_question_holds_are_the_lexicons_multiword_keys():
+    assert lexicon_phrases("Combien de jours de congés payés ai-je ?", "fr") == [
+        ("conges payes", "leave")
+    ]
+    assert lexicon_phrases("Quel est le prix ?", "fr") == []

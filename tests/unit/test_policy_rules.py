@@ -28,6 +28,14 @@ RETURNS = {
     "text": "Brightwell accepts returns of phones and laptops within 30 days of delivery.",
 }
 
+RETURNS_AND_FEES = {
+    "label": "4",
+    "title": "Brightwell support policy",
+    "section": "Refunds and returns",
+    "text": "Opened devices returned within 30 days are refunded in full unless they are "
+    "damaged, in which case Brightwell may deduct a restocking fee of up to 15%.",
+}
+
 
 @pytest.mark.parametrize(
     ("question", "topic"),
@@ -41,6 +49,13 @@ RETURNS = {
         ("Quelles sont les règles pour le télétravail ?", "télétravail"),
         ("What are the rules for remote work?", "remote work"),
         ("What is the policy?", ""),
+        # A noun's complement is part of what the rules are about, its "de" no word of it:
+        # travel expenses, not "remboursement des frais".
+        (
+            "Quelle est la politique de remboursement des frais de déplacement ?",
+            "remboursement des frais de déplacement",
+        ),
+        ("Quelle est la politique de sécurité des données ?", "sécurité des données"),
         # A compound preposition is a condition, not what the rules are about.
         ("Quelle est la politique en cas de perte d'un téléphone ?", ""),
     ],
@@ -71,6 +86,14 @@ def test_a_translated_word_is_read_as_it_is_not_in_its_near_forms():
 )
 def test_a_policy_no_passage_states_is_declined(question):
     evidence = decide(question, [XPS, REMOTE, RETURNS], language="en")
+    assert evidence.verdict == "not_in_documents"
+    assert evidence.reason == "no_rules_about_the_topic"
+
+
+def test_a_refund_rule_is_no_rule_on_refunding_travel_expenses():
+    # "remboursement" and "frais" (a fee) are both in the return rules; "déplacement" is not.
+    question = "Quelle est la politique de remboursement des frais de déplacement ?"
+    evidence = decide(question, [XPS, REMOTE, RETURNS_AND_FEES], language="fr")
     assert evidence.verdict == "not_in_documents"
     assert evidence.reason == "no_rules_about_the_topic"
 

@@ -103,3 +103,37 @@ def test_words_joined_only_by_space_make_a_compound(vocabulary):
 def test_the_search_keeps_the_words_typed_and_the_check_reads_the_known_spelling(vocabulary):
     assert vocabulary.searched_with_fixes("cheapest fone?") == "cheapest fone? phone"
     assert vocabulary.respelt("cheapest fone? and wi fi") == "cheapest phone? and wifi"
+
+
+ENGLISH = Vocabulary(
+    document_terms(["Refunds are paid within 10 days.", "The warranty is 2 years."])
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "written", "word"),
+    [
+        # Over English documents no indexed term is one edit from a French typo: the
+        # lexicon's French words are (the evidence check then translates them).
+        ("quelle est la politique de remboursment ?", "remboursment", "remboursement"),
+        ("quelle est la garentie du pixel 8a ?", "garentie", "garantie"),
+        # The word after an elision is a word of its own.
+        ("Quel est le chiffre d'afaires ?", "afaires", "affaires"),
+    ],
+)
+def test_a_misspelt_french_word_is_read_as_the_lexicons_word(query, written, word):
+    [fix] = ENGLISH.spelling_fixes(query)
+    assert (fix.written, fix.word) == (written, word)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what is the retrun polcy?",  # English: no French word is read into it
+        "quelle est la politique de remboursement ?",  # spelt right
+        "le mot de pase",  # too short: "passe", "base", "page" are as close
+        "la porte du magasin",  # a French word the lexicon lacks is no typo of "perte"
+    ],
+)
+def test_no_french_reading_for_english_real_or_short_words(query):
+    assert ENGLISH.spelling_fixes(query) == []

@@ -28,8 +28,10 @@ _PHONE_AS_CHANNEL = re.compile(
 CATEGORY_WORDS = {
     "phone": r"\b(phones?|smartphones?|mobiles?|telephones?|portables? 5g)\b",
     # A computer is a laptop: the catalog sells no other kind ("l'ordinateur le plus léger").
-    "laptop": r"\b(laptops?|notebooks?|ordinateurs?(?: portables?)?|pc portables?|ultrabooks?|"
-    r"computers?)\b",
+    # "Un portable" alone is one too, as the lexicon reads it ("les portables les moins
+    # chers"); a 5G one is a phone (read first).
+    "laptop": r"\b(laptops?|notebooks?|ordinateurs?(?: portables?)?|pc portables?|portables?|"
+    r"ultrabooks?|computers?)\b",
 }
 _MAX_PRICE = re.compile(
     r"\b(under|below|less than|cheaper than|up to|max(imum)?|at most|moins de|sous|"

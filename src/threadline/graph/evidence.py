@@ -89,6 +89,7 @@ from threadline.graph.results import (
 )
 from threadline.graph.rules import closest_rule_titles, policy_topic, states_rules_about
 from threadline.knowledge.bilingual import (
+    lexicon_phrases,
     translate_passage_terms,
     translate_query,
     translate_vocabulary,
@@ -563,10 +564,31 @@ def decide(
         if not holding:
             return decline_or_ask("asked_for_missing", eligible, missing=compounds or wanted)
         eligible = holding
+    # A French phrase the lexicon translates whole ("congés payés", paid leave) is one
+    # thing: a passage holds a word of it only when it holds all of it, or the head of
+    # its translation ("Refunds are paid within 10 business days" holds no leave, and
+    # "payés" is no part of a refund; the handbook's "multi-factor authentication"
+    # holds the "authentification" of "double authentification", two-factor
+    # authentication, though not "double").
+    partners: dict[str, tuple[list[str], list[str]]] = {}
+    if language == "fr":
+        for phrase, head in lexicon_phrases(question, language):
+            group = [t for t in terms(phrase) if t in weights]
+            if len(group) > 1:
+                partners.update({t: (group, terms(head)) for t in group})
+
+    def holds(term: str, words: set[str]) -> bool:
+        if not matches_term(term, words) or term not in partners:
+            return matches_term(term, words)
+        group, head = partners[term]
+        return all(matches_term(u, words) for u in group) or (
+            bool(head) and all(matches_term(u, words) for u in head)
+        )
+
     scored: list[tuple[float, int, str]] = []
     for order, (label, words) in enumerate(vocab.items()):
         if label in eligible:
-            held = sum(w for t, w in weights.items() if matches_term(t, words))
+            held = sum(w for t, w in weights.items() if holds(t, words))
             scored.append((held / total if total else 1.0, -order, label))
     scored.sort(reverse=True)
     best = scored[0][0]

@@ -42,11 +42,16 @@ _ENGLISH_AFTER = re.compile(
     rf"\b{_KIND}\s+(?:on|for|about|regarding|of)\s+(?P<topic>[\w'-]+(?:\s+[\w'-]+){{0,2}})",
     re.I,
 )
+# A word of a French topic, and what joins its words: up to three of them, a complement
+# of the noun counting its noun, not its "de" ("le remboursement des frais de
+# déplacement" is about travel expenses, not about "remboursement des frais").
+_FRENCH_WORD = r"(?!(?:en|à|a|si|pour|avec|par|dans|de|des|du|d|l|la|le|les|un|une)\b)[\w'’-]+"
+_FRENCH_JOIN = r"(?:(?:de\s+la|des|du|de)\s+|(?:de\s+l|d)['’]\s*)"
 _FRENCH = re.compile(
     r"\b(?:politiques?|r[èe]gles?|r[èe]glement)\s+"
     r"(?:de\s+l['’]|de\s+la\s+|du\s+|des\s+|de\s+|d['’]|sur\s+l['’]|sur\s+les?\s+|sur\s+la\s+|"
     r"en\s+mati[èe]re\s+de\s+|pour\s+l['’]|pour\s+les?\s+|pour\s+la\s+)"
-    r"(?P<topic>[\w'’-]+(?:\s+(?!en\b|à\b|a\b|si\b|pour\b|avec\b|par\b|dans\b)[\w'’-]+){0,2})",
+    rf"(?P<topic>{_FRENCH_WORD}(?:\s+{_FRENCH_JOIN}?{_FRENCH_WORD}){{0,2}})",
     re.I,
 )
 # Where the topic ends: a place, a time, a condition ("the return policy in France").

@@ -28,6 +28,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
 from threadline.text import STOPWORDS, fold, french_stem, stem, tokenize
 from threadline.text.lexicons import BILINGUAL_LEXICON_FILES
 from threadline.text.lexicons.en import IRREGULAR_PLURALS
@@ -40,12 +43,15 @@ from threadline.text.lexicons.fr import (
     OBJECT_PRONOUNS,
     SYNTHETIC_COMPARATIVES,
 )
+from threadline.text.matching import is_dictionary_word
 from threadline.text.morphology import degree, english_cognate, gradable_senses
 
 __all__ = [
     "Lexicon",
     "content_words",
+    "french_spelling",
     "lexicon",
+    "lexicon_phrases",
     "preload_lexicons",
     "translate_query",
     "translate_vocabulary",
@@ -247,6 +253,55 @@ def lexicon(source: str, target: str) -> Lexicon:
     return Lexicon(source, target, forms, phrases, max(len(k) for k in phrases), bare)
 
 
+# A misspelt French word is corrected against the lexicon's words from this length on:
+# shorter ones lie one edit from too many words ("pase": "passe", "base", "page"...),
+# or are shortened words of their own ("chimio" is no "chimie").
+_MIN_MISSPELT = 7
+
+
+@lru_cache(maxsize=1)
+def _french_words() -> tuple[frozenset[str], frozenset[str], dict[str, list[str]]]:
+    """Return the lexicon's French words (its phrases' too), their stems, by first letter."""
+    words = {
+        token
+        for key in lexicon("fr", "en").forms
+        for token in key
+        if token.isalpha() and len(token) >= _MIN_MISSPELT - 1
+    }
+    by_letter: dict[str, list[str]] = {}
+    for word in sorted(words):
+        by_letter.setdefault(word[0], []).append(word)
+    return frozenset(words), frozenset(french_stem(w) for w in words), by_letter
+
+
+def french_spelling(token: str) -> str | None:
+    """Return the lexicon's French word a misspelt French word stands for, or None.
+
+    The index's spelling fixes know the documents' words only: over English documents,
+    "remboursment" or "garentie" are one edit from no indexed term, and the lexicon,
+    which would read "remboursement" as "refund", does not know them either. A word of
+    seven letters or more, folded, in no entry of the lexicon (nor its stem), no English
+    dictionary word (a word both languages write, a name read in lower case), that lies
+    one edit (a letter added, dropped, changed, or two swapped) from words of a single
+    French stem, is that word. Several stems that close ("porte", "perte") is no reading.
+
+    Args:
+        token: A folded token of a French question.
+    """
+    if len(token) < _MIN_MISSPELT or not token.isalpha() or token in _SKIPPED["fr"]:
+        return None
+    known, known_stems, by_letter = _french_words()
+    if token in known or french_stem(token) in known_stems or is_dictionary_word(token):
+        return None
+    found = process.extract(
+        token, by_letter.get(token[0], []), scorer=OSA.distance, score_cutoff=1, limit=None
+    )
+    readings = {french_stem(word) for word, _, _ in found}
+    if len(readings) != 1:
+        return None
+    return min((distance, word) for word, distance, _ in found)[1]
+
+
 def translate_query(text: str, source: str, target: str) -> str:
     """Translate the salient words of a query where the lexicon knows them.
 
@@ -266,8 +321,14 @@ def translate_query(text: str, source: str, target: str) -> str:
     lex = lexicon(source, target)
     analyse = _STEMMERS[source]
     tokens = tokenize(text)
-    stems = [analyse(token) for token in tokens]
     accented, names = _accented_and_names(text)
+    if source == "fr":
+        # A misspelt word is read as the lexicon's word it stands for, phrases included
+        # ("chiffre d'afaires"); a name is left as typed.
+        tokens = [
+            token if token in names else (french_spelling(token) or token) for token in tokens
+        ]
+    stems = [analyse(token) for token in tokens]
     graded, degree_words = _degrees(tokens) if source == "fr" else ({}, set())
     managing = _managing(tokens) if source == "fr" else set()
     words: list[str] = []
@@ -335,6 +396,41 @@ def translate_query(text: str, source: str, target: str) -> str:
                     words.append(token)
             i += 1
     return " ".join(dict.fromkeys(words))
+
+
+def lexicon_phrases(text: str, source: str) -> list[tuple[str, str]]:
+    """Return the phrases of several words the lexicon translates whole, with their head.
+
+    "Combien de jours de congés payés ?" holds "congés payés" (paid leave): one thing,
+    which a passage says only by saying all of it, or its translation's head noun (the
+    last word: "leave"; "Refunds are paid" is no leave).
+
+    Args:
+        text: A question.
+        source: Its language; a language the lexicon does not translate from has none.
+
+    Returns:
+        (the phrase as typed, folded; the last word of its translation) pairs.
+    """
+    if source not in _STEMMERS:
+        return []
+    lex = lexicon(source, "en" if source == "fr" else "fr")
+    analyse = _STEMMERS[source]
+    tokens = tokenize(text)
+    stems = [analyse(token) for token in tokens]
+    found: list[tuple[str, str]] = []
+    i = 0
+    while i < len(tokens):
+        for size in range(min(lex.longest, len(tokens) - i), 1, -1):
+            key = tokens[i : i + size]
+            words = lex.lookup_form(key) or lex.phrases.get(tuple(stems[i : i + size]))
+            if words:
+                found.append((" ".join(key), words[-1]))
+                i += size
+                break
+        else:
+            i += 1
+    return found
 
 
 def _managing(tokens: Sequence[str]) -> set[int]:

@@ -36,6 +36,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from threadline.text import fold, terms
+from threadline.text.language import detect_language
 from threadline.text.lexicons import fr
 from threadline.text.matching import is_dictionary_word
 from threadline.text.tokenize import closed_terms, is_stopword, stem
@@ -49,6 +50,8 @@ DOMINANCE = 10
 
 _WORD = re.compile(r"[^\W_]+")
 _APOSTROPHE = re.compile(r"['’]")
+# A French elision before an apostrophe ("d'", "l'", "qu'"): the word after it is whole.
+_ELIDED = re.compile(r"(?:^|[^\w])(?:[cdjlmnst]|qu|jusqu|lorsqu|puisqu)['’]$", re.I)
 # English and French write the sound /f/ "ph" ("phone", "téléphone"); an asker may not.
 _SPELLING_KEY = (("ph", "f"),)
 
@@ -218,11 +221,14 @@ class Vocabulary:
         """
         # A word against an apostrophe is part of an elision or contraction ("doesn't",
         # "l'achat"), which the analyser reads whole: no word to correct.
+        # The word after a French elision ("d'afaires") is a word of its own.
         words = [
             (m.start(), m.end(), m[0])
             for m in _WORD.finditer(text)
-            if not _APOSTROPHE.match(text, m.end()) and not text[: m.start()].endswith(("'", "’"))
+            if not _APOSTROPHE.match(text, m.end())
+            and (not text[: m.start()].endswith(("'", "’")) or _ELIDED.search(text[: m.start()]))
         ]
+        french = detect_language(text) == "fr"
         fixes: list[SpellingFix] = []
         skip_until = -1
         for i, (start, end, word) in enumerate(words):
@@ -236,7 +242,9 @@ class Vocabulary:
                     )
                     skip_until = words[i + 1][1]
                     continue
-            corrected = self._corrected_word(word, first=i == 0 or _sentence_starts(text, start))
+            corrected = self._corrected_word(
+                word, first=i == 0 or _sentence_starts(text, start), french=french
+            )
             if corrected is not None:
                 fixes.append(SpellingFix(start, end, word, corrected))
         return fixes
@@ -262,8 +270,13 @@ class Vocabulary:
         fragments = not (is_dictionary_word(left) or is_dictionary_word(right))
         return closed if fragments and analysed[0] == closed else None
 
-    def _corrected_word(self, word: str, *, first: bool) -> str | None:
-        """Return the known spelling of a misspelt word, or None (see the module docstring)."""
+    def _corrected_word(self, word: str, *, first: bool, french: bool = False) -> str | None:
+        """Return the known spelling of a misspelt word, or None (see the module docstring).
+
+        In a French question, a word no indexed term is one edit from may be a misspelt
+        word of the lexicon (`bilingual.french_spelling`): over English documents,
+        "remboursment" is read "remboursement", which the evidence check translates.
+        """
         if len(word) < MIN_WORD_LENGTH or not word.isalpha() or any(c.isupper() for c in word[1:]):
             return None
         if word[0].isupper() and not first:
@@ -272,13 +285,18 @@ class Vocabulary:
         if is_stopword(folded):
             return None
         term = stem(folded)
-        if term in self._df or is_dictionary_word(folded) or _french_word(folded):
+        if term in self._df or is_dictionary_word(folded):
             return None
-        corrected = self.correction(term)
-        # The term must be written as a word the analyser reads back as that term.
-        if corrected is None or terms(corrected) != [corrected]:
+        if not _french_word(folded):
+            corrected = self.correction(term)
+            # The term must be written as a word the analyser reads back as that term.
+            if corrected is not None and terms(corrected) == [corrected]:
+                return corrected
+        if not french:
             return None
-        return corrected
+        from threadline.knowledge.bilingual import french_spelling
+
+        return french_spelling(folded)
 
     def searched_with_fixes(self, text: str) -> str:
         """Return the query as typed followed by the known spellings of its misspelt words."""

@@ -33,6 +33,7 @@ __all__ = [
     "MANAGING_VERBS",
     "NEGATION_ADVERBS",
     "OBJECT_PRONOUNS",
+    "PREPOSITIONS",
     "FUTURE_MARKERS",
     "PAST_MARKERS",
     "REQUEST_WORDS",
@@ -80,9 +81,14 @@ AUXILIARY_FORMS: frozenset[str] = frozenset(
 # Closed classes of French grammar the index's stopwords leave out (prepositions, adverbs
 # of time, place and degree, indefinite pronouns and determiners, conjunctions): kept as
 # typed, they would be French words in an English query.
-FUNCTION_WORDS: frozenset[str] = frozenset(
+PREPOSITIONS: frozenset[str] = frozenset(
+    "apres avant aupres contre parmi malgre durant envers hormis sauf outre via".split()
+)
+"""Folded French prepositions the index keeps: no topic of a question (English stopwords
+hold "after", "before", "against", "during"), so the evidence check reads none of them."""
+
+FUNCTION_WORDS: frozenset[str] = PREPOSITIONS | frozenset(
     """
-    apres avant aupres contre parmi malgre durant envers hormis sauf outre via
     ainsi alors aussi aussitot autant deja desormais dorenavant ensuite enfin ici
     partout ailleurs dessus dessous dedans dehors loin pres environ presque assez
     trop tant tellement beaucoup peu guere plutot surtout notamment seulement
@@ -356,7 +362,8 @@ SAME_SENSE: tuple[str, ...] = ("weekend lundi mardi mercredi jeudi vendredi same
 
 GENERIC_WORDS = (
     "détaille détailler développe explique expliquer résume résumer résumé synthèse "
-    "dis donne montre parle moi plus veux voudrais savoir merci stp svp "
+    "dis dire dites donne donner donnez montre montrer montrez indique indiquer indiquez "
+    "parle moi plus veux voudrais savoir merci stp svp "
     "obtenir obtient obtiens obtenu obtenue prendre prends utiliser utilise trouver trouve "
     "besoin renseignement renseignements informations chose choses façon genre aussi encore "
     "juste bon bonne mieux oui désolé bonjour salut"
