@@ -246,6 +246,13 @@ class Settings(BaseSettings):
         description="A request body larger than this (and than an upload's file and form) "
         "is refused before it is read (413 payload_too_large).",
     )
+    max_request_body_seconds: float = Field(
+        default=120.0,
+        gt=0,
+        description="A request body not received whole within this many seconds of its "
+        "first read is refused (408 request_timeout): a client sending it a byte at a time "
+        "holds no connection and no task for longer.",
+    )
     max_document_pages: int = Field(
         default=2000, ge=1, description="A PDF with more pages is refused (413 too_many_pages)."
     )

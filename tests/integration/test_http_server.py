@@ -7,8 +7,10 @@ within the bound is read; the server keeps serving afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -91,3 +93,36 @@ def test_a_request_the_server_cannot_read_is_a_json_400(server, request_bytes):
     assert status == 400
     assert json_error(headers, body)["code"] == "malformed_request"
     assert httpx.get(f"{server.url}/health", timeout=30).status_code == 200
+
+
+def test_a_body_sent_a_byte_at_a_time_is_refused_at_its_deadline(tmp_path: Path) -> None:
+    # Slowloris: a body that never finishes held its connection and its task as long as
+    # the client kept sending, with no answer. Now: 408 request_timeout, in JSON.
+    data = tmp_path / "data"
+    data.mkdir()
+    with Server(data, THREADLINE_MAX_REQUEST_BODY_SECONDS="2", **ENV) as running:
+        with socket.create_connection(("127.0.0.1", running.port), timeout=30) as sock:
+            sock.sendall(
+                b"POST /chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1000\r\n\r\n" + b'{"query": "'
+            )
+            started = time.monotonic()
+            received = b""
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                while b"\r\n\r\n" not in received or not received.rstrip().endswith(b"}"):
+                    sock.sendall(b"a")  # a byte a second, never the whole body
+                    sock.settimeout(1)
+                    with contextlib.suppress(TimeoutError):
+                        chunk = sock.recv(65536)
+                        if not chunk:
+                            break
+                        received += chunk
+                    assert time.monotonic() - started < 20, received
+        head, _, body = received.partition(b"\r\n\r\n")
+        status_line, *lines = head.decode("latin-1").split("\r\n")
+        headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines)}
+        assert int(status_line.split()[1]) == 408, received
+        assert json_error(headers, body)["code"] == "request_timeout"
+        # A body sent at once is read as before.
+        answer = httpx.post(f"{running.url}/chat", json={"query": "hello"}, timeout=60)
+        assert answer.status_code == 200, answer.text

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import errno
 import re
+import shutil
 
 import pytest
 from fastapi.testclient import TestClient
 
+from support.services import make_services
+from threadline.api.errors import INTERNAL_ERROR_MESSAGES, internal_error_message
 from threadline.api.main import create_app
 
 
@@ -106,3 +109,53 @@ def test_every_unexpected_error_has_one_body_whichever_layer_answers(sample_serv
         error = v1.json()["error"]
         assert (error["code"], error["type"]) == ("internal_error", "server_error")
         assert error["message"] == bodies[0].json()["error"]["message"]
+
+
+def test_an_unexpected_error_says_what_the_client_may_assume_for_its_kind_of_route(tmp_path):
+    # The 500 said "the turn was not saved" on every route, a session create or a list
+    # included. Each kind of route now has its own message, none naming what failed.
+    services = make_services(tmp_path / "data")
+    try:
+        with TestClient(create_app(services), raise_server_exceptions=False) as client:
+            assert client.post("/sessions", json={}).status_code == 201
+            # A real cause no handler expects: the caller app's session folder is a file.
+            folder = tmp_path / "data" / "sessions" / "default" / "default"
+            shutil.rmtree(folder)
+            folder.write_text("not a folder", encoding="utf-8")
+            write = client.post("/sessions", json={})
+            turn = client.post(
+                "/v1/chat/completions",
+                json={"model": "threadline", "messages": [{"role": "user", "content": "hi"}]},
+            )
+    finally:
+        services.close()
+
+    assert (write.status_code, turn.status_code) == (500, 500)
+    assert write.json()["error"]["code"] == turn.json()["error"]["code"] == "internal_error"
+    assert "turn" not in write.json()["error"]["message"]
+    assert "turn was not saved" in turn.json()["error"]["message"]
+    for body in (write.text, turn.text):
+        assert "NotADirectory" not in body and str(tmp_path) not in body
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "kind"),
+    [
+        ("GET", "/sessions", "read"),
+        ("HEAD", "/documents", "read"),
+        ("POST", "/chat", "turn"),
+        ("POST", "/chat/stream", "turn"),
+        ("POST", "/v1/chat/completions", "turn"),
+        ("POST", "/sessions/s1/regenerate", "turn"),
+        ("POST", "/sessions", "write"),
+        ("POST", "/sessions/import", "write"),
+        ("DELETE", "/documents/d1", "write"),
+        ("POST", "/sessions/s1/messages/m1/feedback", "write"),
+        ("POST", "/chat/streamx", "write"),
+    ],
+)
+def test_the_internal_error_message_is_the_one_of_its_route_kind(method, path, kind):
+    scope = {"type": "http", "method": method, "path": path, "root_path": ""}
+    assert internal_error_message(scope) == INTERNAL_ERROR_MESSAGES[kind]
+    mounted = {**scope, "path": "/api" + path, "root_path": "/api"}
+    assert internal_error_message(mounted) == INTERNAL_ERROR_MESSAGES[kind]

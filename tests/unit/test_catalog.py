@@ -87,8 +87,11 @@ def test_numbers_are_stored_as_read_not_as_written() -> None:
         ("release_year", 2024.5, "release_year must be a whole number"),
         ("warranty_years", -1, "warranty_years must not be negative"),
         ("warranty_years", "two", "warranty_years must be a number"),
+        # Accepted before: the cheapest product to every turn, quoted as "$-50".
+        ("price_usd", -50, "price_usd must not be negative"),
+        ("price_usd", "-0.01", "price_usd must not be negative"),
     ],
 )
-def test_a_year_count_a_turn_would_misread_is_refused(field, value, message) -> None:
+def test_a_number_a_turn_would_misread_is_refused(field, value, message) -> None:
     with pytest.raises(CatalogError, match=message):
         products_of({"products": [{**PHONE, field: value}]}, "gadgets")

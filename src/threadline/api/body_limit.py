@@ -9,10 +9,13 @@ OpenAI `messages` history nobody reads, whitespace around a query) takes that mu
 memory to parse, and one huge upload that much disk before the route's own limit
 refuses it. A declared `Content-Length` over the ceiling is refused at the first read;
 a body sent without one (chunked) is counted as it arrives and refused when it passes
-the ceiling.
+the ceiling. A body still arriving `THREADLINE_MAX_REQUEST_BODY_SECONDS` after its first
+read is refused with 408 `request_timeout`.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -57,13 +60,30 @@ def _content_coding(scope: Scope) -> str | None:
     return None
 
 
-class BodyLimit:
-    """Refuse request bodies larger than `limit` bytes with 413 `payload_too_large`."""
+class BodyTooSlow(HTTPException):
+    """A request body still incomplete past its deadline (408 `request_timeout`)."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, seconds: float) -> None:
+        """Name the deadline."""
+        super().__init__(
+            status_code=408,
+            detail=f"The request body was not received within {seconds:g} seconds.",
+            headers={"Connection": "close"},
+        )
+
+
+class BodyLimit:
+    """Refuse request bodies too large (413) or too slow to arrive (408).
+
+    Larger than `limit` bytes: 413 `payload_too_large`; still arriving `seconds` after
+    their first read: 408 `request_timeout`.
+    """
+
+    def __init__(self, app: ASGIApp, limit: int, seconds: float = 120.0) -> None:
         """Wrap the app."""
         self.app = app
         self.limit = limit
+        self.seconds = seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Check the declared length, then count what arrives."""
@@ -79,18 +99,31 @@ class BodyLimit:
         too_long = declared.strip().isdigit() and int(declared) > self.limit
         coding = _content_coding(scope)
         received = 0
+        deadline: float | None = None  # set at the first read
+        whole = False  # once the body is in, a read waits for the client leaving: no deadline
 
         async def counted() -> Message:
-            nonlocal received
+            nonlocal received, deadline, whole
             if coding:
                 raise EncodedBody(coding)
             if too_long:
                 raise BodyTooLarge(self.limit)
-            message = await receive()
+            if whole:
+                return await receive()
+            # A body sent a byte at a time (slowloris) held its connection and its task
+            # for as long as the client liked: the whole body has `seconds` to arrive.
+            loop = asyncio.get_running_loop()
+            if deadline is None:
+                deadline = loop.time() + self.seconds
+            try:
+                message = await asyncio.wait_for(receive(), max(deadline - loop.time(), 0))
+            except TimeoutError:
+                raise BodyTooSlow(self.seconds) from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.limit:
                     raise BodyTooLarge(self.limit)
+                whole = not message.get("more_body", False)
             return message
 
         await self.app(scope, counted, send)

@@ -6,6 +6,7 @@ import contextlib
 import errno
 import logging
 import os
+import re
 import resource
 import sqlite3
 import tempfile
@@ -37,6 +38,7 @@ _HTTP_CODES = {
     403: "forbidden",
     404: "not_found",
     405: "method_not_allowed",
+    408: "request_timeout",
     409: "conflict",
     413: "payload_too_large",
     415: "unsupported_media_type",
@@ -257,7 +259,7 @@ def install_error_handlers(app: FastAPI) -> None:
             # failed one left no trace. An index delete cut short is finished by its retry.
             log.error("storage full: %s", exc)
             return error_response(STORAGE_FULL_STATUS, STORAGE_FULL_CODE, STORAGE_FULL_MESSAGE)
-        return _internal_error(exc)
+        return _internal_error(request, exc)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -277,21 +279,44 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(exc.status_code, code, str(exc.detail), headers=exc.headers)
 
     @app.exception_handler(Exception)
-    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
-        return _internal_error(exc)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        return _internal_error(request, exc)
 
 
 INTERNAL_ERROR_CODE = "internal_error"
-INTERNAL_ERROR_MESSAGE = "Internal error; the turn was not saved."
-"""The one answer to an error nothing expected, wherever it was raised (route, middleware)."""
+INTERNAL_ERROR_MESSAGES = {
+    "turn": "Internal error; the turn was not saved.",
+    "write": "Internal error; the change may not have been made: read it back before retrying.",
+    "read": "Internal error; nothing was changed.",
+}
+"""The answer to an error nothing expected, one per kind of route, wherever it was raised
+(route, middleware): what the client may assume, never what failed inside."""
+
+# The routes that answer a question (and store the turn): a chat turn, streamed or not,
+# OpenAI's, and a regenerated answer.
+_TURN_PATH = re.compile(r"/chat|/chat/stream|/v1/chat/completions|/sessions/[^/]+/regenerate")
+_READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-def internal_error_response() -> JSONResponse:
+def internal_error_message(scope: Mapping[str, Any]) -> str:
+    """Return the 500's message for a request (its ASGI scope): a turn, a read, a write."""
+    path: str = scope.get("path", "")
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    if scope.get("method", "GET") in _READ_METHODS:
+        return INTERNAL_ERROR_MESSAGES["read"]
+    if _TURN_PATH.fullmatch(path.rstrip("/") or "/"):
+        return INTERNAL_ERROR_MESSAGES["turn"]
+    return INTERNAL_ERROR_MESSAGES["write"]
+
+
+def internal_error_response(scope: Mapping[str, Any]) -> JSONResponse:
     """Return the 500 of an unexpected error, in threadline's shape."""
-    return error_response(500, INTERNAL_ERROR_CODE, INTERNAL_ERROR_MESSAGE)
+    return error_response(500, INTERNAL_ERROR_CODE, internal_error_message(scope))
 
 
-def _internal_error(exc: BaseException) -> JSONResponse:
+def _internal_error(request: Request, exc: BaseException) -> JSONResponse:
     """Log an error no handler knows, with its traceback, and answer a 500 in one line."""
     log.exception("unhandled error", exc_info=exc)
-    return internal_error_response()
+    return internal_error_response(request.scope)

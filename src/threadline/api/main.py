@@ -89,7 +89,11 @@ def create_app(services: Services | None = None) -> FastAPI:
     # Innermost: a body is checked for repeated keys once the ceiling has let it through.
     app.add_middleware(UniqueJsonKeys)
     # Inside the CORS and security headers, so a refusal still gets them.
-    app.add_middleware(BodyLimit, limit=request_body_limit(settings))
+    app.add_middleware(
+        BodyLimit,
+        limit=request_body_limit(settings),
+        seconds=settings.max_request_body_seconds,
+    )
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable, Coroutine, Mapping
-from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
@@ -24,12 +23,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from threadline.api.body_limit import BodyTooLarge
 from threadline.api.errors import (
     INTERNAL_ERROR_CODE,
-    INTERNAL_ERROR_MESSAGE,
     STORAGE_FULL_CODE,
     STORAGE_FULL_MESSAGE,
     STORAGE_FULL_STATUS,
     ApiError,
     http_error_code,
+    internal_error_message,
     is_storage_full,
     llm_error_message,
     llm_error_status,
@@ -80,11 +79,9 @@ def _param(loc: tuple | list) -> str | None:
     return ".".join(parts) or None
 
 
-def error_from_exception(exc: Exception, data_dir: Path | None = None) -> JSONResponse:
-    """Map whatever a `/v1` route raised to an OpenAI-shaped error answer.
-
-    `data_dir` is where the service's SQLite files live (see `is_storage_full`).
-    """
+def error_from_exception(request: Request, exc: Exception) -> JSONResponse:
+    """Map whatever a `/v1` route raised to an OpenAI-shaped error answer."""
+    data_dir = service_data_dir(request)  # where the SQLite files live (`is_storage_full`)
     if isinstance(exc, ApiError):
         headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
         return openai_error(
@@ -136,12 +133,12 @@ def error_from_exception(exc: Exception, data_dir: Path | None = None) -> JSONRe
         code = http_error_code(exc.status_code)
         return openai_error(exc.status_code, code, str(exc.detail), headers=exc.headers)
     log.exception("unhandled error", exc_info=exc)
-    return openai_internal_error()
+    return openai_internal_error(request.scope)
 
 
-def openai_internal_error() -> JSONResponse:
+def openai_internal_error(scope: Mapping[str, Any]) -> JSONResponse:
     """Return the 500 of an unexpected error in OpenAI's shape (the same code and message)."""
-    return openai_error(500, INTERNAL_ERROR_CODE, INTERNAL_ERROR_MESSAGE)
+    return openai_error(500, INTERNAL_ERROR_CODE, internal_error_message(scope))
 
 
 class BadRequest(ApiError):
@@ -169,7 +166,7 @@ class OpenAIRoute(APIRoute):
             try:
                 return await handler(request)
             except Exception as exc:  # every error becomes an OpenAI-shaped answer
-                return error_from_exception(exc, service_data_dir(request))
+                return error_from_exception(request, exc)
 
         return openai_handler
 
@@ -197,7 +194,7 @@ def install_openai_routing_errors(app: FastAPI) -> None:
 
     async def routing_error(request: Request, exc: Exception) -> Response:
         if under_openai_prefix(request):
-            return error_from_exception(exc, service_data_dir(request))
+            return error_from_exception(request, exc)
         answer = threadline_handler(request, exc)
         return await answer if inspect.isawaitable(answer) else answer
 

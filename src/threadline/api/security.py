@@ -79,9 +79,9 @@ class SecurityHeaders:
             # sees one answer to an unexpected error, whichever layer raised it.
             log.exception("unhandled error")
             if under_openai_prefix(Request(scope)):
-                answer = openai_internal_error()
+                answer = openai_internal_error(scope)
             else:
-                answer = internal_error_response()
+                answer = internal_error_response(scope)
             await answer(scope, receive, send_with_headers)
 
 

@@ -189,12 +189,16 @@ def _product(raw: Any, catalog: str) -> Product:
     warranty_years = _number(raw, "warranty_years", required=False)
     if warranty_years is not None and warranty_years < 0:
         raise CatalogError("warranty_years must not be negative")
+    price_usd = _number(raw, "price_usd", required=True) or 0.0
+    if price_usd < 0:
+        # It would be "the cheapest" and "under $100" to every turn, and quoted as "$-50".
+        raise CatalogError("price_usd must not be negative")
     return Product(
         id=str(raw.get("id") or name),
         name=name,
         brand=str(raw.get("brand", "")),
         category=str(raw.get("category", "")),
-        price_usd=_number(raw, "price_usd", required=True) or 0.0,
+        price_usd=price_usd,
         specs=specs,
         highlights=str(raw.get("highlights", "")),
         catalog=catalog,

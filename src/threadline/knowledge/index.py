@@ -7,8 +7,10 @@ qdrant-client's local mode on request.
 A document is replaced whole or not at all: its new version is staged where no search
 looks, published in one engine operation, then the older version is deleted (see
 `KnowledgeBase.ingest_document`); a journal lets start-up finish or undo a write a crash
-interrupted. Writes to one document are serialized by a lock of its own; engine writes
-take a first-come lock one batch at a time, so uploads of different documents share
+interrupted, and a write that fails in this process is repaired at once (or, when the
+repair cannot be written, what it would delete is hidden from every read until it is).
+Writes to one document are serialized by a lock of its own; engine writes take a
+first-come lock one batch at a time, so uploads of different documents share
 the engine fairly. Reads take no lock when the engine is safe for concurrent use
 (Qdrant Edge and servers are); with qdrant-client's local mode, which is not, reads and
 writes share one lock.
@@ -26,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
 import os
 import threading
 import time
@@ -34,7 +37,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from langchain_core.documents import Document
 from qdrant_client import QdrantClient, models
@@ -96,6 +99,8 @@ from threadline.knowledge.versions import (
 from threadline.knowledge.vocabulary import Vocabulary, document_terms
 from threadline.settings import Settings
 from threadline.unique_json import RepeatedJsonKey, loads_unique
+
+log = logging.getLogger("threadline.knowledge")
 
 __all__ = [
     "DENSE_VECTOR",
@@ -190,6 +195,10 @@ class KnowledgeBase:
         self._journal_dir = settings.data_dir / "ingest-journal"
         self._document_locks: dict[tuple[str, str], RefCountedLock] = {}
         self._in_flight: dict[tuple[str, str], IngestProgress] = {}
+        # Per document whose write failed and whose repair could not be written either
+        # (the disk still full), the versions the repair would delete (None: all of them):
+        # every read leaves them out until a repair or a later write deletes them.
+        self._unrepaired: dict[tuple[str, str], frozenset[int] | None] = {}
         self._document_locks_guard = threading.Lock()
         # Per tenant, the languages of its chunks (see `language_shares`); any write clears it.
         self._languages: dict[str, dict[str, float]] = {}
@@ -455,10 +464,86 @@ class KnowledgeBase:
                 source_app,
                 workspace,
             )
+        except Exception:
+            # qdrant-client's local mode publishes and deletes point by point: a write
+            # failing part-way (a full disk) leaves part of the new version live beside
+            # the old one. Repaired now, not at the next open: readers see one version.
+            self._repair_failed_write(tenant, doc.doc_id, generation, journal)
+            raise
         finally:
             self._in_flight.pop((tenant, doc.doc_id), None)
+        self._unrepaired.pop((tenant, doc.doc_id), None)  # older versions all deleted
         journal.unlink(missing_ok=True)
         return len(chunks)
+
+    def _repair_failed_write(
+        self, tenant: str, doc_id: str, generation: int, journal: Path
+    ) -> None:
+        """Keep one version of a document whose write failed: its newest whole one.
+
+        The journal's repair, run at once. When it cannot be written either (the disk
+        still full), the versions it would delete are hidden from every read
+        (`_visible`), and the journal entry stays for the next open to finish.
+        """
+        with self._writing():
+            try:
+                self._repair_document(tenant, doc_id, generation)
+            except Exception:
+                log.warning("repair of %s/%s failed; its other versions are hidden", tenant, doc_id)
+                self._unrepaired[(tenant, doc_id)] = self._versions_to_drop(tenant, doc_id)
+            else:
+                self._unrepaired.pop((tenant, doc_id), None)
+                journal.unlink(missing_ok=True)
+            finally:
+                self._languages.pop(tenant, None)
+                self._titles.pop(tenant, None)
+                self._terms.invalidate(tenant)
+
+    def _versions_to_drop(self, tenant: str, doc_id: str) -> frozenset[int] | None:
+        """Return the live versions of a document but its newest whole one (None: all)."""
+        try:
+            metas = self._scroll_all(SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant())
+        except Exception:
+            return None  # unreadable too: the whole document is hidden
+        by_generation: dict[int, list[dict[str, Any]]] = defaultdict(list)
+        for meta in metas:
+            by_generation[int(meta.get("generation") or 0)].append(meta)
+        whole = [g for g, group in by_generation.items() if document_state(group).complete]
+        if not whole:
+            return None
+        return frozenset(by_generation) - {max(whole)}
+
+    @overload
+    def _visible(self, flt: models.Filter) -> models.Filter: ...
+    @overload
+    def _visible(self, flt: None) -> None: ...
+    def _visible(self, flt: models.Filter | None) -> models.Filter | None:
+        """Return a read's filter leaving out the versions a failed repair left (`_unrepaired`)."""
+        if not self._unrepaired:
+            return flt
+        hidden: list[models.Condition] = []
+        for (tenant, doc_id), generations in list(self._unrepaired.items()):
+            document: list[models.Condition] = [
+                match_value("tenant", tenant),
+                match_value("doc_id", doc_id),
+            ]
+            if generations is None:
+                hidden.append(models.Filter(must=document))
+                continue
+            for generation in sorted(generations):
+                version: models.Condition = (
+                    generation_is(generation)
+                    if generation
+                    else models.IsEmptyCondition(
+                        is_empty=models.PayloadField(key=payload_key("generation"))
+                    )
+                )
+                hidden.append(models.Filter(must=[*document, version]))
+        if flt is None:
+            return models.Filter(must_not=hidden)
+        before = flt.must_not
+        kept = [] if before is None else before if isinstance(before, list) else [before]
+        return flt.model_copy(update={"must_not": [*kept, *hidden]})
 
     def _stage_and_publish(
         self,
@@ -551,10 +636,14 @@ class KnowledgeBase:
                         self._delete_where(flt)
                 except Exception:
                     # Nothing deleted: the document is whole and stays; else the entry
-                    # stays for the repair (and a retry of the delete finishes it too).
+                    # stays for the repair (and a retry of the delete finishes it too),
+                    # and what is left of the document is hidden from reads till then.
                     if self._engine.count(flt.to_qdrant()) == count:
                         journal.unlink(missing_ok=True)
+                    else:
+                        self._unrepaired[(tenant, doc_id)] = None
                     raise
+                self._unrepaired.pop((tenant, doc_id), None)
                 self._terms.forget(tenant, doc_id)
             journal.unlink(missing_ok=True)
             return count
@@ -576,7 +665,7 @@ class KnowledgeBase:
         if shares is None:
             from threadline.knowledge.language import text_language
 
-            flt = SearchFilters(tenant=tenant).to_qdrant()
+            flt = self._visible(SearchFilters(tenant=tenant).to_qdrant())
             with self._reading():
                 texts = [m.get("text", "") for m in self._engine.metadatas(flt, limit=sample)]
             counts = Counter(text_language(text) for text in texts if text.strip())
@@ -663,7 +752,7 @@ class KnowledgeBase:
 
     def _document_state(self, doc_id: str, tenant: str) -> DocumentState | None:
         """Read what the index holds of one document: all its chunks, checked for wholeness."""
-        metas = self._scroll(SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant())
+        metas = self._scroll_all(SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant())
         if not metas:
             return None
         return document_state(metas)
@@ -701,6 +790,7 @@ class KnowledgeBase:
                     self._delete_where_older(tenant, doc_id, generation)
                 else:
                     self._repair_document(tenant, doc_id)
+            self._unrepaired.pop((tenant, doc_id), None)
             path.unlink(missing_ok=True)
             repaired.append((tenant, doc_id))
         if self._engine.name != "server":
@@ -712,11 +802,18 @@ class KnowledgeBase:
                     self._engine.delete_where(staged)
         return repaired
 
-    def _repair_document(self, tenant: str, doc_id: str) -> None:
+    def _repair_document(self, tenant: str, doc_id: str, generation: int | None = None) -> None:
+        """Delete a document's staged chunks, then all but its newest whole version.
+
+        With `generation`, only that write's staged chunks: another worker of a server
+        may be staging its own.
+        """
         staged = SearchFilters(tenant=STAGED_TENANT, doc_ids=(doc_id,)).to_qdrant()
         staged.must.append(match_value("staged_for", tenant))  # type: ignore[union-attr]
+        if generation is not None:
+            staged.must.append(generation_is(generation))  # type: ignore[union-attr]
         self._engine.delete_where(staged)
-        metas = self._scroll(SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant())
+        metas = self._scroll_all(SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant())
         by_generation: dict[int, list[dict[str, Any]]] = defaultdict(list)
         for meta in metas:
             by_generation[int(meta.get("generation") or 0)].append(meta)
@@ -738,6 +835,11 @@ class KnowledgeBase:
 
     # --- reading -------------------------------------------------------------
     def _scroll(self, flt: models.Filter) -> list[dict[str, Any]]:
+        """Every chunk a reader may see that matches the filter (see `_visible`)."""
+        return self._scroll_all(self._visible(flt))
+
+    def _scroll_all(self, flt: models.Filter) -> list[dict[str, Any]]:
+        """Every chunk that matches the filter, as stored: what a writer reads."""
         with self._reading():
             return list(self._engine.metadatas(flt))
 
@@ -809,7 +911,7 @@ class KnowledgeBase:
             )
         )
         with self._reading():
-            chunks = self._engine.count(version)
+            chunks = self._engine.count(self._visible(version))
         return info_from_first_chunk(doc_id, first, chunks)
 
     def document_chunks(self, doc_id: str, *, tenant: str = "default") -> list[Chunk]:
@@ -822,7 +924,7 @@ class KnowledgeBase:
         scoped = tuple(sorted(sources)) if sources is not None else None
         flt = SearchFilters(tenant=tenant, sources=scoped).to_qdrant() if tenant else None
         with self._reading():
-            return self._engine.count(flt)
+            return self._engine.count(self._visible(flt))
 
     def search(self, query: str, *, k: int, filters: SearchFilters) -> list[ScoredChunk]:
         """Top-k chunks for a query within the filters, best first."""
@@ -830,7 +932,9 @@ class KnowledgeBase:
             return []
         query = self._with_spelling_fixes(query, filters)
         with self._reading():
-            hits = self._engine.search(query, k, filters.to_qdrant(), depth=_fetch(k))
+            hits = self._engine.search(
+                query, k, self._visible(filters.to_qdrant()), depth=_fetch(k)
+            )
         return scored_chunks(hits, k)
 
     def search_many(
@@ -849,7 +953,7 @@ class KnowledgeBase:
             found = self._engine.search_batch(
                 [self._with_spelling_fixes(queries[i], filters) for i in live],
                 k,
-                filters.to_qdrant(),
+                self._visible(filters.to_qdrant()),
                 depth=_fetch(k),
             )
         for i, hits in zip(live, found, strict=True):
@@ -883,7 +987,7 @@ class KnowledgeBase:
             found = self._engine.keyed_search_batch(
                 [self._with_spelling_fixes(queries[i], filters) for i in live],
                 k,
-                filters.to_qdrant(),
+                self._visible(filters.to_qdrant()),
                 depth=_fetch(k),
                 metadata_keys=HIT_KEYS,
             )
