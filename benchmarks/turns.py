@@ -161,17 +161,18 @@ class Probes:
                     self.embed_ms.append((time.perf_counter() - t0) * 1000)
 
             object.__setattr__(dense, "embed_query", embed_query)
-            original_batch = dense.embed_documents
+            original_batch = dense.embed_query_batch
 
-            def embed_documents(texts: list[str]) -> Any:
-                # A batch of queries (one forward pass) counts as one embedding call.
+            def embed_query_batch(texts: list[str]) -> Any:
+                # A batch of queries (one call, its passes grouped by length) counts as
+                # one embedding call.
                 t0 = time.perf_counter()
                 try:
                     return original_batch(texts)
                 finally:
                     self.embed_ms.append((time.perf_counter() - t0) * 1000)
 
-            object.__setattr__(dense, "embed_documents", embed_documents)
+            object.__setattr__(dense, "embed_query_batch", embed_query_batch)
 
     def _timed(self, batched: Callable[..., Any]) -> Callable[..., Any]:
         def timed(*args: Any, **kwargs: Any) -> Any:
@@ -187,7 +188,7 @@ class Probes:
         """Remove the wrappers."""
         for name in ("search", "search_many", "rank_many"):
             self._kb.__dict__.pop(name, None)
-        for name in ("embed_query", "embed_documents"):
+        for name in ("embed_query", "embed_query_batch"):
             if self._dense is not None and name in self._dense.__dict__:
                 object.__delattr__(self._dense, name)
 
