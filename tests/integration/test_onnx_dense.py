@@ -157,6 +157,37 @@ def test_length_buckets_give_each_text_its_own_vector_in_order(onnx_model, int8_
     assert (others.argmax(axis=1) == np.arange(len(texts))).all()
 
 
+def test_a_query_batch_runs_texts_of_close_lengths_together_with_the_vectors_of_each(
+    onnx_model, int8_model, monkeypatch
+):
+    # A follow-up's variants: the message, with a few words, with the history.
+    texts = [
+        "and for P2?",
+        "What SLA applies to the enterprise plan for P2?",
+        "and for P2? (sla enterprise plan)",
+        "Brightwell support policy — Response times — and for P2? (sla applies enterprise"
+        " plan business incidents guarantees 99.95 monthly credits)",
+        "p2",
+    ]
+    passes: list[int] = []
+    for model in (onnx_model, int8_model):
+        forward = model._forward
+
+        def counted(encodings, forward=forward):
+            passes.append(len(encodings))
+            return forward(encodings)
+
+        monkeypatch.setattr(model, "_forward", counted)
+    batched = np.array(onnx_model.embed_query_batch(texts))
+    assert len(passes) > 1  # the long variant is not the padding of the short ones
+    assert sum(passes) == len(texts)
+    alone = np.array([onnx_model.embed_query(text) for text in texts])
+    assert np.abs(batched - alone).max() < 1e-6  # each its own vector, in order
+    passes.clear()
+    int8_model.embed_query_batch(texts)
+    assert passes == [len(texts)]  # scaled per batch: 8-bit weights keep one batch
+
+
 def test_settings_choose_the_int8_model_with_its_own_identity(tmp_path):
     from threadline.knowledge.embeddings import create_embedding_setup
     from threadline.settings import Settings

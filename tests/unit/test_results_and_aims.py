@@ -180,3 +180,26 @@ def test_a_year_said_relative_to_the_sentences_own_is_stated():
         "none",
         "",
     )
+
+
+def test_a_passage_is_read_once_and_each_reading_is_a_copy_of_its_own(monkeypatch):
+    from threadline.graph import evidence
+
+    read: list[str] = []
+
+    def counted(passage):
+        read.append(str(passage["text"]))
+        return years_said_relatively(passage)
+
+    monkeypatch.setattr(evidence, "years_said_relatively", counted)
+    evidence.passage_vocabulary.cache_clear()
+    passage = {**STAFF, "text": STAFF["text"] + " Lu une fois."}  # no other test's passage
+    first, _, _ = evidence.read_passages([passage], None)
+    first["3"].add("ajoute")  # a caller's additions (translations) stay its own
+    second, _, _ = evidence.read_passages([passage], "fr")
+    assert len(read) == 1  # the follow-up's second reading reuses the first
+    assert "2023" in second["3"] and "ajoute" not in second["3"]
+    # What is remembered is what reading it afresh gives.
+    evidence.passage_vocabulary.cache_clear()
+    fresh, _, _ = evidence.read_passages([passage], "fr")
+    assert fresh == second and len(read) == 2
