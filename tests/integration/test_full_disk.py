@@ -7,15 +7,13 @@ the real store, index and catalog.
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from support.children import run_python_reporting_json
 from support.full_disk import CATALOG
 from support.services import make_settings
 from threadline.api.main import create_app
@@ -23,15 +21,7 @@ from threadline.services import Services
 
 
 def write_on_full_disk(data_dir: Path, write: str, *options: str) -> dict:
-    result = subprocess.run(
-        [sys.executable, "-m", "support.full_disk", str(data_dir), write, *options],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return run_python_reporting_json("-m", "support.full_disk", str(data_dir), write, *options)
 
 
 @pytest.mark.parametrize("write", ["turn", "rating", "import", "documents"])
@@ -224,15 +214,9 @@ def test_an_sqlite_io_error_with_no_size_limit_is_storage_full_when_the_disk_is(
     # write in the data directory recovers why.
     roomy = tmp_path / "roomy"
     roomy.mkdir()
-    result = subprocess.run(
-        [sys.executable, "-c", SQLITE_IO_ERROR_ON_A_FULL_DISK, str(small_disk), str(roomy)],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-        capture_output=True,
-        text=True,
-        timeout=300,
+    seen = run_python_reporting_json(
+        "-c", SQLITE_IO_ERROR_ON_A_FULL_DISK, str(small_disk), str(roomy)
     )
-    assert result.returncode == 0, result.stderr[-3000:]
-    seen = json.loads(result.stdout.strip().splitlines()[-1])
 
     assert seen["code"] == 778  # SQLITE_IOERR_WRITE
     assert seen["full"] is True

@@ -17,13 +17,11 @@ freed before the repair); `full`: it stays until the reads are done.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from support.children import run_python_reporting_json
 
 CHUNKS = 8  # 4 sections of 60 sentences: 8 chunks a version
 
@@ -106,24 +104,9 @@ print(json.dumps(seen))
 
 
 def write_on_a_filling_disk(data_dir: Path, fail_at: str, how: str, write: str) -> dict:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            REPLACE_ON_A_FILLING_DISK,
-            str(data_dir),
-            fail_at,
-            how,
-            VERSION["new"],
-            write,
-        ],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-        capture_output=True,
-        text=True,
-        timeout=300,
+    return run_python_reporting_json(
+        "-c", REPLACE_ON_A_FILLING_DISK, str(data_dir), fail_at, how, VERSION["new"], write
     )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 @pytest.fixture
