@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from qdrant_client import models
@@ -55,3 +55,39 @@ def match_value(name: str, value: str) -> models.FieldCondition:
 def match_any(name: str, values: Sequence[str]) -> models.FieldCondition:
     """Match chunks whose metadata field `name` is one of `values`."""
     return models.FieldCondition(key=payload_key(name), match=models.MatchAny(any=list(values)))
+
+
+def without_versions(
+    flt: models.Filter | None, hidden: Mapping[tuple[str, str], frozenset[int] | None]
+) -> models.Filter:
+    """Return `flt` that also leaves out the given versions of documents.
+
+    Args:
+        flt: A read's filter (None: every chunk).
+        hidden: Per (tenant, doc_id), the generations to leave out; None leaves out
+            the whole document. Generation 0 is a chunk written before generations
+            existed, which holds no generation field.
+    """
+    left_out: list[models.Condition] = []
+    for (tenant, doc_id), generations in hidden.items():
+        document: list[models.Condition] = [
+            match_value("tenant", tenant),
+            match_value("doc_id", doc_id),
+        ]
+        if generations is None:
+            left_out.append(models.Filter(must=document))
+            continue
+        for generation in sorted(generations):
+            version: models.Condition = (
+                generation_is(generation)
+                if generation
+                else models.IsEmptyCondition(
+                    is_empty=models.PayloadField(key=payload_key("generation"))
+                )
+            )
+            left_out.append(models.Filter(must=[*document, version]))
+    if flt is None:
+        return models.Filter(must_not=left_out)
+    before = flt.must_not
+    kept = [] if before is None else before if isinstance(before, list) else [before]
+    return flt.model_copy(update={"must_not": [*kept, *left_out]})

@@ -69,6 +69,7 @@ from threadline.knowledge.filters import (
     generation_is,
     match_value,
     payload_key,
+    without_versions,
 )
 from threadline.knowledge.payloads import (
     HIT_KEYS,
@@ -521,29 +522,7 @@ class KnowledgeBase:
         """Return a read's filter leaving out the versions a failed repair left (`_unrepaired`)."""
         if not self._unrepaired:
             return flt
-        hidden: list[models.Condition] = []
-        for (tenant, doc_id), generations in list(self._unrepaired.items()):
-            document: list[models.Condition] = [
-                match_value("tenant", tenant),
-                match_value("doc_id", doc_id),
-            ]
-            if generations is None:
-                hidden.append(models.Filter(must=document))
-                continue
-            for generation in sorted(generations):
-                version: models.Condition = (
-                    generation_is(generation)
-                    if generation
-                    else models.IsEmptyCondition(
-                        is_empty=models.PayloadField(key=payload_key("generation"))
-                    )
-                )
-                hidden.append(models.Filter(must=[*document, version]))
-        if flt is None:
-            return models.Filter(must_not=hidden)
-        before = flt.must_not
-        kept = [] if before is None else before if isinstance(before, list) else [before]
-        return flt.model_copy(update={"must_not": [*kept, *hidden]})
+        return without_versions(flt, dict(self._unrepaired))
 
     def _stage_and_publish(
         self,
