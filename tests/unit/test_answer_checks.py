@@ -768,3 +768,28 @@ def test_a_discourse_opener_typed_with_a_letter_too_many_is_no_topic():
     assert "bay" in content_terms("By the bay, what are the tides?")
     # Only as an opener: inside a sentence the words are read as written.
     assert "away" in content_terms("Is the team playing away by the way?")
+
+
+def test_a_value_word_with_its_complement_points_at_nothing_unsaid():
+    """ "Le prix du plan entreprise", "le nombre de magasins": the value of what follows."""
+    from threadline.graph.anchors import unanchored_reference
+
+    assert unanchored_reference("Quel est le prix du plan entreprise ?", []) is None
+    assert unanchored_reference("Quel est le nombre de magasins prévu en 2025 ?", []) is None
+    assert unanchored_reference("What is the number of stores?", []) is None
+    # Without a complement it says of nothing which value is asked.
+    assert unanchored_reference("Quel est le prix ?", []) == "le prix"
+
+
+def test_le_nombre_de_asks_for_a_count_stated_as_a_figure():
+    # "Brightwell prévoit d'ouvrir cinq nouveaux magasins": the count, without "nombre".
+    chunks = [
+        {
+            "label": "1",
+            "title": "Rapport annuel",
+            "section": "Perspectives 2025",
+            "text": "Brightwell prévoit d'ouvrir cinq nouveaux magasins en 2025.",
+        }
+    ]
+    question = "Quel est le nombre de magasins prévu en 2025 ?"
+    assert decide(question, chunks, language="fr").verdict == "answer"

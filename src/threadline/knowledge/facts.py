@@ -255,6 +255,8 @@ ASKING_TERMS: dict[str, frozenset[str]] = {
     "duration": frozenset(terms("fast quickly soon long vite rapidement délai temps")),
     "frequency": frozenset(terms("often frequently frequency fréquence fois times")),
     "rank": frozenset(terms("best selling sell sells popular top vendu vendus populaire")),
+    # "le nombre de magasins": a count is stated as a figure ("38 magasins").
+    "quantity": frozenset(terms("number nombre")),
 }
 
 
