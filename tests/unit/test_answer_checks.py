@@ -793,3 +793,31 @@ def test_le_nombre_de_asks_for_a_count_stated_as_a_figure():
     ]
     question = "Quel est le nombre de magasins prévu en 2025 ?"
     assert decide(question, chunks, language="fr").verdict == "answer"
+
+
+@pytest.mark.parametrize(
+    ("question", "content"),
+    [
+        ("Détaille la section sur le phishing", ["phish"]),
+        ("What does the section on phishing say?", ["phish"]),
+        ("Détaille la partie consacrée au télétravail", ["teletravail"]),
+        # No topic's preposition after it: the word names a thing.
+        ("What is section 8 housing?", ["section", "hous"]),
+    ],
+)
+def test_a_part_of_a_document_is_no_word_asked_about(question, content):
+    from threadline.graph.question_terms import content_terms
+
+    assert content_terms(question) == content
+
+
+def test_the_section_on_a_topic_is_answered_by_the_passage_on_it():
+    chunks = [
+        {
+            "label": "1",
+            "title": "Security handbook",
+            "section": "Phishing reporting",
+            "text": "Employees must report suspicious emails with the Report phishing button.",
+        }
+    ]
+    assert decide("Détaille la section sur le phishing", chunks, language="fr").verdict == "answer"

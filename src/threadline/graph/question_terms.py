@@ -257,6 +257,19 @@ _WORD_POINTER = re.compile(
 )
 
 
+# Words for a part of a document: "the section on phishing", "la partie sur les
+# magasins", "le chapitre consacré au télétravail" point at the part about the topic
+# that follows; the passage never says "section". Only with a determiner and the
+# topic's preposition after it: "section 8 housing" names a thing.
+_PART_POINTER = re.compile(
+    r"\b(?:the|this|that|le|la|ce|cette|cet)\s+"
+    r"(?:sections?|parts?|chapters?|paragraphs?|partie|chapitre|paragraphe)"
+    r"(?:\s+(?:consacr|relati|d[ée]di)[\w]*(?=\s+(?:à|au|aux)\b)"
+    r"|(?=\s+(?:on|about|regarding|concerning|covering|sur|concernant)\b))",
+    re.I,
+)
+
+
 # "How do returns work?", "comment fonctionne la garantie ?": "work" asks how the thing
 # goes, as "procedure" names a kind of text; the passage on returns says how they go
 # without the word.
@@ -309,6 +322,7 @@ def content_terms(question: str) -> list[str]:
     """
     question = closed_compounds(question)
     text = _WORD_POINTER.sub(" ", _ASKING.sub(" ", _without_how_it_works(question)))
+    text = _PART_POINTER.sub(" ", text)
     text = without_discourse(text)
     nouns = {t for m in _NOUN_OF_A_REQUEST_VERB.finditer(fold(text)) for t in terms(m[1])}
     return [
