@@ -635,13 +635,15 @@ def test_a_demonstrative_before_a_noun_and_its_verb_still_points_at_a_thing():
 
 def test_a_word_pointed_at_is_asked_about_not_the_word_word():
     # "the word Kubernetes", "this term" ask what Kubernetes means: the passage that
-    # explains it never says "word" or "term". "in terms of", "long term" are no pointer.
+    # explains it never says "word" or "term". "which terms", "long term" are no pointer.
     from threadline.graph.question_terms import content_terms
 
     question = "I keep seeing the word Kubernetes, but I am not understanding this term"
     assert not {"word", "term"} & set(content_terms(question))
     assert "term" in content_terms("How long is long term investing?")
-    assert "term" in content_terms("Do they differ in terms of percentage?")
+    assert "term" in content_terms("Which terms of the contract apply?")
+    # "in terms of" is a compound preposition, whose noun is no word asked about either.
+    assert content_terms("Do they differ in terms of percentage?") == ["differ", "percentag"]
     assert "mot" not in content_terms("Que veut dire le mot churn ?")
     chunks = [
         {
@@ -821,3 +823,46 @@ def test_the_section_on_a_topic_is_answered_by_the_passage_on_it():
         }
     ]
     assert decide("Détaille la section sur le phishing", chunks, language="fr").verdict == "answer"
+
+
+def test_the_noun_of_a_compound_preposition_is_no_word_asked_about():
+    from threadline.graph.question_terms import content_terms
+
+    assert "cas" not in content_terms("Qui contacter en cas d'incident de sécurité ?")
+    assert "case" not in content_terms("Who do I contact in case of a security incident?")
+
+
+def test_a_french_phrase_in_a_french_passage_is_held_in_a_row():
+    # "téléphone professionnel" (company phone): the report's "smartphones" and "clients
+    # professionnels" hold its two words apart, no company phone; the handbook's "company
+    # phones" (another language, read through its translations) does.
+    chunks = [
+        {
+            "label": "1",
+            "title": "Security handbook",
+            "section": "Device encryption",
+            "text": "An employee who loses a laptop or company phone must report the loss "
+            "to the IT service desk within 1 hour.",
+        },
+        {
+            "label": "2",
+            "title": "Rapport annuel 2024",
+            "section": "Faits marquants",
+            "text": "Brightwell a élargi son catalogue de smartphones et de téléphones et a "
+            "lancé un portail destiné aux clients professionnels.",
+        },
+    ]
+    question = "la politique en cas de perte d'un téléphone professionnel"
+    evidence = decide(question, chunks, language="fr")
+    assert evidence.verdict == "answer"
+    assert evidence.supporting == ("1",)
+
+
+def test_qui_with_a_verb_in_the_present_asks_who_does_it():
+    # "the data protection officer decides": a role, as "who decides" asks.
+    from threadline.knowledge.facts import asked_type
+
+    assert asked_type("Qui décide de notifier les clients en cas de fuite de données ?") is None
+    assert asked_type("Qui gère les escalades ?") is None
+    assert asked_type("Qui est le PDG ?") == "person"
+    assert asked_type("Qui a fondé Brightwell ?") == "person"

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from threadline.followups.anaphora import continues_the_subject
-from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS
+from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS, LOCUTIONS
 from threadline.text import fold, terms
 from threadline.text.lexicons import en, fr
 from threadline.text.matching import (
@@ -318,9 +318,10 @@ _NOUN_OF_A_REQUEST_VERB = re.compile(
 def content_terms(question: str) -> list[str]:
     """Return the question's own content terms: stems minus request and generic words.
 
-    A generic word is kept where it is a noun naming a thing (`_NOUN_OF_A_REQUEST_VERB`).
+    A generic word is kept where it is a noun naming a thing (`_NOUN_OF_A_REQUEST_VERB`);
+    the noun of a compound preposition is none (`LOCUTIONS`: "en cas de", "in case of").
     """
-    question = closed_compounds(question)
+    question = LOCUTIONS.sub(" ", closed_compounds(question))
     text = _WORD_POINTER.sub(" ", _ASKING.sub(" ", _without_how_it_works(question)))
     text = _PART_POINTER.sub(" ", text)
     text = without_discourse(text)

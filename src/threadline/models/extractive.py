@@ -41,6 +41,7 @@ from threadline.knowledge.facts import (
     ASKING_TERMS,
     KIND_WORDS,
     KINDS,
+    LOCUTIONS,
     asks_what_is_now,
     asks_what_was,
     counted_noun,
@@ -168,18 +169,9 @@ def asked_action(question: str) -> set[str]:
     return found
 
 
-# Compound prepositions: their noun is no thing asked about ("la politique en cas de
-# perte" asks of a loss, not of a case).
-_LOCUTIONS = re.compile(
-    r"\b(?:(?:en\s+cas|à\s+cause|au\s+lieu|en\s+termes)\s+(?:de|du|des|d['’])"
-    r"|in\s+case\s+of|because\s+of|instead\s+of|in\s+terms\s+of|grâce\s+à|thanks\s+to)",
-    re.I,
-)
-
-
 def own_terms(question: str, answer_type: str = "") -> set[str]:
     """Return the question's own content terms: what it asks about, not how it asks."""
-    return set(terms(_LOCUTIONS.sub(" ", question))) - _asking_terms(question, answer_type)
+    return set(terms(LOCUTIONS.sub(" ", question))) - _asking_terms(question, answer_type)
 
 
 def _translated_terms(
