@@ -241,9 +241,10 @@ def _question_coverage(
 
     # A phrase the lexicon translates whole ("ordinateur portable", a laptop) is one
     # thing asked about, counted once, as the evidence check reads it: a catalog laptop
-    # holds one of "perdu" and "ordinateur portable", the lost-device rule both.
+    # holds one of "perdu" and "ordinateur portable", the lost-device rule both. French
+    # questions only, as there (an English "business plan" is no phrase asked of).
     phrases: list[tuple[list[str], list[str]]] = []
-    for phrase, head in lexicon_phrases(question, asked):
+    for phrase, head in lexicon_phrases(question, asked) if asked == "fr" else ():
         group = [t for t in dict.fromkeys(terms(phrase)) if t in own]
         if len(group) > 1:
             phrases.append((group, terms(head)))
