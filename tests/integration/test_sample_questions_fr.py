@@ -165,3 +165,14 @@ def test_a_value_word_with_its_complement_is_not_asked_back(chat, question, quot
     result = converse(chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert quoted in result.answer
+
+
+def test_a_summary_of_a_section_on_a_topic_covers_that_section_alone(chat):
+    # "la section sur le télétravail du manuel de sécurité": every section shares the
+    # document's name; the part asked for is the one headed by the topic ("Remote work").
+    result = converse(chat, "Résume la section sur le télétravail du manuel de sécurité")
+    assert result.outcome == "grounded_answer", result.answer
+    assert {(c["title"], c["section"]) for c in result.citations} == {
+        ("Brightwell security handbook", "Remote work")
+    }
+    assert "company VPN" in result.answer

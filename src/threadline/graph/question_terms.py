@@ -270,6 +270,15 @@ _PART_POINTER = re.compile(
 )
 
 
+def points_at_a_part(question: str) -> bool:
+    """Tell whether a question points at a part of a document about a topic.
+
+    "Résume la section sur le télétravail du manuel de sécurité", "summarize the part
+    about refunds": the part about the topic, not the whole document.
+    """
+    return bool(_PART_POINTER.search(question))
+
+
 # "How do returns work?", "comment fonctionne la garantie ?": "work" asks how the thing
 # goes, as "procedure" names a kind of text; the passage on returns says how they go
 # without the word.
