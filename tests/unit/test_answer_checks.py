@@ -866,3 +866,11 @@ def test_qui_with_a_verb_in_the_present_asks_who_does_it():
     assert asked_type("Qui gère les escalades ?") is None
     assert asked_type("Qui est le PDG ?") == "person"
     assert asked_type("Qui a fondé Brightwell ?") == "person"
+
+
+def test_que_se_passe_t_il_asks_what_follows_as_what_happens():
+    # "what happens" is generic in English; "se passe" reflexive is its French.
+    from threadline.graph.question_terms import content_terms
+
+    assert content_terms("Que se passe-t-il si le SLA n'est pas respecté ?") == ["sla", "respect"]
+    assert content_terms("Quel est mon mot de passe ?") == ["mot", "pass"]

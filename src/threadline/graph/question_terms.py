@@ -270,6 +270,11 @@ _PART_POINTER = re.compile(
 )
 
 
+# "Que se passe-t-il si ... ?" asks what follows, as "what happens" does (an English
+# generic word): no passage says "happens". Reflexive only: "mot de passe" is a thing.
+_WHAT_HAPPENS = re.compile(r"\bse\s+pass(?:e|ent|era|erait)(?:-t-(?:il|elle))?\b", re.I)
+
+
 def points_at_a_part(question: str) -> bool:
     """Tell whether a question points at a part of a document about a topic.
 
@@ -332,7 +337,7 @@ def content_terms(question: str) -> list[str]:
     """
     question = LOCUTIONS.sub(" ", closed_compounds(question))
     text = _WORD_POINTER.sub(" ", _ASKING.sub(" ", _without_how_it_works(question)))
-    text = _PART_POINTER.sub(" ", text)
+    text = _WHAT_HAPPENS.sub(" ", _PART_POINTER.sub(" ", text))
     text = without_discourse(text)
     nouns = {t for m in _NOUN_OF_A_REQUEST_VERB.finditer(fold(text)) for t in terms(m[1])}
     return [
