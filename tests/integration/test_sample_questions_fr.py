@@ -58,12 +58,17 @@ def test_et_pour_le_plan_entreprise_is_the_enterprise_plans_price(chat):
 
 def test_a_lost_laptop_in_the_past_tense_finds_the_lost_device_rule(chat):
     # "perdu" is "lost" and "lose": the handbook writes "loses a laptop".
+    # Round 11: "ordinateur portable" is one thing (a laptop), counted once in the
+    # sentence choice as in the evidence check: a catalog laptop holds it, not "perdu",
+    # and no longer leads.
     result = converse(chat, "J'ai perdu mon ordinateur portable, que dois-je faire ?")
     assert result.outcome == "grounded_answer", result.answer
     assert "must report the loss to the IT service desk within 1 hour" in result.answer
-    assert ("Brightwell security handbook", "Device encryption") in [
-        (c["title"], c["section"]) for c in result.citations
-    ]
+    first = result.citations[0]
+    assert (first["title"], first["section"]) == (
+        "Brightwell security handbook",
+        "Device encryption",
+    )
 
 
 @pytest.mark.parametrize(
@@ -118,3 +123,56 @@ def test_a_french_phrase_is_held_by_its_translations_head(chat):
     result = converse(chat, "Est-ce que je peux utiliser les SMS pour la double authentification ?")
     assert result.outcome == "grounded_answer", result.answer
     assert "SMS codes are allowed only as a temporary fallback for 7 days" in result.answer
+
+
+# Round 11 (issues 11 and 17): needless declines and ask-backs.
+
+
+@pytest.mark.parametrize(
+    ("question", "section", "quoted"),
+    [
+        # "section" names a part of a document, no word asked about.
+        ("Détaille la section sur le phishing", "Phishing reporting", "Report phishing"),
+        # "cas" of "en cas de" is no word asked about.
+        (
+            "Qui contacter en cas d'incident de sécurité ?",
+            "Security incident reporting",
+            "security@brightwell.example",
+        ),
+        # "qui décide" asks who does it (a role), as "who decides" does.
+        (
+            "Qui décide de notifier les clients en cas de fuite de données ?",
+            "Security incident reporting",
+            "data protection officer decides",
+        ),
+    ],
+)
+def test_a_word_about_the_question_is_no_word_asked_about(chat, question, section, quoted):
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == section
+    assert quoted in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("Quel est le prix du plan entreprise ?", "The Enterprise plan costs $899 per month"),
+        ("Quel est le nombre de magasins prévu en 2025 ?", "cinq nouveaux magasins en 2025"),
+    ],
+)
+def test_a_value_word_with_its_complement_is_not_asked_back(chat, question, quoted):
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in result.answer
+
+
+def test_a_summary_of_a_section_on_a_topic_covers_that_section_alone(chat):
+    # "la section sur le télétravail du manuel de sécurité": every section shares the
+    # document's name; the part asked for is the one headed by the topic ("Remote work").
+    result = converse(chat, "Résume la section sur le télétravail du manuel de sécurité")
+    assert result.outcome == "grounded_answer", result.answer
+    assert {(c["title"], c["section"]) for c in result.citations} == {
+        ("Brightwell security handbook", "Remote work")
+    }
+    assert "company VPN" in result.answer

@@ -635,13 +635,15 @@ def test_a_demonstrative_before_a_noun_and_its_verb_still_points_at_a_thing():
 
 def test_a_word_pointed_at_is_asked_about_not_the_word_word():
     # "the word Kubernetes", "this term" ask what Kubernetes means: the passage that
-    # explains it never says "word" or "term". "in terms of", "long term" are no pointer.
+    # explains it never says "word" or "term". "which terms", "long term" are no pointer.
     from threadline.graph.question_terms import content_terms
 
     question = "I keep seeing the word Kubernetes, but I am not understanding this term"
     assert not {"word", "term"} & set(content_terms(question))
     assert "term" in content_terms("How long is long term investing?")
-    assert "term" in content_terms("Do they differ in terms of percentage?")
+    assert "term" in content_terms("Which terms of the contract apply?")
+    # "in terms of" is a compound preposition, whose noun is no word asked about either.
+    assert content_terms("Do they differ in terms of percentage?") == ["differ", "percentag"]
     assert "mot" not in content_terms("Que veut dire le mot churn ?")
     chunks = [
         {
@@ -768,3 +770,107 @@ def test_a_discourse_opener_typed_with_a_letter_too_many_is_no_topic():
     assert "bay" in content_terms("By the bay, what are the tides?")
     # Only as an opener: inside a sentence the words are read as written.
     assert "away" in content_terms("Is the team playing away by the way?")
+
+
+def test_a_value_word_with_its_complement_points_at_nothing_unsaid():
+    """ "Le prix du plan entreprise", "le nombre de magasins": the value of what follows."""
+    from threadline.graph.anchors import unanchored_reference
+
+    assert unanchored_reference("Quel est le prix du plan entreprise ?", []) is None
+    assert unanchored_reference("Quel est le nombre de magasins prévu en 2025 ?", []) is None
+    assert unanchored_reference("What is the number of stores?", []) is None
+    # Without a complement it says of nothing which value is asked.
+    assert unanchored_reference("Quel est le prix ?", []) == "le prix"
+
+
+def test_le_nombre_de_asks_for_a_count_stated_as_a_figure():
+    # "Brightwell prévoit d'ouvrir cinq nouveaux magasins": the count, without "nombre".
+    chunks = [
+        {
+            "label": "1",
+            "title": "Rapport annuel",
+            "section": "Perspectives 2025",
+            "text": "Brightwell prévoit d'ouvrir cinq nouveaux magasins en 2025.",
+        }
+    ]
+    question = "Quel est le nombre de magasins prévu en 2025 ?"
+    assert decide(question, chunks, language="fr").verdict == "answer"
+
+
+@pytest.mark.parametrize(
+    ("question", "content"),
+    [
+        ("Détaille la section sur le phishing", ["phish"]),
+        ("What does the section on phishing say?", ["phish"]),
+        ("Détaille la partie consacrée au télétravail", ["teletravail"]),
+        # No topic's preposition after it: the word names a thing.
+        ("What is section 8 housing?", ["section", "hous"]),
+    ],
+)
+def test_a_part_of_a_document_is_no_word_asked_about(question, content):
+    from threadline.graph.question_terms import content_terms
+
+    assert content_terms(question) == content
+
+
+def test_the_section_on_a_topic_is_answered_by_the_passage_on_it():
+    chunks = [
+        {
+            "label": "1",
+            "title": "Security handbook",
+            "section": "Phishing reporting",
+            "text": "Employees must report suspicious emails with the Report phishing button.",
+        }
+    ]
+    assert decide("Détaille la section sur le phishing", chunks, language="fr").verdict == "answer"
+
+
+def test_the_noun_of_a_compound_preposition_is_no_word_asked_about():
+    from threadline.graph.question_terms import content_terms
+
+    assert "cas" not in content_terms("Qui contacter en cas d'incident de sécurité ?")
+    assert "case" not in content_terms("Who do I contact in case of a security incident?")
+
+
+def test_a_french_phrase_in_a_french_passage_is_held_in_a_row():
+    # "téléphone professionnel" (company phone): the report's "smartphones" and "clients
+    # professionnels" hold its two words apart, no company phone; the handbook's "company
+    # phones" (another language, read through its translations) does.
+    chunks = [
+        {
+            "label": "1",
+            "title": "Security handbook",
+            "section": "Device encryption",
+            "text": "An employee who loses a laptop or company phone must report the loss "
+            "to the IT service desk within 1 hour.",
+        },
+        {
+            "label": "2",
+            "title": "Rapport annuel 2024",
+            "section": "Faits marquants",
+            "text": "Brightwell a élargi son catalogue de smartphones et de téléphones et a "
+            "lancé un portail destiné aux clients professionnels.",
+        },
+    ]
+    question = "la politique en cas de perte d'un téléphone professionnel"
+    evidence = decide(question, chunks, language="fr")
+    assert evidence.verdict == "answer"
+    assert evidence.supporting == ("1",)
+
+
+def test_qui_with_a_verb_in_the_present_asks_who_does_it():
+    # "the data protection officer decides": a role, as "who decides" asks.
+    from threadline.knowledge.facts import asked_type
+
+    assert asked_type("Qui décide de notifier les clients en cas de fuite de données ?") is None
+    assert asked_type("Qui gère les escalades ?") is None
+    assert asked_type("Qui est le PDG ?") == "person"
+    assert asked_type("Qui a fondé Brightwell ?") == "person"
+
+
+def test_que_se_passe_t_il_asks_what_follows_as_what_happens():
+    # "what happens" is generic in English; "se passe" reflexive is its French.
+    from threadline.graph.question_terms import content_terms
+
+    assert content_terms("Que se passe-t-il si le SLA n'est pas respecté ?") == ["sla", "respect"]
+    assert content_terms("Quel est mon mot de passe ?") == ["mot", "pass"]

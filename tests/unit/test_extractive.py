@@ -791,3 +791,15 @@ def test_a_number_measured_against_a_limit_does_not_choose_the_sentence():
         )
     )
     assert quoted[0].startswith("Brightwell accepts returns")
+
+
+def test_a_french_phrase_is_one_thing_asked_about_in_the_sentence_choice():
+    # "ordinateur portable" is a laptop: one thing, counted once. The catalog laptop holds
+    # it, not "perdu"; it led (two words of three) over the lost-device rule.
+    passages = [
+        "The IdeaPad Slim 5 is a light laptop priced at $749.",
+        "An employee who loses a laptop or phone must report the loss within 1 hour.",
+    ]
+    question = "J'ai perdu mon ordinateur portable, que dois-je faire ?"
+    text = compose(question, passages)
+    assert text.startswith(passages[1] + " [2]")

@@ -23,7 +23,7 @@ from threadline.graph.question_terms import (
     stems,
 )
 from threadline.graph.rules import policy_topic
-from threadline.knowledge.facts import KIND_WORDS
+from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS
 from threadline.text import fold, terms
 
 # A reference to something the question does not name.
@@ -272,10 +272,23 @@ def unanchored_references(
             continue  # "the best-selling phone", "le smartphone le plus vendu": one thing
         # "the grounds for lodging an appeal", "the requirements of a mortgage": a word for
         # the kind of answer asked is no thing to point at; its complement says what of.
-        if noun and set(noun) <= KIND_WORDS and _KIND_COMPLEMENT.match(question[match.end(2) :]):
+        # So is a word asking for a value ("the price of the enterprise plan", "le nombre
+        # de magasins prévu en 2025"): what it is the value of follows.
+        if (
+            noun
+            and set(noun) <= KIND_WORDS | _VALUE_WORDS
+            and _KIND_COMPLEMENT.match(question[match.end(2) :])
+        ):
             continue
         if noun and noun[0] not in titled and not _said_as_noun(match.group(2), earlier):
             yield match.group(0)
+
+
+# Words asking for a value a passage states as a figure ("$899", "38 magasins"): the
+# price, cost, weight, number of something.
+_VALUE_WORDS = frozenset().union(*ASKING_TERMS.values()) | frozenset(
+    terms("number numbers nombre quantity quantité")
+)
 
 
 # "The X" that names no thing to choose between: a time ("et le week-end ?", "the

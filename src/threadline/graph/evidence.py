@@ -592,25 +592,38 @@ def decide(
     # "payés" is no part of a refund; the handbook's "multi-factor authentication"
     # holds the "authentification" of "double authentification", two-factor
     # authentication, though not "double").
-    partners: dict[str, tuple[list[str], list[str]]] = {}
+    # A passage in the question's own language says the phrase in a row: the report's
+    # "smartphones" and "clients professionnels" hold no "téléphone professionnel" (a
+    # passage in another language is compared through its words' translations,
+    # passage-wide, so all the phrase's words or its translation's head).
+    partners: dict[str, tuple[str, list[str], list[str]]] = {}
     if language == "fr":
         for phrase, head in lexicon_phrases(question, language):
             group = [t for t in terms(phrase) if t in weights]
             if len(group) > 1:
-                partners.update({t: (group, terms(head)) for t in group})
+                partners.update({t: (phrase, group, terms(head)) for t in group})
+    own_language = {
+        label
+        for label, chunk in by_label.items()
+        if partners
+        and detect_language(f"{chunk.get('title', '')} {chunk.get('text', '')}") == language
+    }
 
-    def holds(term: str, words: set[str]) -> bool:
+    def holds(term: str, label: str) -> bool:
+        words = vocab[label]
         if not matches_term(term, words) or term not in partners:
             return matches_term(term, words)
-        group, head = partners[term]
-        return all(matches_term(u, words) for u in group) or (
-            bool(head) and all(matches_term(u, words) for u in head)
-        )
+        phrase, group, head = partners[term]
+        if label in own_language:
+            whole = holds_phrase(phrase, passage_terms(by_label[label]))
+        else:
+            whole = all(matches_term(u, words) for u in group)
+        return whole or (bool(head) and all(matches_term(u, words) for u in head))
 
     scored: list[tuple[float, int, str]] = []
-    for order, (label, words) in enumerate(vocab.items()):
+    for order, label in enumerate(vocab):
         if label in eligible:
-            held = sum(w for t, w in weights.items() if holds(t, words))
+            held = sum(w for t, w in weights.items() if holds(t, label))
             scored.append((held / total if total else 1.0, -order, label))
     scored.sort(reverse=True)
     best = scored[0][0]

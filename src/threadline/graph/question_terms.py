@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from threadline.followups.anaphora import continues_the_subject
-from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS
+from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS, LOCUTIONS
 from threadline.text import fold, terms
 from threadline.text.lexicons import en, fr
 from threadline.text.matching import (
@@ -257,6 +257,33 @@ _WORD_POINTER = re.compile(
 )
 
 
+# Words for a part of a document: "the section on phishing", "la partie sur les
+# magasins", "le chapitre consacré au télétravail" point at the part about the topic
+# that follows; the passage never says "section". Only with a determiner and the
+# topic's preposition after it: "section 8 housing" names a thing.
+_PART_POINTER = re.compile(
+    r"\b(?:the|this|that|le|la|ce|cette|cet)\s+"
+    r"(?:sections?|parts?|chapters?|paragraphs?|partie|chapitre|paragraphe)"
+    r"(?:\s+(?:consacr|relati|d[ée]di)[\w]*(?=\s+(?:à|au|aux)\b)"
+    r"|(?=\s+(?:on|about|regarding|concerning|covering|sur|concernant)\b))",
+    re.I,
+)
+
+
+# "Que se passe-t-il si ... ?" asks what follows, as "what happens" does (an English
+# generic word): no passage says "happens". Reflexive only: "mot de passe" is a thing.
+_WHAT_HAPPENS = re.compile(r"\bse\s+pass(?:e|ent|era|erait)(?:-t-(?:il|elle))?\b", re.I)
+
+
+def points_at_a_part(question: str) -> bool:
+    """Tell whether a question points at a part of a document about a topic.
+
+    "Résume la section sur le télétravail du manuel de sécurité", "summarize the part
+    about refunds": the part about the topic, not the whole document.
+    """
+    return bool(_PART_POINTER.search(question))
+
+
 # "How do returns work?", "comment fonctionne la garantie ?": "work" asks how the thing
 # goes, as "procedure" names a kind of text; the passage on returns says how they go
 # without the word.
@@ -305,10 +332,12 @@ _NOUN_OF_A_REQUEST_VERB = re.compile(
 def content_terms(question: str) -> list[str]:
     """Return the question's own content terms: stems minus request and generic words.
 
-    A generic word is kept where it is a noun naming a thing (`_NOUN_OF_A_REQUEST_VERB`).
+    A generic word is kept where it is a noun naming a thing (`_NOUN_OF_A_REQUEST_VERB`);
+    the noun of a compound preposition is none (`LOCUTIONS`: "en cas de", "in case of").
     """
-    question = closed_compounds(question)
+    question = LOCUTIONS.sub(" ", closed_compounds(question))
     text = _WORD_POINTER.sub(" ", _ASKING.sub(" ", _without_how_it_works(question)))
+    text = _WHAT_HAPPENS.sub(" ", _PART_POINTER.sub(" ", text))
     text = without_discourse(text)
     nouns = {t for m in _NOUN_OF_A_REQUEST_VERB.finditer(fold(text)) for t in terms(m[1])}
     return [

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from threadline.conversations.source import WithConversations, conversations_requested
+from threadline.graph.evidence import read_passages
 from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig, fusion_for_embeddings
 from threadline.graph.packing import (
     Budget,
@@ -31,6 +32,7 @@ from threadline.graph.packing import (
     pack_context,
     validate_intent,
 )
+from threadline.graph.question_terms import content_terms, points_at_a_part
 from threadline.graph.reformulation import (
     previous_turn,
     prior_weight,
@@ -41,6 +43,8 @@ from threadline.knowledge.index import ScoredChunk, SearchFilters
 from threadline.knowledge.language import passage_language
 from threadline.policy import PolicyViolation, allowed_sources
 from threadline.text import terms
+from threadline.text.language import detect_language
+from threadline.text.matching import matches_term
 
 __all__ = [
     "Budget",
@@ -453,6 +457,11 @@ def retrieve_turn(
         # document's sections in reading order.
         best_doc = chosen[0].chunk.doc_id
         whole = [ScoredChunk(c, 0.0) for c in kb.document_chunks(best_doc, tenant=state.tenant)]
+        if points_at_a_part(state.query):
+            # "Résume la section sur le télétravail du manuel de sécurité": the part
+            # about the topic, not the whole document.
+            section = part_about(state.query, whole, chosen[0].chunk.section)
+            whole = [c for c in whole if c.chunk.section == section] or whole
         chosen = pack_context(outline_chunks(whole, budget.max_chunks), budget).chunks
     elif chosen and budget.window_span > 1:
         # Seed 001: a passage often needs the paragraph before or after it.
@@ -499,6 +508,42 @@ def retrieve_turn(
         },
         found.candidates,
     )
+
+
+def part_about(question: str, chunks: Sequence[ScoredChunk], found: str) -> str:
+    """Return the section of a document about the topic a question points at.
+
+    The search ranks passages on the whole question, whose document name ("du manuel de
+    sécurité") every section of that document shares: the part asked for is the one
+    whose heading, then whose passages, hold most of the question's words ("télétravail"
+    is the handbook's "Remote work", read through the lexicon as the evidence check
+    reads a passage; "wiped remotely" in another section says less). Ties keep the
+    section `found` first.
+    """
+    asked = content_terms(question)
+    language = detect_language(question)
+    passages = [
+        {"label": str(i), "title": c.chunk.title, "section": c.chunk.section, "text": c.chunk.text}
+        for i, c in enumerate(chunks)
+    ]
+    headings = [
+        {"label": str(i), "title": "", "section": section, "text": section}
+        for i, section in enumerate(dict.fromkeys(c.chunk.section for c in chunks))
+    ]
+    in_text, _, _ = read_passages(passages, language)
+    in_heading, _, _ = read_passages(headings, language)
+    held: dict[str, tuple[int, int]] = {}
+    for heading in headings:
+        count = sum(1 for t in asked if matches_term(t, in_heading[heading["label"]]))
+        held[heading["section"]] = (count, 0)
+    for passage in passages:
+        count = sum(1 for t in asked if matches_term(t, in_text[passage["label"]]))
+        first, most = held[passage["section"]]
+        held[passage["section"]] = (first, max(most, count))
+    best = max(held.values(), default=(0, 0))
+    if held.get(found, (0, 0)) >= best:
+        return found
+    return next(section for section, score in held.items() if score == best)
 
 
 def closest_titles(

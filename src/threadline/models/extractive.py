@@ -36,11 +36,16 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
-from threadline.knowledge.bilingual import translate_query, translate_vocabulary
+from threadline.knowledge.bilingual import (
+    lexicon_phrases,
+    translate_query,
+    translate_vocabulary,
+)
 from threadline.knowledge.facts import (
     ASKING_TERMS,
     KIND_WORDS,
     KINDS,
+    LOCUTIONS,
     asks_what_is_now,
     asks_what_was,
     counted_noun,
@@ -168,18 +173,9 @@ def asked_action(question: str) -> set[str]:
     return found
 
 
-# Compound prepositions: their noun is no thing asked about ("la politique en cas de
-# perte" asks of a loss, not of a case).
-_LOCUTIONS = re.compile(
-    r"\b(?:(?:en\s+cas|à\s+cause|au\s+lieu|en\s+termes)\s+(?:de|du|des|d['’])"
-    r"|in\s+case\s+of|because\s+of|instead\s+of|in\s+terms\s+of|grâce\s+à|thanks\s+to)",
-    re.I,
-)
-
-
 def own_terms(question: str, answer_type: str = "") -> set[str]:
     """Return the question's own content terms: what it asks about, not how it asks."""
-    return set(terms(_LOCUTIONS.sub(" ", question))) - _asking_terms(question, answer_type)
+    return set(terms(LOCUTIONS.sub(" ", question))) - _asking_terms(question, answer_type)
 
 
 def _translated_terms(
@@ -243,17 +239,46 @@ def _question_coverage(
     own = own_terms(question, answer_type)
     languages = [detect_language(f"{s.title} {s.text}") for s in sources]
 
+    # A phrase the lexicon translates whole ("ordinateur portable", a laptop) is one
+    # thing asked about, counted once, as the evidence check reads it: a catalog laptop
+    # holds one of "perdu" and "ordinateur portable", the lost-device rule both. French
+    # questions only, as there (an English "business plan" is no phrase asked of).
+    phrases: list[tuple[list[str], list[str]]] = []
+    for phrase, head in lexicon_phrases(question, asked) if asked == "fr" else ():
+        group = [t for t in dict.fromkeys(terms(phrase)) if t in own]
+        if len(group) > 1:
+            phrases.append((group, terms(head)))
+    grouped = {t for group, _ in phrases for t in group}
+    units = len(own) - len(grouped) + len(phrases)
+
+    def holds_in_a_row(group: Sequence[str], sequence: Sequence[str]) -> bool:
+        size = len(group)
+        return any(
+            all(matches_term(group[k], {sequence[i + k]}) for k in range(size))
+            for i in range(len(sequence) - size + 1)
+        )
+
     def covered(row: tuple[float, int, int, str]) -> float:
         if not own:
             return 1.0
         found = sentence_terms(row[3])
         if with_section:
             found |= sentence_terms(sources[row[1]].section)
-        if languages[row[1]] != asked:
+        other_language = languages[row[1]] != asked
+        if other_language:
             found |= translate_vocabulary(found, languages[row[1]], asked)
         # Read as the evidence check reads a passage: "perds" finds "lose" in
         # translation, "lost" finds "loses", "NPS" a "Net Promoter Score".
-        return sum(1 for t in own if matches_term(t, found)) / len(own)
+        held = sum(1 for t in own if t not in grouped and matches_term(t, found))
+        for group, head in phrases:
+            # In the question's language the phrase is written in a row; in another
+            # one, its words are read through translations, or its translation's head.
+            if other_language:
+                whole = all(matches_term(t, found) for t in group)
+            else:
+                whole = holds_in_a_row(group, terms(row[3]))
+            held += whole or bool(head and all(matches_term(t, found) for t in head))
+        return held / units
 
     return covered
 
