@@ -118,3 +118,24 @@ def test_a_french_phrase_is_held_by_its_translations_head(chat):
     result = converse(chat, "Est-ce que je peux utiliser les SMS pour la double authentification ?")
     assert result.outcome == "grounded_answer", result.answer
     assert "SMS codes are allowed only as a temporary fallback for 7 days" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("Est-ce que l'iPhone 15 est étanche ?", "Les documents ne disent pas si « iPhone 15 »"),
+        ("Is the iPhone 15 waterproof?", 'The documents do not say whether "iPhone 15"'),
+    ],
+)
+def test_a_quality_the_products_page_does_not_state_is_declined_naming_it(chat, question, said):
+    # The iPhone's page holds its name and model number, never water resistance: it was
+    # quoted as the answer (round 10).
+    result = converse(chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert result.answer.startswith(said) and result.citations == []
+
+
+def test_a_quality_the_products_page_states_is_answered(chat):
+    result = converse(chat, "Est-ce que le Galaxy A55 est étanche ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "IP67 water resistance" in result.answer
