@@ -139,3 +139,12 @@ def test_a_quality_the_products_page_states_is_answered(chat):
     result = converse(chat, "Est-ce que le Galaxy A55 est étanche ?")
     assert result.outcome == "grounded_answer", result.answer
     assert "IP67 water resistance" in result.answer
+
+
+def test_the_headcount_is_the_count_of_staff_not_a_share_of_it(chat):
+    # "44 % des effectifs" holds the word (effectif = headcount) and is a share; the count
+    # is "2 140 collaborateurs", in the sentence before (round 10 quoted the share).
+    result = converse(chat, "What is the headcount?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "comptait 2 140 collaborateurs" in result.answer
+    assert "44 %" not in result.answer

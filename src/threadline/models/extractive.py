@@ -1042,6 +1042,7 @@ class ExtractiveChatModel(BaseChatModel):
         for row in rows:
             found = sentence_terms(row[3])
             read[row[3]] = found | _asked_in_other_forms(own, found)
+        unfiltered = rows
         if own:
             rows = [r for r in rows if own & read[r[3]]] or rows
         if (action := asked_action(question)) and (
@@ -1071,6 +1072,22 @@ class ExtractiveChatModel(BaseChatModel):
                 # (employee → employé, salarié, collaborateur).
                 counted_terms |= set(terms(translate_query(across, target, source)))
             counted = [r for r in rows if states_count_of(r[3], counted_terms)]
+            if not counted:
+                # The question's words may sit in another sentence than the count: "What
+                # is the headcount?" is "44 % des effectifs" (a share) in one and "2 140
+                # collaborateurs" in the next, read through each sense of the noun (there,
+                # back and there again: headcount, staff, collaborateur).
+                senses = set(counted_terms)
+                for source, target in (("en", "fr"), ("fr", "en"), ("en", "fr")):
+                    senses |= translate_vocabulary(senses, source, target)
+                counting_in = {r[1] for r in rows}
+                # Scored as answering (their score counts the question's words, which
+                # they do not write), as a ranking stated is below.
+                counted = [
+                    (score + 1.0, si, i, sentence)
+                    for score, si, i, sentence in unfiltered
+                    if si in counting_in and states_count_of(sentence, senses)
+                ]
             if counted:
                 rows = counted
         # "Quelle est la garantie du Pixel 8a ?": a sentence naming the Pixel 8a but not
