@@ -454,6 +454,16 @@ _CLAUSE_END = re.compile(r"[,;]\s|\s[-–—]\s|[.!?](?:\s|$)")
 _SHARE = re.compile(r"\d+(?:[.,]\d+)?\s*(?:%|percent\b|per cent\b|pour cent\b)")
 
 
+def states_share_of(text: str, noun_terms: set[str]) -> bool:
+    """Whether `text` gives a share of the counted thing: "44 % des effectifs"."""
+    for share in _SHARE.finditer(fold(text)):
+        after = re.findall(r"\w+", fold(text)[share.end() :])[:3]
+        for k, word in enumerate(after):
+            if noun_terms & set(terms(word)):
+                return _quantifies(after[:k])
+    return False
+
+
 def _clause_counts(text: str, noun_terms: set[str]) -> bool:
     words = re.findall(r"\w+", _SHARE.sub(" share ", text))
     is_number = [

@@ -47,6 +47,7 @@ from threadline.knowledge.facts import (
     has_answer_type,
     states_an_aim,
     states_count_of,
+    states_share_of,
 )
 from threadline.knowledge.limits import compared_numbers
 from threadline.models.answer_prompt import (
@@ -1080,7 +1081,10 @@ class ExtractiveChatModel(BaseChatModel):
                 senses = set(counted_terms)
                 for source, target in (("en", "fr"), ("fr", "en"), ("en", "fr")):
                     senses |= translate_vocabulary(senses, source, target)
-                counting_in = {r[1] for r in rows}
+                # Only in a passage that gives a share of the noun where the question's
+                # words are: "Combien de clients satisfaits ?" is answered by the rate
+                # of satisfied clients, not by "300 personnes" of another passage.
+                counting_in = {r[1] for r in rows if states_share_of(r[3], counted_terms)}
                 # Scored as answering (their score counts the question's words, which
                 # they do not write), as a ranking stated is below.
                 counted = [
