@@ -176,3 +176,33 @@ def test_a_summary_of_a_section_on_a_topic_covers_that_section_alone(chat):
         ("Brightwell security handbook", "Remote work")
     }
     assert "company VPN" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("Est-ce que l'iPhone 15 est étanche ?", "Les documents ne disent pas si « iPhone 15 »"),
+        ("Is the iPhone 15 waterproof?", 'The documents do not say whether "iPhone 15"'),
+    ],
+)
+def test_a_quality_the_products_page_does_not_state_is_declined_naming_it(chat, question, said):
+    # The iPhone's page holds its name and model number, never water resistance: it was
+    # quoted as the answer (round 10).
+    result = converse(chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert result.answer.startswith(said) and result.citations == []
+
+
+def test_a_quality_the_products_page_states_is_answered(chat):
+    result = converse(chat, "Est-ce que le Galaxy A55 est étanche ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "IP67 water resistance" in result.answer
+
+
+def test_the_headcount_is_the_count_of_staff_not_a_share_of_it(chat):
+    # "44 % des effectifs" holds the word (effectif = headcount) and is a share; the count
+    # is "2 140 collaborateurs", in the sentence before (round 10 quoted the share).
+    result = converse(chat, "What is the headcount?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "comptait 2 140 collaborateurs" in result.answer
+    assert "44 %" not in result.answer

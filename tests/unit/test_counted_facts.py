@@ -7,7 +7,7 @@ import pytest
 from threadline.knowledge.facts import asked_type, counted_noun, has_answer_type, states_count_of
 from threadline.text import terms
 
-EMPLOYEES = set(terms("employees employé salarié collaborateur"))
+EMPLOYEES = set(terms("employees employé salarié collaborateur effectifs"))
 
 
 @pytest.mark.parametrize(
@@ -24,6 +24,9 @@ EMPLOYEES = set(terms("employees employé salarié collaborateur"))
         ("how many status codes are there?", "codes"),
         ("how many people live in Paris?", "people"),
         ("Combien de demandes de support ont été traitées ?", "demandes"),
+        # A noun that is a count is what is counted (round 11).
+        ("What is the headcount?", "headcount"),
+        ("Quel est l'effectif de Brightwell ?", "effectif"),
     ],
 )
 def test_the_counted_noun_is_the_head_of_the_phrase_after_the_count_words(question, noun):
@@ -41,10 +44,18 @@ def test_the_counted_noun_is_the_head_of_the_phrase_after_the_count_words(questi
         ("Employees who fail two exercises in a row follow a refresher course.", False),
         ("In 2024, employees reported phishing emails every week.", False),
         ("Every Brightwell employee must use a password of at least 14 characters.", False),
+        # A share of the staff is no count of it (round 11: "What is the headcount?").
+        ("Les femmes représentent 44 % des effectifs de Brightwell.", False),
+        ("Women make up 44 percent of employees.", False),
     ],
 )
 def test_a_count_stands_next_to_the_counted_noun(sentence, states):
     assert states_count_of(sentence, EMPLOYEES) is states
+
+
+def test_a_count_noun_asks_for_a_number():
+    assert asked_type("What is the headcount?") == "quantity"
+    assert asked_type("Quel est l'effectif ?") == "quantity"
 
 
 def test_combien_de_temps_asks_for_a_duration_not_a_count():

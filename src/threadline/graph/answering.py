@@ -170,6 +170,7 @@ def evidence_trace(evidence: Evidence) -> dict[str, Any]:
         "about": list(evidence.about),
         "closest": list(evidence.closest),
         "aim": evidence.aim,
+        "quality": evidence.quality,
     }
 
 

@@ -353,9 +353,18 @@ def compared_to_it(question: str, category: str | None) -> tuple[dict[str, str],
     return None
 
 
+# "moins cher que": a price compared in French (read before the list of comparatives,
+# where "le moins cher" is a superlative).
+_PRICE_COMPARED_FR = re.compile(r"\b(?:moins|plus) cher(?:e|s|es)? qu")
+
+
 def compares_on_a_spec(question: str) -> bool:
     """Whether a message compares things on a spec the catalog holds ("cheaper than")."""
     text = fold(question)
+    if _PRICE_COMPARED_FR.search(text):
+        # "Est-ce que le Galaxy S24 est moins cher que le Pixel 8a ?" (a yes/no question
+        # since "est-ce que" reads as one): the two rows ranked on price answer it.
+        return True
     than = _THAN.search(text)
     return than is not None and any(
         re.search(pattern, text[: than.start()]) for pattern, _, _ in COMPARATIVES

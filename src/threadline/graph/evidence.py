@@ -145,6 +145,9 @@ class Evidence:
     "it" refers to); an answer is composed from these."""
     aim: str = ""
     """For a decline of what happened: the aim the passages state instead (a target)."""
+    quality: str = ""
+    """For a decline of "is X <quality>?": the quality as typed, which the passages about
+    X do not state (X is `missing_named`)."""
 
 
 # A yes/no question whether a thing has, supports or comes with a feature.
@@ -153,6 +156,24 @@ HAS_A_FEATURE = re.compile(
     r"offers|a-t-il|a-t-elle|ont-ils|ont-elles|poss[eè]de|possèdent|dispose|disposent|"
     r"supporte|supportent|inclut|incluent|propose|proposent)\b",
     re.I,
+)
+
+# A yes/no question whether a thing is of some quality: "Is the iPhone 15 waterproof?",
+# "Est-ce que l'iPhone 15 est étanche ?", "L'iPhone 15 est-il étanche ?".
+IS_OF_A_QUALITY = re.compile(
+    r"^\s*(?:is|are|was|were)\b|^\s*est-ce qu(?:e\b|['’]).*\b(?:est|sont|était|étaient)\b|"
+    r"\b(?:est|sont)-(?:il|elle|ils|elles)\b",
+    re.I,
+)
+# Judgements a passage makes in its own words ("Is the Hudson River important?" is
+# answered by what the passage says of the river, not by the word "important"): no
+# quality to find written.
+JUDGEMENTS = frozenset(
+    terms(
+        "important significant good bad better best worse worth worthwhile famous popular "
+        "useful necessary true real possible recommended bon bonne bien mieux meilleur "
+        "meilleure utile nécessaire vrai possible recommandé"
+    )
 )
 
 
@@ -620,6 +641,28 @@ def decide(
             whole = all(matches_term(u, words) for u in group)
         return whole or (bool(head) and all(matches_term(u, words) for u in head))
 
+    def quality_not_stated(asked_of: Sequence[str]) -> Evidence:
+        # "Is the iPhone 15 waterproof?" with no passage about the iPhone 15 saying so:
+        # declined naming the thing and the quality ("whether "iPhone 15" is
+        # "waterproof""), not the question's words one by one.
+        phrases = name_phrases(question) or [" ".join(names)]
+        thing = re.sub(r"^\w['’]", "", phrases[0])  # "l'iPhone 15": the iPhone 15
+        return Evidence(
+            "not_in_documents",
+            "quality_not_stated",
+            missing_named=(thing,),
+            quality=" ".join(forms.get(t, t) for t in asked_of),
+            **{**base, "missing_terms": tuple(forms.get(t, t) for t in asked_of)},  # type: ignore[arg-type]
+        )
+
+    # A yes/no question whether a named thing is of a quality that is no judgement.
+    quality_asked = [t for t in weights if t not in name_terms]
+    of_a_quality = (
+        bool(names and quality_asked)
+        and IS_OF_A_QUALITY.search(question) is not None
+        and not set(quality_asked) <= JUDGEMENTS
+    )
+
     scored: list[tuple[float, int, str]] = []
     for order, label in enumerate(vocab):
         if label in eligible:
@@ -639,6 +682,9 @@ def decide(
         pool = set().union(*(vocab[label] for label in eligible))
         own_found = sum(w for t, w in weights.items() if matches_term(t, pool))
         if not (carried_content and own_found / total > COVERAGE_MAJORITY):
+            if of_a_quality and not anchor:
+                # "Is the iPhone 15 water resistant?": its page holds the name only.
+                return quality_not_stated(quality_asked)
             return decline_or_ask("content_not_covered", eligible)
         supporting = tuple(label for _, _, label in scored)
     if best > COVERAGE_MAJORITY and is_polar(question):
@@ -659,13 +705,19 @@ def decide(
         # page, which never says USB-C. The feature must be in the passage too (read
         # passage-wide, with its translations). "Is the Hudson River important?" asks
         # for a judgement the passage makes in its own words: no feature to find.
+        # "Is the iPhone 15 waterproof?" asks the same of a quality: its page's name and
+        # model number are two of three words, and it never says waterproof. Unless the
+        # quality is a judgement ("important"), the passage must write it (or its
+        # absence, "not water resistant", which holds the words too).
         asked_of = [t for t in weights if t not in name_terms]
-        if names and asked_of and HAS_A_FEATURE.search(question):
+        if names and asked_of and (HAS_A_FEATURE.search(question) or of_a_quality):
             featured = tuple(
                 label
                 for label in supporting
                 if sum(1 for t in asked_of if matches_term(t, vocab[label])) * 2 >= len(asked_of)
             )
+            if not featured and of_a_quality and not anchor:
+                return quality_not_stated(asked_of)
             if not featured:
                 return decline_or_ask("relation_not_stated", eligible, missing=asked_of)
             supporting = featured

@@ -34,7 +34,7 @@ _LEAD = re.compile(
 # A sentence asking whether something holds opens with an auxiliary or a modal.
 _AUXILIARY = re.compile(
     r"^(?:is|are|was|were|am|isn't|aren't|can|could|do|does|did|doesn't|don't|will|would|"
-    r"should|shall|has|have|had|may|might|must|est-ce qu|peut-on|puis-je|dois-je|faut-il|"
+    r"should|shall|has|have|had|may|might|must|est-ce qu(?:e|['’])|peut-on|puis-je|dois-je|faut-il|"
     r"y a-t-il|existe-t-il)\b",
     re.I,
 )

@@ -28,9 +28,12 @@ def decline(
     closest: Sequence[str],
     asks_for: str | None = None,
     aim: str = "",
+    quality: str = "",
 ) -> tuple[str, Clarify]:
     """Return a plain "not in the documents", naming what is missing and the closest titles.
 
+    `quality`: for "is X <quality>?", the quality no passage about X states (X is the
+    one `missing` thing): said as such.
     `aim`: what the documents state instead of what happened (a target for the year
     asked), quoted and named as a target so that it is not read as the result.
     """
@@ -41,6 +44,13 @@ def decline(
             f"objectif : « {aim} »"
             if fr
             else f'The documents give no result for this question, only a target: "{aim}"'
+        )
+    elif quality and missing:
+        # "Is the iPhone 15 waterproof?": the thing and the quality asked of it.
+        head = (
+            f"Les documents ne disent pas si « {missing[0]} » est « {quality} »."
+            if fr
+            else f'The documents do not say whether "{missing[0]}" is "{quality}".'
         )
     elif missing:
         what = _quote(missing, fr)

@@ -15,7 +15,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
 from threadline.graph.state import PackedChunk
-from threadline.knowledge.catalog import Catalog, Product
+from threadline.knowledge.catalog import Catalog, Product, spec_label
 from threadline.policy import CATALOG_SOURCE
 from threadline.text.normalize import fold
 from threadline.text.tokenize import tokenize
@@ -184,10 +184,27 @@ def products_as_sources(
     """
     name = (call or {}).get("name")
     args = (call or {}).get("args") or {}
+    # "Which is cheaper, the iPhone 15 or the Galaxy S24?": two named products ranked on
+    # a spec they share the value of. Listed one above the other, the first reads as the
+    # cheaper one; each says it is the same as the other's.
+    spec = str(args.get("spec") or "price_usd")
+    values = {p.spec_number(spec) for p in products}
+    tied = (
+        name == "rank_products"
+        and len(args.get("names") or []) == 2
+        and len(products) == 2
+        and len(values) == 1
+        and None not in values
+    )
 
     def lead(product: Product) -> str:
         if name == "rank_products":
-            return product.spec_line([args["spec"]] if args.get("spec") != "price_usd" else [])
+            line = product.spec_line([args["spec"]] if args.get("spec") != "price_usd" else [])
+            if tied:
+                other = next(p for p in products if p is not product)
+                label = "price" if spec == "price_usd" else spec_label(spec)
+                line = f"{line[:-1]}, the same {label} as the {other.name}."
+            return line
         if name in ("get_product", "compare_products") and args.get("specs"):
             return product.spec_line(
                 [k for k in args["specs"] if k != "price_usd" and product.has_spec(k)]

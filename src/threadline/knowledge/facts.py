@@ -29,6 +29,8 @@ _MONEY = re.compile(
     r"gratuit\w*|fee|fees|price[sd]?|pricing|cost[s]?|charged?|billed|tarif\w*|prix)\b",
     re.I,
 )
+# Nouns that name a count of something: asked for, they ask how many.
+_COUNT_NOUNS = "headcount|effectif"
 _NUMBER = re.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
     r"thirty|forty|fifty|hundred|thousand|million|billion|dozen|several|many|few|"
@@ -179,7 +181,9 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
         "quantity",
         re.compile(
             r"\b(?:how many|what number of|nombre de|how much (?:does|do|did|will|would))\b|"
-            r"\bcombien d(?:e\b|')"
+            r"\bcombien d(?:e\b|')|"
+            # A noun that is itself a count: "what is the headcount?", "l'effectif".
+            rf"\b(?:what|quel) (?:is|est) (?:the |l')?(?:{_COUNT_NOUNS})\b"
         ),
     ),
     (
@@ -402,7 +406,9 @@ def counted_noun(question: str) -> str | None:
     text = fold(question)
     found = _COUNT_ASK.search(text)
     if found is None:
-        return None
+        # "What is the headcount?" counts what the noun is a count of: read as that noun.
+        noun = re.search(rf"\b(?:{_COUNT_NOUNS})\b", text)
+        return noun.group() if noun else None
     phrase: list[str] = []
     for word in re.findall(r"\w+", text[found.end() :])[:_PHRASE_WINDOW]:
         if is_stopword(word) or word.isdigit():
@@ -450,8 +456,22 @@ def states_count_of(text: str, noun_terms: set[str]) -> bool:
 _CLAUSE_END = re.compile(r"[,;]\s|\s[-–—]\s|[.!?](?:\s|$)")
 
 
+# A number that is a share: "44 % des effectifs" is no count of the staff.
+_SHARE = re.compile(r"\d+(?:[.,]\d+)?\s*(?:%|percent\b|per cent\b|pour cent\b)")
+
+
+def states_share_of(text: str, noun_terms: set[str]) -> bool:
+    """Whether `text` gives a share of the counted thing: "44 % des effectifs"."""
+    for share in _SHARE.finditer(fold(text)):
+        after = re.findall(r"\w+", fold(text)[share.end() :])[:3]
+        for k, word in enumerate(after):
+            if noun_terms & set(terms(word)):
+                return _quantifies(after[:k])
+    return False
+
+
 def _clause_counts(text: str, noun_terms: set[str]) -> bool:
-    words = re.findall(r"\w+", text)
+    words = re.findall(r"\w+", _SHARE.sub(" share ", text))
     is_number = [
         bool(_NUMBER_WORD.fullmatch(w)) or (w.isdigit() and not _YEAR.fullmatch(w)) for w in words
     ]

@@ -52,6 +52,7 @@ from threadline.knowledge.facts import (
     has_answer_type,
     states_an_aim,
     states_count_of,
+    states_share_of,
 )
 from threadline.knowledge.limits import compared_numbers
 from threadline.models.answer_prompt import (
@@ -1067,6 +1068,7 @@ class ExtractiveChatModel(BaseChatModel):
         for row in rows:
             found = sentence_terms(row[3])
             read[row[3]] = found | _asked_in_other_forms(own, found)
+        unfiltered = rows
         if own:
             rows = [r for r in rows if own & read[r[3]]] or rows
         if (action := asked_action(question)) and (
@@ -1096,6 +1098,25 @@ class ExtractiveChatModel(BaseChatModel):
                 # (employee → employé, salarié, collaborateur).
                 counted_terms |= set(terms(translate_query(across, target, source)))
             counted = [r for r in rows if states_count_of(r[3], counted_terms)]
+            if not counted:
+                # The question's words may sit in another sentence than the count: "What
+                # is the headcount?" is "44 % des effectifs" (a share) in one and "2 140
+                # collaborateurs" in the next, read through each sense of the noun (there,
+                # back and there again: headcount, staff, collaborateur).
+                senses = set(counted_terms)
+                for source, target in (("en", "fr"), ("fr", "en"), ("en", "fr")):
+                    senses |= translate_vocabulary(senses, source, target)
+                # Only in a passage that gives a share of the noun where the question's
+                # words are: "Combien de clients satisfaits ?" is answered by the rate
+                # of satisfied clients, not by "300 personnes" of another passage.
+                counting_in = {r[1] for r in rows if states_share_of(r[3], counted_terms)}
+                # Scored as answering (their score counts the question's words, which
+                # they do not write), as a ranking stated is below.
+                counted = [
+                    (score + 1.0, si, i, sentence)
+                    for score, si, i, sentence in unfiltered
+                    if si in counting_in and states_count_of(sentence, senses)
+                ]
             if counted:
                 rows = counted
         # "Quelle est la garantie du Pixel 8a ?": a sentence naming the Pixel 8a but not

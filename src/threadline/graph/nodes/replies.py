@@ -129,6 +129,7 @@ def decline(state: State) -> dict[str, Any]:
         closest=ev.get("closest") or [],
         asks_for=ev.get("asks_for") if ev.get("reason", "").startswith("no_") else None,
         aim=ev.get("aim") or "",
+        quality=ev.get("quality") or "",
     )
     return {
         "answer": text,
