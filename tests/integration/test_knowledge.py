@@ -121,7 +121,7 @@ def test_hybrid_embeddings_find_paraphrases(tmp_path):
 
 
 @pytest.mark.dense
-def test_batched_search_ranks_as_single_searches_with_one_minilm_pass(tmp_path):
+def test_batched_search_ranks_as_single_searches_with_one_minilm_call(tmp_path):
     import numpy as np
 
     services = make_services(tmp_path / "data", embeddings="hybrid")
@@ -136,14 +136,15 @@ def test_batched_search_ranks_as_single_searches_with_one_minilm_pass(tmp_path):
         ]
         flt = SearchFilters(tenant="default")
         singles = [kb.search(q, k=5, filters=flt) for q in queries]
-        passes = []
-        original = dense.embed_documents
-        object.__setattr__(dense, "embed_documents", lambda t: passes.append(t) or original(t))
+        calls = []
+        original = dense.embed_query_batch
+        object.__setattr__(dense, "embed_query_batch", lambda t: calls.append(t) or original(t))
         try:
             batched = kb.search_many(queries, k=5, filters=flt)
         finally:
-            object.__delattr__(dense, "embed_documents")
-        assert passes == [[q for q in queries if q]]  # one forward pass for the batch
+            object.__delattr__(dense, "embed_query_batch")
+        # One call into the model for the batch (its passes grouped by length inside).
+        assert calls == [[q for q in queries if q]]
         assert batched[2] == []
         for got, want in zip(batched, singles, strict=True):
             assert [h.chunk.chunk_id for h in got] == [h.chunk.chunk_id for h in want]
