@@ -20,6 +20,7 @@ from threadline.text.matching import (
     is_dictionary_word,
     matches_term,  # the graph's modules read it from here
     one_edit,
+    terms_in_a_row,
 )
 from threadline.text.tokenize import closed_terms
 
@@ -177,18 +178,7 @@ def name_runs(text: str, *, model_numbers: bool = False) -> list[str]:
 
 def holds_phrase(phrase: str, sequence: Sequence[str]) -> bool:
     """Tell whether the terms of a phrase occur in a row in a passage's term sequence."""
-    wanted = terms(phrase)
-    if not wanted:
-        return True
-    size = len(wanted)
-    return any(
-        all(_same_term(wanted[k], sequence[i + k]) for k in range(size))
-        for i in range(len(sequence) - size + 1)
-    )
-
-
-def _same_term(term: str, other: str) -> bool:
-    return term == other or matches_term(term, {other})
+    return terms_in_a_row(terms(phrase), sequence)
 
 
 # Capitalised in questions without naming anything specific.

@@ -68,6 +68,7 @@ from threadline.text.matching import (
     matches_same_sense,
     matches_term,
     matches_verb_form,
+    terms_in_a_row,
 )
 
 MODEL_NAME = "threadline-extractive"
@@ -252,13 +253,6 @@ def _question_coverage(
     grouped = {t for group, _ in phrases for t in group}
     units = len(own) - len(grouped) + len(phrases)
 
-    def holds_in_a_row(group: Sequence[str], sequence: Sequence[str]) -> bool:
-        size = len(group)
-        return any(
-            all(matches_term(group[k], {sequence[i + k]}) for k in range(size))
-            for i in range(len(sequence) - size + 1)
-        )
-
     def covered(row: tuple[float, int, int, str]) -> float:
         if not own:
             return 1.0
@@ -277,7 +271,7 @@ def _question_coverage(
             if other_language:
                 whole = all(matches_term(t, found) for t in group)
             else:
-                whole = holds_in_a_row(group, terms(row[3]))
+                whole = terms_in_a_row(group, terms(row[3]))
             held += whole or bool(head and all(matches_term(t, found) for t in head))
         return held / units
 

@@ -24,6 +24,7 @@ by the index: its terms stay the stems.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 import lemminflect
@@ -168,6 +169,19 @@ def matches_same_sense(term: str, vocabulary: set[str]) -> bool:
     if not same_sense.isdisjoint(vocabulary):
         return True
     return any(_shares_start(other, vocabulary) for other in same_sense)
+
+
+def terms_in_a_row(wanted: Sequence[str], sequence: Sequence[str]) -> bool:
+    """Tell whether terms occur one after another in a term sequence (`matches_term`).
+
+    No terms are always found. A phrase said in a row: "téléphone professionnel" in a
+    passage, not "smartphones" and "clients professionnels" apart.
+    """
+    size = len(wanted)
+    return any(
+        all(matches_term(wanted[k], {sequence[i + k]}) for k in range(size))
+        for i in range(len(sequence) - size + 1)
+    )
 
 
 def matches_term(term: str, vocabulary: set[str]) -> bool:
