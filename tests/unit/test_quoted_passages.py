@@ -28,3 +28,17 @@ def test_without_a_definition_asked_only_supporting_passages_follow_the_lead():
         "2",
         "3",
     ]
+
+
+def test_passages_ranked_above_a_supporting_one_are_shown_when_none_holds_all_asked():
+    # No passage holds every word of the question (coverage below 1): retrieval ranked the
+    # second passage above the third, which the check found supporting, so it may say the
+    # rest in other words and is shown; the fourth, ranked below, is not.
+    chunks = [*CHUNKS, {"label": "4", "text": "Clusters run in several regions."}]
+    about = ("1", "2", "3", "4")
+    partly = Evidence("answer", "covered", supporting=("3",), about=about, coverage=0.667)
+    question = "Which Kubernetes versions are supported?"
+    assert quoted_passages(partly, chunks, question) == ["1", "2", "3"]
+    # A passage holding every word: only the supporting ones follow the lead.
+    wholly = Evidence("answer", "covered", supporting=("3",), about=about, coverage=1.0)
+    assert quoted_passages(wholly, chunks, question) == ["1", "3"]

@@ -47,19 +47,29 @@ def quoted_passages(evidence: Evidence, chunks: Sequence[PackedChunk], question:
     """Return the labels of the passages a quoting model is shown, in the order to show them.
 
     Retrieval's best passage about the subject, then the others about it that the
-    evidence check found supporting; all those about it when none supports. A passage
-    about the subject that says what the whole of X is supports "what is X?" whatever the
-    question's other words: "I keep seeing the word Kubernetes, but I am not understanding
-    this term" is answered by the FAQ's "Kubernetes is an open source platform...", which
-    holds neither "seeing" nor "understanding".
+    evidence check found supporting; all those about it when none supports. When no
+    passage holds all of the question's words (`Evidence.coverage` below 1), the passages
+    about the subject that retrieval ranked above a supporting one are shown too:
+    retrieval ranks by what passages mean (dense and sparse), the check by the words they
+    share, and a passage ranked above a supporting one may say the missing part in other
+    words ("file a claim with the carrier" for "where do I report a damaged parcel?").
+    Where a passage holds every word, the check has found
+    where the answer is: "I lost my phone" is not also answered from a phone's spec page
+    retrieval ranked higher. A passage about the subject that says what the whole of X is
+    supports "what is X?" whatever the question's other words: "I keep seeing the word
+    Kubernetes, but I am not understanding this term" is answered by the FAQ's
+    "Kubernetes is an open source platform...", which holds neither "seeing" nor
+    "understanding".
     """
     about = list(evidence.about)
     if not evidence.supporting:
         return about
     texts = {str(c["label"]): str(c.get("text", "")) for c in chunks}
-    return about[:1] + [
+    supported = [i for i, label in enumerate(about) if label in evidence.supporting]
+    last = supported[-1] if supported and evidence.coverage < 1 else 0
+    return about[: last + 1] + [
         label
-        for label in about[1:]
+        for label in about[last + 1 :]
         if label in evidence.supporting or says_what_it_is(texts.get(label, ""), question)
     ]
 
@@ -96,8 +106,10 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         return decision_update(state, evidence, evidence.verdict, trace, calls=0)
     # A quoting model sees the passages about the question's subject (its names, or what
     # "it" refers to), and answers the covered part of a partly answerable question. It
-    # leads with retrieval's best passage and adds only passages that support the answer:
-    # "When do I prune roses?" quotes no passage on pruning tomatoes. (Leading with the
+    # leads with retrieval's best passage and adds only passages that support the answer
+    # or, when none holds all of the question, that retrieval ranked above one that does
+    # (`quoted_passages`): "When do I prune roses?" quotes no passage on pruning
+    # tomatoes. (Leading with the
     # passage that covers the question best instead was measured worse on the answers
     # benchmark: retrieval's rank is the better judge of where the answer is.) A reading
     # model sees the whole packed context.
