@@ -803,3 +803,20 @@ def test_a_french_phrase_is_one_thing_asked_about_in_the_sentence_choice():
     question = "J'ai perdu mon ordinateur portable, que dois-je faire ?"
     text = compose(question, passages)
     assert text.startswith(passages[1] + " [2]")
+
+
+def test_the_lead_passage_is_quoted_from_its_first_sentence_saying_as_much_of_the_question():
+    # "returns?" after a talk on a laptop: the last sentence scores best (it also holds
+    # the carried "opened", "laptop", "box"), but the passage states its point first,
+    # and that sentence says as much of "returns".
+    passage = (
+        "Returns are accepted within 30 days of delivery. "
+        "Items must be in their original packaging. "
+        "An opened laptop box can still be returned if all accessories are included."
+    )
+    text = compose_sections(
+        "returns?", [("Returns", passage)], search_query="returns? (opened laptop box)"
+    )
+    first = sentences_without_citations(text)[0]
+    assert first == "Returns are accepted within 30 days of delivery.", text
+    assert "opened laptop box" in text  # and goes on to what the conversation carried

@@ -585,6 +585,18 @@ def _sentence_fit(
     return fit
 
 
+def _stated_coverage(
+    covered: Callable[[tuple[float, int, int, str]], float],
+) -> Callable[[tuple[float, int, int, str]], float]:
+    """Return the share of the question a sentence row says in one of its clauses, 0..1.
+
+    "When the SLA uptime commitment is missed, ...; Basic plan customers are not eligible
+    for service credits" holds every word of "the uptime commitment of the Basic plan",
+    in two statements, neither of which says it.
+    """
+    return lambda row: max(covered((row[0], row[1], row[2], c)) for c in clauses(row[3]))
+
+
 class ExtractiveChatModel(BaseChatModel):
     """Composes grounded answers from the context sentences; no network, no weights."""
 
@@ -868,7 +880,8 @@ class ExtractiveChatModel(BaseChatModel):
         """Return the answering sentences of the best-ranked passages, each cited to its own.
 
         Retrieval ranks the passages (both engines fused): the first passage with an
-        answering sentence leads, quoted in its own order from its best sentence on, up
+        answering sentence leads, quoted in its own order from its best sentence on (or
+        from an earlier one saying as much of the question in one statement), up
         to `answer_words` (an answer reads as the passage does, not as a list of
         scattered best sentences, and starts with what answers),
         and each of the next `max_sources - 1` passages with one adds its best. An
@@ -959,12 +972,31 @@ class ExtractiveChatModel(BaseChatModel):
                 ranked = [result, *[si for si in ranked if si != result]][: self.max_sources]
         lead = sorted(by_source[ranked[0]], key=lambda r: r[2])
         best = best_of(lead)
+        whole: list[tuple[float, int, int, str]] = []
         if defined and (whole := [r for r in lead if defines_whole(r[3], defined)]):
             # The answer to "what is X?" starts where the passage says what X is.
             best = whole[0]
         # From the passage's best sentence on: "The Enterprise plan costs $899", not the
         # Basic and Business prices written before it.
         start = lead.index(best)
+        if not one_fact and not whole:
+            # A passage states its point before it goes on: its first sentence that says as
+            # much of the question in one statement, naming as many of its names, starts
+            # the quote, though a later one scores more for holding the words the
+            # conversation carried or rarer ones ("Returns are accepted within 30 days"
+            # before "An opened laptop box can still be returned..." for "returns?" after a
+            # talk on a laptop; but not "The SLA of each plan sets a monthly uptime
+            # commitment" before "The Basic plan SLA guarantees 99.5%" for the Basic
+            # plan's). Not for a question asking a kind of fact, whose best sentence is
+            # chosen for stating it of what is asked (`_sentence_fit`).
+            stated = _stated_coverage(covered)
+
+            def as_much(row: tuple[float, int, int, str]) -> bool:
+                return stated(row) >= stated(best) and all(
+                    a >= b for a, b in zip(fitness(row), fitness(best), strict=True)
+                )
+
+            start = next(i for i, r in enumerate(lead) if as_much(r))
         answering = lead[start:]
         if one_fact:
             answering = [r for r in answering if covered(r) >= covered(best)]
