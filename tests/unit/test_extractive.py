@@ -820,3 +820,19 @@ def test_the_lead_passage_is_quoted_from_its_first_sentence_saying_as_much_of_th
     first = sentences_without_citations(text)[0]
     assert first == "Returns are accepted within 30 days of delivery.", text
     assert "opened laptop box" in text  # and goes on to what the conversation carried
+
+
+def test_a_next_passage_adds_its_first_sentence_saying_as_much_of_the_question():
+    # As the lead: the second passage's last sentence scores best (it also holds the
+    # carried "opened", "laptop", "box"), but its first says as much of "returns".
+    sections = [
+        ("Returns", "Returns are accepted within 30 days of delivery."),
+        (
+            "Returns",
+            "Store returns are checked by the warehouse team. "
+            "An opened laptop box can still be returned with every accessory.",
+        ),
+    ]
+    text = compose_sections("returns?", sections, search_query="returns? (opened laptop box)")
+    quoted = sentences_without_citations(text)
+    assert quoted[1] == "Store returns are checked by the warehouse team.", text

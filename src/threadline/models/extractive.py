@@ -884,7 +884,8 @@ class ExtractiveChatModel(BaseChatModel):
         from an earlier one saying as much of the question in one statement), up
         to `answer_words` (an answer reads as the passage does, not as a list of
         scattered best sentences, and starts with what answers),
-        and each of the next `max_sources - 1` passages with one adds its best. An
+        and each of the next `max_sources - 1` passages with one adds its best (or its
+        first saying as much, as the lead). An
         answer that several passages support cites each of them; one that only the
         first supports stays with it. Of a passage's sentences tied on score, the one
         holding more of the question's words (`tie_break`, read with its heading as the
@@ -970,6 +971,19 @@ class ExtractiveChatModel(BaseChatModel):
             )
             if result is not None:
                 ranked = [result, *[si for si in ranked if si != result]][: self.max_sources]
+        stated = _stated_coverage(covered)
+
+        def first_saying_as_much(
+            rows: list[tuple[float, int, int, str]], best: tuple[float, int, int, str]
+        ) -> tuple[float, int, int, str]:
+            """Return the first of a passage's rows (in order) saying as much as its best."""
+            return next(
+                r
+                for r in rows
+                if stated(r) >= stated(best)
+                and all(a >= b for a, b in zip(fitness(r), fitness(best), strict=True))
+            )
+
         lead = sorted(by_source[ranked[0]], key=lambda r: r[2])
         best = best_of(lead)
         whole: list[tuple[float, int, int, str]] = []
@@ -989,14 +1003,7 @@ class ExtractiveChatModel(BaseChatModel):
             # commitment" before "The Basic plan SLA guarantees 99.5%" for the Basic
             # plan's). Not for a question asking a kind of fact, whose best sentence is
             # chosen for stating it of what is asked (`_sentence_fit`).
-            stated = _stated_coverage(covered)
-
-            def as_much(row: tuple[float, int, int, str]) -> bool:
-                return stated(row) >= stated(best) and all(
-                    a >= b for a, b in zip(fitness(row), fitness(best), strict=True)
-                )
-
-            start = next(i for i, r in enumerate(lead) if as_much(r))
+            start = lead.index(first_saying_as_much(lead, best))
         answering = lead[start:]
         if one_fact:
             answering = [r for r in answering if covered(r) >= covered(best)]
@@ -1020,6 +1027,9 @@ class ExtractiveChatModel(BaseChatModel):
             ]
             if unsaid:
                 row = best_of(unsaid)
+                if not one_fact:
+                    # Its point, as the lead's: the first sentence saying as much as its best.
+                    row = first_saying_as_much(sorted(unsaid, key=lambda r: r[2]), row)
                 chosen.append(row)
                 said.add(_said_as(row[3]))
         return chosen
