@@ -182,6 +182,8 @@ def test_a_summary_of_a_section_on_a_topic_covers_that_section_alone(chat):
     ("question", "said"),
     [
         ("Est-ce que l'iPhone 15 est étanche ?", "Les documents ne disent pas si « iPhone 15 »"),
+        # Round 12: the inversion asks yes/no too, and "L'iPhone" opening it is a name.
+        ("L'iPhone 15 est-il étanche ?", "Les documents ne disent pas si « iPhone 15 »"),
         ("Is the iPhone 15 waterproof?", 'The documents do not say whether "iPhone 15"'),
     ],
 )
@@ -206,3 +208,31 @@ def test_the_headcount_is_the_count_of_staff_not_a_share_of_it(chat):
     assert result.outcome == "grounded_answer", result.answer
     assert "comptait 2 140 collaborateurs" in result.answer
     assert "44 %" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "said"),
+    [
+        (
+            "Lequel est le moins cher, l'iPhone 15 ou le Galaxy S24 ?",
+            "Apple iPhone 15",
+            "the same price as the Samsung Galaxy S24",
+        ),
+        ("Quel est le plus léger entre le MacBook Air et le XPS 13 ?", "Dell XPS 13", "1.19 kg"),
+    ],
+)
+def test_french_one_of_two_ranked_is_the_catalog_comparison(chat, question, first, said):
+    # Round 12: "lequel est le moins cher, A ou B ?" went to the documents (the report's
+    # best sellers); of two things French ranks with the superlative form.
+    result = converse(chat, question)
+    assert result.outcome == "tool_answer", result.answer
+    assert result.citations[0]["title"].startswith(first)
+    assert said in result.answer
+
+
+def test_le_prix_after_a_plan_is_that_plans_price(chat):
+    # Round 12: the English quote says "price", the French follow-up "prix": it was asked
+    # back « le prix » with the report's and the catalog's titles as options.
+    result = converse(chat, "Combien coûte le plan Business ?", "Quel est le prix ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "The Business plan costs $149 per month" in result.answer

@@ -419,12 +419,30 @@ _ALTERNATIVES = re.compile(
 )
 
 
+# "Lequel est le moins cher, l'iPhone 15 ou le Galaxy S24 ?", "Quel est le plus léger entre
+# le MacBook Air et le XPS 13 ?": French ranks one of two with its superlative form.
+_ALTERNATIVES_FR = re.compile(
+    r"^\W*(?:(?:et|alors|donc)\s+)?(?:lequel|laquelle|quel|quelle)(?:\s+des\s+deux)?\s+"
+    r"(?P<compared>[^,:]+?)\s*(?:[,:]\s*|\s+entre\s+)(?:(?:le|la|les)\s+|l')?"
+    r"(?P<first>[^,:]+?)\s+(?:ou|et)\s+(?:(?:le|la|les)\s+|l')?(?P<other>[^,:]+?)\W*$"
+)
+
+
 def _compared_alternatives(question: str) -> tuple[dict[str, str], str, str] | None:
-    """Read "which is X-er, A or B?": the spec and order compared, A and B, or None."""
-    found = _ALTERNATIVES.match(fold(question))
+    """Read "which is X-er, A or B?" ("lequel est le moins cher, A ou B ?"), or None.
+
+    Returns:
+        The spec and order compared, A and B.
+    """
+    text = fold(question)
+    found = _ALTERNATIVES.match(text)
+    french = found is None
+    if french:
+        found = _ALTERNATIVES_FR.match(text)
     if found is None:
         return None
-    for pattern, spec, order in COMPARATIVES:
+    # Of two things, French "le moins cher" is the comparative "cheaper".
+    for pattern, spec, order in [*COMPARATIVES, *SUPERLATIVES] if french else COMPARATIVES:
         if re.search(pattern, found["compared"]):
             return {"spec": spec, "order": order}, found["first"], found["other"]
     return None
