@@ -23,6 +23,7 @@ from threadline.graph.question_terms import (
     stems,
 )
 from threadline.graph.rules import policy_topic
+from threadline.knowledge.bilingual import translate_query
 from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS
 from threadline.text import fold, terms
 
@@ -160,11 +161,25 @@ def said_only_in_general(phrase: str, earlier: Sequence[str]) -> str:
 
 
 def _said_as_noun(word: str, earlier: Sequence[str]) -> bool:
-    """Whether the conversation said the noun `word`, in one of its forms.
+    """Whether the conversation said the noun `word`, in one of its forms or languages.
 
     A word sharing its stem only ("animated" for "the animal's breed": Snowball stems both
-    "anim") says another thing: the word said must start with the noun's singular.
+    "anim") says another thing: the word said must start with the noun's singular. A
+    conversation in French over English documents says in English what it quotes: "le
+    prix" after "The Business plan costs $149 ... the monthly price" is that price.
     """
+    if _said_in_its_language(word, earlier):
+        return True
+    senses = {
+        sense
+        for source, target in (("fr", "en"), ("en", "fr"))
+        for sense in translate_query(word, source, target).split()
+    }
+    senses.discard(fold(word))
+    return any(_said_in_its_language(sense, earlier) for sense in senses)
+
+
+def _said_in_its_language(word: str, earlier: Sequence[str]) -> bool:
     base = fold(re.sub(r"['’]s$", "", word))
     lemmas = lemminflect.getAllLemmas(base, "NOUN").get("NOUN", ())
     base = min((fold(lemma) for lemma in lemmas), key=len, default=base)
@@ -197,16 +212,6 @@ def _named_once(names: Sequence[str]) -> set[str]:
         for stem in stems(name):
             named_by.setdefault(stem, set()).add(fold(name).strip())
     return {stem for stem, holders in named_by.items() if len(holders) == 1}
-
-
-# A question opened by what it asks ("how much RAM", "what processor") whose subject is a
-# pronoun: "does it take" and "is it possible" are impersonal, pointing at nothing asked.
-_ASKED_OF_A_PRONOUN = re.compile(
-    r"^\s*(?:how (?:much|many)|what|which)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?\s+"
-    r"(?:does|do|did|is|are|was|were|can|will|would)\s+(?P<pronoun>it|they)\s+"
-    r"(?!take|takes|took|mean|matter|possible|necessary|required|cost\b)\w",
-    re.I,
-)
 
 
 def unanchored_references(
@@ -249,12 +254,6 @@ def unanchored_references(
         pronoun = PRONOUN.search(question)
         if pronoun and not content_terms(question[: pronoun.start()]):
             yield pronoun.group(0)
-    asked_of = None if earlier else _ASKED_OF_A_PRONOUN.match(question)
-    if asked_of and not named_things(question[asked_of.end("pronoun") :]):
-        # "How much RAM does it have?" as a first message: the words before the pronoun
-        # ("RAM", a name too) are what is asked of it (its verb's object), not what it
-        # stands for.
-        yield asked_of.group("pronoun")
     # "the X": anchored by the conversation, or by a document titled with X ("the
     # penobscot river" names the document "Penobscot River"; "the actor" names none).
     # A title anchors "the X" only when one document is titled with X: "the season"
