@@ -236,3 +236,29 @@ def test_le_prix_after_a_plan_is_that_plans_price(chat):
     result = converse(chat, "Combien coûte le plan Business ?", "Quel est le prix ?")
     assert result.outcome == "grounded_answer", result.answer
     assert "The Business plan costs $149 per month" in result.answer
+
+
+def test_quels_telephones_en_dessous_de_500_dollars_is_a_price_bound(chat):
+    # Round 12: "en dessous de" was no bound: every phone was listed, the $999 one too.
+    result = converse(chat, "quels telephones vous avez en dessous de 500 dollars ?")
+    assert result.outcome == "tool_answer", result.answer
+    assert "$499" in result.answer and "$799" not in result.answer
+
+
+def test_pas_trop_cher_is_no_word_asked_about(chat):
+    # Round 12: "trop" (English "too", a stopword) was a word no passage holds: declined,
+    # then "le moins cher ?" quoted the report's 2025 revenue target.
+    result = converse(chat, "Je veux un telephone avec une bonne batterie pas trop cher")
+    assert result.outcome == "grounded_answer", result.answer
+    result = converse(
+        chat, "Je veux un telephone avec une bonne batterie pas trop cher", "le moins cher ?"
+    )
+    assert result.outcome == "tool_answer", result.answer
+    assert "Nokia G42 5G" in result.citations[0]["title"]
+
+
+def test_la_disponibilite_garantie_is_the_uptime_of_the_sla(chat):
+    # Round 12: "disponibilité" is also "uptime" (lexicon); the warranty help was quoted.
+    result = converse(chat, "Quelle est la disponibilité garantie du plan Business ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "The Business plan SLA guarantees 99.9% monthly uptime" in result.answer

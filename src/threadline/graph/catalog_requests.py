@@ -35,10 +35,12 @@ CATEGORY_WORDS = {
 }
 _MAX_PRICE = re.compile(
     r"\b(under|below|less than|cheaper than|up to|max(imum)?|at most|moins de|sous|"
-    r"jusqu'a|au plus|inferieur a|pas plus de)\s*\$?\s*(\d[\d,. ]*)\s*(\$|usd|dollars?|eur|€)?"
+    r"jusqu'a|au plus|inferieur a|pas plus de|(?:en|au)[- ]dessous de)"
+    r"\s*\$?\s*(\d[\d,. ]*)\s*(\$|usd|dollars?|eur|€)?"
 )
 _MIN_PRICE = re.compile(
-    r"\b(over|above|more than|at least|from|plus de|au moins|a partir de|superieur a)\s*"
+    r"\b(over|above|more than|at least|from|plus de|au moins|a partir de|superieur a|"
+    r"(?:en|au)[- ]dessus de)\s*"
     r"\$?\s*(\d[\d,. ]*)\s*(\$|usd|dollars?|eur|€)?"
 )
 _BETWEEN = re.compile(r"\b(between|entre)\s*\$?\s*(\d[\d,]*)\s*(and|et|-)\s*\$?\s*(\d[\d,]*)")
@@ -53,8 +55,11 @@ _SPEC_UNITS: list[tuple[str, str]] = [
     (r"(?:inch(?:es)?|\"|pouces?)", "display"),
     (r"(?:mp|megapixels?)", "camera_mp"),
 ]
-_BOUND_BELOW = r"under|below|less than|lighter than|at most|up to|moins de|sous|au plus|jusqu'a"
-_BOUND_ABOVE = r"over|above|more than|at least|plus de|au moins"
+_BOUND_BELOW = (
+    r"under|below|less than|lighter than|at most|up to|moins de|sous|au plus|jusqu'a|"
+    r"(?:en|au)[- ]dessous de"
+)
+_BOUND_ABOVE = r"over|above|more than|at least|plus de|au moins|(?:en|au)[- ]dessus de"
 _BOUND_INCLUSIVE = r"at most|up to|au plus|jusqu'a|at least|au moins"
 _SPEC_BOUND = re.compile(
     rf"\b(?P<dir>{_BOUND_BELOW}|{_BOUND_ABOVE})\s*(?P<value>\d+(?:[.,]\d+)?)\s*"

@@ -31,11 +31,12 @@ COVERAGE_MAJORITY = 0.5
 # Words that say what to do or how to ask, not what the question is about.
 # French auxiliaries and modals ("j'ai", "dois-je", "faire") are no topic either; the
 # index keeps them (its stopwords decide the indexed terms), the evidence check does not.
-# French prepositions ("après 3 semaines") neither: English stopwords drop "after".
+# French prepositions ("après 3 semaines") neither: English stopwords drop "after". Nor
+# French adverbs of degree ("pas trop cher"), as English stopwords drop "too", "so".
 GENERIC_TERMS = frozenset(
     terms(
         f"{en.GENERIC_WORDS} {fr.GENERIC_WORDS} {' '.join(sorted(fr.AUXILIARY_FORMS))} "
-        f"{' '.join(sorted(fr.PREPOSITIONS))}"
+        f"{' '.join(sorted(fr.PREPOSITIONS))} {' '.join(sorted(fr.DEGREE_ADVERBS))}"
     )
 )
 

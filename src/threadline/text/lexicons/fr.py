@@ -25,6 +25,7 @@ __all__ = [
     "AIM_WORDS",
     "AUXILIARY_FORMS",
     "DEFINITE_DETERMINERS",
+    "DEGREE_ADVERBS",
     "DELIVERABLE",
     "FOLLOWUPS",
     "FUNCTION_WORDS",
@@ -87,8 +88,15 @@ PREPOSITIONS: frozenset[str] = frozenset(
 """Folded French prepositions the index keeps: no topic of a question (English stopwords
 hold "after", "before", "against", "during"), so the evidence check reads none of them."""
 
-FUNCTION_WORDS: frozenset[str] = PREPOSITIONS | frozenset(
-    """
+DEGREE_ADVERBS: frozenset[str] = frozenset("trop tant tellement plutot guere".split())
+"""Folded French adverbs of degree ("pas trop cher"): no topic of a question, as the
+English stopwords "too", "so" and "rather" are none."""
+
+FUNCTION_WORDS: frozenset[str] = (
+    PREPOSITIONS
+    | DEGREE_ADVERBS
+    | frozenset(
+        """
     ainsi alors aussi aussitot autant deja desormais dorenavant ensuite enfin ici
     partout ailleurs dessus dessous dedans dehors loin pres environ presque assez
     trop tant tellement beaucoup peu guere plutot surtout notamment seulement
@@ -100,6 +108,7 @@ FUNCTION_WORDS: frozenset[str] = PREPOSITIONS | frozenset(
     celui celle ceux celles lequel laquelle lesquels lesquelles auquel auxquels
     duquel desquels dont oui non si
     """.split()
+    )
 )
 """Folded French function words that query translation drops when the lexicon lacks them
 (rather than keep them as typed)."""
