@@ -262,3 +262,19 @@ def test_la_disponibilite_garantie_is_the_uptime_of_the_sla(chat):
     result = converse(chat, "Quelle est la disponibilité garantie du plan Business ?")
     assert result.outcome == "grounded_answer", result.answer
     assert "The Business plan SLA guarantees 99.9% monthly uptime" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("que faire si je perd mon telephone pro ?", "must report the loss to the IT service"),
+        ("mon mdp doit faire combien de caracteres ?", "at least 14 characters"),
+        ("le pixel 8 pro coute combien ?", "$999"),
+    ],
+)
+def test_a_clipping_is_read_as_its_words_unless_it_continues_a_name(chat, question, quoted):
+    # Round 12: "pro" in "mon telephone pro" was read as the Pixel 8 Pro's name, and
+    # "mdp" (mot de passe) as no word of the documents.
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in result.answer

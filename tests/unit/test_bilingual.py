@@ -382,3 +382,17 @@ def test_the_phrases_a_question_holds_are_the_lexicons_multiword_keys():
         ("conges payes", "leave")
     ]
     assert lexicon_phrases("Quel est le prix ?", "fr") == []
+
+
+def test_a_french_clipping_is_read_as_its_words_unless_it_continues_a_name():
+    # Round 12: "mon telephone pro" searched "pro" and quoted the Pixel 8 Pro; a
+    # clipping is read as the word it clips, before the lexicon's phrases.
+    from threadline.knowledge.bilingual import clipped_word, translate_query
+
+    assert translate_query("que faire si je perd mon telephone pro ?", "fr", "en") == (
+        "lose company phone"
+    )
+    assert "password" in translate_query("mon mdp doit faire combien de caracteres ?", "fr", "en")
+    assert clipped_word("pro", "8") is None  # "pixel 8 pro"
+    assert clipped_word("pro", "galaxy", names={"galaxy"}) is None
+    assert clipped_word("pro", "telephone") == ("professionnel",)

@@ -36,6 +36,7 @@ from threadline.text.lexicons import BILINGUAL_LEXICON_FILES
 from threadline.text.lexicons.en import IRREGULAR_PLURALS
 from threadline.text.lexicons.fr import (
     AUXILIARY_FORMS,
+    CLIPPED_WORDS,
     DEFINITE_DETERMINERS,
     FUNCTION_WORDS,
     MANAGING_VERBS,
@@ -328,6 +329,7 @@ def translate_query(text: str, source: str, target: str) -> str:
         tokens = [
             token if token in names else (french_spelling(token) or token) for token in tokens
         ]
+        tokens = unclipped(tokens, names)
     stems = [analyse(token) for token in tokens]
     graded, degree_words = _degrees(tokens) if source == "fr" else ({}, set())
     managing = _managing(tokens) if source == "fr" else set()
@@ -511,6 +513,34 @@ def content_words(text: str, language: str) -> str:
         if tokens and len(tokens[-1]) > 1 and tokens[-1] not in _SKIPPED[language]:
             kept.append(match.group())
     return " ".join(kept)
+
+
+def clipped_word(token: str, before: str, names: Iterable[str] = ()) -> tuple[str, ...] | None:
+    """Return the words a French clipping stands for ("pro": professionnel), or None.
+
+    A lone generic word that is also part of a product's name ("mon téléphone pro") is
+    that product only where it continues the name: right after a number or a name
+    ("pixel 8 pro", "Galaxy Pro"), or capitalised itself; there it is left as typed.
+
+    Args:
+        token: A folded word.
+        before: The folded word before it ("" at the start).
+        names: Folded words capitalised within their sentence.
+    """
+    names = set(names)
+    if token not in CLIPPED_WORDS or token in names or before in names:
+        return None
+    if any(ch.isdigit() for ch in before):
+        return None
+    return CLIPPED_WORDS[token]
+
+
+def unclipped(tokens: Sequence[str], names: Iterable[str] = ()) -> list[str]:
+    """Return folded French tokens with their clippings written out (`clipped_word`)."""
+    out: list[str] = []
+    for i, token in enumerate(tokens):
+        out += clipped_word(token, tokens[i - 1] if i else "", names) or (token,)
+    return out
 
 
 def _accented_and_names(text: str) -> tuple[set[str], set[str]]:

@@ -242,9 +242,17 @@ class Vocabulary:
                     )
                     skip_until = words[i + 1][1]
                     continue
-            corrected = self._corrected_word(
-                word, first=i == 0 or _sentence_starts(text, start), french=french
-            )
+            first = i == 0 or _sentence_starts(text, start)
+            if french and (word.islower() or first):
+                # "mon téléphone pro", "mon mdp": a clipping is read as its words, as
+                # query translation reads it (not after a model number: "pixel 8 pro").
+                from threadline.knowledge.bilingual import clipped_word
+
+                before = fold(words[i - 1][2]) if i else ""
+                if (whole := clipped_word(fold(word), before)) is not None:
+                    fixes.append(SpellingFix(start, end, word, " ".join(whole)))
+                    continue
+            corrected = self._corrected_word(word, first=first, french=french)
             if corrected is not None:
                 fixes.append(SpellingFix(start, end, word, corrected))
         return fixes

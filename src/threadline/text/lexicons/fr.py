@@ -24,6 +24,7 @@ from threadline.text.lexicons.base import Lexicon
 __all__ = [
     "AIM_WORDS",
     "AUXILIARY_FORMS",
+    "CLIPPED_WORDS",
     "DEFINITE_DETERMINERS",
     "DEGREE_ADVERBS",
     "DELIVERABLE",
@@ -87,6 +88,16 @@ PREPOSITIONS: frozenset[str] = frozenset(
 )
 """Folded French prepositions the index keeps: no topic of a question (English stopwords
 hold "after", "before", "against", "during"), so the evidence check reads none of them."""
+
+CLIPPED_WORDS: dict[str, tuple[str, ...]] = {
+    "pro": ("professionnel",),
+    "pros": ("professionnels",),
+    "mdp": ("mot", "de", "passe"),
+}
+"""Folded French clippings and abbreviations of everyday writing ("mon téléphone pro",
+"mon mdp"), with the words they stand for, read before the lexicon's phrases
+("téléphone professionnel" = company phone); clippings the lexicon holds as words of
+their own ("ordi", "appli", "dispo") are not repeated here."""
 
 DEGREE_ADVERBS: frozenset[str] = frozenset("trop tant tellement plutot guere".split())
 """Folded French adverbs of degree ("pas trop cher"): no topic of a question, as the
