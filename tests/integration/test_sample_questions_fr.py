@@ -278,3 +278,18 @@ def test_a_clipping_is_read_as_its_words_unless_it_continues_a_name(chat, questi
     result = converse(chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert quoted in result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Que se passe-t-il si le SLA n'est pas respecté ?",
+        "Si Brightwell ne respecte pas le SLA, j'ai droit à quoi ?",
+    ],
+)
+def test_a_negated_verb_is_read_as_what_the_policy_calls_it(chat, question):
+    # Round 12: declined ("respecté" is no "misses"); a negated verb is read as the word
+    # for its negation (`fr.NEGATED_VERBS`).
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "When Brightwell misses the SLA uptime commitment" in result.answer

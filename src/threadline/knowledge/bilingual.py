@@ -40,6 +40,7 @@ from threadline.text.lexicons.fr import (
     DEFINITE_DETERMINERS,
     FUNCTION_WORDS,
     MANAGING_VERBS,
+    NEGATED_VERBS,
     NEGATION_ADVERBS,
     OBJECT_PRONOUNS,
     SYNTHETIC_COMPARATIVES,
@@ -321,6 +322,8 @@ def translate_query(text: str, source: str, target: str) -> str:
     """
     lex = lexicon(source, target)
     analyse = _STEMMERS[source]
+    if source == "fr":
+        text = read_negations(text)
     tokens = tokenize(text)
     accented, names = _accented_and_names(text)
     if source == "fr":
@@ -513,6 +516,62 @@ def content_words(text: str, language: str) -> str:
         if tokens and len(tokens[-1]) > 1 and tokens[-1] not in _SKIPPED[language]:
             kept.append(match.group())
     return " ".join(kept)
+
+
+_TYPED = re.compile(r"[^\W\d_]+(?:['’])?", re.UNICODE)
+_NEGATION_OPENERS = frozenset({"ne", "n'", "n’", "non"})
+_PARTICIPLE_AUXILIARIES = frozenset({"ete", "etre"})
+
+
+def negated_verbs(text: str) -> list[tuple[int, int, str]]:
+    """Return the spans of a French text that negate a verb the documents name otherwise.
+
+    "le SLA n'est pas respecté", "ne respecte pas", "non respecté", "ça marche pas": the
+    negation and its verb, from "ne" (when written) to the verb, with the word
+    :data:`~threadline.text.lexicons.fr.NEGATED_VERBS` gives for the verb ("manqué").
+
+    Returns:
+        (start, end, word) for each span, in reading order.
+    """
+    words = [(m.start(), m.end(), fold(m.group())) for m in _TYPED.finditer(text)]
+    spans: list[tuple[int, int, str]] = []
+
+    def negated(index: int) -> str | None:
+        if not 0 <= index < len(words):
+            return None
+        return NEGATED_VERBS.get(french_stem(words[index][2].rstrip("'’")))
+
+    for i, (_, _, word) in enumerate(words):
+        if word == "non" and (found := negated(i + 1)):
+            spans.append((words[i][0], words[i + 1][1], found))
+            continue
+        if word != "pas":
+            continue
+        after = i + 1
+        if after < len(words) and words[after][2] in _PARTICIPLE_AUXILIARIES:
+            after += 1  # "n'a pas été respecté"
+        # "ne respecte pas" (the verb before "pas"), or "n'est pas respecté" (its participle
+        # after it).
+        verb = i - 1 if negated(i - 1) else after if negated(after) else None
+        if verb is None:
+            continue
+        start = min(verb, i)
+        # "ne"/"n'" before the verb, or before the auxiliary before "pas", is part of it.
+        if start >= 2 and start == i and words[start - 2][2] in _NEGATION_OPENERS:
+            start -= 2
+        elif start >= 1 and words[start - 1][2] in _NEGATION_OPENERS:
+            start -= 1
+        found = negated(verb)
+        assert found is not None
+        spans.append((words[start][0], words[max(verb, i)][1], found))
+    return spans
+
+
+def read_negations(text: str) -> str:
+    """Return a French text with its negated verbs written as `negated_verbs` reads them."""
+    for start, end, word in reversed(negated_verbs(text)):
+        text = f"{text[:start]}{word}{text[end:]}"
+    return text
 
 
 def clipped_word(token: str, before: str, names: Iterable[str] = ()) -> tuple[str, ...] | None:

@@ -33,6 +33,7 @@ __all__ = [
     "GENERIC_WORDS",
     "GOODBYES",
     "MANAGING_VERBS",
+    "NEGATED_VERBS",
     "NEGATION_ADVERBS",
     "OBJECT_PRONOUNS",
     "PREPOSITIONS",
@@ -98,6 +99,16 @@ CLIPPED_WORDS: dict[str, tuple[str, ...]] = {
 "mon mdp"), with the words they stand for, read before the lexicon's phrases
 ("téléphone professionnel" = company phone); clippings the lexicon holds as words of
 their own ("ordi", "appli", "dispo") are not repeated here."""
+
+NEGATED_VERBS: dict[str, str] = {
+    "respect": "manquer",  # "le SLA n'est pas respecté": missed
+    "fonction": "panne",  # "le portail ne fonctionne pas": a failure, an outage
+}
+"""French verbs (by their French stem) whose negation a document writes as another word,
+with that word (an infinitive or a noun the lexicon holds): "n'est pas respecté" is what
+the support policy calls "misses". Read on the French side only, never through the
+bilingual lexicon, which is also read backwards: an entry "pas respecté = missed" would
+make every English "missed" a "respecté"."""
 
 DEGREE_ADVERBS: frozenset[str] = frozenset("trop tant tellement plutot guere".split())
 """Folded French adverbs of degree ("pas trop cher"): no topic of a question, as the
