@@ -88,6 +88,7 @@ def test_a_french_inversion_asks_yes_or_no_unless_an_interrogative_opens_it():
     assert not is_polar("Que se passe-t-il si le SLA n'est pas respecté ?")
     assert not is_polar("Combien coûte-t-il ?")
     assert not is_polar("Pouvez-vous me dire le prix ?")
+    assert not is_polar("What does the add-on cost?")
 
 
 def test_a_name_opening_a_sentence_with_an_inner_capital_is_a_name():

@@ -82,7 +82,11 @@ def is_polar(question: str) -> bool:
         return False
     if _AUXILIARY.match(first):
         return True
-    return bool(_INVERSION.search(first)) and not _FRENCH_INTERROGATIVE.match(first)
+    return (
+        _INVERSION.search(first) is not None
+        and not _FRENCH_INTERROGATIVE.match(first)
+        and detect_language(first) == "fr"  # "an add-on" is no inversion
+    )
 
 
 def _sentences(text: str) -> Iterator[str]:
