@@ -382,3 +382,34 @@ def test_the_phrases_a_question_holds_are_the_lexicons_multiword_keys():
         ("conges payes", "leave")
     ]
     assert lexicon_phrases("Quel est le prix ?", "fr") == []
+
+
+def test_a_french_clipping_is_read_as_its_words_unless_it_continues_a_name():
+    # Round 12: "mon telephone pro" searched "pro" and quoted the Pixel 8 Pro; a
+    # clipping is read as the word it clips, before the lexicon's phrases.
+    from threadline.knowledge.bilingual import clipped_word, translate_query
+
+    assert translate_query("que faire si je perd mon telephone pro ?", "fr", "en") == (
+        "lose company phone"
+    )
+    assert "password" in translate_query("mon mdp doit faire combien de caracteres ?", "fr", "en")
+    assert clipped_word("pro", "8") is None  # "pixel 8 pro"
+    assert clipped_word("pro", "galaxy", names={"galaxy"}) is None
+    assert clipped_word("pro", "telephone") == ("professionnel",)
+
+
+def test_a_negated_verb_is_read_as_the_word_for_its_negation():
+    # Round 12: "n'est pas respecté" was searched and checked as "respect"; the policy
+    # says "misses". Read on the French side only (the lexicon is also read backwards).
+    from threadline.knowledge.bilingual import read_negations, translate_query
+
+    assert read_negations("Que se passe-t-il si le SLA n'est pas respecté ?") == (
+        "Que se passe-t-il si le SLA manquer ?"
+    )
+    assert read_negations("Si Brightwell ne respecte pas le SLA") == "Si Brightwell manquer le SLA"
+    assert read_negations("si le délai n'a pas été respecté") == "si le délai manquer"
+    assert read_negations("le SLA non respecté") == "le SLA manquer"
+    assert read_negations("Est-ce que le SLA est respecté ?") == "Est-ce que le SLA est respecté ?"
+    assert read_negations("je ne veux pas") == "je ne veux pas"
+    assert "miss" in translate_query("Que se passe-t-il si le SLA n'est pas respecté ?", "fr", "en")
+    assert "respect" not in translate_query("that the SLA is missed", "en", "fr").split()

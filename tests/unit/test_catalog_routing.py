@@ -28,6 +28,15 @@ BRANDS = ["Samsung", "Apple", "Google", "Dell"]
         ("Quels ordinateurs portables avez-vous ?", {"category": "laptop"}),
         ("Do you have phones?", {"category": "phone"}),
         ("What phones do you have under $500?", {"category": "phone", "max_price": 500.0}),
+        # Round 12: "en dessous de" was no bound, and every phone was listed, $999 too.
+        (
+            "quels telephones vous avez en dessous de 500 dollars ?",
+            {"category": "phone", "max_price": 500.0},
+        ),
+        (
+            "Des portables au-dessus de 1000 $ ?",
+            {"category": "laptop", "min_price": 1000.0},
+        ),
     ],
 )
 def test_a_question_asking_which_products_is_a_catalog_search(question, args):

@@ -158,6 +158,21 @@ def test_two_things_compared_with_have_or_as_alternatives():
     assert compared_pair("which is better, tea or coffee?", None) is None
 
 
+def test_french_ranks_one_of_two_with_its_superlative():
+    # Round 12: "Lequel est le moins cher, A ou B ?" was no comparison of two products.
+    assert compared_pair("Lequel est le moins cher, l'iPhone 15 ou le Galaxy S24 ?", None) == (
+        {"spec": "price_usd", "order": "asc"},
+        "iphone 15",
+        "galaxy s24",
+    )
+    assert compared_pair("Quel est le plus léger entre le MacBook Air et le XPS 13 ?", None) == (
+        {"spec": "weight_kg", "order": "asc"},
+        "macbook air",
+        "xps 13",
+    )
+    assert compared_pair("Quel est le prix, le Pixel 8a ou le Galaxy A55 ?", None) is None
+
+
 def test_how_does_x_compare_to_y_names_the_two_things():
     for question in (
         "How does the OnePlus 12 compare to the Pixel 8 Pro?",

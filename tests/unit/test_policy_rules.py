@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from threadline.graph.anchors import unanchored_references
+from threadline.graph.anchors import unanchored_reference, unanchored_references
 from threadline.graph.evidence import decide
 from threadline.graph.rules import policy_topic, states_rules_about
 
@@ -111,3 +111,16 @@ def test_a_declined_policy_names_the_documents_of_rules_first():
         "Brightwell support policy",
         "Brightwell product catalog 2024",
     )
+
+
+def test_the_x_said_in_the_conversations_other_language_is_anchored():
+    # Round 12: "Quel est le prix ?" after an English quote stating "the monthly price"
+    # was asked back (« le prix ») with unrelated options; "What is the price?" was not.
+    earlier = [
+        "Combien coûte le plan Business ?",
+        "The Business plan costs $149 per month. Every plan can be paid annually at ten "
+        "times the monthly price.",
+    ]
+    assert unanchored_reference("Quel est le prix ?", earlier) is None
+    assert unanchored_reference("Quel est le prix ?", []) == "le prix"
+    assert unanchored_reference("Quelle est la garantie ?", earlier) == "la garantie"

@@ -12,6 +12,7 @@ import pytest
 
 from threadline.graph.evidence import decide
 from threadline.graph.polar import is_polar
+from threadline.graph.question_terms import named_things
 from threadline.graph.replies import decline
 
 IPHONE = {
@@ -77,3 +78,24 @@ def test_est_ce_que_opens_a_yes_no_question():
     assert is_polar("Est-ce que l'iPhone 15 est étanche ?")
     assert is_polar("Est-ce qu'il est étanche ?")
     assert not is_polar("Quel est le prix de l'iPhone 15 ?")
+
+
+def test_a_french_inversion_asks_yes_or_no_unless_an_interrogative_opens_it():
+    # Round 12: "L'iPhone 15 est-il étanche ?" was read as no yes/no question.
+    assert is_polar("L'iPhone 15 est-il étanche ?")
+    assert is_polar("Le plan Basic inclut-il le support par téléphone ?")
+    assert is_polar("Ai-je droit à un remboursement ?")
+    assert not is_polar("Que se passe-t-il si le SLA n'est pas respecté ?")
+    assert not is_polar("Combien coûte-t-il ?")
+    assert not is_polar("Pouvez-vous me dire le prix ?")
+    assert not is_polar("What does the add-on cost?")
+
+
+def test_a_name_opening_a_sentence_with_an_inner_capital_is_a_name():
+    # "L'iPhone" at the start was read as a sentence's capital: the quality check had
+    # no name, and the iPhone's page held "iPhone" as a word asked about.
+    assert named_things("L'iPhone 15 est-il étanche ?") == ["L'iPhone", "15"]
+    assert named_things("OnePlus 12 price?") == ["OnePlus", "12"]
+    assert named_things("Quel est le prix ?") == []
+    declined = decide("L'iPhone 15 est-il étanche ?", [IPHONE, GALAXY], language="fr")
+    assert declined.reason == "quality_not_stated" and declined.missing_named == ("iPhone 15",)

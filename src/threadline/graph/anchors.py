@@ -23,6 +23,7 @@ from threadline.graph.question_terms import (
     stems,
 )
 from threadline.graph.rules import policy_topic
+from threadline.knowledge.bilingual import translate_query
 from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS
 from threadline.text import fold, terms
 
@@ -160,11 +161,25 @@ def said_only_in_general(phrase: str, earlier: Sequence[str]) -> str:
 
 
 def _said_as_noun(word: str, earlier: Sequence[str]) -> bool:
-    """Whether the conversation said the noun `word`, in one of its forms.
+    """Whether the conversation said the noun `word`, in one of its forms or languages.
 
     A word sharing its stem only ("animated" for "the animal's breed": Snowball stems both
-    "anim") says another thing: the word said must start with the noun's singular.
+    "anim") says another thing: the word said must start with the noun's singular. A
+    conversation in French over English documents says in English what it quotes: "le
+    prix" after "The Business plan costs $149 ... the monthly price" is that price.
     """
+    if _said_in_its_language(word, earlier):
+        return True
+    senses = {
+        sense
+        for source, target in (("fr", "en"), ("en", "fr"))
+        for sense in translate_query(word, source, target).split()
+    }
+    senses.discard(fold(word))
+    return any(_said_in_its_language(sense, earlier) for sense in senses)
+
+
+def _said_in_its_language(word: str, earlier: Sequence[str]) -> bool:
     base = fold(re.sub(r"['’]s$", "", word))
     lemmas = lemminflect.getAllLemmas(base, "NOUN").get("NOUN", ())
     base = min((fold(lemma) for lemma in lemmas), key=len, default=base)

@@ -35,10 +35,12 @@ CATEGORY_WORDS = {
 }
 _MAX_PRICE = re.compile(
     r"\b(under|below|less than|cheaper than|up to|max(imum)?|at most|moins de|sous|"
-    r"jusqu'a|au plus|inferieur a|pas plus de)\s*\$?\s*(\d[\d,. ]*)\s*(\$|usd|dollars?|eur|€)?"
+    r"jusqu'a|au plus|inferieur a|pas plus de|(?:en|au)[- ]dessous de)"
+    r"\s*\$?\s*(\d[\d,. ]*)\s*(\$|usd|dollars?|eur|€)?"
 )
 _MIN_PRICE = re.compile(
-    r"\b(over|above|more than|at least|from|plus de|au moins|a partir de|superieur a)\s*"
+    r"\b(over|above|more than|at least|from|plus de|au moins|a partir de|superieur a|"
+    r"(?:en|au)[- ]dessus de)\s*"
     r"\$?\s*(\d[\d,. ]*)\s*(\$|usd|dollars?|eur|€)?"
 )
 _BETWEEN = re.compile(r"\b(between|entre)\s*\$?\s*(\d[\d,]*)\s*(and|et|-)\s*\$?\s*(\d[\d,]*)")
@@ -53,8 +55,11 @@ _SPEC_UNITS: list[tuple[str, str]] = [
     (r"(?:inch(?:es)?|\"|pouces?)", "display"),
     (r"(?:mp|megapixels?)", "camera_mp"),
 ]
-_BOUND_BELOW = r"under|below|less than|lighter than|at most|up to|moins de|sous|au plus|jusqu'a"
-_BOUND_ABOVE = r"over|above|more than|at least|plus de|au moins"
+_BOUND_BELOW = (
+    r"under|below|less than|lighter than|at most|up to|moins de|sous|au plus|jusqu'a|"
+    r"(?:en|au)[- ]dessous de"
+)
+_BOUND_ABOVE = r"over|above|more than|at least|plus de|au moins|(?:en|au)[- ]dessus de"
 _BOUND_INCLUSIVE = r"at most|up to|au plus|jusqu'a|at least|au moins"
 _SPEC_BOUND = re.compile(
     rf"\b(?P<dir>{_BOUND_BELOW}|{_BOUND_ABOVE})\s*(?P<value>\d+(?:[.,]\d+)?)\s*"
@@ -419,12 +424,30 @@ _ALTERNATIVES = re.compile(
 )
 
 
+# "Lequel est le moins cher, l'iPhone 15 ou le Galaxy S24 ?", "Quel est le plus léger entre
+# le MacBook Air et le XPS 13 ?": French ranks one of two with its superlative form.
+_ALTERNATIVES_FR = re.compile(
+    r"^\W*(?:(?:et|alors|donc)\s+)?(?:lequel|laquelle|quel|quelle)(?:\s+des\s+deux)?\s+"
+    r"(?P<compared>[^,:]+?)\s*(?:[,:]\s*|\s+entre\s+)(?:(?:le|la|les)\s+|l')?"
+    r"(?P<first>[^,:]+?)\s+(?:ou|et)\s+(?:(?:le|la|les)\s+|l')?(?P<other>[^,:]+?)\W*$"
+)
+
+
 def _compared_alternatives(question: str) -> tuple[dict[str, str], str, str] | None:
-    """Read "which is X-er, A or B?": the spec and order compared, A and B, or None."""
-    found = _ALTERNATIVES.match(fold(question))
+    """Read "which is X-er, A or B?" ("lequel est le moins cher, A ou B ?"), or None.
+
+    Returns:
+        The spec and order compared, A and B.
+    """
+    text = fold(question)
+    found = _ALTERNATIVES.match(text)
+    french = found is None
+    if french:
+        found = _ALTERNATIVES_FR.match(text)
     if found is None:
         return None
-    for pattern, spec, order in COMPARATIVES:
+    # Of two things, French "le moins cher" is the comparative "cheaper".
+    for pattern, spec, order in [*COMPARATIVES, *SUPERLATIVES] if french else COMPARATIVES:
         if re.search(pattern, found["compared"]):
             return {"spec": spec, "order": order}, found["first"], found["other"]
     return None

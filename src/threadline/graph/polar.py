@@ -45,6 +45,17 @@ _REQUEST = re.compile(
     r"info|more|a\s+way)\b|pouvez-vous|peux-tu|pourriez-vous)",
     re.I,
 )
+# French asks yes/no by putting the subject pronoun after the verb, hyphenated ("L'iPhone 15
+# est-il étanche ?", "Le plan Basic inclut-il le téléphone ?", "ai-je droit à...").
+_INVERSION = re.compile(r"\b\w+-(?:t-)?(?:il|elle|ils|elles|on|je)\b", re.I)
+# ...unless an interrogative word opens the sentence: then it asks what, how, when ("Que se
+# passe-t-il", "Combien coûte-t-il", "Pourquoi est-il...").
+_FRENCH_INTERROGATIVE = re.compile(
+    r"^(?:que|qu['’]|quel|quelle|quels|quelles|qui|quoi|comment|combien|o[uù]|quand|pourquoi|"
+    r"lequel|laquelle|lesquels|lesquelles|à quel|a quel|à qui|a qui|de quoi|en quoi|par quoi|"
+    r"pour quoi|à quoi|a quoi|depuis quand|jusqu['’]à quand|d['’]o[uù])\b",
+    re.I,
+)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 # Kinds of fact a passage may state of one thing and not another in the next sentence:
 # checked in the sentence that holds what is asked (`states_kind_with`).
@@ -62,11 +73,20 @@ def is_polar(question: str) -> bool:
     """Whether the message asks a yes/no question ("Is X Y?", "Can I do X while Y?").
 
     Its first asking sentence, past a remark's opening words ("nice!", "so"), opens
-    with an auxiliary or a modal, and is not a request for information ("can you tell
-    me...", "do you have...").
+    with an auxiliary or a modal, or (French) puts its subject pronoun after the verb
+    with no interrogative word before it ("L'iPhone 15 est-il étanche ?"), and is not a
+    request for information ("can you tell me...", "do you have...").
     """
     first = _LEAD.sub("", _asking_sentences(question)[0])
-    return bool(_AUXILIARY.match(first)) and not _REQUEST.match(first)
+    if _REQUEST.match(first):
+        return False
+    if _AUXILIARY.match(first):
+        return True
+    return (
+        _INVERSION.search(first) is not None
+        and not _FRENCH_INTERROGATIVE.match(first)
+        and detect_language(first) == "fr"  # "an add-on" is no inversion
+    )
 
 
 def _sentences(text: str) -> Iterator[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 
 from threadline.followups.anaphora import continues_the_subject
 from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS, LOCUTIONS
@@ -30,11 +31,12 @@ COVERAGE_MAJORITY = 0.5
 # Words that say what to do or how to ask, not what the question is about.
 # French auxiliaries and modals ("j'ai", "dois-je", "faire") are no topic either; the
 # index keeps them (its stopwords decide the indexed terms), the evidence check does not.
-# French prepositions ("après 3 semaines") neither: English stopwords drop "after".
+# French prepositions ("après 3 semaines") neither: English stopwords drop "after". Nor
+# French adverbs of degree ("pas trop cher"), as English stopwords drop "too", "so".
 GENERIC_TERMS = frozenset(
     terms(
         f"{en.GENERIC_WORDS} {fr.GENERIC_WORDS} {' '.join(sorted(fr.AUXILIARY_FORMS))} "
-        f"{' '.join(sorted(fr.PREPOSITIONS))}"
+        f"{' '.join(sorted(fr.PREPOSITIONS))} {' '.join(sorted(fr.DEGREE_ADVERBS))}"
     )
 )
 
@@ -93,6 +95,9 @@ def _name_words(question: str, *, model_numbers: bool = False) -> list[tuple[str
             acronym = len(word) >= 2 and word.isupper() and word.isalpha()
             capital = word[0].isupper() and i > 0 and not word.isupper()
             capital = capital or (word[0].islower() and any(ch.isupper() for ch in word[1:]))
+            # A capital right after a lower-case letter ("L'iPhone", "OnePlus") is how a
+            # name is written, not a sentence's first letter.
+            capital = capital or any(a.islower() and b.isupper() for a, b in pairwise(word))
             named = ((has_digit and any(ch.isalpha() for ch in word)) or acronym or capital) and (
                 fold(word) not in _NOT_NAMES
             )

@@ -36,9 +36,11 @@ from threadline.text.lexicons import BILINGUAL_LEXICON_FILES
 from threadline.text.lexicons.en import IRREGULAR_PLURALS
 from threadline.text.lexicons.fr import (
     AUXILIARY_FORMS,
+    CLIPPED_WORDS,
     DEFINITE_DETERMINERS,
     FUNCTION_WORDS,
     MANAGING_VERBS,
+    NEGATED_VERBS,
     NEGATION_ADVERBS,
     OBJECT_PRONOUNS,
     SYNTHETIC_COMPARATIVES,
@@ -320,6 +322,8 @@ def translate_query(text: str, source: str, target: str) -> str:
     """
     lex = lexicon(source, target)
     analyse = _STEMMERS[source]
+    if source == "fr":
+        text = read_negations(text)
     tokens = tokenize(text)
     accented, names = _accented_and_names(text)
     if source == "fr":
@@ -328,6 +332,7 @@ def translate_query(text: str, source: str, target: str) -> str:
         tokens = [
             token if token in names else (french_spelling(token) or token) for token in tokens
         ]
+        tokens = unclipped(tokens, names)
     stems = [analyse(token) for token in tokens]
     graded, degree_words = _degrees(tokens) if source == "fr" else ({}, set())
     managing = _managing(tokens) if source == "fr" else set()
@@ -511,6 +516,90 @@ def content_words(text: str, language: str) -> str:
         if tokens and len(tokens[-1]) > 1 and tokens[-1] not in _SKIPPED[language]:
             kept.append(match.group())
     return " ".join(kept)
+
+
+_TYPED = re.compile(r"[^\W\d_]+(?:['’])?", re.UNICODE)
+_NEGATION_OPENERS = frozenset({"ne", "n'", "n’", "non"})
+_PARTICIPLE_AUXILIARIES = frozenset({"ete", "etre"})
+
+
+def negated_verbs(text: str) -> list[tuple[int, int, str]]:
+    """Return the spans of a French text that negate a verb the documents name otherwise.
+
+    "le SLA n'est pas respecté", "ne respecte pas", "non respecté", "ça marche pas": the
+    negation and its verb, from "ne" (when written) to the verb, with the word
+    :data:`~threadline.text.lexicons.fr.NEGATED_VERBS` gives for the verb ("manqué").
+
+    Returns:
+        (start, end, word) for each span, in reading order.
+    """
+    words = [(m.start(), m.end(), fold(m.group())) for m in _TYPED.finditer(text)]
+    spans: list[tuple[int, int, str]] = []
+
+    def negated(index: int) -> str | None:
+        if not 0 <= index < len(words):
+            return None
+        return NEGATED_VERBS.get(french_stem(words[index][2].rstrip("'’")))
+
+    for i, (_, _, word) in enumerate(words):
+        if word == "non" and (found := negated(i + 1)):
+            spans.append((words[i][0], words[i + 1][1], found))
+            continue
+        if word != "pas":
+            continue
+        after = i + 1
+        if after < len(words) and words[after][2] in _PARTICIPLE_AUXILIARIES:
+            after += 1  # "n'a pas été respecté"
+        # "ne respecte pas" (the verb before "pas"), or "n'est pas respecté" (its participle
+        # after it).
+        verb = i - 1 if negated(i - 1) else after if negated(after) else None
+        if verb is None:
+            continue
+        start = min(verb, i)
+        # "ne"/"n'" before the verb, or before the auxiliary before "pas", is part of it.
+        if start >= 2 and start == i and words[start - 2][2] in _NEGATION_OPENERS:
+            start -= 2
+        elif start >= 1 and words[start - 1][2] in _NEGATION_OPENERS:
+            start -= 1
+        found = negated(verb)
+        assert found is not None
+        spans.append((words[start][0], words[max(verb, i)][1], found))
+    return spans
+
+
+def read_negations(text: str) -> str:
+    """Return a French text with its negated verbs written as `negated_verbs` reads them."""
+    for start, end, word in reversed(negated_verbs(text)):
+        text = f"{text[:start]}{word}{text[end:]}"
+    return text
+
+
+def clipped_word(token: str, before: str, names: Iterable[str] = ()) -> tuple[str, ...] | None:
+    """Return the words a French clipping stands for ("pro": professionnel), or None.
+
+    A lone generic word that is also part of a product's name ("mon téléphone pro") is
+    that product only where it continues the name: right after a number or a name
+    ("pixel 8 pro", "Galaxy Pro"), or capitalised itself; there it is left as typed.
+
+    Args:
+        token: A folded word.
+        before: The folded word before it ("" at the start).
+        names: Folded words capitalised within their sentence.
+    """
+    names = set(names)
+    if token not in CLIPPED_WORDS or token in names or before in names:
+        return None
+    if any(ch.isdigit() for ch in before):
+        return None
+    return CLIPPED_WORDS[token]
+
+
+def unclipped(tokens: Sequence[str], names: Iterable[str] = ()) -> list[str]:
+    """Return folded French tokens with their clippings written out (`clipped_word`)."""
+    out: list[str] = []
+    for i, token in enumerate(tokens):
+        out += clipped_word(token, tokens[i - 1] if i else "", names) or (token,)
+    return out
 
 
 def _accented_and_names(text: str) -> tuple[set[str], set[str]]:

@@ -230,9 +230,23 @@ class Vocabulary:
         ]
         french = detect_language(text) == "fr"
         fixes: list[SpellingFix] = []
+        negations: list[tuple[int, int, str]] = []
+        if french:
+            # "le SLA n'est pas respecté" is read "manquer" (missed), as query translation
+            # reads it (`bilingual.negated_verbs`).
+            from threadline.knowledge.bilingual import negated_verbs
+
+            negations = negated_verbs(text)
         skip_until = -1
         for i, (start, end, word) in enumerate(words):
             if start < skip_until:
+                continue
+            negation = next((n for n in negations if n[0] <= start < n[1]), None)
+            if negation is not None:
+                fixes.append(
+                    SpellingFix(negation[0], negation[1], text[slice(*negation[:2])], negation[2])
+                )
+                skip_until = negation[1]
                 continue
             if i + 1 < len(words):
                 closed = self._closed(word, words[i + 1][2], text[end : words[i + 1][0]])
@@ -242,9 +256,17 @@ class Vocabulary:
                     )
                     skip_until = words[i + 1][1]
                     continue
-            corrected = self._corrected_word(
-                word, first=i == 0 or _sentence_starts(text, start), french=french
-            )
+            first = i == 0 or _sentence_starts(text, start)
+            if french and (word.islower() or first):
+                # "mon téléphone pro", "mon mdp": a clipping is read as its words, as
+                # query translation reads it (not after a model number: "pixel 8 pro").
+                from threadline.knowledge.bilingual import clipped_word
+
+                before = fold(words[i - 1][2]) if i else ""
+                if (whole := clipped_word(fold(word), before)) is not None:
+                    fixes.append(SpellingFix(start, end, word, " ".join(whole)))
+                    continue
+            corrected = self._corrected_word(word, first=first, french=french)
             if corrected is not None:
                 fixes.append(SpellingFix(start, end, word, corrected))
         return fixes

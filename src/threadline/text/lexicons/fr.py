@@ -24,13 +24,16 @@ from threadline.text.lexicons.base import Lexicon
 __all__ = [
     "AIM_WORDS",
     "AUXILIARY_FORMS",
+    "CLIPPED_WORDS",
     "DEFINITE_DETERMINERS",
+    "DEGREE_ADVERBS",
     "DELIVERABLE",
     "FOLLOWUPS",
     "FUNCTION_WORDS",
     "GENERIC_WORDS",
     "GOODBYES",
     "MANAGING_VERBS",
+    "NEGATED_VERBS",
     "NEGATION_ADVERBS",
     "OBJECT_PRONOUNS",
     "PREPOSITIONS",
@@ -87,8 +90,35 @@ PREPOSITIONS: frozenset[str] = frozenset(
 """Folded French prepositions the index keeps: no topic of a question (English stopwords
 hold "after", "before", "against", "during"), so the evidence check reads none of them."""
 
-FUNCTION_WORDS: frozenset[str] = PREPOSITIONS | frozenset(
-    """
+CLIPPED_WORDS: dict[str, tuple[str, ...]] = {
+    "pro": ("professionnel",),
+    "pros": ("professionnels",),
+    "mdp": ("mot", "de", "passe"),
+}
+"""Folded French clippings and abbreviations of everyday writing ("mon téléphone pro",
+"mon mdp"), with the words they stand for, read before the lexicon's phrases
+("téléphone professionnel" = company phone); clippings the lexicon holds as words of
+their own ("ordi", "appli", "dispo") are not repeated here."""
+
+NEGATED_VERBS: dict[str, str] = {
+    "respect": "manquer",  # "le SLA n'est pas respecté": missed
+    "fonction": "panne",  # "le portail ne fonctionne pas": a failure, an outage
+}
+"""French verbs (by their French stem) whose negation a document writes as another word,
+with that word (an infinitive or a noun the lexicon holds): "n'est pas respecté" is what
+the support policy calls "misses". Read on the French side only, never through the
+bilingual lexicon, which is also read backwards: an entry "pas respecté = missed" would
+make every English "missed" a "respecté"."""
+
+DEGREE_ADVERBS: frozenset[str] = frozenset("trop tant tellement plutot guere".split())
+"""Folded French adverbs of degree ("pas trop cher"): no topic of a question, as the
+English stopwords "too", "so" and "rather" are none."""
+
+FUNCTION_WORDS: frozenset[str] = (
+    PREPOSITIONS
+    | DEGREE_ADVERBS
+    | frozenset(
+        """
     ainsi alors aussi aussitot autant deja desormais dorenavant ensuite enfin ici
     partout ailleurs dessus dessous dedans dehors loin pres environ presque assez
     trop tant tellement beaucoup peu guere plutot surtout notamment seulement
@@ -100,6 +130,7 @@ FUNCTION_WORDS: frozenset[str] = PREPOSITIONS | frozenset(
     celui celle ceux celles lequel laquelle lesquels lesquelles auquel auxquels
     duquel desquels dont oui non si
     """.split()
+    )
 )
 """Folded French function words that query translation drops when the lexicon lacks them
 (rather than keep them as typed)."""
