@@ -19,7 +19,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from threadline.api.json_keys import DuplicateJsonKey
+from threadline.api.json_keys import RefusedJsonBody
 from threadline.api.schemas import ErrorResponse
 from threadline.models import LLMError, LLMTimeoutError
 from threadline.store import (
@@ -269,9 +269,9 @@ def install_error_handlers(app: FastAPI) -> None:
         ]
         return error_response(422, "validation_error", "The request is not valid.", details)
 
-    @app.exception_handler(DuplicateJsonKey)
-    async def _duplicate_key(_: Request, exc: DuplicateJsonKey) -> JSONResponse:
-        return error_response(exc.status_code, exc.code, str(exc.detail), {"key": exc.key})
+    @app.exception_handler(RefusedJsonBody)
+    async def _refused_body(_: Request, exc: RefusedJsonBody) -> JSONResponse:
+        return error_response(exc.status_code, exc.code, str(exc.detail), exc.details)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:

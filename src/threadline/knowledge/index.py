@@ -99,7 +99,7 @@ from threadline.knowledge.versions import (
 )
 from threadline.knowledge.vocabulary import Vocabulary, document_terms
 from threadline.settings import Settings
-from threadline.unique_json import RepeatedJsonKey, loads_unique
+from threadline.unique_json import RepeatedJsonKey, UnstorableJsonNumber, loads_unique
 
 log = logging.getLogger("threadline.knowledge")
 
@@ -269,7 +269,9 @@ class KnowledgeBase:
                     if loaded is None:  # a catalog
                         try:
                             payload = loads_unique(file.read_text(encoding="utf-8"))
-                        except RepeatedJsonKey as exc:  # which value wins is the parser's guess
+                        except (RepeatedJsonKey, UnstorableJsonNumber) as exc:
+                            # Which value wins is the parser's guess; NaN, 1e999 and
+                            # 400-digit integers no store keeps (both are ValueErrors).
                             raise DocumentError(f"{file}: {exc}") from exc
                         if not is_catalog_payload(payload):
                             raise DocumentError(f"{file}: JSON files must hold a product catalog")
