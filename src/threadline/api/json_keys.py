@@ -19,8 +19,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from threadline.unique_json import (
     DUPLICATE_KEY_CODE,
+    MAX_OBJECT_KEYS,
+    TOO_MANY_KEYS_CODE,
     UNSTORABLE_NUMBER_CODE,
     RepeatedJsonKey,
+    TooManyJsonKeys,
     UnstorableJsonNumber,
     loads_unique,
 )
@@ -74,11 +77,26 @@ class UnstorableNumber(RefusedJsonBody):
         self.details = {"number": literal}
 
 
+class TooManyKeys(RefusedJsonBody):
+    """A JSON object of more than `MAX_OBJECT_KEYS` keys: 422 `json_object_too_large`."""
+
+    code = TOO_MANY_KEYS_CODE
+
+    def __init__(self, count: int) -> None:
+        """Say how many keys the object holds."""
+        super().__init__(
+            DUPLICATE_KEY_STATUS,
+            f"A JSON object of the body holds {count} keys; at most {MAX_OBJECT_KEYS} are read.",
+        )
+        self.param = str(count)
+        self.details = {"keys": str(count)}
+
+
 def check_unique_keys(body: bytes) -> None:
     """Raise `DuplicateJsonKey` or `UnstorableNumber` for a body the stores must not read.
 
     `DuplicateJsonKey`: a JSON object in `body` repeats a key; `UnstorableNumber`: it
-    holds a number no store keeps.
+    holds a number no store keeps; `TooManyKeys`: an object of it holds too many keys.
 
     A body that is not JSON at all is left to the route's own parsing, which answers
     it as it always has (422 invalid JSON, 400 unreadable).
@@ -89,6 +107,8 @@ def check_unique_keys(body: bytes) -> None:
         raise DuplicateJsonKey(exc.key) from None
     except UnstorableJsonNumber as exc:
         raise UnstorableNumber(exc.literal) from None
+    except TooManyJsonKeys as exc:
+        raise TooManyKeys(exc.count) from None
     except (ValueError, RecursionError):
         return
 

@@ -99,7 +99,12 @@ from threadline.knowledge.versions import (
 )
 from threadline.knowledge.vocabulary import Vocabulary, document_terms
 from threadline.settings import Settings
-from threadline.unique_json import RepeatedJsonKey, UnstorableJsonNumber, loads_unique
+from threadline.unique_json import (
+    RepeatedJsonKey,
+    TooManyJsonKeys,
+    UnstorableJsonNumber,
+    loads_unique,
+)
 
 log = logging.getLogger("threadline.knowledge")
 
@@ -269,9 +274,9 @@ class KnowledgeBase:
                     if loaded is None:  # a catalog
                         try:
                             payload = loads_unique(file.read_text(encoding="utf-8"))
-                        except (RepeatedJsonKey, UnstorableJsonNumber) as exc:
+                        except (RepeatedJsonKey, UnstorableJsonNumber, TooManyJsonKeys) as exc:
                             # Which value wins is the parser's guess; NaN, 1e999 and
-                            # 400-digit integers no store keeps (both are ValueErrors).
+                            # 400-digit integers no store keeps (all are ValueErrors).
                             raise DocumentError(f"{file}: {exc}") from exc
                         if not is_catalog_payload(payload):
                             raise DocumentError(f"{file}: JSON files must hold a product catalog")
