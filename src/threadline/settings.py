@@ -253,6 +253,14 @@ class Settings(BaseSettings):
         "first read is refused (408 request_timeout): a client sending it a byte at a time "
         "holds no connection and no task for longer.",
     )
+    max_request_head_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description="A request line and headers not received whole within this many "
+        "seconds of the server starting to wait for them (the connection opened, or the "
+        "previous answer sent) are refused (408 request_timeout) and the connection closed: "
+        "a client sending a head a byte at a time holds no connection for longer.",
+    )
     max_document_pages: int = Field(
         default=2000, ge=1, description="A PDF with more pages is refused (413 too_many_pages)."
     )

@@ -768,6 +768,96 @@ def test_a_json_body_naming_a_key_twice_is_refused_on_every_route(client, unchan
                 assert error["code"] == "duplicate_json_key", (method, url, error)
 
 
+# Numbers Python's parser reads and no store keeps: PostgreSQL's jsonb refuses NaN, SQLite
+# and the index stop at 64-bit integers, and NaN written back is JSON no browser parses.
+UNSTORABLE_NUMBERS = {
+    "NaN": b"NaN",
+    "Infinity": b"-Infinity",
+    "past a double": b"1e999",
+    "past 64 bits": b"9" * 30,
+}
+
+
+@pytest.mark.parametrize("number", UNSTORABLE_NUMBERS.values(), ids=UNSTORABLE_NUMBERS.keys())
+def test_a_json_body_holding_a_number_no_store_keeps_is_refused_on_every_route(
+    client, unchanged, number
+):
+    content = (
+        b'{"query": "hello", "title": "t", "model": "threadline", "rating": "up", '
+        b'"messages": [{"role": "user", "content": "hi"}], "n": ' + number + b"}"
+    )
+    for method, url in _json_body_routes(client):
+        response = client.request(
+            method, url, content=content, headers={"content-type": "application/json"}
+        )
+        error = response.json()["error"]
+        if url.startswith("/v1/"):
+            assert response.status_code == 400, (url, response.text)
+            assert (error["code"], error["type"]) == (
+                "invalid_json_number",
+                "invalid_request_error",
+            )
+        else:
+            assert response.status_code == 422, (method, url, response.text)
+            assert error["code"] == "invalid_json_number", (method, url, error)
+
+
+def test_a_json_object_of_too_many_keys_is_refused_on_every_route(client, unchanged):
+    # 800,000 unknown keys (15 MB, under the ceiling) took 30 s of CPU and were answered
+    # with 72 MB of details, one per key. Now the object is refused as it is parsed.
+    many = {f"k{i}": 0 for i in range(5000)}
+    content = json.dumps({"query": "hello", "model": "threadline", **many}).encode()
+    for method, url in _json_body_routes(client):
+        response = client.request(
+            method, url, content=content, headers={"content-type": "application/json"}
+        )
+        assert len(response.content) < 1000, (method, url, len(response.content))
+        error = response.json()["error"]
+        expected_status = 400 if url.startswith("/v1/") else 422
+        assert response.status_code == expected_status, (method, url, response.text)
+        assert error["code"] == "json_object_too_large", (method, url, error)
+
+
+def test_a_request_with_many_problems_lists_the_first_twenty(client, unchanged):
+    # An import of 1,000 messages each missing its role: 1,000 problems, 20 listed.
+    session = {
+        "id": "many-problems",
+        "created_at": "2026-01-01T00:00:00Z",
+        "updated_at": "2026-01-01T00:00:00Z",
+        "messages": [{"content": "a"}] * 1000,
+    }
+    body = {"format": "threadline.session", "version": 1, "session": session}
+    response = client.post("/sessions/import", json=body)
+    assert response.status_code == 422 and error_code(response) == "validation_error"
+    error = response.json()["error"]
+    assert len(error["details"]) == 20
+    assert "The first 20 of" in error["message"], error["message"]
+
+
+def test_an_imported_session_holding_nan_is_refused_and_a_finite_one_read_back(client):
+    # Accepted before: a trace holding NaN was stored, then exported as `NaN`, which is
+    # not JSON (a browser's JSON.parse refuses the export).
+    exported = client.get("/sessions/existing/export", params={"format": "json"}).json()
+    exported["session"]["id"] = "imported-numbers"
+    exported["session"]["messages"][1]["metadata"]["trace"] = [{"node": "x", "score": "__N__"}]
+    text = json.dumps(exported)
+    refused = client.post(
+        "/sessions/import",
+        content=text.replace('"__N__"', "NaN"),
+        headers={"content-type": "application/json"},
+    )
+    assert refused.status_code == 422 and error_code(refused) == "invalid_json_number"
+    assert client.get("/sessions/imported-numbers").status_code == 404
+    kept = client.post(
+        "/sessions/import",
+        content=text.replace('"__N__"', "1e308"),
+        headers={"content-type": "application/json"},
+    )
+    assert kept.status_code == 201, kept.text
+    back = client.get("/sessions/imported-numbers/export", params={"format": "json"})
+    json.loads(back.text, parse_constant=lambda name: pytest.fail(f"{name} in an export"))
+
+
 def test_the_same_key_in_different_objects_is_read(client):
     completion = (
         b'{"model": "threadline", "messages": [{"role": "user", "content": "hi"}, '

@@ -9,6 +9,7 @@ that believes it and sends the question again stores it twice.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import psycopg
@@ -137,6 +138,29 @@ def test_a_catalog_file_naming_a_key_twice_is_refused_and_nothing_stored(
     report = kb.ingest_paths([dup])
 
     assert "price_usd" in report.errors[str(dup)] and not report.catalogs, report
+    assert "Orbit Lamp" not in {p.name for p in kb.catalog.products("default")}
+
+
+@pytest.mark.parametrize(
+    "price", ["NaN", "1e999", "1" + "0" * 400, "1e308"], ids=["nan", "inf", "400-digits", "1e308"]
+)
+def test_a_catalog_price_no_store_keeps_or_no_product_has_is_refused(
+    client, tmp_path: Path, price: str
+) -> None:
+    # A 400-digit integer stopped `ingest` with a traceback (float() overflowed) and
+    # 1e308 was saved and quoted in full; NaN and 1e999 (infinity) stay refused.
+    kb = client.services.kb
+    folder = tmp_path / "in"
+    folder.mkdir()
+    huge = folder / "gadgets.json"
+    huge.write_text(
+        '{"products": [{"name": "Orbit Lamp", "price_usd": ' + price + "}]}", encoding="utf-8"
+    )
+
+    report = kb.ingest_paths([huge])
+
+    assert re.search(r"price_usd|the number", report.errors[str(huge)]), report
+    assert not report.catalogs
     assert "Orbit Lamp" not in {p.name for p in kb.catalog.products("default")}
 
 

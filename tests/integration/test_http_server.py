@@ -126,3 +126,46 @@ def test_a_body_sent_a_byte_at_a_time_is_refused_at_its_deadline(tmp_path: Path)
         # A body sent at once is read as before.
         answer = httpx.post(f"{running.url}/chat", json={"query": "hello"}, timeout=60)
         assert answer.status_code == 200, answer.text
+
+
+def test_a_head_sent_a_byte_at_a_time_is_refused_at_its_deadline(tmp_path: Path) -> None:
+    # Slowloris on the head: uvicorn's keep-alive timer is cancelled by every byte, so a
+    # request line and headers trickled a byte a second held the connection for as long
+    # as the client kept sending, within the 16 KiB bound. Now: 408 request_timeout.
+    data = tmp_path / "data"
+    data.mkdir()
+    with Server(data, THREADLINE_MAX_REQUEST_HEAD_SECONDS="2", **ENV) as running:
+        with socket.create_connection(("127.0.0.1", running.port), timeout=30) as sock:
+            started = time.monotonic()
+            received = b""
+            head = b"GET /health HTTP/1.1\r\nHost: x\r\n" + b"X-Slow: " + b"a" * 5000
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                for byte in head:
+                    sock.sendall(bytes([byte]))  # a byte every half second, never the end
+                    sock.settimeout(0.5)
+                    with contextlib.suppress(TimeoutError):
+                        chunk = sock.recv(65536)
+                        if not chunk:
+                            break
+                        received += chunk
+                    assert time.monotonic() - started < 20, received
+            elapsed = time.monotonic() - started
+        status_line, headers, body = parse_answer(received)
+        assert int(status_line.split()[1]) == 408, received
+        assert json_error(headers, body)["code"] == "request_timeout"
+        assert elapsed < 10
+        # An idle connection that sends nothing is closed at the deadline, unanswered.
+        with socket.create_connection(("127.0.0.1", running.port), timeout=30) as idle:
+            assert idle.recv(65536) == b""
+        # A head sent at once, and a second one on the same connection, are read as before.
+        with httpx.Client(timeout=30) as client:
+            assert client.get(f"{running.url}/health").status_code == 200
+            time.sleep(1)
+            assert client.get(f"{running.url}/health").status_code == 200
+
+
+def parse_answer(received: bytes) -> tuple[str, dict[str, str], bytes]:
+    head, _, body = received.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines)}
+    return status_line, headers, body

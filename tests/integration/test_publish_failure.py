@@ -12,7 +12,9 @@ Each case runs in a child process over a real embedded index: an SQLite trace ca
 counts the index's writes, and at the chosen one the process's file-size limit drops to
 0 (`support.full_disk.FullDisk`): from there every write fails with EFBIG, as on a
 full disk. `freed`: the limit is lifted at the first delete after the failure (space
-freed before the repair); `full`: it stays until the reads are done.
+freed before the repair); `full`: it stays until the reads are done; `full at restart`:
+as `full`, and the process opens the index again under the limit (a restart with the
+disk still full) before it opens it with space.
 """
 
 from __future__ import annotations
@@ -96,9 +98,16 @@ if full:
 seen["after"] = versions(kb)
 seen["journal"] = sorted(p.name for p in (data_dir / "ingest-journal").glob("*"))
 services.close()
+if how == "full at restart":  # the process restarts with the disk still full
+    disk.__enter__()
+    services = Services(make_settings(data_dir, vector_engine="local"))
+    seen["reopened full"] = versions(services.kb)
+    services.close()
+    disk.__exit__()
 services = Services(make_settings(data_dir, vector_engine="local"))
 seen["reopened"] = versions(services.kb)
 services.close()
+seen["journal at last"] = sorted(p.name for p in (data_dir / "ingest-journal").glob("*"))
 print(json.dumps(seen))
 """
 
@@ -107,6 +116,34 @@ def write_on_a_filling_disk(data_dir: Path, fail_at: str, how: str, write: str) 
     return run_python_reporting_json(
         "-c", REPLACE_ON_A_FILLING_DISK, str(data_dir), fail_at, how, VERSION["new"], write
     )
+
+
+@pytest.mark.parametrize(
+    ("fail_at", "write", "kept"),
+    [
+        ("write 12", "replace", ["old"]),
+        ("delete 4", "replace", ["new"]),
+        ("delete 4", "delete", []),
+    ],
+    ids=["publish", "old version's delete", "document delete"],
+)
+def test_a_restart_with_the_disk_still_full_opens_and_shows_one_version(
+    indexed: Path, fail_at: str, write: str, kept: list[str]
+) -> None:
+    # The repair a failed write left for the next open failed there too when the disk
+    # was still full: the index did not open at all (a disk I/O error from the repair's
+    # first delete), though reading needs no space. Now it opens, and what the repair
+    # would delete is hidden, as it was before the restart; the next open with space
+    # finishes the repair.
+    seen = write_on_a_filling_disk(indexed, fail_at, "full at restart", write)
+
+    assert seen["error"] is not None and seen["journal"]  # the repair waits for the next open
+    for moment in ("after", "reopened full", "reopened"):
+        versions = seen[moment]
+        assert versions["chunks"] == versions["search"] == kept, (moment, seen)
+        expected = ONE_VERSION if kept else {"chunk_count": 0, "listed": []}
+        assert {k: versions[k] for k in expected} == expected, (moment, seen)
+    assert seen["journal at last"] == []
 
 
 @pytest.fixture

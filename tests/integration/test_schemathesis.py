@@ -168,6 +168,9 @@ def known_refusal(case, response) -> str | None:
     label, status, code = case.operation.label, response.status_code, _error_code(response)
     if status in (400, 422) and code == "validation_error" and _refuses_nul(response):
         return "text with a NUL character, which no store keeps"
+    if status in (400, 422) and code == "invalid_json_number":
+        # JSON Schema's "integer" has no bound: a 30-digit one is schema-valid.
+        return "an integer past 64 bits, which no store keeps (NaN and 1e999 are not JSON)"
     if label in ("POST /chat", "POST /chat/stream") and status == 422:
         details = response.json()["error"]["details"] or []
         if [d["msg"] for d in details] == [f"Value error, {TWO_IDS}"]:

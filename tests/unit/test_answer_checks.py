@@ -874,3 +874,19 @@ def test_que_se_passe_t_il_asks_what_follows_as_what_happens():
 
     assert content_terms("Que se passe-t-il si le SLA n'est pas respecté ?") == ["sla", "respect"]
     assert content_terms("Quel est mon mot de passe ?") == ["mot", "pass"]
+
+
+def test_document_titles_named_in_a_reply_carry_no_citation_or_outline_marker():
+    # A title is document text: "The closest documents are: Zorblax handbook [1] [S2]."
+    # showed a citation marker no citation backs, in the answer a client renders and the
+    # next turn's history reads; passages had their markers defused, titles in replies not.
+    from threadline.graph.replies import ask_which, decline
+
+    title = "Zorblax handbook [1] [S2]"
+    declined, clarify = decline(language="en", missing=[], closest=[title])
+    asked, _ = ask_which(language="fr", candidates=[title, "Other"], question="Lequel ?")
+    for text in (declined, asked):
+        assert "[1]" not in text and "[S2]" not in text, text
+        assert "Zorblax handbook ［1］ ［S2］" in text, text
+    # The options keep the title as stored: the client sends it back as a search.
+    assert clarify["options"][0]["label"] == title

@@ -90,8 +90,34 @@ def test_numbers_are_stored_as_read_not_as_written() -> None:
         # Accepted before: the cheapest product to every turn, quoted as "$-50".
         ("price_usd", -50, "price_usd must not be negative"),
         ("price_usd", "-0.01", "price_usd must not be negative"),
+        # Accepted before: quoted as a 309-digit price, or a float() that raised in a turn.
+        ("price_usd", 1e308, "price_usd must be at most 1,000,000,000"),
+        ("price_usd", 10**400, "price_usd must be at most 1,000,000,000"),
+        ("price_usd", float("inf"), "price_usd must be at most"),
+        ("price_usd", float("nan"), "price_usd must be a finite number"),
+        ("release_year", 10**30, "release_year must be at most 9,999"),
+        ("release_year", -5, "release_year must not be below 1000"),
+        ("warranty_years", 1e300, "warranty_years must be at most 100"),
+        ("specs", {"weight_kg": 10**400}, "specs.weight_kg must be a finite number"),
+        ("specs", {"weight_kg": 1e300}, "specs.weight_kg must be a finite number"),
+        ("specs", {"weight_kg": float("nan")}, "specs.weight_kg must be a finite number"),
     ],
 )
 def test_a_number_a_turn_would_misread_is_refused(field, value, message) -> None:
     with pytest.raises(CatalogError, match=message):
         products_of({"products": [{**PHONE, field: value}]}, "gadgets")
+
+
+def test_a_catalog_file_holding_numbers_no_store_keeps_costs_its_own_products(tmp_path):
+    # A file edited by hand past `save`'s checks: NaN, or an integer a turn's float() of a
+    # spec raised on (a 500 on every comparison of the tenant), leaves out its products.
+    catalog = Catalog(tmp_path)
+    catalog.save("acme", "laptops", {"products": [LAPTOP]})
+    folder = tmp_path / tenant_folder("acme")
+    huge = '{"products": [{"name": "Huge", "price_usd": 5, "specs": {"w": 1%s}}]}' % ("0" * 400)
+    (folder / "huge.json").write_text(huge, encoding="utf-8")
+    (folder / "nan.json").write_text(
+        '{"products": [{"name": "NaN", "price_usd": 5, "specs": {"w": NaN}}]}', encoding="utf-8"
+    )
+    assert names(catalog, "acme") == ["ThinkPad X1"]
+    assert all(p.spec_number("w") is None for p in catalog.products("acme"))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 import pytest
 
 from threadline.knowledge.documents import DocumentError
@@ -102,3 +105,25 @@ def test_text_no_store_can_keep_is_refused(field, bad, where, code, status):
         document_from_upload(data, **kwargs)
     assert (caught.value.code, caught.value.status) == (code, status), caught.value
     assert f"{where}: " in str(caught.value)
+
+
+def test_names_differing_only_in_letters_ids_cannot_spell_are_different_documents():
+    # Every fully non-Latin name was the id "document" and `Отчёт 2024` and `План 2024`
+    # were both "2024": each upload replaced the document uploaded before it.
+    def doc_id(name: str) -> str:
+        return document_from_upload(b"# T\n\nSome text.\n", suffix=".md", filename=name).doc_id
+
+    names = ["Отчёт 2024.md", "План 2024.md", "日本.md", "中文.md", "résumé.md", "résumè.md"]
+    ids = [doc_id(name) for name in names]
+    assert len(set(ids)) == len(names), ids
+    assert all(re.fullmatch(r"[a-z0-9._-]{1,128}", i) for i in ids), ids
+    assert ids[0].startswith("2024-") and ids[4].startswith("r-sum-"), ids
+    # The same name gives the same id: uploaded again (from macOS, decomposed), it replaces.
+    assert doc_id(unicodedata.normalize("NFD", "Résumé.md")) == ids[4]
+    assert len(doc_id("é" + "a" * 120 + ".md")) <= 128
+    # ASCII names keep the ids they always had.
+    assert [doc_id(n) for n in ("Travel.md", "Employee Handbook.md", "..md")] == [
+        "travel",
+        "employee-handbook",
+        "document",
+    ]

@@ -1,11 +1,13 @@
-"""JSON request bodies that name a key twice are refused (pure ASGI middleware).
+"""JSON request bodies that name a key twice, or hold a number no store keeps, are refused.
 
 `{"query": "a", "query": "b"}` is one request that says two things: Python's parser
 keeps the last value, others (a gateway, a WAF, a log reader) the first, so a check
 made in front of the service can pass one value while the service acts on the other.
 Refused where the body is read, for every route at once: the body FastAPI would parse
 as JSON (no content type, `application/json`, `application/*+json`) is checked whole
-once it has arrived, before any route sees it.
+once it has arrived, before any route sees it (pure ASGI middleware). The same check
+refuses `NaN`, `Infinity`, `1e999` and integers past 64 bits (422 `invalid_json_number`),
+which Python's parser reads and the stores cannot keep (`threadline.unique_json`).
 """
 
 from __future__ import annotations
@@ -15,17 +17,36 @@ import email.message
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from threadline.unique_json import DUPLICATE_KEY_CODE, RepeatedJsonKey, loads_unique
+from threadline.unique_json import (
+    DUPLICATE_KEY_CODE,
+    MAX_OBJECT_KEYS,
+    TOO_MANY_KEYS_CODE,
+    UNSTORABLE_NUMBER_CODE,
+    RepeatedJsonKey,
+    TooManyJsonKeys,
+    UnstorableJsonNumber,
+    loads_unique,
+)
 
 DUPLICATE_KEY_STATUS = 422
 
 
-class DuplicateJsonKey(HTTPException):
-    """A JSON body naming a key twice in one object: 422 `duplicate_json_key` (400 on `/v1`).
+class RefusedJsonBody(HTTPException):
+    """A JSON body refused as it is read: 422 with `code` (400 on `/v1`).
 
     An HTTPException raised while the body is read, so FastAPI's body parsing lets it
     through as it is and the app's handlers answer it in the route's API's shape.
+    `param` names what was refused (the key, the number as written), `details` says
+    so in the error body.
     """
+
+    code: str
+    param: str
+    details: dict[str, str]
+
+
+class DuplicateJsonKey(RefusedJsonBody):
+    """A JSON body naming a key twice in one object: 422 `duplicate_json_key`."""
 
     code = DUPLICATE_KEY_CODE
 
@@ -36,11 +57,46 @@ class DuplicateJsonKey(HTTPException):
             DUPLICATE_KEY_STATUS,
             f"The JSON body names the key {shown!r} twice in one object; each key may appear once.",
         )
-        self.key = key
+        self.key = self.param = key
+        self.details = {"key": key}
+
+
+class UnstorableNumber(RefusedJsonBody):
+    """A JSON body holding NaN, infinity or an integer past 64 bits: 422 `invalid_json_number`."""
+
+    code = UNSTORABLE_NUMBER_CODE
+
+    def __init__(self, literal: str) -> None:
+        """Name the number as the body wrote it (shortened)."""
+        super().__init__(
+            DUPLICATE_KEY_STATUS,
+            f"The JSON body holds the number {literal}, which cannot be stored: numbers "
+            "must be finite, and integers within 64 bits.",
+        )
+        self.param = literal
+        self.details = {"number": literal}
+
+
+class TooManyKeys(RefusedJsonBody):
+    """A JSON object of more than `MAX_OBJECT_KEYS` keys: 422 `json_object_too_large`."""
+
+    code = TOO_MANY_KEYS_CODE
+
+    def __init__(self, count: int) -> None:
+        """Say how many keys the object holds."""
+        super().__init__(
+            DUPLICATE_KEY_STATUS,
+            f"A JSON object of the body holds {count} keys; at most {MAX_OBJECT_KEYS} are read.",
+        )
+        self.param = str(count)
+        self.details = {"keys": str(count)}
 
 
 def check_unique_keys(body: bytes) -> None:
-    """Raise `DuplicateJsonKey` if a JSON object in `body` repeats a key.
+    """Raise `DuplicateJsonKey` or `UnstorableNumber` for a body the stores must not read.
+
+    `DuplicateJsonKey`: a JSON object in `body` repeats a key; `UnstorableNumber`: it
+    holds a number no store keeps; `TooManyKeys`: an object of it holds too many keys.
 
     A body that is not JSON at all is left to the route's own parsing, which answers
     it as it always has (422 invalid JSON, 400 unreadable).
@@ -49,6 +105,10 @@ def check_unique_keys(body: bytes) -> None:
         loads_unique(body)
     except RepeatedJsonKey as exc:
         raise DuplicateJsonKey(exc.key) from None
+    except UnstorableJsonNumber as exc:
+        raise UnstorableNumber(exc.literal) from None
+    except TooManyJsonKeys as exc:
+        raise TooManyKeys(exc.count) from None
     except (ValueError, RecursionError):
         return
 
@@ -70,7 +130,7 @@ def _parsed_as_json(scope: Scope) -> bool:
 
 
 class UniqueJsonKeys:
-    """Refuse JSON bodies that repeat a key within one object."""
+    """Refuse JSON bodies that repeat a key within one object or hold unstorable numbers."""
 
     def __init__(self, app: ASGIApp) -> None:
         """Wrap the app."""

@@ -34,7 +34,7 @@ from threadline.api.errors import (
     llm_error_status,
     service_data_dir,
 )
-from threadline.api.json_keys import DuplicateJsonKey
+from threadline.api.json_keys import RefusedJsonBody
 from threadline.models import LLMError
 from threadline.store import (
     CorruptSessionError,
@@ -126,9 +126,9 @@ def error_from_exception(request: Request, exc: Exception) -> JSONResponse:
         return openai_error(STORAGE_FULL_STATUS, STORAGE_FULL_CODE, STORAGE_FULL_MESSAGE)
     if isinstance(exc, BodyTooLarge):
         return openai_error(413, "payload_too_large", str(exc.detail))
-    if isinstance(exc, DuplicateJsonKey):
+    if isinstance(exc, RefusedJsonBody):
         # OpenAI answers 400 to a malformed body, and its clients map 400 to BadRequestError.
-        return openai_error(400, exc.code, str(exc.detail), param=exc.key)
+        return openai_error(400, exc.code, str(exc.detail), param=exc.param)
     if isinstance(exc, StarletteHTTPException):
         code = http_error_code(exc.status_code)
         return openai_error(exc.status_code, code, str(exc.detail), headers=exc.headers)

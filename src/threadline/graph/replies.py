@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from threadline.graph.grounding import neutralize_markers
 from threadline.graph.state import Clarify, ClarifyOption
 from threadline.store.models import OutlineItem
 
 
 def _quote(items: Sequence[str], fr: bool) -> str:
-    quoted = [f"« {i} »" if fr else f'"{i}"' for i in items]
+    # Names come from documents (titles, products): their `[1]`, `[S2]` are defused as a
+    # passage's are, so a reply shows no citation or outline marker nothing backs.
+    quoted = [f"« {neutralize_markers(i)} »" if fr else f'"{neutralize_markers(i)}"' for i in items]
     if len(quoted) <= 1:
         return "".join(quoted)
     joiner = " ou " if fr else " or "
@@ -100,7 +103,7 @@ def decline(
             else "The documents do not answer this question."
         )
     if closest:
-        listing = "; ".join(closest)
+        listing = "; ".join(neutralize_markers(title) for title in closest)
         tail = (
             f" Les documents les plus proches : {listing}."
             if fr

@@ -19,6 +19,7 @@ from typing import Any
 
 from threadline.store import files
 from threadline.text import fold
+from threadline.unique_json import loads_unique
 
 _LOGGER = logging.getLogger("threadline.catalog")
 _NAME = re.compile(r"[^a-z0-9_-]+")
@@ -154,19 +155,50 @@ class CatalogError(ValueError):
     """A catalog a turn could not read: its message names the product and the field."""
 
 
-def _number(raw: dict[str, Any], key: str, *, required: bool) -> float | None:
-    value = raw.get(key)
+PRICE_RANGE_USD = (0.0, 1e9)
+"""A price a product can have, in dollars: none is negative, none costs a billion."""
+RELEASE_YEARS = range(1000, 10000)
+"""A release year is a year written in four digits."""
+WARRANTY_YEARS = (0.0, 100.0)
+"""A warranty lasts from none to a century."""
+SPEC_MAGNITUDE = 1e15
+"""The largest numeric spec: a float holds every integer up to it, and prints it in digits."""
+
+
+def _number(
+    raw: dict[str, Any], key: str, *, required: bool, within: tuple[float, float]
+) -> float | None:
+    value: Any = raw.get(key)
     if value is None and not required:
         return None
     try:
         if isinstance(value, bool) or value is None:
             raise ValueError
         number = float(value)
+    except OverflowError:  # an integer past a float's range: past every bound, on its side
+        number = math.inf if value > 0 else -math.inf
     except (TypeError, ValueError):
         raise CatalogError(f"{key} must be a number, not {json.dumps(value)[:40]}") from None
-    if not math.isfinite(number):
+    if math.isnan(number):
         raise CatalogError(f"{key} must be a finite number")
+    low, high = within
+    if number < low:
+        raise CatalogError(f"{key} must not be {'negative' if low == 0 else f'below {low:g}'}")
+    if number > high:
+        raise CatalogError(f"{key} must be at most {high:,.0f}")
     return number
+
+
+def _check_spec_numbers(specs: dict[str, Any]) -> None:
+    """Refuse a numeric spec a turn could not compare or print (a turn reads it as a float)."""
+    for key, value in specs.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        # Compared before any float conversion: a 400-digit integer has no float.
+        if abs(value) > SPEC_MAGNITUDE or not math.isfinite(value):
+            raise CatalogError(
+                f"specs.{str(key)[:40]} must be a finite number of at most {SPEC_MAGNITUDE:g}"
+            )
 
 
 def _plain(number: float) -> int | float:
@@ -183,16 +215,16 @@ def _product(raw: Any, catalog: str) -> Product:
     specs = raw.get("specs") or {}
     if not isinstance(specs, dict):
         raise CatalogError("specs must be an object")
-    release_year = _number(raw, "release_year", required=False)
+    _check_spec_numbers(specs)
+    release_year = _number(
+        raw, "release_year", required=False, within=(RELEASE_YEARS.start, RELEASE_YEARS.stop - 1)
+    )
     if release_year is not None and not release_year.is_integer():
         raise CatalogError("release_year must be a whole number")
-    warranty_years = _number(raw, "warranty_years", required=False)
-    if warranty_years is not None and warranty_years < 0:
-        raise CatalogError("warranty_years must not be negative")
-    price_usd = _number(raw, "price_usd", required=True) or 0.0
-    if price_usd < 0:
-        # It would be "the cheapest" and "under $100" to every turn, and quoted as "$-50".
-        raise CatalogError("price_usd must not be negative")
+    warranty_years = _number(raw, "warranty_years", required=False, within=WARRANTY_YEARS)
+    # A negative price would be "the cheapest" and "under $100" to every turn, quoted as
+    # "$-50"; one of 1e308 dollars prints as a 309-digit number.
+    price_usd = _number(raw, "price_usd", required=True, within=PRICE_RANGE_USD) or 0.0
     return Product(
         id=str(raw.get("id") or name),
         name=name,
@@ -230,7 +262,7 @@ def products_of(payload: Any, catalog: str) -> list[Product]:
 
 def _read_products(file: Path) -> list[Product]:
     """Return the products of one catalog file."""
-    return products_of(json.loads(file.read_text(encoding="utf-8")), file.stem)
+    return products_of(loads_unique(file.read_text(encoding="utf-8")), file.stem)
 
 
 def _readable(file: Path) -> list[Product]:

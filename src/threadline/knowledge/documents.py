@@ -11,6 +11,7 @@ import hashlib
 import json
 import math
 import re
+import unicodedata
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -184,11 +185,35 @@ class Chunk:
         return f"{heading}\n{self.text}"
 
 
+_NAME_DIGEST_CHARS = 10
+
+
+def id_from_name(name: str) -> str:
+    """Return the document id a name (a file's path or stem, a front matter `id`) gives.
+
+    Ids keep ASCII letters, digits and `. _ -`. A name holding other letters (`Отчёт
+    2024`, `日本`) used to lose them: `Отчёт 2024` and `План 2024` were both `2024`, and
+    every fully non-Latin name was `document`, so each upload replaced the last one.
+    Such a name gets a short hash of the whole name (NFC, lowercased) after what the id
+    keeps, so names differing only in those letters stay different documents; an ASCII
+    name gives the id it always gave.
+    """
+    folded = unicodedata.normalize("NFC", name).lower()
+    slug = _DOC_ID.sub("-", folded).strip("-./")
+    if folded.isascii():
+        return slug or "document"
+    # surrogatepass: a lone surrogate (JSON escapes spell one) is refused once the whole
+    # document is checked (`refuse_unstorable`), with the API's error, not here.
+    raw = folded.encode("utf-8", "surrogatepass")
+    digest = hashlib.sha256(raw).hexdigest()[:_NAME_DIGEST_CHARS]
+    kept = slug[: MAX_SOURCE_CHARS - _NAME_DIGEST_CHARS - 1].rstrip("-./")
+    return f"{kept or 'document'}-{digest}"
+
+
 def doc_id_for(path: Path, root: Path | None) -> str:
     """Derive a stable document id from a file path relative to its ingest root."""
     rel = path.relative_to(root) if root is not None and path.is_relative_to(root) else path
-    stem = rel.with_suffix("").as_posix().lower()
-    return _DOC_ID.sub("-", stem).strip("-./") or "document"
+    return id_from_name(rel.with_suffix("").as_posix())
 
 
 def parse_front_matter(raw: str) -> tuple[dict[str, Any], str]:
@@ -299,7 +324,7 @@ def load_document(
         )
     return refuse_unstorable(
         SourceDocument(
-            doc_id=_DOC_ID.sub("-", doc_id.lower()).strip("-./") or "document",
+            doc_id=id_from_name(doc_id),
             title=title,
             text=body.strip(),
             source=source,

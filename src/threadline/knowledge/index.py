@@ -99,7 +99,12 @@ from threadline.knowledge.versions import (
 )
 from threadline.knowledge.vocabulary import Vocabulary, document_terms
 from threadline.settings import Settings
-from threadline.unique_json import RepeatedJsonKey, loads_unique
+from threadline.unique_json import (
+    RepeatedJsonKey,
+    TooManyJsonKeys,
+    UnstorableJsonNumber,
+    loads_unique,
+)
 
 log = logging.getLogger("threadline.knowledge")
 
@@ -269,7 +274,9 @@ class KnowledgeBase:
                     if loaded is None:  # a catalog
                         try:
                             payload = loads_unique(file.read_text(encoding="utf-8"))
-                        except RepeatedJsonKey as exc:  # which value wins is the parser's guess
+                        except (RepeatedJsonKey, UnstorableJsonNumber, TooManyJsonKeys) as exc:
+                            # Which value wins is the parser's guess; NaN, 1e999 and
+                            # 400-digit integers no store keeps (all are ValueErrors).
                             raise DocumentError(f"{file}: {exc}") from exc
                         if not is_catalog_payload(payload):
                             raise DocumentError(f"{file}: JSON files must hold a product catalog")
@@ -764,22 +771,55 @@ class KnowledgeBase:
             if shared and writer != os.getpid() and process_alive(writer):
                 continue  # another worker of a shared server engine is writing it now
             with self._document_lock(tenant, doc_id), self._writing():
-                if deleting:
-                    # Chunks older than the delete; a version uploaded after it is newer.
-                    self._delete_where_older(tenant, doc_id, generation)
-                else:
-                    self._repair_document(tenant, doc_id)
+                try:
+                    if deleting:
+                        # Chunks older than the delete; a version uploaded after it is newer.
+                        self._delete_where_older(tenant, doc_id, generation)
+                    else:
+                        self._repair_document(tenant, doc_id)
+                except Exception:
+                    # The disk still full at start-up: the index opens all the same, and
+                    # what the repair would delete is hidden from every read, as after a
+                    # failed write's repair; the entry stays for the next open.
+                    log.warning(
+                        "repair of %s/%s failed at open; its other versions are hidden",
+                        tenant,
+                        doc_id,
+                        exc_info=True,
+                    )
+                    self._unrepaired[(tenant, doc_id)] = (
+                        self._versions_older_than(tenant, doc_id, generation)
+                        if deleting
+                        else self._versions_to_drop(tenant, doc_id)
+                    )
+                    continue
             self._unrepaired.pop((tenant, doc_id), None)
             path.unlink(missing_ok=True)
             repaired.append((tenant, doc_id))
         if self._engine.name != "server":
             # An embedded engine has one process: any staged chunk is a leftover. A
             # server's may belong to another worker's write, which its journal covers.
+            # Staged chunks are in no read: those the disk keeps from deleting wait.
             with self._writing():
                 staged = SearchFilters(tenant=STAGED_TENANT).to_qdrant()
-                if self._engine.count(staged):
-                    self._engine.delete_where(staged)
+                try:
+                    if self._engine.count(staged):
+                        self._engine.delete_where(staged)
+                except Exception:
+                    log.warning("staged chunks left at open (deleted at the next)", exc_info=True)
         return repaired
+
+    def _versions_older_than(
+        self, tenant: str, doc_id: str, generation: int
+    ) -> frozenset[int] | None:
+        """Return the live versions of a document older than a delete (None: all)."""
+        try:
+            metas = self._scroll_all(SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant())
+        except Exception:
+            return None  # unreadable too: the whole document is hidden
+        live = {int(meta.get("generation") or 0) for meta in metas}
+        older = frozenset(g for g in live if g < generation)
+        return None if older == live else older
 
     def _repair_document(self, tenant: str, doc_id: str, generation: int | None = None) -> None:
         """Delete a document's staged chunks, then all but its newest whole version.

@@ -22,7 +22,13 @@ from threadline.knowledge.documents import (
     unindexable_number,
 )
 from threadline.text.storable import unstorable_text
-from threadline.unique_json import DUPLICATE_KEY_CODE, RepeatedJsonKey, loads_unique
+from threadline.unique_json import (
+    DUPLICATE_KEY_CODE,
+    RepeatedJsonKey,
+    TooManyJsonKeys,
+    UnstorableJsonNumber,
+    loads_unique,
+)
 
 UPLOADS_SOURCE = "uploads"
 
@@ -59,6 +65,10 @@ def parse_metadata_json(metadata: str | None) -> dict[str, Any]:
             code=DUPLICATE_KEY_CODE,
             status=422,
         ) from exc
+    except UnstorableJsonNumber as exc:  # before ValueError: it is one
+        raise DocumentError(f"metadata: {exc}", code="validation_error", status=422) from exc
+    except TooManyJsonKeys as exc:
+        raise DocumentError(f"metadata: {exc}", code="metadata_too_large") from exc
     except RecursionError as exc:
         raise DocumentError("metadata is nested too deeply", code="metadata_too_large") from exc
     except ValueError as exc:
