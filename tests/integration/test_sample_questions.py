@@ -1294,3 +1294,23 @@ def test_a_named_document_is_summarised(chat, question, title):
     assert result.outcome == "grounded_answer", result.answer
     assert {c["title"] for c in result.citations} == {title}
     assert len(result.outline) >= 4
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What uptime does the enterprise plan get?", "what is the uptime of the enterprise plan"],
+)
+def test_a_name_typed_in_lower_case_is_one_thing_not_several(chat, question):
+    # The policy's "Enterprise plan" SLA and the report's "plan Enterprise" uptime both
+    # fit "the enterprise": two documents writing one name, not two things to choose
+    # between. It was asked back ("Which one do you mean by "the enterprise"?") once the
+    # lexicon read "uptime" as "disponibilité" too.
+    result = ask(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "99.95%" in result.answer
+
+
+def test_a_lower_case_word_some_passages_write_otherwise_is_still_asked(chat):
+    # "the warranty": no passage writes "Warranty" as a name; the products are several.
+    result = ask(chat, "what is the warranty")
+    assert result.outcome == "clarify" and result.stop_reason == "ambiguous"

@@ -440,6 +440,26 @@ def written_as_a_name(word: str, texts: Sequence[str]) -> bool:
     return any(pattern.search(text) for text in texts)
 
 
+def as_the_passages_write_it(question: str, texts: Sequence[str]) -> str:
+    """Return the question with each lower-case word the passages only write as a name capitalised.
+
+    "the enterprise plan" over passages that write "the Enterprise plan" and "du plan
+    Enterprise" (never "enterprise" inside a sentence) names the plan, typed without its
+    capital. A word the passages also write in lower case ("the casino" beside "the Monte
+    Carlo Casino") or never write inside a sentence stays as typed.
+    """
+
+    def capitalised(match: re.Match[str]) -> str:
+        word = match.group(0)
+        inside = re.compile(rf"(?<=[\w,;:(«\"'’] ){re.escape(word)}s?\b", re.I)
+        written = [m.group(0) for text in texts for m in inside.finditer(text)]
+        if written and all(w[0].isupper() for w in written):
+            return word.capitalize()
+        return word
+
+    return re.sub(r"\b[a-zà-ÿ][a-zà-ÿ]{2,}\b", capitalised, question)
+
+
 def leans_on_the_conversation(question: str, earlier: Sequence[str]) -> bool:
     """Whether a message means more than it says, the rest being the conversation's.
 

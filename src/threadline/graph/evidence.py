@@ -45,6 +45,7 @@ from threadline.followups.anaphora import continues_the_subject, looks_like_foll
 from threadline.graph.anchors import (
     DEMONSTRATIVE,
     UNSAID,
+    as_the_passages_write_it,
     kinds_named_before,
     said_before,
     unanchored_reference,
@@ -515,7 +516,9 @@ def decide(
     weights = {t: 1.0 for t in substantive if t not in roles}
     total = sum(weights.values())
     eligible = passages_about(chunks, vocab, names, question, focus)
-    anchors = list(unanchored_references(question, earlier, titles=titles, headings=headings))
+    # "the enterprise plan" is the plan every passage writes "Enterprise": no unnamed thing.
+    as_written = as_the_passages_write_it(question, [str(c.get("text", "")) for c in chunks])
+    anchors = list(unanchored_references(as_written, earlier, titles=titles, headings=headings))
     anchor = anchors[0] if anchors else None
     base: dict[str, object] = {
         "content_terms": tuple(content),
