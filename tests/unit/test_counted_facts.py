@@ -27,6 +27,10 @@ EMPLOYEES = set(terms("employees employé salarié collaborateur effectifs"))
         # A noun that is a count is what is counted (round 11).
         ("What is the headcount?", "headcount"),
         ("Quel est l'effectif de Brightwell ?", "effectif"),
+        # A verb's past form counts whom it acts on, unnamed (round 12).
+        ("and how many were hired?", None),
+        ("how many were sold last year?", None),
+        ("How many people were hired?", "people"),
     ],
 )
 def test_the_counted_noun_is_the_head_of_the_phrase_after_the_count_words(question, noun):

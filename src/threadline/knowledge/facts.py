@@ -388,6 +388,16 @@ def is_plural_noun(word: str) -> bool:
     return any(lemma != word for lemma in lemminflect.getAllLemmas(word, "NOUN").get("NOUN", ()))
 
 
+def _is_participle(word: str) -> bool:
+    """Whether an English word is only a verb's past form ("hired", "sold"), no noun."""
+    if lemminflect.getAllLemmas(word, "NOUN"):
+        return False
+    return any(
+        word in lemminflect.getInflection(lemma, "VBN")
+        for lemma in lemminflect.getAllLemmas(word, "VERB").get("VERB", ())
+    )
+
+
 def counted_noun(question: str) -> str | None:
     """Return the word a "how many" question counts, if it names one.
 
@@ -417,6 +427,10 @@ def counted_noun(question: str) -> str | None:
             continue
         phrase.append(word)
     if not phrase:
+        return None
+    if _is_participle(phrase[0]):
+        # "How many were hired?" counts whom the verb acts on, which it does not name:
+        # the number after the verb ("recruté 410 personnes"), not a noun "hired".
         return None
     if _FRENCH_COUNT.match(found.group()):
         return phrase[0]
