@@ -1312,3 +1312,10 @@ def test_how_many_were_hired_is_the_number_recruited(hybrid_chat):
     assert result.outcome == "grounded_answer", result.answer
     assert "recruté 410 personnes" in result.answer
     assert "44 %" not in result.answer
+
+
+def test_a_first_message_asking_a_spec_of_it_asks_which_product(hybrid_chat):
+    # No product in play: "it" is asked back, not three products' RAM quoted.
+    result = ask(hybrid_chat, "How much RAM does it have?")
+    assert result.outcome == "clarify" and result.stop_reason == "ambiguous"
+    assert len(result.clarify["options"]) >= 2 and result.citations == []

@@ -22,6 +22,16 @@ def test_this_x_with_nothing_named_before_is_unanchored():
     assert unanchored_reference("How much does the Galaxy S24 cost?", []) is None
 
 
+def test_what_is_asked_of_a_pronoun_is_not_what_it_stands_for():
+    # A first message: "RAM" is what "it" has, not what "it" is (round 12).
+    assert unanchored_reference("How much RAM does it have?", []) == "it"
+    assert unanchored_reference("what processor does it have", []) == "it"
+    # An impersonal "it", or a name after the pronoun, or a conversation under way.
+    assert unanchored_reference("how many days does it take to get a refund?", []) is None
+    assert unanchored_reference("How much RAM does it have, the Pixel 8a?", []) is None
+    assert unanchored_reference("How much RAM does it have?", ["About the Pixel 8a"]) is None
+
+
 def test_a_name_elsewhere_does_not_anchor_the_x():
     # "California" says where, not which animal.
     question = "Is there a daily limit to hunt the animal in California?"
