@@ -1319,3 +1319,28 @@ def test_a_first_message_asking_a_spec_of_it_asks_which_product(hybrid_chat):
     result = ask(hybrid_chat, "How much RAM does it have?")
     assert result.outcome == "clarify" and result.stop_reason == "ambiguous"
     assert len(result.clarify["options"]) >= 2 and result.citations == []
+
+
+def test_the_number_planned_is_the_plan(hybrid_chat):
+    # "the number of" asks a count as "le nombre de" does; "planned" asks the plan.
+    result = ask(hybrid_chat, "What is the number of stores planned for 2025?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "cinq nouveaux magasins en 2025" in result.answer
+
+
+@pytest.mark.parametrize(
+    "question", ["how many employees are there?", "what is the number of employees?"]
+)
+def test_a_count_is_not_answered_by_numbers_of_other_things(hybrid_chat, question):
+    # The handbook's sentences hold "employee" and count characters and exercises.
+    result = ask(hybrid_chat, question)
+    assert "14 characters" not in result.answer and "two exercises" not in result.answer
+    assert result.outcome == "clarify" or "2 140 collaborateurs" in result.answer
+
+
+def test_a_price_difference_between_two_products_shows_both(hybrid_chat):
+    result = ask(
+        hybrid_chat, "what's the price difference between the galaxy s24 and the iphone 15"
+    )
+    assert result.outcome == "tool_answer", result.answer
+    assert {c["title"] for c in result.citations} == {"Samsung Galaxy S24", "Apple iPhone 15"}

@@ -74,10 +74,12 @@ _COMPARE = re.compile(
     r"\b(compare[rz]?|comparison|comparatif|versus|vs\.?)\b|\bdifferences? between\b"
 )
 # What asks for a comparison around the names compared: "how does X compare to Y?",
-# "what's the difference between X and Y?".
+# "what's the difference between X and Y?", "what's the price difference between X and
+# Y?" (the word before "difference" says what is compared, no part of a name).
 _COMPARE_WORDING = re.compile(
-    r"^(?:how\s+(?:does|do|did|would)\s+|what(?:'s|\s+is|\s+are)\s+the\s+differences?\s+"
-    r"between\s+|(?:the\s+)?differences?\s+between\s+)|\s+compares?$"
+    r"^(?:how\s+(?:does|do|did|would)\s+|what(?:'s|s|\s+is|\s+are)\s+the\s+(?:\w+\s+)?"
+    r"differences?\s+between\s+|(?:the\s+)?(?:\w+\s+)?differences?\s+between\s+)|"
+    r"\s+compares?$"
 )
 # A listing question asks which products: its cue word governs the category ("what 5G
 # phones", "quels sont les portables"); "what should I do if I lose my laptop?" asks
