@@ -1344,3 +1344,10 @@ def test_a_price_difference_between_two_products_shows_both(hybrid_chat):
     )
     assert result.outcome == "tool_answer", result.answer
     assert {c["title"] for c in result.citations} == {"Samsung Galaxy S24", "Apple iPhone 15"}
+
+
+def test_a_kind_of_product_no_document_names_is_not_on_sale(hybrid_chat):
+    # Before: the report's best-selling phone and laptop, as if they answered.
+    result = ask(hybrid_chat, "does brightwell sell tablets?")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert result.citations == []

@@ -458,6 +458,19 @@ def test_a_count_asks_for_every_word_of_what_it_counts(question, asked):
     assert asked_phrase_terms(question) == terms(asked)
 
 
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        # Whether a kind of thing is on offer: its head noun, as "is there a X?" (round 12).
+        ("does brightwell sell tablets?", "tablets"),
+        ("Does Brightwell offer student discounts?", "discounts"),
+        ("does the Basic plan include phone support?", ""),
+    ],
+)
+def test_what_a_subject_sells_or_offers_is_asked_for(question, asked):
+    assert asked_phrase_terms(question) == terms(asked)
+
+
 def test_the_asked_phrase_ends_where_a_participle_or_relative_clause_begins():
     # What the passage must hold is the thing asked for ("people"), not what the question
     # says of it ("targeted by the scammers", "that include support").
