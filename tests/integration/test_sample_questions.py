@@ -1351,3 +1351,18 @@ def test_a_kind_of_product_no_document_names_is_not_on_sale(hybrid_chat):
     result = ask(hybrid_chat, "does brightwell sell tablets?")
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
     assert result.citations == []
+
+
+@pytest.mark.parametrize(
+    ("question", "shown"),
+    [
+        ("which phones run android 14", 6),  # not the iPhone (iOS 17) nor Android 13 phones
+        ("which laptops run windows 11 pro?", 1),  # the ThinkPad X1 Carbon
+    ],
+)
+def test_a_list_of_products_running_a_system_is_filtered_by_it(hybrid_chat, question, shown):
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "tool_answer", result.answer
+    assert len(result.citations) == shown
+    assert "iOS" not in result.answer and "Android 13" not in result.answer
+    assert "Windows 11 Home" not in result.answer

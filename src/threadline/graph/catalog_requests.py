@@ -306,6 +306,9 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
         args["category"] = category
     if brand:
         args["brand"] = brand
+    if system := _OPERATING_SYSTEM.search(text):
+        # "which phones run android 14?": a list of those that do, not of every phone.
+        args["os"] = " ".join(w for w in system.groups() if w)
     if m := _BETWEEN.search(text):
         args["min_price"], args["max_price"] = _price(m.group(2)), _price(m.group(4))
     else:
@@ -313,10 +316,15 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
             args["max_price"] = _price(m.group(3))
         if m := _MIN_PRICE.search(text):
             args["min_price"] = _price(m.group(2))
-    has_price = "max_price" in args or "min_price" in args
+    has_price = "max_price" in args or "min_price" in args or "os" in args
     if not has_price and not (category and _asks_for_a_list(text, category)):
         return None
     return ToolRequest("search_products", args)
+
+
+# An operating system a product runs, with its version and edition when given: "android
+# 14", "ios", "windows 11 pro".
+_OPERATING_SYSTEM = re.compile(r"\b(android|ios|windows|macos)(?:\s+(\d+)(?:\s+(home|pro)\b)?)?\b")
 
 
 # A name written against a category word: "Huawei phones", "des téléphones Huawei".
