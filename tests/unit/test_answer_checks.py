@@ -22,6 +22,16 @@ def test_this_x_with_nothing_named_before_is_unanchored():
     assert unanchored_reference("How much does the Galaxy S24 cost?", []) is None
 
 
+def test_what_is_asked_of_a_pronoun_is_not_what_it_stands_for():
+    # A first message: "RAM" is what "it" has, not what "it" is (round 12).
+    assert unanchored_reference("How much RAM does it have?", []) == "it"
+    assert unanchored_reference("what processor does it have", []) == "it"
+    # An impersonal "it", or a name after the pronoun, or a conversation under way.
+    assert unanchored_reference("how many days does it take to get a refund?", []) is None
+    assert unanchored_reference("How much RAM does it have, the Pixel 8a?", []) is None
+    assert unanchored_reference("How much RAM does it have?", ["About the Pixel 8a"]) is None
+
+
 def test_a_name_elsewhere_does_not_anchor_the_x():
     # "California" says where, not which animal.
     question = "Is there a daily limit to hunt the animal in California?"
@@ -432,6 +442,33 @@ def test_the_kind_word_of_an_asked_phrase_is_not_required():
     assert asked_phrase_terms(question) == []
     assert asked_phrase_terms("Quelle est la règle à suivre ?") == []
     assert set(terms("stock price")) <= set(asked_phrase_terms("What is Brightwell's stock price?"))
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        # Its modifiers say which ones are counted: "vacation days", not any days.
+        ("how many vacation days do employees get", "vacation days"),
+        ("How many support requests were handled in 2024?", "support requests"),
+        ("how many stores does Brightwell have?", "stores"),
+        ("and how many were hired?", ""),
+    ],
+)
+def test_a_count_asks_for_every_word_of_what_it_counts(question, asked):
+    assert asked_phrase_terms(question) == terms(asked)
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        # Whether a kind of thing is on offer: its head noun, as "is there a X?" (round 12).
+        ("does brightwell sell tablets?", "tablets"),
+        ("Does Brightwell offer student discounts?", "discounts"),
+        ("does the Basic plan include phone support?", ""),
+    ],
+)
+def test_what_a_subject_sells_or_offers_is_asked_for(question, asked):
+    assert asked_phrase_terms(question) == terms(asked)
 
 
 def test_the_asked_phrase_ends_where_a_participle_or_relative_clause_begins():

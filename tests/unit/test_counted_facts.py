@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from threadline.knowledge.facts import asked_type, counted_noun, has_answer_type, states_count_of
+from threadline.knowledge.facts import (
+    asked_type,
+    asks_what_is_now,
+    counted_noun,
+    counts_other_things_only,
+    has_answer_type,
+    states_count_of,
+)
 from threadline.text import terms
 
 EMPLOYEES = set(terms("employees employé salarié collaborateur effectifs"))
@@ -27,6 +34,10 @@ EMPLOYEES = set(terms("employees employé salarié collaborateur effectifs"))
         # A noun that is a count is what is counted (round 11).
         ("What is the headcount?", "headcount"),
         ("Quel est l'effectif de Brightwell ?", "effectif"),
+        # A verb's past form counts whom it acts on, unnamed (round 12).
+        ("and how many were hired?", None),
+        ("how many were sold last year?", None),
+        ("How many people were hired?", "people"),
     ],
 )
 def test_the_counted_noun_is_the_head_of_the_phrase_after_the_count_words(question, noun):
@@ -118,3 +129,27 @@ def test_how_much_asks_a_price_only_of_a_verb_of_money(question, kind):
 def test_a_number_before_a_preposition_counts_no_noun_after_it(sentence, states):
     clients = set(terms("clients customers"))
     assert states_count_of(sentence, clients) is states
+
+
+@pytest.mark.parametrize(
+    ("sentence", "others_only"),
+    [
+        ("Every employee must use a password of at least 14 characters.", True),
+        ("Employees who fail two exercises follow a 30-minute refresher course.", True),
+        ("An employee who loses a phone must report it within 1 hour.", True),
+        ("Au 31 décembre 2024, Brightwell comptait 2 140 collaborateurs.", False),
+        ("The headcount was 2,140 employees.", False),
+        ("Employees: 2,140.", False),
+        ("In 2024, 44 % of employees were women.", False),
+    ],
+)
+def test_a_sentence_whose_numbers_count_other_things_gives_no_count(sentence, others_only):
+    # Round 12: "how many employees are there?" quoted the 14-character password rule.
+    assert counts_other_things_only(sentence, EMPLOYEES) is others_only
+
+
+def test_the_number_of_asks_a_count_and_planned_asks_the_plan():
+    question = "What is the number of stores planned for 2025?"
+    assert asked_type(question) == "quantity"
+    assert not asks_what_is_now(question)
+    assert asked_type("a number of issues were found") is None

@@ -183,6 +183,26 @@ def test_how_does_x_compare_to_y_names_the_two_things():
         assert request.args["names"] == ["oneplus 12", "pixel 8 pro"]
 
 
+def test_the_word_before_difference_is_no_part_of_a_name():
+    # Round 12: "the price" was read into the first name, and only the iPhone shown.
+    for question in (
+        "what's the price difference between the galaxy s24 and the iphone 15",
+        "whats the weight difference between the galaxy s24 and the iphone 15?",
+    ):
+        request = parse_catalog_request(question, BRANDS)
+        assert request is not None and request.name == "compare_products"
+        assert request.args["names"] == ["galaxy s24", "iphone 15"]
+
+
+def test_an_operating_system_asked_filters_the_list():
+    # Round 12: "which phones run android 14" listed every phone, iOS 17 and Android 13 too.
+    request = parse_catalog_request("which phones run android 14", BRANDS)
+    assert request is not None and request.name == "search_products"
+    assert request.args == {"category": "phone", "os": "android 14"}
+    request = parse_catalog_request("which laptops run Windows 11 Pro?", BRANDS)
+    assert request is not None and request.args["os"] == "windows 11 pro"
+
+
 def test_sum_up_and_what_a_named_document_says_ask_for_a_summary():
     assert is_deliverable_request("Sum up the annual report for me")
     assert is_deliverable_request("What does the security handbook say?")

@@ -214,6 +214,16 @@ def _named_once(names: Sequence[str]) -> set[str]:
     return {stem for stem, holders in named_by.items() if len(holders) == 1}
 
 
+# A question opened by what it asks ("how much RAM", "what processor") whose subject is a
+# pronoun: "does it take" and "is it possible" are impersonal, pointing at nothing asked.
+_ASKED_OF_A_PRONOUN = re.compile(
+    r"^\s*(?:how (?:much|many)|what|which)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?\s+"
+    r"(?:does|do|did|is|are|was|were|can|will|would)\s+(?P<pronoun>it|they)\s+"
+    r"(?!take|takes|took|mean|matter|possible|necessary|required|cost\b)\w",
+    re.I,
+)
+
+
 def unanchored_references(
     question: str,
     earlier: Sequence[str],
@@ -254,6 +264,12 @@ def unanchored_references(
         pronoun = PRONOUN.search(question)
         if pronoun and not content_terms(question[: pronoun.start()]):
             yield pronoun.group(0)
+    asked_of = None if earlier else _ASKED_OF_A_PRONOUN.match(question)
+    if asked_of and not named_things(question[asked_of.end("pronoun") :]):
+        # "How much RAM does it have?" as a first message: the words before the pronoun
+        # ("RAM", a name too) are what is asked of it (its verb's object), not what it
+        # stands for.
+        yield asked_of.group("pronoun")
     # "the X": anchored by the conversation, or by a document titled with X ("the
     # penobscot river" names the document "Penobscot River"; "the actor" names none).
     # A title anchors "the X" only when one document is titled with X: "the season"

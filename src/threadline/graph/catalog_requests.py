@@ -79,10 +79,12 @@ _COMPARE = re.compile(
     r"\b(compare[rz]?|comparison|comparatif|versus|vs\.?)\b|\bdifferences? between\b"
 )
 # What asks for a comparison around the names compared: "how does X compare to Y?",
-# "what's the difference between X and Y?".
+# "what's the difference between X and Y?", "what's the price difference between X and
+# Y?" (the word before "difference" says what is compared, no part of a name).
 _COMPARE_WORDING = re.compile(
-    r"^(?:how\s+(?:does|do|did|would)\s+|what(?:'s|\s+is|\s+are)\s+the\s+differences?\s+"
-    r"between\s+|(?:the\s+)?differences?\s+between\s+)|\s+compares?$"
+    r"^(?:how\s+(?:does|do|did|would)\s+|what(?:'s|s|\s+is|\s+are)\s+the\s+(?:\w+\s+)?"
+    r"differences?\s+between\s+|(?:the\s+)?(?:\w+\s+)?differences?\s+between\s+)|"
+    r"\s+compares?$"
 )
 # A listing question asks which products: its cue word governs the category ("what 5G
 # phones", "quels sont les portables"); "what should I do if I lose my laptop?" asks
@@ -309,6 +311,9 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
         args["category"] = category
     if brand:
         args["brand"] = brand
+    if system := _OPERATING_SYSTEM.search(text):
+        # "which phones run android 14?": a list of those that do, not of every phone.
+        args["os"] = " ".join(w for w in system.groups() if w)
     if m := _BETWEEN.search(text):
         args["min_price"], args["max_price"] = _price(m.group(2)), _price(m.group(4))
     else:
@@ -316,10 +321,15 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
             args["max_price"] = _price(m.group(3))
         if m := _MIN_PRICE.search(text):
             args["min_price"] = _price(m.group(2))
-    has_price = "max_price" in args or "min_price" in args
+    has_price = "max_price" in args or "min_price" in args or "os" in args
     if not has_price and not (category and _asks_for_a_list(text, category)):
         return None
     return ToolRequest("search_products", args)
+
+
+# An operating system a product runs, with its version and edition when given: "android
+# 14", "ios", "windows 11 pro".
+_OPERATING_SYSTEM = re.compile(r"\b(android|ios|windows|macos)(?:\s+(\d+)(?:\s+(home|pro)\b)?)?\b")
 
 
 # A name written against a category word: "Huawei phones", "des téléphones Huawei".

@@ -421,6 +421,26 @@ _OBJECT_ASKED = re.compile(
 )
 
 
+# "Does Brightwell sell tablets?", "do you offer student discounts?": whether a kind of
+# thing is on offer, asked as "is there a X?" is (its head noun).
+_ON_OFFER = re.compile(
+    r"^\s*(?:so |and |but |ok,? )?(?:does|do|did|can)\s+[\w'-]+\s+(?:sell|offer|stock|carry|"
+    r"provide)\s+(?:any\s+|a\s+|an\s+)?(?P<phrase>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)"
+    r"(?:\s+(?:for|to|in|at|on|with|from|that|which|who|and|or)\b|[?.,;!]|$)",
+    re.I,
+)
+
+
+# "How many vacation days do employees get?": what is counted, modifiers and head. The
+# modifiers say which ones are counted ("vacation days" are not the "7 days" of an SMS
+# fallback), so a passage must hold them all, unlike the head-only phrases above.
+_COUNTED_PHRASE = re.compile(
+    r"^\s*(?:so |and |but |ok,? )?how many\s+(?P<phrase>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)"
+    r"\s+(?:do|does|did|are|were|is|was|have|has|had|will|can|could|should)\s+\w",
+    re.I,
+)
+
+
 _PRONOUN_SUBJECT = re.compile(r"(?:it|they|he|she|il|elle|ils|elles)\b", re.I)
 
 
@@ -470,12 +490,17 @@ def asked_phrase_terms(question: str) -> list[str]:
     capacity" asks for the battery's, and the passage that states it in mAh never says
     "capacity". "Is there a X?" asks for X the same way, and so does "what X did Y
     <verb>?" (its head noun: "What dividend did Brightwell pay?" asks for a dividend,
-    which a passage saying only "paying" does not state).
+    which a passage saying only "paying" does not state). "How many X do/are..." asks
+    for a count of X, each of its words ("vacation days").
     """
     exists = None
-    match = _ASKED_PHRASE.search(question)
+    match = _ASKED_PHRASE.search(question) or _COUNTED_PHRASE.search(question)
     if match is None:
-        match = exists = _EXISTS_PHRASE.search(question) or _OBJECT_ASKED.search(question)
+        match = exists = (
+            _EXISTS_PHRASE.search(question)
+            or _OBJECT_ASKED.search(question)
+            or _ON_OFFER.search(question)
+        )
     if not match or _PRONOUN_SUBJECT.match(match.group("phrase")):
         # "What is it called?", "what are they used for?": the pronoun is the subject of
         # a verb, no thing whose name the passage must hold.

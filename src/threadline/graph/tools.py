@@ -33,6 +33,9 @@ class SearchProductsArgs(BaseModel):
     line: str | None = Field(
         default=None, description="Product line, a word of the products' names, e.g. Galaxy."
     )
+    os: str | None = Field(
+        default=None, description="Operating system, with its version if asked: Android 14, iOS."
+    )
 
 
 class CompareProductsArgs(BaseModel):
@@ -100,6 +103,7 @@ def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
         min_price: float | None = None,
         max_price: float | None = None,
         line: str | None = None,
+        os: str | None = None,
     ) -> list[Product]:
         return catalog.search(
             tenant,
@@ -108,6 +112,7 @@ def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
             min_price=min_price,
             max_price=max_price,
             line=line,
+            os=os,
         )
 
     def compare_products(names: list[str], specs: list[str] | None = None) -> list[Product]:
@@ -211,6 +216,8 @@ def products_as_sources(
             )
         if name in ("compare_products", "get_product"):
             return product.spec_line()
+        if name == "search_products" and args.get("os"):
+            return product.spec_line(["os"])  # the filter shown: "os: Android 14"
         return ""
 
     return [

@@ -351,10 +351,12 @@ class Catalog:
         max_price: float | None = None,
         text: str | None = None,
         line: str | None = None,
+        os: str | None = None,
     ) -> list[Product]:
         """Filter products; sorted by price, cheapest first.
 
-        `line` is a product line, a word of the products' names ("Galaxy", "ThinkPad").
+        `line` is a product line, a word of the products' names ("Galaxy", "ThinkPad");
+        `os` an operating system its `os` spec starts with ("Android 14", "iOS").
         """
         hits = []
         for product in self.products(tenant):
@@ -369,6 +371,8 @@ class Catalog:
             if max_price is not None and product.price_usd > max_price:
                 continue
             if text and fold(text) not in fold(f"{product.name} {product.highlights}"):
+                continue
+            if os and not runs(product, os):
                 continue
             hits.append(product)
         return sorted(hits, key=lambda p: (p.price_usd, p.name))
@@ -429,3 +433,10 @@ class Catalog:
             if best is not None and best_score >= 0.5 and best not in chosen:
                 chosen.append(best)
         return chosen
+
+
+def runs(product: Product, os: str) -> bool:
+    """Whether a product runs that system: its `os` spec starts with it ("Android 14 ...")."""
+    written = fold(str(product.specs.get("os", ""))).split()
+    asked = fold(os).split()
+    return bool(asked) and written[: len(asked)] == asked

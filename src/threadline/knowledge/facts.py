@@ -181,6 +181,8 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
         "quantity",
         re.compile(
             r"\b(?:how many|what number of|nombre de|how much (?:does|do|did|will|would))\b|"
+            # "What is the number of stores planned?" asks a count, as "le nombre de" does.
+            r"\bthe (?:total )?number of\b|"
             r"\bcombien d(?:e\b|')|"
             # A noun that is itself a count: "what is the headcount?", "l'effectif".
             rf"\b(?:what|quel) (?:is|est) (?:the |l')?(?:{_COUNT_NOUNS})\b"
@@ -388,6 +390,16 @@ def is_plural_noun(word: str) -> bool:
     return any(lemma != word for lemma in lemminflect.getAllLemmas(word, "NOUN").get("NOUN", ()))
 
 
+def _is_participle(word: str) -> bool:
+    """Whether an English word is only a verb's past form ("hired", "sold"), no noun."""
+    if lemminflect.getAllLemmas(word, "NOUN"):
+        return False
+    return any(
+        word in lemminflect.getInflection(lemma, "VBN")
+        for lemma in lemminflect.getAllLemmas(word, "VERB").get("VERB", ())
+    )
+
+
 def counted_noun(question: str) -> str | None:
     """Return the word a "how many" question counts, if it names one.
 
@@ -417,6 +429,10 @@ def counted_noun(question: str) -> str | None:
             continue
         phrase.append(word)
     if not phrase:
+        return None
+    if _is_participle(phrase[0]):
+        # "How many were hired?" counts whom the verb acts on, which it does not name:
+        # the number after the verb ("recruté 410 personnes"), not a noun "hired".
         return None
     if _FRENCH_COUNT.match(found.group()):
         return phrase[0]
@@ -468,6 +484,44 @@ def states_share_of(text: str, noun_terms: set[str]) -> bool:
             if noun_terms & set(terms(word)):
                 return _quantifies(after[:k])
     return False
+
+
+_MEASURE_ADJECTIVE = re.compile(r"\b\d+-[a-z]+\b")
+
+
+def _is_noun(word: str) -> bool:
+    return bool(lemminflect.getAllLemmas(word, "NOUN"))
+
+
+def counts_other_things_only(text: str, noun_terms: set[str]) -> bool:
+    """Whether every number of `text` counts a thing other than the counted one.
+
+    "Every employee must use a password of at least 14 characters" holds "employee" and
+    a number, which counts characters: no number of employees. A number is read as
+    counting the first English plural noun among the two words after it ("4 business
+    hours"; after "1", any noun: "1 hour"); a number with none after it, a year, a share
+    or a measure ("30-minute") counts nothing said, so a sentence holding one (but a
+    measure) is not of this kind.
+    """
+    counting = False
+    for clause in _CLAUSE_END.split(fold(text)):
+        # "a 30-minute course": a measure of the noun after it, no count.
+        clause = _MEASURE_ADJECTIVE.sub(" ", _SHARE.sub(" share ", clause))
+        words = re.findall(r"\w+", clause)
+        for i, word in enumerate(words):
+            if not (_NUMBER_WORD.fullmatch(word) or word.isdigit()) or _YEAR.fullmatch(word):
+                continue
+            following = words[i + 1 : i + 3]
+            if following and following[0].isdigit():
+                continue  # "2 140": one number, read at its last group
+            one = word in ("1", "one")
+            counted = next(
+                (w for w in following if is_plural_noun(w) or (one and _is_noun(w))), None
+            )
+            if counted is None or noun_terms & set(terms(counted)):
+                return False
+            counting = True
+    return counting
 
 
 def _clause_counts(text: str, noun_terms: set[str]) -> bool:

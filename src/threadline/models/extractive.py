@@ -49,6 +49,7 @@ from threadline.knowledge.facts import (
     asks_what_is_now,
     asks_what_was,
     counted_noun,
+    counts_other_things_only,
     has_answer_type,
     states_an_aim,
     states_count_of,
@@ -1155,6 +1156,11 @@ class ExtractiveChatModel(BaseChatModel):
                 ]
             if counted:
                 rows = counted
+            else:
+                # No sentence gives the count asked: a sentence whose numbers count
+                # other things ("a password of at least 14 characters" for "how many
+                # employees?") does not give it either.
+                rows = [r for r in rows if not counts_other_things_only(r[3], counted_terms)]
         # "Quelle est la garantie du Pixel 8a ?": a sentence naming the Pixel 8a but not
         # its warranty speaks of the subject, not of what is asked. A word for the kind of
         # answer ("the differences among Fixed, Metered...") is not what a sentence holds:

@@ -231,6 +231,7 @@ AIM_WORDS: tuple[str, ...] = (
     "forecasts",
     "projected",
     "expected",
+    "planned",
     "will",
 )
 """Folded words of a sentence that states an aim, not what happened ("Brightwell aims
