@@ -71,8 +71,8 @@ def create_app(services: Services | None = None) -> FastAPI:
         # The first question costs what the later ones do: what a turn loads on first use
         # (lemma tables, the dense model's first passes, patterns) is loaded now by turns
         # held in a scratch store, before the server listens (so before /health answers).
-        tenant = min(app.state.keyring.tenants)
-        app.state.warm_up = await run_in_threadpool(warm_up, svc, tenant=tenant)
+        tenants = sorted(app.state.keyring.tenants)
+        app.state.warm_up = await run_in_threadpool(warm_up, svc, tenants=tenants)
         log.info("warm-up: %d turns in %.2f s", app.state.warm_up.turns, app.state.warm_up.seconds)
         # Conversation indexing runs beside the requests; stopped before the services close.
         app.state.conversation_worker = await run_in_threadpool(start_worker, svc)
