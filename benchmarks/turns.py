@@ -13,7 +13,10 @@ For each index size the benchmark
    the offline model, timing every graph node (a LangChain callback handler keyed on
    the ``langgraph_node`` metadata: wall and CPU time) and the whole turn;
 3. serves the same data directory with `threadline serve` and measures ``POST /chat``
-   throughput with concurrent clients on loopback.
+   throughput with concurrent clients on loopback;
+4. starts `threadline serve` afresh and times its first ``POST /chat`` (as soon as
+   ``/health`` answers) against the same question asked again afterwards: what a
+   server had not loaded before its first question shows as the difference.
 
 It also measures ingestion throughput through the real path (`ingest_paths` over
 Markdown files: load, chunk, embed, upsert, optimize) with sparse-only and with hybrid
@@ -56,6 +59,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 from benchmarks.load import CONVERSATIONS, DEFAULT_SAMPLE_DIR, drive, summarise
 from benchmarks.report import environment, machine_line, percentiles, write_outputs
@@ -428,6 +433,49 @@ def measure_http(
     }
 
 
+# --- the first POST /chat after start --------------------------------------------------
+
+FIRST_QUESTION = CONVERSATIONS[0][1]
+"""The question asked first ("Résume le rapport annuel 2024"): a search, the evidence
+check and an answer, every stage a question's first run may find unloaded."""
+
+
+def measure_first_turn(data_dir: Path, asks: int, env: dict[str, str]) -> dict[str, Any]:
+    """``POST /chat`` of a server's first question against the same question asked later.
+
+    Starts `threadline serve` over this data directory, asks `FIRST_QUESTION` as soon
+    as ``/health`` answers, then again ``asks - 1`` times, each in a new conversation:
+    the same work every time, so what the first costs more is what the server had not
+    loaded yet.
+    """
+    started = time.perf_counter()
+    server = ServerProcess(data_dir, "hybrid", data_dir.parent / "first-turn-server.log", env)
+    try:
+        server.wait_healthy(timeout=300)
+        ready_s = time.perf_counter() - started
+        rss_ready = rss_kb(server.pid)
+        times: list[float] = []
+        with httpx.Client(base_url=server.url, timeout=120) as client:
+            for number in range(asks):
+                t0 = time.perf_counter()
+                response = client.post(
+                    "/chat", json={"query": FIRST_QUESTION, "thread_id": f"first-{number}"}
+                )
+                times.append((time.perf_counter() - t0) * 1000)
+                response.raise_for_status()
+        errors = server.log_errors()
+    finally:
+        server.stop()
+    return {
+        "question": FIRST_QUESTION,
+        "start_to_health_s": round(ready_s, 2),
+        "first_ms": round(times[0], 2),
+        "later_ms": percentiles(times[1:], (50, 99)),
+        "errors": len(errors),
+        "rss_mib_at_health": round((rss_ready or 0) / 1024),
+    }
+
+
 # --- the whole run --------------------------------------------------------------------
 
 
@@ -504,6 +552,7 @@ def run(
     turns: int = 240,
     http_seconds: float = 30.0,
     http_clients: int = 16,
+    first_turn_asks: int = 10,
     ingest_chunks: int = 2_000,
     ingest_hybrid_chunks: int = 300,
     torch_threads: int | None = None,
@@ -568,6 +617,16 @@ def run(
                     f"  {entry['http']['turns_per_s']} turns/s, p50 "
                     f"{entry['http']['latency_ms']['p50']} ms, errors {entry['http']['errors']}"
                 )
+            if first_turn_asks:
+                log(f"  first POST /chat after start, then {first_turn_asks - 1} more")
+                entry["first_turn"] = measure_first_turn(
+                    data_dir, first_turn_asks, server_env or {}
+                )
+                first = entry["first_turn"]
+                log(
+                    f"  /health after {first['start_to_health_s']} s; first turn "
+                    f"{first['first_ms']} ms, later p50 {first['later_ms']['p50']} ms"
+                )
             results["sizes"].append(entry)
         results["environment"] = environment(data_dir)
     finally:
@@ -581,6 +640,7 @@ def run(
         "conversations": [list(c) for c in CONVERSATIONS],
         "http_clients": http_clients,
         "http_seconds": http_seconds,
+        "first_turn_asks": first_turn_asks,
         "torch_threads": torch_threads,
         "server_env": server_env or {},
     }
@@ -694,6 +754,23 @@ def to_markdown(results: dict[str, Any]) -> str:
                     f"| {h['latency_ms']['p50']} | {h['latency_ms']['p99']} | {h['errors']} "
                     f"| {h['rss_mib']} MiB |"
                 )
+    if any("first_turn" in s for s in results["sizes"]):
+        lines += [
+            "",
+            "The first question after `threadline serve` starts (the same question asked "
+            "again in new conversations afterwards):",
+            "",
+            "| chunks | start to `/health` | first `POST /chat` | the same later, p50 / p99 "
+            "| server RSS at `/health` |",
+            "| ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for s in results["sizes"]:
+            f = s.get("first_turn")
+            if f:
+                lines.append(
+                    f"| {s['chunks']:,} | {f['start_to_health_s']} s | **{f['first_ms']:.1f} ms** "
+                    f"| {_cell(f['later_ms'])} ms | {f['rss_mib_at_health']} MiB |"
+                )
     ing = results.get("ingestion")
     if ing:
         lines += [
@@ -748,6 +825,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--http-clients", type=int, default=16)
     parser.add_argument(
+        "--first-turn-asks",
+        type=int,
+        default=10,
+        help="a fresh server's first POST /chat, then the same question again (10 asks "
+        "in all); 0 skips",
+    )
+    parser.add_argument(
         "--ingest-chunks", type=int, default=2000, help="sparse ingestion chunks; 0 skips both"
     )
     parser.add_argument("--ingest-hybrid-chunks", type=int, default=300, help="hybrid ingestion")
@@ -795,6 +879,7 @@ def _run_from_args(args: Any, sizes: list[int], postgres_url: str | None) -> dic
         turns=args.turns,
         http_seconds=args.http_seconds,
         http_clients=args.http_clients,
+        first_turn_asks=args.first_turn_asks,
         ingest_chunks=args.ingest_chunks,
         ingest_hybrid_chunks=args.ingest_hybrid_chunks,
         torch_threads=args.torch_threads,

@@ -21,7 +21,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
@@ -151,7 +151,9 @@ class QueryRecord:
         Returns:
             Column name to value; lists are still Python lists.
         """
-        row = asdict(self)
+        # Each field as it is, not `asdict`'s deep copy: the callers only serialise the
+        # row (the copy of the trace was 2% of a turn in a profile at 10k chunks).
+        row = {f.name: getattr(self, f.name) for f in fields(self)}
         followup = row.pop("followup")
         row.update(
             followup_detected=followup.detected,

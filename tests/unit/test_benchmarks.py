@@ -66,3 +66,22 @@ def test_the_combined_report_repeats_each_kept_table(name, tmp_path):
     kept = result.with_suffix(".md").read_text(encoding="utf-8").rstrip()
     assert text == "## Performance\n\n" + kept + "\n"
     assert json.loads(result.read_text(encoding="utf-8"))["benchmark"] in ("load", "turns", "store")
+
+
+def test_the_turns_table_shows_a_fresh_servers_first_question():
+    """A result with `first_turn` renders its row; a result kept from before renders none."""
+    from benchmarks.turns import to_markdown
+
+    kept = json.loads((RESULTS / "turns.json").read_text(encoding="utf-8"))
+    assert "first `POST /chat`" not in to_markdown(kept)
+    size = kept["sizes"][0]
+    size["first_turn"] = {
+        "question": "Résume le rapport annuel 2024",
+        "start_to_health_s": 7.57,
+        "first_ms": 77.55,
+        "later_ms": {"n": 9, "mean": 28.03, "max": 44.07, "p50": 25.39, "p99": 44.07},
+        "errors": 0,
+        "rss_mib_at_health": 556,
+    }
+    row = f"| {size['chunks']:,} | 7.57 s | **77.5 ms** | 25.4 / 44.1 ms | 556 MiB |"
+    assert row in to_markdown(kept).splitlines()

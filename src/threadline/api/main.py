@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -36,6 +37,9 @@ from threadline.conversations.worker import start_worker
 from threadline.heap import freeze_startup_heap
 from threadline.services import Services
 from threadline.settings import Settings, get_settings
+from threadline.warmup import warm_up
+
+log = logging.getLogger("threadline.api")
 
 UPLOAD_FORM_SLACK = 64 * 1024
 """Room for an upload's form fields and multipart framing beside its file."""
@@ -64,6 +68,12 @@ def create_app(services: Services | None = None) -> FastAPI:
             # the first time after an upgrade), is read before the first question, not by it.
             tenants = sorted(app.state.keyring.tenants)
             await run_in_threadpool(lambda: [svc.kb.vocabulary(tenant=t) for t in tenants])
+        # The first question costs what the later ones do: what a turn loads on first use
+        # (lemma tables, the dense model's first passes, patterns) is loaded now by turns
+        # held in a scratch store, before the server listens (so before /health answers).
+        tenants = sorted(app.state.keyring.tenants)
+        app.state.warm_up = await run_in_threadpool(warm_up, svc, tenants=tenants)
+        log.info("warm-up: %d turns in %.2f s", app.state.warm_up.turns, app.state.warm_up.seconds)
         # Conversation indexing runs beside the requests; stopped before the services close.
         app.state.conversation_worker = await run_in_threadpool(start_worker, svc)
         # What startup loaded lives as long as the process: out of the full collections.

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Literal
@@ -45,9 +46,10 @@ _TRANSIENT_STATUSES = {408, 409, 429, 502, 503, 504}
 
 def server_key(llm: BaseChatModel) -> ServerKey | None:
     """Return the (base URL, model) a model talks to; None for a model with no server."""
-    from langchain_openai import ChatOpenAI
-
-    if not isinstance(llm, ChatOpenAI):
+    openai_models = sys.modules.get("langchain_openai")
+    # A ChatOpenAI exists only once its package is imported: the offline model's turns
+    # do not import it (0.3 s and its dependencies, tiktoken's among them).
+    if openai_models is None or not isinstance(llm, openai_models.ChatOpenAI):
         return None
     base_url = str(llm.openai_api_base or "https://api.openai.com/v1").rstrip("/")
     return base_url, llm.model_name

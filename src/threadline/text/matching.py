@@ -37,6 +37,7 @@ __all__ = [
     "another_verbs_forms",
     "own_verbs_forms",
     "is_dictionary_word",
+    "load_lemma_tables",
     "matches_same_sense",
     "matches_term",
     "matches_verb_form",
@@ -118,6 +119,11 @@ def own_verbs_forms(question: str) -> set[str]:
         if word != word_stem and verb_lemma_stems(word_stem):
             found.add(word_stem)
     return found
+
+
+def load_lemma_tables() -> None:
+    """Read `lemminflect`'s lemma tables now (0.7 s), not on a question's first lookup."""
+    lemminflect.getAllLemmas("table")
 
 
 @lru_cache(maxsize=4096)

@@ -19,6 +19,9 @@ router = APIRouter(tags=["health"])
 async def read_health(request: Request, services: ServicesDep) -> HealthPublic:
     """Readiness: the vector engine answers and the models are configured.
 
+    The server listens only once the app's start-up is done, its warm-up included
+    (`threadline.warmup`): a 200 here means a question is answered at full speed.
+
     Needs no key. `chunks` counts the caller's own tenant, within the sources its key
     may read, and is only given to a caller a key authenticates (or to anyone when the
     service runs without keys, as the one local tenant); otherwise it is null, so no one
