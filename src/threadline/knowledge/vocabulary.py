@@ -257,6 +257,11 @@ class Vocabulary:
                     skip_until = words[i + 1][1]
                     continue
             first = i == 0 or _sentence_starts(text, start)
+            if french and word in fr.ACRONYMS and not any(t in self._df for t in terms(word)):
+                # "la part du CA": an acronym the documents do not write is read as the
+                # words it stands for (`fr.ACRONYMS`), which they may.
+                fixes.append(SpellingFix(start, end, word, fr.ACRONYMS[word]))
+                continue
             if french and (word.islower() or first):
                 # "mon téléphone pro", "mon mdp": a clipping is read as its words, as
                 # query translation reads it (not after a model number: "pixel 8 pro").
