@@ -318,6 +318,14 @@ def test_a_french_acronym_is_read_as_its_words(chat, question, quoted):
     assert quoted in result.answer
 
 
+def test_an_acronym_whose_words_no_document_writes_is_declined_as_typed(chat):
+    # Round 12, French declines: read as "le président-directeur général", "le PDG" was
+    # asked back as an unanchored « le président-directeur »; no document names one.
+    result = converse(chat, "le PDG gagne combien ?")
+    assert (result.outcome, result.stop_reason) == ("clarify", "not_in_documents")
+    assert "« PDG »" in result.answer
+
+
 def test_sms_spelling_is_read_as_the_word(chat):
     # Round 12, French declines: "koi" (quoi) was a word asked about that no passage holds.
     result = converse(chat, "c koi le plan le moins cher stp ?")

@@ -115,7 +115,6 @@ ACRONYMS: dict[str, str] = {
     "PDG": "président-directeur général",
     "DG": "directeur général",
     "SAV": "service après-vente",
-    "DSI": "direction des systèmes d'information",
     "DPO": "délégué à la protection des données",
     "TTC": "toutes taxes comprises",
     "HT": "hors taxes",
