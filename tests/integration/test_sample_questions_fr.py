@@ -293,3 +293,51 @@ def test_a_negated_verb_is_read_as_what_the_policy_calls_it(chat, question):
     result = converse(chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert "When Brightwell misses the SLA uptime commitment" in result.answer
+
+
+def test_le_portail_fleet_is_the_fleet_portal(chat):
+    # Round 12, French declines: "Fleet" is written in the policy only inside the longer
+    # name "Fleet Portal", whose other word the question holds in French ("portail"):
+    # every passage naming it was set aside and the question declined.
+    result = converse(chat, "Le portail Fleet ne fonctionne pas, que faire ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "complete outage of the Fleet Portal" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("Quelle part du CA vient des smartphones ?", "52 % du chiffre d'affaires"),
+        ("Quel est le CA 2024 ?", "486,3 millions de dollars"),
+    ],
+)
+def test_a_french_acronym_is_read_as_its_words(chat, question, quoted):
+    # Round 12, French declines: "CA" (chiffre d'affaires) was a name no document holds.
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in result.answer
+
+
+def test_an_acronym_whose_words_no_document_writes_is_declined_as_typed(chat):
+    # Round 12, French declines: read as "le président-directeur général", "le PDG" was
+    # asked back as an unanchored « le président-directeur »; no document names one.
+    result = converse(chat, "le PDG gagne combien ?")
+    assert (result.outcome, result.stop_reason) == ("clarify", "not_in_documents")
+    assert "« PDG »" in result.answer
+
+
+def test_sms_spelling_is_read_as_the_word(chat):
+    # Round 12, French declines: "koi" (quoi) was a word asked about that no passage holds.
+    result = converse(chat, "c koi le plan le moins cher stp ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "The Basic plan costs $29 per month" in result.answer
+
+
+def test_a_feature_with_its_article_is_not_asked_back(chat):
+    # Round 12, French declines: "supporte la recharge sans fil" was asked back « la
+    # recharge » (an unanchored "the X"); French writes a feature with the article. No
+    # passage says the Pixel 8a's charging is wireless: declined, as in English.
+    result = converse(chat, "Est-ce que le Pixel 8a supporte la recharge sans fil ?")
+    assert result.outcome == "clarify", result.answer
+    assert result.stop_reason == "not_in_documents", result.answer
+    assert "« la recharge »" not in result.answer

@@ -293,6 +293,12 @@ def unanchored_references(
             continue
         if noun and noun[0] in _NO_THING_TO_CHOOSE:
             continue
+        # "Le OnePlus 12 supporte-t-il la recharge sans fil ?": the object of a verb of
+        # having after a named thing is a feature asked of it (French writes features
+        # with the article), no thing to choose between.
+        before = question[: match.start()]
+        if _HAS_A_FEATURE_BEFORE.search(before) and named_things(before):
+            continue
         # "the parental leave policy": the rules about parental leave, no parental
         # thing to choose between (`rules.policy_topic`).
         if noun and noun[0] in terms(policy_topic(question)):
@@ -319,6 +325,16 @@ def unanchored_references(
 # price, cost, weight, number of something.
 _VALUE_WORDS = frozenset().union(*ASKING_TERMS.values()) | frozenset(
     terms("number numbers nombre quantity quantité")
+)
+
+
+# A verb of having, supporting or including right before "the X": "X supporte la Y".
+_HAS_A_FEATURE_BEFORE = re.compile(
+    r"\b(?:have|has|support|supports|include|includes|come with|comes with|offer|offers|"
+    r"a-t-il|a-t-elle|ont-ils|ont-elles|poss[eè]de|possèdent|dispose de|disposent de|"
+    r"supporte|supportent|supporte-t-il|supporte-t-elle|inclut|incluent|inclut-il|"
+    r"inclut-elle|propose|proposent|propose-t-il|propose-t-elle)\s*$",
+    re.I,
 )
 
 

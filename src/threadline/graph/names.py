@@ -12,9 +12,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from threadline.graph.question_terms import name_runs
+from threadline.knowledge.bilingual import translate_query
 from threadline.text import terms
+from threadline.text.language import detect_language
+
+
+@lru_cache(maxsize=1024)
+def _asked_terms(question: str) -> frozenset[str]:
+    """Return a question's terms, with those of its English translation if it is French."""
+    asked = set(terms(question))
+    if detect_language(question) == "fr":
+        asked |= set(terms(translate_query(question, "fr", "en")))
+    return frozenset(asked)
 
 
 def passage_terms(chunk: Mapping[str, object]) -> list[str]:
@@ -94,12 +106,13 @@ def named_only_within_longer_names(chunk: Mapping[str, object], name: str, quest
     also writes the name alone, or as a common word ("a data lake" beside "Data Engine"),
     is not concerned. Codes and numbers stand alone and are not looked at, and a number or
     an edition word in the longer name names a version ("Apple iPhone 15" is an iPhone,
-    "Apple MacBook Air" a MacBook).
+    "Apple MacBook Air" a MacBook). A French question holds the longer name's other words
+    in French too ("le portail Fleet" is the "Fleet Portal").
     """
     wanted = tuple(terms(name))
     if not wanted or any(ch.isdigit() for ch in name):
         return False
-    asked = set(terms(question))
+    asked = _asked_terms(question)
     text = f"{chunk.get('title', '')}\n{chunk.get('section', '')}\n{chunk.get('text', '')}"
     inside = 0
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):

@@ -257,6 +257,11 @@ class Vocabulary:
                     skip_until = words[i + 1][1]
                     continue
             first = i == 0 or _sentence_starts(text, start)
+            if french and word in fr.ACRONYMS and self._spelt_out(word):
+                # "la part du CA": an acronym the documents do not write is read as the
+                # words it stands for (`fr.ACRONYMS`) where they write those.
+                fixes.append(SpellingFix(start, end, word, fr.ACRONYMS[word]))
+                continue
             if french and (word.islower() or first):
                 # "mon téléphone pro", "mon mdp": a clipping is read as its words, as
                 # query translation reads it (not after a model number: "pixel 8 pro").
@@ -270,6 +275,17 @@ class Vocabulary:
             if corrected is not None:
                 fixes.append(SpellingFix(start, end, word, corrected))
         return fixes
+
+    def _spelt_out(self, acronym: str) -> bool:
+        """Whether the index writes an acronym's words but not the acronym itself.
+
+        Where it writes neither ("le PDG" over documents naming no executive), the
+        acronym is left as typed: a decline naming it says more than one naming its words.
+        """
+        if any(t in self._df for t in terms(acronym)):
+            return False
+        words = [t for t in terms(fr.ACRONYMS[acronym]) if not is_stopword(t)]
+        return bool(words) and all(t in self._df for t in words)
 
     def _closed(self, first: str, second: str, between: str) -> str | None:
         """Return the closed form of two adjacent words the index holds ("wi fi" → "wifi")."""

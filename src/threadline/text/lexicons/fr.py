@@ -22,6 +22,7 @@ from __future__ import annotations
 from threadline.text.lexicons.base import Lexicon
 
 __all__ = [
+    "ACRONYMS",
     "AIM_WORDS",
     "AUXILIARY_FORMS",
     "CLIPPED_WORDS",
@@ -94,11 +95,34 @@ CLIPPED_WORDS: dict[str, tuple[str, ...]] = {
     "pro": ("professionnel",),
     "pros": ("professionnels",),
     "mdp": ("mot", "de", "passe"),
+    # SMS spellings of question and function words ("c koi", "pk", "cmt").
+    "koi": ("quoi",),
+    "pk": ("pourquoi",),
+    "pq": ("pourquoi",),
+    "cmt": ("comment",),
+    "qd": ("quand",),
+    "tjrs": ("toujours",),
+    "bcp": ("beaucoup",),
 }
-"""Folded French clippings and abbreviations of everyday writing ("mon téléphone pro",
-"mon mdp"), with the words they stand for, read before the lexicon's phrases
-("téléphone professionnel" = company phone); clippings the lexicon holds as words of
-their own ("ordi", "appli", "dispo") are not repeated here."""
+"""Folded French clippings, abbreviations and SMS spellings of everyday writing ("mon
+téléphone pro", "mon mdp", "c koi"), with the words they stand for, read before the
+lexicon's phrases ("téléphone professionnel" = company phone); clippings the lexicon holds
+as words of their own ("ordi", "appli", "dispo") are not repeated here."""
+
+ACRONYMS: dict[str, str] = {
+    "CA": "chiffre d'affaires",
+    "RH": "ressources humaines",
+    "PDG": "président-directeur général",
+    "DG": "directeur général",
+    "SAV": "service après-vente",
+    "DPO": "délégué à la protection des données",
+    "TTC": "toutes taxes comprises",
+    "HT": "hors taxes",
+}
+"""French acronyms of everyday business writing, typed in capitals, with the words they
+stand for: "la part du CA" is the report's "chiffre d'affaires". Read only where the index
+does not hold the acronym itself (a document using "CA" says what it means by it), and
+only in capitals ("ça" folds to "ca")."""
 
 NEGATED_VERBS: dict[str, str] = {
     "respect": "manquer",  # "le SLA n'est pas respecté": missed
