@@ -293,3 +293,27 @@ def test_a_negated_verb_is_read_as_what_the_policy_calls_it(chat, question):
     result = converse(chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert "When Brightwell misses the SLA uptime commitment" in result.answer
+
+
+# Round 12, follow-ups: answers stating what the documents do not say.
+
+
+def test_a_year_changed_by_a_followup_is_asked_not_the_reports_title(chat):
+    # "et en 2023 ?" swapped the year of the report's title in the reference query
+    # ("Rapport annuel 2023 de Brightwell — ..."), a document that does not exist: the
+    # year is asked of the question, the title kept.
+    result = converse(
+        chat, "Quel est le chiffre d'affaires 2024 ?", "et le résultat net ?", "et en 2023 ?"
+    )
+    query = result.search_query or ""
+    assert query.startswith("Rapport annuel 2024 de Brightwell"), query
+    assert query.endswith("résultat net pour 2023 ?"), query
+
+
+def test_a_frequency_asked_in_french_of_an_english_rule_is_read_per_sentence(chat):
+    # "tous les combien" asks a frequency: the phishing section's "every quarter" is no
+    # frequency of a password, in French as in English.
+    result = converse(chat, "on doit changer son mot de passe tous les combien ?")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+    assert result.citations == []
+    assert "fréquence" in result.answer

@@ -326,6 +326,22 @@ def substituted_question(
         previous = searched if searched and holds_it and whole else ""
     if ellipsis is None or not previous:
         return None
+    # A reference query ("Rapport annuel 2024 de Brightwell — Résultats financiers — et
+    # le résultat net ?") leads with the title and section it was resolved to: the
+    # document's name, not words of the question. "et en 2023 ?" changes what was asked,
+    # never the title ("Rapport annuel 2023" is no document), so only the question
+    # after the last dash is aligned with the message.
+    frame, dash, asked = previous.rpartition(_REFERENCE_DASH)
+    substituted = _substituted(asked, ellipsis)
+    return f"{frame}{dash}{substituted}" if substituted is not None else None
+
+
+# What separates a reference query's title and section from its question.
+_REFERENCE_DASH = " — "
+
+
+def _substituted(previous: str, ellipsis: EllipticalMessage) -> str | None:
+    """Return `previous` with the part the ellipsis replaces swapped for it, or None."""
     core = ellipsis.core
     for name in _names_in(core):
         replaced = _replace_name(previous, name)
