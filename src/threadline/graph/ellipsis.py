@@ -249,6 +249,12 @@ _RANKED_NOUN = re.compile(
 )
 
 
+def changes_only_the_year(question: str) -> bool:
+    """Whether a message is an ellipsis naming only a year ("and in 2023?", "et en 2023 ?")."""
+    ellipsis = read_ellipsis(question)
+    return ellipsis is not None and _YEAR_ONLY.fullmatch(ellipsis.core) is not None
+
+
 def superlative_of_previous(
     question: str, previous_question: str, previous_query: str = ""
 ) -> str | None:
@@ -324,6 +330,11 @@ def substituted_question(
             and not _CARRIED_WORDS.search(searched)
         )
         previous = searched if searched and holds_it and whole else ""
+        if not previous and changes_only_the_year(question):
+            # "and in 2023?" after "and the net income?" (searched with carried words):
+            # a year changes when, not what; the previous message says what, and is
+            # asked of that year ("and the net income for 2023?").
+            previous = previous_question.strip()
     if ellipsis is None or not previous:
         return None
     # A reference query ("Rapport annuel 2024 de Brightwell — Résultats financiers — et
@@ -336,6 +347,8 @@ def substituted_question(
     return f"{frame}{dash}{substituted}" if substituted is not None else None
 
 
+# A message naming only a year: "and in 2023?", "et en 2023 ?".
+_YEAR_ONLY = re.compile(r"(?:19|20)\d\d")
 # What separates a reference query's title and section from its question.
 _REFERENCE_DASH = " — "
 
