@@ -324,3 +324,36 @@ def test_a_frequency_asked_in_french_of_an_english_rule_is_read_per_sentence(cha
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
     assert result.citations == []
     assert "fréquence" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("messages", "kinds"),
+    [
+        (
+            ("Quelle est la politique sur les animaux de compagnie ?", "le moins cher ?"),
+            "téléphones",
+        ),
+        (("What is the policy on pets?", "the cheapest?"), "phones"),
+    ],
+)
+def test_a_terse_superlative_after_a_decline_with_no_kind_named_asks_which_kind(
+    chat, messages, kinds
+):
+    # "le moins cher ?" after a declined question read the documents: the report's 2025
+    # revenue target was quoted. No kind of product was named: asked which.
+    result = converse(chat, *messages)
+    assert result.outcome == "clarify" and result.stop_reason == "ambiguous", result.answer
+    assert kinds in result.answer and result.citations == []
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("Quels telephones vous avez ?", "vous avez des tablettes ?", "le moins cher ?"),
+        ("What phones do you sell?", "do you sell tablets?", "the cheapest?"),
+    ],
+)
+def test_a_terse_superlative_after_a_decline_ranks_the_kind_last_named(chat, messages):
+    result = converse(chat, *messages)
+    assert result.outcome == "tool_answer", result.answer
+    assert result.citations[0]["title"] == "Nokia G42 5G"
