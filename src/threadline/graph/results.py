@@ -10,7 +10,10 @@ states an aim ("vise", "target", "prévoit", `facts.states_an_aim`), the documen
 no result, only the aim, and the evidence check declines saying so. When no sentence
 holds the year with a word asked, the passages hold the year and the thing apart ("435,0
 millions de dollars en 2023" is a revenue; the net income stated is 2024's): nothing is
-stated of that year, and the question is declined too. A question asking
+stated of that year, and the question is declined too. A follow-up naming only a
+year ("et en 2023 ?" after the net income) asks the previous question of that year in
+whatever tense it was put, and a sentence of that year must hold more than half the
+words asked (the CSAT's "Net Promoter Score" of 2023 is no net income). A question asking
 for the aim itself ("What was the revenue target for 2025?") asks what the sentence says.
 A count asked in the present ("How many stores does Brightwell have?") whose only
 stated numbers are plans ("prévoit d'ouvrir cinq nouveaux magasins") is declined alike
