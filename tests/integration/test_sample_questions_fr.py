@@ -341,3 +341,67 @@ def test_a_feature_with_its_article_is_not_asked_back(chat):
     assert result.outcome == "clarify", result.answer
     assert result.stop_reason == "not_in_documents", result.answer
     assert "« la recharge »" not in result.answer
+
+
+# Round 12, follow-ups: answers stating what the documents do not say.
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("Quel est le chiffre d'affaires 2024 ?", "et le résultat net ?", "et en 2023 ?"),
+        ("What was the 2024 revenue?", "and the net income?", "and in 2023?"),
+    ],
+)
+def test_a_year_changed_by_a_followup_is_asked_of_not_the_reports_title(chat, messages):
+    # "et en 2023 ?" swapped the year of the report's title in the reference query
+    # ("Rapport annuel 2023 de Brightwell — ...") and the 2024 net income was quoted; in
+    # English the 2023 revenue was. The report gives 2023's revenue, not its net income:
+    # declined, the title kept.
+    result = converse(chat, *messages)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+    assert result.citations == []
+    assert "2023" in (result.search_query or "")
+    assert "Rapport annuel 2023" not in (result.search_query or "")
+
+
+def test_a_frequency_asked_in_french_of_an_english_rule_is_read_per_sentence(chat):
+    # "tous les combien" asks a frequency: the phishing section's "every quarter" is no
+    # frequency of a password, in French as in English.
+    result = converse(chat, "on doit changer son mot de passe tous les combien ?")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+    assert result.citations == []
+    assert "fréquence" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("messages", "kinds"),
+    [
+        (
+            ("Quelle est la politique sur les animaux de compagnie ?", "le moins cher ?"),
+            "téléphones",
+        ),
+        (("What is the policy on pets?", "the cheapest?"), "phones"),
+    ],
+)
+def test_a_terse_superlative_after_a_decline_with_no_kind_named_asks_which_kind(
+    chat, messages, kinds
+):
+    # "le moins cher ?" after a declined question read the documents: the report's 2025
+    # revenue target was quoted. No kind of product was named: asked which.
+    result = converse(chat, *messages)
+    assert result.outcome == "clarify" and result.stop_reason == "ambiguous", result.answer
+    assert kinds in result.answer and result.citations == []
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("Quels telephones vous avez ?", "vous avez des tablettes ?", "le moins cher ?"),
+        ("What phones do you sell?", "do you sell tablets?", "the cheapest?"),
+    ],
+)
+def test_a_terse_superlative_after_a_decline_ranks_the_kind_last_named(chat, messages):
+    result = converse(chat, *messages)
+    assert result.outcome == "tool_answer", result.answer
+    assert result.citations[0]["title"] == "Nokia G42 5G"

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from threadline.followups.trail import render_history
 from threadline.graph import prompts
-from threadline.graph.ellipsis import substituted_question
+from threadline.graph.ellipsis import changes_only_the_year, substituted_question
 from threadline.graph.evidence import Evidence, Verdict, decide
 from threadline.graph.grounding import neutralize_markers
 from threadline.graph.question_terms import PRONOUN
@@ -150,6 +150,7 @@ def decide_turn(state: State, question: str) -> Evidence:
         # The words checked are the asked question's: "and the Dell?" after a French
         # question asks "Quelle est la garantie du Dell ?", read as French.
         language=detect_language(question),
+        year_changed=changes_only_the_year(state.query),
     )
 
 

@@ -845,6 +845,40 @@ _BARE_DEGREE = re.compile(
 )
 
 
+# A superlative standing alone: "le moins cher ?", "and the cheapest?", "et le plus léger ?".
+_TERSE_SUPERLATIVE = re.compile(
+    r"^(?:and |et |so |alors )?(?:the|le|la|les) (?P<degree>[\w ]+?)(?: ones?)?\s*[?!.]*$"
+)
+_KIND_WORDS = {"phone": "phones", "laptop": "laptops"}
+
+
+def kind_last_named(messages: Sequence[str]) -> str | None:
+    """Return the catalog category the latest message naming one names, or None."""
+    for message in reversed(messages):
+        text = _PHONE_AS_CHANNEL.sub(" ", fold(message))
+        found = [(m.start(), c) for c, p in CATEGORY_WORDS.items() if (m := re.search(p, text))]
+        if found:
+            return max(found)[1]
+    return None
+
+
+def terse_superlative(message: str, brands: Sequence[str]) -> bool:
+    """Whether a message is a superlative the catalog ranks, naming no kind nor brand."""
+    text = fold(message).strip()
+    if _TERSE_SUPERLATIVE.match(text) is None:
+        return False
+    if any(re.search(p, text) for p in CATEGORY_WORDS.values()):
+        return False
+    if any(re.search(rf"\b{re.escape(fold(b))}\b", text) for b in brands):
+        return False
+    return any(re.search(pattern, text) for pattern, _, _ in SUPERLATIVES)
+
+
+def ranking_of_kind(message: str, category: str, brands: Sequence[str]) -> ToolRequest | None:
+    """Return a terse superlative ("le moins cher ?") ranked over a kind of product."""
+    return parse_catalog_request(f"{message} {_KIND_WORDS[category]}", brands)
+
+
 def reranked_on_the_same_spec(
     message: str, previous_question: str, brands: Sequence[str]
 ) -> ToolRequest | None:

@@ -249,6 +249,12 @@ _RANKED_NOUN = re.compile(
 )
 
 
+def changes_only_the_year(question: str) -> bool:
+    """Whether a message is an ellipsis naming only a year ("and in 2023?", "et en 2023 ?")."""
+    ellipsis = read_ellipsis(question)
+    return ellipsis is not None and _YEAR_ONLY.fullmatch(ellipsis.core) is not None
+
+
 def superlative_of_previous(
     question: str, previous_question: str, previous_query: str = ""
 ) -> str | None:
@@ -324,8 +330,31 @@ def substituted_question(
             and not _CARRIED_WORDS.search(searched)
         )
         previous = searched if searched and holds_it and whole else ""
+        if not previous and changes_only_the_year(question):
+            # "and in 2023?" after "and the net income?" (searched with carried words):
+            # a year changes when, not what; the previous message says what, and is
+            # asked of that year ("and the net income for 2023?").
+            previous = previous_question.strip()
     if ellipsis is None or not previous:
         return None
+    # A reference query ("Rapport annuel 2024 de Brightwell — Résultats financiers — et
+    # le résultat net ?") leads with the title and section it was resolved to: the
+    # document's name, not words of the question. "et en 2023 ?" changes what was asked,
+    # never the title ("Rapport annuel 2023" is no document), so only the question
+    # after the last dash is aligned with the message.
+    frame, dash, asked = previous.rpartition(_REFERENCE_DASH)
+    substituted = _substituted(asked, ellipsis)
+    return f"{frame}{dash}{substituted}" if substituted is not None else None
+
+
+# A message naming only a year: "and in 2023?", "et en 2023 ?".
+_YEAR_ONLY = re.compile(r"(?:19|20)\d\d")
+# What separates a reference query's title and section from its question.
+_REFERENCE_DASH = " — "
+
+
+def _substituted(previous: str, ellipsis: EllipticalMessage) -> str | None:
+    """Return `previous` with the part the ellipsis replaces swapped for it, or None."""
     core = ellipsis.core
     for name in _names_in(core):
         replaced = _replace_name(previous, name)

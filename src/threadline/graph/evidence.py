@@ -378,6 +378,7 @@ def decide(
     focus: Sequence[str] = (),
     language: str | None = None,
     whole: str = "",
+    year_changed: bool = False,
 ) -> Evidence:
     """Decide answer / partial / not in the documents / ambiguous for one turn.
 
@@ -397,6 +398,8 @@ def decide(
             words are compared as written.
         whole: The user's whole message when `question` is the part of it left to answer
             (a partial answer): whether it leans on the conversation is read on it.
+        year_changed: The message is a follow-up naming only a year ("et en 2023 ?"):
+            the question must be answered of that year, whatever its tense.
 
     Returns:
         The verdict with its evidence.
@@ -745,7 +748,11 @@ def decide(
             supporting = stated_of
     asked_of = [t for t in weights if t not in name_terms] or list(weights)
     of_the_year, aim = stated_of_the_year(
-        question, asked_of, [by_label[label] for label in supporting], language
+        question,
+        asked_of,
+        [by_label[label] for label in supporting],
+        language,
+        year_changed=year_changed,
     )
     if of_the_year == "aim":
         # "What was the revenue in 2025?" over a report whose 2025 is a target: the

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 
 from threadline.graph.question_terms import COVERAGE_MAJORITY, matches_term
+from threadline.knowledge.bilingual import translate_passage_terms, translate_vocabulary
 from threadline.knowledge.facts import AnswerType, has_answer_type
 from threadline.text import terms
 from threadline.text.language import detect_language
@@ -144,20 +145,25 @@ def states_kind_with(
         kind: The kind of fact asked (`facts.asked_type`).
         words: What the fact must be of: the question's content terms (stems).
         passage: A packed chunk (`title`, `section`, `text`).
-        language: The question's language; a passage in another one is read
-            passage-wide (its sentences cannot be compared word for word).
+        language: The question's language; a sentence in another one is read with
+            its words' and phrases' translations.
 
     Returns:
         True when a sentence holds the kind of fact and one of the words (with no
         words, any sentence holding the kind).
     """
     text = str(passage.get("text", ""))
-    if language and detect_language(f"{passage.get('title', '')} {text}") != language:
-        return has_answer_type(kind, text)
+    written = detect_language(f"{passage.get('title', '')} {text}") if language else None
     for sentence in _sentences(text):
         if not has_answer_type(kind, sentence):
             continue
         vocabulary = set(terms(sentence)) | set(closed_terms(sentence))
+        if language and written and written != language:
+            # A sentence in another language holds a word asked through its translations
+            # ("mot de passe" in "change the password"), as the year check reads one: the
+            # phishing section's "every quarter" is still no frequency of a password.
+            vocabulary |= translate_vocabulary(vocabulary, written, language)
+            vocabulary |= translate_passage_terms(sentence, written, language)
         if not words or any(matches_term(word, vocabulary) for word in words):
             return True
     return False

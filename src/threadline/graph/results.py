@@ -10,7 +10,10 @@ states an aim ("vise", "target", "prévoit", `facts.states_an_aim`), the documen
 no result, only the aim, and the evidence check declines saying so. When no sentence
 holds the year with a word asked, the passages hold the year and the thing apart ("435,0
 millions de dollars en 2023" is a revenue; the net income stated is 2024's): nothing is
-stated of that year, and the question is declined too. A question asking
+stated of that year, and the question is declined too. A follow-up naming only a
+year ("et en 2023 ?" after the net income) asks the previous question of that year in
+whatever tense it was put, and a sentence of that year must hold more than half the
+words asked (the CSAT's "Net Promoter Score" of 2023 is no net income). A question asking
 for the aim itself ("What was the revenue target for 2025?") asks what the sentence says.
 A count asked in the present ("How many stores does Brightwell have?") whose only
 stated numbers are plans ("prévoit d'ouvrir cinq nouveaux magasins") is declined alike
@@ -19,10 +22,11 @@ stated numbers are plans ("prévoit d'ouvrir cinq nouveaux magasins") is decline
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
-from threadline.graph.question_terms import matches_term
+from threadline.graph.question_terms import COVERAGE_MAJORITY, matches_term
 from threadline.knowledge.bilingual import (
     translate_passage_terms,
     translate_query,
@@ -42,6 +46,8 @@ from threadline.text.tokenize import closed_terms
 
 # A year, not a part of a longer number ("2 025", "12,2025").
 _YEAR = re.compile(r"(?<!\d)(?<!\d[,.])(?:19|20)\d\d(?!\d|[,.]\d)")
+# What separates a reference query's title and section from its question.
+_REFERENCE_DASH = " — "
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 # The year before the one a sentence is of, said relative to it: "Au 31 décembre 2024,
 # Brightwell comptait 2 140 collaborateurs, contre 1 960 un an plus tôt" states 2023's
@@ -84,11 +90,22 @@ def years_said_relatively(passage: Mapping[str, object]) -> set[str]:
     return found - dated - set(_YEAR.findall(str(passage.get("text", ""))))
 
 
+def _vocabulary(text: str, written: str | None, language: str | None) -> set[str]:
+    """Return a text's terms, with their translations when written in another language."""
+    vocabulary = set(terms(text)) | set(closed_terms(text))
+    if language and written and written != language:
+        vocabulary |= translate_vocabulary(vocabulary, written, language)
+        vocabulary |= translate_passage_terms(text, written, language)
+    return vocabulary
+
+
 def stated_of_the_year(
     question: str,
     words: Sequence[str],
     passages: Sequence[Mapping[str, object]],
     language: str | None = None,
+    *,
+    year_changed: bool = False,
 ) -> tuple[str, str]:
     """Read what the passages state of the year a question asks about in the past tense.
 
@@ -102,6 +119,8 @@ def stated_of_the_year(
         passages: The passages that support an answer (`title`, `text`).
         language: The question's language; a sentence in another one is read with its
             words' and phrases' translations ("chiffre d'affaires" is the revenue).
+        year_changed: The message is a follow-up naming only a year ("and in 2023?"):
+            the question it stands for asks of that year whatever its tense.
 
     Returns:
         ("result", "") when a sentence holding the year and a word asked states what
@@ -111,12 +130,22 @@ def stated_of_the_year(
         ("", "") when the question asks nothing of the past about a year, or asks for the
         aim itself.
     """
-    if not asks_what_was(question) or states_an_aim(question):
+    # A reference query's title and section ("Rapport annuel 2024 de Brightwell —
+    # Résultats financiers — ...") say where it was found, not what or when it asks.
+    frame, _, question = question.rpartition(_REFERENCE_DASH)
+    if states_an_aim(question):
+        return "", ""
+    # A year a follow-up changes ("et en 2023 ?") is what it asks of, in any tense ("et
+    # le résultat net pour 2023 ?"): a sentence of another year is no answer. Only what
+    # was is no aim.
+    past = asks_what_was(question)
+    if not (past or year_changed):
         return "", ""
     years = set(_YEAR.findall(question))
     if not years:
         return "", ""
-    asked = [w for w in words if w not in years and not _YEAR.fullmatch(w)]
+    frame_words = set(terms(frame))
+    asked = [w for w in words if w not in years and not _YEAR.fullmatch(w) and w not in frame_words]
     aims: list[str] = []
     for passage in passages:
         text = str(passage.get("text", ""))
@@ -127,13 +156,16 @@ def stated_of_the_year(
         for sentence in _sentences(text):
             if not years <= _years_of(sentence, dated):
                 continue
-            vocabulary = set(terms(sentence)) | set(closed_terms(sentence))
-            if language and written and written != language:
-                vocabulary |= translate_vocabulary(vocabulary, written, language)
-                vocabulary |= translate_passage_terms(sentence, written, language)
-            if asked and not any(matches_term(w, vocabulary) for w in asked):
+            vocabulary = _vocabulary(sentence, written, language)
+            # A word asked makes the sentence one of what a question in the past tense
+            # asks; the year a follow-up changes asks the whole previous question of it,
+            # so more than half of them, as a passage must hold of a question: the CSAT's
+            # "Net Promoter Score" of 2023 says nothing of a net income.
+            held = sum(1 for w in asked if matches_term(w, vocabulary))
+            needed = 1 if past else math.floor(COVERAGE_MAJORITY * len(asked)) + 1
+            if asked and held < needed:
                 continue
-            if not states_an_aim(sentence):
+            if not (past and states_an_aim(sentence)):
                 return "result", ""
             aims.append(sentence)
     return ("aim", aims[0]) if aims else ("none", "")

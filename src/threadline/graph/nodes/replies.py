@@ -66,6 +66,14 @@ def clarify(state: State) -> dict[str, Any]:
             language=language, candidates=products, question=state.query
         )
         stop_reason = "ambiguous"
+    elif reason == "which_kind":
+        # "le moins cher ?" after a declined turn, no kind of product named before:
+        # which kind the catalog ranks is the user's to say.
+        kinds = _CATEGORY_NAMES["fr" if language == "fr" else "en"]
+        text, chips = replies.ask_which(
+            language=language, candidates=list(kinds.values()), question=state.query
+        )
+        stop_reason = "ambiguous"
     elif reason == "pure_anaphora":
         text = replies.which_section(outline, language)
         stop_reason = "ambiguous_reference"

@@ -15,14 +15,17 @@ from threadline.graph.catalog_requests import (
     compared_pair,
     compared_to_it,
     is_comparison,
+    kind_last_named,
     named_product,
     parse_catalog_request,
     points_at_one_ranked,
     product_line,
+    ranking_of_kind,
     ranks_a_category,
     reranked_on_the_same_spec,
     spec_words,
     subject_product,
+    terse_superlative,
     unknown_brand,
 )
 from threadline.graph.context import run_services
@@ -260,6 +263,20 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         )
         if ranked is not None and parse_catalog_request(ranked, brands) is not None:
             question = ranked
+    kind_plan: TurnPlan | None = None
+    declined = bool(state.history) and not state.history[-1].get("titles")
+    if catalog and declined and not listed and terse_superlative(question, brands):
+        # "le moins cher ?" right after a declined turn: the declined question's sources
+        # are none, so the superlative ranks the kind of product last named ("Je veux un
+        # téléphone ..."), or asks which kind; never the documents' words of the turn
+        # before (the report's 2025 target).
+        kind = kind_last_named([str(h["question"] or "") for h in state.history])
+        ranked_kind = ranking_of_kind(question, kind, brands) if kind else None
+        if kind is None:
+            which = Reference(detected=True, resolved=False, reason="which_kind")
+            kind_plan = TurnPlan("clarify", reference=which)
+        elif ranked_kind is not None:
+            kind_plan = TurnPlan("tool", tool=ranked_kind)
     reranked = (
         reranked_on_the_same_spec(question, state.history[-1]["question"], brands)
         if catalog and state.history and state.history[-1]["route"] == "tool"
@@ -278,7 +295,7 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         "prices": {p.name: p.price_usd for p in products},
         "subject_product": subject,
     }
-    plan = (
+    plan = kind_plan or (
         TurnPlan("tool", tool=reranked)
         if reranked is not None
         else plan_turn(question, **planned, catalog=catalog)
