@@ -478,14 +478,19 @@ def as_the_passages_write_it(question: str, texts: Sequence[str]) -> str:
     "the enterprise plan" over passages that write "the Enterprise plan" and "du plan
     Enterprise" (never "enterprise" inside a sentence) names the plan, typed without its
     capital. A word the passages also write in lower case ("the casino" beside "the Monte
-    Carlo Casino") or never write inside a sentence stays as typed.
+    Carlo Casino"), never write inside a sentence, or write only as the head of a longer
+    name ("Hurricane Sandy", "the City of Auburn": which hurricane, which city) stays as
+    typed.
     """
 
     def capitalised(match: re.Match[str]) -> str:
         word = match.group(0)
-        inside = re.compile(rf"(?<=[\w,;:(«\"'’] ){re.escape(word)}s?\b", re.I)
-        written = [m.group(0) for text in texts for m in inside.finditer(text)]
-        if written and all(w[0].isupper() for w in written):
+        inside = re.compile(
+            rf"(?<=[\w,;:(«\"'’] ){re.escape(word)}s?\b(?P<next>\s+(?:of|de|du|des|(?-i:[A-Z])))?",
+            re.I,
+        )
+        written = [m for text in texts for m in inside.finditer(text)]
+        if written and all(m.group(0)[0].isupper() and not m.group("next") for m in written):
             return word.capitalize()
         return word
 

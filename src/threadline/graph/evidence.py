@@ -151,6 +151,10 @@ class Evidence:
     X do not state (X is `missing_named`)."""
 
 
+# An unnamed reference of the form "the X" / "le X" (as `anchors.unanchored_references`
+# yields it), as opposed to "this X" or "a specific X".
+_DEFINITE_ANCHOR = re.compile(r"(?:the|le|la|les)\s+\S+$", re.I)
+
 # A yes/no question whether a thing has, supports or comes with a feature.
 HAS_A_FEATURE = re.compile(
     r"\b(?:have|has|had|support|supports|include|includes|come with|comes with|offer|"
@@ -519,9 +523,17 @@ def decide(
     weights = {t: 1.0 for t in substantive if t not in roles}
     total = sum(weights.values())
     eligible = passages_about(chunks, vocab, names, question, focus)
-    # "the enterprise plan" is the plan every passage writes "Enterprise": no unnamed thing.
-    as_written = as_the_passages_write_it(question, [str(c.get("text", "")) for c in chunks])
-    anchors = list(unanchored_references(as_written, earlier, titles=titles, headings=headings))
+    anchors = list(unanchored_references(question, earlier, titles=titles, headings=headings))
+    if any(_DEFINITE_ANCHOR.match(a) for a in anchors):
+        # "the enterprise plan" is the plan every passage writes "Enterprise": no unnamed
+        # "the X" once the question is read as the passages write it ("this X", "a
+        # specific X" still point at something unsaid).
+        as_written = as_the_passages_write_it(question, [str(c.get("text", "")) for c in chunks])
+        still = {
+            a.lower()
+            for a in unanchored_references(as_written, earlier, titles=titles, headings=headings)
+        }
+        anchors = [a for a in anchors if not _DEFINITE_ANCHOR.match(a) or a.lower() in still]
     anchor = anchors[0] if anchors else None
     base: dict[str, object] = {
         "content_terms": tuple(content),

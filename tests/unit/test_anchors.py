@@ -1,0 +1,33 @@
+"""Reading a question as the passages write it: a lower-case word they only write as a name."""
+
+import pytest
+
+from threadline.graph.anchors import as_the_passages_write_it
+
+
+@pytest.mark.parametrize(
+    ("question", "texts", "expected"),
+    [
+        # Every passage writes "Enterprise" as a name: the plan, typed in lower case.
+        (
+            "what uptime does the enterprise plan get",
+            ["The Enterprise plan SLA guarantees 99.95%.", "au-dessus du plan Enterprise, et"],
+            "what uptime does the Enterprise plan get",
+        ),
+        # Also written in lower case: one of several casinos.
+        (
+            "what about the casino",
+            ["the Monte Carlo Casino opened in 1863.", "the casinos of Las Vegas grew."],
+            "what about the casino",
+        ),
+        # The head of a longer name says which kind, not which one.
+        (
+            "what did the hurricane destroy",
+            ["when Hurricane Sandy struck.", "after Hurricane Irene passed."],
+            "what did the hurricane destroy",
+        ),
+        ("tell me about the city", ["It is the City of Auburn."], "tell me about the city"),
+    ],
+)
+def test_a_word_the_passages_only_write_as_a_name_is_read_as_that_name(question, texts, expected):
+    assert as_the_passages_write_it(question, texts) == expected
