@@ -27,6 +27,18 @@ from threadline.graph.anchors import as_the_passages_write_it
             "what did the hurricane destroy",
         ),
         ("tell me about the city", ["It is the City of Auburn."], "tell me about the city"),
+        # Inside a title-case name: an award, not an actor.
+        (
+            "what awards has the actor received",
+            ["won the Best Male Actor award.", "for Outstanding Lead Actor in 2001."],
+            "what awards has the actor received",
+        ),
+        # One passage writing it as a name is no name two documents share.
+        (
+            "what uptime does the enterprise plan get",
+            ["The Enterprise plan SLA guarantees 99.95%."],
+            "what uptime does the enterprise plan get",
+        ),
     ],
 )
 def test_a_word_the_passages_only_write_as_a_name_is_read_as_that_name(question, texts, expected):

@@ -477,24 +477,39 @@ def as_the_passages_write_it(question: str, texts: Sequence[str]) -> str:
 
     "the enterprise plan" over passages that write "the Enterprise plan" and "du plan
     Enterprise" (never "enterprise" inside a sentence) names the plan, typed without its
-    capital. A word the passages also write in lower case ("the casino" beside "the Monte
-    Carlo Casino"), never write inside a sentence, or write only as the head of a longer
-    name ("Hurricane Sandy", "the City of Auburn": which hurricane, which city) stays as
-    typed.
+    capital: two passages writing one name. A word the passages also write in lower case
+    ("the casino" beside "the Monte Carlo Casino"), write as a name in one passage only, or
+    write only inside a longer name ("Hurricane Sandy", "the City of Auburn", "Best Male
+    Actor": which hurricane, which city, which actor) stays as typed.
     """
 
     def capitalised(match: re.Match[str]) -> str:
         word = match.group(0)
         inside = re.compile(
-            rf"(?<=[\w,;:(«\"'’] ){re.escape(word)}s?\b(?P<next>\s+(?:of|de|du|des|(?-i:[A-Z])))?",
+            rf"(?:(?P<before>\w+)\s+|(?<=[,;:(«\"'’] )){re.escape(word)}s?\b"
+            r"(?P<next>\s+(?:of|de|du|des|(?-i:[A-Z])))?",
             re.I,
         )
-        written = [m for text in texts for m in inside.finditer(text)]
-        if written and all(m.group(0)[0].isupper() and not m.group("next") for m in written):
+        written = [(i, m) for i, text in enumerate(texts) for m in inside.finditer(text)]
+        alone = [
+            i
+            for i, m in written
+            if m.group(0)[len(m.group("before") or "") :].lstrip()[0].isupper()
+            and not m.group("next")
+            and not (
+                (m.group("before") or "a")[0].isupper()
+                and fold(m.group("before") or "") not in _DETERMINERS
+            )
+        ]
+        if written and len(alone) == len(written) and len(set(alone)) >= 2:
             return word.capitalize()
         return word
 
     return re.sub(r"\b[a-zà-ÿ][a-zà-ÿ]{2,}\b", capitalised, question)
+
+
+# Determiners before a name ("The Enterprise plan"): a capital that opens no longer name.
+_DETERMINERS = frozenset("the a an le la les un une du des".split())
 
 
 def leans_on_the_conversation(question: str, earlier: Sequence[str]) -> bool:
