@@ -8,10 +8,11 @@ within the bound is read; the server keeps serving afterwards.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import httpx
@@ -106,21 +107,9 @@ def test_a_body_sent_a_byte_at_a_time_is_refused_at_its_deadline(tmp_path: Path)
                 b"POST /chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                 b"Content-Length: 1000\r\n\r\n" + b'{"query": "'
             )
-            started = time.monotonic()
-            received = b""
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                while b"\r\n\r\n" not in received or not received.rstrip().endswith(b"}"):
-                    sock.sendall(b"a")  # a byte a second, never the whole body
-                    sock.settimeout(1)
-                    with contextlib.suppress(TimeoutError):
-                        chunk = sock.recv(65536)
-                        if not chunk:
-                            break
-                        received += chunk
-                    assert time.monotonic() - started < 20, received
-        head, _, body = received.partition(b"\r\n\r\n")
-        status_line, *lines = head.decode("latin-1").split("\r\n")
-        headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines)}
+            # A byte a second, never the whole body.
+            received = trickle(sock, itertools.repeat(b"a"), wait=1)
+        status_line, headers, body = parse_answer(received)
         assert int(status_line.split()[1]) == 408, received
         assert json_error(headers, body)["code"] == "request_timeout"
         # A body sent at once is read as before.
@@ -137,18 +126,9 @@ def test_a_head_sent_a_byte_at_a_time_is_refused_at_its_deadline(tmp_path: Path)
     with Server(data, THREADLINE_MAX_REQUEST_HEAD_SECONDS="2", **ENV) as running:
         with socket.create_connection(("127.0.0.1", running.port), timeout=30) as sock:
             started = time.monotonic()
-            received = b""
             head = b"GET /health HTTP/1.1\r\nHost: x\r\n" + b"X-Slow: " + b"a" * 5000
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                for byte in head:
-                    sock.sendall(bytes([byte]))  # a byte every half second, never the end
-                    sock.settimeout(0.5)
-                    with contextlib.suppress(TimeoutError):
-                        chunk = sock.recv(65536)
-                        if not chunk:
-                            break
-                        received += chunk
-                    assert time.monotonic() - started < 20, received
+            # A byte every half second, never the end of the head.
+            received = trickle(sock, (bytes([byte]) for byte in head), wait=0.5)
             elapsed = time.monotonic() - started
         status_line, headers, body = parse_answer(received)
         assert int(status_line.split()[1]) == 408, received
@@ -162,6 +142,26 @@ def test_a_head_sent_a_byte_at_a_time_is_refused_at_its_deadline(tmp_path: Path)
             assert client.get(f"{running.url}/health").status_code == 200
             time.sleep(1)
             assert client.get(f"{running.url}/health").status_code == 200
+
+
+def trickle(sock: socket.socket, pieces: Iterable[bytes], wait: float) -> bytes:
+    """Send `pieces` one at a time, reading between them, until the server has answered
+    in full (a JSON body) or closed the connection; what it sent. Fails past 20 s."""
+    started = time.monotonic()
+    received = b""
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        for piece in pieces:
+            if b"\r\n\r\n" in received and received.rstrip().endswith(b"}"):
+                break
+            sock.sendall(piece)
+            sock.settimeout(wait)
+            with contextlib.suppress(TimeoutError):
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                received += chunk
+            assert time.monotonic() - started < 20, received
+    return received
 
 
 def parse_answer(received: bytes) -> tuple[str, dict[str, str], bytes]:
