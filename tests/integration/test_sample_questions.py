@@ -1386,3 +1386,32 @@ def test_a_list_of_products_running_a_system_is_filtered_by_it(hybrid_chat, ques
     assert len(result.citations) == shown
     assert "iOS" not in result.answer and "Android 13" not in result.answer
     assert "Windows 11 Home" not in result.answer
+
+
+# Round 13: English.
+
+
+def test_a_compound_sharing_only_its_first_word_is_another_kind_of_product(hybrid_chat):
+    # Before: answered, "smartwatch" held by "smartphones" (a shared five-letter start);
+    # "smart" + "watch" and "smart" + "phone" are words of their own, not one's forms.
+    result = ask(hybrid_chat, "does brightwell sell smartwatches")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+    assert result.citations == []
+
+
+def test_a_ranking_keeps_only_the_products_running_the_system_named(hybrid_chat):
+    # Before: the three cheapest phones, the Moto G Power on Android 14 among them.
+    result = ask(hybrid_chat, "What is the cheapest phone running Android 13?")
+    assert result.outcome == "tool_answer", result.answer
+    assert [c["title"] for c in result.citations] == [
+        "Nokia G42 5G",
+        "Xiaomi Redmi Note 13 Pro 5G",
+    ]
+
+
+def test_a_product_named_in_lower_case_is_still_that_product(hybrid_chat):
+    # Before: the Pixel's description quoted, as if it said waterproof; capitalised,
+    # the quality rule declined it.
+    result = ask(hybrid_chat, "is the pixel 8 pro waterproof")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+    assert '"Pixel 8 Pro"' in result.answer and '"waterproof"' in result.answer

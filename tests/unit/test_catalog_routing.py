@@ -11,6 +11,7 @@ from threadline.graph.catalog_requests import (
     listed_product,
     parse_catalog_request,
     reranked_on_the_same_spec,
+    with_catalog_capitals,
 )
 from threadline.graph.routing import plan_turn
 
@@ -487,3 +488,24 @@ def test_a_bare_superlative_after_a_ranking_ranks_the_same_spec_its_way(message,
 )
 def test_a_superlative_with_its_own_spec_or_after_no_ranking_is_read_as_usual(message, previous):
     assert reranked_on_the_same_spec(message, previous, ["Samsung"]) is None
+
+
+_NAMES = ["Google Pixel 8 Pro", "Google Pixel 8a", "Motorola Moto G Power 5G (2024)"]
+
+
+@pytest.mark.parametrize(
+    ("typed", "written"),
+    [
+        ("is the pixel 8 pro waterproof", "is the Pixel 8 Pro waterproof"),
+        ("does the moto g have good battery power", "does the Moto G have good battery power"),
+        ("is the pixel waterproof", "is the pixel waterproof"),  # one word: no name in a row
+    ],
+)
+def test_a_catalog_name_typed_in_lower_case_takes_its_capitals(typed, written):
+    assert with_catalog_capitals(typed, _NAMES) == written
+
+
+def test_a_ranking_honours_the_system_named():
+    request = parse_catalog_request("What is the cheapest phone running Android 13?", [])
+    assert request is not None and request.name == "rank_products"
+    assert request.args["os"] == "android 13"

@@ -38,6 +38,15 @@ def test_what_matched_before_still_matches():
     assert not held("tax", "taxi drivers")  # a short word only as itself
 
 
+def test_compounds_of_one_first_word_with_different_heads_are_different_words():
+    # "smart" + "watch" is no form of "smart" + "phone"; a suffix still derives a word.
+    assert not held("smartwatches", "we sell smartphones")
+    assert not held("workplace", "every workstation")
+    assert held("refunds", "devices are refunded")
+    assert held("accountant", "your account")
+    assert held("photos", "aviation photography")
+
+
 def test_a_form_that_is_also_a_noun_is_read_as_written():
     # "Roses" are no form of "rise", nor a "saw" of "see": such forms are left alone.
     assert not held("roses", "prices rise in spring")

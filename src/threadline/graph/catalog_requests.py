@@ -259,6 +259,10 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
     text = _PHONE_AS_CHANNEL.sub(" ", fold(question))
     category = next((c for c, p in CATEGORY_WORDS.items() if re.search(p, text)), None)
     brand = next((b for b in brands if re.search(rf"\b{re.escape(fold(b))}\b", text)), None)
+    # "which phones run android 14?", "the cheapest phone running Android 13": the list
+    # and the ranking both keep only the products running the system named.
+    system = _OPERATING_SYSTEM.search(text)
+    running = {"os": " ".join(w for w in system.groups() if w)} if system else {}
     if category and (bound := _SPEC_BOUND.search(text)):
         spec = next(spec for unit, spec in _SPEC_UNITS if re.fullmatch(unit, bound["unit"]))
         value = float(bound["value"].replace(",", "."))
@@ -269,7 +273,7 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
         bounded |= {"category": category, "max_value" if below else "min_value": value}
         if not re.fullmatch(_BOUND_INCLUSIVE, bound["dir"]):
             bounded["exclusive"] = True  # "more than 5000 mAh" is not 5000 mAh
-        return ToolRequest("rank_products", {**bounded, "limit": 10})
+        return ToolRequest("rank_products", {**bounded, **running, "limit": 10})
     if category and (stated := _spec_values(text)):
         # "Which laptops have 16 GB of RAM?" lists those with 16 GB, not every laptop;
         # "from 8 to 16 GB", "512 GB to 1 TB" those within the range.
@@ -280,7 +284,8 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
             low = min(low, float(span["low"].replace(",", ".")))
         exact = {"spec": spec, "order": "asc", "category": category}
         return ToolRequest(
-            "rank_products", exact | {"min_value": low, "max_value": high, "limit": 10}
+            "rank_products",
+            exact | running | {"min_value": low, "max_value": high, "limit": 10},
         )
     for pattern, spec, order in SUPERLATIVES:
         if category and re.search(pattern, text):
@@ -288,9 +293,8 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
                 spec = "battery_hours" if category == "laptop" else "battery_mah"
             if spec == "weight_kg" and category != "laptop":
                 continue  # the catalog weighs laptops only; a phone question goes to documents
-            return ToolRequest(
-                "rank_products", {"spec": spec, "order": order, "category": category}
-            )
+            ranked = {"spec": spec, "order": order, "category": category}
+            return ToolRequest("rank_products", ranked | running)
     if _OTHER_SUPERLATIVE.search(text):
         return None  # the superlatives the catalog can rank were all tried above
     if _COMPARE.search(text):
@@ -311,9 +315,7 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
         args["category"] = category
     if brand:
         args["brand"] = brand
-    if system := _OPERATING_SYSTEM.search(text):
-        # "which phones run android 14?": a list of those that do, not of every phone.
-        args["os"] = " ".join(w for w in system.groups() if w)
+    args |= running
     if m := _BETWEEN.search(text):
         args["min_price"], args["max_price"] = _price(m.group(2)), _price(m.group(4))
     else:
@@ -601,6 +603,40 @@ def named_product(question: str, names: Sequence[str]) -> str | None:
         )
     ]
     return named[0] if len(named) == 1 else None
+
+
+def with_catalog_capitals(question: str, names: Sequence[str]) -> str:
+    """Return a question with the catalog names it types in lower case written as named.
+
+    "is the pixel 8 pro waterproof" types the Google Pixel 8 Pro's name in lower case:
+    still that product, so words typed in a row as a catalog name writes them ("pixel
+    8 pro", two words at least) take the name's capitals ("Pixel 8 Pro"), and what reads
+    names from capitals reads this one. A name's word alone ("battery power", "the
+    pixel") and words already capitalised are left as typed.
+    """
+    words = list(re.finditer(r"[\w.]+", question))
+    folded = [fold(w.group()) for w in words]
+    spelled = [[(fold(w), w) for w in re.findall(r"[\w.]+", name)] for name in names]
+    spelling: dict[int, str] = {}
+    for i in range(len(words)):
+        for name in spelled:
+            for k in range(len(name)):
+                run = 0
+                while (
+                    i + run < len(words)
+                    and k + run < len(name)
+                    and folded[i + run] == name[k + run][0]
+                ):
+                    run += 1
+                if run >= 2:
+                    spelling.update({i + r: name[k + r][1] for r in range(run)})
+    written = question
+    for i in sorted(spelling, reverse=True):
+        word = words[i].group()
+        if word.islower():
+            start, end = words[i].span()
+            written = written[:start] + spelling[i] + written[end:]
+    return written
 
 
 # The product under discussion, as the subject or owner of what is asked: "does it

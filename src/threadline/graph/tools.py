@@ -81,6 +81,10 @@ class RankProductsArgs(BaseModel):
     exclusive: bool = Field(
         default=False, description="Exclude the bounds themselves ('more than', 'under')."
     )
+    os: str | None = Field(
+        default=None,
+        description="Rank only products running this operating system: Android 13, iOS.",
+    )
 
 
 class GetProductArgs(BaseModel):
@@ -129,6 +133,7 @@ def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
         min_value: float | None = None,
         max_value: float | None = None,
         exclusive: bool = False,
+        os: str | None = None,
     ) -> list[Product]:
         return catalog.rank(
             tenant,
@@ -140,6 +145,7 @@ def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
             min_value=min_value,
             max_value=max_value,
             exclusive=exclusive,
+            os=os,
         )
 
     def get_product(name: str, specs: list[str] | None = None) -> list[Product]:

@@ -389,15 +389,21 @@ class Catalog:
         min_value: float | None = None,
         max_value: float | None = None,
         exclusive: bool = False,
+        os: str | None = None,
     ) -> list[Product]:
         """Products that have `spec`, best first (`asc`: smallest value first).
 
         With `names`, only those products are ranked ("which one is lighter?" after a
         comparison ranks the products compared, not the whole category). `min_value` and
         `max_value` bound the spec ("laptops under 1.3 kg"), the bounds themselves
-        excluded when `exclusive` ("more than 5000 mAh" is not 5000 mAh).
+        excluded when `exclusive` ("more than 5000 mAh" is not 5000 mAh). `os` keeps the
+        products running it, as `search` does: a ranking honours a list's filters.
         """
-        candidates = self.find(tenant, names) if names else self.search(tenant, category=category)
+        candidates = (
+            self.find(tenant, names) if names else self.search(tenant, category=category, os=os)
+        )
+        if names and os:
+            candidates = [p for p in candidates if runs(p, os)]
 
         def within(value: float) -> bool:
             if exclusive:

@@ -222,11 +222,67 @@ def matches_term(term: str, vocabulary: set[str]) -> bool:
 
 
 def _shares_start(term: str, vocabulary: set[str]) -> bool:
-    """Whether a vocabulary holds a derivation of a term: a shared five-letter start."""
+    """Whether a vocabulary holds a derivation of a term: a shared five-letter start.
+
+    Two compounds of one first word and different heads ("smart|watch" and
+    "smart|phon", the stem of "smartphones") share their start without being forms of
+    one word: `different_heads` tells them apart.
+    """
     if len(term) < _SHARED_START:
         return False
     head = term[:_SHARED_START]
-    return any(len(v) >= _SHARED_START and v[:_SHARED_START] == head for v in vocabulary)
+    return any(
+        len(v) >= _SHARED_START and v[:_SHARED_START] == head and not different_heads(term, v)
+        for v in vocabulary
+    )
+
+
+# A compound's head is a noun of this many letters at least ("watch", "phone", "wall"):
+# shorter endings are mostly suffixes ("ion", "ant", "ate").
+_HEAD_LENGTH = 4
+
+
+def _is_noun_stem(ending: str) -> bool:
+    """Whether an ending is a dictionary noun, as written or as Snowball stems it.
+
+    Snowball drops a final "e" ("phone" → "phon") and writes a final "y" as "i"
+    ("battery" → "batteri"): both are read back before the lookup.
+    """
+    if len(ending) < _HEAD_LENGTH or not ending.isalpha() or not ending.isascii():
+        return False
+    written = [ending, ending + "e"]
+    if ending.endswith("i"):
+        written.append(ending[:-1] + "y")
+    return any("NOUN" in lemminflect.getAllLemmas(word) for word in written)
+
+
+@lru_cache(maxsize=65536)
+def different_heads(a: str, b: str) -> bool:
+    """Tell whether two stems are compounds of one first word with different heads.
+
+    "smartwatch" / "smartphon" are "smart" + "watch" and "smart" + "phone": words of
+    their own, each named by its head, as "firewall" / "firework" are. A derivation
+    adds a suffix to one word ("refund" / "refunded", "photo" / "photography"), so one
+    of the two goes on with no noun of its own after the shared word.
+
+    Args:
+        a: A stem.
+        b: Another stem.
+
+    Returns:
+        True when, after a shared dictionary word, both go on with a different noun.
+    """
+    if a == b:
+        return False
+    shared = 0
+    while shared < min(len(a), len(b)) and a[shared] == b[shared]:
+        shared += 1
+    for cut in range(3, shared + 1):
+        if not is_dictionary_word(a[:cut]):
+            continue
+        if a[cut:] != b[cut:] and _is_noun_stem(a[cut:]) and _is_noun_stem(b[cut:]):
+            return True
+    return False
 
 
 def one_edit(a: str, b: str) -> bool:

@@ -19,6 +19,7 @@ from threadline.graph.answering import (
     generate_structured,
     language_of,
 )
+from threadline.graph.catalog_requests import with_catalog_capitals
 from threadline.graph.context import Context, run_services
 from threadline.graph.evidence import Evidence
 from threadline.graph.grounding import CITATION, attribute_sentences, support_check
@@ -27,6 +28,7 @@ from threadline.graph.state import PackedChunk, State
 from threadline.knowledge.language import frame_answer
 from threadline.models import quotes_sources
 from threadline.models.extractive import says_what_it_is
+from threadline.policy import may_read_catalog
 from threadline.store import Citation, OutlineItem
 
 
@@ -98,6 +100,13 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     settings, context = services.settings, runtime.context or Context()
     # Read as retrieval searched it: "cheapest fone?" asks for the cheapest phone.
     question = spelt_as_indexed(services, state, asked_question(state))
+    if state.route != "tool" and may_read_catalog(
+        services.settings.source_policy, state.caller_app, state.sources
+    ):
+        # "is the pixel 8 pro waterproof": a product's name typed in lower case is still
+        # that product's name, for the rules that read names from capitals.
+        products = services.kb.catalog.products(state.tenant)
+        question = with_catalog_capitals(question, [p.name for p in products])
     evidence = decide_turn(state, question)
     trace: dict[str, Any] = {"node": "generate", "evidence": evidence_trace(evidence)}
     llm = services.llm
