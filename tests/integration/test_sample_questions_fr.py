@@ -405,3 +405,13 @@ def test_a_terse_superlative_after_a_decline_ranks_the_kind_last_named(chat, mes
     result = converse(chat, *messages)
     assert result.outcome == "tool_answer", result.answer
     assert result.citations[0]["title"] == "Nokia G42 5G"
+
+
+def test_a_french_question_picks_the_french_reports_passages_by_its_own_words(chat):
+    # Issue 17: the translated search ("device refurbished") ranked the report's highlights
+    # (12 workshops for refurbishing) above its environment section, and the report's
+    # places went to the highlights. A language's places are chosen by its own searches.
+    result = converse(chat, "Combien d'appareils ont été reconditionnés ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "41 000 ont été reconditionnés" in result.answer
+    assert result.citations[0]["section"] == "Responsabilité environnementale"

@@ -43,3 +43,13 @@ def test_one_language_or_a_few_misdetected_passages_change_nothing():
     for shares in ({"en": 1.0}, {"en": 0.99, "fr": 0.01}):
         kept = with_every_language(ranked, 8, shares, 0.05)
         assert [c.chunk.chunk_id for c in kept] == [f"en{i}" for i in range(8)]
+
+
+def test_a_minority_languages_places_go_to_its_own_searches_best():
+    # The fusion (led by a translation) keeps fr0 and fr1; the searches written in French
+    # rank fr2 first: the French places go to fr2 then fr0, the places themselves unchanged.
+    ranked = [hit("en0", ENGLISH), hit("fr0", FRENCH), hit("en1", ENGLISH), hit("fr1", FRENCH)]
+    ranked += [hit(f"en{i}", ENGLISH) for i in range(2, 8)] + [hit("fr2", FRENCH)]
+    own = {"fr": ["fr2", "fr0", "fr1"], "en": ["en7", "en6"]}
+    kept = with_every_language(ranked, 4, {"en": 0.8, "fr": 0.2}, 0.05, own)
+    assert [c.chunk.chunk_id for c in kept] == ["en0", "fr2", "en1", "fr0"]

@@ -30,7 +30,7 @@ and recurring words, :func:`condense`, :class:`PreviousTurn`) live in
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -93,6 +93,9 @@ class QueryVariant:
     name: str
     text: str
     weight: float
+    # The language the query is written in when the documents are searched in two
+    # ("" otherwise): a translated variant's is the documents' other language.
+    language: str = ""
 
 
 def _with_words(question: str, words: Sequence[str]) -> str:
@@ -292,7 +295,8 @@ def query_variants(
     variants: list[QueryVariant] = []
     for variant in candidates:
         if variant.weight > 0 and variant.text and variant.text not in {v.text for v in variants}:
-            variants.append(variant)
+            written_in = target if variant.name.endswith("translated") else source
+            variants.append(replace(variant, language=written_in if share > 0 else ""))
     return variants
 
 

@@ -219,6 +219,7 @@ def with_every_language(
     top_k: int,
     shares: Mapping[str, float],
     min_share: float,
+    own_order: Mapping[str, Sequence[str]] | None = None,
 ) -> list[ScoredChunk]:
     """Return the top-k of a fused ranking with each minority language represented.
 
@@ -232,12 +233,23 @@ def with_every_language(
     least ceil(top_k × share) places (at least one) when it has candidates: its best
     fused ones take the places of the majority's last. The order stays the fusion's.
 
+    Which of a minority language's passages hold its places is then read by the searches
+    written in that language (`own_order`), each document read by the query in its own
+    language: a translation ranks a language's passages by the words they would be
+    translated as, not by theirs. "Combien d'appareils ont été reconditionnés ?" over the
+    sample data: the translated search ("device refurbished", weighing four fifths) put
+    the French report's highlights (12 workshops for refurbishing) ahead of its
+    environment section (41 000 devices refurbished), which the question as typed ranks
+    second and the fusion 23rd.
+
     Args:
         ranked: The fused ranking, best first (every variant's hits).
         top_k: How many candidates the turn keeps.
         shares: Each language's share of the searched documents.
         min_share: The smallest share that makes a language (a few misdetected passages
             do not).
+        own_order: Per minority language, chunk ids fused from the searches written in
+            it alone, best first; a language missing keeps the fusion's choice.
 
     Returns:
         At most `top_k` candidates.
@@ -261,7 +273,21 @@ def with_every_language(
             del kept[out]
             kept.append(candidate)
     order = {c.chunk.chunk_id: i for i, c in enumerate(ranked)}
-    return sorted(kept, key=lambda c: order[c.chunk.chunk_id])
+    kept.sort(key=lambda c: order[c.chunk.chunk_id])
+    for language, own in (own_order or {}).items():
+        if language not in minority:
+            continue
+        places = [i for i, c in enumerate(kept) if language_of[c.chunk.chunk_id] == language]
+        # The language's passages its own searches rank best, then any only the other
+        # language's searches found, in fused order.
+        own_rank = {chunk_id: r for r, chunk_id in enumerate(own)}
+        theirs = sorted(
+            (c for c in ranked if language_of[c.chunk.chunk_id] == language),
+            key=lambda c: (own_rank.get(c.chunk.chunk_id, len(own_rank)), order[c.chunk.chunk_id]),
+        )
+        for place, chosen in zip(places, theirs, strict=False):
+            kept[place] = chosen
+    return kept
 
 
 def search_candidates(
@@ -330,8 +356,10 @@ def search_candidates(
         found_by_variant = (hits_ranked_many if by_hits else search_ranked_many)(
             kb, [v.text for v in variants], k=max(top_k, fusion.depth), filters=filters
         )
+        languages: list[tuple[float, Sequence[Any], str]] = []
         for variant, found in zip(variants, found_by_variant, strict=True):
             rankings.append((variant.weight, found))
+            languages.append((variant.weight, found, variant.language))
             attempts.append(
                 {
                     "variant": variant.name,
@@ -357,7 +385,19 @@ def search_candidates(
             # every fused hit's text is read, else the first top_k's only.
             minority = minority_languages(shares, fusion.translated_min_share)
             fused = kb.hit_chunks(fused if minority else fused[:top_k])
-        candidates = with_every_language(fused, top_k, shares, fusion.translated_min_share)
+        own_order = {
+            language: [
+                hit.chunk.chunk_id
+                for hit in fuse_rankings(
+                    [(w, found) for w, found, written in languages if written == language],
+                    rrf_k=fusion.rrf_k,
+                )
+            ]
+            for language in {written for _, _, written in languages if written}
+        }
+        candidates = with_every_language(
+            fused, top_k, shares, fusion.translated_min_share, own_order
+        )
     pack = pack_context(candidates, budget)
     previous_query = thread_state.last_search_query
     if not pack.chunks and previous_query and previous_query not in query:
