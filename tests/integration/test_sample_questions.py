@@ -1386,3 +1386,23 @@ def test_a_list_of_products_running_a_system_is_filtered_by_it(hybrid_chat, ques
     assert len(result.citations) == shown
     assert "iOS" not in result.answer and "Android 13" not in result.answer
     assert "Windows 11 Home" not in result.answer
+
+
+# Round 13: summaries and qualifiers.
+
+
+@pytest.mark.parametrize(
+    ("question", "says"),
+    [
+        ("summarise the catalog", "This summary leaves out 8 sections of the document"),
+        ("résume le catalogue", "Ce résumé ne couvre pas 8 sections du document"),
+    ],
+)
+def test_a_summary_the_budgets_cut_says_what_it_left_out(hybrid_chat, question, says):
+    # The catalog's 16 sections are past the summary's 8 chunks: it gave 8 phones and
+    # said nothing of the OnePlus 12 and the 7 laptops left out.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert says in result.answer
+    assert "Dell XPS 13 (9340)" in result.answer and "OnePlus 12" in result.answer
+    assert len(result.outline) >= 4
