@@ -1415,3 +1415,37 @@ def test_a_product_named_in_lower_case_is_still_that_product(hybrid_chat):
     result = ask(hybrid_chat, "is the pixel 8 pro waterproof")
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
     assert '"Pixel 8 Pro"' in result.answer and '"waterproof"' in result.answer
+
+
+# Round 13: summaries and qualifiers.
+
+
+@pytest.mark.parametrize(
+    ("question", "says"),
+    [
+        ("summarise the catalog", "This summary leaves out 8 sections of the document"),
+        ("résume le catalogue", "Ce résumé ne couvre pas 8 sections du document"),
+    ],
+)
+def test_a_summary_the_budgets_cut_says_what_it_left_out(hybrid_chat, question, says):
+    # The catalog's 16 sections are past the summary's 8 chunks: it gave 8 phones and
+    # said nothing of the OnePlus 12 and the 7 laptops left out.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert says in result.answer
+    assert "Dell XPS 13 (9340)" in result.answer and "OnePlus 12" in result.answer
+    assert len(result.outline) >= 4
+
+
+def test_a_time_stated_per_plan_and_priority_asks_which(hybrid_chat):
+    # The support policy's "Response times" section gives one first-response time per
+    # plan and priority, in parallel sentences: "What is the response time?" quoted the
+    # escalation rule and the Enterprise P1 time as if it were the one.
+    result = ask(hybrid_chat, "What is the response time?")
+    assert result.outcome == "clarify" and result.stop_reason == "ambiguous", result.answer
+    options = {option["label"] for option in result.clarify["options"]}
+    assert {"Enterprise plan", "Business plan", "Basic plan"} <= options
+    # Naming the qualifiers chooses the one value.
+    result = ask(hybrid_chat, "What is the response time for P1 on the Enterprise plan?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "within 15 minutes" in result.answer

@@ -55,6 +55,7 @@ from threadline.graph.anchors import (
 from threadline.graph.catalog_requests import compares_on_a_spec, without_product_reference
 from threadline.graph.names import passage_terms
 from threadline.graph.polar import SENTENCE_KINDS, is_polar, states_kind_with, states_together
+from threadline.graph.qualifiers import qualifiers_of
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
     ampersand_names,
@@ -553,6 +554,21 @@ def decide(
             **base,  # type: ignore[arg-type]
         )
 
+    # "the response time" a section states per plan and priority, in parallel sentences:
+    # one value per qualifier, and the question names none, so it asks which. A heading
+    # ("Response times") says where the answer is, not which of its values is meant.
+    about = [by_label[label] for label in eligible]
+    for phrase in unanchored_references(question, earlier, titles=titles):
+        if not _DEFINITE_ANCHOR.match(phrase):
+            continue
+        if qualifiers := qualifiers_of(phrase, question, about):
+            return Evidence(
+                "ambiguous",
+                f"unanchored:{phrase}:qualified",
+                candidates=tuple(qualifiers[:5]),
+                **base,  # type: ignore[arg-type]
+            )
+
     def decline_or_ask(
         reason: str, among: Sequence[str], missing: Sequence[str] | None = None
     ) -> Evidence:
@@ -810,6 +826,7 @@ def decide(
                 supporting = tuple(discussed)
                 base["about"] = tuple(discussed)
         titles = candidate_titles(chunks, fitting)
+
         # "this X" with no X anywhere before points at nothing the user said, nor does
         # "about a specific X": ask even when one candidate fits; "the X" is a question
         # only when several do.

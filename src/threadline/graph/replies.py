@@ -178,6 +178,23 @@ def partial_note(language: str, missing: Sequence[str]) -> str:
     )
 
 
+def left_out_note(language: str, sections: Sequence[str]) -> str:
+    """Return the sentence a summary cut by the budgets ends with: the sections it left out."""
+    what = ", ".join(sections)
+    count = len(sections)
+    if language == "fr":
+        noun = "section" if count == 1 else "sections"
+        return (
+            f"Ce résumé ne couvre pas {count} {noun} du document : {what}. "
+            "Posez une question sur l'une d'elles en la nommant."
+        )
+    noun = "section" if count == 1 else "sections"
+    return (
+        f"This summary leaves out {count} {noun} of the document: {what}. "
+        "Ask about any of them by name."
+    )
+
+
 _SMALL_TALK = {
     ("thanks", True): "Avec plaisir ! Une autre question sur vos documents ?",
     ("thanks", False): "You're welcome! Anything else about your documents?",

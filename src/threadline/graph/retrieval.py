@@ -492,6 +492,7 @@ def retrieve_turn(
     )
     chosen: Sequence[ScoredChunk | WindowChunk] = found.pack.chunks
     window: dict[str, Any] | None = None
+    left_out: list[str] = []
     if state.deliverable and chosen:
         # A summary covers a document, not a handful of hits: take the best
         # document's sections in reading order.
@@ -503,6 +504,8 @@ def retrieve_turn(
             section = part_about(state.query, whole, chosen[0].chunk.section)
             whole = [c for c in whole if c.chunk.section == section] or whole
         chosen = pack_context(outline_chunks(whole, budget.max_chunks), budget).chunks
+        # A summary the budgets cut says what it left out, never silently less.
+        left_out = sections_left_out(whole, chosen)
     elif chosen and budget.window_span > 1:
         # Seed 001: a passage often needs the paragraph before or after it.
         chosen = expand_windows(
@@ -541,12 +544,25 @@ def retrieve_turn(
         {
             "search_query": found.query,
             "chunks": chunks,
+            "left_out": left_out,
             "stop_reason": None if chunks else "no_context",
             # Nothing found is still declined naming documents to look at instead.
             **({"evidence": {"reason": "no_context", "closest": closest}} if closest else {}),
             "trace": [trace],
         },
         found.candidates,
+    )
+
+
+def sections_left_out(
+    whole: Sequence[ScoredChunk], shown: Sequence[ScoredChunk | WindowChunk]
+) -> list[str]:
+    """Return the sections of a summarised document no packed chunk shows, in reading order."""
+    packed = {item.chunk.section for item in shown}
+    return list(
+        dict.fromkeys(
+            c.chunk.section for c in whole if c.chunk.section and c.chunk.section not in packed
+        )
     )
 
 

@@ -148,6 +148,8 @@ class State(InputState):
     """The typed tool request (name, args) for the tool route."""
     chunks: list[PackedChunk] = field(default_factory=list)
     """Packed context, labelled in the order the answer prompt shows it."""
+    left_out: list[str] = field(default_factory=list)
+    """A summary's sections the budgets left out of the packed context, in reading order."""
     answer: str = ""
     """The answer text, outline block removed."""
     outline: list[OutlineItem] = field(default_factory=list)

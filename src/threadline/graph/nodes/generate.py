@@ -23,7 +23,7 @@ from threadline.graph.catalog_requests import with_catalog_capitals
 from threadline.graph.context import Context, run_services
 from threadline.graph.evidence import Evidence
 from threadline.graph.grounding import CITATION, attribute_sentences, support_check
-from threadline.graph.replies import partial_note
+from threadline.graph.replies import left_out_note, partial_note
 from threadline.graph.state import PackedChunk, State
 from threadline.knowledge.language import frame_answer
 from threadline.models import quotes_sources
@@ -183,6 +183,8 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         body = frame_answer(body, language_of(state), quoted)
     if verdict == "partial" and missing:
         body = f"{body}\n\n{partial_note(language_of(state), missing)}"
+    if state.deliverable and state.left_out:
+        body = f"{body}\n\n{left_out_note(language_of(state), state.left_out)}"
     citations = [
         Citation(
             id=label,

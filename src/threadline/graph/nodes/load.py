@@ -94,6 +94,7 @@ def load_conversation(state: State, config: RunnableConfig) -> dict[str, Any]:
         "doc_scope": None,
         "tool_call": None,
         "chunks": [],
+        "left_out": [],
         "answer": "",
         "outline": [],
         "citations": [],

@@ -1,0 +1,106 @@
+"""Values of one asked quantity that differ by a named qualifier inside one passage.
+
+"What is the response time?" over a support policy that says "On the Enterprise plan, P1
+incidents get a first response within 15 minutes" and, in parallel sentences, other times
+for other plans and priorities: the response time is several values, one per qualifier
+(the plan, the priority), and the question names none, so it asks which. Parallel
+sentences are sentences of one passage stating the asked thing with a value, worded alike
+once their names and numbers are set aside, whose names differ: those names are the
+qualifiers. A question that names them ("the P1 response time on the Business plan")
+keeps only the sentences that say them all, and one sentence is one value. "The plans"
+asks for them all, not one value; "the enterprise" says a qualifier, no quantity.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from threadline.graph.question_terms import matches_term
+from threadline.knowledge.facts import is_plural_noun
+from threadline.text import fold, terms
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9À-Ý])")
+# A name inside a sentence: a capitalised word, or a code of capitals and digits ("P1"),
+# with the lower-case noun it qualifies when one follows ("Enterprise plan", "P1 incidents").
+_NAME = re.compile(r"\b(?P<name>[A-Z][A-Za-z]*\d*|[A-Z]+\d+)\b(?:\s+(?P<noun>[a-z]{3,}))?")
+_NUMBER = re.compile(r"\d")
+# Two sentences worded alike: this share of their other words in common.
+_ALIKE = 0.6
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for line in text.splitlines() for s in _SENTENCE.split(line) if s.strip()]
+
+
+def _names(sentence: str) -> list[tuple[str, str]]:
+    """Return the names a sentence uses past its first word, with the noun each qualifies."""
+    found = []
+    for match in _NAME.finditer(sentence):
+        if match.start() == 0:
+            continue
+        found.append((match.group("name"), match.group("noun") or ""))
+    return found
+
+
+def _wording(sentence: str, names: Sequence[tuple[str, str]]) -> set[str]:
+    named = {fold(n) for n, _ in names}
+    return {w for w in terms(sentence) if w not in named and not _NUMBER.search(w)}
+
+
+def qualifiers_of(asked: str, question: str, passages: Sequence[Mapping[str, object]]) -> list[str]:
+    """Return the qualifiers that tell apart several values of the asked thing, or [].
+
+    Args:
+        asked: What the question asks for unnamed ("the response time").
+        question: The question as typed (the names it says are chosen already).
+        passages: The packed chunks that fit the question (`text`).
+
+    Returns:
+        The qualifiers, each with the noun it qualifies ("Enterprise plan", "P1
+        incidents"), the ones named first in the sentences first; [] when one value or
+        no parallel sentences.
+    """
+    asked_terms = terms(asked)
+    asked_words = asked.split()
+    # A plural asks for every value ("the plans", "les plans"), not for one.
+    if (
+        not asked_terms
+        or asked_words[0].lower() == "les"
+        or is_plural_noun(asked_words[-1].lower())
+    ):
+        return []
+    said = {fold(w) for w in re.findall(r"[A-Za-z0-9]+", question)}
+    for passage in passages:
+        sentences = _sentences(str(passage.get("text", "")))
+        # The qualifiers the question names: a sentence that does not say them all is
+        # about another plan or priority than the one asked.
+        named = {fold(n) for s in sentences for n, _ in _names(s)}
+        if set(asked_terms) <= set(terms(" ".join(named))):
+            continue  # "the enterprise" is one of the qualifiers itself
+        chosen = said & named
+        stating = []
+        for sentence in sentences:
+            words = set(terms(sentence))
+            held = sum(1 for t in asked_terms if matches_term(t, words))
+            if held * 2 < len(asked_terms) or not _NUMBER.search(sentence):
+                continue
+            names = _names(sentence)
+            if not chosen <= {fold(n) for n, _ in names}:
+                continue
+            stating.append((sentence, names))
+        qualifiers: dict[str, tuple[int, int]] = {}
+        for i, (sentence, names) in enumerate(stating):
+            for other, other_names in stating[i + 1 :]:
+                own, theirs = _wording(sentence, names), _wording(other, other_names)
+                if not own or len(own & theirs) < _ALIKE * len(own | theirs):
+                    continue
+                differing = {n for n, _ in names} ^ {n for n, _ in other_names}
+                for order, (name, noun) in enumerate(names + other_names):
+                    if name in differing and fold(name) not in said:
+                        label = f"{name} {noun}".strip()
+                        slot = order if order < len(names) else order - len(names)
+                        qualifiers.setdefault(label, (slot, len(qualifiers)))
+        if len(qualifiers) >= 2:
+            return sorted(qualifiers, key=lambda q: qualifiers[q])
+    return []
