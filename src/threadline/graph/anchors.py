@@ -486,23 +486,21 @@ def as_the_passages_write_it(question: str, texts: Sequence[str]) -> str:
     def capitalised(match: re.Match[str]) -> str:
         word = match.group(0)
         inside = re.compile(
-            rf"(?:(?P<before>\w+)\s+|(?<=[,;:(«\"'’] )){re.escape(word)}s?\b"
+            rf"(?:(?P<before>\w+)\s+|(?<=[,;:(«\"'’] ))(?P<word>{re.escape(word)}s?)\b"
             r"(?P<next>\s+(?:of|de|du|des|(?-i:[A-Z])))?",
             re.I,
         )
+
+        def a_name_alone(m: re.Match[str]) -> bool:
+            before = m.group("before") or ""
+            opens_a_longer_name = before[:1].isupper() and fold(before) not in _DETERMINERS
+            return m.group("word")[0].isupper() and not m.group("next") and not opens_a_longer_name
+
         written = [(i, m) for i, text in enumerate(texts) for m in inside.finditer(text)]
-        alone = [
-            i
-            for i, m in written
-            if m.group(0)[len(m.group("before") or "") :].lstrip()[0].isupper()
-            and not m.group("next")
-            and not (
-                (m.group("before") or "a")[0].isupper()
-                and fold(m.group("before") or "") not in _DETERMINERS
-            )
-        ]
-        if written and len(alone) == len(written) and len(set(alone)) >= 2:
-            return word.capitalize()
+        if written and all(a_name_alone(m) for _, m in written):
+            # Two passages at least: one name two documents share, not one page's title case.
+            if len({i for i, _ in written}) >= 2:
+                return word.capitalize()
         return word
 
     return re.sub(r"\b[a-zà-ÿ][a-zà-ÿ]{2,}\b", capitalised, question)
