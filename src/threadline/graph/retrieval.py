@@ -356,10 +356,8 @@ def search_candidates(
         found_by_variant = (hits_ranked_many if by_hits else search_ranked_many)(
             kb, [v.text for v in variants], k=max(top_k, fusion.depth), filters=filters
         )
-        languages: list[tuple[float, Sequence[Any], str]] = []
         for variant, found in zip(variants, found_by_variant, strict=True):
             rankings.append((variant.weight, found))
-            languages.append((variant.weight, found, variant.language))
             attempts.append(
                 {
                     "variant": variant.name,
@@ -380,20 +378,27 @@ def search_candidates(
             prior_weight=weight,
             rrf_k=fusion.rrf_k,
         )
+        minority = minority_languages(shares, fusion.translated_min_share)
         if by_hits:
             # A minority language's places are chosen by the passages' language: then
             # every fused hit's text is read, else the first top_k's only.
-            minority = minority_languages(shares, fusion.translated_min_share)
             fused = kb.hit_chunks(fused if minority else fused[:top_k])
+        # Only a minority language's places are reordered by its own searches: a
+        # collection in one language fuses its variants once.
         own_order = {
             language: [
                 hit.chunk.chunk_id
                 for hit in fuse_rankings(
-                    [(w, found) for w, found, written in languages if written == language],
+                    [
+                        (variant.weight, found)
+                        for variant, found in zip(variants, found_by_variant, strict=True)
+                        if variant.language == language
+                    ],
                     rrf_k=fusion.rrf_k,
                 )
             ]
-            for language in {written for _, _, written in languages if written}
+            for language in minority
+            if any(variant.language == language for variant in variants)
         }
         candidates = with_every_language(
             fused, top_k, shares, fusion.translated_min_share, own_order
