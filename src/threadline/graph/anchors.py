@@ -26,6 +26,7 @@ from threadline.graph.rules import policy_topic
 from threadline.knowledge.bilingual import translate_query
 from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS
 from threadline.text import fold, terms
+from threadline.text.sentences import sentences
 
 # A reference to something the question does not name.
 DEMONSTRATIVE = re.compile(
@@ -91,7 +92,6 @@ _GENERAL = frozenset(
 _NOT_ASSERTED = frozenset(
     "if whether should would could might may can to unless si pourrait devrais faut".split()
 )
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WORD = re.compile(r"[^\W_][\w'’-]*")
 
 
@@ -144,7 +144,7 @@ def said_only_in_general(phrase: str, earlier: Sequence[str]) -> str:
     for size in range(len(wanted), 0, -1):
         found: list[bool] = []
         for text in earlier:
-            for sentence in _SENTENCE.split(text):
+            for sentence in sentences(text):
                 words = _WORD.findall(sentence)
                 stems_ = [_stem(w) for w in words]
                 asked = sentence.rstrip().endswith("?")

@@ -17,13 +17,14 @@ something holds: it is no yes/no question.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from threadline.graph.question_terms import COVERAGE_MAJORITY, matches_term
 from threadline.knowledge.bilingual import translate_passage_terms, translate_vocabulary
 from threadline.knowledge.facts import AnswerType, has_answer_type
 from threadline.text import terms
 from threadline.text.language import detect_language
+from threadline.text.sentences import sentences
 from threadline.text.tokenize import closed_terms
 
 # What opens a remark before the question: "nice!", "I see.", "so", "by the way".
@@ -57,7 +58,6 @@ _FRENCH_INTERROGATIVE = re.compile(
     r"pour quoi|à quoi|a quoi|depuis quand|jusqu['’]à quand|d['’]o[uù])\b",
     re.I,
 )
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 # Kinds of fact a passage may state of one thing and not another in the next sentence:
 # checked in the sentence that holds what is asked (`states_kind_with`).
 SENTENCE_KINDS: frozenset[AnswerType] = frozenset({"frequency"})
@@ -65,8 +65,7 @@ SENTENCE_KINDS: frozenset[AnswerType] = frozenset({"frequency"})
 
 def _asking_sentences(question: str) -> list[str]:
     """Return the message's sentences that ask (end with "?"), else the whole message."""
-    sentences = [s.strip() for s in _SENTENCE.split(question.strip()) if s.strip()]
-    asking = [s for s in sentences if s.endswith("?")]
+    asking = [s for s in sentences(question) if s.endswith("?")]
     return asking or [question.strip()]
 
 
@@ -88,11 +87,6 @@ def is_polar(question: str) -> bool:
         and not _FRENCH_INTERROGATIVE.match(first)
         and detect_language(first) == "fr"  # "an add-on" is no inversion
     )
-
-
-def _sentences(text: str) -> Iterator[str]:
-    for line in text.splitlines():
-        yield from (s for s in _SENTENCE.split(line) if s.strip())
 
 
 def states_together(
@@ -118,7 +112,7 @@ def states_together(
         if written != language:
             return True
     frame = set(terms(f"{passage.get('title', '')} {passage.get('section', '')}"))
-    for sentence in _sentences(str(passage.get("text", ""))):
+    for sentence in sentences(str(passage.get("text", ""))):
         # "Wi-Fi" holds "wifi" too: one compound, hyphenated or closed.
         vocabulary = frame | set(terms(sentence)) | set(closed_terms(sentence))
         held = sum(1 for word in words if matches_term(word, vocabulary))
@@ -154,7 +148,7 @@ def states_kind_with(
     """
     text = str(passage.get("text", ""))
     written = detect_language(f"{passage.get('title', '')} {text}") if language else None
-    for sentence in _sentences(text):
+    for sentence in sentences(text):
         if not has_answer_type(kind, sentence):
             continue
         vocabulary = set(terms(sentence)) | set(closed_terms(sentence))

@@ -19,18 +19,14 @@ from collections.abc import Mapping, Sequence
 from threadline.graph.question_terms import matches_term
 from threadline.knowledge.facts import is_plural_noun
 from threadline.text import fold, terms
+from threadline.text.sentences import sentences_before_capitals
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9À-Ý])")
 # A name inside a sentence: a capitalised word, or a code of capitals and digits ("P1"),
 # with the lower-case noun it qualifies when one follows ("Enterprise plan", "P1 incidents").
 _NAME = re.compile(r"\b(?P<name>[A-Z][A-Za-z]*\d*|[A-Z]+\d+)\b(?:\s+(?P<noun>[a-z]{3,}))?")
 _NUMBER = re.compile(r"\d")
 # Two sentences worded alike: this share of their other words in common.
 _ALIKE = 0.6
-
-
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for line in text.splitlines() for s in _SENTENCE.split(line) if s.strip()]
 
 
 def _names(sentence: str) -> list[tuple[str, str]]:
@@ -72,7 +68,7 @@ def qualifiers_of(asked: str, question: str, passages: Sequence[Mapping[str, obj
         return []
     said = {fold(w) for w in re.findall(r"[A-Za-z0-9]+", question)}
     for passage in passages:
-        sentences = _sentences(str(passage.get("text", "")))
+        sentences = sentences_before_capitals(str(passage.get("text", "")))
         # The qualifiers the question names: a sentence that does not say them all is
         # about another plan or priority than the one asked.
         named = {fold(n) for s in sentences for n, _ in _names(s)}

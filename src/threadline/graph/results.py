@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from threadline.graph.question_terms import COVERAGE_MAJORITY, matches_term
 from threadline.knowledge.bilingual import (
@@ -42,13 +42,13 @@ from threadline.knowledge.facts import (
 )
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
+from threadline.text.sentences import sentences
 from threadline.text.tokenize import closed_terms
 
 # A year, not a part of a longer number ("2 025", "12,2025").
 _YEAR = re.compile(r"(?<!\d)(?<!\d[,.])(?:19|20)\d\d(?!\d|[,.]\d)")
 # What separates a reference query's title and section from its question.
 _REFERENCE_DASH = " — "
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 # The year before the one a sentence is of, said relative to it: "Au 31 décembre 2024,
 # Brightwell comptait 2 140 collaborateurs, contre 1 960 un an plus tôt" states 2023's
 # staff (read in the folded sentence).
@@ -57,11 +57,6 @@ _YEAR_BEFORE = re.compile(
     r"l'annee derniere|a year earlier|a year before|the year before|the previous year|"
     r"the prior year|last year|prior-year)\b"
 )
-
-
-def _sentences(text: str) -> Iterator[str]:
-    for line in text.splitlines():
-        yield from (s.strip() for s in _SENTENCE.split(line) if s.strip())
 
 
 def _years_of(sentence: str, dated: set[str]) -> set[str]:
@@ -84,7 +79,7 @@ def years_said_relatively(passage: Mapping[str, object]) -> set[str]:
     """
     dated = set(_YEAR.findall(f"{passage.get('title', '')} {passage.get('section', '')}"))
     found: set[str] = set()
-    for sentence in _sentences(str(passage.get("text", ""))):
+    for sentence in sentences(str(passage.get("text", ""))):
         if _YEAR_BEFORE.search(fold(sentence)):
             found |= _years_of(sentence, dated)
     return found - dated - set(_YEAR.findall(str(passage.get("text", ""))))
@@ -153,7 +148,7 @@ def stated_of_the_year(
         # The title and heading date every sentence under them: "Rapport annuel 2024"
         # states 2024's satisfaction rate in a sentence that names no year.
         dated = set(_YEAR.findall(f"{passage.get('title', '')} {passage.get('section', '')}"))
-        for sentence in _sentences(text):
+        for sentence in sentences(text):
             if not years <= _years_of(sentence, dated):
                 continue
             vocabulary = _vocabulary(sentence, written, language)
@@ -199,7 +194,7 @@ def planned_count_only(question: str, passages: Sequence[Mapping[str, object]]) 
     counting = [
         sentence
         for passage in passages
-        for sentence in _sentences(str(passage.get("text", "")))
+        for sentence in sentences(str(passage.get("text", "")))
         if states_count_of(sentence, counted)
     ]
     if counting and all(states_an_aim(_WILL.sub(" ", sentence)) for sentence in counting):

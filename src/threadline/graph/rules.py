@@ -16,7 +16,7 @@ and the question is declined, naming the closest documents.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from threadline.graph.question_terms import matches_term
 from threadline.knowledge.bilingual import (
@@ -26,6 +26,7 @@ from threadline.knowledge.bilingual import (
 )
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
+from threadline.text.sentences import sentences
 from threadline.text.tokenize import closed_terms
 
 # The rules about X: "the travel policy", "our parental leave policy", "the rules for
@@ -65,7 +66,6 @@ _RULE = re.compile(
     r"tenue?s?|jamais|toujours|accepte)\b",
     re.I,
 )
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def policy_topic(question: str) -> str:
@@ -83,11 +83,6 @@ def policy_topic(question: str) -> str:
             if terms(topic):
                 return topic
     return ""
-
-
-def _sentences(text: str) -> Iterator[str]:
-    for line in text.splitlines():
-        yield from (s for s in _SENTENCE.split(line) if s.strip())
 
 
 def states_rules_about(
@@ -129,7 +124,7 @@ def states_rules_about(
         return True
     return any(
         _RULE.search(fold(sentence)) is not None and holds_all(vocabulary(sentence))
-        for sentence in _sentences(text)
+        for sentence in sentences(text)
     )
 
 
@@ -142,7 +137,7 @@ def passages_stating_rules(
 
 def states_rules(passage: Mapping[str, object]) -> bool:
     """Whether a sentence of the passage makes a rule (about anything)."""
-    return any(_RULE.search(fold(s)) is not None for s in _sentences(str(passage.get("text", ""))))
+    return any(_RULE.search(fold(s)) is not None for s in sentences(str(passage.get("text", ""))))
 
 
 def closest_rule_titles(passages: Sequence[Mapping[str, object]], limit: int = 3) -> list[str]:
