@@ -415,3 +415,32 @@ def test_a_french_question_picks_the_french_reports_passages_by_its_own_words(ch
     assert result.outcome == "grounded_answer", result.answer
     assert "41 000 ont été reconditionnés" in result.answer
     assert result.citations[0]["section"] == "Responsabilité environnementale"
+
+
+@pytest.mark.parametrize(
+    ("messages", "section", "quoted"),
+    [
+        (
+            ("résume la politique de support", "les horaires du support ?"),
+            "Support hours and channels",
+            "Monday to Friday, 8:00 to 20:00",
+        ),
+        (
+            ("summarise the annual report", "and the outlook?"),
+            "Perspectives 2025",
+            "entre 530 et 545 millions de dollars",
+        ),
+    ],
+)
+def test_a_followup_names_a_section_of_the_outline_in_its_own_language(
+    chat, messages, section, quoted
+):
+    # The outline's titles are the document's ("Support hours and channels", « Perspectives
+    # 2025 »): a follow-up in the other language named them through the lexicon's words,
+    # not as written. "les horaires du support ?" quoted the response times, and "and
+    # the outlook?" was declined.
+    result = converse(chat, *messages)
+    assert result.followup["ref_type"] == "title", result.followup
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == section
+    assert quoted in result.answer

@@ -16,6 +16,7 @@ from threadline.followups import (
     resolve_reference,
 )
 from threadline.followups.outline import OutlineSection
+from threadline.knowledge.bilingual import word_in_both_languages
 from threadline.text import lexicons
 from threadline.text.language import detect_language
 from threadline.text.lexicons import Lexicon
@@ -76,6 +77,10 @@ def resolve(question: str, outline=SECURITY, sources=SOURCES) -> Reference:
         ("S1, please", "S1"),
         ("Compare S2 and S3", "S2"),
         ("section n° 4", "S4"),
+        # French typography glues the marker to its number: "n°2" folds to "no2".
+        ("section n°4", "S4"),
+        ("la partie nº3 stp", "S3"),
+        ("Section no2", "S2"),
     ],
 )
 def test_section_ids(question, section):
@@ -616,6 +621,7 @@ REVIEW = make_outline(
         ("What does the third document say?", REVIEW, "document", 3),
         ("Que dit la deuxième référence ?", RH, "document", 2),
         ("le document numéro 2", RH, "document", 2),
+        ("Que dit la source n°2 ?", RH, "document", 2),
         ("What did the 4th source conclude?", REVIEW, "document", 4),
         ("Explain it", REVIEW, "anaphora", None),
         ("Can you tell me more?", REVIEW, "anaphora", None),
@@ -633,6 +639,52 @@ def test_unseen_phrasings(question, outline, ref_type, target):
         assert ref.document_index == target
     else:
         assert ref.section_id == target
+
+
+SUPPORT = make_outline(
+    "Support plans",
+    "Service level agreements",
+    "Incident priorities",
+    "Response times",
+    "Escalation",
+    "Refunds and returns",
+    "Support hours and channels",
+)
+RAPPORT = make_outline(
+    "Faits marquants",
+    "Résultats financiers",
+    "Activité commerciale",
+    "Service client",
+    "Ressources humaines",
+    "Responsabilité environnementale",
+    "Perspectives 2025",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "outline", "section"),
+    [
+        ("les horaires du support ?", SUPPORT, "S7"),
+        ("Parle-moi des délais de réponse", SUPPORT, "S4"),
+        ("and the outlook?", RAPPORT, "S7"),
+    ],
+)
+def test_a_title_in_the_other_language_is_named_through_the_lexicon(question, outline, section):
+    # A French team reads English documents' outlines, and an English one French ones:
+    # the follow-up names the section in its own language.
+    assert not resolve_reference(question, outline).resolved
+    ref = resolve_reference(question, outline, translations=word_in_both_languages)
+    assert (ref.resolved, ref.ref_type, ref.section_id) == (True, "title", section), ref
+
+
+@pytest.mark.parametrize(
+    "question", ["et le prix ?", "how many employees?", "Quel est le délai pour un remboursement ?"]
+)
+def test_translated_words_alone_name_no_title(question):
+    # "prix" is also "award", "employees" is "collaborateurs": no title of these holds them.
+    for outline in (SUPPORT, RAPPORT):
+        ref = resolve_reference(question, outline, translations=word_in_both_languages)
+        assert not ref.resolved, (question, ref)
 
 
 @pytest.mark.parametrize(

@@ -50,8 +50,12 @@ ROMAN = {
 }
 
 
-def _phrase_regex(folded_phrase: str) -> str:
-    """Regex for one folded phrase, words separated by spaces, bounded on word edges."""
+def _phrase_regex(folded_phrase: str, end: str = r"(?!\w)") -> str:
+    """Regex for one folded phrase, words separated by spaces, bounded on word edges.
+
+    ``end`` is the guard after a phrase ending in a word character: no word character by
+    default; a number marker only needs no letter after it, since "n°2" folds to "no2".
+    """
     parts = folded_phrase.split(" ")
     body = ""
     for k, part in enumerate(parts):
@@ -62,16 +66,16 @@ def _phrase_regex(folded_phrase: str) -> str:
     if re.match(r"\w", folded_phrase):
         body = r"(?<!\w)" + body
     if re.search(r"\w$", folded_phrase):
-        body += r"(?!\w)"
+        body += end
     return body
 
 
-def _alternation(phrases: Iterable[str]) -> str:
+def _alternation(phrases: Iterable[str], end: str = r"(?!\w)") -> str:
     """Non-capturing alternation of phrases, longest first so "avant dernier" wins."""
     folded = sorted({f for f in (fold_phrase(p) for p in phrases) if f}, key=len, reverse=True)
     if not folded:
         return _NEVER
-    return "(?:" + "|".join(_phrase_regex(f) for f in folded) + ")"
+    return "(?:" + "|".join(_phrase_regex(f, end) for f in folded) + ")"
 
 
 def _phrase_tuples(phrases: Iterable[str]) -> tuple[tuple[str, ...], ...]:
@@ -154,7 +158,7 @@ def compile_lexicons(chosen: tuple[Lexicon, ...]) -> Compiled:
     suffixes = sorted({fold_phrase(s) for s in gather("ordinal_suffixes")}, key=len, reverse=True)
     suffix_alt = "(?:" + "|".join(map(re.escape, suffixes)) + ")" if suffixes else _NEVER
     digit_ordinal = r"(?<![\w.,])(?P<dnum>\d{1,2})\s?" + suffix_alt + r"(?!\w)"
-    markers = _alternation(gather("number_markers"))
+    markers = _alternation(gather("number_markers"), end=r"(?![^\W\d_])")
     cardinals = _alternation(cardinal_value)
     roman = "(?:" + "|".join(sorted(ROMAN, key=len, reverse=True)) + ")"
     ones = _alternation(gather("one_words"))

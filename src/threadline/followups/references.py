@@ -20,7 +20,7 @@ words they look for come from :mod:`threadline.text.lexicons`, compiled by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from threadline.followups.anaphora import is_pure_anaphora, looks_like_followup, pure_anaphora
 from threadline.followups.explicit import (
@@ -53,6 +53,7 @@ def resolve_reference(
     outline: Sequence[OutlineSection],
     sources: Sequence[str] = (),
     languages: Sequence[str] | None = None,
+    translations: Callable[[str], Iterable[str]] | None = None,
 ) -> Reference:
     """Resolve what a follow-up question points at in the previous answer.
 
@@ -76,6 +77,8 @@ def resolve_reference(
         outline: The previous answer's outline.
         sources: Titles of the previous answer's sources, in display order.
         languages: Lexicon codes to use; None (or only unknown codes) means all.
+        translations: A word's readings in the other language, for titles written in
+            another language than the question (None: titles are matched as written).
 
     Returns:
         The reference; ``detected`` is False when the question points at nothing.
@@ -96,7 +99,7 @@ def resolve_reference(
             return reference
     if not outline:
         return NOT_DETECTED
-    reference = match_title(ctx, outline)
+    reference = match_title(ctx, outline, translations)
     if reference is not None:
         return reference
     if pure_anaphora(ctx):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from threadline.followups.matching import Compiled, Context, fold_phrase
 from threadline.followups.outline import OutlineSection
@@ -37,7 +37,11 @@ def _title_tokens(title: str, comp: Compiled) -> set[str]:
     return content or set(found)
 
 
-def match_title(ctx: Context, outline: Sequence[OutlineSection]) -> Reference | None:
+def match_title(
+    ctx: Context,
+    outline: Sequence[OutlineSection],
+    translations: Callable[[str], Iterable[str]] | None = None,
+) -> Reference | None:
     """Find the section a question names by its title words.
 
     A title is a candidate when the question covers all of its content words, or when
@@ -45,6 +49,10 @@ def match_title(ctx: Context, outline: Sequence[OutlineSection]) -> Reference | 
     title is enough when it is most of what the question says). Among candidates, the
     fully covered title with the most distinctive matched words wins; two equally good
     ones make the reference ambiguous rather than a guess.
+
+    ``translations`` gives a question word's readings in the other language: a French
+    follow-up names the sections of an English document in French ("les horaires du
+    support ?" for "Support hours and channels"), and the reverse.
     """
     comp = ctx.comp
     match_words = {
@@ -56,17 +64,30 @@ def match_title(ctx: Context, outline: Sequence[OutlineSection]) -> Reference | 
     if not content:
         return None
     titles = [_title_tokens(section.title, comp) for section in outline]
+    readings = {
+        word: {word}
+        | {
+            r
+            for r in (fold_phrase(t) for t in (translations(word) if translations else ()))
+            if r not in comp.stopwords and len(r) > 1
+        }
+        for word in match_words
+    }
+
+    def same(title_word: str, question_word: str) -> bool:
+        return any(_stem_match(title_word, reading) for reading in readings[question_word])
+
     elaborates = ctx.has_phrase(comp.elaboration)
 
-    def doc_freq(word: str) -> int:
-        return sum(any(_stem_match(word, other) for other in tokens) for tokens in titles)
+    def doc_freq(title_word: str) -> int:
+        return sum(any(_stem_match(title_word, other) for other in tokens) for tokens in titles)
 
     scored = []
     for section, tokens in zip(outline, titles, strict=True):
         if not tokens:
             continue
-        matched = {t for t in tokens if any(_stem_match(t, q) for q in match_words)}
-        covered = {q for q in content if any(_stem_match(t, q) for t in tokens)}
+        matched = {t for t in tokens if any(same(t, q) for q in match_words)}
+        covered = {q for q in content if any(same(t, q) for t in tokens)}
         if not matched or not covered:
             continue
         title_cov = len(matched) / len(tokens)

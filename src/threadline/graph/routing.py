@@ -26,6 +26,7 @@ from threadline.graph.catalog_requests import (
     parse_catalog_request,
     rank_listed,
 )
+from threadline.knowledge.bilingual import word_in_both_languages
 from threadline.text import fold
 from threadline.text.lexicons import en, fr
 
@@ -129,7 +130,9 @@ def plan_turn(
     if is_small_talk(question):
         return TurnPlan("reply")
     if has_previous_turn:
-        reference = resolve_reference(question, outline, source_titles)
+        reference = resolve_reference(
+            question, outline, source_titles, translations=word_in_both_languages
+        )
         if reference.detected:
             return TurnPlan("followup_reference", reference=reference)
         if is_pure_anaphora(question):

@@ -706,6 +706,25 @@ def translate_passage_terms(text: str, source: str, target: str) -> frozenset[st
     return frozenset(terms(translate_query(text, source, target)))
 
 
+@lru_cache(maxsize=4096)
+def word_in_both_languages(word: str) -> frozenset[str]:
+    """Return a word's translations both ways (French to English, English to French).
+
+    For matching a follow-up's words against titles that may be written in the other
+    language ("and the outlook?" after a French report's « Perspectives 2025 »): the word
+    is read as French and as English, since a follow-up of two words is too short to
+    tell its language. Empty where the lexicon knows neither reading.
+    """
+    from threadline.text import terms
+
+    # French to English through the query translation (its spelling and phrase rules);
+    # English to French through the lexicon's senses, which the reversed query lexicon
+    # reads as one phrase ("perspectives = outlook prospect" never gives "outlook" alone).
+    as_french = set(translate_query(word, "fr", "en").split())
+    as_english = {t for key in terms(word) for t in _stem_translations("en", "fr").get(key, ())}
+    return frozenset(r for r in as_french | as_english if r.casefold() != word.casefold())
+
+
 def preload_lexicons() -> None:
     """Load both directions of the lexicon and the passage-term tables, once per process."""
     for source, target in (("fr", "en"), ("en", "fr")):
