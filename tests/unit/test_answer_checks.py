@@ -927,3 +927,14 @@ def test_document_titles_named_in_a_reply_carry_no_citation_or_outline_marker():
         assert "Zorblax handbook ［1］ ［S2］" in text, text
     # The options keep the title as stored: the client sends it back as a search.
     assert clarify["options"][0]["label"] == title
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_a_source_past_the_only_one_is_said_not_asked_about(language):
+    # "et la 2e source ?" after an answer citing one source asked "Laquelle voulez-vous ?"
+    # of "1 source": there is nothing to choose between.
+    from threadline.graph.replies import which_source
+
+    one, three = which_source(1, language), which_source(3, language)
+    assert "?" not in one and ("qu'une source" in one or "only one source" in one)
+    assert "3 sources" in three and three.endswith("?")

@@ -237,10 +237,13 @@ def which_section(outline: Sequence[OutlineItem], language: str) -> str:
 
 def which_source(count: int, language: str) -> str:
     """Return a reference to a source number the previous answer does not have."""
-    sources = "source" if count == 1 else "sources"
+    if count == 1:  # nothing to choose between: say so rather than ask "which one?"
+        if language == "fr":
+            return "La réponse précédente ne cite qu'une source, la 1re."
+        return "The previous answer cites only one source, the 1st."
     if language == "fr":
-        return f"La réponse précédente ne cite que {count} {sources}. Laquelle voulez-vous ?"
-    return f"The previous answer cites {count} {sources}. Which one do you mean?"
+        return f"La réponse précédente ne cite que {count} sources. Laquelle voulez-vous ?"
+    return f"The previous answer cites {count} sources. Which one do you mean?"
 
 
 def no_such_part(outline: Sequence[OutlineItem], language: str) -> str:
