@@ -1449,3 +1449,13 @@ def test_a_time_stated_per_plan_and_priority_asks_which(hybrid_chat):
     result = ask(hybrid_chat, "What is the response time for P1 on the Enterprise plan?")
     assert result.outcome == "grounded_answer", result.answer
     assert "within 15 minutes" in result.answer
+
+
+def test_a_measure_of_nothing_named_stays_on_the_conversations_subject(hybrid_chat):
+    # "how many days do I have?" names no subject: it was searched alone, and beside the
+    # return window the answer quoted a P3 incident's response time and a phone's
+    # "two days per charge". It asks about the refunds the conversation is about.
+    result = converse(hybrid_chat, "what is the refund policy?", "how many days do I have?")[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert "within 30 days" in result.answer
+    assert {c["section"] for c in result.citations} == {"Refunds and returns"}, result.answer

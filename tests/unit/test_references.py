@@ -424,6 +424,9 @@ def test_not_pure_anaphora(question):
         "which one has the better battery life overall?",
         "in 2023?",
         "the cheaper one?",
+        # A measure of nothing named: of what the conversation is about.
+        "how many days do I have?",
+        "combien de jours ai-je pour le faire ?",
     ],
 )
 def test_looks_like_followup(question):
@@ -436,6 +439,8 @@ def test_looks_like_followup(question):
         "What is the refund policy for annual subscriptions?",
         "Quelle est la politique de remboursement des abonnements annuels ?",
         "How many households does the utility serve in the valley?",
+        "How many vacation days do I have?",
+        "How many years of updates does the Galaxy S24 get?",
         "",
     ],
 )

@@ -97,7 +97,8 @@ def looks_like_followup(question: str, languages: Sequence[str] | None = None) -
     Meant to be asked only when a previous turn retrieved something. Signals: very short
     questions, a leading "and"/"et", follow-up cues ("what about", "et pour", "qu'en
     est-il"), elaboration requests, pronouns pointing back ("it", "celui-ci", "ce
-    dernier", "the Samsung one") and comparisons with no subject ("which is cheaper?").
+    dernier", "the Samsung one"), comparisons with no subject ("which is cheaper?") and
+    measures of nothing named ("how many days do I have?").
 
     Args:
         question: The user's message.
@@ -122,6 +123,11 @@ def looks_like_followup(question: str, languages: Sequence[str] | None = None) -
     for i, word in enumerate(words):
         if word in comp.one_words and i >= 2 and words[i - 2] in pointers:
             return True
+    # "how many days do I have?", "combien de jours ai-je ?": a measure of nothing named,
+    # so of what the conversation is about.
+    content = [w for w in words if w not in comp.stopwords]
+    if content and all(w in comp.measure_units for w in content):
+        return True
     # "which is cheaper?", "lequel est le moins cher ?": a choice among earlier items.
     return words[0] in comp.choice_words and ctx.has_phrase(comp.comparatives)
 

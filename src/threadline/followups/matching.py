@@ -115,6 +115,7 @@ class Compiled:
     back_references: tuple[tuple[str, ...], ...]
     comparatives: tuple[tuple[str, ...], ...]
     comparative_words: frozenset[str]
+    measure_units: frozenset[str]
     choice_words: frozenset[str]
     question_words: frozenset[str]
     leading_conjunctions: frozenset[str]
@@ -167,9 +168,12 @@ def compile_lexicons(chosen: tuple[Lexicon, ...]) -> Compiled:
 
     # Every word list of the lexicon, whatever its role, is a "reference word" when
     # judging what surrounds a candidate; taking all tuple fields means a list added to
-    # Lexicon later is covered without touching this code.
+    # Lexicon later is covered without touching this code. Units of measure are content
+    # ("the hours" may name a section "Working hours"), not words of reference.
     phrase_lists = [
-        gather(f.name) for f in fields(Lexicon) if isinstance(getattr(chosen[0], f.name), tuple)
+        gather(f.name)
+        for f in fields(Lexicon)
+        if isinstance(getattr(chosen[0], f.name), tuple) and f.name != "measure_units"
     ]
     known = frozenset().union(*(phrase_words(p) for p in phrase_lists))
     known |= frozenset(ordinal_value) | frozenset(cardinal_value)
@@ -226,6 +230,7 @@ def compile_lexicons(chosen: tuple[Lexicon, ...]) -> Compiled:
         back_references=_phrase_tuples(gather("back_references")),
         comparatives=_phrase_tuples(gather("comparatives")),
         comparative_words=phrase_words(gather("comparatives")),
+        measure_units=phrase_words(gather("measure_units")),
         choice_words=phrase_words(gather("choice_words")),
         question_words=phrase_words(gather("question_words")),
         leading_conjunctions=phrase_words(gather("leading_conjunctions")),

@@ -58,6 +58,9 @@ class Lexicon:
         followup_cues: Phrases that continue a previous question ("what about", "et pour").
         leading_conjunctions: Words that, opening a question, attach it to the last one.
         comparatives: Comparison words that need a subject from context ("cheaper").
+        measure_units: Units a quantity is counted in ("days", "heures", "dollars"): a
+            question whose only content words are these ("how many days do I have?")
+            asks a measure of something it does not name.
         choice_words: Interrogatives that choose among earlier items ("which", "lequel").
         question_words: Words that give a sentence a question shape.
         politeness: Courtesy words with no content ("please", "stp").
@@ -91,6 +94,7 @@ class Lexicon:
     followup_cues: tuple[str, ...] = ()
     leading_conjunctions: tuple[str, ...] = ()
     comparatives: tuple[str, ...] = ()
+    measure_units: tuple[str, ...] = ()
     choice_words: tuple[str, ...] = ()
     question_words: tuple[str, ...] = ()
     politeness: tuple[str, ...] = ()

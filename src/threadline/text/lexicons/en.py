@@ -126,6 +126,11 @@ FOLLOWUPS = Lexicon(
         "tell me more about", "instead", "rather", "and also", "what else",
     ),
     leading_conjunctions=("and", "but", "also", "so", "then", "or", "plus"),
+    measure_units=(
+        "second", "seconds", "minute", "minutes", "hour", "hours", "day", "days", "week",
+        "weeks", "month", "months", "quarter", "quarters", "year", "years", "time", "times",
+        "dollar", "dollars", "euro", "euros", "percent", "percentage",
+    ),
     comparatives=(
         "cheaper", "more expensive", "less expensive", "better", "worse", "best", "worst",
         "faster", "slower", "bigger", "smaller", "larger", "lighter", "heavier", "newer",

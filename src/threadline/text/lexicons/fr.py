@@ -281,6 +281,12 @@ FOLLOWUPS = Lexicon(
         "et sinon", "et à part", "quant à", "parle-moi de", "dis-m'en plus",
     ),
     leading_conjunctions=("et", "mais", "aussi", "puis", "alors", "donc", "ou", "sinon"),
+    measure_units=(
+        "seconde", "secondes", "minute", "minutes", "heure", "heures", "jour", "jours",
+        "semaine", "semaines", "mois", "trimestre", "trimestres", "an", "ans", "année",
+        "années", "temps", "fois", "dollar", "dollars", "euro", "euros", "pourcent",
+        "pourcentage",
+    ),
     comparatives=(
         "moins cher", "moins chère", "plus cher", "plus chère", "meilleur", "meilleure",
         "mieux", "pire", "plus rapide", "plus lent", "plus grand", "plus petit",
