@@ -67,6 +67,7 @@ from threadline.text.lexicons import en, fr
 from threadline.text.matching import (
     acronyms,
     matches_same_sense,
+    matches_synonym,
     matches_term,
     matches_verb_form,
     terms_in_a_row,
@@ -305,7 +306,10 @@ def _asked_in_other_forms(asked: set[str], found: set[str]) -> set[str]:
     return {
         t
         for t in asked
-        if t not in found and (matches_verb_form(t, found) or matches_same_sense(t, found))
+        if t not in found
+        and (
+            matches_verb_form(t, found) or matches_same_sense(t, found) or matches_synonym(t, found)
+        )
     }
 
 
