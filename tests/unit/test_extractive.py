@@ -865,3 +865,29 @@ def test_a_sentence_saying_what_is_asked_with_a_synonym_answers():
     )
     text = ExtractiveChatModel().invoke([SystemMessage("system"), HumanMessage(user)]).text
     assert text == "You can delete Watson Studio from the resource list. [1]"
+
+
+def test_a_passage_saying_more_of_the_question_with_a_synonym_leads():
+    # The first passage holds "backups" only; the second says "remove" as "delete" too,
+    # so it says more of the question and leads, the first left out.
+    sources = [
+        ("Backups", "Backups are kept for 30 days."),
+        ("Console", "You can delete backups from the console."),
+    ]
+    question = "How do I remove backups?"
+    context = "\n".join(
+        prompts.SOURCE_TEMPLATE.format(id=i, title=t, section="", text=html.escape(x))
+        for i, (t, x) in enumerate(sources, 1)
+    )
+    user = prompts.ANSWER_USER_PROMPT.format(
+        history="",
+        followup_reference="",
+        deliverable="no",
+        answer_style="prose",
+        search_query=question,
+        answer_type="",
+        context=context,
+        question=question,
+    )
+    text = ExtractiveChatModel().invoke([SystemMessage("system"), HumanMessage(user)]).text
+    assert text == "You can delete backups from the console. [2]"

@@ -265,8 +265,14 @@ def _question_coverage(
         if other_language:
             found |= translate_vocabulary(found, languages[row[1]], asked)
         # Read as the evidence check reads a passage: "perds" finds "lose" in
-        # translation, "lost" finds "loses", "NPS" a "Net Promoter Score".
-        held = sum(1 for t in own if t not in grouped and matches_term(t, found))
+        # translation, "lost" finds "loses", "NPS" a "Net Promoter Score"; and, as the
+        # sentences are scored, a synonym ("delete" for "remove"): which passage leads
+        # and where its quote starts are the answer's choice, no decision.
+        held = sum(
+            1
+            for t in own
+            if t not in grouped and (matches_term(t, found) or matches_synonym(t, found))
+        )
         for group, head in phrases:
             # In the question's language the phrase is written in a row; in another
             # one, its words are read through translations, or its translation's head.
