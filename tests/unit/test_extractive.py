@@ -836,3 +836,58 @@ def test_a_next_passage_adds_its_first_sentence_saying_as_much_of_the_question()
     text = compose_sections("returns?", sections, search_query="returns? (opened laptop box)")
     quoted = sentences_without_citations(text)
     assert quoted[1] == "Store returns are checked by the warehouse team.", text
+
+
+def test_a_sentence_saying_what_is_asked_with_a_synonym_answers():
+    # "remove" is written "delete": the sentence that says it answers; the one that only
+    # names Watson Studio does not.
+    sources = [
+        (
+            "Watson Studio",
+            "Watson Studio holds your projects and assets. "
+            "You can delete Watson Studio from the resource list.",
+        )
+    ]
+    question = "How do I remove Watson Studio?"
+    context = "\n".join(
+        prompts.SOURCE_TEMPLATE.format(id=i, title=t, section="", text=html.escape(x))
+        for i, (t, x) in enumerate(sources, 1)
+    )
+    user = prompts.ANSWER_USER_PROMPT.format(
+        history="",
+        followup_reference="",
+        deliverable="no",
+        answer_style="prose",
+        search_query=question,
+        answer_type="",
+        context=context,
+        question=question,
+    )
+    text = ExtractiveChatModel().invoke([SystemMessage("system"), HumanMessage(user)]).text
+    assert text == "You can delete Watson Studio from the resource list. [1]"
+
+
+def test_a_passage_saying_more_of_the_question_with_a_synonym_leads():
+    # The first passage holds "backups" only; the second says "remove" as "delete" too,
+    # so it says more of the question and leads, the first left out.
+    sources = [
+        ("Backups", "Backups are kept for 30 days."),
+        ("Console", "You can delete backups from the console."),
+    ]
+    question = "How do I remove backups?"
+    context = "\n".join(
+        prompts.SOURCE_TEMPLATE.format(id=i, title=t, section="", text=html.escape(x))
+        for i, (t, x) in enumerate(sources, 1)
+    )
+    user = prompts.ANSWER_USER_PROMPT.format(
+        history="",
+        followup_reference="",
+        deliverable="no",
+        answer_style="prose",
+        search_query=question,
+        answer_type="",
+        context=context,
+        question=question,
+    )
+    text = ExtractiveChatModel().invoke([SystemMessage("system"), HumanMessage(user)]).text
+    assert text == "You can delete backups from the console. [2]"

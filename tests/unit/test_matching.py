@@ -7,7 +7,13 @@ import pytest
 from threadline.graph import question_terms
 from threadline.graph.evidence import decide
 from threadline.text import matching, terms
-from threadline.text.matching import acronyms, matches_same_sense, matches_term, verb_lemma_stems
+from threadline.text.matching import (
+    acronyms,
+    matches_same_sense,
+    matches_synonym,
+    matches_term,
+    verb_lemma_stems,
+)
 
 
 def held(question_word: str, passage: str) -> bool:
@@ -156,3 +162,14 @@ def test_watches_no_passage_holds_are_declined():
         }
     ]
     assert decide("des montres connectées ?", chunks).verdict == "not_in_documents"
+
+
+def test_a_synonym_is_read_in_any_of_its_forms():
+    # "purchase" and "bought" / "purchased" are a pair (one French word's translations,
+    # close for MiniLM too), and "buy" is a form of "bought".
+    assert matches_synonym("purchas", set(terms("you can just buy it")))
+    assert matches_synonym("remov", set(terms("you can delete the project")))
+    # Not every word shares a sense: neither a word's own form nor an unrelated one.
+    assert not matches_synonym("purchas", set(terms("you can sell it")))
+    # matches_term, which the evidence check reads, does not read synonyms.
+    assert not matches_term("purchas", set(terms("you can just buy it")))

@@ -42,3 +42,24 @@ def test_passages_ranked_above_a_supporting_one_are_shown_when_none_holds_all_as
     # A passage holding every word: only the supporting ones follow the lead.
     wholly = Evidence("answer", "covered", supporting=("3",), about=about, coverage=1.0)
     assert quoted_passages(wholly, chunks, question) == ["1", "3"]
+
+
+def test_a_passage_saying_the_question_with_synonyms_is_shown():
+    # "purchase" is written "buy" in the third passage: with the question's other content
+    # word ("preferred") it holds all of it, through a synonym, and is shown after the
+    # lead; the second holds only "preferred" and is not. Were the check's decision to
+    # read synonyms, it would have found the third supporting: it did not.
+    chunks = [
+        {"label": "1", "text": "Common stock can be purchased through a broker."},
+        {"label": "2", "text": "Preferred dividends are paid before common ones."},
+        {"label": "3", "text": "Preferred stock is traded on the market, so you can buy it."},
+    ]
+    evidence = Evidence(
+        "answer",
+        "covered",
+        supporting=("1",),
+        about=("1", "2", "3"),
+        coverage=1.0,
+        content_terms=("purchas", "prefer"),
+    )
+    assert quoted_passages(evidence, chunks, "Where to purchase preferred stock?") == ["1", "3"]

@@ -67,6 +67,7 @@ from threadline.text.lexicons import en, fr
 from threadline.text.matching import (
     acronyms,
     matches_same_sense,
+    matches_synonym,
     matches_term,
     matches_verb_form,
     terms_in_a_row,
@@ -264,8 +265,14 @@ def _question_coverage(
         if other_language:
             found |= translate_vocabulary(found, languages[row[1]], asked)
         # Read as the evidence check reads a passage: "perds" finds "lose" in
-        # translation, "lost" finds "loses", "NPS" a "Net Promoter Score".
-        held = sum(1 for t in own if t not in grouped and matches_term(t, found))
+        # translation, "lost" finds "loses", "NPS" a "Net Promoter Score"; and, as the
+        # sentences are scored, a synonym ("delete" for "remove"): which passage leads
+        # and where its quote starts are the answer's choice, no decision.
+        held = sum(
+            1
+            for t in own
+            if t not in grouped and (matches_term(t, found) or matches_synonym(t, found))
+        )
         for group, head in phrases:
             # In the question's language the phrase is written in a row; in another
             # one, its words are read through translations, or its translation's head.
@@ -305,7 +312,10 @@ def _asked_in_other_forms(asked: set[str], found: set[str]) -> set[str]:
     return {
         t
         for t in asked
-        if t not in found and (matches_verb_form(t, found) or matches_same_sense(t, found))
+        if t not in found
+        and (
+            matches_verb_form(t, found) or matches_same_sense(t, found) or matches_synonym(t, found)
+        )
     }
 
 

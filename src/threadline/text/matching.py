@@ -14,7 +14,9 @@ of the language, not of any data:
   "United States" → us), which a question writes short.
 
 Beside those rules, :func:`matches_term` reads the few words the lexicons list as naming
-one thing (``SAME_SENSE``: "screen" / "display").
+one thing (``SAME_SENSE``: "screen" / "display"). :func:`matches_synonym` reads wider
+synonym pairs ("purchase" / "buy", `lexicons/en_synonyms.txt`), for the offline answer's
+choice of passages and sentences only: a decision never rests on them.
 
 Used by the evidence check (:mod:`threadline.graph.evidence`) and the offline answer
 (:mod:`threadline.models.extractive`) alike, so both read a passage the same way. Never
@@ -26,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path
 
 import lemminflect
 
@@ -39,6 +42,7 @@ __all__ = [
     "is_dictionary_word",
     "load_lemma_tables",
     "matches_same_sense",
+    "matches_synonym",
     "matches_term",
     "matches_verb_form",
     "one_edit",
@@ -57,6 +61,23 @@ def _same_sense() -> dict[str, frozenset[str]]:
 
 
 _SAME_SENSE = _same_sense()
+
+
+def _synonyms() -> dict[str, frozenset[str]]:
+    """Each term of the English synonym pairs (`lexicons/en_synonyms.txt`), with its others."""
+    found: dict[str, set[str]] = {}
+    path = Path(__file__).parent / "lexicons" / "en_synonyms.txt"
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            continue
+        pair = set(terms(line))
+        if len(pair) == 2:
+            for member in pair:
+                found.setdefault(member, set()).update(pair - {member})
+    return {term: frozenset(others) for term, others in found.items()}
+
+
+_SYNONYMS = _synonyms()
 # A five-letter shared start is the usual cut for a family of derivations.
 _SHARED_START = 5
 # A word this long may carry one typo and still name the same thing.
@@ -175,6 +196,29 @@ def matches_same_sense(term: str, vocabulary: set[str]) -> bool:
     if not same_sense.isdisjoint(vocabulary):
         return True
     return any(_shares_start(other, vocabulary) for other in same_sense)
+
+
+def matches_synonym(term: str, vocabulary: set[str]) -> bool:
+    """Tell whether a vocabulary holds a synonym of a term, in any of its forms.
+
+    "purchase" finds "buy" ("bought" / "purchased" are the pair, "buy" a form of "bought").
+    The pairs (`lexicons/en_synonyms.txt`) are English words the bilingual lexicon gives as
+    translations of one French word that the bundled MiniLM also places close: two
+    independent readings agreeing that the words say the same. Only the offline answer's
+    choice of passages and sentences reads them, never the evidence check's decision.
+
+    Args:
+        term: A question's term (an index term).
+        vocabulary: A passage's or a sentence's terms.
+
+    Returns:
+        True when one of the term's synonyms, a derivation or a verb form of it, is there.
+    """
+    synonyms = _SYNONYMS.get(term, frozenset())
+    return any(
+        s in vocabulary or _shares_start(s, vocabulary) or matches_verb_form(s, vocabulary)
+        for s in synonyms
+    )
 
 
 def terms_in_a_row(wanted: Sequence[str], sequence: Sequence[str]) -> bool:

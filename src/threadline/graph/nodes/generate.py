@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -23,6 +23,8 @@ from threadline.graph.catalog_requests import with_catalog_capitals
 from threadline.graph.context import Context, run_services
 from threadline.graph.evidence import Evidence
 from threadline.graph.grounding import CITATION, attribute_sentences, support_check
+from threadline.graph.names import passage_terms
+from threadline.graph.question_terms import COVERAGE_MAJORITY
 from threadline.graph.replies import left_out_note, partial_note
 from threadline.graph.state import PackedChunk, State
 from threadline.knowledge.language import frame_answer
@@ -30,6 +32,7 @@ from threadline.models import quotes_sources
 from threadline.models.extractive import says_what_it_is
 from threadline.policy import may_read_catalog
 from threadline.store import Citation, OutlineItem
+from threadline.text.matching import matches_synonym, matches_term
 
 
 def spelt_as_indexed(services: Any, state: State, question: str) -> str:
@@ -61,19 +64,43 @@ def quoted_passages(evidence: Evidence, chunks: Sequence[PackedChunk], question:
     supports "what is X?" whatever the question's other words: "I keep seeing the word
     Kubernetes, but I am not understanding this term" is answered by the FAQ's
     "Kubernetes is an open source platform...", which holds neither "seeing" nor
-    "understanding".
+    "understanding". A passage about the subject that holds most of the question's content
+    only through synonyms (`supports_in_other_words`) is shown too.
     """
     about = list(evidence.about)
     if not evidence.supporting:
         return about
     texts = {str(c["label"]): str(c.get("text", "")) for c in chunks}
+    by_label = {str(c["label"]): c for c in chunks}
     supported = [i for i, label in enumerate(about) if label in evidence.supporting]
     last = supported[-1] if supported and evidence.coverage < 1 else 0
     return about[: last + 1] + [
         label
         for label in about[last + 1 :]
-        if label in evidence.supporting or says_what_it_is(texts.get(label, ""), question)
+        if label in evidence.supporting
+        or says_what_it_is(texts.get(label, ""), question)
+        or supports_in_other_words(evidence, by_label.get(label, {}))
     ]
+
+
+def supports_in_other_words(evidence: Evidence, chunk: Mapping[str, object]) -> bool:
+    """Whether a passage holds most of the question's content only when synonyms are read.
+
+    "where to purchase those?": "Preferred stock is traded on the market, so you can just
+    buy it" says it with another word (`matches_synonym`). The check's decision does not
+    read synonyms (what is answered or declined stays what the passages write); which
+    passages a quoting model is shown may. A passage holding most of the content as
+    written was weighed by the check already, and is left to it.
+    """
+    asked = evidence.content_terms
+    if not asked:
+        return False
+    words = set(passage_terms(chunk))
+    written = sum(1 for t in asked if matches_term(t, words))
+    said = sum(1 for t in asked if matches_term(t, words) or matches_synonym(t, words))
+    # Only where the synonyms make the difference: a passage holding most of the words
+    # as written was judged by the check, on its own weights.
+    return said / len(asked) > COVERAGE_MAJORITY >= written / len(asked)
 
 
 def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
