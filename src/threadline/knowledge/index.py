@@ -85,6 +85,7 @@ from threadline.knowledge.payloads import (
     info_from_first_chunk,
     listing_from_chunks,
     point_id,
+    refuse_another_name,
     scored_chunks,
 )
 from threadline.knowledge.prefetch import PrefetchingEmbeddings
@@ -425,6 +426,8 @@ class KnowledgeBase:
                 outside = current.sources - writable_sources
                 if outside:
                     raise DocumentScopeError(doc.doc_id, sorted(outside)[0])
+            if current is not None:
+                refuse_another_name(doc, current)
             if current is not None and current.complete and current.content_hash == content_hash:
                 return "unchanged"
             written = self._write_version(doc, tenant, content_hash, source_app, workspace)
