@@ -197,6 +197,26 @@ def test_a_turn_is_spelt_with_the_words_of_the_sources_it_may_read(tmp_path):
                 headers=auth(BOT),
             )
             assert "5 working days" in fixed.json()["answer"], fixed.text
+            # The sources a request names narrow its search, not its spelling: a caller
+            # naming a new set of sources each time would have a vocabulary summed for
+            # each (a second of CPU at a few hundred documents).
+            for key, app, sources in [
+                (ADMIN, "default", ["support"]),
+                (BOT, "support-bot", ["support"]),
+            ]:
+                narrowed = client.post(
+                    "/chat",
+                    json={
+                        "query": "How long do refnuds take?",
+                        "caller_app": app,
+                        "sources": sources,
+                    },
+                    headers=auth(key),
+                )
+                assert "5 working days" in narrowed.json()["answer"], narrowed.text
+            assert set(services.kb._terms._scoped_totals) == {
+                ("alpha", frozenset({"support", "catalog"}))
+            }
         kb = services.kb
         assert "zorblax" in kb.vocabulary(tenant="alpha")
         assert "zorblax" not in kb.vocabulary(tenant="alpha", sources=("support", "catalog"))

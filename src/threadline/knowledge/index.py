@@ -680,8 +680,8 @@ class KnowledgeBase:
 
         Args:
             tenant: Whose documents.
-            sources: Only the documents of these sources (None: all): what a turn may
-                read. Spelling fixes drawn from the other sources' words searched a
+            sources: Only the documents of these sources (None: all): what a caller
+                app may read. Spelling fixes drawn from the other sources' words searched a
                 question with them, and a debugging app's trace showed them.
         """
         whole = self._terms.vocabulary(tenant, lambda: self._sum_document_terms(tenant))
@@ -1011,7 +1011,7 @@ class KnowledgeBase:
         """
         if not self._settings.spelling_fixes:
             return query
-        vocabulary = self.vocabulary(tenant=filters.tenant, sources=filters.sources)
+        vocabulary = self.vocabulary(tenant=filters.tenant, sources=filters.spelt_from)
         return vocabulary.searched_with_fixes(query)
 
     def rank_many(

@@ -28,7 +28,7 @@ from threadline.graph.state import PackedChunk, State
 from threadline.knowledge.language import frame_answer
 from threadline.models import quotes_sources
 from threadline.models.extractive import says_what_it_is
-from threadline.policy import PolicyViolation, allowed_sources, may_read_catalog
+from threadline.policy import allowed_sources, may_read_catalog
 from threadline.store import Citation, OutlineItem
 
 
@@ -42,10 +42,8 @@ def spelt_as_indexed(services: Any, state: State, question: str) -> str:
     vocabulary_of = getattr(services.kb, "vocabulary", None)
     if vocabulary_of is None or not services.settings.spelling_fixes:
         return question
-    try:  # the words of the documents this turn may read, as retrieval's
-        sources = allowed_sources(services.settings.source_policy, state.caller_app, state.sources)
-    except PolicyViolation:
-        sources = ()
+    # The words of the sources the caller app may read, as retrieval's (`spelt_from`).
+    sources = allowed_sources(services.settings.source_policy, state.caller_app, None)
     return str(vocabulary_of(tenant=state.tenant, sources=sources).respelt(question))
 
 
