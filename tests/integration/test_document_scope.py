@@ -6,12 +6,15 @@ Two tenants, three keys: alpha's admin key (any caller app), alpha's `support-bo
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from fastapi.testclient import TestClient
 
 from support.services import make_services
 from threadline.api.main import create_app
 from threadline.auth import ApiKeyEntry, hash_key, new_key
+from threadline.knowledge.documents import load_document
 
 ADMIN, BOT, BETA = new_key(), new_key(), new_key()
 POLICY = {"support-bot": ["support", "catalog"]}
@@ -139,3 +142,92 @@ def test_tenants_differing_by_case_do_not_share_a_catalog(tmp_path):
     assert catalog.products("ACME") == []
     catalog.save("a/b", "products", {"products": [product]})
     assert catalog.products("a-b") == []
+
+
+def test_a_turn_is_spelt_with_the_words_of_the_sources_it_may_read(tmp_path):
+    # The spelling fixes came from every document of the tenant: the support bot's
+    # "bagdes" was searched as "badges", a word only the security handbook (a source
+    # it may not read) holds, and its trace showed that word.
+    services = make_services(
+        tmp_path,
+        corpus=[],
+        source_policy=POLICY,
+        debug_caller_apps=["support-bot", "default"],
+        api_keys=[
+            ApiKeyEntry(name="admin", sha256=hash_key(ADMIN), tenant="alpha"),
+            ApiKeyEntry(
+                name="bot", sha256=hash_key(BOT), tenant="alpha", caller_apps=["support-bot"]
+            ),
+        ],
+    )
+    try:
+        with TestClient(create_app(services)) as client:
+            for name, source, text in [
+                ("handbook.md", "security", "## Badges\nZorblax badges are checked at the door."),
+                ("faq.md", "support", "## Refunds\nRefunds take 5 working days."),
+            ]:
+                created = client.post(
+                    "/documents",
+                    files={"file": (name, text.encode(), "text/markdown")},
+                    data={"source": source},
+                    headers=auth(ADMIN),
+                )
+                assert created.status_code == 201, created.text
+            admin = client.post(
+                "/chat",
+                json={"query": "Are zorblex bagdes refunded?", "debug": True},
+                headers=auth(ADMIN),
+            )
+            assert "zorblax" in admin.text and "badg" in admin.text  # the fixes work
+            bot = client.post(
+                "/chat",
+                json={
+                    "query": "Are zorblex bagdes refunded?",
+                    "caller_app": "support-bot",
+                    "debug": True,
+                },
+                headers=auth(BOT),
+            )
+            assert bot.status_code == 200, bot.text
+            assert "zorblax" not in bot.text.lower() and "badg" not in bot.text, bot.text
+            # Its own sources' words still fix its spelling.
+            fixed = client.post(
+                "/chat",
+                json={"query": "How long do refnuds take?", "caller_app": "support-bot"},
+                headers=auth(BOT),
+            )
+            assert "5 working days" in fixed.json()["answer"], fixed.text
+            # The sources a request names narrow its search, not its spelling: a caller
+            # naming a new set of sources each time would have a vocabulary summed for
+            # each (a second of CPU at a few hundred documents).
+            for key, app, sources in [
+                (ADMIN, "default", ["support"]),
+                (BOT, "support-bot", ["support"]),
+            ]:
+                narrowed = client.post(
+                    "/chat",
+                    json={
+                        "query": "How long do refnuds take?",
+                        "caller_app": app,
+                        "sources": sources,
+                    },
+                    headers=auth(key),
+                )
+                assert "5 working days" in narrowed.json()["answer"], narrowed.text
+            assert set(services.kb._terms._scoped_totals) == {
+                ("alpha", frozenset({"support", "catalog"}))
+            }
+        kb = services.kb
+        assert "zorblax" in kb.vocabulary(tenant="alpha")
+        assert "zorblax" not in kb.vocabulary(tenant="alpha", sources=("support", "catalog"))
+        assert "refund" in kb.vocabulary(tenant="alpha", sources=("support", "catalog"))
+        # A write changes the vocabularies of the sources it lands in.
+        kb.ingest_document(
+            dataclasses.replace(
+                load_document(tmp_path / "x.md", raw="## Q\nQuuxly."), source="support"
+            ),
+            tenant="alpha",
+        )
+        assert "quuxli" in kb.vocabulary(tenant="alpha", sources=("support", "catalog"))
+    finally:
+        services.close()

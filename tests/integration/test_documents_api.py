@@ -6,8 +6,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from support.pdf import make_pdf
-from support.services import make_services
+from support.services import make_services, make_settings
 from threadline.api.main import create_app
+from threadline.knowledge.payloads import chunk_payload
+from threadline.services import Services
 
 
 @pytest.fixture(scope="module")
@@ -145,3 +147,90 @@ def test_client_paths_never_become_ids_or_paths(client):
     assert created.json()["doc_id"] == "evil"
     bad_id = upload(client, "x.md", b"## A\nText.", doc_id="../x")
     assert bad_id.status_code == 422
+
+
+def document_text(services, doc_id: str) -> str:
+    return " ".join(chunk.text for chunk in services.kb.document_chunks(doc_id))
+
+
+def test_names_giving_one_id_never_replace_each_other(client, services):
+    # Ids keep ASCII letters, digits and `. _ -`: "q3 plan.md" and "q3-plan.md" both gave
+    # "q3-plan", and the second upload silently replaced the first document.
+    first = upload(client, "q3-plan.md", b"## Plan\nThe dash plan ships in May.\n")
+    assert (first.status_code, first.json()["doc_id"]) == (201, "q3-plan"), first.text
+    for other in ("q3 plan.md", "q3,plan.md", "Q3 (plan).md"):
+        refused = upload(client, other, b"## Plan\nThe other plan ships in June.\n")
+        assert refused.status_code == 409, refused.text
+        assert refused.json()["error"]["code"] == "document_id_taken"
+    assert "May" in document_text(services, "q3-plan")
+    assert "June" not in document_text(services, "q3-plan")
+    # The same name (in another case, or as a PDF) is the same document: it replaces.
+    again = upload(client, "Q3-Plan.md", b"## Plan\nThe dash plan ships in July.\n")
+    assert (again.status_code, again.json()["status"]) == (201, "updated"), again.text
+    assert "July" in document_text(services, "q3-plan")
+    # An id the caller gives names the document it means.
+    given = upload(client, "q3 plan.md", b"## Plan\nGiven in August.\n", doc_id="q3-plan")
+    assert (given.status_code, given.json()["status"]) == (201, "updated"), given.text
+    assert "August" in document_text(services, "q3-plan")
+
+
+def test_a_file_name_too_long_has_its_own_code(client, services):
+    before = services.kb.count()
+    for name in ("n" * 129 + ".md", "é" * 256 + ".md"):
+        refused = upload(client, name, b"## A\nText.\n")
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["error"]["code"] == "filename_too_long"
+        assert "255" in refused.json()["error"]["message"]
+    assert services.kb.count() == before
+    assert upload(client, "n" * 128 + ".md", b"## A\nText.\n").status_code == 201
+
+
+def test_an_index_written_before_names_were_kept_opens_with_its_ids(tmp_path, monkeypatch):
+    # What the index stored before names were kept: the same payloads but `doc_name`.
+    from threadline.knowledge import index as index_module
+
+    def payload_of_before(*args, **kwargs):
+        meta = chunk_payload(*args, **kwargs)
+        del meta["doc_name"]
+        return meta
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "Travel Policy.md").write_text("## Trains\nTrains are booked in second class.\n")
+    (corpus / "Отчёт 2024.md").write_text("## Ventes\nLes ventes ont atteint 12 millions.\n")
+    with monkeypatch.context() as before:
+        before.setattr(index_module, "chunk_payload", payload_of_before)
+        old = make_services(tmp_path / "data", corpus=[corpus])
+        old_ids = [d.doc_id for d in old.kb.list_documents()]
+        old.close()
+    assert old_ids[1] == "travel-policy", old_ids
+    reopened = Services(make_settings(tmp_path / "data"))
+    try:
+        assert [d.doc_id for d in reopened.kb.list_documents()] == old_ids
+        with TestClient(create_app(reopened)) as opened:
+            reply = opened.post("/chat", json={"query": "Which class are trains booked in?"})
+            assert reply.json()["citations"][0]["doc_id"] == "travel-policy", reply.text
+            # A document of unknown name is replaced by a file giving its id, as before;
+            # its name is kept from then on.
+            same = upload(opened, "Travel Policy.md", b"## Trains\nFirst class now.\n")
+            assert (same.status_code, same.json()["doc_id"]) == (201, "travel-policy")
+            other = upload(opened, "travel_policy.md", b"## Trains\nText.\n")
+            assert other.json()["doc_id"] == "travel_policy"
+            clash = upload(opened, "travel,policy.md", b"## Trains\nText.\n")
+            assert clash.status_code == 409, clash.text
+    finally:
+        reopened.close()
+
+
+def test_ingest_reports_a_second_file_whose_name_gives_the_same_id(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a b.md").write_text("## A\nThe spaced file says blue.\n")
+    (corpus / "a-b.md").write_text("## A\nThe dashed file says red.\n")
+    services = make_services(tmp_path / "data", corpus=[])
+    try:
+        report = services.kb.ingest_paths([corpus])
+        assert report.added == ["a-b"] and list(report.errors) == [str(corpus / "a-b.md")]
+        assert "blue" in document_text(services, "a-b")
+    finally:
+        services.close()

@@ -469,6 +469,7 @@ def retrieve_turn(
         sources=intent.sources,
         source_app=state.source_app,
         workspace=state.workspace,
+        spelt_from=allowed_sources(settings.source_policy, state.caller_app, None),
     )
     kb: Any = services.kb
     if conversations_requested(settings.source_policy, state.caller_app, state.sources):

@@ -48,6 +48,9 @@ MAX_METADATA_DEPTH = 8
 MAX_METADATA_BYTES = 8 * 1024
 MAX_TITLE_CHARS = 300
 MAX_SOURCE_CHARS = 128
+# A file name gives a document's id and is stored with it: at most what filesystems
+# hold in one name (NAME_MAX), and at most an id's length once made an id.
+MAX_FILE_NAME_CHARS = 255
 
 
 class _BoundedLoader(yaml.SafeLoader):
@@ -153,6 +156,22 @@ class SourceDocument:
     path: str | None
     updated_at: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    name: str | None = None
+    """The file name (its path under the ingest root, without suffix) the id was made
+    from; None when the id was given (a form field, front matter `id`). Ids keep only
+    some characters, so two names can give one id ("a b" and "a-b"): the index refuses a
+    name whose id a document of another name holds (`name_key`)."""
+
+    @property
+    def id_name(self) -> str | None:
+        """Return the name the id was made from, or None when the id was given.
+
+        A document whose id was replaced after it was read (`dataclasses.replace`) no
+        longer has the id its name gives: that id was given.
+        """
+        if self.name is None or id_from_name(self.name) != self.doc_id:
+            return None
+        return self.name
 
     @property
     def content_hash(self) -> str:
@@ -210,10 +229,40 @@ def id_from_name(name: str) -> str:
     return f"{kept or 'document'}-{digest}"
 
 
+def name_key(name: str) -> str:
+    """Return what two names must share to be one document's: NFC, lowercased.
+
+    The same folding ids are made with: `Résumé` typed composed or decomposed (macOS),
+    `Handbook` or `handbook`, name one document.
+    """
+    return unicodedata.normalize("NFC", name).lower()
+
+
+def name_for(path: Path, root: Path | None) -> str:
+    """Return the name a file's id is made from: its path under the ingest root, no suffix."""
+    rel = path.relative_to(root) if root is not None and path.is_relative_to(root) else path
+    return rel.with_suffix("").as_posix()
+
+
 def doc_id_for(path: Path, root: Path | None) -> str:
     """Derive a stable document id from a file path relative to its ingest root."""
-    rel = path.relative_to(root) if root is not None and path.is_relative_to(root) else path
-    return id_from_name(rel.with_suffix("").as_posix())
+    return id_from_name(name_for(path, root))
+
+
+def _refuse_long_name(name: str, doc_id: str) -> None:
+    """Refuse a file name too long to keep, or whose id would be.
+
+    Raises:
+        DocumentError: 422 `filename_too_long`.
+    """
+    if len(name) > MAX_FILE_NAME_CHARS or len(doc_id) > MAX_SOURCE_CHARS:
+        raise DocumentError(
+            f"a file name is at most {MAX_FILE_NAME_CHARS} characters and gives an id of at "
+            f"most {MAX_SOURCE_CHARS} ({len(name)} characters, id of {len(doc_id)}); "
+            "rename the file",
+            code="filename_too_long",
+            status=422,
+        )
 
 
 def parse_front_matter(raw: str) -> tuple[dict[str, Any], str]:
@@ -312,7 +361,12 @@ def load_document(
         or (path.parent.name or "documents")
     )
     updated = meta.pop("updated_at", None)
-    doc_id = str(meta.pop("id", "") or "").strip() or doc_id_for(path, root)
+    given_id = str(meta.pop("id", "") or "").strip()
+    name = None if given_id else name_for(path, root)
+    doc_id = given_id
+    if name is not None:
+        doc_id = id_from_name(name)
+        _refuse_long_name(name, doc_id)
     extra = {str(k): _plain(v) for k, v in meta.items()}
     check_metadata(extra, what="front matter")
     # A title is for display: a long first heading is cut, not refused.
@@ -331,6 +385,7 @@ def load_document(
             path=str(path),
             updated_at=str(updated) if updated is not None else None,
             metadata=extra,
+            name=name,
         )
     )
 
@@ -353,6 +408,7 @@ def refuse_unstorable(doc: SourceDocument) -> SourceDocument:
         unstorable_text(doc.doc_id, "doc_id")
         or unstorable_text(doc.title, "title")
         or unstorable_text(doc.source, "source")
+        or unstorable_text(doc.name or "", "file name")
     )
     if problem:
         raise DocumentError(f"The document's {problem}.", code="validation_error", status=422)

@@ -27,6 +27,10 @@ class SearchFilters:
     source_app: str | None = None
     workspace: str | None = None
     doc_ids: tuple[str, ...] | None = None
+    spelt_from: tuple[str, ...] | None = None
+    """The sources whose words spell the query (`KnowledgeBase.vocabulary`): the caller
+    app's allowlist, never the request's narrowing of it, so a request cannot make a
+    vocabulary per set of sources it names (None: every source). Filters nothing."""
 
     def to_qdrant(self) -> models.Filter:
         """Translate to a Qdrant payload filter."""

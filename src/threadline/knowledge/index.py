@@ -85,6 +85,7 @@ from threadline.knowledge.payloads import (
     info_from_first_chunk,
     listing_from_chunks,
     point_id,
+    refuse_another_name,
     scored_chunks,
 )
 from threadline.knowledge.prefetch import PrefetchingEmbeddings
@@ -425,6 +426,8 @@ class KnowledgeBase:
                 outside = current.sources - writable_sources
                 if outside:
                     raise DocumentScopeError(doc.doc_id, sorted(outside)[0])
+            if current is not None:
+                refuse_another_name(doc, current)
             if current is not None and current.complete and current.content_hash == content_hash:
                 return "unchanged"
             written = self._write_version(doc, tenant, content_hash, source_app, workspace)
@@ -570,7 +573,11 @@ class KnowledgeBase:
             self._titles.pop(tenant, None)
             self._terms.invalidate(tenant)
         self._terms.store(
-            tenant, doc.doc_id, generation, document_terms(c.embedding_text for c in chunks)
+            tenant,
+            doc.doc_id,
+            generation,
+            document_terms(c.embedding_text for c in chunks),
+            source=doc.source,
         )
 
     def ingestions(self, *, tenant: str) -> list[IngestProgress]:
@@ -660,7 +667,9 @@ class KnowledgeBase:
             self._languages[tenant] = shares
         return shares
 
-    def vocabulary(self, *, tenant: str = "default") -> Vocabulary:
+    def vocabulary(
+        self, *, tenant: str = "default", sources: Collection[str] | None = None
+    ) -> Vocabulary:
         """Return the terms a tenant's chunks hold, with how many chunks hold each.
 
         Summed once (`TermCounts`), then updated by each write. Each live document's
@@ -668,8 +677,19 @@ class KnowledgeBase:
         (written when the document was), else computed from its chunks and stored: an
         index written before the vocabulary existed, or by another process, gets it on
         first use.
+
+        Args:
+            tenant: Whose documents.
+            sources: Only the documents of these sources (None: all): what a caller
+                app may read. Spelling fixes drawn from the other sources' words searched a
+                question with them, and a debugging app's trace showed them.
         """
-        return self._terms.vocabulary(tenant, lambda: self._sum_document_terms(tenant))
+        whole = self._terms.vocabulary(tenant, lambda: self._sum_document_terms(tenant))
+        if sources is None:
+            return whole
+        version = self._terms.scope_version(tenant)
+        documents = [(d, source) for d, _, source in self.document_titles(tenant=tenant)]
+        return self._terms.scoped_vocabulary(tenant, frozenset(sources), documents, version)
 
     def _sum_document_terms(self, tenant: str) -> Counter[str]:
         """Sum the terms of a tenant's live documents, computing those stored nowhere."""
@@ -704,12 +724,15 @@ class KnowledgeBase:
         """Compute and store the terms of document versions that have none stored."""
         flt = SearchFilters(tenant=tenant, doc_ids=tuple(sorted(wanted))).to_qdrant()
         texts: defaultdict[str, list[str]] = defaultdict(list)
+        sources: dict[str, str] = {}
         for meta in self._scroll(flt):
             doc_id = str(meta.get("doc_id", ""))
             if int(meta.get("generation") or 0) == wanted.get(doc_id):
                 texts[doc_id].append(chunk_from_payload(meta).embedding_text)
+                sources[doc_id] = str(meta.get("source", ""))
         for doc_id, generation in wanted.items():
-            self._terms.store(tenant, doc_id, generation, document_terms(texts[doc_id]))
+            terms = document_terms(texts[doc_id])
+            self._terms.store(tenant, doc_id, generation, terms, source=sources.get(doc_id))
 
     def _writing(self) -> AbstractContextManager[Any]:
         """Return the lock writes take: a fair one, so no upload waits behind a long one."""
@@ -988,7 +1011,8 @@ class KnowledgeBase:
         """
         if not self._settings.spelling_fixes:
             return query
-        return self.vocabulary(tenant=filters.tenant).searched_with_fixes(query)
+        vocabulary = self.vocabulary(tenant=filters.tenant, sources=filters.spelt_from)
+        return vocabulary.searched_with_fixes(query)
 
     def rank_many(
         self, queries: Sequence[str], *, k: int, filters: SearchFilters

@@ -9,7 +9,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from threadline.knowledge.documents import Chunk, SourceDocument
+from threadline.knowledge.documents import Chunk, DocumentError, SourceDocument, name_key
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,9 @@ class DocumentState:
     sources: frozenset[str]
     chunks: int
     complete: bool
+    names: frozenset[str] = frozenset()
+    """The names its versions were stored under (`name_key`); none for a document
+    stored before names were kept."""
 
 
 def document_state(metas: Sequence[dict[str, Any]]) -> DocumentState:
@@ -45,6 +48,29 @@ def document_state(metas: Sequence[dict[str, Any]]) -> DocumentState:
         sources=frozenset(str(m.get("source", "")) for m in metas),
         chunks=len(metas),
         complete=complete,
+        names=frozenset(name_key(str(m["doc_name"])) for m in metas if m.get("doc_name")),
+    )
+
+
+def refuse_another_name(doc: SourceDocument, stored: DocumentState) -> None:
+    """Refuse to let a file replace a document another name gave the same id.
+
+    Ids keep ASCII letters, digits and `. _ -`, so `a b.md`, `a,b.md` and `a-b.md` all
+    give `a-b`: each upload silently replaced the document of the other name. A document
+    stored before names were kept, or a document whose id the caller gives, is replaced
+    as always.
+
+    Raises:
+        DocumentError: 409 `document_id_taken`.
+    """
+    name = doc.id_name
+    if name is None or not stored.names or name_key(name) in stored.names:
+        return
+    raise DocumentError(
+        f"The id {doc.doc_id!r} this file's name gives belongs to a document of another "
+        "name; rename the file, give another doc_id, or delete that document first.",
+        code="document_id_taken",
+        status=409,
     )
 
 
@@ -160,6 +186,9 @@ def chunk_payload(
         "source": chunk.source,
         "text": chunk.text,
         "path": doc.path,
+        # What named the document (its file's name, else the id it was given): another
+        # name that gives the same id is refused rather than replacing it.
+        "doc_name": doc.id_name or doc.doc_id,
         "updated_at": doc.updated_at,
         "content_hash": content_hash,
         "chunk_count": chunk_count,
@@ -192,6 +221,7 @@ def chunk_from_payload(meta: dict[str, Any]) -> Chunk:
         "source",
         "text",
         "path",
+        "doc_name",
         "updated_at",
         "content_hash",
         "chunk_count",

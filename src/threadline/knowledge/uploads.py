@@ -134,6 +134,7 @@ def document_from_upload(
     doc = replace(
         doc,
         doc_id=(doc_id or doc.doc_id).lower(),
+        name=None if doc_id else doc.name,
         title=title or doc.title,
         source=source or doc.source,
         path=None,

@@ -27,7 +27,10 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorResponse, "description": "Missing or wrong API key"},
     403: {"model": ErrorResponse, "description": "Source not allowed for this key"},
     404: {"model": ErrorResponse, "description": "Document not found"},
-    409: {"model": ErrorResponse, "description": "Deleted while being written"},
+    409: {
+        "model": ErrorResponse,
+        "description": "Deleted while being written, or its id is another name's",
+    },
     413: {"model": ErrorResponse, "description": "File too large"},
     415: {"model": ErrorResponse, "description": "Unsupported file type"},
     422: {"model": ErrorResponse, "description": "Invalid request"},

@@ -30,7 +30,7 @@ from threadline.graph.state import PackedChunk, State
 from threadline.knowledge.language import frame_answer
 from threadline.models import quotes_sources
 from threadline.models.extractive import says_what_it_is
-from threadline.policy import may_read_catalog
+from threadline.policy import allowed_sources, may_read_catalog
 from threadline.store import Citation, OutlineItem
 from threadline.text.matching import matches_synonym, matches_term
 
@@ -45,7 +45,9 @@ def spelt_as_indexed(services: Any, state: State, question: str) -> str:
     vocabulary_of = getattr(services.kb, "vocabulary", None)
     if vocabulary_of is None or not services.settings.spelling_fixes:
         return question
-    return str(vocabulary_of(tenant=state.tenant).respelt(question))
+    # The words of the sources the caller app may read, as retrieval's (`spelt_from`).
+    sources = allowed_sources(services.settings.source_policy, state.caller_app, None)
+    return str(vocabulary_of(tenant=state.tenant, sources=sources).respelt(question))
 
 
 def quoted_passages(evidence: Evidence, chunks: Sequence[PackedChunk], question: str) -> list[str]:
