@@ -234,3 +234,22 @@ def test_ingest_reports_a_second_file_whose_name_gives_the_same_id(tmp_path):
         assert "blue" in document_text(services, "a-b")
     finally:
         services.close()
+
+
+@pytest.mark.parametrize(
+    ("body", "form"),
+    [
+        # The upload form's own fields set these; metadata set them where the form did not
+        # (a chunk scoped to another app's source_app) or lost its value to the index's.
+        (b"## Leave\nStaff get 25 days.\n", {"metadata": '{"source_app": "hr-bot", "owner": "x"}'}),
+        (b"## Leave\nStaff get 25 days.\n", {"metadata": '{"doc_name": "leave-v2"}'}),
+        (b"---\ntitle: Leave\nworkspace: payroll\n---\n## Leave\nStaff get 25 days.\n", {}),
+        (b"---\ngeneration: 7\n---\n## Leave\nStaff get 25 days.\n", {}),
+    ],
+)
+def test_metadata_naming_a_field_the_index_keeps_is_refused(client, body, form):
+    response = upload(client, "reserved-keys.md", body, source="hr", **form)
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["code"] == "reserved_metadata_key"
+    listed = client.get("/documents").json()["data"]
+    assert all(d["doc_id"] != "reserved-keys" for d in listed)

@@ -46,6 +46,17 @@ _DOC_ID = re.compile(r"[^a-z0-9._-]+")
 MAX_FRONT_MATTER_BYTES = 16 * 1024
 MAX_METADATA_DEPTH = 8
 MAX_METADATA_BYTES = 8 * 1024
+# The fields every chunk's payload holds for the index itself (`payloads.chunk_payload`):
+# a document's own metadata may not name them, or its value would be overwritten by the
+# index's without a word (or, for `source_app` and `workspace`, set where the upload form
+# did not).
+RESERVED_METADATA_KEYS = frozenset(
+    {
+        "tenant", "doc_id", "chunk_id", "title", "section", "position", "source", "text",
+        "path", "doc_name", "updated_at", "content_hash", "chunk_count", "generation",
+        "staged_for", "source_app", "workspace",
+    }
+)  # fmt: skip
 MAX_TITLE_CHARS = 300
 MAX_SOURCE_CHARS = 128
 # A file name gives a document's id and is stored with it: at most what filesystems
@@ -85,8 +96,17 @@ def check_metadata(meta: dict[str, Any], *, what: str = "metadata") -> None:
     """Refuse metadata too deep or too big to store on every chunk.
 
     Raises:
-        DocumentError: `metadata_too_large` (400).
+        DocumentError: `reserved_metadata_key` (422) for a key the index stores its own
+            value under; `metadata_too_large` (400).
     """
+    reserved = sorted(RESERVED_METADATA_KEYS.intersection(meta))
+    if reserved:
+        raise DocumentError(
+            f"{what} may not name {', '.join(reserved)}: the index stores its own value"
+            " there (set the title, source, source_app and workspace with their own fields)",
+            code="reserved_metadata_key",
+            status=422,
+        )
     if _depth(meta) > MAX_METADATA_DEPTH:
         raise DocumentError(
             f"{what} is nested deeper than {MAX_METADATA_DEPTH} levels", code="metadata_too_large"

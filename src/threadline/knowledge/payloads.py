@@ -9,7 +9,13 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from threadline.knowledge.documents import Chunk, DocumentError, SourceDocument, name_key
+from threadline.knowledge.documents import (
+    RESERVED_METADATA_KEYS,
+    Chunk,
+    DocumentError,
+    SourceDocument,
+    name_key,
+)
 
 
 @dataclass(frozen=True)
@@ -211,24 +217,7 @@ def point_id(tenant: str, chunk_id: str, generation: int) -> str:
 
 def chunk_from_payload(meta: dict[str, Any]) -> Chunk:
     """Rebuild a chunk from its stored payload; unknown fields become its metadata."""
-    known = {
-        "tenant",
-        "doc_id",
-        "chunk_id",
-        "title",
-        "section",
-        "position",
-        "source",
-        "text",
-        "path",
-        "doc_name",
-        "updated_at",
-        "content_hash",
-        "chunk_count",
-        "generation",
-        "staged_for",
-        "source_app",
-        "workspace",
+    known = RESERVED_METADATA_KEYS | {
         # What langchain-qdrant adds to the metadata of every hit: engine bookkeeping,
         # not document metadata (Qdrant Edge hits do not carry it).
         "_id",
