@@ -1449,3 +1449,53 @@ def test_a_time_stated_per_plan_and_priority_asks_which(hybrid_chat):
     result = ask(hybrid_chat, "What is the response time for P1 on the Enterprise plan?")
     assert result.outcome == "grounded_answer", result.answer
     assert "within 15 minutes" in result.answer
+
+
+# Round 14: English.
+
+
+def test_whether_support_is_offered_on_weekends_is_the_support_hours(hybrid_chat):
+    # Before: the report's 2025 outlook, "prévoit" read as "provide" beside "contrats de
+    # support"; the verb of "does X provide Y?" asks whether Y is on offer, stated by the
+    # support hours in their own words.
+    result = ask(hybrid_chat, "Does Brightwell provide support on weekends?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("Brightwell business hours are Monday to Friday")
+    assert {c["section"] for c in result.citations} <= {
+        "Support hours and channels",
+        "Support plans",
+    }
+
+
+def test_the_contact_for_a_situation_no_passage_names_is_declined(hybrid_chat):
+    # Before: the Restricted data rule, "contact" and "data" held, "breach" in no passage.
+    result = ask(hybrid_chat, "who do i contact for a data breach")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+    assert result.citations == []
+    # The contact for a situation the passages name, in the asker's own verb.
+    result = ask(hybrid_chat, "who do i talk to about phishing")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Phishing reporting"
+
+
+def test_a_plan_named_in_lower_case_keeps_its_own_sentence(hybrid_chat):
+    # Before: the Business plan's P1 time, then the Basic plan's ("4 business hours").
+    result = ask(hybrid_chat, "what is the P1 response time on business")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "On the Business plan, P1 incidents get a first response within 1 hour" in result.answer
+    assert "Basic plan" not in result.answer
+    result = ask(hybrid_chat, "whats the uptime on basic")
+    assert "99.5%" in result.answer and "99.9%" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "shown"), [("Do you sell smartphones?", 9), ("do you sell computers", 7)]
+)
+def test_a_kind_of_product_the_catalog_sells_is_listed_by_any_of_its_names(
+    hybrid_chat, question, shown
+):
+    # Before: declined, no row writing "smartphones" or "computers": every row listed is
+    # of the kind asked.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "tool_answer", result.answer
+    assert len(result.citations) == shown

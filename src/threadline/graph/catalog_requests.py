@@ -219,6 +219,17 @@ def without_product_reference(question: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def without_kind_words(text: str) -> str:
+    """Return a message without the words naming a kind of product the catalog sells.
+
+    "do you sell smartphones?" answered by the phones the catalog lists: every row is a
+    phone, which is what "smartphones" asks; no row need write the word ("Nokia phone").
+    """
+    for pattern in CATEGORY_WORDS.values():
+        text = re.sub(pattern, " ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
 @dataclass(frozen=True)
 class ToolRequest:
     """A typed call to one catalog tool."""

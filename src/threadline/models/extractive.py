@@ -51,6 +51,7 @@ from threadline.knowledge.facts import (
     counted_noun,
     counts_other_things_only,
     has_answer_type,
+    offer_verb_terms,
     states_an_aim,
     states_count_of,
     states_share_of,
@@ -138,6 +139,9 @@ def _asking_terms(question: str, answer_type: str = "") -> set[str]:
     asking = set(ASKING_TERMS.get(answer_type, frozenset())) | (
         _REQUEST_TERMS - acted_request_terms(question)
     )
+    # "Does Brightwell provide support on weekends?" asks whether support is on offer:
+    # "prévoit" translated "provide" in a 2025 plan says nothing of it.
+    asking |= offer_verb_terms(question)
     if detect_language(question) == "fr":
         asking |= _FRENCH_AUXILIARIES
     return asking
@@ -390,13 +394,50 @@ _CODE = re.compile(r"^([^\W\d_]+)(\d+)$")
 _CAPITALISED = r"[A-ZÀ-Ý][\w'’-]*"
 
 
-def _sibling_patterns(question: str) -> list[tuple[re.Pattern[str], str]]:
+def _named_as_the_passages_write_it(question: str, texts: Sequence[str]) -> str:
+    """Return the question with a lower-case word the passages write as a name before a noun.
+
+    "the P1 response time on business" over passages writing "the Business plan" names the
+    Business plan: "business" is read "Business plan", the name with its noun, when it
+    stands alone in the question (no noun of its own after it: "business hours" is
+    another thing) and the passages write it capitalised before one noun only.
+    """
+    words = re.findall(r"[\w'’-]+|[^\w\s]", question)
+    read = []
+    for position, word in enumerate(words):
+        after = words[position + 1] if position + 1 < len(words) else ""
+        if (
+            position > 0
+            and len(word) > 2
+            and word.isalpha()
+            and word.islower()
+            and not is_stopword(word)
+            and (not after or not after[0].isalnum() or is_stopword(after.lower()))
+        ):
+            name = word.capitalize()
+            # Inside a sentence ("the Business plan", "on Business and ..."), not its start.
+            written = re.compile(rf"(?<=[a-z,] ){name} ([a-z]{{3,}})\b")
+            nouns = {m.group(1) for text in texts for m in written.finditer(text)}
+            nouns = {n for n in nouns if not is_stopword(n)}
+            if len(nouns) == 1:
+                word = f"{name} {nouns.pop()}"
+        read.append(word)
+    return " ".join(read)
+
+
+def _sibling_patterns(
+    question: str, texts: Sequence[str] = ()
+) -> list[tuple[re.Pattern[str], str]]:
     """Return how a sentence names another thing of the kind the question names.
 
     "P2" has siblings "P1", "P3" (the same letters, another number); "the Basic plan"
     has "the Business plan", "the Enterprise plan" (another name before the same
     noun; "le plan Business" after it). Each pattern comes with the name it stands for.
+    A name typed in lower case is read as the passages (`texts`) write it
+    (`_named_as_the_passages_write_it`).
     """
+    if texts:
+        question = _named_as_the_passages_write_it(question, texts)
     words = re.findall(r"[\w'’-]+", question)
     patterns: list[tuple[re.Pattern[str], str]] = []
     for position, word in enumerate(words):
@@ -840,7 +881,8 @@ class ExtractiveChatModel(BaseChatModel):
                 for si, source in enumerate(sources)
                 if detect_language(f"{source.title} {source.text}") == asked_in
             )
-            rows = self._answering(rows, question, answer_type, translated, native)
+            texts = [source.text for source in sources]
+            rows = self._answering(rows, question, answer_type, translated, native, texts)
         if reference:
             chosen = sorted((r for r in rows if r[0] > 0), key=lambda r: -r[0])
             chosen = sorted(chosen[: self.detail_sentences], key=lambda r: (r[1], r[2]))
@@ -1083,6 +1125,7 @@ class ExtractiveChatModel(BaseChatModel):
         answer_type: str,
         translated: set[str] = frozenset(),  # type: ignore[assignment]
         native: frozenset[int] = frozenset(),
+        texts: Sequence[str] = (),
     ) -> list[tuple[float, int, int, str]]:
         """Only the sentences that answer the question: no filler.
 
@@ -1116,7 +1159,7 @@ class ExtractiveChatModel(BaseChatModel):
             # time"), not by the plans' monthly prices, which hold "monthly" and "plan"
             # and no action. Such a passage is read as usual, its other sentences too.
             rows = [r for r in rows if r[1] in acting]
-        if siblings := _sibling_patterns(question):
+        if siblings := _sibling_patterns(question, texts):
             # "What is a P2 incident?": "A P3 (medium) incident is..." holds "incident"
             # and speaks of another incident; "the Basic plan": not the Business plan's.
             rows = [r for r in rows if not names_another(r[3], siblings)] or rows
