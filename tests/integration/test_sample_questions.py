@@ -1499,3 +1499,55 @@ def test_a_kind_of_product_the_catalog_sells_is_listed_by_any_of_its_names(
     result = ask(hybrid_chat, question)
     assert result.outcome == "tool_answer", result.answer
     assert len(result.citations) == shown
+
+
+def test_a_contraction_typed_without_its_apostrophe_asks_nothing_of_its_own(hybrid_chat):
+    # Before: declined, "whats" (stemmed "what") a word no passage holds.
+    result = ask(hybrid_chat, "whats the password policy")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Passwords and multi-factor authentication"
+
+
+def test_an_ellipsis_naming_a_product_in_lower_case_asks_the_previous_question_of_it(
+    hybrid_chat,
+):
+    # Before: the Nokia's description, its warranty left out ("nokia" read as no name,
+    # so nothing of the previous question swapped for it).
+    _, result = converse(
+        hybrid_chat, "what is the warranty on the pixel 8 pro", "and on the nokia?"
+    )
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("Brightwell covers the Nokia G42 with a 1-year warranty.")
+
+
+def test_a_brand_typed_in_lower_case_that_the_catalog_lacks_lists_nothing(hybrid_chat):
+    # Before: every phone listed, as if they were Huawei's.
+    result = ask(hybrid_chat, "do you have any huawei phones")
+    assert result.outcome == "clarify" and result.stop_reason == "no_matching_products"
+    assert result.citations == []
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted", "left_out"),
+    [
+        # Before: asked back with "the P" (of "the P1") as the thing to choose.
+        ("what is the P1 response time on enterprise", "within 15 minutes", "On the Basic plan"),
+        # Before: asked back with "the business" ("4 business hours" elsewhere).
+        ("what is the price of the business plan", "The Business plan costs $149", "costs $29"),
+    ],
+)
+def test_a_code_or_a_named_plan_typed_in_lower_case_is_no_thing_to_choose(
+    hybrid_chat, question, quoted, left_out
+):
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in result.answer
+    assert left_out not in result.answer
+
+
+def test_a_french_sentence_is_read_with_its_phrases_translations(hybrid_chat):
+    # Before: led by the support policy's "online help centre", the report's "ventes en
+    # ligne ... 41 % du chiffre d'affaires" read word by word ("line", "figure").
+    result = ask(hybrid_chat, "what share of revenue is online sales")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "Les ventes en ligne de Brightwell" in result.answer.split("[")[0]

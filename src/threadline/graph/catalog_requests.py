@@ -17,6 +17,7 @@ from typing import Any
 
 from threadline.graph.question_terms import asks_of_the_subject
 from threadline.text import STOPWORDS, fold
+from threadline.text.matching import is_dictionary_word, one_edit
 
 # A phone as a way to reach someone ("their phone number", "par téléphone") asks about
 # no product: those phrases are taken out before the category is read.
@@ -488,7 +489,24 @@ def unknown_brand(question: str, known_words: Sequence[str]) -> str | None:
         name = match["before"] or match["after"]
         if fold(name) not in known and fold(name) not in STOPWORDS and match.start() > 0:
             return name
+    for match in _TYPED_BEFORE_CATEGORY.finditer(question):
+        # "any huawei phones": typed in lower case, a word no dictionary holds before a
+        # category word is a name too ("cheap phones", "android phones" are words), unless
+        # it is a known one mistyped ("samsumg").
+        name = match["before"]
+        if (
+            name not in known
+            and not is_dictionary_word(name)
+            and not any(one_edit(name, word) for word in known)
+        ):
+            return name
     return None
+
+
+# A word typed in lower case before a category word: "huawei phones".
+_TYPED_BEFORE_CATEGORY = re.compile(
+    r"(?<=\s)(?P<before>[a-z]{3,})\s+(?:phones?|smartphones?|laptops?|notebooks?)\b"
+)
 
 
 def product_line(question: str, brands: Sequence[str], names: Sequence[str]) -> str | None:
@@ -616,14 +634,21 @@ def named_product(question: str, names: Sequence[str]) -> str | None:
     return named[0] if len(named) == 1 else None
 
 
-def with_catalog_capitals(question: str, names: Sequence[str]) -> str:
+def _a_name_word_alone(word: str) -> bool:
+    """Whether a word typed alone names a product when a catalog name writes it: no English word."""
+    return len(word) > 2 and word.isalpha() and not is_dictionary_word(word)
+
+
+def with_catalog_capitals(question: str, names: Sequence[str], *, lone_words: bool = False) -> str:
     """Return a question with the catalog names it types in lower case written as named.
 
     "is the pixel 8 pro waterproof" types the Google Pixel 8 Pro's name in lower case:
     still that product, so words typed in a row as a catalog name writes them ("pixel
     8 pro", two words at least) take the name's capitals ("Pixel 8 Pro"), and what reads
     names from capitals reads this one. A name's word alone ("battery power", "the
-    pixel") and words already capitalised are left as typed.
+    pixel") and words already capitalised are left as typed; with `lone_words` (an
+    ellipsis, whose phrase is what it names: "and on the nokia?"), a name's word alone
+    that is no English word takes its capitals too ("Nokia").
     """
     words = list(re.finditer(r"[\w.]+", question))
     folded = [fold(w.group()) for w in words]
@@ -641,6 +666,8 @@ def with_catalog_capitals(question: str, names: Sequence[str]) -> str:
                     run += 1
                 if run >= 2:
                     spelling.update({i + r: name[k + r][1] for r in range(run)})
+                elif run == 1 and lone_words and _a_name_word_alone(words[i].group()):
+                    spelling.setdefault(i, name[k][1])
     written = question
     for i in sorted(spelling, reverse=True):
         word = words[i].group()

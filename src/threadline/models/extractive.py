@@ -38,6 +38,7 @@ from pydantic import BaseModel, Field
 
 from threadline.knowledge.bilingual import (
     lexicon_phrases,
+    translate_passage_terms,
     translate_query,
     translate_vocabulary,
 )
@@ -267,6 +268,9 @@ def _question_coverage(
         other_language = languages[row[1]] != asked
         if other_language:
             found |= translate_vocabulary(found, languages[row[1]], asked)
+            # Its phrases too, as the evidence check reads the passage: "les ventes en
+            # ligne ... 41 % du chiffre d'affaires" says online sales and revenue.
+            found |= translate_passage_terms(row[3], languages[row[1]], asked)
         # Read as the evidence check reads a passage: "perds" finds "lose" in
         # translation, "lost" finds "loses", "NPS" a "Net Promoter Score".
         held = sum(1 for t in own if t not in grouped and matches_term(t, found))
@@ -394,16 +398,17 @@ _CODE = re.compile(r"^([^\W\d_]+)(\d+)$")
 _CAPITALISED = r"[A-ZÀ-Ý][\w'’-]*"
 
 
-def _named_as_the_passages_write_it(question: str, texts: Sequence[str]) -> str:
-    """Return the question with a lower-case word the passages write as a name before a noun.
+def _names_as_the_passages_write_them(question: str, texts: Sequence[str]) -> list[tuple[str, str]]:
+    """Return the lower-case words of a question the passages write as names, with their nouns.
 
     "the P1 response time on business" over passages writing "the Business plan" names the
-    Business plan: "business" is read "Business plan", the name with its noun, when it
-    stands alone in the question (no noun of its own after it: "business hours" is
-    another thing) and the passages write it capitalised before one noun only.
+    Business plan: ("Business", "plan"), when the word stands alone in the question (no
+    noun of its own after it: "business hours" is another thing). Each noun the passages
+    write after it capitalised inside a sentence is one ("Enterprise plan", "Enterprise
+    customers").
     """
     words = re.findall(r"[\w'’-]+|[^\w\s]", question)
-    read = []
+    found: list[tuple[str, str]] = []
     for position, word in enumerate(words):
         after = words[position + 1] if position + 1 < len(words) else ""
         if (
@@ -415,14 +420,11 @@ def _named_as_the_passages_write_it(question: str, texts: Sequence[str]) -> str:
             and (not after or not after[0].isalnum() or is_stopword(after.lower()))
         ):
             name = word.capitalize()
-            # Inside a sentence ("the Business plan", "on Business and ..."), not its start.
+            # Inside a sentence ("the Business plan"), not at its start.
             written = re.compile(rf"(?<=[a-z,] ){name} ([a-z]{{3,}})\b")
             nouns = {m.group(1) for text in texts for m in written.finditer(text)}
-            nouns = {n for n in nouns if not is_stopword(n)}
-            if len(nouns) == 1:
-                word = f"{name} {nouns.pop()}"
-        read.append(word)
-    return " ".join(read)
+            found.extend((name, noun) for noun in sorted(nouns) if not is_stopword(noun))
+    return found
 
 
 def _sibling_patterns(
@@ -434,12 +436,13 @@ def _sibling_patterns(
     has "the Business plan", "the Enterprise plan" (another name before the same
     noun; "le plan Business" after it). Each pattern comes with the name it stands for.
     A name typed in lower case is read as the passages (`texts`) write it
-    (`_named_as_the_passages_write_it`).
+    (`_names_as_the_passages_write_them`).
     """
-    if texts:
-        question = _named_as_the_passages_write_it(question, texts)
     words = re.findall(r"[\w'’-]+", question)
     patterns: list[tuple[re.Pattern[str], str]] = []
+    for word, noun in _names_as_the_passages_write_them(question, texts) if texts else ():
+        before = rf"\b(?!{re.escape(word)}\b)({_CAPITALISED}) (?i:{re.escape(noun)})\b"
+        patterns.append((re.compile(before), word))
     for position, word in enumerate(words):
         code = _CODE.match(word)
         if code and code.group(1)[0].isupper():
