@@ -446,6 +446,8 @@ def test_a_policy_with_its_complement_is_not_the_support_policy(hybrid_chat):
     [
         ("Which phone has the biggest screen?", "and the smallest?", 'display: 6.1"'),
         ("Quel téléphone a la plus grande batterie ?", "et la plus petite ?", "3349 mAh"),
+        # Round 14: declined before, "worst" a word no passage holds.
+        ("which phone has the best camera", "and the worst?", "camera: 48 MP"),
     ],
 )
 def test_a_bare_superlative_ranks_the_previous_spec_the_other_way(hybrid_chat, first, then, top):

@@ -914,7 +914,9 @@ _BARE_DEGREE = re.compile(
     r"^(?:and |et |so |alors )?(?:what about |et pour )?(?:the|le|la|les) "
     r"(?:(?P<asc>smallest|lowest|least|fewest|shortest|weakest|plus petite?s?|plus basse?s?|"
     r"plus faibles?|plus courte?s?|moins \w+)|(?P<desc>biggest|largest|highest|most|longest|"
-    r"strongest|plus grande?s?|plus haute?s?|plus elevee?s?|plus longue?s?|plus fortes?))"
+    r"strongest|plus grande?s?|plus haute?s?|plus elevee?s?|plus longue?s?|plus fortes?)"
+    # "the best camera" then "and the worst?": the other end of the ranking.
+    r"|(?P<reverse>worst|pire?s?))"
     r"(?: ones?)?\s*[?!.]*$"
 )
 
@@ -960,7 +962,8 @@ def reranked_on_the_same_spec(
 
     "Which phone has the biggest screen?" then "and the smallest?" ranks the phones on
     their screens, the other way: the message names a direction, the previous ranking
-    its spec and category. None when the message is no bare superlative or the previous
+    its spec and category. "the worst" is the previous ranking's reverse (it says which
+    end, not which way a number goes). None when the message is no bare superlative or the previous
     question ranked nothing.
     """
     text = fold(message).strip()
@@ -970,7 +973,10 @@ def reranked_on_the_same_spec(
     previous = parse_catalog_request(previous_question, brands)
     if previous is None or previous.name != "rank_products" or "category" not in previous.args:
         return None
-    order = "asc" if match["asc"] else "desc"
+    if match["reverse"]:
+        order = {"asc": "desc", "desc": "asc"}[str(previous.args.get("order", "asc"))]
+    else:
+        order = "asc" if match["asc"] else "desc"
     return ToolRequest("rank_products", {**previous.args, "order": order})
 
 

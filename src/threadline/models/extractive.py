@@ -402,8 +402,9 @@ def _names_as_the_passages_write_them(question: str, texts: Sequence[str]) -> li
     """Return the lower-case words of a question the passages write as names, with their nouns.
 
     "the P1 response time on business" over passages writing "the Business plan" names the
-    Business plan: ("Business", "plan"), when the word stands alone in the question (no
-    noun of its own after it: "business hours" is another thing). Each noun the passages
+    Business plan: ("Business", "plan"), when the word stands alone in the question, after
+    a function word and with no noun of its own after it ("business hours" is another
+    thing). Each noun the passages
     write after it capitalised inside a sentence is one ("Enterprise plan", "Enterprise
     customers").
     """
@@ -413,6 +414,9 @@ def _names_as_the_passages_write_them(question: str, texts: Sequence[str]) -> li
         after = words[position + 1] if position + 1 < len(words) else ""
         if (
             position > 0
+            # After a function word ("on business", "for the enterprise"), as a name is:
+            # "select query to work" types a common noun after another word.
+            and is_stopword(words[position - 1].lower())
             and len(word) > 2
             and word.isalpha()
             and word.islower()
