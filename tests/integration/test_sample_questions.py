@@ -446,6 +446,8 @@ def test_a_policy_with_its_complement_is_not_the_support_policy(hybrid_chat):
     [
         ("Which phone has the biggest screen?", "and the smallest?", 'display: 6.1"'),
         ("Quel téléphone a la plus grande batterie ?", "et la plus petite ?", "3349 mAh"),
+        # Round 14: declined before, "worst" a word no passage holds.
+        ("which phone has the best camera", "and the worst?", "camera: 48 MP"),
     ],
 )
 def test_a_bare_superlative_ranks_the_previous_spec_the_other_way(hybrid_chat, first, then, top):
@@ -1459,3 +1461,105 @@ def test_a_measure_of_nothing_named_stays_on_the_conversations_subject(hybrid_ch
     assert result.outcome == "grounded_answer", result.answer
     assert "within 30 days" in result.answer
     assert {c["section"] for c in result.citations} == {"Refunds and returns"}, result.answer
+
+
+# Round 14: English.
+
+
+def test_whether_support_is_offered_on_weekends_is_the_support_hours(hybrid_chat):
+    # Before: the report's 2025 outlook, "prévoit" read as "provide" beside "contrats de
+    # support"; the verb of "does X provide Y?" asks whether Y is on offer, stated by the
+    # support hours in their own words.
+    result = ask(hybrid_chat, "Does Brightwell provide support on weekends?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("Brightwell business hours are Monday to Friday")
+    assert {c["section"] for c in result.citations} <= {
+        "Support hours and channels",
+        "Support plans",
+    }
+
+
+def test_the_contact_for_a_situation_no_passage_names_is_declined(hybrid_chat):
+    # Before: the Restricted data rule, "contact" and "data" held, "breach" in no passage.
+    result = ask(hybrid_chat, "who do i contact for a data breach")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+    assert result.citations == []
+    # The contact for a situation the passages name, in the asker's own verb.
+    result = ask(hybrid_chat, "who do i talk to about phishing")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Phishing reporting"
+
+
+def test_a_plan_named_in_lower_case_keeps_its_own_sentence(hybrid_chat):
+    # Before: the Business plan's P1 time, then the Basic plan's ("4 business hours").
+    result = ask(hybrid_chat, "what is the P1 response time on business")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "On the Business plan, P1 incidents get a first response within 1 hour" in result.answer
+    assert "Basic plan" not in result.answer
+    result = ask(hybrid_chat, "whats the uptime on basic")
+    assert "99.5%" in result.answer and "99.9%" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "shown"), [("Do you sell smartphones?", 9), ("do you sell computers", 7)]
+)
+def test_a_kind_of_product_the_catalog_sells_is_listed_by_any_of_its_names(
+    hybrid_chat, question, shown
+):
+    # Before: declined, no row writing "smartphones" or "computers": every row listed is
+    # of the kind asked.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "tool_answer", result.answer
+    assert len(result.citations) == shown
+
+
+def test_a_contraction_typed_without_its_apostrophe_asks_nothing_of_its_own(hybrid_chat):
+    # Before: declined, "whats" (stemmed "what") a word no passage holds.
+    result = ask(hybrid_chat, "whats the password policy")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Passwords and multi-factor authentication"
+
+
+def test_an_ellipsis_naming_a_product_in_lower_case_asks_the_previous_question_of_it(
+    hybrid_chat,
+):
+    # Before: the Nokia's description, its warranty left out ("nokia" read as no name,
+    # so nothing of the previous question swapped for it).
+    _, result = converse(
+        hybrid_chat, "what is the warranty on the pixel 8 pro", "and on the nokia?"
+    )
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("Brightwell covers the Nokia G42 with a 1-year warranty.")
+
+
+def test_a_brand_typed_in_lower_case_that_the_catalog_lacks_lists_nothing(hybrid_chat):
+    # Before: every phone listed, as if they were Huawei's.
+    result = ask(hybrid_chat, "do you have any huawei phones")
+    assert result.outcome == "clarify" and result.stop_reason == "no_matching_products"
+    assert result.citations == []
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted", "left_out"),
+    [
+        # Before: asked back with "the P" (of "the P1") as the thing to choose.
+        ("what is the P1 response time on enterprise", "within 15 minutes", "On the Basic plan"),
+        # Before: asked back with "the business" ("4 business hours" elsewhere).
+        ("what is the price of the business plan", "The Business plan costs $149", "costs $29"),
+    ],
+)
+def test_a_code_or_a_named_plan_typed_in_lower_case_is_no_thing_to_choose(
+    hybrid_chat, question, quoted, left_out
+):
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in result.answer
+    assert left_out not in result.answer
+
+
+def test_a_french_sentence_is_read_with_its_phrases_translations(hybrid_chat):
+    # Before: led by the support policy's "online help centre", the report's "ventes en
+    # ligne ... 41 % du chiffre d'affaires" read word by word ("line", "figure").
+    result = ask(hybrid_chat, "what share of revenue is online sales")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "Les ventes en ligne de Brightwell" in result.answer.split("[")[0]

@@ -891,3 +891,27 @@ def test_a_passage_saying_more_of_the_question_with_a_synonym_leads():
     )
     text = ExtractiveChatModel().invoke([SystemMessage("system"), HumanMessage(user)]).text
     assert text == "You can delete backups from the console. [2]"
+
+
+def test_a_plan_named_in_lower_case_leaves_the_other_plans_sentences_out():
+    # "on business": the passages write "the Business plan", so the Basic plan's sentence
+    # (which holds "business" in "4 business hours") speaks of another plan.
+    passages = [
+        "On the Business plan, P1 incidents get a first response within 1 hour. "
+        "On the Basic plan, P1 incidents get a first response within 4 business hours.",
+        "Business plan customers can use phone support during business hours.",
+    ]
+    text = compose("what is the P1 response time on business", passages)
+    assert "On the Business plan, P1 incidents" in text
+    assert "Basic plan" not in text
+
+
+def test_a_common_noun_typed_after_another_word_is_no_name():
+    # "select query to work": "query" follows no function word, so the passages' "the
+    # Query editor" does not make "the SQL editor" another thing asked about.
+    passages = [
+        "To run a query, open the console. In the SQL editor field, enter a SELECT statement.",
+        "Queries can be saved from the Query editor of the console.",
+    ]
+    text = compose("I cannot get select query to work, what steps should I take?", passages)
+    assert "In the SQL editor field, enter a SELECT statement." in text

@@ -53,6 +53,14 @@ def test_compounds_of_one_first_word_with_different_heads_are_different_words():
     assert held("photos", "aviation photography")
 
 
+def test_a_head_snowball_shortens_below_four_letters_is_read_back():
+    # "firewall" stems "firewal": its head "wal" is "wall", a noun, as "work" is.
+    assert not held("firework", "every laptop runs a firewall")
+    assert not held("firewalls", "fireworks at the launch")
+    assert held("firewalls", "the firewall is on")
+    assert held("skilled", "a skill")
+
+
 def test_a_form_that_is_also_a_noun_is_read_as_written():
     # "Roses" are no form of "rise", nor a "saw" of "see": such forms are left alone.
     assert not held("roses", "prices rise in spring")

@@ -25,7 +25,7 @@ from threadline.graph.question_terms import (
 from threadline.graph.rules import policy_topic
 from threadline.knowledge.bilingual import translate_query
 from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS
-from threadline.text import fold, terms
+from threadline.text import fold, is_stopword, terms
 from threadline.text.sentences import sentences
 
 # A reference to something the question does not name.
@@ -46,7 +46,8 @@ UNSAID = re.compile(
     r"particular)\s+[a-zà-ÿ'’-]+|[a-zà-ÿ'’-]+\s+(?:précise?|particulier|particulière)))",
     re.I,
 )
-_DEFINITE = re.compile(r"\b(the|le|la|les)\s+([a-zà-ÿ'’-]+)", re.I)
+# "the X" with X a whole word: "the P1 response time" names a code ("P1"), not "the P".
+_DEFINITE = re.compile(r"\b(the|le|la|les)\s+([a-zà-ÿ'’-]+)(?![\w'’-])", re.I)
 
 
 # "Does that apply to...?", "Is this free?": after an auxiliary opening a question, a
@@ -485,6 +486,17 @@ def as_the_passages_write_it(question: str, texts: Sequence[str]) -> str:
 
     def capitalised(match: re.Match[str]) -> str:
         word = match.group(0)
+        after = re.match(r"\s+([a-zà-ÿ]{3,})\b", question[match.end() :])
+        if after is not None and not is_stopword(after[1]):
+            # "the business plan": read as the passages write that phrase ("the Business
+            # plan" in two documents), whatever they write of the word elsewhere ("4
+            # business hours").
+            phrase = re.compile(
+                rf"(?<=[\w,;:(«\"'’] )({re.escape(word)}) {re.escape(after[1])}s?\b", re.I
+            )
+            said = [(i, m) for i, text in enumerate(texts) for m in phrase.finditer(text)]
+            if said and all(m[1][0].isupper() for _, m in said) and len({i for i, _ in said}) >= 2:
+                return word.capitalize()
         inside = re.compile(
             rf"(?:(?P<before>\w+)\s+|(?<=[,;:(«\"'’] ))(?P<word>{re.escape(word)}s?)\b"
             r"(?P<next>\s+(?:of|de|du|des|(?-i:[A-Z])))?",

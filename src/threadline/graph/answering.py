@@ -23,7 +23,12 @@ from pydantic import BaseModel, Field
 
 from threadline.followups.trail import render_history
 from threadline.graph import prompts
-from threadline.graph.ellipsis import changes_only_the_year, substituted_question
+from threadline.graph.catalog_requests import with_catalog_capitals
+from threadline.graph.ellipsis import (
+    changes_only_the_year,
+    read_ellipsis,
+    substituted_question,
+)
 from threadline.graph.evidence import Evidence, Verdict, decide
 from threadline.graph.grounding import neutralize_markers
 from threadline.graph.question_terms import PRONOUN
@@ -87,21 +92,29 @@ def language_of(state: State) -> str:
     return detect_language(state.query, fallback=detect_language(spoken) if spoken else None)
 
 
-def asked_question(state: State) -> str:
+def asked_question(state: State, names: Sequence[str] = ()) -> str:
     """Return the question the turn asks: the message, or the one an ellipsis stands for.
 
     "Et pour le plan Enterprise ?" after "Quel est le SLA du plan Business ?" asks "Quel
     est le SLA du plan Enterprise ?" (`graph.ellipsis`): that is what the passages must
     answer and what an answer quotes for. What a company made is asked as its revenue
-    (`facts.revenue_spelled_out`).
+    (`facts.revenue_spelled_out`). The catalog's product `names` typed in lower case are
+    read with their capitals (`with_catalog_capitals`), in the message and the question
+    before it: "and on the nokia?" after "what is the warranty on the pixel 8 pro" asks
+    the Nokia's warranty.
     """
     if state.route == "tool":
         return state.query
+    query = state.query
+    if names:
+        query = with_catalog_capitals(query, names, lone_words=read_ellipsis(query) is not None)
     if not state.history:
-        return revenue_spelled_out(state.query)
+        return revenue_spelled_out(query)
     previous = str(state.history[-1].get("question") or "")
+    if names:
+        previous = with_catalog_capitals(previous, names)
     searched = state.history[-1].get("search_query") or ""
-    return revenue_spelled_out(substituted_question(state.query, previous, searched) or state.query)
+    return revenue_spelled_out(substituted_question(query, previous, searched) or query)
 
 
 def in_order_quoted(titles: Sequence[str], answer: str) -> list[str]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from threadline.graph.question_terms import asks_of_the_subject
 from threadline.text import STOPWORDS, fold
+from threadline.text.matching import is_dictionary_word, one_edit
 
 # A phone as a way to reach someone ("their phone number", "par téléphone") asks about
 # no product: those phrases are taken out before the category is read.
@@ -216,6 +217,17 @@ def without_product_reference(question: str) -> str:
     text = fold(question)
     for pattern in (_ORDINAL_REF, _PRICE_REF):
         text = pattern.sub(" ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def without_kind_words(text: str) -> str:
+    """Return a message without the words naming a kind of product the catalog sells.
+
+    "do you sell smartphones?" answered by the phones the catalog lists: every row is a
+    phone, which is what "smartphones" asks; no row need write the word ("Nokia phone").
+    """
+    for pattern in CATEGORY_WORDS.values():
+        text = re.sub(pattern, " ", text)
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -477,7 +489,24 @@ def unknown_brand(question: str, known_words: Sequence[str]) -> str | None:
         name = match["before"] or match["after"]
         if fold(name) not in known and fold(name) not in STOPWORDS and match.start() > 0:
             return name
+    for match in _TYPED_BEFORE_CATEGORY.finditer(question):
+        # "any huawei phones": typed in lower case, a word no dictionary holds before a
+        # category word is a name too ("cheap phones", "android phones" are words), unless
+        # it is a known one mistyped ("samsumg").
+        name = match["before"]
+        if (
+            name not in known
+            and not is_dictionary_word(name)
+            and not any(one_edit(name, word) for word in known)
+        ):
+            return name
     return None
+
+
+# A word typed in lower case before a category word: "huawei phones".
+_TYPED_BEFORE_CATEGORY = re.compile(
+    r"(?<=\s)(?P<before>[a-z]{3,})\s+(?:phones?|smartphones?|laptops?|notebooks?)\b"
+)
 
 
 def product_line(question: str, brands: Sequence[str], names: Sequence[str]) -> str | None:
@@ -605,14 +634,21 @@ def named_product(question: str, names: Sequence[str]) -> str | None:
     return named[0] if len(named) == 1 else None
 
 
-def with_catalog_capitals(question: str, names: Sequence[str]) -> str:
+def _a_name_word_alone(word: str) -> bool:
+    """Whether a word typed alone names a product when a catalog name writes it: no English word."""
+    return len(word) > 2 and word.isalpha() and not is_dictionary_word(word)
+
+
+def with_catalog_capitals(question: str, names: Sequence[str], *, lone_words: bool = False) -> str:
     """Return a question with the catalog names it types in lower case written as named.
 
     "is the pixel 8 pro waterproof" types the Google Pixel 8 Pro's name in lower case:
     still that product, so words typed in a row as a catalog name writes them ("pixel
     8 pro", two words at least) take the name's capitals ("Pixel 8 Pro"), and what reads
     names from capitals reads this one. A name's word alone ("battery power", "the
-    pixel") and words already capitalised are left as typed.
+    pixel") and words already capitalised are left as typed; with `lone_words` (an
+    ellipsis, whose phrase is what it names: "and on the nokia?"), a name's word alone
+    that is no English word takes its capitals too ("Nokia").
     """
     words = list(re.finditer(r"[\w.]+", question))
     folded = [fold(w.group()) for w in words]
@@ -630,6 +666,8 @@ def with_catalog_capitals(question: str, names: Sequence[str]) -> str:
                     run += 1
                 if run >= 2:
                     spelling.update({i + r: name[k + r][1] for r in range(run)})
+                elif run == 1 and lone_words and _a_name_word_alone(words[i].group()):
+                    spelling.setdefault(i, name[k][1])
     written = question
     for i in sorted(spelling, reverse=True):
         word = words[i].group()
@@ -876,7 +914,9 @@ _BARE_DEGREE = re.compile(
     r"^(?:and |et |so |alors )?(?:what about |et pour )?(?:the|le|la|les) "
     r"(?:(?P<asc>smallest|lowest|least|fewest|shortest|weakest|plus petite?s?|plus basse?s?|"
     r"plus faibles?|plus courte?s?|moins \w+)|(?P<desc>biggest|largest|highest|most|longest|"
-    r"strongest|plus grande?s?|plus haute?s?|plus elevee?s?|plus longue?s?|plus fortes?))"
+    r"strongest|plus grande?s?|plus haute?s?|plus elevee?s?|plus longue?s?|plus fortes?)"
+    # "the best camera" then "and the worst?": the other end of the ranking.
+    r"|(?P<reverse>worst|pire?s?))"
     r"(?: ones?)?\s*[?!.]*$"
 )
 
@@ -922,7 +962,8 @@ def reranked_on_the_same_spec(
 
     "Which phone has the biggest screen?" then "and the smallest?" ranks the phones on
     their screens, the other way: the message names a direction, the previous ranking
-    its spec and category. None when the message is no bare superlative or the previous
+    its spec and category. "the worst" is the previous ranking's reverse (it says which
+    end, not which way a number goes). None when the message is no bare superlative or the previous
     question ranked nothing.
     """
     text = fold(message).strip()
@@ -932,7 +973,10 @@ def reranked_on_the_same_spec(
     previous = parse_catalog_request(previous_question, brands)
     if previous is None or previous.name != "rank_products" or "category" not in previous.args:
         return None
-    order = "asc" if match["asc"] else "desc"
+    if match["reverse"]:
+        order = {"asc": "desc", "desc": "asc"}[str(previous.args.get("order", "asc"))]
+    else:
+        order = "asc" if match["asc"] else "desc"
     return ToolRequest("rank_products", {**previous.args, "order": order})
 
 

@@ -52,7 +52,11 @@ from threadline.graph.anchors import (
     unanchored_references,
     written_as_a_name,
 )
-from threadline.graph.catalog_requests import compares_on_a_spec, without_product_reference
+from threadline.graph.catalog_requests import (
+    compares_on_a_spec,
+    without_kind_words,
+    without_product_reference,
+)
 from threadline.graph.names import passage_terms
 from threadline.graph.polar import SENTENCE_KINDS, is_polar, states_kind_with, states_together
 from threadline.graph.qualifiers import qualifiers_of
@@ -417,7 +421,8 @@ def decide(
         # A catalog tool ran typed filters over structured data: its rows are the answer,
         # unless the message asks whether a product has something no row states ("does the
         # first one support wireless charging?": the Nokia's entry says nothing of it).
-        asked = content_terms(without_product_reference(question))
+        # The kind of product it searched is what every row is ("do you sell computers?").
+        asked = content_terms(without_kind_words(without_product_reference(question)))
         # "Is the Galaxy S24 cheaper than the Pixel 8 Pro?" is answered by the two rows
         # ranked on price: the relation is their values, which no row states in words.
         if asked and is_polar(question) and not compares_on_a_spec(question):

@@ -431,6 +431,20 @@ _ON_OFFER = re.compile(
 )
 
 
+# "Who do I contact for a data breach?", "who should we call about a broken screen?": the
+# contact for a situation, which the passage must name (its head noun, as for "is there a
+# X?"); a passage on data that names no breach gives the contact for something else.
+_CONTACT_FOR = re.compile(
+    r"^\s*(?:so |and |but |ok,? )?(?:who|whom|where)\s+(?:do|should|can|could|must|would)\s+"
+    r"(?:i|we|you|one|employees|customers|staff)\s+(?:contact|call|e-?mail|ask|notify|tell|"
+    r"reach|report\s+it|report\s+this|(?:talk|speak|turn|go|write)\s+to)\s+"
+    r"(?:for|about|regarding|concerning|with|over)\s+(?:a |an |the |my |our |any |some )?"
+    r"(?P<phrase>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)"
+    r"(?:\s+(?:for|to|in|at|on|with|from|that|which|who|and|or|if|when)\b|[?.,;!]|$)",
+    re.I,
+)
+
+
 # "How many vacation days do employees get?": what is counted, modifiers and head. The
 # modifiers say which ones are counted ("vacation days" are not the "7 days" of an SMS
 # fallback), so a passage must hold them all, unlike the head-only phrases above.
@@ -500,6 +514,7 @@ def asked_phrase_terms(question: str) -> list[str]:
             _EXISTS_PHRASE.search(question)
             or _OBJECT_ASKED.search(question)
             or _ON_OFFER.search(question)
+            or _CONTACT_FOR.search(question)
         )
     if not match or _PRONOUN_SUBJECT.match(match.group("phrase")):
         # "What is it called?", "what are they used for?": the pronoun is the subject of

@@ -324,6 +324,38 @@ _NAME_ASKED = re.compile(
 )
 
 
+# "Does Brightwell provide support on weekends?", "do you sell smartphones?": whether
+# something is on offer. The verb asks it, as "is there" does; the passages state the
+# offer in their own words ("Basic plan customers can contact Brightwell support"), so
+# the verb is the relation, not a word to find ("prévoit" translates as "provide").
+# Another doer's act is none: "can I provide feedback?" is about providing.
+_ON_OFFER_VERB = re.compile(
+    r"^\s*(?:so |and |but |ok,? )?(?:does|do|did|can|will|would)\s+"
+    r"(?!(?:i|we|one)\b)[\w'-]+(?:\s+[\w'-]+)?\s+"
+    r"(sell|offer|stock|carry|provide|supply)\b"
+)
+
+
+# "Who do I talk to about phishing?", "who should we call for a lost laptop?": whom to
+# reach, a role or a channel the passage names ("report suspicious emails with the Report
+# phishing button", "report the loss to the IT service desk") without the asker's verb.
+_WHO_TO_REACH = re.compile(
+    r"\bwho(?:m)? (?:should|do|can|could|must|shall|would) (?:i|we|one) "
+    r"(contact|call|ask|e-?mail|notify|tell|reach|talk|speak|write|turn)\b"
+)
+
+
+def offer_verb_terms(question: str) -> frozenset[str]:
+    """Return the terms of the verb of a question whether something is on offer, if any.
+
+    "Does Brightwell provide support on weekends?" → the terms of "provide": what is asked
+    is whether support is given on weekends, which the passage on support hours states
+    without the verb.
+    """
+    match = _ON_OFFER_VERB.search(fold(question))
+    return frozenset(terms(match.group(1))) if match else frozenset()
+
+
 def role_terms(question: str) -> frozenset[str]:
     """Return the terms of the verb whose doer or place a question asks for, if any.
 
@@ -332,9 +364,13 @@ def role_terms(question: str) -> frozenset[str]:
     "Where does the river start and end?" → "start", "end": the passage names the places.
     "How long do refunds take to arrive?" → "arrive": the passage states the duration.
     "What is it called outside of the USA?" → "called": the passage states the name.
+    "Does Brightwell provide support?" → "provide" (`offer_verb_terms`).
+    "Who do I talk to about phishing?" → "talk": the passage names whom to reach.
     """
     text = fold(question)
-    match = _WHO_DOES.search(text)
+    if offered := offer_verb_terms(question):
+        return offered
+    match = _WHO_DOES.search(text) or _WHO_TO_REACH.search(text)
     if match:
         return frozenset(terms(match.group(1)))
     match = _HOW_LONG_TO.search(text)

@@ -38,6 +38,7 @@ from pydantic import BaseModel, Field
 
 from threadline.knowledge.bilingual import (
     lexicon_phrases,
+    translate_passage_terms,
     translate_query,
     translate_vocabulary,
 )
@@ -51,6 +52,7 @@ from threadline.knowledge.facts import (
     counted_noun,
     counts_other_things_only,
     has_answer_type,
+    offer_verb_terms,
     states_an_aim,
     states_count_of,
     states_share_of,
@@ -139,6 +141,9 @@ def _asking_terms(question: str, answer_type: str = "") -> set[str]:
     asking = set(ASKING_TERMS.get(answer_type, frozenset())) | (
         _REQUEST_TERMS - acted_request_terms(question)
     )
+    # "Does Brightwell provide support on weekends?" asks whether support is on offer:
+    # "prévoit" translated "provide" in a 2025 plan says nothing of it.
+    asking |= offer_verb_terms(question)
     if detect_language(question) == "fr":
         asking |= _FRENCH_AUXILIARIES
     return asking
@@ -264,6 +269,9 @@ def _question_coverage(
         other_language = languages[row[1]] != asked
         if other_language:
             found |= translate_vocabulary(found, languages[row[1]], asked)
+            # Its phrases too, as the evidence check reads the passage: "les ventes en
+            # ligne ... 41 % du chiffre d'affaires" says online sales and revenue.
+            found |= translate_passage_terms(row[3], languages[row[1]], asked)
         # Read as the evidence check reads a passage: "perds" finds "lose" in
         # translation, "lost" finds "loses", "NPS" a "Net Promoter Score"; and, as the
         # sentences are scored, a synonym ("delete" for "remove"): which passage leads
@@ -400,15 +408,55 @@ _CODE = re.compile(r"^([^\W\d_]+)(\d+)$")
 _CAPITALISED = r"[A-ZÀ-Ý][\w'’-]*"
 
 
-def _sibling_patterns(question: str) -> list[tuple[re.Pattern[str], str]]:
+def _names_as_the_passages_write_them(question: str, texts: Sequence[str]) -> list[tuple[str, str]]:
+    """Return the lower-case words of a question the passages write as names, with their nouns.
+
+    "the P1 response time on business" over passages writing "the Business plan" names the
+    Business plan: ("Business", "plan"), when the word stands alone in the question, after
+    a function word and with no noun of its own after it ("business hours" is another
+    thing). Each noun the passages
+    write after it capitalised inside a sentence is one ("Enterprise plan", "Enterprise
+    customers").
+    """
+    words = re.findall(r"[\w'’-]+|[^\w\s]", question)
+    found: list[tuple[str, str]] = []
+    for position, word in enumerate(words):
+        after = words[position + 1] if position + 1 < len(words) else ""
+        if (
+            position > 0
+            # After a function word ("on business", "for the enterprise"), as a name is:
+            # "select query to work" types a common noun after another word.
+            and is_stopword(words[position - 1].lower())
+            and len(word) > 2
+            and word.isalpha()
+            and word.islower()
+            and not is_stopword(word)
+            and (not after or not after[0].isalnum() or is_stopword(after.lower()))
+        ):
+            name = word.capitalize()
+            # Inside a sentence ("the Business plan"), not at its start.
+            written = re.compile(rf"(?<=[a-z,] ){name} ([a-z]{{3,}})\b")
+            nouns = {m.group(1) for text in texts for m in written.finditer(text)}
+            found.extend((name, noun) for noun in sorted(nouns) if not is_stopword(noun))
+    return found
+
+
+def _sibling_patterns(
+    question: str, texts: Sequence[str] = ()
+) -> list[tuple[re.Pattern[str], str]]:
     """Return how a sentence names another thing of the kind the question names.
 
     "P2" has siblings "P1", "P3" (the same letters, another number); "the Basic plan"
     has "the Business plan", "the Enterprise plan" (another name before the same
     noun; "le plan Business" after it). Each pattern comes with the name it stands for.
+    A name typed in lower case is read as the passages (`texts`) write it
+    (`_names_as_the_passages_write_them`).
     """
     words = re.findall(r"[\w'’-]+", question)
     patterns: list[tuple[re.Pattern[str], str]] = []
+    for word, noun in _names_as_the_passages_write_them(question, texts) if texts else ():
+        before = rf"\b(?!{re.escape(word)}\b)({_CAPITALISED}) (?i:{re.escape(noun)})\b"
+        patterns.append((re.compile(before), word))
     for position, word in enumerate(words):
         code = _CODE.match(word)
         if code and code.group(1)[0].isupper():
@@ -850,7 +898,8 @@ class ExtractiveChatModel(BaseChatModel):
                 for si, source in enumerate(sources)
                 if detect_language(f"{source.title} {source.text}") == asked_in
             )
-            rows = self._answering(rows, question, answer_type, translated, native)
+            texts = [source.text for source in sources]
+            rows = self._answering(rows, question, answer_type, translated, native, texts)
         if reference:
             chosen = sorted((r for r in rows if r[0] > 0), key=lambda r: -r[0])
             chosen = sorted(chosen[: self.detail_sentences], key=lambda r: (r[1], r[2]))
@@ -1093,6 +1142,7 @@ class ExtractiveChatModel(BaseChatModel):
         answer_type: str,
         translated: set[str] = frozenset(),  # type: ignore[assignment]
         native: frozenset[int] = frozenset(),
+        texts: Sequence[str] = (),
     ) -> list[tuple[float, int, int, str]]:
         """Only the sentences that answer the question: no filler.
 
@@ -1126,7 +1176,7 @@ class ExtractiveChatModel(BaseChatModel):
             # time"), not by the plans' monthly prices, which hold "monthly" and "plan"
             # and no action. Such a passage is read as usual, its other sentences too.
             rows = [r for r in rows if r[1] in acting]
-        if siblings := _sibling_patterns(question):
+        if siblings := _sibling_patterns(question, texts):
             # "What is a P2 incident?": "A P3 (medium) incident is..." holds "incident"
             # and speaks of another incident; "the Basic plan": not the Business plan's.
             rows = [r for r in rows if not names_another(r[3], siblings)] or rows

@@ -289,14 +289,17 @@ _HEAD_LENGTH = 4
 def _is_noun_stem(ending: str) -> bool:
     """Whether an ending is a dictionary noun, as written or as Snowball stems it.
 
-    Snowball drops a final "e" ("phone" → "phon") and writes a final "y" as "i"
-    ("battery" → "batteri"): both are read back before the lookup.
+    Snowball drops a final "e" ("phone" → "phon"), writes a final "y" as "i"
+    ("battery" → "batteri") and a final "ll" as "l" ("wall" → "wal", so "firewall" is
+    "firewal"): each is read back before the lookup, the length asked of the word read.
     """
-    if len(ending) < _HEAD_LENGTH or not ending.isalpha() or not ending.isascii():
+    if not ending.isalpha() or not ending.isascii():
         return False
-    written = [ending, ending + "e"]
-    if ending.endswith("i"):
+    written = [ending, ending + "e"] if len(ending) >= _HEAD_LENGTH else []
+    if ending.endswith("i") and len(ending) >= _HEAD_LENGTH:
         written.append(ending[:-1] + "y")
+    if ending.endswith("l") and len(ending) + 1 >= _HEAD_LENGTH:
+        written.append(ending + "l")
     return any("NOUN" in lemminflect.getAllLemmas(word) for word in written)
 
 

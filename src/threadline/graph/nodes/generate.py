@@ -128,14 +128,18 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     services = run_services()
     settings, context = services.settings, runtime.context or Context()
     # Read as retrieval searched it: "cheapest fone?" asks for the cheapest phone.
-    question = spelt_as_indexed(services, state, asked_question(state))
-    if state.route != "tool" and may_read_catalog(
-        services.settings.source_policy, state.caller_app, state.sources
-    ):
-        # "is the pixel 8 pro waterproof": a product's name typed in lower case is still
-        # that product's name, for the rules that read names from capitals.
-        products = services.kb.catalog.products(state.tenant)
-        question = with_catalog_capitals(question, [p.name for p in products])
+    # "is the pixel 8 pro waterproof": a product's name typed in lower case is still
+    # that product's name, for the rules that read names from capitals, and for what an
+    # ellipsis ("and on the nokia?") swaps into the question before it.
+    names = (
+        [p.name for p in services.kb.catalog.products(state.tenant)]
+        if state.route != "tool"
+        and may_read_catalog(services.settings.source_policy, state.caller_app, state.sources)
+        else []
+    )
+    question = spelt_as_indexed(services, state, asked_question(state, names))
+    if names:
+        question = with_catalog_capitals(question, names)
     evidence = decide_turn(state, question)
     trace: dict[str, Any] = {"node": "generate", "evidence": evidence_trace(evidence)}
     llm = services.llm

@@ -284,7 +284,10 @@ GENERIC_WORDS = (
     "knew known told said gave given took taken made gotten "
     # A speaker's stance or emphasis, like "really" and "actually": "there certainly are
     # scientists who care...", "what exactly is X?" ask about the scientists, about X.
-    "certainly exactly particularly particular"
+    "certainly exactly particularly particular "
+    # A contraction typed without its apostrophe asks as the contraction does: "whats the
+    # password policy" is "what's the password policy" ("whats" stems to "what").
+    "whats hows wheres whens whys whos thats theres"
 )
 """Words that say what to do or how to ask, not what a question is about (evidence
 check). Wider than :data:`REQUEST_WORDS`: the evidence check looks for the question's
