@@ -1459,3 +1459,50 @@ def test_a_measure_of_nothing_named_stays_on_the_conversations_subject(hybrid_ch
     assert result.outcome == "grounded_answer", result.answer
     assert "within 30 days" in result.answer
     assert {c["section"] for c in result.citations} == {"Refunds and returns"}, result.answer
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("what was the revenue last year?", "and the year before?"),
+        ("quel était le chiffre d'affaires l'an dernier ?", "et l'année d'avant ?"),
+    ],
+)
+def test_a_year_said_relative_to_now_asks_the_reports_revenue(hybrid_chat, messages):
+    # "last year" is when, no word a passage writes: "what was the revenue last year?"
+    # asked back which revenue, among the catalog's phones and the support plans, and
+    # "and the year before?" (carrying "revenue last") quoted the Pixel 8a's "seven years
+    # of updates" and the plans' "per year" prices; the French twin's follow-up quoted
+    # the Galaxy A55, "le smartphone le plus vendu de l'année".
+    for result in converse(hybrid_chat, *messages):
+        assert result.outcome == "grounded_answer", result.answer
+        assert "486,3 millions de dollars, contre 435,0 millions de dollars en 2023" in (
+            result.answer
+        )
+        assert "Galaxy" not in result.answer and "per year" not in result.answer
+
+
+def test_a_plan_the_passages_always_write_as_a_name_is_that_plan(hybrid_chat):
+    # The policy writes "business" in lower case ("5 business days") but "the Business
+    # plan" always with its capital: "what is the business plan?" asked back which
+    # "business" among the policy's section titles.
+    result = ask(hybrid_chat, "what is the business plan?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "The Business plan costs $149 per month and covers up to 100 devices" in result.answer
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("what is the business plan?", "and the enterprise one?", "what's its SLA?"),
+        ("c'est quoi le plan Business ?", "et l'Enterprise ?", "c'est quoi son SLA ?"),
+    ],
+)
+def test_its_x_is_found_beside_the_section_that_named_the_thing(hybrid_chat, messages):
+    # "its SLA" after the Enterprise plan of the "Support plans" section: the SLA is in
+    # the "Service level agreements" section, which names the support plans too; only
+    # the discussed section was read, and the question was declined ("son" was also
+    # read as the noun, a sound).
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert "The Enterprise plan SLA guarantees 99.95% monthly uptime" in result.answer
