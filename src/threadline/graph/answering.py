@@ -23,7 +23,11 @@ from pydantic import BaseModel, Field
 
 from threadline.followups.trail import render_history
 from threadline.graph import prompts
-from threadline.graph.ellipsis import changes_only_the_year, substituted_question
+from threadline.graph.ellipsis import (
+    changes_only_the_year,
+    substituted_question,
+    with_the_year_meant,
+)
 from threadline.graph.evidence import Evidence, Verdict, decide
 from threadline.graph.grounding import neutralize_markers
 from threadline.graph.question_terms import PRONOUN
@@ -101,7 +105,22 @@ def asked_question(state: State) -> str:
         return revenue_spelled_out(state.query)
     previous = str(state.history[-1].get("question") or "")
     searched = state.history[-1].get("search_query") or ""
-    return revenue_spelled_out(substituted_question(state.query, previous, searched) or state.query)
+    query = year_meant(state)
+    return revenue_spelled_out(substituted_question(query, previous, searched) or query)
+
+
+def year_meant(state: State) -> str:
+    """Return the message with a year said relative to the previous turn's as that year.
+
+    "and the year before?" after an answer of 2024 asks "and in 2023?" (`ellipsis.
+    with_the_year_meant`); any other message as typed.
+    """
+    if not state.history:
+        return state.query
+    last = state.history[-1]
+    return with_the_year_meant(
+        state.query, str(last.get("question") or ""), str(last.get("answer") or "")
+    )
 
 
 def in_order_quoted(titles: Sequence[str], answer: str) -> list[str]:
@@ -150,7 +169,7 @@ def decide_turn(state: State, question: str) -> Evidence:
         # The words checked are the asked question's: "and the Dell?" after a French
         # question asks "Quelle est la garantie du Dell ?", read as French.
         language=detect_language(question),
-        year_changed=changes_only_the_year(state.query),
+        year_changed=changes_only_the_year(year_meant(state)),
     )
 
 
