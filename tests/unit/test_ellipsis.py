@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from threadline.graph.condensation import PreviousTurn
-from threadline.graph.ellipsis import read_ellipsis, substituted_question
+from threadline.graph.ellipsis import read_ellipsis, substituted_question, with_the_year_meant
 from threadline.graph.reformulation import query_variants
 
 
@@ -272,4 +272,27 @@ def test_an_ellipsis_after_a_catalog_lookup_has_no_question_to_swap_in():
             "what about the Pixel 8 Pro?", "and the battery?", "Samsung Galaxy S24"
         )
         is None
+    )
+
+
+@pytest.mark.parametrize(
+    ("message", "previous_question", "meant"),
+    [
+        ("and the year before?", "what was the revenue last year?", "and in 2023?"),
+        ("et l'année d'avant ?", "quel était le chiffre d'affaires l'an dernier ?", "et en 2023 ?"),
+        ("and the year after?", "what was the revenue in 2022?", "and in 2023?"),
+        # No year said anywhere, or no year asked: as typed.
+        ("and the plan?", "what was the revenue last year?", "and the plan?"),
+    ],
+)
+def test_a_year_said_relatively_is_the_year_before_or_after_the_one_discussed(
+    message, previous_question, meant
+):
+    answer = "Le chiffre d'affaires 2024 s'élève à 486,3 millions, contre 435,0 millions en 2023."
+    assert with_the_year_meant(message, previous_question, answer) == meant
+
+
+def test_a_year_said_relatively_with_no_year_before_stays_as_typed():
+    assert with_the_year_meant("and the year before?", "what is the SLA?", "99.9%") == (
+        "and the year before?"
     )

@@ -513,9 +513,23 @@ def as_the_passages_write_it(question: str, texts: Sequence[str]) -> str:
             # Two passages at least: one name two documents share, not one page's title case.
             if len({i for i, _ in written}) >= 2:
                 return word.capitalize()
+        # "the business plan": the passages write "business" in lower case elsewhere ("5
+        # business days"), but "Business plan" always with its capital: the word before
+        # the noun it names is that name, as the passages write it.
+        noun = match.group("noun")
+        if noun:
+            phrase = re.compile(rf"(?<![\w-])({re.escape(word)})\s+{re.escape(noun)}s?\b", re.I)
+            found = [(i, m) for i, text in enumerate(texts) for m in phrase.finditer(text)]
+            if (
+                found
+                and all(m.group(1)[0].isupper() for _, m in found)
+                and len({i for i, _ in found}) >= 2
+            ):
+                return word.capitalize()
         return word
 
-    return re.sub(r"\b[a-zà-ÿ][a-zà-ÿ]{2,}\b", capitalised, question)
+    word_and_noun = r"\b[a-zà-ÿ][a-zà-ÿ]{2,}\b(?=\s+(?P<noun>[a-zà-ÿ]{2,})\b)?"
+    return re.sub(word_and_noun, capitalised, question)
 
 
 # Determiners before a name ("The Enterprise plan"): a capital that opens no longer name.

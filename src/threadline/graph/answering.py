@@ -28,6 +28,7 @@ from threadline.graph.ellipsis import (
     changes_only_the_year,
     read_ellipsis,
     substituted_question,
+    with_the_year_meant,
 )
 from threadline.graph.evidence import Evidence, Verdict, decide
 from threadline.graph.grounding import neutralize_markers
@@ -114,7 +115,23 @@ def asked_question(state: State, names: Sequence[str] = ()) -> str:
     if names:
         previous = with_catalog_capitals(previous, names)
     searched = state.history[-1].get("search_query") or ""
+    query = year_meant(state, query)
     return revenue_spelled_out(substituted_question(query, previous, searched) or query)
+
+
+def year_meant(state: State, query: str | None = None) -> str:
+    """Return the message with a year said relative to the previous turn's as that year.
+
+    "and the year before?" after an answer of 2024 asks "and in 2023?" (`ellipsis.
+    with_the_year_meant`); any other message as given (`query`, else as typed).
+    """
+    query = state.query if query is None else query
+    if not state.history:
+        return query
+    last = state.history[-1]
+    return with_the_year_meant(
+        query, str(last.get("question") or ""), str(last.get("answer") or "")
+    )
 
 
 def in_order_quoted(titles: Sequence[str], answer: str) -> list[str]:
@@ -163,7 +180,7 @@ def decide_turn(state: State, question: str) -> Evidence:
         # The words checked are the asked question's: "and the Dell?" after a French
         # question asks "Quelle est la garantie du Dell ?", read as French.
         language=detect_language(question),
-        year_changed=changes_only_the_year(state.query),
+        year_changed=changes_only_the_year(year_meant(state)),
     )
 
 

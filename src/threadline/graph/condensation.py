@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from threadline.followups.anaphora import read_correction
 from threadline.graph.question_terms import matches_term
+from threadline.knowledge.facts import RELATIVE_TIME
 from threadline.text import STOPWORDS, fold, stem, terms, tokenize, words
 from threadline.text.lexicons import en, fr
 from threadline.text.normalize import fold_with_origin
@@ -203,8 +204,12 @@ def condense(
             return f"{title} — {question}"
     if not previous_query:
         return question
+    # The previous question's time ("last year") was when it asked, no word of its topic:
+    # "and the year before?" carries the revenue, not "last".
     carried = salient_words(
-        previous_query, exclude=set(terms(question)) | exclude, limit=_MAX_CARRIED
+        RELATIVE_TIME.sub(" ", previous_query),
+        exclude=set(terms(question)) | exclude,
+        limit=_MAX_CARRIED,
     )
     if not carried:
         return question

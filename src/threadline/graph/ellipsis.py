@@ -347,6 +347,42 @@ def substituted_question(
     return f"{frame}{dash}{substituted}" if substituted is not None else None
 
 
+def with_the_year_meant(question: str, previous_question: str, previous_answer: str) -> str:
+    """Return "and the year before?" as the year it means ("and in 2023?"), else as typed.
+
+    A year said relative to the one the conversation spoke of is that year: the latest
+    the previous question names, else the latest the previous answer states ("Le chiffre
+    d'affaires 2024 ... contre 435,0 millions en 2023" is of 2024). Read as "and in
+    2023?", the previous question is asked of it, and a sentence of that year must say
+    what it asked (`changes_only_the_year`): the 2023 revenue is stated, the 2023 net
+    income is not.
+    """
+    ellipsis = read_ellipsis(question)
+    if ellipsis is None:
+        return question
+    match = _YEAR_SAID_RELATIVELY.fullmatch(fold(ellipsis.phrase).strip(" ?"))
+    if match is None:
+        return question
+    said = [int(y) for y in _YEAR_IN_TEXT.findall(previous_question)]
+    said = said or [int(y) for y in _YEAR_IN_TEXT.findall(previous_answer)]
+    if not said:
+        return question
+    year = max(said) + (1 if _AFTER.search(match[0]) else -1)
+    french = re.match(r"\s*et\b", question, re.I) is not None
+    return f"et en {year} ?" if french else f"and in {year}?"
+
+
+# "the year before", "the previous year", "l'année d'avant", "l'année suivante" (folded).
+_YEAR_SAID_RELATIVELY = re.compile(
+    r"(?:the\s+)?(?:year\s+(?:before|earlier|prior|after|later)"
+    r"|(?:previous|prior|preceding|following|next)\s+year)"
+    r"|(?:l'|pour\s+l'|en\s+l')?(?:annee|an)\s+(?:d'avant|precedente?|d'apres|suivante?)"
+)
+# Of those, the ones that mean the year after.
+_AFTER = re.compile(r"\b(?:after|later|following|next|d'apres|suivante?)\b")
+_YEAR_IN_TEXT = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
 # A message naming only a year: "and in 2023?", "et en 2023 ?".
 _YEAR_ONLY = re.compile(r"(?:19|20)\d\d")
 # What separates a reference query's title and section from its question.

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
 from threadline.followups.anaphora import continues_the_subject
-from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS, LOCUTIONS
+from threadline.knowledge.facts import ASKING_TERMS, KIND_WORDS, LOCUTIONS, RELATIVE_TIME
 from threadline.text import fold, terms
 from threadline.text.lexicons import en, fr
 from threadline.text.matching import (
@@ -270,6 +270,16 @@ _PART_POINTER = re.compile(
 _WHAT_HAPPENS = re.compile(r"\bse\s+pass(?:e|ent|era|erait)(?:-t-(?:il|elle))?\b", re.I)
 
 
+# "son SLA", "ton prix": before a noun, with no article of its own, "son" is "its"
+# (asking of the thing discussed), not the noun "le son" (a sound) a passage must hold.
+_POSSESSIVE = re.compile(r"\b(?P<article>(?:le|du|au|un|ce)\s+)?(?P<word>son|ton)\s+(?=\w)", re.I)
+
+
+def _without_possessive(match: re.Match[str]) -> str:
+    """Drop a possessive "son"/"ton"; keep the noun after an article."""
+    return match.group(0) if match.group("article") else " "
+
+
 def points_at_a_part(question: str) -> bool:
     """Tell whether a question points at a part of a document about a topic.
 
@@ -333,6 +343,7 @@ def content_terms(question: str) -> list[str]:
     question = LOCUTIONS.sub(" ", closed_compounds(question))
     text = _WORD_POINTER.sub(" ", _ASKING.sub(" ", _without_how_it_works(question)))
     text = _WHAT_HAPPENS.sub(" ", _PART_POINTER.sub(" ", text))
+    text = _POSSESSIVE.sub(_without_possessive, RELATIVE_TIME.sub(" ", text))
     text = without_discourse(text)
     nouns = {t for m in _NOUN_OF_A_REQUEST_VERB.finditer(fold(text)) for t in terms(m[1])}
     return [

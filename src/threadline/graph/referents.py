@@ -129,7 +129,20 @@ def passages_about(
         if pronoun.start() < first_name:
             # None of them retrieved: nothing here is about it (the names alone would
             # find another product's "5G" in its name).
-            return on_the_focus(chunks, focus)
+            focused = on_the_focus(chunks, focus)
+            wanted = [set(terms(n)) for n in names]
+            if any(all(matches_term(t, vocab[lb]) for w in wanted for t in w) for lb in focused):
+                return focused
+            # "what's its SLA?" after the Enterprise plan of the "Support plans" section:
+            # the SLA is in another section, which names the support plans too. A passage
+            # holding the names and every word of what was discussed speaks of it.
+            discussed = set(terms(focus[0]))
+            return [
+                lb
+                for lb in labels
+                if all(matches_term(t, vocab[lb]) for w in wanted for t in w)
+                and all(matches_term(t, vocab[lb]) for t in discussed)
+            ] or focused
     if names:
         # "the NASDAQ" in a passage on the "NASDAQ Biotechnology Index" names the index.
         # Names listed side by side ("Fixed, Metered, Tiered, and Reserved") are each read

@@ -55,6 +55,7 @@ from threadline.graph.ellipsis import substituted_question
 from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig
 from threadline.graph.question_terms import asks_of_the_subject
 from threadline.knowledge.bilingual import content_words, translate_query
+from threadline.knowledge.facts import RELATIVE_TIME
 from threadline.knowledge.language import without_lead_in
 from threadline.models import quotes_sources
 from threadline.text import terms
@@ -173,7 +174,9 @@ def query_variants(
         if share < config.translated_min_share:
             share = 0.0  # misdetected passages, not documents in that language
         if share > 0:
-            translated = translate_query(question, source, target)
+            # The question's time said relative to now ("last year") is no word the other
+            # language's documents write of that year ("de l'année" is any year's).
+            translated = translate_query(RELATIVE_TIME.sub(" ", question), source, target)
             candidates.append(QueryVariant("translated", translated, config.translated * share))
             # The message as typed gives way to its translation, in proportion to the
             # documents it cannot match as typed.

@@ -610,6 +610,22 @@ LOCUTIONS = re.compile(
 )
 
 
+# A time said relative to now or to the time discussed ("last year", "the year before",
+# "l'an dernier", "l'année d'avant") says when, not what: no passage writes "last", it
+# writes the year. The evidence check and the offline model both read a question
+# without it (the Galaxy A55, "le plus vendu de l'année", is no answer to last year's revenue).
+RELATIVE_TIME = re.compile(
+    r"\b(?:(?:the\s+)?(?:last|this|next|previous|prior|past|preceding|following)\s+"
+    r"(?:year|month|week|quarter)|(?:the|a)\s+(?:year|month|week|quarter)\s+"
+    r"(?:before|after|earlier|later|prior)|"
+    r"(?:l[’']|cet(?:te)?\s+|le\s+|la\s+)?(?:an|année|annee|mois|semaine|trimestre)\s+"
+    r"(?:dernier|dernière|derniere|passé|passée|passe|passee|précédent|précédente|"
+    r"precedent|precedente|prochain|prochaine|suivant|suivante|d[’']avant|d[’']après|"
+    r"d[’']apres|en\s+cours))\b",
+    re.I,
+)
+
+
 def asks_what_is_now(question: str) -> bool:
     """Whether a question asks what is, neither what was nor what is to come.
 

@@ -47,6 +47,7 @@ from threadline.knowledge.facts import (
     KIND_WORDS,
     KINDS,
     LOCUTIONS,
+    RELATIVE_TIME,
     asks_what_is_now,
     asks_what_was,
     counted_noun,
@@ -184,7 +185,8 @@ def asked_action(question: str) -> set[str]:
 
 def own_terms(question: str, answer_type: str = "") -> set[str]:
     """Return the question's own content terms: what it asks about, not how it asks."""
-    return set(terms(LOCUTIONS.sub(" ", question))) - _asking_terms(question, answer_type)
+    said = RELATIVE_TIME.sub(" ", LOCUTIONS.sub(" ", question))
+    return set(terms(said)) - _asking_terms(question, answer_type)
 
 
 def _translated_terms(
@@ -204,7 +206,8 @@ def _translated_terms(
     if not languages:
         return set()
     written = {Counter(languages).most_common(1)[0][0], languages[0]} - {asked}
-    found = {t for language in written for t in terms(translate_query(question, asked, language))}
+    said = RELATIVE_TIME.sub(" ", question)  # "last year" is when, no word to find
+    found = {t for language in written for t in terms(translate_query(said, asked, language))}
     # The asking words' translations ask nothing either: "temps" is "time", and "at all
     # times" says nothing of how long SMS codes last.
     asking = _asking_terms(question, answer_type)
