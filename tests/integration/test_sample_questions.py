@@ -1625,3 +1625,22 @@ def test_the_year_before_is_the_year_before_the_one_discussed(hybrid_chat, messa
     # sentence ("contre 435,0 millions de dollars en 2023"), as if that answered.
     result = converse(hybrid_chat, *messages)[-1]
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("what are the password rules?", "can I write it down?"),
+        (
+            "what are the password rules?",
+            "how often do I need to change it?",
+            "can I write it down?",
+        ),
+    ],
+)
+def test_a_pronoun_is_asked_of_the_subject_the_conversation_carried(hybrid_chat, messages):
+    # "it" is the password: the remote-work rule "Printing ... is not allowed without written
+    # approval" holds "write" and nothing of passwords, and it was quoted as the answer.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+    assert result.citations == []

@@ -62,6 +62,7 @@ from threadline.graph.polar import SENTENCE_KINDS, is_polar, states_kind_with, s
 from threadline.graph.qualifiers import qualifiers_of
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
+    PRONOUN,
     ampersand_names,
     asked_phrase_terms,
     chunk_vocabulary,
@@ -893,6 +894,16 @@ def decide(
         if discussed:
             supporting = tuple(discussed)
             base["about"] = tuple(discussed)
+    if (
+        not (anchor or names)
+        and PRONOUN.search(question)
+        and looks_like_followup(whole or question)
+        and not speaks_of_the_subject(carried, question, [vocab[label] for label in supporting])
+    ):
+        # "can I write it down?" after the password rules: "it" is the password, and a
+        # passage holding "write" ("written approval" to print at home) but nothing of
+        # what the conversation carried speaks of something else.
+        return Evidence("not_in_documents", "another_thing_than_discussed", **base)  # type: ignore[arg-type]
     uncovered = uncovered_parts(question, list(vocab.values()))
     if uncovered and len(uncovered) < len(question_parts(question)):
         base["missing_terms"] = tuple(uncovered)
@@ -919,3 +930,17 @@ __all__ = [
     "named_things",
     "unanchored_reference",
 ]
+
+
+def speaks_of_the_subject(carried: str, question: str, vocabularies: Sequence[set[str]]) -> bool:
+    """Whether a passage holds a word the follow-up carried from the conversation.
+
+    A pronoun stands for the subject the conversation was about; the reformulator
+    carried its words into the standalone query. With none carried there is nothing to
+    hold, and the passages are not judged by it.
+    """
+    own = set(content_terms(question))
+    subject = [t for t in content_terms(carried) if t not in own]
+    if not subject:
+        return True
+    return any(matches_term(t, vocabulary) for vocabulary in vocabularies for t in subject)
