@@ -182,7 +182,7 @@ def _name_runs(text: str, model_numbers: bool) -> tuple[str, ...]:
 
     The evidence check reads every sentence of every packed passage for names, once
     per name the question holds, and a conversation's earlier exchanges again at each
-    turn: reading them afresh each time was a few percent of a turn's CPU at 10k chunks.
+    turn: reading them afresh each time was about 2% of a turn's CPU at 10k chunks.
     """
     runs: list[list[str]] = []
     for word, joined in _name_words(text, model_numbers=model_numbers):
