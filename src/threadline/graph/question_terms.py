@@ -176,13 +176,14 @@ def name_runs(text: str, *, model_numbers: bool = False) -> list[str]:
     return list(_name_runs(text, model_numbers))
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def _name_runs(text: str, model_numbers: bool) -> tuple[str, ...]:
     """:func:`name_runs`, remembered per text (it depends on the text alone).
 
     The evidence check reads every sentence of every packed passage for names, once
     per name the question holds, and a conversation's earlier exchanges again at each
     turn: reading them afresh each time was about 2% of a turn's CPU at 10k chunks.
+    Bounded as the passages' analyses are (4,096 texts): an exchange may be long.
     """
     runs: list[list[str]] = []
     for word, joined in _name_words(text, model_numbers=model_numbers):
