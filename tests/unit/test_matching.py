@@ -38,6 +38,26 @@ def test_a_form_of_an_irregular_verb_finds_the_others(asked, written):
     assert held(asked, written)
 
 
+@pytest.mark.parametrize(
+    ("asked", "written"),
+    [
+        ("lost", "An employee who loses a laptop"),
+        ("wrote", "the report was written in March"),
+        ("leave", "she left the company"),
+        ("laptop", "the report was written in March"),  # no verb form either way
+    ],
+)
+def test_a_vocabularys_verb_forms_read_once_match_as_read_per_term(asked, written):
+    # The extractive answer reads a sentence's verb forms once for all the question's
+    # terms: the same answer as reading them again for each term.
+    (term,) = terms(asked)
+    vocabulary = set(terms(written))
+    forms = matching.verb_forms(vocabulary)
+    assert matching.matches_verb_form(term, vocabulary, forms) == matching.matches_verb_form(
+        term, vocabulary
+    )
+
+
 def test_what_matched_before_still_matches():
     assert held("photos", "aviation photography")  # a derivation: five letters shared
     assert held("mortage", "a mortgage broker")  # a long word, one typo

@@ -672,8 +672,9 @@ def decide(
 
     def holds(term: str, label: str) -> bool:
         words = vocab[label]
-        if not matches_term(term, words) or term not in partners:
-            return matches_term(term, words)
+        held = matches_term(term, words)  # a miss reads the whole vocabulary: once
+        if not held or term not in partners:
+            return held
         phrase, group, head = partners[term]
         if label in own_language:
             whole = holds_phrase(phrase, passage_terms(by_label[label]))

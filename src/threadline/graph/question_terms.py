@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from itertools import pairwise
 
 from threadline.followups.anaphora import continues_the_subject
@@ -172,13 +173,25 @@ def name_runs(text: str, *, model_numbers: bool = False) -> list[str]:
     whole; a passage's "ASUS Zenbook 14 OLED" is read without, or the question's
     "Zenbook" would be only part of a longer name there.
     """
+    return list(_name_runs(text, model_numbers))
+
+
+@lru_cache(maxsize=4096)
+def _name_runs(text: str, model_numbers: bool) -> tuple[str, ...]:
+    """:func:`name_runs`, remembered per text (it depends on the text alone).
+
+    The evidence check reads every sentence of every packed passage for names, once
+    per name the question holds, and a conversation's earlier exchanges again at each
+    turn: reading them afresh each time was about 2% of a turn's CPU at 10k chunks.
+    Bounded as the passages' analyses are (4,096 texts): an exchange may be long.
+    """
     runs: list[list[str]] = []
     for word, joined in _name_words(text, model_numbers=model_numbers):
         if joined and runs:
             runs[-1].append(word)
         else:
             runs.append([word])
-    return list(dict.fromkeys(" ".join(run) for run in runs))
+    return tuple(dict.fromkeys(" ".join(run) for run in runs))
 
 
 def holds_phrase(phrase: str, sequence: Sequence[str]) -> bool:

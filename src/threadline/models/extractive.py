@@ -74,6 +74,7 @@ from threadline.text.matching import (
     matches_term,
     matches_verb_form,
     terms_in_a_row,
+    verb_forms,
 )
 
 MODEL_NAME = "threadline-extractive"
@@ -320,13 +321,17 @@ def _asked_in_other_forms(asked: set[str], found: set[str]) -> set[str]:
     "loses", a reader does not. Or as a word the lexicons list as naming the same thing:
     "who should I contact?" against a manager "reachable through the Escalate button".
     """
+    missing = [t for t in asked if t not in found]
+    if not missing:
+        return set()
+    # The sentence's verbs read once for all the missing terms, not once per term.
+    forms = verb_forms(found)
     return {
         t
-        for t in asked
-        if t not in found
-        and (
-            matches_verb_form(t, found) or matches_same_sense(t, found) or matches_synonym(t, found)
-        )
+        for t in missing
+        if matches_verb_form(t, found, forms)
+        or matches_same_sense(t, found)
+        or matches_synonym(t, found)
     }
 
 

@@ -26,7 +26,7 @@ by the index: its terms stay the stems.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -46,6 +46,7 @@ __all__ = [
     "matches_term",
     "matches_verb_form",
     "one_edit",
+    "verb_forms",
     "verb_lemma_stems",
 ]
 
@@ -161,12 +162,25 @@ def is_dictionary_word(word: str) -> bool:
     return folded.isalpha() and folded.isascii() and bool(lemminflect.getAllLemmas(folded))
 
 
-def matches_verb_form(term: str, vocabulary: set[str]) -> bool:
+def verb_forms(vocabulary: Iterable[str]) -> frozenset[str]:
+    """Return the stems of the verbs a vocabulary's terms are forms of ("left": "leav").
+
+    What :func:`matches_verb_form` looks up for every term of a vocabulary, read once:
+    a caller checking several terms against one vocabulary passes it along.
+
+    Args:
+        vocabulary: A passage's or a sentence's terms.
+    """
+    return frozenset().union(*(verb_lemma_stems(v) for v in vocabulary))
+
+
+def matches_verb_form(term: str, vocabulary: set[str], forms: frozenset[str] | None = None) -> bool:
     """Tell whether a vocabulary holds another form of a term's verb ("lost" / "loses").
 
     Args:
         term: A question's term (an index term).
         vocabulary: A passage's or a sentence's terms.
+        forms: The vocabulary's :func:`verb_forms`, when the caller has them.
 
     Returns:
         True when the term and one of the vocabulary's terms are forms of one verb.
@@ -176,6 +190,8 @@ def matches_verb_form(term: str, vocabulary: set[str]) -> bool:
         return True
     # "leave" (stem "leav") against "left", "wrote" against "written".
     mine = own | {term}
+    if forms is not None:
+        return not mine.isdisjoint(forms)
     return any(mine & verb_lemma_stems(v) for v in vocabulary)
 
 
