@@ -1449,3 +1449,11 @@ def test_a_time_stated_per_plan_and_priority_asks_which(hybrid_chat):
     result = ask(hybrid_chat, "What is the response time for P1 on the Enterprise plan?")
     assert result.outcome == "grounded_answer", result.answer
     assert "within 15 minutes" in result.answer
+
+
+def test_a_priority_code_after_the_is_a_name_not_an_unnamed_thing(hybrid_chat):
+    # "the P1 response time": "the P" was read as an unnamed "the X" (the word's letters
+    # alone) and asked back « Which one do you mean by "the P"? ».
+    result = ask(hybrid_chat, "What is the P1 response time on the Enterprise plan?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "P1 incidents get a first response within 15 minutes" in result.answer

@@ -50,6 +50,7 @@ from threadline.graph.anchors import (
     said_before,
     unanchored_reference,
     unanchored_references,
+    valued_references,
     written_as_a_name,
 )
 from threadline.graph.catalog_requests import compares_on_a_spec, without_product_reference
@@ -558,10 +559,18 @@ def decide(
     # one value per qualifier, and the question names none, so it asks which. A heading
     # ("Response times") says where the answer is, not which of its values is meant.
     about = [by_label[label] for label in eligible]
-    for phrase in unanchored_references(question, earlier, titles=titles):
-        if not _DEFINITE_ANCHOR.match(phrase):
-            continue
-        if qualifiers := qualifiers_of(phrase, question, about):
+    # French puts the value word first ("le délai de réponse"): the phrase with its
+    # unnamed complement is the quantity asked.
+    quantities = [
+        *(
+            p
+            for p in unanchored_references(question, earlier, titles=titles)
+            if _DEFINITE_ANCHOR.match(p)
+        ),
+        *valued_references(question, earlier, titles=titles),
+    ]
+    for phrase in quantities:
+        if qualifiers := qualifiers_of(phrase, question, about, language):
             return Evidence(
                 "ambiguous",
                 f"unanchored:{phrase}:qualified",
