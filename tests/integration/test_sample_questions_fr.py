@@ -476,3 +476,31 @@ def test_a_french_plan_name_after_its_noun_says_which_plan(chat):
     result = converse(chat, "combien coute le plan entreprise par an ?")
     assert result.outcome == "grounded_answer", result.answer
     assert "$8,990 per year for Enterprise" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "thing"),
+    [
+        ("l'iphone 15 est il etanche ?", "iPhone 15"),
+        ("le pixel 8 pro est étanche ?", "Pixel 8 Pro"),
+    ],
+)
+def test_a_yes_no_quality_typed_without_hyphen_or_inversion_is_declined(chat, question, thing):
+    # "est il" (the hyphen not typed) and the spoken "X est étanche ?" ask whether X is
+    # of a quality, as "L'iPhone 15 est-il étanche ?" does: the phone's description was
+    # quoted, which says nothing of water.
+    result = converse(chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+    assert f"« {thing} »" in result.answer and result.citations == []
+    # A quality the page does state is still answered.
+    result = converse(chat, "le galaxy a55 est etanche ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "IP67 water resistance" in result.answer
+
+
+def test_combien_after_the_verb_of_price_asks_the_price(chat):
+    # Spoken French "le thinkpad coute combien ?": "coûte" was read as a word to find
+    # (no passage holds it) and the question declined; "combien coûte" asks the price.
+    result = converse(chat, "le thinkpad coute combien ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "$2,199" in result.answer

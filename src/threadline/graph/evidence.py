@@ -166,10 +166,14 @@ HAS_A_FEATURE = re.compile(
 )
 
 # A yes/no question whether a thing is of some quality: "Is the iPhone 15 waterproof?",
-# "Est-ce que l'iPhone 15 est étanche ?", "L'iPhone 15 est-il étanche ?".
+# "Est-ce que l'iPhone 15 est étanche ?", "L'iPhone 15 est-il étanche ?" (typed "est
+# il" too), and the spoken form, a statement asked by its question mark with no question
+# word: "le Pixel 8 Pro est étanche ?".
 IS_OF_A_QUALITY = re.compile(
     r"^\s*(?:is|are|was|were)\b|^\s*est-ce qu(?:e\b|['’]).*\b(?:est|sont|était|étaient)\b|"
-    r"\b(?:est|sont)-(?:il|elle|ils|elles)\b",
+    r"\b(?:est|sont)[- ](?:il|elle|ils|elles)\b|"
+    r"^(?!.*\b(?:quel|quelle|quels|quelles|qui|que|qu|quoi|koi|comment|combien|où|ou|quand|"
+    r"pourquoi|lequel|laquelle|lesquels|lesquelles|c)\b)(?=.*\?\s*$).*\b(?:est|sont)\b",
     re.I,
 )
 # Judgements a passage makes in its own words ("Is the Hudson River important?" is
