@@ -504,3 +504,20 @@ def test_combien_after_the_verb_of_price_asks_the_price(chat):
     result = converse(chat, "le thinkpad coute combien ?")
     assert result.outcome == "grounded_answer", result.answer
     assert "$2,199" in result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "le mot de passe doit faire combien de caractères ?",
+        "le mdp doit faire combien de caracteres ?",
+    ],
+)
+def test_a_french_phrase_is_one_thing_in_the_sentence_choice(chat, question):
+    # "mot de passe" is weighed as "pass": the report's "le Net Promoter Score est passé de
+    # 41 à 48" was quoted. A phrase's word counts where the phrase is written in a row, and
+    # the handbook (one source in English beside the report) is read in translation too.
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "at least 14 characters" in result.answer
+    assert "Net Promoter Score" not in result.answer
