@@ -1644,3 +1644,11 @@ def test_a_pronoun_is_asked_of_the_subject_the_conversation_carried(hybrid_chat,
     result = converse(hybrid_chat, *messages)[-1]
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
     assert result.citations == []
+
+
+def test_a_priority_code_after_the_is_a_name_not_an_unnamed_thing(hybrid_chat):
+    # "the P1 response time": "the P" was read as an unnamed "the X" (the word's letters
+    # alone) and asked back « Which one do you mean by "the P"? ».
+    result = ask(hybrid_chat, "What is the P1 response time on the Enterprise plan?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "P1 incidents get a first response within 15 minutes" in result.answer

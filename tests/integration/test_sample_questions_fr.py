@@ -444,3 +444,109 @@ def test_a_followup_names_a_section_of_the_outline_in_its_own_language(
     assert result.outcome == "grounded_answer", result.answer
     assert result.citations[0]["section"] == section
     assert quoted in result.answer
+
+
+@pytest.mark.parametrize(
+    "question", ["Quel est le délai de réponse ?", "c koi le delai de reponse"]
+)
+def test_a_french_value_word_before_its_complement_asks_which_qualifier(chat, question):
+    # "le délai de réponse" is "the response time" with the value word first: it quoted
+    # the escalation rule and the Enterprise P1 time, where the English question asks
+    # which plan and priority (the parallel sentences are read through the lexicon).
+    result = converse(chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "ambiguous", result.answer
+    options = {option["label"] for option in result.clarify["options"]}
+    assert {"Enterprise plan", "Business plan", "Basic plan"} <= options
+    # Naming the qualifiers chooses the one value.
+    result = converse(chat, "Quel est le délai de réponse pour un P1 sur le plan Enterprise ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "P1 incidents get a first response within 15 minutes" in result.answer
+
+
+@pytest.mark.parametrize(
+    "question", ["Quel est le résultat net 2023 ?", "c koi le resultat net 2023"]
+)
+def test_a_year_asked_in_the_present_tense_is_no_other_years_figure(chat, question):
+    # The report gives 2024's net income and 2023's revenue, not 2023's net income: the
+    # 2024 figure was quoted, as "What was the net income in 2023?" is declined.
+    result = converse(chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+    assert result.citations == []
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("le laptop le + léger c lequel ?", "Lenovo ThinkPad X1 Carbon Gen 12"),
+        ("le tel le - cher c lequel ?", "Nokia G42 5G"),
+    ],
+)
+def test_french_shorthand_signs_and_clippings_rank_the_catalog(chat, question, first):
+    # "+" / "-" stand for "plus" / "moins", "le tel" for "le téléphone": the IdeaPad's
+    # "light" description was quoted, and "le tel" was asked back.
+    result = converse(chat, question)
+    assert result.outcome == "tool_answer", result.answer
+    assert result.citations[0]["title"] == first
+
+
+def test_a_clipped_phone_after_a_possessive_finds_the_lost_device_rule(chat):
+    # "son tel pro": "tel" is also the adjective of "tel que"; after a possessive it is
+    # the phone. The report's highlights were quoted.
+    result = converse(chat, "qd on perd son tel pro on fait koi ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "must report the loss to the IT service desk within 1 hour" in result.answer
+    sections = {c["section"] for c in result.citations}
+    assert "Device encryption" in sections and "Faits marquants" not in sections
+
+
+def test_a_french_plan_name_after_its_noun_says_which_plan(chat):
+    # "le plan entreprise" is the passages' "Enterprise plan": asked back « le plan »
+    # with the plans (main) or the priorities (the plan named, the times parallel).
+    result = converse(chat, "combien coute le plan entreprise par an ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "$8,990 per year for Enterprise" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "thing"),
+    [
+        ("l'iphone 15 est il etanche ?", "iPhone 15"),
+        ("le pixel 8 pro est étanche ?", "Pixel 8 Pro"),
+    ],
+)
+def test_a_yes_no_quality_typed_without_hyphen_or_inversion_is_declined(chat, question, thing):
+    # "est il" (the hyphen not typed) and the spoken "X est étanche ?" ask whether X is
+    # of a quality, as "L'iPhone 15 est-il étanche ?" does: the phone's description was
+    # quoted, which says nothing of water.
+    result = converse(chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+    assert f"« {thing} »" in result.answer and result.citations == []
+    # A quality the page does state is still answered.
+    result = converse(chat, "le galaxy a55 est etanche ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "IP67 water resistance" in result.answer
+
+
+def test_combien_after_the_verb_of_price_asks_the_price(chat):
+    # Spoken French "le thinkpad coute combien ?": "coûte" was read as a word to find
+    # (no passage holds it) and the question declined; "combien coûte" asks the price.
+    result = converse(chat, "le thinkpad coute combien ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "$2,199" in result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "le mot de passe doit faire combien de caractères ?",
+        "le mdp doit faire combien de caracteres ?",
+    ],
+)
+def test_a_french_phrase_is_one_thing_in_the_sentence_choice(chat, question):
+    # "mot de passe" is weighed as "pass": the report's "le Net Promoter Score est passé de
+    # 41 à 48" was quoted. A phrase's word counts where the phrase is written in a row, and
+    # the handbook (one source in English beside the report) is read in translation too.
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "at least 14 characters" in result.answer
+    assert "Net Promoter Score" not in result.answer

@@ -91,6 +91,16 @@ def test_a_french_inversion_asks_yes_or_no_unless_an_interrogative_opens_it():
     assert not is_polar("What does the add-on cost?")
 
 
+def test_a_french_yes_no_question_typed_fast_or_spoken_asks_yes_or_no():
+    # Round 14: "est il" without its hyphen and the spoken "X est étanche ?" were read as
+    # no yes/no question, and the phone's description was quoted.
+    assert is_polar("l'iphone 15 est il etanche ?")
+    assert is_polar("le pixel 8 pro est étanche ?")
+    assert not is_polar("le plan basic coute combien ?")
+    assert not is_polar("c'est quoi le SLA ?")
+    assert not is_polar("le pixel 8 pro est étanche")  # no question mark: a statement
+
+
 def test_a_name_opening_a_sentence_with_an_inner_capital_is_a_name():
     # "L'iPhone" at the start was read as a sentence's capital: the quality check had
     # no name, and the iPhone's page held "iPhone" as a word asked about.

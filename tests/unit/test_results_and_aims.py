@@ -70,6 +70,26 @@ def test_a_year_no_sentence_states_the_thing_asked_of_is_nothing_stated():
     assert decide("What was the revenue in 2023?", [results], language="en").verdict == "answer"
 
 
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [("Quel est le résultat net 2023 ?", "fr"), ("What is the net income in 2023?", "en")],
+)
+def test_a_year_asked_of_in_the_present_tense_is_the_year_asked_too(question, language):
+    # The year a question names is what it asks of, whatever its tense: the 2024 net
+    # income was quoted for "Quel est le résultat net 2023 ?".
+    results = {
+        **RESULTS,
+        "text": f"{RESULTS['text']} Le résultat net atteint 27,1 millions de dollars.",
+    }
+    evidence = decide(question, [results], language=language)
+    assert evidence.verdict == "not_in_documents"
+    assert evidence.reason == "nothing_stated_of_the_year"
+    assert (
+        decide("Quel est le chiffre d'affaires 2023 ?", [results], language="fr").verdict
+        == "answer"
+    )
+
+
 def test_the_evidence_check_declines_a_result_the_passages_only_aim_at():
     evidence = decide("What was the revenue in 2025?", [OUTLOOK, RESULTS], language="en")
     assert evidence.verdict == "not_in_documents"

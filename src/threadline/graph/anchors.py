@@ -322,6 +322,36 @@ def unanchored_references(
             yield match.group(0)
 
 
+def valued_references(
+    question: str, earlier: Sequence[str], titles: Sequence[str] = ()
+) -> Iterator[str]:
+    """Yield each "the <value word> of <noun>" whose noun the question leaves unnamed.
+
+    French puts the value word first: "le délai de réponse" is the English "the response
+    time", whose "the response" `unanchored_references` yields; its "le délai" is set
+    aside there, the complement saying what it is the value of. That complement is still
+    a thing never named ("réponse", of which plan?), so the phrase with it is a quantity
+    whose values may differ by what the question does not say (`qualifiers.qualifiers_of`).
+    A name in the complement ("le prix du plan Enterprise"), a noun the conversation or
+    one title already says, or a plural ("les délais") anchors it, as for "the X".
+    """
+    names = named_things(question)
+    titled = _named_once(titles)
+    for match in _DEFINITE.finditer(question):
+        noun = [t for t in terms(match.group(2)) if t not in GENERIC_TERMS]
+        rest = question[match.end(2) :]
+        complement = _KIND_COMPLEMENT.match(rest)
+        if not noun or not set(noun) <= KIND_WORDS | _VALUE_WORDS or not complement:
+            continue
+        if _complement_names(rest, names):
+            continue
+        head = complement.group(0).split()[-1].split("'")[-1].split("’")[-1]
+        head_terms = [t for t in terms(head) if t not in GENERIC_TERMS]
+        if not head_terms or head_terms[0] in titled or _said_as_noun(head, earlier):
+            continue
+        yield f"{match.group(0)}{complement.group(0)}"
+
+
 # Words asking for a value a passage states as a figure ("$899", "38 magasins"): the
 # price, cost, weight, number of something.
 _VALUE_WORDS = frozenset().union(*ASKING_TERMS.values()) | frozenset(

@@ -17,7 +17,33 @@ from typing import Any
 
 from threadline.graph.question_terms import asks_of_the_subject
 from threadline.text import STOPWORDS, fold
+from threadline.text.lexicons import fr
 from threadline.text.matching import is_dictionary_word, one_edit
+
+# French shorthand writes "plus" and "moins" as a lone "+" and "-": "le laptop le + léger",
+# "+ de 16 Go de RAM", "un tel - cher que le Pixel". Read as the words after a definite
+# article (a superlative) or before "de" or a word and "que" (a bound, a comparison).
+_SIGN_FOR_WORD = re.compile(
+    r"(?:(?<=\ble )|(?<=\bla )|(?<=\bles ))[+-](?=\s+[a-z])"
+    r"|(?<![\w$+-])[+-](?=\s+(?:de\b|d'|[a-z]+\s+qu(?:e\b|')))"
+)
+
+
+# "le tel le moins cher": a clipped noun after a determiner (`fr.CLIPPED_NOUNS`).
+_CLIPPED_NOUN = re.compile(
+    rf"\b({'|'.join(sorted(fr.NOUN_DETERMINERS))}) ({'|'.join(fr.CLIPPED_NOUNS)})\b"
+)
+
+
+def _folded(text: str) -> str:
+    """Return the text folded, with French shorthand read as the words it stands for.
+
+    A lone "+" or "-" is "plus" or "moins" (`_SIGN_FOR_WORD`); a clipped noun after a
+    determiner is its word ("son tel" is a téléphone).
+    """
+    folded = _SIGN_FOR_WORD.sub(lambda m: "plus" if m[0] == "+" else "moins", fold(text))
+    return _CLIPPED_NOUN.sub(lambda m: " ".join((m[1], *fr.CLIPPED_NOUNS[m[2]])), folded)
+
 
 # A phone as a way to reach someone ("their phone number", "par téléphone") asks about
 # no product: those phrases are taken out before the category is read.
@@ -214,7 +240,7 @@ def without_product_reference(question: str) -> str:
     "does the first one support wireless charging?" → "does support wireless charging?":
     what is asked of the product, without "the first one" (no word a product's entry holds).
     """
-    text = fold(question)
+    text = _folded(question)
     for pattern in (_ORDINAL_REF, _PRICE_REF):
         text = pattern.sub(" ", text)
     return re.sub(r"\s+", " ", text).strip()
@@ -268,7 +294,7 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
     It needs a product category or a known brand, plus a price constraint, a
     listing cue or a comparison; anything else is a document question.
     """
-    text = _PHONE_AS_CHANNEL.sub(" ", fold(question))
+    text = _PHONE_AS_CHANNEL.sub(" ", _folded(question))
     category = next((c for c, p in CATEGORY_WORDS.items() if re.search(p, text)), None)
     brand = next((b for b in brands if re.search(rf"\b{re.escape(fold(b))}\b", text)), None)
     # "which phones run android 14?", "the cheapest phone running Android 13": the list
@@ -366,7 +392,7 @@ def compared_to_it(question: str, category: str | None) -> tuple[dict[str, str],
     price: declined before, as no passage says "moins cher". The caller finds X in the
     catalog and ranks the product discussed with it.
     """
-    text = fold(question)
+    text = _folded(question)
     than = _THAN.search(text)
     if than is None:
         return None
@@ -389,7 +415,7 @@ _PRICE_COMPARED_FR = re.compile(r"\b(?:moins|plus) cher(?:e|s|es)? qu")
 
 def compares_on_a_spec(question: str) -> bool:
     """Whether a message compares things on a spec the catalog holds ("cheaper than")."""
-    text = fold(question)
+    text = _folded(question)
     if _PRICE_COMPARED_FR.search(text):
         # "Est-ce que le Galaxy S24 est moins cher que le Pixel 8a ?" (a yes/no question
         # since "est-ce que" reads as one): the two rows ranked on price answer it.
@@ -418,7 +444,7 @@ def compared_pair(question: str, category: str | None) -> tuple[dict[str, str], 
     if compared is None:
         return _compared_alternatives(question)
     spec, other = compared
-    text = fold(question)
+    text = _folded(question)
     before = text[: _THAN.search(text).start()]  # type: ignore[union-attr]
     opening = _COMPARED_OPENING.match(before)
     if opening is None:
@@ -463,7 +489,7 @@ def _compared_alternatives(question: str) -> tuple[dict[str, str], str, str] | N
     Returns:
         The spec and order compared, A and B.
     """
-    text = fold(question)
+    text = _folded(question)
     found = _ALTERNATIVES.match(text)
     french = found is None
     if french:
@@ -537,7 +563,7 @@ def listed_product(
     """
     if not listed:
         return None
-    text = fold(question)
+    text = _folded(question)
     if m := _ORDINAL_REF.search(text):
         rank = _ORDINALS[m.group(1)]
         index = rank - 1 if rank > 0 else len(listed) + rank
@@ -586,7 +612,7 @@ _SPEC_KEYS: list[tuple[str, tuple[str, ...]]] = [
 
 def asked_specs(question: str) -> list[str]:
     """Return the catalog keys of the specs a message asks about, in the catalog's terms."""
-    text = fold(question)
+    text = _folded(question)
     keys = [k for pattern, found in _SPEC_KEYS if re.search(rf"\b(?:{pattern})\b", text)
             for k in found]  # fmt: skip
     if not keys and re.search(r"\bhow much\b", text) or _PRICE_OF_IT.search(text):
@@ -614,7 +640,7 @@ def named_product(question: str, names: Sequence[str]) -> str | None:
     "13") names none of them, and a model number no name has ("Galaxy S25") names no
     product at all. Two products named, or none: None.
     """
-    words = set(re.findall(r"[\w.]+", fold(question)))
+    words = set(re.findall(r"[\w.]+", _folded(question)))
     name_words = {n: set(re.findall(r"[\w.]+", fold(n))) for n in names}
     counts: dict[str, int] = {}
     for found in name_words.values():
@@ -701,7 +727,7 @@ def asks_a_spec_of_it(question: str, brands: Sequence[str] = ()) -> bool:
     connective or "what is the" (at most three words);
     and no brand (a message naming one is about that brand's product).
     """
-    text = _PHONE_AS_CHANNEL.sub(" ", fold(question)).strip()
+    text = _PHONE_AS_CHANNEL.sub(" ", _folded(question)).strip()
     if any(re.search(rf"\b{re.escape(fold(b))}\b", text) for b in brands):
         return False
     if not asked_specs(text):
@@ -716,7 +742,7 @@ def asks_for_a_ranking(question: str) -> bool:
     Its answer lists them best first, and the first is what it asked for: "it" in the
     next message is that product ("the cheapest laptop" → "how much RAM does it have?").
     """
-    text = fold(question)
+    text = _folded(question)
     return any(re.search(pattern, text) for pattern, _, _ in [*SUPERLATIVES, *COMPARATIVES])
 
 
@@ -760,7 +786,7 @@ def compare_listed(question: str, listed: Sequence[str]) -> ToolRequest | None:
     """
     if len(listed) < 2:
         return None
-    match = _COMPARE_LISTED.search(fold(question).strip())
+    match = _COMPARE_LISTED.search(_folded(question).strip())
     if match is None:
         return None
     count = _HOW_MANY_LISTED.get(match["count"] or "", min(len(listed), 4))
@@ -788,7 +814,7 @@ def points_at_one_ranked(question: str) -> bool:
     "tell me more about the cheaper one" asks for that product's entry, not for the
     ranking ("which one is cheaper?" asks which, and is answered with the ranking).
     """
-    text = fold(question)
+    text = _folded(question)
     for match in _ONE_RANKED.finditer(text):
         # The comparison is inside "the ... one", or after "celui" ("celui qui est le
         # moins cher").
@@ -800,7 +826,7 @@ def points_at_one_ranked(question: str) -> bool:
 
 def is_comparison(question: str) -> bool:
     """Whether a message asks to compare products ("Compare the Pixel 8a and the A55")."""
-    return _COMPARE.search(fold(question)) is not None
+    return _COMPARE.search(_folded(question)) is not None
 
 
 # "best" alone: the catalog ranks products on one spec, and "the best phone" names none
@@ -855,7 +881,7 @@ def best_without_criterion(question: str) -> str | None:
     phone by price. "the best camera", "best-selling", a price bound are criteria.
     "Which phone should I buy?" and "quel ordinateur me conseillez-vous ?" ask the same.
     """
-    text = _PHONE_AS_CHANNEL.sub(" ", fold(question))
+    text = _PHONE_AS_CHANNEL.sub(" ", _folded(question))
     category = next((c for c, p in CATEGORY_WORDS.items() if re.search(p, text)), None)
     if category is None:
         return None
@@ -896,7 +922,7 @@ def chosen_criterion(message: str, previous_question: str) -> str | None:
     category = best_without_criterion(previous_question)
     if category is None:
         return None
-    match = _CRITERION_WRAP.match(fold(message).strip())
+    match = _CRITERION_WRAP.match(_folded(message).strip())
     if match is None:
         return None
     said = match["criterion"].strip()
@@ -931,7 +957,7 @@ _KIND_WORDS = {"phone": "phones", "laptop": "laptops"}
 def kind_last_named(messages: Sequence[str]) -> str | None:
     """Return the catalog category the latest message naming one names, or None."""
     for message in reversed(messages):
-        text = _PHONE_AS_CHANNEL.sub(" ", fold(message))
+        text = _PHONE_AS_CHANNEL.sub(" ", _folded(message))
         found = [(m.start(), c) for c, p in CATEGORY_WORDS.items() if (m := re.search(p, text))]
         if found:
             return max(found)[1]
@@ -940,7 +966,7 @@ def kind_last_named(messages: Sequence[str]) -> str | None:
 
 def terse_superlative(message: str, brands: Sequence[str]) -> bool:
     """Whether a message is a superlative the catalog ranks, naming no kind nor brand."""
-    text = fold(message).strip()
+    text = _folded(message).strip()
     if _TERSE_SUPERLATIVE.match(text) is None:
         return False
     if any(re.search(p, text) for p in CATEGORY_WORDS.values()):
@@ -966,7 +992,7 @@ def reranked_on_the_same_spec(
     end, not which way a number goes). None when the message is no bare superlative or the previous
     question ranked nothing.
     """
-    text = fold(message).strip()
+    text = _folded(message).strip()
     match = _BARE_DEGREE.match(text)
     if match is None or any(re.search(p, text) for p, _, _ in [*SUPERLATIVES, *COMPARATIVES]):
         return None  # "et le moins cher ?" names its own spec: a ranking of its own
@@ -982,7 +1008,7 @@ def reranked_on_the_same_spec(
 
 def chooses_among_shown(question: str) -> bool:
     """Whether a message chooses among products shown: "which one", "lequel", "of those"."""
-    return _AMONG_SHOWN.search(fold(question)) is not None
+    return _AMONG_SHOWN.search(_folded(question)) is not None
 
 
 def ranks_a_category(question: str) -> bool:
@@ -992,7 +1018,7 @@ def ranks_a_category(question: str) -> bool:
     ranks, not chosen among products shown ("lequel est le plus cher ?"). Its answer
     lists the first three of the category: a cut of the category, not a set of its own.
     """
-    text = fold(question)
+    text = _folded(question)
     if _AMONG_SHOWN.search(text):
         return False
     return any(re.search(pattern, text) for pattern, _, _ in SUPERLATIVES)
@@ -1023,7 +1049,7 @@ def rank_listed(
     """
     if len(listed) < 2:
         return None
-    text = fold(question)
+    text = _folded(question)
     if any(re.search(pattern, text) for pattern in CATEGORY_WORDS.values()):
         return None
     superlatives = {pattern for pattern, _, _ in SUPERLATIVES}

@@ -50,6 +50,7 @@ from threadline.graph.anchors import (
     said_before,
     unanchored_reference,
     unanchored_references,
+    valued_references,
     written_as_a_name,
 )
 from threadline.graph.catalog_requests import (
@@ -170,10 +171,14 @@ HAS_A_FEATURE = re.compile(
 )
 
 # A yes/no question whether a thing is of some quality: "Is the iPhone 15 waterproof?",
-# "Est-ce que l'iPhone 15 est étanche ?", "L'iPhone 15 est-il étanche ?".
+# "Est-ce que l'iPhone 15 est étanche ?", "L'iPhone 15 est-il étanche ?" (typed "est
+# il" too), and the spoken form, a statement asked by its question mark with no question
+# word: "le Pixel 8 Pro est étanche ?".
 IS_OF_A_QUALITY = re.compile(
     r"^\s*(?:is|are|was|were)\b|^\s*est-ce qu(?:e\b|['’]).*\b(?:est|sont|était|étaient)\b|"
-    r"\b(?:est|sont)-(?:il|elle|ils|elles)\b",
+    r"\b(?:est|sont)[- ](?:il|elle|ils|elles)\b|"
+    r"^(?!.*\b(?:quel|quelle|quels|quelles|qui|que|qu|quoi|koi|comment|combien|où|ou|quand|"
+    r"pourquoi|lequel|laquelle|lesquels|lesquelles|c)\b)(?=.*\?\s*$).*\b(?:est|sont)\b",
     re.I,
 )
 # Judgements a passage makes in its own words ("Is the Hudson River important?" is
@@ -564,10 +569,18 @@ def decide(
     # one value per qualifier, and the question names none, so it asks which. A heading
     # ("Response times") says where the answer is, not which of its values is meant.
     about = [by_label[label] for label in eligible]
-    for phrase in unanchored_references(question, earlier, titles=titles):
-        if not _DEFINITE_ANCHOR.match(phrase):
-            continue
-        if qualifiers := qualifiers_of(phrase, question, about):
+    # French puts the value word first ("le délai de réponse"): the phrase with its
+    # unnamed complement is the quantity asked.
+    quantities = [
+        *(
+            p
+            for p in unanchored_references(question, earlier, titles=titles)
+            if _DEFINITE_ANCHOR.match(p)
+        ),
+        *valued_references(question, earlier, titles=titles),
+    ]
+    for phrase in quantities:
+        if qualifiers := qualifiers_of(phrase, question, about, language):
             return Evidence(
                 "ambiguous",
                 f"unanchored:{phrase}:qualified",

@@ -50,6 +50,20 @@ _REQUEST = re.compile(
 # French asks yes/no by putting the subject pronoun after the verb, hyphenated ("L'iPhone 15
 # est-il étanche ?", "Le plan Basic inclut-il le téléphone ?", "ai-je droit à...").
 _INVERSION = re.compile(r"\b\w+-(?:t-)?(?:il|elle|ils|elles|on|je)\b", re.I)
+# Typed quickly, the hyphens go ("l'iphone 15 est il etanche ?", "ca marche t il"): after a
+# verb of being or having, the pronoun is the inverted subject still.
+_INVERSION_UNHYPHENATED = re.compile(
+    r"\b(?:est|sont|a|ont|peut|peuvent|doit|doivent)\s+(?:t\s+)?(?:il|elle|ils|elles)\s+\w",
+    re.I,
+)
+# Spoken French asks yes/no with a statement and its question mark: "le Pixel 8 Pro est
+# étanche ?". Any question word in it ("le plan coûte combien ?") asks what, not whether.
+_FRENCH_QUESTION_WORD = re.compile(
+    r"\b(?:que|qu['’]|quel|quelle|quels|quelles|qui|quoi|koi|comment|cmt|combien|o[uù]|quand|qd|"
+    r"pourquoi|pk|pq|lequel|laquelle|lesquels|lesquelles)\b",
+    re.I,
+)
+_BEING = re.compile(r"\b(?:est|sont)\b", re.I)
 # ...unless an interrogative word opens the sentence: then it asks what, how, when ("Que se
 # passe-t-il", "Combien coûte-t-il", "Pourquoi est-il...").
 _FRENCH_INTERROGATIVE = re.compile(
@@ -74,18 +88,24 @@ def is_polar(question: str) -> bool:
 
     Its first asking sentence, past a remark's opening words ("nice!", "so"), opens
     with an auxiliary or a modal, or (French) puts its subject pronoun after the verb
-    with no interrogative word before it ("L'iPhone 15 est-il étanche ?"), and is not a
-    request for information ("can you tell me...", "do you have...").
+    with no interrogative word before it ("L'iPhone 15 est-il étanche ?", "est il"
+    typed), or says what is with a question mark and no question word ("le Pixel 8 Pro
+    est étanche ?"), and is not a request for information ("can you tell me...", "do
+    you have...").
     """
     first = _LEAD.sub("", _asking_sentences(question)[0])
     if _REQUEST.match(first):
         return False
     if _AUXILIARY.match(first):
         return True
+    if _FRENCH_INTERROGATIVE.match(first) or detect_language(first) != "fr":
+        return False  # "an add-on" is no inversion
+    if _INVERSION.search(first) or _INVERSION_UNHYPHENATED.search(first):
+        return True
     return (
-        _INVERSION.search(first) is not None
-        and not _FRENCH_INTERROGATIVE.match(first)
-        and detect_language(first) == "fr"  # "an add-on" is no inversion
+        first.endswith("?")
+        and _BEING.search(first) is not None
+        and not _FRENCH_QUESTION_WORD.search(first)
     )
 
 

@@ -15,10 +15,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 from threadline.graph.question_terms import matches_term
-from threadline.knowledge.facts import is_plural_noun
+from threadline.knowledge.bilingual import (
+    translate_passage_terms,
+    translate_query,
+    translate_vocabulary,
+)
+from threadline.knowledge.facts import ASKING_TERMS, AnswerType, has_answer_type, is_plural_noun
 from threadline.text import fold, terms
+from threadline.text.language import detect_language
 from threadline.text.sentences import sentences_before_capitals
 
 # A name inside a sentence: a capitalised word, or a code of capitals and digits ("P1"),
@@ -44,13 +51,21 @@ def _wording(sentence: str, names: Sequence[tuple[str, str]]) -> set[str]:
     return {w for w in terms(sentence) if w not in named and not _NUMBER.search(w)}
 
 
-def qualifiers_of(asked: str, question: str, passages: Sequence[Mapping[str, object]]) -> list[str]:
+def qualifiers_of(
+    asked: str,
+    question: str,
+    passages: Sequence[Mapping[str, object]],
+    language: str | None = None,
+) -> list[str]:
     """Return the qualifiers that tell apart several values of the asked thing, or [].
 
     Args:
         asked: What the question asks for unnamed ("the response time").
         question: The question as typed (the names it says are chosen already).
         passages: The packed chunks that fit the question (`text`).
+        language: The question's language; a sentence in another one holds the asked
+            words through its words' and phrases' translations ("le délai de réponse"
+            in "P1 incidents get a first response within 15 minutes").
 
     Returns:
         The qualifiers, each with the noun it qualifies ("Enterprise plan", "P1
@@ -66,20 +81,53 @@ def qualifiers_of(asked: str, question: str, passages: Sequence[Mapping[str, obj
         or is_plural_noun(asked_words[-1].lower())
     ):
         return []
+    # A value word first ("le prix du plan", "le délai de réponse") says the kind of value
+    # a sentence states of its complement: a response time is no price of a plan.
+    value_kind = next(
+        (cast(AnswerType, k) for k, words in ASKING_TERMS.items() if asked_terms[0] in words), None
+    )
+    if value_kind and len(asked_terms) > 1:
+        asked_terms = asked_terms[1:]
+    else:
+        value_kind = None
     said = {fold(w) for w in re.findall(r"[A-Za-z0-9]+", question)}
     for passage in passages:
-        sentences = sentences_before_capitals(str(passage.get("text", "")))
+        text = str(passage.get("text", ""))
+        sentences = sentences_before_capitals(text)
+        written = detect_language(f"{passage.get('title', '')} {text}") if language else None
+        # A passage in another language than the question's: (question's, passage's).
+        across = (language, written) if language and written and written != language else None
         # The qualifiers the question names: a sentence that does not say them all is
         # about another plan or priority than the one asked.
         named = {fold(n) for s in sentences for n, _ in _names(s)}
         if set(asked_terms) <= set(terms(" ".join(named))):
             continue  # "the enterprise" is one of the qualifiers itself
-        chosen = said & named
+        # A question in another language says a name in its own words too ("le plan
+        # entreprise" is the Enterprise plan).
+        says = said
+        if across:
+            translated = translate_query(question, *across)
+            says = said | {fold(w) for w in re.findall(r"[A-Za-z0-9]+", translated)}
+        chosen = says & named
+        # "le plan entreprise": the question names which of the asked thing it means (the
+        # passages' "Enterprise plan"), as "the Enterprise plan" does.
+        if any(
+            fold(name) in chosen and set(terms(noun)) & set(asked_terms)
+            for sentence in sentences
+            for name, noun in _names(sentence)
+        ):
+            return []
         stating = []
         for sentence in sentences:
             words = set(terms(sentence))
+            if across:
+                asker, writer = across
+                words |= translate_vocabulary(words, writer, asker)
+                words |= translate_passage_terms(sentence, writer, asker)
             held = sum(1 for t in asked_terms if matches_term(t, words))
             if held * 2 < len(asked_terms) or not _NUMBER.search(sentence):
+                continue
+            if value_kind and not has_answer_type(value_kind, sentence):
                 continue
             names = _names(sentence)
             if not chosen <= {fold(n) for n, _ in names}:
@@ -93,7 +141,7 @@ def qualifiers_of(asked: str, question: str, passages: Sequence[Mapping[str, obj
                     continue
                 differing = {n for n, _ in names} ^ {n for n, _ in other_names}
                 for order, (name, noun) in enumerate(names + other_names):
-                    if name in differing and fold(name) not in said:
+                    if name in differing and fold(name) not in says:
                         label = f"{name} {noun}".strip()
                         slot = order if order < len(names) else order - len(names)
                         qualifiers.setdefault(label, (slot, len(qualifiers)))

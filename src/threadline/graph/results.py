@@ -102,7 +102,7 @@ def stated_of_the_year(
     *,
     year_changed: bool = False,
 ) -> tuple[str, str]:
-    """Read what the passages state of the year a question asks about in the past tense.
+    """Read what the passages state of the year a question names, in any tense.
 
     A sentence is of a year it names, or that its passage's title or heading names, and
     of the year before one of those when it says "a year earlier" ("un an plus tôt").
@@ -122,20 +122,19 @@ def stated_of_the_year(
         happened; ("aim", sentence) when every such sentence states an aim (the first);
         ("none", "") when no sentence holds the year with a word asked ("What was the net
         income in 2023?" over a report stating 2024's net income and 2023's revenue);
-        ("", "") when the question asks nothing of the past about a year, or asks for the
-        aim itself.
+        ("", "") when the question names no year, or asks for the aim itself. In the
+        present tense an aim of the year is what it states of it ("What is the revenue
+        for 2025?" is the 2025 target).
     """
     # A reference query's title and section ("Rapport annuel 2024 de Brightwell —
     # Résultats financiers — ...") say where it was found, not what or when it asks.
     frame, _, question = question.rpartition(_REFERENCE_DASH)
     if states_an_aim(question):
         return "", ""
-    # A year a follow-up changes ("et en 2023 ?") is what it asks of, in any tense ("et
-    # le résultat net pour 2023 ?"): a sentence of another year is no answer. Only what
-    # was is no aim.
+    # A year a question names is what it asks of, in any tense ("Quel est le résultat net
+    # 2023 ?", "et le résultat net pour 2023 ?"): a sentence of another year is no
+    # answer. Only what was is no aim: a question in the present may ask a year's plan.
     past = asks_what_was(question)
-    if not (past or year_changed):
-        return "", ""
     years = set(_YEAR.findall(question))
     if not years:
         return "", ""
@@ -157,7 +156,9 @@ def stated_of_the_year(
             # so more than half of them, as a passage must hold of a question: the CSAT's
             # "Net Promoter Score" of 2023 says nothing of a net income.
             held = sum(1 for w in asked if matches_term(w, vocabulary))
-            needed = 1 if past else math.floor(COVERAGE_MAJORITY * len(asked)) + 1
+            needed = (
+                math.floor(COVERAGE_MAJORITY * len(asked)) + 1 if year_changed and not past else 1
+            )
             if asked and held < needed:
                 continue
             if not (past and states_an_aim(sentence)):

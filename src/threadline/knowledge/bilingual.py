@@ -36,12 +36,14 @@ from threadline.text.lexicons import BILINGUAL_LEXICON_FILES
 from threadline.text.lexicons.en import IRREGULAR_PLURALS
 from threadline.text.lexicons.fr import (
     AUXILIARY_FORMS,
+    CLIPPED_NOUNS,
     CLIPPED_WORDS,
     DEFINITE_DETERMINERS,
     FUNCTION_WORDS,
     MANAGING_VERBS,
     NEGATED_VERBS,
     NEGATION_ADVERBS,
+    NOUN_DETERMINERS,
     OBJECT_PRONOUNS,
     SYNTHETIC_COMPARATIVES,
 )
@@ -587,6 +589,8 @@ def clipped_word(token: str, before: str, names: Iterable[str] = ()) -> tuple[st
         names: Folded words capitalised within their sentence.
     """
     names = set(names)
+    if token in CLIPPED_NOUNS and before in NOUN_DETERMINERS and token not in names:
+        return CLIPPED_NOUNS[token]  # "son tel pro", not "tel que"
     if token not in CLIPPED_WORDS or token in names or before in names:
         return None
     if any(ch.isdigit() for ch in before):

@@ -146,6 +146,8 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
             r"(?:\w+ ){1,4}?(?:cost|pay|charge|spend|earn|make|sell|save|owe|raise|get paid)\w*|"
             r"how much (?:does|do|did) (?:it|that|this|they)\b|what(?:'s| is| are)? "
             r"the (?:price|cost|fee)|price of|cost of|how expensive|combien (?:coute|co[uû]te)|"
+            # Spoken French puts "combien" after the verb: "le ThinkPad coûte combien ?".
+            r"co[uû]te(?:nt)? combien|"
             r"quel (?:est le )?prix|stock price|"
             r"^\W*(?:and|et) (?:the|le|its|son) (?:price|cost|prix|cout)|"
             # "the cheapest plan": the one with the lowest price, which the passages

@@ -197,16 +197,21 @@ def _translated_terms(
 
     The sentences that answer "Quelle est la garantie du Pixel 8a ?" are English ones
     about a warranty: they are found through the question's words translated. The main
-    languages are the sources' most common one and that of the source retrieval ranked
-    first: "What is the gross margin?" is answered by the French report ranked first
-    among English catalog pages, while a French passage ranked seventh does not earn
-    a sentence for sharing one translated word ("e-mail") with an English question.
+    languages are the sources' most common ones (all of them on a tie) and that of the
+    source retrieval ranked first: "What is the gross margin?" is answered by the French
+    report ranked first among English catalog pages, while a French passage ranked
+    seventh does not earn a sentence for sharing one translated word ("e-mail") with an
+    English question.
     """
     asked = detect_language(question)
     languages = [detect_language(f"{s.title} {s.text}") for s in sources]
     if not languages:
         return set()
-    written = {Counter(languages).most_common(1)[0][0], languages[0]} - {asked}
+    # As many sources in one language as in another: both are the sources' main ones
+    # ("mot de passe" over the report ranked first and the handbook that answers).
+    counts = Counter(languages)
+    most = max(counts.values())
+    written = ({lang for lang, n in counts.items() if n == most} | {languages[0]}) - {asked}
     said = RELATIVE_TIME.sub(" ", question)  # "last year" is when, no word to find
     found = {t for language in written for t in terms(translate_query(said, asked, language))}
     # The asking words' translations ask nothing either: "temps" is "time", and "at all
@@ -831,9 +836,17 @@ class ExtractiveChatModel(BaseChatModel):
         return weights
 
     def _scored(
-        self, sources: list[PromptSource], weights: Counter[str]
+        self,
+        sources: list[PromptSource],
+        weights: Counter[str],
+        phrases: Sequence[Sequence[str]] = (),
     ) -> list[tuple[float, int, int, str]]:
-        """(score, source index, sentence index, sentence) for every sentence."""
+        """(score, source index, sentence index, sentence) for every sentence.
+
+        `phrases`: the terms of the lexicon's phrases a French question asks ("mot de
+        passe"), each one thing: a sentence holds a word of one only where it writes the
+        phrase in a row ("le Net Promoter Score est passé de 41 à 48" holds no password).
+        """
         rows = []
         doc_freq: Counter[str] = Counter()
         per_sentence = []
@@ -843,6 +856,11 @@ class ExtractiveChatModel(BaseChatModel):
                     continue
                 section = sentence_terms(source.section)
                 parts = [sentence_terms(clause) | section for clause in clauses(sentence)]
+                written = terms(sentence)
+                apart = {
+                    t for phrase in phrases if not terms_in_a_row(phrase, written) for t in phrase
+                }
+                parts = [part - apart for part in parts]
                 found = set().union(*parts)
                 found |= _asked_in_other_forms(set(weights), found)
                 per_sentence.append((s_index, i, sentence, found, parts))
@@ -887,7 +905,14 @@ class ExtractiveChatModel(BaseChatModel):
             carried = _translated_terms(search_query, sources, answer_type)
             for term in carried:
                 weights[term] = max(weights[term], 1)
-        rows = self._scored(sources, weights)
+        asked_phrases = [
+            written
+            for phrase, _ in (
+                lexicon_phrases(question, "fr") if detect_language(question) == "fr" else ()
+            )
+            if len(written := list(dict.fromkeys(terms(phrase)))) > 1
+        ]
+        rows = self._scored(sources, weights, asked_phrases)
         read_in_order = sorted(rows, key=lambda r: (r[1], r[2]))
         if reference:
             # "Détaille S2": the user wants that section, so give more of it.

@@ -25,6 +25,7 @@ __all__ = [
     "ACRONYMS",
     "AIM_WORDS",
     "AUXILIARY_FORMS",
+    "CLIPPED_NOUNS",
     "CLIPPED_WORDS",
     "DEFINITE_DETERMINERS",
     "DEGREE_ADVERBS",
@@ -34,6 +35,7 @@ __all__ = [
     "GENERIC_WORDS",
     "GOODBYES",
     "MANAGING_VERBS",
+    "NOUN_DETERMINERS",
     "NEGATED_VERBS",
     "NEGATION_ADVERBS",
     "OBJECT_PRONOUNS",
@@ -108,6 +110,19 @@ CLIPPED_WORDS: dict[str, tuple[str, ...]] = {
 téléphone pro", "mon mdp", "c koi"), with the words they stand for, read before the
 lexicon's phrases ("téléphone professionnel" = company phone); clippings the lexicon holds
 as words of their own ("ordi", "appli", "dispo") are not repeated here."""
+
+# Clippings that are French words of their own elsewhere ("tel que", "un tel projet"):
+# after a possessive or a definite article a noun is meant ("son tel pro" is a phone).
+CLIPPED_NOUNS: dict[str, tuple[str, ...]] = {
+    "tel": ("telephone",),
+    "tels": ("telephones",),
+}
+"""Folded clipped nouns read as their words after `NOUN_DETERMINERS` only."""
+
+NOUN_DETERMINERS: frozenset[str] = frozenset(
+    "mon ton son ma ta sa mes tes ses notre votre nos vos leur leurs le les du des au aux".split()
+)
+"""Folded determiners after which a word is a noun, not an adjective ("son tel", "le tel")."""
 
 ACRONYMS: dict[str, str] = {
     "CA": "chiffre d'affaires",
