@@ -909,7 +909,8 @@ def decide(
             supporting = tuple(discussed)
             base["about"] = tuple(discussed)
     if (
-        not (anchor or names)
+        earlier
+        and not (anchor or names)
         and PRONOUN.search(question)
         and looks_like_followup(whole or question)
         and not speaks_of_the_subject(carried, question, [vocab[label] for label in supporting])
