@@ -912,6 +912,10 @@ def decide(
         earlier
         and not (anchor or names)
         and PRONOUN.search(question)
+        # A message naming a thing of its own ("I tried to update my credit card, but it
+        # keeps showing errors") says what its pronoun stands for; one content word at
+        # most beside it ("can I write it down?") leaves the subject to the conversation.
+        and len(content_terms(question)) <= 1
         and looks_like_followup(whole or question)
         and not speaks_of_the_subject(carried, question, [vocab[label] for label in supporting])
     ):
