@@ -144,10 +144,13 @@ def test_the_extractive_model_binds_tools_and_fills_the_answer_schema():
     assert with_raw["parsed"].answer == with_raw["raw"].text.strip()
 
 
-def _sources_prompt(question: str, passages: list[str], answer_type: str = ""):
+def _sources_prompt(
+    question: str, passages: list[str], answer_type: str = "", titles: list[str] | None = None
+):
+    titles = titles or [f"Doc {i}" for i in range(1, len(passages) + 1)]
     context = "\n".join(
-        prompts.SOURCE_TEMPLATE.format(id=i, title=f"Doc {i}", section="", text=html.escape(t))
-        for i, t in enumerate(passages, 1)
+        prompts.SOURCE_TEMPLATE.format(id=i, title=title, section="", text=html.escape(t))
+        for i, (title, t) in enumerate(zip(titles, passages, strict=True), 1)
     )
     return [
         HumanMessage(
@@ -165,9 +168,12 @@ def _sources_prompt(question: str, passages: list[str], answer_type: str = ""):
     ]
 
 
-def compose(question: str, passages: list[str], answer_type: str = "") -> str:
+def compose(
+    question: str, passages: list[str], answer_type: str = "", titles: list[str] | None = None
+) -> str:
     """The offline model's answer to a question over these passages, numbered from 1."""
-    return ExtractiveChatModel().invoke(_sources_prompt(question, passages, answer_type)).text
+    prompt = _sources_prompt(question, passages, answer_type, titles)
+    return ExtractiveChatModel().invoke(prompt).text
 
 
 def test_answer_gathers_the_best_ranked_passages_each_cited_to_its_own():
@@ -849,21 +855,7 @@ def test_a_sentence_saying_what_is_asked_with_a_synonym_answers():
         )
     ]
     question = "How do I remove Watson Studio?"
-    context = "\n".join(
-        prompts.SOURCE_TEMPLATE.format(id=i, title=t, section="", text=html.escape(x))
-        for i, (t, x) in enumerate(sources, 1)
-    )
-    user = prompts.ANSWER_USER_PROMPT.format(
-        history="",
-        followup_reference="",
-        deliverable="no",
-        answer_style="prose",
-        search_query=question,
-        answer_type="",
-        context=context,
-        question=question,
-    )
-    text = ExtractiveChatModel().invoke([SystemMessage("system"), HumanMessage(user)]).text
+    text = compose(question, [x for _, x in sources], titles=[t for t, _ in sources])
     assert text == "You can delete Watson Studio from the resource list. [1]"
 
 
@@ -875,21 +867,7 @@ def test_a_passage_saying_more_of_the_question_with_a_synonym_leads():
         ("Console", "You can delete backups from the console."),
     ]
     question = "How do I remove backups?"
-    context = "\n".join(
-        prompts.SOURCE_TEMPLATE.format(id=i, title=t, section="", text=html.escape(x))
-        for i, (t, x) in enumerate(sources, 1)
-    )
-    user = prompts.ANSWER_USER_PROMPT.format(
-        history="",
-        followup_reference="",
-        deliverable="no",
-        answer_style="prose",
-        search_query=question,
-        answer_type="",
-        context=context,
-        question=question,
-    )
-    text = ExtractiveChatModel().invoke([SystemMessage("system"), HumanMessage(user)]).text
+    text = compose(question, [x for _, x in sources], titles=[t for t, _ in sources])
     assert text == "You can delete backups from the console. [2]"
 
 
