@@ -1674,3 +1674,21 @@ def test_the_x_no_passage_holds_is_declined_not_asked_which(hybrid_chat, questio
     result = ask(hybrid_chat, question)
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
     assert "Which one" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "defined"),
+    [
+        ("what is confidential data", "Confidential information includes customer contracts"),
+        ("what is restricted data?", "Restricted information at Brightwell covers payment"),
+    ],
+)
+def test_a_class_is_defined_by_its_sentence_under_the_classifications_heading(
+    hybrid_chat, question, defined
+):
+    # "Confidential information includes ..." under "Data classification" says what
+    # confidential data is; the security-incident definition ("the confidentiality ... of
+    # customer data") led, as it holds both words, and is no definition of it.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith(defined), result.answer
