@@ -1652,3 +1652,43 @@ def test_a_priority_code_after_the_is_a_name_not_an_unnamed_thing(hybrid_chat):
     result = ask(hybrid_chat, "What is the P1 response time on the Enterprise plan?")
     assert result.outcome == "grounded_answer", result.answer
     assert "P1 incidents get a first response within 15 minutes" in result.answer
+
+
+@pytest.mark.parametrize(
+    "question", ["whats the email for support", "what's the email for support?"]
+)
+def test_the_email_to_reach_is_the_one_address_the_passages_give(hybrid_chat, question):
+    # "the email for support" asks for an address: it was asked back which plan ("Basic
+    # plan" or "Business plan", whose sentences list email support beside their prices),
+    # though one address answers it.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "support@brightwell.example" in result.answer
+    assert "costs $29" not in result.answer
+
+
+@pytest.mark.parametrize("question", ["who is the ceo", "who is the chairman?"])
+def test_the_x_no_passage_holds_is_declined_not_asked_which(hybrid_chat, question):
+    # No document names a CEO: it asked « Which one do you mean by "the ceo"? » among the
+    # escalation section, the report's sections and a phone, none of them a CEO.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+    assert "Which one" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "defined"),
+    [
+        ("what is confidential data", "Confidential information includes customer contracts"),
+        ("what is restricted data?", "Restricted information at Brightwell covers payment"),
+    ],
+)
+def test_a_class_is_defined_by_its_sentence_under_the_classifications_heading(
+    hybrid_chat, question, defined
+):
+    # "Confidential information includes ..." under "Data classification" says what
+    # confidential data is; the security-incident definition ("the confidentiality ... of
+    # customer data") led, as it holds both words, and is no definition of it.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith(defined), result.answer

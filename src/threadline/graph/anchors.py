@@ -354,8 +354,10 @@ def valued_references(
 
 # Words asking for a value a passage states as a figure ("$899", "38 magasins"): the
 # price, cost, weight, number of something.
+# "the email for support" asks for an address, a value to reach someone by, as "the
+# number to call" does.
 _VALUE_WORDS = frozenset().union(*ASKING_TERMS.values()) | frozenset(
-    terms("number numbers nombre quantity quantité")
+    terms("number numbers nombre quantity quantité email e-mail courriel")
 )
 
 

@@ -580,7 +580,7 @@ def decide(
         *valued_references(question, earlier, titles=titles),
     ]
     for phrase in quantities:
-        if qualifiers := qualifiers_of(phrase, question, about, language):
+        if qualifiers := qualifiers_of(phrase, question, about, language, kind):
             return Evidence(
                 "ambiguous",
                 f"unanchored:{phrase}:qualified",
@@ -594,6 +594,17 @@ def decide(
         # The same finding reads two ways: with an unnamed reference ("the season"), ask
         # which of the passages it may mean; otherwise the documents do not say it
         # (`missing`: the terms to name in the decline, when narrower than the content's).
+        pointed_at = anchor.split(None, 1)[1] if anchor and _DEFINITE_ANCHOR.match(anchor) else ""
+        if pointed_at and not any(matches_term(t, everything) for t in terms(pointed_at)):
+            # "who is the ceo?" with no passage holding "ceo": none of them is one of the
+            # things it may mean, so asking which would offer choices that are none of
+            # them; the documents say nothing of it.
+            return Evidence(
+                "not_in_documents",
+                reason,
+                missing_named=(pointed_at,),
+                **base,  # type: ignore[arg-type]
+            )
         if anchor:
             return ask(reason, candidate_titles(chunks, among))
         # A name that several documents' titles extend says none of them ("the Prime

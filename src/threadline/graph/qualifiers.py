@@ -56,6 +56,7 @@ def qualifiers_of(
     question: str,
     passages: Sequence[Mapping[str, object]],
     language: str | None = None,
+    kind: AnswerType | None = None,
 ) -> list[str]:
     """Return the qualifiers that tell apart several values of the asked thing, or [].
 
@@ -66,6 +67,10 @@ def qualifiers_of(
         language: The question's language; a sentence in another one holds the asked
             words through its words' and phrases' translations ("le délai de réponse"
             in "P1 incidents get a first response within 15 minutes").
+        kind: The kind of value the question asks for (`facts.asked_type`), if it says:
+            only sentences holding a value of that kind state one ("the email for
+            support" is an address: plans' sentences listing "email" support beside
+            their prices are no several addresses).
 
     Returns:
         The qualifiers, each with the noun it qualifies ("Enterprise plan", "P1
@@ -128,6 +133,8 @@ def qualifiers_of(
             if held * 2 < len(asked_terms) or not _NUMBER.search(sentence):
                 continue
             if value_kind and not has_answer_type(value_kind, sentence):
+                continue
+            if kind and not has_answer_type(kind, sentence):
                 continue
             names = _names(sentence)
             if not chosen <= {fold(n) for n, _ in names}:

@@ -126,7 +126,15 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
             r"numero de (?:telephone|tel)|numero a appeler|quel numero)\b"
         ),
     ),
-    ("email", re.compile(r"\b(e-?mail address|adresse (?:e-?mail|mail|electronique|courriel))\b")),
+    # "the email for support", "l'email du support": the email of someone to reach is
+    # their address, as "the number to call" is a phone number.
+    (
+        "email",
+        re.compile(
+            r"\b(e-?mail address|adresse (?:e-?mail|mail|electronique|courriel)|"
+            r"(?:the|their|its|an|l'|le) e-?mail (?:for|of|to|du|de|pour)\b)"
+        ),
+    ),
     (
         "pay",
         # "salaries" folded is also the French "salariés" (employees): after a French

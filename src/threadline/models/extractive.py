@@ -517,7 +517,10 @@ _WHAT_IS = re.compile(
 # are paid", "devices returned ... are refunded" (a passive) say what is done to it.
 _COPULA = re.compile(
     r"^(?P<subject>.{1,90}?)\s(?:(?:is|are|est|sont)\s(?:an?|the|one|any|un|une|le|la|les|"
-    r"l'|des)\b|(?:means|refers to|is defined as|désigne|signifie)\s)",
+    r"l'|des)\b|(?:means|refers to|is defined as|désigne|signifie)\s|"
+    # "Confidential information includes customer contracts, ...": a class said by
+    # its members, as a classification defines each of its levels.
+    r"(?:includes|covers|comprend|regroupe)\s)",
     re.I,
 )
 _CONDITION = re.compile(r"^\W*(?:if|when|whenever|while|although|because|si|quand|lorsqu)", re.I)
@@ -566,6 +569,17 @@ def defines_whole(sentence: str, defined: set[str]) -> bool:
     the SLA uptime of the Basic plan?".
     """
     return bool(defined) and defined <= _defined_subject(sentence)
+
+
+def defines_under(sentence: str, defined: set[str], heading: str) -> bool:
+    """Whether a sentence says what all of X is, read under its section's heading.
+
+    Under "Data classification", "Confidential information includes customer
+    contracts, ..." says what confidential data is: its subject names X's own word
+    ("Confidential"), the heading the rest ("data"), as a reader of the section reads it.
+    """
+    subject = _defined_subject(sentence)
+    return bool(defined & subject) and defined <= subject | sentence_terms(heading)
 
 
 def says_what_it_is(text: str, question: str) -> bool:
@@ -952,6 +966,7 @@ class ExtractiveChatModel(BaseChatModel):
                 passages=read_in_order,
                 one_fact=answer_type in KINDS,
                 defined=defined_terms(question),
+                sections=[source.section for source in sources],
             )
         if not chosen:
             return INSUFFICIENT_CONTEXT
@@ -969,6 +984,7 @@ class ExtractiveChatModel(BaseChatModel):
         passages: Sequence[tuple[float, int, int, str]] = (),
         one_fact: bool = False,
         defined: set[str] = frozenset(),  # type: ignore[assignment]
+        sections: Sequence[str] = (),
     ) -> list[tuple[float, int, int, str]]:
         """Return the answering sentences of the best-ranked passages, each cited to its own.
 
@@ -1035,17 +1051,17 @@ class ExtractiveChatModel(BaseChatModel):
                 first = next(si for si in tied if standing[si] == named)
                 ranked = [first, *[si for si in ranked if si != first]][: self.max_sources]
 
-        if defined and not any(defines_whole(r[3], defined) for r in by_source[ranked[0]]):
+        def says_what_x_is(row: tuple[float, int, int, str]) -> bool:
+            heading = sections[row[1]] if row[1] < len(sections) else ""
+            return defines_whole(row[3], defined) or defines_under(row[3], defined, heading)
+
+        if defined and not any(says_what_x_is(r) for r in by_source[ranked[0]]):
             # "What is X?" asked of passages whose lead only mentions X ("see the Kubernetes
             # version information"): the best-ranked passage with a sentence saying what
             # the whole of X is leads, however many of the question's other words the lead
             # holds ("I keep seeing the word Kubernetes": "seeing" is no part of the answer).
             defining = next(
-                (
-                    si
-                    for si in sorted(by_source)
-                    if any(defines_whole(r[3], defined) for r in by_source[si])
-                ),
+                (si for si in sorted(by_source) if any(says_what_x_is(r) for r in by_source[si])),
                 None,
             )
             if defining is not None:
@@ -1080,7 +1096,7 @@ class ExtractiveChatModel(BaseChatModel):
         lead = sorted(by_source[ranked[0]], key=lambda r: r[2])
         best = best_of(lead)
         whole: list[tuple[float, int, int, str]] = []
-        if defined and (whole := [r for r in lead if defines_whole(r[3], defined)]):
+        if defined and (whole := [r for r in lead if says_what_x_is(r)]):
             # The answer to "what is X?" starts where the passage says what X is.
             best = whole[0]
         # From the passage's best sentence on: "The Enterprise plan costs $899", not the
