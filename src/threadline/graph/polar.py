@@ -74,7 +74,7 @@ _FRENCH_INTERROGATIVE = re.compile(
 )
 # Kinds of fact a passage may state of one thing and not another in the next sentence:
 # checked in the sentence that holds what is asked (`states_kind_with`).
-SENTENCE_KINDS: frozenset[AnswerType] = frozenset({"frequency"})
+SENTENCE_KINDS: frozenset[AnswerType] = frozenset({"frequency", "share"})
 
 
 def _asking_sentences(question: str) -> list[str]:

@@ -66,6 +66,33 @@ _RULE = re.compile(
     r"tenue?s?|jamais|toujours|accepte)\b",
     re.I,
 )
+# An English verb as written: a word after a modal, "to" or a negation ("must not
+# leave", "to return"), and a word in "-ing" ("when leaving their desk").
+_ENGLISH_VERB = re.compile(
+    r"\b(?:must|mustn't|should|shall|may|might|can|cannot|can't|could|would|will|won't|"
+    r"to|not|never|don't|doesn't)(?:\s+(?:not|never))?\s+[a-z][\w'-]*|\b[a-z][\w'-]*ing\b",
+    re.I,
+)
+
+
+def _without_english_verbs(text: str, topic: str) -> str:
+    """Return an English text with its verbs' words dropped, but the topic's own words.
+
+    The rules on X are about a thing, which a sentence names with a noun: "leave" in
+    "the leave policy" (« la politique de congés ») is no "must not leave their laptop"
+    nor "when leaving their desk". A word in "-ing" the topic itself writes (a noun:
+    "the training policy", "security training") is kept as written.
+    """
+    own = {fold(word) for word in re.findall(r"[\w'-]+", topic)}
+
+    def kept(match: re.Match[str]) -> str:
+        words = match.group().split()
+        last = words[-1]
+        if len(words) == 1 and fold(last) in own:
+            return match.group()  # a noun in "-ing" the topic writes: "training"
+        return " ".join(words[:-1])
+
+    return _ENGLISH_VERB.sub(kept, text)
 
 
 def policy_topic(question: str) -> str:
@@ -107,6 +134,8 @@ def states_rules_about(
     def vocabulary(words: str) -> tuple[set[str], set[str]]:
         # As written, and in translation: a translated word is taken as it is, not in
         # its near forms ("leave" gives "partent", which is no "parent").
+        if (written or detect_language(words)) == "en":
+            words = _without_english_verbs(words, topic)
         native = set(terms(words)) | set(closed_terms(words))
         translated: set[str] = set()
         if across:

@@ -105,6 +105,7 @@ AnswerType = Literal[
     "phone",
     "email",
     "rank",
+    "share",
 ]
 
 KINDS = frozenset(get_args(AnswerType))
@@ -211,6 +212,17 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
         ),
     ),
     ("person", re.compile(r"^\s*(who|qui)\b|\bwho (is|was|are|were)\b")),
+    # A share of a whole is stated as a percentage: "la part des ventes en ligne" is
+    # "41 % du chiffre d'affaires", not a sentence that names online sales.
+    (
+        "share",
+        re.compile(
+            r"\b(?:what|which) (?:share|percentage|proportion|fraction)\b|"
+            r"\bthe (?:share|percentage|proportion) of\b|"
+            r"\b(?:quelle|la) (?:part|proportion) (?:de|des|du|d')|"
+            r"\b(?:quel|le) pourcentage\b"
+        ),
+    ),
 ]
 _TYPE_PATTERN: dict[AnswerType, re.Pattern[str]] = {
     "price": _MONEY,
@@ -224,6 +236,7 @@ _TYPE_PATTERN: dict[AnswerType, re.Pattern[str]] = {
     "phone": _PHONE,
     "email": _EMAIL,
     "rank": re.compile(rf"\b(?:{_RANKED}|number one|numero un|n° ?1)\b", re.I),
+    "share": re.compile(r"\d+(?:[.,]\d+)?\s*(?:%|percent\b|per cent\b|pour cent\b)", re.I),
 }
 
 
@@ -273,6 +286,9 @@ ASKING_TERMS: dict[str, frozenset[str]] = {
     "rank": frozenset(terms("best selling sell sells popular top vendu vendus populaire")),
     # "le nombre de magasins": a count is stated as a figure ("38 magasins").
     "quantity": frozenset(terms("number nombre")),
+    # "la part des ventes en ligne": a share is stated as a percentage ("41 % du
+    # chiffre d'affaires"); "la part des contrats de support" holds the word, not it.
+    "share": frozenset(terms("share percentage proportion fraction part pourcentage")),
 }
 
 
