@@ -58,17 +58,19 @@ _INVERSION_UNHYPHENATED = re.compile(
 )
 # Spoken French asks yes/no with a statement and its question mark: "le Pixel 8 Pro est
 # étanche ?". Any question word in it ("le plan coûte combien ?") asks what, not whether.
+_FRENCH_QUESTION_WORDS = (
+    r"que|qu['’]|quel|quelle|quels|quelles|qui|quoi|comment|combien|o[uù]|quand|pourquoi|"
+    r"lequel|laquelle|lesquels|lesquelles"
+)
 _FRENCH_QUESTION_WORD = re.compile(
-    r"\b(?:que|qu['’]|quel|quelle|quels|quelles|qui|quoi|koi|comment|cmt|combien|o[uù]|quand|qd|"
-    r"pourquoi|pk|pq|lequel|laquelle|lesquels|lesquelles)\b",
+    rf"\b(?:{_FRENCH_QUESTION_WORDS}|koi|cmt|qd|pk|pq)\b",  # and their SMS spellings
     re.I,
 )
 _BEING = re.compile(r"\b(?:est|sont)\b", re.I)
 # ...unless an interrogative word opens the sentence: then it asks what, how, when ("Que se
 # passe-t-il", "Combien coûte-t-il", "Pourquoi est-il...").
 _FRENCH_INTERROGATIVE = re.compile(
-    r"^(?:que|qu['’]|quel|quelle|quels|quelles|qui|quoi|comment|combien|o[uù]|quand|pourquoi|"
-    r"lequel|laquelle|lesquels|lesquelles|à quel|a quel|à qui|a qui|de quoi|en quoi|par quoi|"
+    rf"^(?:{_FRENCH_QUESTION_WORDS}|à quel|a quel|à qui|a qui|de quoi|en quoi|par quoi|"
     r"pour quoi|à quoi|a quoi|depuis quand|jusqu['’]à quand|d['’]o[uù])\b",
     re.I,
 )
