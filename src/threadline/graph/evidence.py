@@ -473,7 +473,8 @@ def decide(
     names = [n for n in names if n not in compared]
     missing_named = names_not_held(question, names, chunks, everything)
     measured = {t for unit in compared_unit_words(question, chunks) for t in terms(unit)}
-    content = [t for t in content_terms(question) if t not in compared and t not in measured]
+    own = content_terms(question)
+    content = [t for t in own if t not in compared and t not in measured]
     if not content and not (deliverable or reference):
         # "there should be one": no word of its own to check; what it means is what the
         # reformulator carried from the conversation, and that must be supported.
@@ -926,9 +927,9 @@ def decide(
         # A message naming a thing of its own ("I tried to update my credit card, but it
         # keeps showing errors") says what its pronoun stands for; one content word at
         # most beside it ("can I write it down?") leaves the subject to the conversation.
-        and len(content_terms(question)) <= 1
+        and len(own) <= 1
         and looks_like_followup(whole or question)
-        and not speaks_of_the_subject(carried, question, [vocab[label] for label in supporting])
+        and not speaks_of_the_subject(carried, own, [vocab[label] for label in supporting])
     ):
         # "can I write it down?" after the password rules: "it" is the password, and a
         # passage holding "write" ("written approval" to print at home) but nothing of
@@ -962,14 +963,15 @@ __all__ = [
 ]
 
 
-def speaks_of_the_subject(carried: str, question: str, vocabularies: Sequence[set[str]]) -> bool:
+def speaks_of_the_subject(
+    carried: str, own: Sequence[str], vocabularies: Sequence[set[str]]
+) -> bool:
     """Whether a passage holds a word the follow-up carried from the conversation.
 
     A pronoun stands for the subject the conversation was about; the reformulator
     carried its words into the standalone query. With none carried there is nothing to
-    hold, and the passages are not judged by it.
+    hold, and the passages are not judged by it. `own` are the message's own content terms.
     """
-    own = set(content_terms(question))
     subject = [t for t in content_terms(carried) if t not in own]
     if not subject:
         return True
