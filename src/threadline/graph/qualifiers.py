@@ -96,34 +96,38 @@ def qualifiers_of(
     else:
         value_kind = None
     said = {fold(w) for w in re.findall(r"[A-Za-z0-9]+", question)}
+    # What the question says in each other language a passage is written in (once each).
+    says_across: dict[tuple[str, str], set[str]] = {}
     for passage in passages:
         text = str(passage.get("text", ""))
-        sentences = sentences_before_capitals(text)
+        sentences = [(s, _names(s)) for s in sentences_before_capitals(text)]
         written = detect_language(f"{passage.get('title', '')} {text}") if language else None
         # A passage in another language than the question's: (question's, passage's).
         across = (language, written) if language and written and written != language else None
         # The qualifiers the question names: a sentence that does not say them all is
         # about another plan or priority than the one asked.
-        named = {fold(n) for s in sentences for n, _ in _names(s)}
+        named = {fold(n) for _, names in sentences for n, _ in names}
         if set(asked_terms) <= set(terms(" ".join(named))):
             continue  # "the enterprise" is one of the qualifiers itself
         # A question in another language says a name in its own words too ("le plan
         # entreprise" is the Enterprise plan).
         says = said
         if across:
-            translated = translate_query(question, *across)
-            says = said | {fold(w) for w in re.findall(r"[A-Za-z0-9]+", translated)}
+            if across not in says_across:
+                translated = translate_query(question, *across)
+                says_across[across] = {fold(w) for w in re.findall(r"[A-Za-z0-9]+", translated)}
+            says = said | says_across[across]
         chosen = says & named
         # "le plan entreprise": the question names which of the asked thing it means (the
         # passages' "Enterprise plan"), as "the Enterprise plan" does.
         if any(
             fold(name) in chosen and set(terms(noun)) & set(asked_terms)
-            for sentence in sentences
-            for name, noun in _names(sentence)
+            for _, names in sentences
+            for name, noun in names
         ):
             return []
         stating = []
-        for sentence in sentences:
+        for sentence, names in sentences:
             words = set(terms(sentence))
             if across:
                 asker, writer = across
@@ -136,7 +140,6 @@ def qualifiers_of(
                 continue
             if kind and not has_answer_type(kind, sentence):
                 continue
-            names = _names(sentence)
             if not chosen <= {fold(n) for n, _ in names}:
                 continue
             stating.append((sentence, names))
