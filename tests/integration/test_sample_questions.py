@@ -1692,3 +1692,16 @@ def test_a_class_is_defined_by_its_sentence_under_the_classifications_heading(
     result = ask(hybrid_chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert result.answer.startswith(defined), result.answer
+
+
+def test_the_s24_after_a_list_of_phones_is_the_galaxy_s24(hybrid_chat):
+    # "the S24" was read as a reference to a 24th section of an outline the list had not,
+    # and asked back: "The previous answer has no outline to point into."
+    *_, ram = converse(
+        hybrid_chat,
+        "What phones does Samsung make?",
+        "which is cheaper?",
+        "how much RAM does the S24 have?",
+    )
+    assert ram.stop_reason == "completed", ram.answer
+    assert "8 GB" in ram.answer and "S24" in ram.answer

@@ -708,3 +708,25 @@ def test_translated_words_alone_name_no_title(question):
 )
 def test_unseen_look_alikes(question):
     assert not resolve_reference(question, REVIEW).detected
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how much RAM does the S24 have?",
+        "what about the S24?",
+        "compare the S24 and the A55",
+        "quel est le prix du S24 ?",
+        "et le S24 ?",
+    ],
+)
+@pytest.mark.parametrize("sections", [0, 3])
+def test_an_id_after_a_definite_article_beyond_the_outline_is_a_name(question, sections):
+    # "the S24" is the Galaxy S24, not a 24th section: it used to be asked back as a
+    # reference ("The previous answer has no outline to point into").
+    outline = make_outline(*"ABC"[:sections])
+    assert not resolve_reference(question, outline).detected
+
+
+def test_an_id_after_a_definite_article_within_the_outline_is_a_reference():
+    assert resolve_reference("what about the S2?", make_outline("A", "B", "C")).section_id == "S2"

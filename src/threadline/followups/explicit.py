@@ -44,7 +44,9 @@ def id_hits(ctx: Context, outline_len: int) -> list[Hit]:
     A bracketed id is always a reference. A bare one must look like one: not preceded by
     an indefinite article or a capitalised product word, not followed by a content word
     ("S3 bucket"), and, beyond the outline, phrased with nothing but reference words
-    around it ("Detail S12", "S12 please"), since then nothing else vouches for it.
+    around it ("Detail S12", "S12 please"), since then nothing else vouches for it. Beyond
+    the outline (or with none), a definite article makes it a name: "the S24", "le prix du
+    S24" speak of a product, where "détaille la S3" points into a three-part outline.
     """
     hits = [
         Hit(m.start(), m.end(), 0, "section", int(m.group("num")), explicit_id=True)
@@ -56,6 +58,8 @@ def id_hits(ctx: Context, outline_len: int) -> list[Hit]:
         prev, nxt = ctx.prev_kind(m.start()), ctx.next_kind(m.end())
         if prev in ("indef", "name") or nxt == "of_content":
             continue
+        if not in_range and _after_definite_article(ctx, m.start()):
+            continue
         if nxt == "unknown":
             # Only a verb right before makes "Detail S2 costs" a reference, not a name.
             ok = in_range and prev == "verb"
@@ -66,6 +70,12 @@ def id_hits(ctx: Context, outline_len: int) -> list[Hit]:
         if ok:
             hits.append(Hit(m.start(), m.end(), 0, "section", number, explicit_id=True))
     return hits
+
+
+def _after_definite_article(ctx: Context, pos: int) -> bool:
+    """Tell whether the word right before ``pos`` is a definite article ("the", "la", "du")."""
+    prev, adjacent = ctx.before(pos)
+    return prev is not None and adjacent and prev.text in ctx.comp.determiners
 
 
 def noun_number_hits(ctx: Context) -> list[Hit]:
