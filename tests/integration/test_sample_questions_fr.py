@@ -578,3 +578,19 @@ def test_a_share_asked_is_a_percentage_of_what_is_asked(chat, question):
     result = converse(chat, question)
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
     assert "recruter" not in result.answer and result.citations == []
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "quelles sont les perspectives pour 2025 ?",
+        "quelles sont les perspectives 2025 de Brightwell ?",
+    ],
+)
+def test_a_heading_naming_the_year_says_what_its_sentences_state_of_it(chat, question):
+    # Declined as "nothing stated of 2025": no sentence of the report's "Perspectives
+    # 2025" section says « perspectives », its heading does, and names the year.
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "Pour l'exercice 2025, Brightwell vise" in result.answer
+    assert result.citations[0]["section"] == "Perspectives 2025"

@@ -147,10 +147,19 @@ def stated_of_the_year(
         # The title and heading date every sentence under them: "Rapport annuel 2024"
         # states 2024's satisfaction rate in a sentence that names no year.
         dated = set(_YEAR.findall(f"{passage.get('title', '')} {passage.get('section', '')}"))
+        # A heading naming the year says what every sentence under it states of that
+        # year: under "Perspectives 2025", "Brightwell vise un chiffre d'affaires ..." is
+        # the 2025 outlook, though no sentence says "perspectives".
+        heading = str(passage.get("section", ""))
+        framing = (
+            _vocabulary(heading, written, language)
+            if years <= set(_YEAR.findall(heading))
+            else set()
+        )
         for sentence in sentences(text):
             if not years <= _years_of(sentence, dated):
                 continue
-            vocabulary = _vocabulary(sentence, written, language)
+            vocabulary = _vocabulary(sentence, written, language) | framing
             # A word asked makes the sentence one of what a question in the past tense
             # asks; the year a follow-up changes asks the whole previous question of it,
             # so more than half of them, as a passage must hold of a question: the CSAT's
