@@ -63,15 +63,24 @@ _AMOUNT = re.compile(
     r"(?:hour|year|month|week|heure|an|mois)\b",
     re.I,
 )
+
+
+def _units(units: Sequence[str]) -> str:
+    """Return a regex alternation of units, each also as written without its accents."""
+    forms = dict.fromkeys(form for unit in units for form in (unit, fold(unit)))
+    return f"(?:{'|'.join(map(re.escape, sorted(forms, key=len, reverse=True)))})"
+
+
 # How often something happens: "every quarter", "every 90 days", "twice a year", "daily",
 # "chaque jour", "tous les 3 mois". "Every Brightwell employee" counts no time: "every"
 # and "tous les" need a unit of time after them.
-_TIME_UNIT_EN = (
-    r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|quarters?|years?|mornings?|nights?)"
-)
-_TIME_UNIT_FR = (
-    r"(?:secondes?|minutes?|heures?|jours?|semaines?|mois|trimestres?|ans|ann[eé]es?|"
-    r"matins?|soirs?)"
+# The units are the lexicons' units of time, each also as written without its accents
+# ("annees"), and the parts of a day ("every morning", "tous les soirs"), which count no
+# quantity. "an" is not read here: "deux fois par an" reads as no frequency, and reading
+# it would change which sentences answer "how often?" (a change with its own tests).
+_TIME_UNIT_EN = _units([*en.TIME_UNITS, "morning", "mornings", "night", "nights"])
+_TIME_UNIT_FR = _units(
+    [*(unit for unit in fr.TIME_UNITS if unit != "an"), "matin", "matins", "soir", "soirs"]
 )
 _FREQUENCY = re.compile(
     rf"\b(?:every (?:\w+ )?{_TIME_UNIT_EN}|each {_TIME_UNIT_EN}|(?:once|twice|\w+ times) "

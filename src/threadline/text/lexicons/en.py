@@ -57,6 +57,13 @@ s t d ll m re ve
 )
 """English function words dropped from index terms, in folded form."""
 
+# Units of time: what a quantity is counted in ("how many days?", `measure_units` below)
+# and what a frequency is counted in ("every 90 days", `facts`) read this one list.
+TIME_UNITS: tuple[str, ...] = (
+    "second", "seconds", "minute", "minutes", "hour", "hours", "day", "days", "week",
+    "weeks", "month", "months", "quarter", "quarters", "year", "years",
+)  # fmt: skip
+
 # The word lists stay packed several to a line: one word per line (what the formatter
 # would make of them) turns each list into a hundred-line column nobody can review.
 # fmt: off
@@ -127,9 +134,8 @@ FOLLOWUPS = Lexicon(
     ),
     leading_conjunctions=("and", "but", "also", "so", "then", "or", "plus"),
     measure_units=(
-        "second", "seconds", "minute", "minutes", "hour", "hours", "day", "days", "week",
-        "weeks", "month", "months", "quarter", "quarters", "year", "years", "time", "times",
-        "dollar", "dollars", "euro", "euros", "percent", "percentage",
+        *TIME_UNITS, "time", "times", "dollar", "dollars", "euro", "euros", "percent",
+        "percentage",
     ),
     comparatives=(
         "cheaper", "more expensive", "less expensive", "better", "worse", "best", "worst",

@@ -212,6 +212,14 @@ OBJECT_PRONOUNS: frozenset[str] = frozenset(
 """Folded object pronouns, which may stand between "à" and its infinitive ("à me
 connecter")."""
 
+# Units of time: what a quantity is counted in ("combien de jours ?", `measure_units`
+# below) and what a frequency is counted in ("tous les 3 mois", `facts`) read this list.
+TIME_UNITS: tuple[str, ...] = (
+    "seconde", "secondes", "minute", "minutes", "heure", "heures", "jour", "jours",
+    "semaine", "semaines", "mois", "trimestre", "trimestres", "an", "ans", "année",
+    "années",
+)  # fmt: skip
+
 # fmt: off
 FOLLOWUPS = Lexicon(
     code="fr",
@@ -297,9 +305,7 @@ FOLLOWUPS = Lexicon(
     ),
     leading_conjunctions=("et", "mais", "aussi", "puis", "alors", "donc", "ou", "sinon"),
     measure_units=(
-        "seconde", "secondes", "minute", "minutes", "heure", "heures", "jour", "jours",
-        "semaine", "semaines", "mois", "trimestre", "trimestres", "an", "ans", "année",
-        "années", "temps", "fois", "dollar", "dollars", "euro", "euros", "pourcent",
+        *TIME_UNITS, "temps", "fois", "dollar", "dollars", "euro", "euros", "pourcent",
         "pourcentage",
     ),
     comparatives=(

@@ -1,0 +1,224 @@
+"""A catalog question read as one typed tool call.
+
+A list filtered on price, brand or system, or a ranking on a spec.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from threadline.graph.catalog_requests.wording import (
+    CATEGORY_WORDS,
+    COMPARE,
+    MAX_PRICE,
+    MIN_PRICE,
+    PHONE_AS_CHANNEL,
+    SPEC_UNITS,
+    SPEC_VALUE,
+    SUPERLATIVES,
+    ToolRequest,
+    folded_message,
+    price_written,
+)
+from threadline.text import fold
+
+_BETWEEN = re.compile(r"\b(between|entre)\s*\$?\s*(\d[\d,]*)\s*(and|et|-)\s*\$?\s*(\d[\d,]*)")
+
+
+_BOUND_BELOW = (
+    r"under|below|less than|lighter than|at most|up to|moins de|sous|au plus|jusqu'a|"
+    r"(?:en|au)[- ]dessous de"
+)
+
+
+_BOUND_ABOVE = r"over|above|more than|at least|plus de|au moins|(?:en|au)[- ]dessus de"
+
+
+_BOUND_INCLUSIVE = r"at most|up to|au plus|jusqu'a|at least|au moins"
+
+
+_SPEC_BOUND = re.compile(
+    rf"\b(?P<dir>{_BOUND_BELOW}|{_BOUND_ABOVE})\s*(?P<value>\d+(?:[.,]\d+)?)\s*"
+    rf"(?P<unit>{'|'.join(f'(?:{unit})' for unit, _ in SPEC_UNITS)})(?![\w])"
+)
+
+
+# A range of a spec: "from 8 to 16 GB of RAM", "entre 1 et 1,3 kg".
+_SPEC_RANGE = re.compile(
+    r"\b(?:from|between|entre|de)\s*(?P<low>\d+(?:[.,]\d+)?)\s*[a-z]*\s*(?:to|and|et|a|-)\s*"
+    r"(?=\d+(?:[.,]\d+)?\s*[a-z\"])"
+)
+
+
+# What asks for a comparison around the names compared: "how does X compare to Y?",
+# "what's the difference between X and Y?", "what's the price difference between X and
+# Y?" (the word before "difference" says what is compared, no part of a name).
+_COMPARE_WORDING = re.compile(
+    r"^(?:how\s+(?:does|do|did|would)\s+|what(?:'s|s|\s+is|\s+are)\s+the\s+(?:\w+\s+)?"
+    r"differences?\s+between\s+|(?:the\s+)?(?:\w+\s+)?differences?\s+between\s+)|"
+    r"\s+compares?$"
+)
+
+
+# A listing question asks which products: its cue word governs the category ("what 5G
+# phones", "quels sont les portables"); "what should I do if I lose my laptop?" asks
+# about a laptop, not for a list of them. Asking what is on sale needs no such order.
+_LIST_CUE = r"\b(?:what|which|list|show|any|quels?|quelles?|liste|montre)\b"
+
+
+_ON_SALE = re.compile(r"\b(do you (have|sell)|avez-vous|vendez-vous)\b")
+
+
+def _asks_for_a_list(text: str, category: str) -> bool:
+    """Whether a folded question asks for a list of the category's products."""
+    governed = rf"{_LIST_CUE}(?:\s+[\w'-]+){{0,3}}?\s+{CATEGORY_WORDS[category]}"
+    return bool(_ON_SALE.search(text) or re.search(governed, text))
+
+
+# A superlative the catalog has no spec for ("le smartphone le plus vendu", "the most
+# popular laptop", "best-selling"): a question for the documents, not a list.
+_OTHER_SUPERLATIVE = re.compile(
+    r"\b(?:le|la|les) (?:plus|moins) \w+|\bthe (?:most|least) \w+|\bbest[- ]sell\w*|"
+    r"\bmost popular\b|\b(?:plus|moins) (?:vendue?s?|populaires?)\b"
+)
+
+
+def _spec_values(text: str) -> list[tuple[str, float]]:
+    """Return the specs and values a folded question states with units ("16 go de ram").
+
+    "to" alone is the English word more often than French terabytes: it needs "de
+    stockage" to be a unit here.
+    """
+    found = []
+    for match in SPEC_VALUE.finditer(text):
+        unit = match["unit"]
+        if unit in ("to", "h"):
+            continue
+        spec = next(spec for pattern, spec in SPEC_UNITS if re.fullmatch(pattern, unit))
+        value = float(match["value"].replace(",", "."))
+        if unit.startswith(("tb", "to")):
+            value *= 1024  # storage is in GB, a terabyte 1024 of them ("storage_gb": 1024)
+        found.append((spec, value))
+    return found
+
+
+def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest | None:
+    """Turn a catalog question into a typed tool call, or None if it is not one.
+
+    It needs a product category or a known brand, plus a price constraint, a
+    listing cue or a comparison; anything else is a document question.
+    """
+    text = PHONE_AS_CHANNEL.sub(" ", folded_message(question))
+    category = next((c for c, p in CATEGORY_WORDS.items() if re.search(p, text)), None)
+    brand = next((b for b in brands if re.search(rf"\b{re.escape(fold(b))}\b", text)), None)
+    # "which phones run android 14?", "the cheapest phone running Android 13": the list
+    # and the ranking both keep only the products running the system named.
+    system = _OPERATING_SYSTEM.search(text)
+    running = {"os": " ".join(w for w in system.groups() if w)} if system else {}
+    if category:
+        ranking = (
+            _bounded_on_a_spec(text, category, running)
+            or _with_stated_specs(text, category, running)
+            or _ranked_on_a_superlative(text, category, running)
+        )
+        if ranking is not None:
+            return ToolRequest("rank_products", ranking)
+    if _OTHER_SUPERLATIVE.search(text):
+        return None  # the superlatives the catalog can rank were all tried above
+    if COMPARE.search(text) and len(names := _compared_names(text)) >= 2:
+        return ToolRequest("compare_products", {"names": names[:4]})
+    if category is None and brand is None:
+        return None
+    return _filtered_list(text, category, brand, running)
+
+
+def _bounded_on_a_spec(text: str, category: str, running: dict[str, str]) -> dict[str, Any] | None:
+    """Return the ranking a bound on a spec asks ("laptops under 1.3 kg"), or None."""
+    bound = _SPEC_BOUND.search(text)
+    if bound is None:
+        return None
+    spec = next(spec for unit, spec in SPEC_UNITS if re.fullmatch(unit, bound["unit"]))
+    value = float(bound["value"].replace(",", "."))
+    if bound["unit"] in ("tb", "to"):
+        value *= 1000  # storage is in GB
+    below = re.fullmatch(_BOUND_BELOW, bound["dir"]) is not None
+    bounded: dict[str, Any] = {"spec": spec, "order": "asc" if below else "desc"}
+    bounded |= {"category": category, "max_value" if below else "min_value": value}
+    if not re.fullmatch(_BOUND_INCLUSIVE, bound["dir"]):
+        bounded["exclusive"] = True  # "more than 5000 mAh" is not 5000 mAh
+    return {**bounded, **running, "limit": 10}
+
+
+def _with_stated_specs(text: str, category: str, running: dict[str, str]) -> dict[str, Any] | None:
+    """Return the ranking of the products with the spec values stated, or None."""
+    stated = _spec_values(text)
+    if not stated:
+        return None
+    # "Which laptops have 16 GB of RAM?" lists those with 16 GB, not every laptop;
+    # "from 8 to 16 GB", "512 GB to 1 TB" those within the range.
+    spec, value = stated[0]
+    values = [v for s, v in stated if s == spec]
+    low, high = min(values), max(values)
+    if len(values) == 1 and (span := _SPEC_RANGE.search(text)):
+        low = min(low, float(span["low"].replace(",", ".")))
+    exact = {"spec": spec, "order": "asc", "category": category}
+    return exact | running | {"min_value": low, "max_value": high, "limit": 10}
+
+
+def _ranked_on_a_superlative(
+    text: str, category: str, running: dict[str, str]
+) -> dict[str, Any] | None:
+    """Return the ranking a superlative the catalog ranks asks ("the lightest"), or None."""
+    for pattern, spec, order in SUPERLATIVES:
+        if re.search(pattern, text):
+            if spec == "battery":
+                spec = "battery_hours" if category == "laptop" else "battery_mah"
+            if spec == "weight_kg" and category != "laptop":
+                continue  # the catalog weighs laptops only; a phone question goes to documents
+            return {"spec": spec, "order": order, "category": category} | running
+    return None
+
+
+def _compared_names(text: str) -> list[str]:
+    """Return the names a comparison lists ("compare the pixel 8a and the a55")."""
+    names = [
+        n.strip(" ?.!")
+        for n in re.split(r"\b(?:and|et|with|avec|vs\.?|versus|to|a)\b|,", text)
+        if n.strip(" ?.!")
+    ]
+    names = [_COMPARE_WORDING.sub("", n.strip()).strip() for n in names]
+    names = [re.sub(r"^(compare[rz]?|the|le|la|les)\s+", "", n).strip() for n in names]
+    return [n for n in names if n]
+
+
+def _filtered_list(
+    text: str, category: str | None, brand: str | None, running: dict[str, str]
+) -> ToolRequest | None:
+    """Return the list a question asks, filtered on category, brand, system and price.
+
+    None when nothing bounds the list and the question asks for no list of its category.
+    """
+    args: dict[str, Any] = {}
+    if category:
+        args["category"] = category
+    if brand:
+        args["brand"] = brand
+    args |= running
+    if m := _BETWEEN.search(text):
+        args["min_price"], args["max_price"] = price_written(m.group(2)), price_written(m.group(4))
+    else:
+        if m := MAX_PRICE.search(text):
+            args["max_price"] = price_written(m.group(3))
+        if m := MIN_PRICE.search(text):
+            args["min_price"] = price_written(m.group(2))
+    has_price = "max_price" in args or "min_price" in args or "os" in args
+    if not has_price and not (category and _asks_for_a_list(text, category)):
+        return None
+    return ToolRequest("search_products", args)
+
+
+# An operating system a product runs, with its version and edition when given: "android
+# 14", "ios", "windows 11 pro".
+_OPERATING_SYSTEM = re.compile(r"\b(android|ios|windows|macos)(?:\s+(\d+)(?:\s+(home|pro)\b)?)?\b")

@@ -1,0 +1,213 @@
+"""The catalog's words: its shorthand, kinds of product, bounds, units and degrees.
+
+What every reading of a catalog request shares: a message folded with its French
+shorthand read (`folded_message`), the category words, the price bounds, the units a
+spec is written in, the superlatives and comparatives that rank on a spec, and the
+typed call (`ToolRequest`) a request becomes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from threadline.text import fold
+from threadline.text.lexicons import fr
+
+# French shorthand writes "plus" and "moins" as a lone "+" and "-": "le laptop le + léger",
+# "+ de 16 Go de RAM", "un tel - cher que le Pixel". Read as the words after a definite
+# article (a superlative) or before "de" or a word and "que" (a bound, a comparison).
+_SIGN_FOR_WORD = re.compile(
+    r"(?:(?<=\ble )|(?<=\bla )|(?<=\bles ))[+-](?=\s+[a-z])"
+    r"|(?<![\w$+-])[+-](?=\s+(?:de\b|d'|[a-z]+\s+qu(?:e\b|')))"
+)
+
+
+# "le tel le moins cher": a clipped noun after a determiner (`fr.CLIPPED_NOUNS`).
+_CLIPPED_NOUN = re.compile(
+    rf"\b({'|'.join(sorted(fr.NOUN_DETERMINERS))}) ({'|'.join(fr.CLIPPED_NOUNS)})\b"
+)
+
+
+def folded_message(text: str) -> str:
+    """Return the text folded, with French shorthand read as the words it stands for.
+
+    A lone "+" or "-" is "plus" or "moins" (`_SIGN_FOR_WORD`); a clipped noun after a
+    determiner is its word ("son tel" is a téléphone).
+    """
+    folded = _SIGN_FOR_WORD.sub(lambda m: "plus" if m[0] == "+" else "moins", fold(text))
+    return _CLIPPED_NOUN.sub(lambda m: " ".join((m[1], *fr.CLIPPED_NOUNS[m[2]])), folded)
+
+
+# A phone as a way to reach someone ("their phone number", "par téléphone") asks about
+# no product: those phrases are taken out before the category is read.
+PHONE_AS_CHANNEL = re.compile(
+    r"\b(?:phone|telephone)\s+(?:numbers?|lines?|support|calls?|contacts?)\b"
+    r"|\b(?:by|via|over the|on the|par|au)\s+(?:phone|telephone)\b"
+    r"|\b(?:numeros?|lignes?|appels?)\s+(?:de\s+)?telephon\w*"
+)
+
+
+CATEGORY_WORDS = {
+    "phone": r"\b(phones?|smartphones?|mobiles?|telephones?|portables? 5g)\b",
+    # A computer is a laptop: the catalog sells no other kind ("l'ordinateur le plus léger").
+    # "Un portable" alone is one too, as the lexicon reads it ("les portables les moins
+    # chers"); a 5G one is a phone (read first).
+    "laptop": r"\b(laptops?|notebooks?|ordinateurs?(?: portables?)?|pc portables?|portables?|"
+    r"ultrabooks?|computers?)\b",
+}
+
+
+MAX_PRICE = re.compile(
+    r"\b(under|below|less than|cheaper than|up to|max(imum)?|at most|moins de|sous|"
+    r"jusqu'a|au plus|inferieur a|pas plus de|(?:en|au)[- ]dessous de)"
+    r"\s*\$?\s*(\d[\d,. ]*)\s*(\$|usd|dollars?|eur|€)?"
+)
+
+
+MIN_PRICE = re.compile(
+    r"\b(over|above|more than|at least|from|plus de|au moins|a partir de|superieur a|"
+    r"(?:en|au)[- ]dessus de)\s*"
+    r"\$?\s*(\d[\d,. ]*)\s*(\$|usd|dollars?|eur|€)?"
+)
+
+
+# A bound on a spec: "weigh less than 1.3 kg", "plus de 16 Go de RAM", "over 5000 mAh".
+# The unit says which spec; a number with a unit is no price bound.
+SPEC_UNITS: list[tuple[str, str]] = [
+    (r"kg|kilos?|kilograms?", "weight_kg"),
+    (r"mah", "battery_mah"),
+    (r"(?:hours?|h|heures?) (?:of battery|d'autonomie|de batterie)", "battery_hours"),
+    (r"(?:gb|go) (?:of )?(?:ram|memory|de ram|de memoire)", "ram_gb"),
+    (r"(?:gb|go|tb|to)(?: (?:of )?(?:storage|de stockage))?", "storage_gb"),
+    (r"(?:inch(?:es)?|\"|pouces?)", "display"),
+    (r"(?:mp|megapixels?)", "camera_mp"),
+]
+
+
+# A spec value itself: "laptops with 16 GB of RAM", "ont 16 Go de RAM", "a 1 TB SSD".
+SPEC_VALUE = re.compile(
+    rf"(?<![\d.,])(?P<value>\d+(?:[.,]\d+)?)\s*"
+    rf"(?P<unit>{'|'.join(f'(?:{unit})' for unit, _ in SPEC_UNITS)})(?![\w])"
+)
+
+
+COMPARE = re.compile(
+    r"\b(compare[rz]?|comparison|comparatif|versus|vs\.?)\b|\bdifferences? between\b"
+)
+
+
+# Superlatives: (pattern, spec, order). Battery and screen pick the spec the category has.
+SUPERLATIVES: list[tuple[str, str, str]] = [
+    (r"\b(lightest|least heavy|plus legers?|plus legeres?)\b", "weight_kg", "asc"),
+    (r"\b(heaviest|plus lourds?|plus lourdes?)\b", "weight_kg", "desc"),
+    (r"\b(cheapest|least expensive|lowest price|moins chers?|moins cheres?)\b", "price_usd", "asc"),
+    (r"\b(most expensive|priciest|highest price|plus chers?|plus cheres?)\b", "price_usd", "desc"),
+    (
+        r"\b(longest|best|biggest|largest) battery|\bbattery (life )?(lasts? )?(the )?longest\b|"
+        r"\bmeilleure autonomie\b|\bplus grande (batterie|autonomie)\b",
+        "battery",
+        "desc",
+    ),
+    (r"\b(biggest|largest) (screen|display)|\bplus grand ecran\b", "display", "desc"),
+    (r"\b(smallest|most compact) (screen|display|phone)|\bplus petit ecran\b", "display", "asc"),
+    (r"\b(most|largest|biggest) storage|\bplus de stockage\b", "storage_gb", "desc"),
+    (r"\b(most) (ram|memory)|\bplus de (ram|memoire)\b", "ram_gb", "desc"),
+    (
+        r"\b(best|highest resolution) camera|\bmost megapixels\b|\bmeilleur appareil photo\b",
+        "camera_mp",
+        "desc",
+    ),
+    (r"\b(newest|latest|most recent|plus recents?)\b", "release_year", "desc"),
+    (r"\blongest warranty|\bplus longue garantie\b", "warranty_years", "desc"),
+]
+
+
+# Comparatives: (pattern, spec, order), read with the superlatives above only between the
+# products the previous answer listed ("which one is lighter?" after a comparison).
+COMPARATIVES: list[tuple[str, str, str]] = [
+    (r"\b(lighter|less heavy|moins lourde?s?)\b", "weight_kg", "asc"),
+    (r"\bheavier\b", "weight_kg", "desc"),
+    (r"\b(cheaper|less expensive)\b", "price_usd", "asc"),
+    (r"\b(more expensive|pricier)\b", "price_usd", "desc"),
+    (
+        r"\b(longer|better|bigger|larger) battery|\blasts? longer\b|\bplus d'autonomie\b|"
+        r"\btient plus longtemps\b",
+        "battery",
+        "desc",
+    ),
+    (r"\b(bigger|larger) (screen|display)", "display", "desc"),
+    (r"\bsmaller (screen|display)", "display", "asc"),
+    (r"\bmore storage\b", "storage_gb", "desc"),
+    (r"\bmore (ram|memory)\b", "ram_gb", "desc"),
+    (r"\b(better|higher resolution) camera|\bmeilleur appareil photo\b", "camera_mp", "desc"),
+    (r"\b(newer|more recent)\b", "release_year", "desc"),
+    (r"\blonger warranty\b", "warranty_years", "desc"),
+]
+
+
+# Any spec with any direction, read after the phrasings above: "the least RAM", "the
+# smallest battery", "more storage", "a bigger battery". Each spec the catalog states is a
+# noun; the adjective before it says which way to rank (English; the fixed patterns above
+# hold the French ones).
+_SPEC_NOUNS = {
+    "ram_gb": r"ram|memory",
+    "storage_gb": r"storage",
+    "battery": r"battery(?: life| capacity)?|batteries",
+    "display": r"screens?|displays?",
+    "camera_mp": r"cameras?|megapixels",
+    "warranty_years": r"warrant(?:y|ies)",
+    "price_usd": r"prices?",
+    "weight_kg": r"weight",
+}
+
+
+_DIRECTIONS = {
+    "superlative": {
+        "desc": r"most|largest|biggest|highest|longest|greatest|best",
+        "asc": r"least|fewest|smallest|lowest|shortest|worst",
+    },
+    "comparative": {
+        "desc": r"more|larger|bigger|higher|longer|greater|better",
+        "asc": r"less|fewer|smaller|lower|shorter|worse",
+    },
+}
+
+
+def _any_spec(degree: str) -> list[tuple[str, str, str]]:
+    return [
+        (rf"\b(?:{words})\s+(?:amount of\s+)?(?:{nouns})\b", spec, order)
+        for order, words in _DIRECTIONS[degree].items()
+        for spec, nouns in _SPEC_NOUNS.items()
+    ]
+
+
+SUPERLATIVES += _any_spec("superlative")
+
+
+COMPARATIVES += _any_spec("comparative")
+
+
+def without_kind_words(text: str) -> str:
+    """Return a message without the words naming a kind of product the catalog sells.
+
+    "do you sell smartphones?" answered by the phones the catalog lists: every row is a
+    phone, which is what "smartphones" asks; no row need write the word ("Nokia phone").
+    """
+    for pattern in CATEGORY_WORDS.values():
+        text = re.sub(pattern, " ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@dataclass(frozen=True)
+class ToolRequest:
+    """A typed call to one catalog tool."""
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+def price_written(raw: str) -> float:
+    """Return a price as written ("1,299", "299.") as a number."""
+    return float(raw.replace(",", "").replace(" ", "").rstrip("."))

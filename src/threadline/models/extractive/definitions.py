@@ -1,0 +1,147 @@
+"""The sentences that say what X is ("what is X?") or list its members."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from threadline.knowledge.facts import KIND_WORDS
+from threadline.models.extractive.question import FRENCH_AUXILIARIES, REQUEST_TERMS, sentence_terms
+from threadline.models.extractive.sentences import SUBJECT_WORDS, split_sentences
+from threadline.text import terms
+
+_WHAT_IS = re.compile(
+    r"^\W*(?:(?:so|and|but|ok|then|et|alors)\W+)?(?:what(?:'s| is| are) (?P<x>[^?]+)|"
+    r"what does (?P<y>[^?]+?) mean|qu'est-ce (?:qu'|que )(?P<z>[^?]+)|c'est quoi (?P<w>[^?]+)|"
+    r"que (?:signifie|veut dire) (?P<v>[^?]+)|define (?P<u>[^?]+))",
+    re.I,
+)
+
+
+# "X is a...", "X means...": a copula before a determiner names what X is; "refunds
+# are paid", "devices returned ... are refunded" (a passive) say what is done to it.
+_COPULA = re.compile(
+    r"^(?P<subject>.{1,90}?)\s(?:(?:is|are|est|sont)\s(?:an?|the|one|any|un|une|le|la|les|"
+    r"l'|des)\b|(?:means|refers to|is defined as|désigne|signifie)\s|"
+    # "Confidential information includes customer contracts, ...": a class said by
+    # its members, as a classification defines each of its levels.
+    r"(?:includes|covers|comprend|regroupe)\s)",
+    re.I,
+)
+
+
+_CONDITION = re.compile(r"^\W*(?:if|when|whenever|while|although|because|si|quand|lorsqu)", re.I)
+
+
+# "I keep seeing the word Kubernetes, but I am not understanding this term", "le terme
+# « churn »": a word pointed at as a word is asked for its meaning, as "what is X?" is.
+_WORD_NAMED = re.compile(
+    r"\b(?:the|this|that|le|ce|cet|cette)\s+(?:word|term|expression|mot|terme)\s+"
+    r"[«\"“'‘]?\s*(?P<x>[\w’'-]+)",
+    re.I,
+)
+
+
+def defined_terms(question: str) -> set[str]:
+    """Return the terms of X in a "what is X?" / "qu'est-ce qu'un X ?" question, else none.
+
+    A word the question points at as a word ("the word Kubernetes") is an X too: its
+    meaning is what is asked, whatever the rest of the sentence says.
+    """
+    match = _WHAT_IS.search(question.strip())
+    if not match:
+        named = _WORD_NAMED.search(question)
+        if not named:
+            return set()
+        return set(terms(named.group("x"))) - KIND_WORDS - REQUEST_TERMS
+    phrase = next(g for g in match.groups() if g)
+    return set(terms(phrase)) - KIND_WORDS - REQUEST_TERMS - FRENCH_AUXILIARIES
+
+
+def defines(sentence: str, defined: set[str]) -> bool:
+    """Whether a sentence says what X is: X is its subject, before "is", "means"...
+
+    "A P2 (high) incident is a major loss of functionality" defines a P2 incident; "On
+    the Enterprise plan, P2 incidents get a first response within 1 hour" says what
+    happens to one, and "If a P2 incident is not resolved" is a condition.
+    """
+    return bool(defined & _defined_subject(sentence))
+
+
+def defines_whole(sentence: str, defined: set[str]) -> bool:
+    """Whether a sentence says what all of X is: every term of X in its subject.
+
+    "Kubernetes is an open source platform..." defines the whole of "the word
+    Kubernetes"; "The service level agreement (SLA) is a contract" only part of "what is
+    the SLA uptime of the Basic plan?".
+    """
+    return bool(defined) and defined <= _defined_subject(sentence)
+
+
+def defines_under(sentence: str, defined: set[str], heading: str) -> bool:
+    """Whether a sentence says what all of X is, read under its section's heading.
+
+    Under "Data classification", "Confidential information includes customer
+    contracts, ..." says what confidential data is: its subject names X's own word
+    ("Confidential"), the heading the rest ("data"), as a reader of the section reads it.
+    """
+    subject = _defined_subject(sentence)
+    return bool(defined & subject) and defined <= subject | sentence_terms(heading)
+
+
+def says_what_it_is(text: str, question: str) -> bool:
+    """Whether a passage has a sentence saying what the whole of a "what is X?" X is."""
+    defined = defined_terms(question)
+    return bool(defined) and any(defines_whole(s, defined) for s in split_sentences(text))
+
+
+def _defined_subject(sentence: str) -> set[str]:
+    """Return the terms of the subject a sentence defines ("X is a...", "X means..."), if any."""
+    match = _COPULA.match(sentence)
+    if not match or _CONDITION.match(sentence):
+        return set()
+    subject = match.group("subject")
+    return sentence_terms(subject) if len(subject.split()) <= 10 else set()
+
+
+# "What are the data classification levels?", "Quelles sont les étapes ?", "List the
+# plans": a question asking which things make up a kind, in the plural.
+_MEMBERS_ASKED = re.compile(
+    r"^\W*(?:(?:and|so|et|alors)\W+)?(?:(?:what|which)\s+are\s+the\b|(?:quels|quelles)\s+sont"
+    r"\s+les\b|(?:list|name|give\s+me|liste[zr]?|énumère[zr]?|cite[zr]?)\s+(?:all\s+)?(?:the|les)\b)",
+    re.I,
+)
+
+
+# Three items or more, the last joined by "and" / "or": "Public, Internal, Confidential
+# and Restricted", "email, chat, and phone".
+_ENUMERATION = re.compile(
+    r",[^,;.]{1,40},\s*(?:(?:and|or|et|ou)\s|[^,;.]{1,40}\s(?:and|or|et|ou)\s)", re.I
+)
+
+
+def asks_for_members(question: str) -> bool:
+    """Whether a question asks for the members of a kind ("What are the levels?")."""
+    return bool(_MEMBERS_ASKED.search(question.strip()))
+
+
+def enumerates(sentence: str) -> bool:
+    """Whether a sentence lists three things or more ("Public, Internal and Restricted")."""
+    return bool(_ENUMERATION.search(sentence))
+
+
+def leads_with_asked(asked: set[str]) -> Callable[[str], int]:
+    """Return how many of the asked terms a sentence's first words (its subject) hold.
+
+    "how long do refunds take to arrive?": "Refunds are paid ... within 10 business days"
+    is about refunds; "Opened devices returned within 30 days are refunded" is about
+    opened devices, whatever it says of them. "Brightwell business hours are..." is about
+    the hours asked ("horaires"), "Basic plan customers can contact ... support" is not.
+    """
+
+    def held(sentence: str) -> int:
+        subject = " ".join(re.findall(r"[\w'’-]+", sentence)[:SUBJECT_WORDS])
+        found = sentence_terms(subject)
+        return sum(1 for t in asked if t in found)
+
+    return held

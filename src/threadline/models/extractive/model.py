@@ -1,0 +1,268 @@
+"""The offline extractive chat model: the LangChain interface and the composed answer."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput, ModelProfile
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable, RunnableLambda
+from langchain_core.tools import BaseTool
+from pydantic import BaseModel, Field
+
+from threadline.knowledge.bilingual import lexicon_phrases
+from threadline.knowledge.facts import KINDS, asks_what_is_now, asks_what_was
+from threadline.knowledge.limits import compared_numbers
+from threadline.models.answer_prompt import INSUFFICIENT_CONTEXT, PromptSource, parse_answer_prompt
+from threadline.models.extractive.answer_styles import deliverable, list_answer
+from threadline.models.extractive.answering_sentences import answering_sentences
+from threadline.models.extractive.coverage import heading_coverage, question_coverage, sentence_fit
+from threadline.models.extractive.definitions import defined_terms
+from threadline.models.extractive.question import closed_compounds, translated_terms
+from threadline.models.extractive.quoted_passages import gathered
+from threadline.models.extractive.scoring import question_weights, scored_sentences
+from threadline.models.extractive.sentences import Row
+from threadline.text import terms
+from threadline.text.language import detect_language
+
+MODEL_NAME = "threadline-extractive"
+
+
+class ExtractiveChatModel(BaseChatModel):
+    """Composes grounded answers from the context sentences; no network, no weights."""
+
+    max_sources: int = 3
+    """Passages a plain answer quotes: the best-ranked one and the next with an answer."""
+    answer_words: int = 60
+    """Words quoted from the leading passage: the length of a useful answer's core."""
+    detail_sentences: int = 6
+    """Sentences when the user asks about one section of the previous answer."""
+    outline_keyword: str = "SUIVI"
+    """The outline block keyword (never translated)."""
+    max_outline_sections: int = 8
+    profile: ModelProfile | None = Field(
+        default_factory=lambda: ModelProfile(tool_calling=False, structured_output=True),
+        exclude=True,
+    )
+    """It cannot choose a tool; it fills the answer schema."""
+    quotes_sources: bool = True
+    """Every sentence it writes is copied from a source: it cannot judge or translate."""
+
+    @property
+    def _llm_type(self) -> str:
+        return MODEL_NAME
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": MODEL_NAME}
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        text = self.compose(messages)
+        message = AIMessage(content=text, response_metadata={"model_name": MODEL_NAME})
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        text = self.compose(messages)
+        for piece in re.findall(r"\S+\s*|\s+", text):
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
+            if run_manager:
+                run_manager.on_llm_new_token(piece, chunk=chunk)
+            yield chunk
+        yield ChatGenerationChunk(
+            message=AIMessageChunk(content="", response_metadata={"model_name": MODEL_NAME})
+        )
+
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Accept tools, as LangChain's fake tool-calling models do; it never calls one.
+
+        Args:
+            tools: The tools a real model could call (ignored).
+            tool_choice: Ignored.
+            **kwargs: Ignored.
+
+        Returns:
+            This model: its replies carry no tool calls, so a caller keeps its own.
+        """
+        return self
+
+    def with_structured_output(
+        self,
+        schema: dict[str, Any] | type,
+        *,
+        include_raw: bool = False,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, dict[str, Any] | BaseModel]:
+        """Fill the answer schema (verdict, answer, missing) from the composed text.
+
+        The text is the answer when it quotes anything (verdict "answer"), else the
+        verdict is "not_in_documents" with an empty answer. The raw message keeps the
+        plain text, so a stream of it reads like any model's answer.
+
+        Args:
+            schema: A JSON schema or pydantic class with `verdict` and `answer` fields.
+            include_raw: Return `{"raw", "parsed", "parsing_error"}` like LangChain's models.
+            **kwargs: Ignored (the method, strictness...).
+
+        Returns:
+            A runnable from messages to the filled schema.
+
+        Raises:
+            ValueError: For a schema without `verdict` and `answer` fields.
+        """
+        model = schema if isinstance(schema, type) and issubclass(schema, BaseModel) else None
+        properties = (
+            set(model.model_fields)
+            if model is not None
+            else set(schema.get("properties", {}) if isinstance(schema, dict) else ())
+        )
+        if not {"verdict", "answer"} <= properties:
+            raise ValueError(
+                f"{MODEL_NAME} fills only the answer schema (verdict, answer, missing); "
+                f"got fields {sorted(properties)}"
+            )
+
+        def fill(message: AIMessage) -> dict[str, Any] | BaseModel:
+            text = message.text.strip()
+            declined = not text or text.startswith(INSUFFICIENT_CONTEXT)
+            values: dict[str, Any] = {
+                "verdict": "not_in_documents" if declined else "answer",
+                "answer": "" if declined else text,
+                "missing": [],
+            }
+            parsed: dict[str, Any] | BaseModel = (
+                model.model_validate(values) if model is not None else values
+            )
+            if include_raw:
+                return {"raw": message, "parsed": parsed, "parsing_error": None}
+            return parsed
+
+        return self | RunnableLambda(fill)
+
+    # --- composition -----------------------------------------------------------
+    def compose(self, messages: list[BaseMessage]) -> str:
+        """Build the answer text for an answer prompt."""
+        prompt = parse_answer_prompt("\n".join(m.text for m in messages if m.type == "human"))
+        sources = list(prompt.sources)
+        if not sources:
+            return INSUFFICIENT_CONTEXT
+        question, search_query = prompt.question, prompt.search_query
+        if prompt.answer_style == "list":
+            return list_answer(sources)
+        if prompt.deliverable:
+            return deliverable(
+                sources,
+                question,
+                search_query,
+                max_outline_sections=self.max_outline_sections,
+                outline_keyword=self.outline_keyword,
+            )
+        return self._answer(
+            sources, question, search_query, prompt.followup_reference, prompt.answer_type
+        )
+
+    def _answer(
+        self,
+        sources: list[PromptSource],
+        question: str,
+        search_query: str,
+        reference: str,
+        answer_type: str = "",
+    ) -> str:
+        translated = translated_terms(question, sources, answer_type) | closed_compounds(question)
+        compared = compared_numbers(question, [{"text": source.text} for source in sources])
+        weights = question_weights(question, search_query, translated, answer_type, compared)
+        carried: set[str] = set()
+        if search_query and search_query != question:
+            # The words a follow-up carries from the conversation are searched in the
+            # sources' language too: "combien de temps ? (obtenir remboursement)" finds
+            # the English "Refunds are paid ... within 10 business days".
+            carried = translated_terms(search_query, sources, answer_type)
+            for term in carried:
+                weights[term] = max(weights[term], 1)
+        rows = scored_sentences(sources, weights, _asked_phrases(question))
+        read_in_order = sorted(rows, key=lambda r: (r[1], r[2]))
+        if reference:
+            rows = _of_the_section_asked(rows, sources, reference)
+            chosen = sorted((r for r in rows if r[0] > 0), key=lambda r: -r[0])
+            chosen = sorted(chosen[: self.detail_sentences], key=lambda r: (r[1], r[2]))
+        else:
+            if rows:
+                asked_in = detect_language(question)
+                native = frozenset(
+                    si
+                    for si, source in enumerate(sources)
+                    if detect_language(f"{source.title} {source.text}") == asked_in
+                )
+                texts = [source.text for source in sources]
+                rows = answering_sentences(rows, question, answer_type, translated, native, texts)
+            chosen = gathered(
+                rows,
+                question_coverage(question, sources, answer_type=answer_type),
+                max_sources=self.max_sources,
+                answer_words=self.answer_words,
+                # A count asked in the present ("How many stores does Brightwell have?")
+                # is what there is, as a result is: a plan neither leads nor follows it.
+                past=asks_what_was(question)
+                or (answer_type == "quantity" and asks_what_is_now(question)),
+                tie_break=question_coverage(
+                    question, sources, with_section=True, answer_type=answer_type
+                ),
+                heading=heading_coverage(question, sources, answer_type),
+                fit=sentence_fit(question, answer_type, translated | carried, compared),
+                passages=read_in_order,
+                one_fact=answer_type in KINDS,
+                defined=defined_terms(question),
+                sections=[source.section for source in sources],
+            )
+        if not chosen:
+            return INSUFFICIENT_CONTEXT
+        return " ".join(f"{sentence} [{sources[si].id}]" for _, si, _, sentence in chosen)
+
+
+def _asked_phrases(question: str) -> list[list[str]]:
+    """Return the terms of each lexicon phrase a French question asks ("mot de passe")."""
+    return [
+        written
+        for phrase, _ in (
+            lexicon_phrases(question, "fr") if detect_language(question) == "fr" else ()
+        )
+        if len(written := list(dict.fromkeys(terms(phrase)))) > 1
+    ]
+
+
+def _of_the_section_asked(
+    rows: list[Row], sources: list[PromptSource], reference: str
+) -> list[Row]:
+    """Return the rows of the section a follow-up asks about, raised; all rows if none."""
+    # "Détaille S2": the user wants that section, so give more of it.
+    ref_terms = set(terms(reference.split(":", 1)[-1]))
+    matching = {
+        idx
+        for idx, s in enumerate(sources)
+        if ref_terms and ref_terms <= set(terms(f"{s.section} {s.title}"))
+    }
+    if matching:
+        rows = [(score + 1.0, si, i, s) for score, si, i, s in rows if si in matching]
+    return rows

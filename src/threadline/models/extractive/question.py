@@ -1,0 +1,213 @@
+"""The question read for what it asks.
+
+Its names, its own content words, the action asked, its words in the sources' language.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from threadline.knowledge.bilingual import translate_query
+from threadline.knowledge.facts import ASKING_TERMS, LOCUTIONS, RELATIVE_TIME, offer_verb_terms
+from threadline.models.answer_prompt import PromptSource
+from threadline.text import terms
+from threadline.text.language import detect_language
+from threadline.text.lexicons import en, fr
+from threadline.text.matching import (
+    acronyms,
+    matches_same_sense,
+    matches_synonym,
+    matches_verb_form,
+    verb_forms,
+)
+
+# The names of a question: capitalised words past its first, words capitalised inside
+# ("iPhone", "eBay", at any place), codes ("8a", "S25").
+_NAMES = re.compile(r"(?<=\s)[A-ZÀ-Ý][\w'’-]*|\b[a-z]+[A-ZÀ-Ý][\w'’-]*|\b\w*\d\w*\b")
+
+
+# English capitalises the days of the week and the months: they name times, not things
+# ("Can I get support on Sunday?" asks of support on a day, which "Monday to Friday"
+# states without writing "Sunday").
+_TIME_WORDS = frozenset(w.casefold() for w in en.CAPITALISED_TIME_WORDS.split())
+
+
+def question_names(question: str) -> list[str]:
+    """Return the names a question writes (see `_NAMES`), the days and months left out."""
+    return [n for n in _NAMES.findall(question) if n.casefold() not in _TIME_WORDS]
+
+
+# Words that say what to do with the answer, not what it is about. Not "part": it
+# shares its stem with "la part des smartphones" (the share asked for); "partie" is here.
+REQUEST_TERMS = set(
+    terms(
+        "detail details detailed expand elaborate explain tell more say go deeper about "
+        "summary summarise summarize overview synthesis report give show describe "
+        "please point section source document "
+        "détaille détailler développe développer précise préciser explique expliquer "
+        "approfondis résume résumer résumé synthèse fais donne parle moi plus "
+        "point partie section source document stp merci"
+    )
+)
+
+
+# Folded French auxiliary and modal forms, as terms ("faire" → "fair").
+FRENCH_AUXILIARIES = frozenset(terms(" ".join(sorted(fr.AUXILIARY_FORMS))))
+
+
+# A request verb with a doer of its own, other than the assistant: "Where can people
+# report a scam?", "how to report a phishing email", "Should I describe my symptoms?" ask
+# about reporting, an act in the world; "report" is then what a passage must say ("report
+# the incident to TIGTA"), not how the user asks for the answer ("Give me a report").
+_ACTED_REQUEST = re.compile(
+    r"\b(?:(?:can|could|should|must|may|do|does|did|will|would|where|how|when)\s+"
+    r"(?!you\b)(?:i|we|they|people|one|someone|anyone|[a-z]+s)|(?<!you )to)\s+"
+    r"(?P<verb>[a-z]+)\b",
+    re.I,
+)
+
+
+def acted_request_terms(question: str) -> set[str]:
+    """Return the request words a question uses as an act of its own doer, not of ours."""
+    found: set[str] = set()
+    for match in _ACTED_REQUEST.finditer(question):
+        found |= set(terms(match.group("verb"))) & REQUEST_TERMS
+    return found
+
+
+def asking_terms(question: str, answer_type: str = "") -> set[str]:
+    """Return the question's words that say how it asks, not what about.
+
+    "Pendant combien de temps ?" asks for a duration: "temps" is what the answer type
+    check looks for ("for 7 days"), not a word a sentence must hold ("at all times").
+    French auxiliaries and modals ("faire", "est" of "qu'est-ce que") ask how, as the
+    English stopwords "do", "should", "is" do.
+    """
+    asking = set(ASKING_TERMS.get(answer_type, frozenset())) | (
+        REQUEST_TERMS - acted_request_terms(question)
+    )
+    # "Does Brightwell provide support on weekends?" asks whether support is on offer:
+    # "prévoit" translated "provide" in a 2025 plan says nothing of it.
+    asking |= offer_verb_terms(question)
+    if detect_language(question) == "fr":
+        asking |= FRENCH_AUXILIARIES
+    return asking
+
+
+# "Can I cancel a monthly plan?", "Puis-je annuler... ?": whether an action is allowed.
+# The verb after the modal and its subject is that action; "get", "have", "do", "use"
+# and their French forms say nothing of one ("Can I get support on Sunday?").
+_ASKED_ACTION = re.compile(
+    r"\b(?:(?:can|could|may)\s+(?:i|we|one)|is\s+it\s+possible\s+to|am\s+i\s+allowed\s+to"
+    r"|puis-je|peut-on|peux-je|pouvons-nous|est-il\s+possible\s+d[e']|ai-je\s+le\s+droit\s+d[e'])"
+    r"\s*([a-zà-ÿ]{3,})\b",
+    re.I,
+)
+
+
+_NO_ACTION = frozenset(
+    terms(
+        "get have do use make see know ask find be go obtenir avoir faire utiliser voir "
+        "savoir demander trouver etre aller"
+    )
+)
+
+
+def asked_action(question: str) -> set[str]:
+    """Return the terms of the action a "can I <verb>...?" question asks about, if any.
+
+    A French verb is read in English too: the policy says "cancelled", the question
+    "annuler".
+    """
+    match = _ASKED_ACTION.search(question)
+    if match is None:
+        return set()
+    verb = match.group(1)
+    found = set(terms(verb)) - _NO_ACTION
+    if found and detect_language(question) == "fr":
+        found |= set(terms(translate_query(verb, "fr", "en"))) - _NO_ACTION
+    return found
+
+
+def own_terms(question: str, answer_type: str = "") -> set[str]:
+    """Return the question's own content terms: what it asks about, not how it asks."""
+    said = RELATIVE_TIME.sub(" ", LOCUTIONS.sub(" ", question))
+    return set(terms(said)) - asking_terms(question, answer_type)
+
+
+def translated_terms(
+    question: str, sources: Sequence[PromptSource], answer_type: str = ""
+) -> set[str]:
+    """Return the question's terms in the sources' main languages, when those are others.
+
+    The sentences that answer "Quelle est la garantie du Pixel 8a ?" are English ones
+    about a warranty: they are found through the question's words translated. The main
+    languages are the sources' most common ones (all of them on a tie) and that of the
+    source retrieval ranked first: "What is the gross margin?" is answered by the French
+    report ranked first among English catalog pages, while a French passage ranked
+    seventh does not earn a sentence for sharing one translated word ("e-mail") with an
+    English question.
+    """
+    asked = detect_language(question)
+    languages = [detect_language(f"{s.title} {s.text}") for s in sources]
+    if not languages:
+        return set()
+    # As many sources in one language as in another: both are the sources' main ones
+    # ("mot de passe" over the report ranked first and the handbook that answers).
+    counts = Counter(languages)
+    most = max(counts.values())
+    written = ({lang for lang, n in counts.items() if n == most} | {languages[0]}) - {asked}
+    said = RELATIVE_TIME.sub(" ", question)  # "last year" is when, no word to find
+    found = {t for language in written for t in terms(translate_query(said, asked, language))}
+    # The asking words' translations ask nothing either: "temps" is "time", and "at all
+    # times" says nothing of how long SMS codes last.
+    asking = asking_terms(question, answer_type)
+    words = re.findall(r"[\w'’-]+", question)
+    dropped = " ".join(w for w in words if set(terms(w)) and set(terms(w)) <= asking)
+    if dropped:
+        kept = set(own_terms(question, answer_type))
+        for language in written:
+            found -= set(terms(translate_query(dropped, asked, language))) - kept
+    return found
+
+
+def closed_compounds(question: str) -> set[str]:
+    """Return the question's adjacent words written as one ("book keeping" → bookkeeping).
+
+    A compound is written open, hyphenated or closed ("book keeping", "bookkeeping"): a
+    passage that writes it closed answers a question that writes it open.
+    """
+    words = re.findall(r"[^\W\d_]+", question.lower())
+    pairs = zip(words, words[1:], strict=False)
+    return {t for a, b in pairs if len(a) > 2 and len(b) > 2 for t in terms(a + b)}
+
+
+def sentence_terms(sentence: str) -> set[str]:
+    """Return a sentence's terms with the acronyms of its names ("Net Promoter Score": nps).
+
+    A question asks about "the NPS" where a passage writes the name out.
+    """
+    return set(terms(sentence)) | acronyms(sentence)
+
+
+def asked_in_other_forms(asked: set[str], found: set[str]) -> set[str]:
+    """Return the asked terms a sentence holds as another form of the same verb.
+
+    "I lost my laptop" against "who loses a laptop": Snowball keeps "lost" apart from
+    "loses", a reader does not. Or as a word the lexicons list as naming the same thing:
+    "who should I contact?" against a manager "reachable through the Escalate button".
+    """
+    missing = [t for t in asked if t not in found]
+    if not missing:
+        return set()
+    # The sentence's verbs read once for all the missing terms, not once per term.
+    forms = verb_forms(found)
+    return {
+        t
+        for t in missing
+        if matches_verb_form(t, found, forms)
+        or matches_same_sense(t, found)
+        or matches_synonym(t, found)
+    }

@@ -1,0 +1,100 @@
+"""Sentences naming a sibling of what is asked.
+
+"a P3 incident" for a P2 one, "the Business plan" for the Basic plan.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from threadline.text import is_stopword, terms
+
+_CODE = re.compile(r"^([^\W\d_]+)(\d+)$")
+
+
+_CAPITALISED = r"[A-ZÀ-Ý][\w'’-]*"
+
+
+def _names_as_the_passages_write_them(question: str, texts: Sequence[str]) -> list[tuple[str, str]]:
+    """Return the lower-case words of a question the passages write as names, with their nouns.
+
+    "the P1 response time on business" over passages writing "the Business plan" names the
+    Business plan: ("Business", "plan"), when the word stands alone in the question, after
+    a function word and with no noun of its own after it ("business hours" is another
+    thing). Each noun the passages
+    write after it capitalised inside a sentence is one ("Enterprise plan", "Enterprise
+    customers").
+    """
+    words = re.findall(r"[\w'’-]+|[^\w\s]", question)
+    found: list[tuple[str, str]] = []
+    for position, word in enumerate(words):
+        after = words[position + 1] if position + 1 < len(words) else ""
+        if (
+            position > 0
+            # After a function word ("on business", "for the enterprise"), as a name is:
+            # "select query to work" types a common noun after another word.
+            and is_stopword(words[position - 1].lower())
+            and len(word) > 2
+            and word.isalpha()
+            and word.islower()
+            and not is_stopword(word)
+            and (not after or not after[0].isalnum() or is_stopword(after.lower()))
+        ):
+            name = word.capitalize()
+            # Inside a sentence ("the Business plan"), not at its start.
+            written = re.compile(rf"(?<=[a-z,] ){name} ([a-z]{{3,}})\b")
+            nouns = {m.group(1) for text in texts for m in written.finditer(text)}
+            found.extend((name, noun) for noun in sorted(nouns) if not is_stopword(noun))
+    return found
+
+
+def sibling_patterns(question: str, texts: Sequence[str] = ()) -> list[tuple[re.Pattern[str], str]]:
+    """Return how a sentence names another thing of the kind the question names.
+
+    "P2" has siblings "P1", "P3" (the same letters, another number); "the Basic plan"
+    has "the Business plan", "the Enterprise plan" (another name before the same
+    noun; "le plan Business" after it). Each pattern comes with the name it stands for.
+    A name typed in lower case is read as the passages (`texts`) write it
+    (`_names_as_the_passages_write_them`).
+    """
+    words = re.findall(r"[\w'’-]+", question)
+    patterns: list[tuple[re.Pattern[str], str]] = []
+    for word, noun in _names_as_the_passages_write_them(question, texts) if texts else ():
+        before = rf"\b(?!{re.escape(word)}\b)({_CAPITALISED}) (?i:{re.escape(noun)})\b"
+        patterns.append((re.compile(before), word))
+    for position, word in enumerate(words):
+        code = _CODE.match(word)
+        if code and code.group(1)[0].isupper():
+            letters = re.escape(code.group(1))
+            patterns.append((re.compile(rf"\b{letters}(?!{code.group(2)}\b)\d+\b"), word))
+            continue
+        if position == 0 or not word[0].isupper() or is_stopword(word.lower()):
+            continue
+        for head in (words[position + 1 : position + 2], words[position - 1 : position]):
+            if head and head[0].islower() and not is_stopword(head[0]) and terms(head[0]):
+                noun = re.escape(head[0])
+                before = rf"\b(?!{re.escape(word)}\b)({_CAPITALISED}) (?i:{noun})\b"
+                after = rf"\b(?i:{noun}) (?!{re.escape(word)}\b)({_CAPITALISED})"
+                # Apart: "Le plan Business" holds "Le plan" (no name) before "plan Business".
+                patterns.extend([(re.compile(before), word), (re.compile(after), word)])
+    return patterns
+
+
+def names_another(sentence: str, patterns: Sequence[tuple[re.Pattern[str], str]]) -> bool:
+    """Whether a sentence names a sibling of one of the question's names and not it.
+
+    "A P3 (medium) incident is..." for "What is a P2 incident?", "The Business plan SLA
+    guarantees 99.9%" for the Basic plan: another incident, another plan. A sentence
+    naming both ("If a P1 or P2 incident...") still speaks of the one asked.
+    """
+    for pattern, name in patterns:
+        if re.search(rf"(?<![\w'’-]){re.escape(name)}(?![\w'’-])", sentence):
+            continue
+        for match in pattern.finditer(sentence):
+            # A code is itself the other name; before or after a noun, the capitalised
+            # word is, unless it is a sentence's "The" ("The plan covers...").
+            other = next((g for g in match.groups() if g), match.group(0))
+            if not is_stopword(other.lower()):
+                return True
+    return False
