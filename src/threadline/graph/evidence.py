@@ -28,11 +28,13 @@ be present verbatim (after folding and stemming). How a question is read (its
 content terms, named things, parts) is in :mod:`threadline.graph.question_terms`, the
 references it makes to things it may not name in :mod:`threadline.graph.anchors`, and
 which passages are about what in :mod:`threadline.graph.referents`; this module holds
-the verdict. Over 400 lines: `decide` is the list of the checks in the order they run,
-each a function returning a verdict or None (go on), each rule with the case that made
-it; what several checks read of the turn is computed once (`_Turn`), and the passages
-the checks narrow to are `_Findings`. How the passages are read (`read_passages`) and a
-question with a named thing missing (`without_missing_names`) stand apart.
+the verdict; what several of its checks read of the turn (the passages' terms, the
+question's names, content terms and unnamed references) is read once in
+:mod:`threadline.graph.turn_reading` (`Turn`). Over 400 lines: `decide` is the list of
+the checks in the order they run, each a function returning a verdict or None (go on),
+each rule with the case that made it; the passages the checks narrow to are
+`_Findings`. How the passages are read (`read_passages`) and a question with a named
+thing missing (`without_missing_names`) stand apart.
 """
 
 from __future__ import annotations
@@ -40,14 +42,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import Literal
 
 from threadline.followups.anaphora import continues_the_subject, looks_like_followup
 from threadline.graph.anchors import (
     DEMONSTRATIVE,
     UNSAID,
-    as_the_passages_write_it,
     kinds_named_before,
     said_before,
     unanchored_reference,
@@ -66,18 +67,15 @@ from threadline.graph.qualifiers import qualifiers_of
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
     PRONOUN,
-    ampersand_names,
     asked_phrase_terms,
     chunk_vocabulary,
     content_terms,
-    holds_ampersand_name,
     holds_phrase,
     kind_word_compounds,
     matches_term,
     name_phrases,
     named_things,
     question_parts,
-    substantive_terms,
     term_forms,
     typed_kind_terms,
     uncovered_parts,
@@ -90,7 +88,6 @@ from threadline.graph.referents import (
     leaves_the_conversation,
     name_shared_by_titles,
     off_the_subject,
-    passages_about,
     titled_with,
 )
 from threadline.graph.results import (
@@ -99,8 +96,8 @@ from threadline.graph.results import (
     years_said_relatively,
 )
 from threadline.graph.rules import closest_rule_titles, policy_topic, states_rules_about
+from threadline.graph.turn_reading import DEFINITE_ANCHOR, Turn, closest_titles
 from threadline.knowledge.bilingual import (
-    lexicon_phrases,
     translate_passage_terms,
     translate_query,
     translate_vocabulary,
@@ -110,17 +107,10 @@ from threadline.knowledge.facts import (
     asked_type,
     has_answer_type,
     is_plural_noun,
-    role_terms,
 )
-from threadline.knowledge.limits import compared_numbers, compared_unit_words
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
-from threadline.text.matching import (
-    acronyms,
-    another_verbs_forms,
-    own_verbs_forms,
-    verb_lemma_stems,
-)
+from threadline.text.matching import acronyms
 
 Verdict = Literal["answer", "partial", "not_in_documents", "ambiguous"]
 
@@ -160,38 +150,12 @@ class Evidence:
     X do not state (X is `missing_named`)."""
 
 
-# An unnamed reference of the form "the X" / "le X" (as `anchors.unanchored_references`
-# yields it), as opposed to "this X" or "a specific X".
-_DEFINITE_ANCHOR = re.compile(r"(?:the|le|la|les)\s+\S+$", re.I)
-
 # A yes/no question whether a thing has, supports or comes with a feature.
 HAS_A_FEATURE = re.compile(
     r"\b(?:have|has|had|support|supports|include|includes|come with|comes with|offer|"
     r"offers|a-t-il|a-t-elle|ont-ils|ont-elles|poss[eè]de|possèdent|dispose|disposent|"
     r"supporte|supportent|inclut|incluent|propose|proposent)\b",
     re.I,
-)
-
-# A yes/no question whether a thing is of some quality: "Is the iPhone 15 waterproof?",
-# "Est-ce que l'iPhone 15 est étanche ?", "L'iPhone 15 est-il étanche ?" (typed "est
-# il" too), and the spoken form, a statement asked by its question mark with no question
-# word: "le Pixel 8 Pro est étanche ?".
-IS_OF_A_QUALITY = re.compile(
-    r"^\s*(?:is|are|was|were)\b|^\s*est-ce qu(?:e\b|['’]).*\b(?:est|sont|était|étaient)\b|"
-    r"\b(?:est|sont)[- ](?:il|elle|ils|elles)\b|"
-    r"^(?!.*\b(?:quel|quelle|quels|quelles|qui|que|qu|quoi|koi|comment|combien|où|ou|quand|"
-    r"pourquoi|lequel|laquelle|lesquels|lesquelles|c)\b)(?=.*\?\s*$).*\b(?:est|sont)\b",
-    re.I,
-)
-# Judgements a passage makes in its own words ("Is the Hudson River important?" is
-# answered by what the passage says of the river, not by the word "important"): no
-# quality to find written.
-JUDGEMENTS = frozenset(
-    terms(
-        "important significant good bad better best worse worth worthwhile famous popular "
-        "useful necessary true real possible recommended bon bonne bien mieux meilleur "
-        "meilleure utile nécessaire vrai possible recommandé"
-    )
 )
 
 
@@ -282,39 +246,6 @@ def read_passages(
     return vocab, titles, headings
 
 
-def names_not_held(
-    question: str,
-    names: Sequence[str],
-    chunks: Sequence[Mapping[str, object]],
-    everything: set[str],
-) -> tuple[str, ...]:
-    """Return the question's named things that no passage holds.
-
-    A name's every word must be in the passages (`everything`: their terms together);
-    when each is, a name of several words must still be found whole in one passage: its
-    words scattered over the passages ("Placer" here, "County" there) name something else.
-    An ampersand name ("R&D") has no term of its own: a passage must write it.
-    """
-    texts = [f"{c.get('title', '')} {c.get('section', '')} {c.get('text', '')}" for c in chunks]
-    missing = tuple(
-        n
-        for n in names
-        if (
-            not any(holds_ampersand_name(n, text) for text in texts)
-            if "&" in n
-            else terms(n) and not all(matches_term(t, everything) for t in terms(n))
-        )
-    )
-    if missing:
-        return missing
-    sequences = [passage_terms(c) for c in chunks]
-    return tuple(
-        phrase
-        for phrase in name_phrases(question)
-        if not any(holds_phrase(phrase, sequence) for sequence in sequences)
-    )
-
-
 def without_missing_names(
     question: str,
     chunks: Sequence[Mapping[str, object]],
@@ -402,7 +333,7 @@ def decide(
     The checks run in order, each a function returning a verdict or None (no verdict:
     go on); those after `_CHECKS_BEFORE_SUPPORT` narrow which passages support the
     answer (`_Findings`) as they go. What several checks read of the turn is computed
-    once (`_Turn`).
+    once (`Turn`).
 
     Args:
         question: The user's message as typed.
@@ -430,7 +361,7 @@ def decide(
         return Evidence("not_in_documents", "no_context")
     if tool:
         return _tool_result(question, chunks, language)
-    turn = _Turn(
+    turn = Turn(
         question,
         chunks,
         earlier=earlier,
@@ -441,6 +372,7 @@ def decide(
         language=language,
         whole=whole,
         year_changed=year_changed,
+        read=read_passages(chunks, language),
     )
     for check in _CHECKS_BEFORE_SUPPORT:
         if (verdict := check(turn)) is not None:
@@ -450,12 +382,6 @@ def decide(
         if (verdict := narrowing(turn, found)) is not None:
             return verdict
     return Evidence("answer", "covered", supporting=found.supporting, **found.base)  # type: ignore[arg-type]
-
-
-def _closest_titles(chunks: Sequence[Mapping[str, object]]) -> tuple[str, ...]:
-    """Return the titles of the passages retrieval hit (all, when none is marked), best first."""
-    hits = [c for c in chunks if c.get("hit", True)] or list(chunks)
-    return tuple(dict.fromkeys(str(c.get("title", "")) for c in hits if c.get("title")))[:3]
 
 
 def _tool_result(
@@ -481,261 +407,9 @@ def _tool_result(
                 "relation_not_stated",
                 content_terms=tuple(asked),
                 missing_terms=tuple(forms.get(t, t) for t in asked),
-                closest=_closest_titles(chunks),
+                closest=closest_titles(chunks),
             )
     return Evidence("answer", "tool_result", supporting=tuple(str(c["label"]) for c in chunks))
-
-
-class _Turn:
-    """One turn as the checks read it.
-
-    Its inputs, and what several checks compute from them, each computed once (on first
-    use: a check before may decide, and what only later checks read is then never read).
-    """
-
-    def __init__(
-        self,
-        question: str,
-        chunks: Sequence[Mapping[str, object]],
-        *,
-        earlier: Sequence[str],
-        carried: str,
-        deliverable: bool,
-        reference: bool,
-        focus: Sequence[str],
-        language: str | None,
-        whole: str,
-        year_changed: bool,
-    ) -> None:
-        self.question = question
-        self.chunks = chunks
-        self.earlier = earlier
-        self.carried = carried
-        self.deliverable = deliverable
-        self.reference = reference
-        self.focus = focus
-        self.language = language
-        self.whole = whole
-        self.year_changed = year_changed
-        self.hits = [c for c in chunks if c.get("hit", True)] or list(chunks)
-        self.closest = _closest_titles(chunks)
-        self.by_label = {str(c["label"]): c for c in chunks}
-
-    @cached_property
-    def _passages(self) -> tuple[dict[str, set[str]], list[str], list[str]]:
-        vocab, titles, headings = read_passages(self.chunks, self.language)
-        if own_forms := own_verbs_forms(self.question):
-            # "When was Brightwell founded?" asks of the verb "to found": a passage saying
-            # "defects found after 30 days" (the past of "find") holds its stem, not it, nor
-            # do the words its translations add for it ("find", "founder"); a derivation it
-            # writes itself ("foundation") still does.
-            for label, chunk in self.by_label.items():
-                written = (
-                    f"{chunk.get('title', '')}. {chunk.get('section', '')}. {chunk.get('text', '')}"
-                )
-                for form in own_forms & another_verbs_forms(written):
-                    own_words = set(terms(written)) - {form}
-                    vocab[label] = {
-                        w
-                        for w in vocab[label]
-                        if w in own_words
-                        or not (matches_term(form, {w}) or w in verb_lemma_stems(form))
-                    }
-        return vocab, titles, headings
-
-    @property
-    def vocab(self) -> dict[str, set[str]]:
-        """Each passage's terms by label (`read_passages`, without another verb's forms)."""
-        return self._passages[0]
-
-    @property
-    def titles(self) -> list[str]:
-        return self._passages[1]
-
-    @property
-    def headings(self) -> list[str]:
-        return self._passages[2]
-
-    @cached_property
-    def everything(self) -> set[str]:
-        """The terms of all the passages together."""
-        return set().union(*self.vocab.values())
-
-    @cached_property
-    def compared(self) -> frozenset[str]:
-        # "after 45 days" measured against the stated "within 30 days": the limit answers,
-        # and 45 is no name a passage must hold, nor a word it must say.
-        return compared_numbers(self.question, self.chunks)
-
-    @cached_property
-    def names(self) -> list[str]:
-        """The question's named things (as typed), the compared numbers left out."""
-        names = named_things(self.question) + ampersand_names(self.question)
-        return [n for n in names if n not in self.compared]
-
-    @cached_property
-    def missing_named(self) -> tuple[str, ...]:
-        return names_not_held(self.question, self.names, self.chunks, self.everything)
-
-    @cached_property
-    def own(self) -> list[str]:
-        """The message's own content terms."""
-        return content_terms(self.question)
-
-    @cached_property
-    def content(self) -> list[str]:
-        """The content terms to check: the message's own, or what was carried for it."""
-        measured = {
-            t for unit in compared_unit_words(self.question, self.chunks) for t in terms(unit)
-        }
-        content = [t for t in self.own if t not in self.compared and t not in measured]
-        if not content and not (self.deliverable or self.reference):
-            # "there should be one": no word of its own to check; what it means is what the
-            # reformulator carried from the conversation, and that must be supported.
-            content = content_terms(self.carried)
-        return content
-
-    @cached_property
-    def forms(self) -> dict[str, str]:
-        """Each content term as typed."""
-        return term_forms(self.question)
-
-    @cached_property
-    def kind(self) -> AnswerType | None:
-        """The kind of fact asked for (a price, a date, ...)."""
-        return asked_type(self.question)
-
-    @cached_property
-    def name_terms(self) -> set[str]:
-        return {t for n in self.names for t in terms(n)}
-
-    @cached_property
-    def substantive(self) -> list[str]:
-        return substantive_terms(self.content, typed=self.kind)
-
-    @cached_property
-    def roles(self) -> frozenset[str]:
-        # "Who handles escalations?" asks who does it: the verb is the relation the answer
-        # states in its own words; the question's content is what it is done to. "Who pays?"
-        # keeps its verb: there is nothing else to check.
-        return (
-            role_terms(self.question)
-            if set(self.substantive) - role_terms(self.question)
-            else frozenset()
-        )
-
-    @cached_property
-    def weights(self) -> dict[str, float]:
-        """The terms whose share in a passage is its coverage of the question."""
-        return {t: 1.0 for t in self.substantive if t not in self.roles}
-
-    @cached_property
-    def about_the_question(self) -> list[str]:
-        """The passages about what the question is about (its names, or "it")."""
-        return passages_about(self.chunks, self.vocab, self.names, self.question, self.focus)
-
-    @cached_property
-    def anchors(self) -> list[str]:
-        """The question's references to something it does not name."""
-        anchors = list(
-            unanchored_references(
-                self.question, self.earlier, titles=self.titles, headings=self.headings
-            )
-        )
-        if any(_DEFINITE_ANCHOR.match(a) for a in anchors):
-            # "the enterprise plan" is the plan every passage writes "Enterprise": no unnamed
-            # "the X" once the question is read as the passages write it ("this X", "a
-            # specific X" still point at something unsaid).
-            as_written = as_the_passages_write_it(
-                self.question, [str(c.get("text", "")) for c in self.chunks]
-            )
-            still = {
-                a.lower()
-                for a in unanchored_references(
-                    as_written, self.earlier, titles=self.titles, headings=self.headings
-                )
-            }
-            anchors = [a for a in anchors if not _DEFINITE_ANCHOR.match(a) or a.lower() in still]
-        return anchors
-
-    @property
-    def anchor(self) -> str | None:
-        return self.anchors[0] if self.anchors else None
-
-    def base(self) -> dict[str, object]:
-        """Return the evidence every verdict from here on reports."""
-        return {
-            "content_terms": tuple(self.content),
-            "named": tuple(self.names),
-            "asks_for": self.kind,
-            "closest": self.closest,
-            "missing_terms": tuple(
-                self.forms.get(t, t) for t in self.content if not matches_term(t, self.everything)
-            ),
-        }
-
-    @cached_property
-    def _phrase_partners(self) -> dict[str, tuple[str, list[str], list[str]]]:
-        # A French phrase the lexicon translates whole ("congés payés", paid leave) is one
-        # thing: a passage holds a word of it only when it holds all of it, or the head of
-        # its translation ("Refunds are paid within 10 business days" holds no leave, and
-        # "payés" is no part of a refund; the handbook's "multi-factor authentication"
-        # holds the "authentification" of "double authentification", two-factor
-        # authentication, though not "double").
-        # A passage in the question's own language says the phrase in a row: the report's
-        # "smartphones" and "clients professionnels" hold no "téléphone professionnel" (a
-        # passage in another language is compared through its words' translations,
-        # passage-wide, so all the phrase's words or its translation's head).
-        partners: dict[str, tuple[str, list[str], list[str]]] = {}
-        if self.language == "fr":
-            for phrase, head in lexicon_phrases(self.question, self.language):
-                group = [t for t in terms(phrase) if t in self.weights]
-                if len(group) > 1:
-                    partners.update({t: (phrase, group, terms(head)) for t in group})
-        return partners
-
-    @cached_property
-    def _own_language(self) -> set[str]:
-        partners = self._phrase_partners
-        return {
-            label
-            for label, chunk in self.by_label.items()
-            if partners
-            and detect_language(f"{chunk.get('title', '')} {chunk.get('text', '')}")
-            == self.language
-        }
-
-    def holds(self, term: str, label: str) -> bool:
-        """Whether a passage holds a term of the question (a French phrase's word whole)."""
-        words = self.vocab[label]
-        held = matches_term(term, words)  # a miss reads the whole vocabulary: once
-        partners = self._phrase_partners
-        if not held or term not in partners:
-            return held
-        phrase, group, head = partners[term]
-        if label in self._own_language:
-            whole = holds_phrase(phrase, passage_terms(self.by_label[label]))
-        else:
-            whole = all(matches_term(u, words) for u in group)
-        return whole or (bool(head) and all(matches_term(u, words) for u in head))
-
-    @cached_property
-    def quality_asked(self) -> list[str]:
-        return [t for t in self.weights if t not in self.name_terms]
-
-    @cached_property
-    def of_a_quality(self) -> bool:
-        """A yes/no question whether a named thing is of a quality that is no judgement."""
-        return (
-            bool(self.names and self.quality_asked)
-            and IS_OF_A_QUALITY.search(self.question) is not None
-            and not set(self.quality_asked) <= JUDGEMENTS
-        )
-
-    @property
-    def asked_of(self) -> list[str]:
-        """What the question asks of its named things (all its terms when it names none)."""
-        return self.quality_asked or list(self.weights)
 
 
 @dataclass
@@ -756,7 +430,7 @@ class _Findings:
 # The checks before the passages about the question are read: each decides or not.
 
 
-def _named_thing_missing(turn: _Turn) -> Evidence | None:
+def _named_thing_missing(turn: Turn) -> Evidence | None:
     if not turn.missing_named or turn.reference:
         return None
     return without_missing_names(
@@ -780,7 +454,7 @@ def _named_thing_missing(turn: _Turn) -> Evidence | None:
     )
 
 
-def _resolved_target(turn: _Turn) -> Evidence | None:
+def _resolved_target(turn: Turn) -> Evidence | None:
     if not (turn.deliverable or turn.reference):
         return None
     # The user named the document or section to work on; it was resolved to these.
@@ -794,7 +468,7 @@ def _resolved_target(turn: _Turn) -> Evidence | None:
     )
 
 
-def _several_named_before(turn: _Turn) -> Evidence | None:
+def _several_named_before(turn: Turn) -> Evidence | None:
     phrase, kinds = kinds_named_before(turn.question, turn.earlier)
     if not kinds:
         return None
@@ -819,7 +493,7 @@ _CHECKS_BEFORE_SUPPORT = (_named_thing_missing, _resolved_target, _several_named
 # The checks below read the passages about the question and narrow them (`_Findings`).
 
 
-def _ask(turn: _Turn, found: _Findings, reason: str, candidates: Sequence[str]) -> Evidence:
+def _ask(turn: Turn, found: _Findings, reason: str, candidates: Sequence[str]) -> Evidence:
     # A question about something it never names: not finding it is no evidence the
     # documents lack it; ask which one, naming what was found.
     return Evidence(
@@ -831,7 +505,7 @@ def _ask(turn: _Turn, found: _Findings, reason: str, candidates: Sequence[str]) 
 
 
 def _decline_or_ask(
-    turn: _Turn,
+    turn: Turn,
     found: _Findings,
     reason: str,
     among: Sequence[str],
@@ -841,7 +515,7 @@ def _decline_or_ask(
     # which of the passages it may mean; otherwise the documents do not say it
     # (`missing`: the terms to name in the decline, when narrower than the content's).
     anchor = turn.anchor
-    pointed_at = anchor.split(None, 1)[1] if anchor and _DEFINITE_ANCHOR.match(anchor) else ""
+    pointed_at = anchor.split(None, 1)[1] if anchor and DEFINITE_ANCHOR.match(anchor) else ""
     if pointed_at and not any(matches_term(t, turn.everything) for t in terms(pointed_at)):
         # "who is the ceo?" with no passage holding "ceo": none of them is one of the
         # things it may mean, so asking which would offer choices that are none of
@@ -872,7 +546,7 @@ def _decline_or_ask(
     return Evidence("not_in_documents", reason, **found.base)  # type: ignore[arg-type]
 
 
-def _quality_not_stated(turn: _Turn, found: _Findings, asked_of: Sequence[str]) -> Evidence:
+def _quality_not_stated(turn: Turn, found: _Findings, asked_of: Sequence[str]) -> Evidence:
     # "Is the iPhone 15 waterproof?" with no passage about the iPhone 15 saying so:
     # declined naming the thing and the quality ("whether "iPhone 15" is
     # "waterproof""), not the question's words one by one.
@@ -887,7 +561,7 @@ def _quality_not_stated(turn: _Turn, found: _Findings, asked_of: Sequence[str]) 
     )
 
 
-def _value_per_qualifier(turn: _Turn, found: _Findings) -> Evidence | None:
+def _value_per_qualifier(turn: Turn, found: _Findings) -> Evidence | None:
     # "the response time" a section states per plan and priority, in parallel sentences:
     # one value per qualifier, and the question names none, so it asks which. A heading
     # ("Response times") says where the answer is, not which of its values is meant.
@@ -898,7 +572,7 @@ def _value_per_qualifier(turn: _Turn, found: _Findings) -> Evidence | None:
         *(
             p
             for p in unanchored_references(turn.question, turn.earlier, titles=turn.titles)
-            if _DEFINITE_ANCHOR.match(p)
+            if DEFINITE_ANCHOR.match(p)
         ),
         *valued_references(turn.question, turn.earlier, titles=turn.titles),
     ]
@@ -913,7 +587,7 @@ def _value_per_qualifier(turn: _Turn, found: _Findings) -> Evidence | None:
     return None
 
 
-def _about_what_the_verb_acts_on(turn: _Turn, found: _Findings) -> Evidence | None:
+def _about_what_the_verb_acts_on(turn: Turn, found: _Findings) -> Evidence | None:
     if turn.roles:
         # "Who handles escalations?" is about escalations: a passage that only shares the
         # verb ("defects are handled under the warranty") is about something else.
@@ -925,7 +599,7 @@ def _about_what_the_verb_acts_on(turn: _Turn, found: _Findings) -> Evidence | No
     return None
 
 
-def _rules_about_the_topic(turn: _Turn, found: _Findings) -> Evidence | None:
+def _rules_about_the_topic(turn: Turn, found: _Findings) -> Evidence | None:
     topic = policy_topic(turn.question)
     if not (topic and found.eligible):
         return None
@@ -946,7 +620,7 @@ def _rules_about_the_topic(turn: _Turn, found: _Findings) -> Evidence | None:
     )
 
 
-def _nothing_about_the_question(turn: _Turn, found: _Findings) -> Evidence | None:
+def _nothing_about_the_question(turn: Turn, found: _Findings) -> Evidence | None:
     found.base["about"] = tuple(found.eligible)
     if found.eligible:
         return None
@@ -966,7 +640,7 @@ def _nothing_about_the_question(turn: _Turn, found: _Findings) -> Evidence | Non
     return Evidence("not_in_documents", "nothing_about_the_subject", **found.base)  # type: ignore[arg-type]
 
 
-def _asked_phrase_held(turn: _Turn, found: _Findings) -> Evidence | None:
+def _asked_phrase_held(turn: Turn, found: _Findings) -> Evidence | None:
     # "the cheapest plan" asks for the plan with the lowest price: "cheapest" is the kind
     # of fact asked (a price), checked by the answer type, not a word a passage must hold.
     typed_words = typed_kind_terms(turn.kind)
@@ -993,7 +667,7 @@ def _asked_phrase_held(turn: _Turn, found: _Findings) -> Evidence | None:
     return None
 
 
-def _content_covered(turn: _Turn, found: _Findings) -> Evidence | None:
+def _content_covered(turn: Turn, found: _Findings) -> Evidence | None:
     weights, total = turn.weights, sum(turn.weights.values())
     scored: list[tuple[float, int, str]] = []
     for order, label in enumerate(turn.vocab):
@@ -1023,7 +697,7 @@ def _content_covered(turn: _Turn, found: _Findings) -> Evidence | None:
     return None
 
 
-def _relation_stated(turn: _Turn, found: _Findings) -> Evidence | None:
+def _relation_stated(turn: Turn, found: _Findings) -> Evidence | None:
     if not (found.best > COVERAGE_MAJORITY and is_polar(turn.question)):
         return None
     # "Can I file a case while living abroad?" asks whether its terms go together: a
@@ -1064,7 +738,7 @@ def _relation_stated(turn: _Turn, found: _Findings) -> Evidence | None:
     return None
 
 
-def _on_the_subject(turn: _Turn, found: _Findings) -> Evidence | None:
+def _on_the_subject(turn: Turn, found: _Findings) -> Evidence | None:
     if not (turn.names or turn.anchor) and off_the_subject(
         turn.whole or turn.question, turn.chunks, found.supporting, turn.earlier
     ):
@@ -1072,7 +746,7 @@ def _on_the_subject(turn: _Turn, found: _Findings) -> Evidence | None:
     return None
 
 
-def _kind_of_fact_stated(turn: _Turn, found: _Findings) -> Evidence | None:
+def _kind_of_fact_stated(turn: Turn, found: _Findings) -> Evidence | None:
     kind = turn.kind
     if kind is None:
         return None
@@ -1094,7 +768,7 @@ def _kind_of_fact_stated(turn: _Turn, found: _Findings) -> Evidence | None:
     return None
 
 
-def _result_of_the_year(turn: _Turn, found: _Findings) -> Evidence | None:
+def _result_of_the_year(turn: Turn, found: _Findings) -> Evidence | None:
     supported = [turn.by_label[label] for label in found.supporting]
     of_the_year, aim = stated_of_the_year(
         turn.question, turn.asked_of, supported, turn.language, year_changed=turn.year_changed
@@ -1114,7 +788,7 @@ def _result_of_the_year(turn: _Turn, found: _Findings) -> Evidence | None:
     return None
 
 
-def _unnamed_reference_resolved(turn: _Turn, found: _Findings) -> Evidence | None:
+def _unnamed_reference_resolved(turn: Turn, found: _Findings) -> Evidence | None:
     anchor = turn.anchor
     if not anchor:
         return None
@@ -1171,7 +845,7 @@ def _unnamed_reference_resolved(turn: _Turn, found: _Findings) -> Evidence | Non
     return None
 
 
-def _name_shared_by_titles(turn: _Turn, found: _Findings) -> Evidence | None:
+def _name_shared_by_titles(turn: Turn, found: _Findings) -> Evidence | None:
     shared = name_shared_by_titles(turn.question, turn.chunks, found.supporting, turn.earlier)
     if not shared:
         return None
@@ -1186,7 +860,7 @@ def _name_shared_by_titles(turn: _Turn, found: _Findings) -> Evidence | None:
     )
 
 
-def _the_thing_discussed(turn: _Turn, found: _Findings) -> Evidence | None:
+def _the_thing_discussed(turn: Turn, found: _Findings) -> Evidence | None:
     said = said_before(turn.question, turn.earlier)
     if said:
         # "the enterprise plan" after an answer on the "Enterprise plan", supported by a
@@ -1215,7 +889,7 @@ def _the_thing_discussed(turn: _Turn, found: _Findings) -> Evidence | None:
     return None
 
 
-def _from_the_section_discussed(turn: _Turn, found: _Findings) -> Evidence | None:
+def _from_the_section_discussed(turn: Turn, found: _Findings) -> Evidence | None:
     if (
         not (turn.anchor or turn.names)
         and turn.focus
@@ -1231,7 +905,7 @@ def _from_the_section_discussed(turn: _Turn, found: _Findings) -> Evidence | Non
     return None
 
 
-def _pronoun_of_the_subject(turn: _Turn, found: _Findings) -> Evidence | None:
+def _pronoun_of_the_subject(turn: Turn, found: _Findings) -> Evidence | None:
     if (
         turn.earlier
         and not (turn.anchor or turn.names)
@@ -1252,7 +926,7 @@ def _pronoun_of_the_subject(turn: _Turn, found: _Findings) -> Evidence | None:
     return None
 
 
-def _every_part_covered(turn: _Turn, found: _Findings) -> Evidence | None:
+def _every_part_covered(turn: Turn, found: _Findings) -> Evidence | None:
     uncovered = uncovered_parts(turn.question, list(turn.vocab.values()))
     if not (uncovered and len(uncovered) < len(question_parts(turn.question))):
         return None
