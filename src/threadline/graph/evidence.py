@@ -28,9 +28,13 @@ be present verbatim (after folding and stemming). How a question is read (its
 content terms, named things, parts) is in :mod:`threadline.graph.question_terms`, the
 references it makes to things it may not name in :mod:`threadline.graph.anchors`, and
 which passages are about what in :mod:`threadline.graph.referents`; this module holds
-the verdict. Over 400 lines: `decide` is one decision read top to bottom, each rule with
-the case that made it; how the passages are read (`read_passages`) and a question with a
-named thing missing (`without_missing_names`) stand apart.
+the verdict; what several of its checks read of the turn (the passages' terms, the
+question's names, content terms and unnamed references) is read once in
+:mod:`threadline.graph.turn_reading` (`Turn`). Over 400 lines: `decide` is the list of
+the checks in the order they run, each a function returning a verdict or None (go on),
+each rule with the case that made it; the passages the checks narrow to are
+`_Findings`. How the passages are read (`read_passages`) and a question with a named
+thing missing (`without_missing_names`) stand apart.
 """
 
 from __future__ import annotations
@@ -45,7 +49,6 @@ from threadline.followups.anaphora import continues_the_subject, looks_like_foll
 from threadline.graph.anchors import (
     DEMONSTRATIVE,
     UNSAID,
-    as_the_passages_write_it,
     kinds_named_before,
     said_before,
     unanchored_reference,
@@ -64,18 +67,15 @@ from threadline.graph.qualifiers import qualifiers_of
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
     PRONOUN,
-    ampersand_names,
     asked_phrase_terms,
     chunk_vocabulary,
     content_terms,
-    holds_ampersand_name,
     holds_phrase,
     kind_word_compounds,
     matches_term,
     name_phrases,
     named_things,
     question_parts,
-    substantive_terms,
     term_forms,
     typed_kind_terms,
     uncovered_parts,
@@ -88,7 +88,6 @@ from threadline.graph.referents import (
     leaves_the_conversation,
     name_shared_by_titles,
     off_the_subject,
-    passages_about,
     titled_with,
 )
 from threadline.graph.results import (
@@ -97,8 +96,8 @@ from threadline.graph.results import (
     years_said_relatively,
 )
 from threadline.graph.rules import closest_rule_titles, policy_topic, states_rules_about
+from threadline.graph.turn_reading import DEFINITE_ANCHOR, Turn, closest_titles
 from threadline.knowledge.bilingual import (
-    lexicon_phrases,
     translate_passage_terms,
     translate_query,
     translate_vocabulary,
@@ -108,17 +107,10 @@ from threadline.knowledge.facts import (
     asked_type,
     has_answer_type,
     is_plural_noun,
-    role_terms,
 )
-from threadline.knowledge.limits import compared_numbers, compared_unit_words
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
-from threadline.text.matching import (
-    acronyms,
-    another_verbs_forms,
-    own_verbs_forms,
-    verb_lemma_stems,
-)
+from threadline.text.matching import acronyms
 
 Verdict = Literal["answer", "partial", "not_in_documents", "ambiguous"]
 
@@ -158,38 +150,12 @@ class Evidence:
     X do not state (X is `missing_named`)."""
 
 
-# An unnamed reference of the form "the X" / "le X" (as `anchors.unanchored_references`
-# yields it), as opposed to "this X" or "a specific X".
-_DEFINITE_ANCHOR = re.compile(r"(?:the|le|la|les)\s+\S+$", re.I)
-
 # A yes/no question whether a thing has, supports or comes with a feature.
 HAS_A_FEATURE = re.compile(
     r"\b(?:have|has|had|support|supports|include|includes|come with|comes with|offer|"
     r"offers|a-t-il|a-t-elle|ont-ils|ont-elles|poss[eè]de|possèdent|dispose|disposent|"
     r"supporte|supportent|inclut|incluent|propose|proposent)\b",
     re.I,
-)
-
-# A yes/no question whether a thing is of some quality: "Is the iPhone 15 waterproof?",
-# "Est-ce que l'iPhone 15 est étanche ?", "L'iPhone 15 est-il étanche ?" (typed "est
-# il" too), and the spoken form, a statement asked by its question mark with no question
-# word: "le Pixel 8 Pro est étanche ?".
-IS_OF_A_QUALITY = re.compile(
-    r"^\s*(?:is|are|was|were)\b|^\s*est-ce qu(?:e\b|['’]).*\b(?:est|sont|était|étaient)\b|"
-    r"\b(?:est|sont)[- ](?:il|elle|ils|elles)\b|"
-    r"^(?!.*\b(?:quel|quelle|quels|quelles|qui|que|qu|quoi|koi|comment|combien|où|ou|quand|"
-    r"pourquoi|lequel|laquelle|lesquels|lesquelles|c)\b)(?=.*\?\s*$).*\b(?:est|sont)\b",
-    re.I,
-)
-# Judgements a passage makes in its own words ("Is the Hudson River important?" is
-# answered by what the passage says of the river, not by the word "important"): no
-# quality to find written.
-JUDGEMENTS = frozenset(
-    terms(
-        "important significant good bad better best worse worth worthwhile famous popular "
-        "useful necessary true real possible recommended bon bonne bien mieux meilleur "
-        "meilleure utile nécessaire vrai possible recommandé"
-    )
 )
 
 
@@ -280,39 +246,6 @@ def read_passages(
     return vocab, titles, headings
 
 
-def names_not_held(
-    question: str,
-    names: Sequence[str],
-    chunks: Sequence[Mapping[str, object]],
-    everything: set[str],
-) -> tuple[str, ...]:
-    """Return the question's named things that no passage holds.
-
-    A name's every word must be in the passages (`everything`: their terms together);
-    when each is, a name of several words must still be found whole in one passage: its
-    words scattered over the passages ("Placer" here, "County" there) name something else.
-    An ampersand name ("R&D") has no term of its own: a passage must write it.
-    """
-    texts = [f"{c.get('title', '')} {c.get('section', '')} {c.get('text', '')}" for c in chunks]
-    missing = tuple(
-        n
-        for n in names
-        if (
-            not any(holds_ampersand_name(n, text) for text in texts)
-            if "&" in n
-            else terms(n) and not all(matches_term(t, everything) for t in terms(n))
-        )
-    )
-    if missing:
-        return missing
-    sequences = [passage_terms(c) for c in chunks]
-    return tuple(
-        phrase
-        for phrase in name_phrases(question)
-        if not any(holds_phrase(phrase, sequence) for sequence in sequences)
-    )
-
-
 def without_missing_names(
     question: str,
     chunks: Sequence[Mapping[str, object]],
@@ -397,6 +330,11 @@ def decide(
 ) -> Evidence:
     """Decide answer / partial / not in the documents / ambiguous for one turn.
 
+    The checks run in order, each a function returning a verdict or None (no verdict:
+    go on); those after `_CHECKS_BEFORE_SUPPORT` narrow which passages support the
+    answer (`_Findings`) as they go. What several checks read of the turn is computed
+    once (`Turn`).
+
     Args:
         question: The user's message as typed.
         chunks: The packed context (`label`, `title`, `section`, `text`, `hit`).
@@ -419,487 +357,523 @@ def decide(
     Returns:
         The verdict with its evidence.
     """
-    hits = [c for c in chunks if c.get("hit", True)] or list(chunks)
-    closest = tuple(dict.fromkeys(str(c.get("title", "")) for c in hits if c.get("title")))[:3]
     if not chunks:
         return Evidence("not_in_documents", "no_context")
     if tool:
-        # A catalog tool ran typed filters over structured data: its rows are the answer,
-        # unless the message asks whether a product has something no row states ("does the
-        # first one support wireless charging?": the Nokia's entry says nothing of it).
-        # The kind of product it searched is what every row is ("do you sell computers?").
-        asked = content_terms(without_kind_words(without_product_reference(question)))
-        # "Is the Galaxy S24 cheaper than the Pixel 8 Pro?" is answered by the two rows
-        # ranked on price: the relation is their values, which no row states in words.
-        if asked and is_polar(question) and not compares_on_a_spec(question):
-            vocab, _, _ = read_passages(chunks, language)
-            if not any(
-                sum(1 for t in asked if matches_term(t, words)) * 2 >= len(asked)
-                for words in vocab.values()
-            ):
-                forms = term_forms(question)
-                return Evidence(
-                    "not_in_documents",
-                    "relation_not_stated",
-                    content_terms=tuple(asked),
-                    missing_terms=tuple(forms.get(t, t) for t in asked),
-                    closest=closest,
-                )
-        return Evidence("answer", "tool_result", supporting=tuple(str(c["label"]) for c in chunks))
-    vocab, titles, headings = read_passages(chunks, language)
-    by_label = {str(c["label"]): c for c in chunks}
-    if own_forms := own_verbs_forms(question):
-        # "When was Brightwell founded?" asks of the verb "to found": a passage saying
-        # "defects found after 30 days" (the past of "find") holds its stem, not it, nor
-        # do the words its translations add for it ("find", "founder"); a derivation it
-        # writes itself ("foundation") still does.
-        for label, chunk in by_label.items():
-            written = (
-                f"{chunk.get('title', '')}. {chunk.get('section', '')}. {chunk.get('text', '')}"
-            )
-            for form in own_forms & another_verbs_forms(written):
-                own_words = set(terms(written)) - {form}
-                vocab[label] = {
-                    w
-                    for w in vocab[label]
-                    if w in own_words
-                    or not (matches_term(form, {w}) or w in verb_lemma_stems(form))
-                }
-    everything = set().union(*vocab.values())
-    names = named_things(question) + ampersand_names(question)
-    # "after 45 days" measured against the stated "within 30 days": the limit answers,
-    # and 45 is no name a passage must hold, nor a word it must say.
-    compared = compared_numbers(question, chunks)
-    names = [n for n in names if n not in compared]
-    missing_named = names_not_held(question, names, chunks, everything)
-    measured = {t for unit in compared_unit_words(question, chunks) for t in terms(unit)}
-    own = content_terms(question)
-    content = [t for t in own if t not in compared and t not in measured]
-    if not content and not (deliverable or reference):
-        # "there should be one": no word of its own to check; what it means is what the
-        # reformulator carried from the conversation, and that must be supported.
-        content = content_terms(carried)
-    forms = term_forms(question)
-    kind = asked_type(question)
-    if missing_named and not reference:
-        return without_missing_names(
-            question,
-            chunks,
-            vocab,
-            missing_named,
-            Evidence(
+        return _tool_result(question, chunks, language)
+    turn = Turn(
+        question,
+        chunks,
+        earlier=earlier,
+        carried=carried,
+        deliverable=deliverable,
+        reference=reference,
+        focus=focus,
+        language=language,
+        whole=whole,
+        year_changed=year_changed,
+        read=read_passages(chunks, language),
+    )
+    for check in _CHECKS_BEFORE_SUPPORT:
+        if (verdict := check(turn)) is not None:
+            return verdict
+    found = _Findings(eligible=list(turn.about_the_question), base=turn.base())
+    for narrowing in _CHECKS_OF_SUPPORT:
+        if (verdict := narrowing(turn, found)) is not None:
+            return verdict
+    return Evidence("answer", "covered", supporting=found.supporting, **found.base)  # type: ignore[arg-type]
+
+
+def _tool_result(
+    question: str, chunks: Sequence[Mapping[str, object]], language: str | None
+) -> Evidence:
+    """Decide a turn whose context is a catalog tool's rows."""
+    # A catalog tool ran typed filters over structured data: its rows are the answer,
+    # unless the message asks whether a product has something no row states ("does the
+    # first one support wireless charging?": the Nokia's entry says nothing of it).
+    # The kind of product it searched is what every row is ("do you sell computers?").
+    asked = content_terms(without_kind_words(without_product_reference(question)))
+    # "Is the Galaxy S24 cheaper than the Pixel 8 Pro?" is answered by the two rows
+    # ranked on price: the relation is their values, which no row states in words.
+    if asked and is_polar(question) and not compares_on_a_spec(question):
+        vocab, _, _ = read_passages(chunks, language)
+        if not any(
+            sum(1 for t in asked if matches_term(t, words)) * 2 >= len(asked)
+            for words in vocab.values()
+        ):
+            forms = term_forms(question)
+            return Evidence(
                 "not_in_documents",
-                "named_thing_missing",
-                content_terms=tuple(content),
-                named=tuple(names),
-                missing_named=missing_named,
-                asks_for=kind,
-                closest=closest,
-            ),
-            earlier=earlier,
-            carried=carried,
-            focus=focus,
-            language=language,
-        )
-    if deliverable or reference:
-        # The user named the document or section to work on; it was resolved to these.
+                "relation_not_stated",
+                content_terms=tuple(asked),
+                missing_terms=tuple(forms.get(t, t) for t in asked),
+                closest=closest_titles(chunks),
+            )
+    return Evidence("answer", "tool_result", supporting=tuple(str(c["label"]) for c in chunks))
+
+
+@dataclass
+class _Findings:
+    """What the checks found so far: the passages still in play and the evidence."""
+
+    eligible: list[str]
+    """The passages about the question still in play."""
+    base: dict[str, object]
+    """The evidence the verdict reports (`Evidence` fields)."""
+    supporting: tuple[str, ...] = ()
+    """The passages that support the answer, best first (once coverage is scored)."""
+    scored: list[tuple[float, int, str]] = field(default_factory=list)
+    """Each eligible passage's coverage, with its order, best first."""
+    best: float = 0.0
+
+
+# The checks before the passages about the question are read: each decides or not.
+
+
+def _named_thing_missing(turn: Turn) -> Evidence | None:
+    if not turn.missing_named or turn.reference:
+        return None
+    return without_missing_names(
+        turn.question,
+        turn.chunks,
+        turn.vocab,
+        turn.missing_named,
+        Evidence(
+            "not_in_documents",
+            "named_thing_missing",
+            content_terms=tuple(turn.content),
+            named=tuple(turn.names),
+            missing_named=turn.missing_named,
+            asks_for=turn.kind,
+            closest=turn.closest,
+        ),
+        earlier=turn.earlier,
+        carried=turn.carried,
+        focus=turn.focus,
+        language=turn.language,
+    )
+
+
+def _resolved_target(turn: Turn) -> Evidence | None:
+    if not (turn.deliverable or turn.reference):
+        return None
+    # The user named the document or section to work on; it was resolved to these.
+    return Evidence(
+        "answer",
+        "resolved_target",
+        content_terms=tuple(turn.content),
+        named=tuple(turn.names),
+        supporting=tuple(turn.vocab),
+        closest=turn.closest,
+    )
+
+
+def _several_named_before(turn: Turn) -> Evidence | None:
+    phrase, kinds = kinds_named_before(turn.question, turn.earlier)
+    if not kinds:
+        return None
+    # "the plan" after an answer naming the Trial, Standard and Enterprise plans.
+    return Evidence(
+        "ambiguous",
+        f"unanchored:{phrase}:several_named_before",
+        content_terms=tuple(turn.content),
+        named=tuple(turn.names),
+        asks_for=turn.kind,
+        candidates=tuple(kinds[:5]),
+        closest=turn.closest,
+    )
+
+
+_CHECKS_BEFORE_SUPPORT = (_named_thing_missing, _resolved_target, _several_named_before)
+
+# Named things were checked above (each must be present). The question's content
+# (names included) must be mostly in one passage about what the question is about
+# (its names, or for "is it ...?" what was discussed), and what it asks for ("the
+# stock price" in "what is Brightwell's stock price?") must be in that passage whole.
+# The checks below read the passages about the question and narrow them (`_Findings`).
+
+
+def _ask(turn: Turn, found: _Findings, reason: str, candidates: Sequence[str]) -> Evidence:
+    # A question about something it never names: not finding it is no evidence the
+    # documents lack it; ask which one, naming what was found.
+    return Evidence(
+        "ambiguous",
+        f"unanchored:{turn.anchor}:{reason}",
+        candidates=tuple(candidates[:5]) or turn.closest,
+        **found.base,  # type: ignore[arg-type]
+    )
+
+
+def _decline_or_ask(
+    turn: Turn,
+    found: _Findings,
+    reason: str,
+    among: Sequence[str],
+    missing: Sequence[str] | None = None,
+) -> Evidence:
+    # The same finding reads two ways: with an unnamed reference ("the season"), ask
+    # which of the passages it may mean; otherwise the documents do not say it
+    # (`missing`: the terms to name in the decline, when narrower than the content's).
+    anchor = turn.anchor
+    pointed_at = anchor.split(None, 1)[1] if anchor and DEFINITE_ANCHOR.match(anchor) else ""
+    if pointed_at and not any(matches_term(t, turn.everything) for t in terms(pointed_at)):
+        # "who is the ceo?" with no passage holding "ceo": none of them is one of the
+        # things it may mean, so asking which would offer choices that are none of
+        # them; the documents say nothing of it.
         return Evidence(
-            "answer",
-            "resolved_target",
-            content_terms=tuple(content),
-            named=tuple(names),
-            supporting=tuple(vocab),
-            closest=closest,
+            "not_in_documents",
+            reason,
+            missing_named=(pointed_at,),
+            **found.base,  # type: ignore[arg-type]
         )
-    phrase, kinds = kinds_named_before(question, earlier)
-    if kinds:
-        # "the plan" after an answer naming the Trial, Standard and Enterprise plans.
+    if anchor:
+        return _ask(turn, found, reason, candidate_titles(turn.chunks, among))
+    # A name that several documents' titles extend says none of them ("the Prime
+    # Minister's office" with the prime ministers of Canada and of the United Kingdom
+    # in play): that the passages do not answer is no evidence for the one the user
+    # means, so ask which, as when the check passes (`_name_shared_by_titles`).
+    shared = name_shared_by_titles(turn.question, turn.chunks, among, turn.earlier)
+    if shared:
+        phrase, candidates = shared
         return Evidence(
             "ambiguous",
-            f"unanchored:{phrase}:several_named_before",
-            content_terms=tuple(content),
-            named=tuple(names),
-            asks_for=kind,
-            candidates=tuple(kinds[:5]),
-            closest=closest,
+            f"unanchored:{phrase}:{reason}",
+            candidates=tuple(candidates[:5]),
+            **found.base,  # type: ignore[arg-type]
         )
-    # Named things were checked above (each must be present). The question's content
-    # (names included) must be mostly in one passage about what the question is about
-    # (its names, or for "is it ...?" what was discussed), and what it asks for ("the
-    # stock price" in "what is Brightwell's stock price?") must be in that passage whole.
-    name_terms = {t for n in names for t in terms(n)}
-    substantive = substantive_terms(content, typed=kind)
-    # "Who handles escalations?" asks who does it: the verb is the relation the answer
-    # states in its own words; the question's content is what it is done to. "Who pays?"
-    # keeps its verb: there is nothing else to check.
-    roles = role_terms(question) if set(substantive) - role_terms(question) else frozenset()
-    weights = {t: 1.0 for t in substantive if t not in roles}
-    total = sum(weights.values())
-    eligible = passages_about(chunks, vocab, names, question, focus)
-    anchors = list(unanchored_references(question, earlier, titles=titles, headings=headings))
-    if any(_DEFINITE_ANCHOR.match(a) for a in anchors):
-        # "the enterprise plan" is the plan every passage writes "Enterprise": no unnamed
-        # "the X" once the question is read as the passages write it ("this X", "a
-        # specific X" still point at something unsaid).
-        as_written = as_the_passages_write_it(question, [str(c.get("text", "")) for c in chunks])
-        still = {
-            a.lower()
-            for a in unanchored_references(as_written, earlier, titles=titles, headings=headings)
-        }
-        anchors = [a for a in anchors if not _DEFINITE_ANCHOR.match(a) or a.lower() in still]
-    anchor = anchors[0] if anchors else None
-    base: dict[str, object] = {
-        "content_terms": tuple(content),
-        "named": tuple(names),
-        "asks_for": kind,
-        "closest": closest,
-        "missing_terms": tuple(forms.get(t, t) for t in content if not matches_term(t, everything)),
-    }
+    if missing is not None:
+        found.base["missing_terms"] = tuple(turn.forms.get(t, t) for t in missing)
+    return Evidence("not_in_documents", reason, **found.base)  # type: ignore[arg-type]
 
-    def ask(reason: str, candidates: Sequence[str]) -> Evidence:
-        # A question about something it never names: not finding it is no evidence the
-        # documents lack it; ask which one, naming what was found.
-        return Evidence(
-            "ambiguous",
-            f"unanchored:{anchor}:{reason}",
-            candidates=tuple(candidates[:5]) or closest,
-            **base,  # type: ignore[arg-type]
-        )
 
+def _quality_not_stated(turn: Turn, found: _Findings, asked_of: Sequence[str]) -> Evidence:
+    # "Is the iPhone 15 waterproof?" with no passage about the iPhone 15 saying so:
+    # declined naming the thing and the quality ("whether "iPhone 15" is
+    # "waterproof""), not the question's words one by one.
+    phrases = name_phrases(turn.question) or [" ".join(turn.names)]
+    thing = re.sub(r"^\w['’]", "", phrases[0])  # "l'iPhone 15": the iPhone 15
+    return Evidence(
+        "not_in_documents",
+        "quality_not_stated",
+        missing_named=(thing,),
+        quality=" ".join(turn.forms.get(t, t) for t in asked_of),
+        **{**found.base, "missing_terms": tuple(turn.forms.get(t, t) for t in asked_of)},  # type: ignore[arg-type]
+    )
+
+
+def _value_per_qualifier(turn: Turn, found: _Findings) -> Evidence | None:
     # "the response time" a section states per plan and priority, in parallel sentences:
     # one value per qualifier, and the question names none, so it asks which. A heading
     # ("Response times") says where the answer is, not which of its values is meant.
-    about = [by_label[label] for label in eligible]
+    about = [turn.by_label[label] for label in found.eligible]
     # French puts the value word first ("le délai de réponse"): the phrase with its
     # unnamed complement is the quantity asked.
     quantities = [
         *(
             p
-            for p in unanchored_references(question, earlier, titles=titles)
-            if _DEFINITE_ANCHOR.match(p)
+            for p in unanchored_references(turn.question, turn.earlier, titles=turn.titles)
+            if DEFINITE_ANCHOR.match(p)
         ),
-        *valued_references(question, earlier, titles=titles),
+        *valued_references(turn.question, turn.earlier, titles=turn.titles),
     ]
     for phrase in quantities:
-        if qualifiers := qualifiers_of(phrase, question, about, language, kind):
+        if qualifiers := qualifiers_of(phrase, turn.question, about, turn.language, turn.kind):
             return Evidence(
                 "ambiguous",
                 f"unanchored:{phrase}:qualified",
                 candidates=tuple(qualifiers[:5]),
-                **base,  # type: ignore[arg-type]
+                **found.base,  # type: ignore[arg-type]
             )
+    return None
 
-    def decline_or_ask(
-        reason: str, among: Sequence[str], missing: Sequence[str] | None = None
-    ) -> Evidence:
-        # The same finding reads two ways: with an unnamed reference ("the season"), ask
-        # which of the passages it may mean; otherwise the documents do not say it
-        # (`missing`: the terms to name in the decline, when narrower than the content's).
-        pointed_at = anchor.split(None, 1)[1] if anchor and _DEFINITE_ANCHOR.match(anchor) else ""
-        if pointed_at and not any(matches_term(t, everything) for t in terms(pointed_at)):
-            # "who is the ceo?" with no passage holding "ceo": none of them is one of the
-            # things it may mean, so asking which would offer choices that are none of
-            # them; the documents say nothing of it.
-            return Evidence(
-                "not_in_documents",
-                reason,
-                missing_named=(pointed_at,),
-                **base,  # type: ignore[arg-type]
-            )
-        if anchor:
-            return ask(reason, candidate_titles(chunks, among))
-        # A name that several documents' titles extend says none of them ("the Prime
-        # Minister's office" with the prime ministers of Canada and of the United Kingdom
-        # in play): that the passages do not answer is no evidence for the one the user
-        # means, so ask which, as when the check passes (below).
-        shared = name_shared_by_titles(question, chunks, among, earlier)
-        if shared:
-            phrase, candidates = shared
-            return Evidence(
-                "ambiguous",
-                f"unanchored:{phrase}:{reason}",
-                candidates=tuple(candidates[:5]),
-                **base,  # type: ignore[arg-type]
-            )
-        if missing is not None:
-            base["missing_terms"] = tuple(forms.get(t, t) for t in missing)
-        return Evidence("not_in_documents", reason, **base)  # type: ignore[arg-type]
 
-    if roles:
+def _about_what_the_verb_acts_on(turn: Turn, found: _Findings) -> Evidence | None:
+    if turn.roles:
         # "Who handles escalations?" is about escalations: a passage that only shares the
         # verb ("defects are handled under the warranty") is about something else.
-        eligible = [lb for lb in eligible if any(matches_term(t, vocab[lb]) for t in weights)]
-    topic = policy_topic(question)
-    if topic and eligible:
-        # "What is the travel policy?" asks for rules on travel, which the XPS 13's
-        # "professionals who travel often" is not: only passages stating rules about
-        # the topic (it heads them, or a rule's sentence holds it) are about it.
-        eligible = [lb for lb in eligible if states_rules_about(topic, by_label[lb], language)]
-        if not eligible:
-            base["closest"] = tuple(closest_rule_titles(chunks))
-            return Evidence(
-                "not_in_documents",
-                "no_rules_about_the_topic",
-                missing_named=(topic,),
-                **base,  # type: ignore[arg-type]
-            )
-    base["about"] = tuple(eligible)
-    if not eligible:
-        if anchor:
-            return ask("nothing_found", candidate_titles(chunks, [str(c["label"]) for c in hits]))
-        if kind is not None and not has_answer_type(
-            kind, " ".join(str(c.get("text", "")) for c in chunks)
-        ):
-            # "what is their phone number?" after the escalation answer: no passage states
-            # a phone number at all, which says more than "nothing about the subject".
-            return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)  # type: ignore[arg-type]
-        return Evidence("not_in_documents", "nothing_about_the_subject", **base)  # type: ignore[arg-type]
-    # "the cheapest plan" asks for the plan with the lowest price: "cheapest" is the kind
-    # of fact asked (a price), checked by the answer type, not a word a passage must hold.
-    typed_words = typed_kind_terms(kind)
-    wanted = [
-        t for t in asked_phrase_terms(question) if t not in name_terms and t not in typed_words
-    ]
-    if wanted:
-        holding = [lb for lb in eligible if all(matches_term(t, vocab[lb]) for t in wanted)]
-        # "the share price": a kind word naming part of a thing, held in a row.
-        compounds = kind_word_compounds(question)
-        holding = [
+        found.eligible = [
             lb
-            for lb in holding
-            if all(holds_phrase(c, passage_terms(by_label[lb])) for c in compounds)
+            for lb in found.eligible
+            if any(matches_term(t, turn.vocab[lb]) for t in turn.weights)
         ]
-        if not holding:
-            return decline_or_ask("asked_for_missing", eligible, missing=compounds or wanted)
-        eligible = holding
-    # A French phrase the lexicon translates whole ("congés payés", paid leave) is one
-    # thing: a passage holds a word of it only when it holds all of it, or the head of
-    # its translation ("Refunds are paid within 10 business days" holds no leave, and
-    # "payés" is no part of a refund; the handbook's "multi-factor authentication"
-    # holds the "authentification" of "double authentification", two-factor
-    # authentication, though not "double").
-    # A passage in the question's own language says the phrase in a row: the report's
-    # "smartphones" and "clients professionnels" hold no "téléphone professionnel" (a
-    # passage in another language is compared through its words' translations,
-    # passage-wide, so all the phrase's words or its translation's head).
-    partners: dict[str, tuple[str, list[str], list[str]]] = {}
-    if language == "fr":
-        for phrase, head in lexicon_phrases(question, language):
-            group = [t for t in terms(phrase) if t in weights]
-            if len(group) > 1:
-                partners.update({t: (phrase, group, terms(head)) for t in group})
-    own_language = {
-        label
-        for label, chunk in by_label.items()
-        if partners
-        and detect_language(f"{chunk.get('title', '')} {chunk.get('text', '')}") == language
-    }
+    return None
 
-    def holds(term: str, label: str) -> bool:
-        words = vocab[label]
-        held = matches_term(term, words)  # a miss reads the whole vocabulary: once
-        if not held or term not in partners:
-            return held
-        phrase, group, head = partners[term]
-        if label in own_language:
-            whole = holds_phrase(phrase, passage_terms(by_label[label]))
-        else:
-            whole = all(matches_term(u, words) for u in group)
-        return whole or (bool(head) and all(matches_term(u, words) for u in head))
 
-    def quality_not_stated(asked_of: Sequence[str]) -> Evidence:
-        # "Is the iPhone 15 waterproof?" with no passage about the iPhone 15 saying so:
-        # declined naming the thing and the quality ("whether "iPhone 15" is
-        # "waterproof""), not the question's words one by one.
-        phrases = name_phrases(question) or [" ".join(names)]
-        thing = re.sub(r"^\w['’]", "", phrases[0])  # "l'iPhone 15": the iPhone 15
-        return Evidence(
-            "not_in_documents",
-            "quality_not_stated",
-            missing_named=(thing,),
-            quality=" ".join(forms.get(t, t) for t in asked_of),
-            **{**base, "missing_terms": tuple(forms.get(t, t) for t in asked_of)},  # type: ignore[arg-type]
-        )
-
-    # A yes/no question whether a named thing is of a quality that is no judgement.
-    quality_asked = [t for t in weights if t not in name_terms]
-    of_a_quality = (
-        bool(names and quality_asked)
-        and IS_OF_A_QUALITY.search(question) is not None
-        and not set(quality_asked) <= JUDGEMENTS
+def _rules_about_the_topic(turn: Turn, found: _Findings) -> Evidence | None:
+    topic = policy_topic(turn.question)
+    if not (topic and found.eligible):
+        return None
+    # "What is the travel policy?" asks for rules on travel, which the XPS 13's
+    # "professionals who travel often" is not: only passages stating rules about
+    # the topic (it heads them, or a rule's sentence holds it) are about it.
+    found.eligible = [
+        lb for lb in found.eligible if states_rules_about(topic, turn.by_label[lb], turn.language)
+    ]
+    if found.eligible:
+        return None
+    found.base["closest"] = tuple(closest_rule_titles(turn.chunks))
+    return Evidence(
+        "not_in_documents",
+        "no_rules_about_the_topic",
+        missing_named=(topic,),
+        **found.base,  # type: ignore[arg-type]
     )
 
+
+def _nothing_about_the_question(turn: Turn, found: _Findings) -> Evidence | None:
+    found.base["about"] = tuple(found.eligible)
+    if found.eligible:
+        return None
+    if turn.anchor:
+        return _ask(
+            turn,
+            found,
+            "nothing_found",
+            candidate_titles(turn.chunks, [str(c["label"]) for c in turn.hits]),
+        )
+    if turn.kind is not None and not has_answer_type(
+        turn.kind, " ".join(str(c.get("text", "")) for c in turn.chunks)
+    ):
+        # "what is their phone number?" after the escalation answer: no passage states
+        # a phone number at all, which says more than "nothing about the subject".
+        return Evidence("not_in_documents", f"no_{turn.kind}_in_passages", **found.base)  # type: ignore[arg-type]
+    return Evidence("not_in_documents", "nothing_about_the_subject", **found.base)  # type: ignore[arg-type]
+
+
+def _asked_phrase_held(turn: Turn, found: _Findings) -> Evidence | None:
+    # "the cheapest plan" asks for the plan with the lowest price: "cheapest" is the kind
+    # of fact asked (a price), checked by the answer type, not a word a passage must hold.
+    typed_words = typed_kind_terms(turn.kind)
+    wanted = [
+        t
+        for t in asked_phrase_terms(turn.question)
+        if t not in turn.name_terms and t not in typed_words
+    ]
+    if not wanted:
+        return None
+    holding = [lb for lb in found.eligible if all(matches_term(t, turn.vocab[lb]) for t in wanted)]
+    # "the share price": a kind word naming part of a thing, held in a row.
+    compounds = kind_word_compounds(turn.question)
+    holding = [
+        lb
+        for lb in holding
+        if all(holds_phrase(c, passage_terms(turn.by_label[lb])) for c in compounds)
+    ]
+    if not holding:
+        return _decline_or_ask(
+            turn, found, "asked_for_missing", found.eligible, missing=compounds or wanted
+        )
+    found.eligible = holding
+    return None
+
+
+def _content_covered(turn: Turn, found: _Findings) -> Evidence | None:
+    weights, total = turn.weights, sum(turn.weights.values())
     scored: list[tuple[float, int, str]] = []
-    for order, label in enumerate(vocab):
-        if label in eligible:
-            held = sum(w for t, w in weights.items() if holds(t, label))
+    for order, label in enumerate(turn.vocab):
+        if label in found.eligible:
+            held = sum(w for t, w in weights.items() if turn.holds(t, label))
             scored.append((held / total if total else 1.0, -order, label))
     scored.sort(reverse=True)
     best = scored[0][0]
-    base["coverage"] = round(best, 3)
+    found.scored, found.best = scored, best
+    found.base["coverage"] = round(best, 3)
     if best > COVERAGE_MAJORITY:
-        supporting = tuple(label for share, _, label in scored if share > COVERAGE_MAJORITY)
+        found.supporting = tuple(label for share, _, label in scored if share > COVERAGE_MAJORITY)
     else:
-        supporting = tuple(label for share, _, label in scored if share > 0 and share >= best)
+        found.supporting = tuple(label for share, _, label in scored if share > 0 and share >= best)
     if total and best <= COVERAGE_MAJORITY:
         # Follow-ups lean on the previous turn: "is it free?" says little by itself, so
         # the carried standalone query may supply the rest of the content.
-        carried_content = [t for t in content_terms(carried) if t not in weights]
-        pool = set().union(*(vocab[label] for label in eligible))
+        carried_content = [t for t in content_terms(turn.carried) if t not in weights]
+        pool = set().union(*(turn.vocab[label] for label in found.eligible))
         own_found = sum(w for t, w in weights.items() if matches_term(t, pool))
         if not (carried_content and own_found / total > COVERAGE_MAJORITY):
-            if of_a_quality and not anchor:
+            if turn.of_a_quality and not turn.anchor:
                 # "Is the iPhone 15 water resistant?": its page holds the name only.
-                return quality_not_stated(quality_asked)
-            return decline_or_ask("content_not_covered", eligible)
-        supporting = tuple(label for _, _, label in scored)
-    if best > COVERAGE_MAJORITY and is_polar(question):
-        # "Can I file a case while living abroad?" asks whether its terms go together: a
-        # sentence must state them together, not a passage hold them one per sentence. A
-        # passage in another language is not read sentence by sentence (its words are
-        # compared through their translations, passage-wide).
-        stated = tuple(
+                return _quality_not_stated(turn, found, turn.quality_asked)
+            return _decline_or_ask(turn, found, "content_not_covered", found.eligible)
+        found.supporting = tuple(label for _, _, label in scored)
+    return None
+
+
+def _relation_stated(turn: Turn, found: _Findings) -> Evidence | None:
+    if not (found.best > COVERAGE_MAJORITY and is_polar(turn.question)):
+        return None
+    # "Can I file a case while living abroad?" asks whether its terms go together: a
+    # sentence must state them together, not a passage hold them one per sentence. A
+    # passage in another language is not read sentence by sentence (its words are
+    # compared through their translations, passage-wide).
+    stated = tuple(
+        label
+        for label in found.supporting
+        if states_together(list(turn.weights), turn.by_label[label], turn.language)
+    )
+    if not stated:
+        return _decline_or_ask(turn, found, "relation_not_stated", found.eligible)
+    found.supporting = stated
+    # "Does the Galaxy S24 have USB-C?" asks whether the named thing has a feature:
+    # the name alone (checked above) makes a majority of its words in the S24's
+    # page, which never says USB-C. The feature must be in the passage too (read
+    # passage-wide, with its translations). "Is the Hudson River important?" asks
+    # for a judgement the passage makes in its own words: no feature to find.
+    # "Is the iPhone 15 waterproof?" asks the same of a quality: its page's name and
+    # model number are two of three words, and it never says waterproof. Unless the
+    # quality is a judgement ("important"), the passage must write it (or its
+    # absence, "not water resistant", which holds the words too).
+    asked_of = turn.quality_asked
+    if turn.names and asked_of and (HAS_A_FEATURE.search(turn.question) or turn.of_a_quality):
+        featured = tuple(
             label
-            for label in supporting
-            if states_together(list(weights), by_label[label], language)
+            for label in found.supporting
+            if sum(1 for t in asked_of if matches_term(t, turn.vocab[label])) * 2 >= len(asked_of)
         )
-        if not stated:
-            return decline_or_ask("relation_not_stated", eligible)
-        supporting = stated
-        # "Does the Galaxy S24 have USB-C?" asks whether the named thing has a feature:
-        # the name alone (checked above) makes a majority of its words in the S24's
-        # page, which never says USB-C. The feature must be in the passage too (read
-        # passage-wide, with its translations). "Is the Hudson River important?" asks
-        # for a judgement the passage makes in its own words: no feature to find.
-        # "Is the iPhone 15 waterproof?" asks the same of a quality: its page's name and
-        # model number are two of three words, and it never says waterproof. Unless the
-        # quality is a judgement ("important"), the passage must write it (or its
-        # absence, "not water resistant", which holds the words too).
-        asked_of = [t for t in weights if t not in name_terms]
-        if names and asked_of and (HAS_A_FEATURE.search(question) or of_a_quality):
-            featured = tuple(
-                label
-                for label in supporting
-                if sum(1 for t in asked_of if matches_term(t, vocab[label])) * 2 >= len(asked_of)
+        if not featured and turn.of_a_quality and not turn.anchor:
+            return _quality_not_stated(turn, found, asked_of)
+        if not featured:
+            return _decline_or_ask(
+                turn, found, "relation_not_stated", found.eligible, missing=asked_of
             )
-            if not featured and of_a_quality and not anchor:
-                return quality_not_stated(asked_of)
-            if not featured:
-                return decline_or_ask("relation_not_stated", eligible, missing=asked_of)
-            supporting = featured
-    if not (names or anchor) and off_the_subject(whole or question, chunks, supporting, earlier):
-        return Evidence("not_in_documents", "off_the_subject", **base)  # type: ignore[arg-type]
-    if kind is not None:
-        support_text = " ".join(
-            str(c.get("text", "")) for c in chunks if str(c["label"]) in supporting
+        found.supporting = featured
+    return None
+
+
+def _on_the_subject(turn: Turn, found: _Findings) -> Evidence | None:
+    if not (turn.names or turn.anchor) and off_the_subject(
+        turn.whole or turn.question, turn.chunks, found.supporting, turn.earlier
+    ):
+        return Evidence("not_in_documents", "off_the_subject", **found.base)  # type: ignore[arg-type]
+    return None
+
+
+def _kind_of_fact_stated(turn: Turn, found: _Findings) -> Evidence | None:
+    kind = turn.kind
+    if kind is None:
+        return None
+    support_text = " ".join(
+        str(c.get("text", "")) for c in turn.chunks if str(c["label"]) in found.supporting
+    )
+    if not has_answer_type(kind, support_text):
+        return Evidence("not_in_documents", f"no_{kind}_in_passages", **found.base)  # type: ignore[arg-type]
+    if kind in SENTENCE_KINDS:
+        # How often: the frequency must be of what is asked, in its sentence.
+        stated_of = tuple(
+            label
+            for label in found.supporting
+            if states_kind_with(kind, turn.asked_of, turn.by_label[label], turn.language)
         )
-        if not has_answer_type(kind, support_text):
-            return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)  # type: ignore[arg-type]
-        if kind in SENTENCE_KINDS:
-            # How often: the frequency must be of what is asked, in its sentence.
-            of_what = [t for t in weights if t not in name_terms] or list(weights)
-            stated_of = tuple(
-                label
-                for label in supporting
-                if states_kind_with(kind, of_what, by_label[label], language)
-            )
-            if not stated_of:
-                return Evidence("not_in_documents", f"no_{kind}_in_passages", **base)  # type: ignore[arg-type]
-            supporting = stated_of
-    asked_of = [t for t in weights if t not in name_terms] or list(weights)
+        if not stated_of:
+            return Evidence("not_in_documents", f"no_{kind}_in_passages", **found.base)  # type: ignore[arg-type]
+        found.supporting = stated_of
+    return None
+
+
+def _result_of_the_year(turn: Turn, found: _Findings) -> Evidence | None:
+    supported = [turn.by_label[label] for label in found.supporting]
     of_the_year, aim = stated_of_the_year(
-        question,
-        asked_of,
-        [by_label[label] for label in supporting],
-        language,
-        year_changed=year_changed,
+        turn.question, turn.asked_of, supported, turn.language, year_changed=turn.year_changed
     )
     if of_the_year == "aim":
         # "What was the revenue in 2025?" over a report whose 2025 is a target: the
         # target is no revenue earned. Declined, naming the target as such.
-        return Evidence("not_in_documents", "no_result_only_an_aim", aim=aim, **base)  # type: ignore[arg-type]
-    if kind == "quantity" and (
-        plan := planned_count_only(question, [by_label[label] for label in supporting])
-    ):
+        return Evidence("not_in_documents", "no_result_only_an_aim", aim=aim, **found.base)  # type: ignore[arg-type]
+    if turn.kind == "quantity" and (plan := planned_count_only(turn.question, supported)):
         # "How many stores does Brightwell have?" over passages whose one count of stores
         # is the 2025 plan: the plan is no count of the stores there are.
-        return Evidence("not_in_documents", "no_result_only_an_aim", aim=plan, **base)  # type: ignore[arg-type]
+        return Evidence("not_in_documents", "no_result_only_an_aim", aim=plan, **found.base)  # type: ignore[arg-type]
     if of_the_year == "none":
         # "What was the net income in 2023?": the report states 2024's net income and
         # 2023's revenue, two sentences that together say nothing of 2023's net income.
-        return Evidence("not_in_documents", "nothing_stated_of_the_year", **base)  # type: ignore[arg-type]
-    if anchor:
-        fitting = [label for share, _, label in scored if share >= best]
-        # "the season" with several documents about the question titled with "season":
-        # each is a thing it may mean, whichever covers one more incidental word.
-        for phrase in anchors:
-            titled = titled_with(chunks, eligible, phrase)
-            if len(candidate_titles(chunks, titled)) >= 2:
-                fitting, anchor = titled, re.sub(r"['’]s$", "", phrase)
-                break
-        # "And the X?" continues the subject: when the document under discussion
-        # supports it, it is about that document ("et le nombre de tickets traités ?"
-        # after the report's customer-service figures, not the support policy's tickets).
-        if continues_the_subject(question):
-            # The section discussed first: "and the price?" after the ThinkPad, which
-            # states one ("at $2,199") without the word the other passages matched on.
-            discussed = from_lead_discussed(chunks, fitting, focus)
-            if not discussed and kind is not None:
-                stating = [
-                    label
-                    for label in eligible
-                    if has_answer_type(kind, str(by_label[label].get("text", "")))
-                ]
-                discussed = from_lead_discussed(chunks, stating, focus)
-            discussed = discussed or from_discussed(chunks, fitting, focus, "title")
-            if discussed:
-                # ... and the answer quotes that, not every passage that holds an X.
-                fitting = discussed
-                supporting = tuple(discussed)
-                base["about"] = tuple(discussed)
-        titles = candidate_titles(chunks, fitting)
+        return Evidence("not_in_documents", "nothing_stated_of_the_year", **found.base)  # type: ignore[arg-type]
+    return None
 
-        # "this X" with no X anywhere before points at nothing the user said, nor does
-        # "about a specific X": ask even when one candidate fits; "the X" is a question
-        # only when several do.
-        unsaid = {match.group("phrase") for match in UNSAID.finditer(question)}
-        pointing = DEMONSTRATIVE.match(anchor) is not None or anchor in unsaid
-        # "the X" of a conversation that never spoke of X, answered only from documents
-        # the conversation was not about: the user changed the subject without naming
-        # the new one, so the one candidate found is a guess.
-        pointing = pointing or leaves_the_conversation(chunks, supporting, focus)
-        if len(distinct_things(chunks, fitting)) >= 2 or pointing:
-            if len(titles) < 2:
-                titles = candidate_titles(chunks, [str(c["label"]) for c in hits])
-            return Evidence(
-                "ambiguous",
-                f"unanchored:{anchor}",
-                supporting=supporting,
-                candidates=tuple(titles[:5]),
-                **base,  # type: ignore[arg-type]
-            )
-    shared = name_shared_by_titles(question, chunks, supporting, earlier)
-    if shared:
-        # "the Superior Court" with the courts of three counties in play.
-        phrase, candidates = shared
+
+def _unnamed_reference_resolved(turn: Turn, found: _Findings) -> Evidence | None:
+    anchor = turn.anchor
+    if not anchor:
+        return None
+    chunks = turn.chunks
+    fitting = [label for share, _, label in found.scored if share >= found.best]
+    # "the season" with several documents about the question titled with "season":
+    # each is a thing it may mean, whichever covers one more incidental word.
+    for phrase in turn.anchors:
+        titled = titled_with(chunks, found.eligible, phrase)
+        if len(candidate_titles(chunks, titled)) >= 2:
+            fitting, anchor = titled, re.sub(r"['’]s$", "", phrase)
+            break
+    # "And the X?" continues the subject: when the document under discussion
+    # supports it, it is about that document ("et le nombre de tickets traités ?"
+    # after the report's customer-service figures, not the support policy's tickets).
+    if continues_the_subject(turn.question):
+        # The section discussed first: "and the price?" after the ThinkPad, which
+        # states one ("at $2,199") without the word the other passages matched on.
+        discussed = from_lead_discussed(chunks, fitting, turn.focus)
+        if not discussed and turn.kind is not None:
+            stating = [
+                label
+                for label in found.eligible
+                if has_answer_type(turn.kind, str(turn.by_label[label].get("text", "")))
+            ]
+            discussed = from_lead_discussed(chunks, stating, turn.focus)
+        discussed = discussed or from_discussed(chunks, fitting, turn.focus, "title")
+        if discussed:
+            # ... and the answer quotes that, not every passage that holds an X.
+            fitting = discussed
+            found.supporting = tuple(discussed)
+            found.base["about"] = tuple(discussed)
+    titles = candidate_titles(chunks, fitting)
+
+    # "this X" with no X anywhere before points at nothing the user said, nor does
+    # "about a specific X": ask even when one candidate fits; "the X" is a question
+    # only when several do.
+    unsaid = {match.group("phrase") for match in UNSAID.finditer(turn.question)}
+    pointing = DEMONSTRATIVE.match(anchor) is not None or anchor in unsaid
+    # "the X" of a conversation that never spoke of X, answered only from documents
+    # the conversation was not about: the user changed the subject without naming
+    # the new one, so the one candidate found is a guess.
+    pointing = pointing or leaves_the_conversation(chunks, found.supporting, turn.focus)
+    if len(distinct_things(chunks, fitting)) >= 2 or pointing:
+        if len(titles) < 2:
+            titles = candidate_titles(chunks, [str(c["label"]) for c in turn.hits])
         return Evidence(
             "ambiguous",
-            f"unanchored:{phrase}",
-            supporting=supporting,
-            candidates=tuple(candidates[:5]),
-            **base,  # type: ignore[arg-type]
+            f"unanchored:{anchor}",
+            supporting=found.supporting,
+            candidates=tuple(titles[:5]),
+            **found.base,  # type: ignore[arg-type]
         )
-    said = said_before(question, earlier)
+    return None
+
+
+def _name_shared_by_titles(turn: Turn, found: _Findings) -> Evidence | None:
+    shared = name_shared_by_titles(turn.question, turn.chunks, found.supporting, turn.earlier)
+    if not shared:
+        return None
+    # "the Superior Court" with the courts of three counties in play.
+    phrase, candidates = shared
+    return Evidence(
+        "ambiguous",
+        f"unanchored:{phrase}",
+        supporting=found.supporting,
+        candidates=tuple(candidates[:5]),
+        **found.base,  # type: ignore[arg-type]
+    )
+
+
+def _the_thing_discussed(turn: Turn, found: _Findings) -> Evidence | None:
+    said = said_before(turn.question, turn.earlier)
     if said:
         # "the enterprise plan" after an answer on the "Enterprise plan", supported by a
         # passage on the "Enterprise plan": a name both write denotes the same thing,
         # unlike the Monte Carlo "Casino" and a passage on the casinos of Las Vegas.
-        support_texts = [str(c.get("text", "")) for c in chunks if str(c["label"]) in supporting]
+        support_texts = [
+            str(c.get("text", "")) for c in turn.chunks if str(c["label"]) in found.supporting
+        ]
         said = [
             phrase
             for phrase in said
             if not (
-                written_as_a_name(phrase.split()[-1], earlier)
+                written_as_a_name(phrase.split()[-1], turn.earlier)
                 and written_as_a_name(phrase.split()[-1], support_texts)
             )
         ]
@@ -907,47 +881,85 @@ def decide(
     # that another document's could be mistaken for ("the casino" of Monaco): other
     # documents on scammers speak of the same kind.
     said = [phrase for phrase in said if not is_plural_noun(phrase.split()[-1].lower())]
-    if not anchor and said:
-        if leaves_the_conversation(chunks, supporting, focus):
+    if not turn.anchor and said:
+        if leaves_the_conversation(turn.chunks, found.supporting, turn.focus):
             # "the casino" of a talk about Monaco, supported only by a passage on Las
             # Vegas: the passages speak of another casino than the one meant.
-            return Evidence("not_in_documents", "another_thing_than_discussed", **base)  # type: ignore[arg-type]
-    if not (anchor or names) and focus and looks_like_followup(whole or question):
+            return Evidence("not_in_documents", "another_thing_than_discussed", **found.base)  # type: ignore[arg-type]
+    return None
+
+
+def _from_the_section_discussed(turn: Turn, found: _Findings) -> Evidence | None:
+    if (
+        not (turn.anchor or turn.names)
+        and turn.focus
+        and looks_like_followup(turn.whole or turn.question)
+    ):
         # "is there a fee?" after an answer on returns asks it of what was discussed: the
         # section the previous answer cited first, when it supports the question (the
         # SLA's "monthly fee" is another fee), as "and the X?" does above.
-        discussed = from_lead_discussed(chunks, supporting, focus)
+        discussed = from_lead_discussed(turn.chunks, found.supporting, turn.focus)
         if discussed:
-            supporting = tuple(discussed)
-            base["about"] = tuple(discussed)
+            found.supporting = tuple(discussed)
+            found.base["about"] = tuple(discussed)
+    return None
+
+
+def _pronoun_of_the_subject(turn: Turn, found: _Findings) -> Evidence | None:
     if (
-        earlier
-        and not (anchor or names)
-        and PRONOUN.search(question)
+        turn.earlier
+        and not (turn.anchor or turn.names)
+        and PRONOUN.search(turn.question)
         # A message naming a thing of its own ("I tried to update my credit card, but it
         # keeps showing errors") says what its pronoun stands for; one content word at
         # most beside it ("can I write it down?") leaves the subject to the conversation.
-        and len(own) <= 1
-        and looks_like_followup(whole or question)
-        and not speaks_of_the_subject(carried, own, [vocab[label] for label in supporting])
+        and len(turn.own) <= 1
+        and looks_like_followup(turn.whole or turn.question)
+        and not speaks_of_the_subject(
+            turn.carried, turn.own, [turn.vocab[label] for label in found.supporting]
+        )
     ):
         # "can I write it down?" after the password rules: "it" is the password, and a
         # passage holding "write" ("written approval" to print at home) but nothing of
         # what the conversation carried speaks of something else.
-        return Evidence("not_in_documents", "another_thing_than_discussed", **base)  # type: ignore[arg-type]
-    uncovered = uncovered_parts(question, list(vocab.values()))
-    if uncovered and len(uncovered) < len(question_parts(question)):
-        base["missing_terms"] = tuple(uncovered)
-        rest = [p for p in question_parts(question) if p not in uncovered]
-        base["asks_for"] = asked_type(" ? ".join(rest))
-        return Evidence(
-            "partial",
-            "a_part_not_covered",
-            supporting=supporting,
-            answered=" ? ".join(rest) + " ?",
-            **base,  # type: ignore[arg-type]
-        )
-    return Evidence("answer", "covered", supporting=supporting, **base)  # type: ignore[arg-type]
+        return Evidence("not_in_documents", "another_thing_than_discussed", **found.base)  # type: ignore[arg-type]
+    return None
+
+
+def _every_part_covered(turn: Turn, found: _Findings) -> Evidence | None:
+    uncovered = uncovered_parts(turn.question, list(turn.vocab.values()))
+    if not (uncovered and len(uncovered) < len(question_parts(turn.question))):
+        return None
+    found.base["missing_terms"] = tuple(uncovered)
+    rest = [p for p in question_parts(turn.question) if p not in uncovered]
+    found.base["asks_for"] = asked_type(" ? ".join(rest))
+    return Evidence(
+        "partial",
+        "a_part_not_covered",
+        supporting=found.supporting,
+        answered=" ? ".join(rest) + " ?",
+        **found.base,  # type: ignore[arg-type]
+    )
+
+
+_CHECKS_OF_SUPPORT = (
+    _value_per_qualifier,
+    _about_what_the_verb_acts_on,
+    _rules_about_the_topic,
+    _nothing_about_the_question,
+    _asked_phrase_held,
+    _content_covered,
+    _relation_stated,
+    _on_the_subject,
+    _kind_of_fact_stated,
+    _result_of_the_year,
+    _unnamed_reference_resolved,
+    _name_shared_by_titles,
+    _the_thing_discussed,
+    _from_the_section_discussed,
+    _pronoun_of_the_subject,
+    _every_part_covered,
+)
 
 
 __all__ = [
