@@ -1532,6 +1532,18 @@ def test_an_ellipsis_naming_a_product_in_lower_case_asks_the_previous_question_o
     assert result.answer.startswith("Brightwell covers the Nokia G42 with a 1-year warranty.")
 
 
+@pytest.mark.parametrize(
+    ("question", "listed"),
+    [("list the laptops", "Dell XPS 13"), ("show me the phones", "Nokia G42 5G")],
+)
+def test_an_article_before_a_category_word_is_no_brand(hybrid_chat, question, listed):
+    # "the laptops" was read as laptops of a brand "the" the catalog lacks: "The documents
+    # say nothing about "the laptops"" (no matching products).
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "tool_answer", result.answer
+    assert listed in result.answer
+
+
 def test_a_brand_typed_in_lower_case_that_the_catalog_lacks_lists_nothing(hybrid_chat):
     # Before: every phone listed, as if they were Huawei's.
     result = ask(hybrid_chat, "do you have any huawei phones")
@@ -1705,3 +1717,18 @@ def test_the_s24_after_a_list_of_phones_is_the_galaxy_s24(hybrid_chat):
     )
     assert ram.stop_reason == "completed", ram.answer
     assert "8 GB" in ram.answer and "S24" in ram.answer
+
+
+@pytest.mark.parametrize(
+    ("message", "section"),
+    [
+        ("Give me a summary of the annual report in English", "Résultats financiers"),
+        ("Give me a summary of the support policy in French", "Refunds and returns"),
+    ],
+)
+def test_a_summary_asked_in_a_language_summarises_the_document(hybrid_chat, message, section):
+    # Declined: 'The documents say nothing about "English"': the language the answer is
+    # asked in was read as a name the passages must hold.
+    result = ask(hybrid_chat, message)
+    assert result.outcome == "grounded_answer", result.answer
+    assert section in {citation["section"] for citation in result.citations}

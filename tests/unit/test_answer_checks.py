@@ -938,3 +938,27 @@ def test_a_source_past_the_only_one_is_said_not_asked_about(language):
     one, three = which_source(1, language), which_source(3, language)
     assert "?" not in one and ("qu'une source" in one or "only one source" in one)
     assert "3 sources" in three and three.endswith("?")
+
+
+@pytest.mark.parametrize(
+    ("message", "asked"),
+    [
+        (
+            "Give me a summary of the annual report in English",
+            "Give me a summary of the annual report",
+        ),
+        ("Résume le rapport annuel en anglais", "Résume le rapport annuel"),
+        ("Explain the refund policy in plain English, please.", "Explain the refund policy"),
+        (
+            "Fais une synthèse de la politique de support en français, svp",
+            "Fais une synthèse de la politique de support",
+        ),
+        # No request verb: the language is what is asked about.
+        ("Is support available in French?", "Is support available in French?"),
+        ("what is the refund policy in english?", "what is the refund policy in english?"),
+    ],
+)
+def test_the_language_a_request_asks_its_answer_in_is_no_content(message, asked):
+    from threadline.graph.question_terms import without_answer_language
+
+    assert without_answer_language(message) == asked

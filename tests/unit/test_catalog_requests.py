@@ -96,3 +96,11 @@ def test_a_multi_part_question_counts_each_spec_it_asks():
     assert spec_words("What is the battery life of the XPS 13?") == 1
     # "how much is it" asks the price, beside what the rest asks.
     assert asked_specs("how much is it and how much does it weigh?") == ["price_usd", "weight_kg"]
+
+
+def test_a_function_or_number_word_before_a_category_word_is_no_unknown_brand():
+    from threadline.graph.catalog_requests import unknown_brand
+
+    for question in ("list the laptops", "show me three phones", "show me your laptops"):
+        assert unknown_brand(question, BRANDS) is None, question
+    assert unknown_brand("any huawei phones?", BRANDS) == "huawei"

@@ -79,6 +79,7 @@ from threadline.graph.question_terms import (
     term_forms,
     typed_kind_terms,
     uncovered_parts,
+    without_answer_language,
 )
 from threadline.graph.referents import (
     candidate_titles,
@@ -361,6 +362,7 @@ def decide(
         return Evidence("not_in_documents", "no_context")
     if tool:
         return _tool_result(question, chunks, language)
+    question = without_answer_language(question)
     turn = Turn(
         question,
         chunks,

@@ -347,6 +347,26 @@ _NOUN_OF_A_REQUEST_VERB = re.compile(
 )
 
 
+# The language a request asks its answer in is how to answer, not what about: "Give me
+# a summary of the annual report in English", « Résume la politique de support en
+# français ». Only after a request verb and at the end of the message: "Is support
+# available in French?" asks about the support.
+_ANSWER_LANGUAGE = re.compile(
+    r"^(?P<request>.*\b(?:summar\w*|overview|brief|explain|describe|translate|write|give|"
+    r"tell|answer|reply|respond|r[ée]sum\w*|synth[èe]se|explique\w*|d[ée]cri\w*|tradui\w*|"
+    r"r[ée]dige\w*|donne\w*|fai[st]|r[ée]ponds?)\b.*?)"
+    r"[\s,;]+(?:in|into|en)\s+(?:plain\s+)?(?:english|french|anglais|fran[cç]ais)"
+    r"(?:[\s,]+(?:please|stp|svp|s'il (?:te|vous) pla[iî]t))?\s*[.?!]*\s*$",
+    re.I,
+)
+
+
+def without_answer_language(question: str) -> str:
+    """Return a request without the language it asks its answer in ("..., in English")."""
+    match = _ANSWER_LANGUAGE.match(question.strip())
+    return match["request"] if match else question
+
+
 def content_terms(question: str) -> list[str]:
     """Return the question's own content terms: stems minus request and generic words.
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from threadline.graph.catalog_requests.wording import PHONE_AS_CHANNEL, folded_message
 from threadline.text import STOPWORDS, fold
+from threadline.text.lexicons import en
 from threadline.text.matching import is_dictionary_word, one_edit
 
 # A name written against a category word: "Huawei phones", "des téléphones Huawei".
@@ -39,12 +40,18 @@ def unknown_brand(question: str, known_words: Sequence[str]) -> str | None:
         name = match["before"]
         if (
             name not in known
+            # The dictionary holds no function or number words: "list the laptops", "show
+            # me three phones" name no brand.
+            and name not in STOPWORDS
+            and name not in _NUMBER_WORDS
             and not is_dictionary_word(name)
             and not any(one_edit(name, word) for word in known)
         ):
             return name
     return None
 
+
+_NUMBER_WORDS = frozenset(en.FOLLOWUPS.cardinal_words or {})
 
 # A word typed in lower case before a category word: "huawei phones".
 _TYPED_BEFORE_CATEGORY = re.compile(
