@@ -91,7 +91,7 @@ def copy(
     ],
 ) -> None:
     """Copy a JSON store and its SQLite queries log into PostgreSQL (idempotent)."""
-    from threadline.store import QUARANTINE_DIR, ConversationStore, CorruptSessionError
+    from threadline.store import ConversationStore, CorruptSessionError
     from threadline.store.postgres import PostgresStore
 
     settings = get_settings()
@@ -114,14 +114,7 @@ def copy(
     target = PostgresStore.connect(url, lock_timeout=settings.lock_timeout)
     sessions = added = skipped = 0
     try:
-        tenants = (
-            sorted(p.name for p in sessions_dir.iterdir() if p.is_dir())
-            if sessions_dir.is_dir()
-            else []
-        )
-        for tenant in tenants:
-            if tenant == QUARANTINE_DIR:
-                continue
+        for tenant in source.tenants():
             page, _ = source.list_sessions(tenant=tenant, limit=10**9)
             for summary in page:
                 try:

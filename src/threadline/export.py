@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from threadline.followups.outline import MAX_SECTIONS
-from threadline.store.edits import answers_of
+from threadline.store.edits import answer_counts
 from threadline.store.ids import validate_id
 from threadline.store.models import Message, Session, UtcDatetime
 from threadline.text.storable import unstorable_text
@@ -252,6 +252,7 @@ def to_markdown(session: Session) -> str:
         "",
     ]
     footnotes: list[str] = []
+    answers = answer_counts(session)
     turn = 0
     question: Message | None = None
     for message in session.messages:
@@ -292,7 +293,7 @@ def to_markdown(session: Session) -> str:
                     f"[^{_footnote_label(turn, citation.id)}]: **{name}**{source}{passage} "
                     f"(document `{citation.doc_id}`)"
                 )
-        n = len(answers_of(session, question.id)) - 1 if question is not None else 0
+        n = answers[question.id] - 1 if question is not None else 0
         if n > 0:
             lines += [f"*{n} earlier answer{'s' if n > 1 else ''} set aside (regenerated).*", ""]
     if footnotes:

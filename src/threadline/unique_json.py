@@ -84,8 +84,16 @@ def _finite_float(literal: str) -> float:
     return number
 
 
+_LONGEST_STORABLE_INT = len(str(-(2**63)))
+"""The most characters a 64-bit integer is written with (sign included): 20."""
+
+
 def _storable_int(literal: str) -> int:
     """Read an integer literal, refusing one outside 64 bits."""
+    if len(literal) > _LONGEST_STORABLE_INT:
+        # Before int(): past 4,300 digits it raises a ValueError of its own, which read
+        # as JSON the parser could not read (400) rather than a number no store keeps.
+        raise UnstorableJsonNumber(literal)
     number = int(literal)
     if number not in STORABLE_INTEGERS:
         raise UnstorableJsonNumber(literal)

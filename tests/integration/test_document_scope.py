@@ -69,7 +69,7 @@ def test_a_limited_key_lists_only_its_sources(client):
 
 def test_a_limited_key_cannot_overwrite_a_document_of_another_source(client):
     forged = b"## Revenue\n2024 revenue: 1 dollar."
-    for data in ({"source": "reports"}, {"source": "support", "doc_id": "annual-report"}, {}):
+    for data in ({"source": "reports"}, {}):  # a source the key may not use, named or default
         response = client.post(
             "/documents",
             files={"file": ("annual-report.md", forged, "text/markdown")},
@@ -78,10 +78,47 @@ def test_a_limited_key_cannot_overwrite_a_document_of_another_source(client):
         )
         assert response.status_code == 403, (data, response.text)
         assert response.json()["error"]["code"] == "source_forbidden"
+        assert "annual-report" not in response.text  # the source named, not the document
+    for data in ({"source": "support", "doc_id": "annual-report"}, {"source": "support"}):
+        response = client.post(
+            "/documents",
+            files={"file": ("annual-report.md", forged, "text/markdown")},
+            data=data,
+            headers=auth(BOT),
+        )
+        assert response.status_code == 409, (data, response.text)
+        assert response.json()["error"]["code"] == "document_id_taken"
     answer = client.post(
         "/chat", json={"query": "What was the 2024 revenue?"}, headers=auth(ADMIN)
     ).json()
     assert "12 million" in answer["answer"] and "1 dollar" not in answer["answer"]
+    assert listed(client, ADMIN) == ["annual-report", "faq", "security-handbook"]
+
+
+def test_an_upload_over_a_hidden_document_answers_as_an_id_of_another_name_does(client):
+    """The answer must not tell a hidden document from a visible one of another name."""
+
+    def upload(name: str, text: bytes) -> dict:
+        response = client.post(
+            "/documents",
+            files={"file": (name, text, "text/markdown")},
+            data={"source": "support"},
+            headers=auth(BOT),
+        )
+        return {**response.json(), "http": response.status_code}
+
+    assert upload("q3 plan.md", b"## Plan\nHire two people.")["http"] == 201
+    clash = upload("q3,plan.md", b"## Plan\nHire nobody.")
+    hidden = upload("Security Handbook.md", b"## Badges\nNo badges.")
+    assert clash["http"] == hidden["http"] == 409
+    assert clash["error"]["message"].replace("q3-plan", "ID") == hidden["error"]["message"].replace(
+        "security-handbook", "ID"
+    )
+    assert {**clash["error"], "message": ""} == {**hidden["error"], "message": ""}
+    assert "security" not in hidden["error"]["message"].replace("security-handbook", "")
+    passage = client.get("/documents", headers=auth(ADMIN)).json()["data"]
+    assert {d["doc_id"]: d["source"] for d in passage}["security-handbook"] == "security"
+    assert client.delete("/documents/q3-plan", headers=auth(BOT)).status_code == 200
 
 
 def test_a_limited_key_cannot_delete_outside_its_sources(client):

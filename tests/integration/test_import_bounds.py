@@ -11,6 +11,7 @@ of a few thousand characters: an export holding more is refused (422), nothing s
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from fastapi.testclient import TestClient
@@ -90,3 +91,37 @@ def test_imports_beyond_what_a_turn_writes_are_refused_and_store_nothing(
         assert client.get(f"/sessions/{session_id}").status_code == 404
     else:
         assert response.status_code == 201, response.text
+
+
+def test_a_session_at_the_import_limit_exports_as_markdown_in_linear_time(exported) -> None:
+    """The Markdown export counted each question's answers by reading the whole session.
+
+    A session of 10,000 messages (the most an import takes) took 12 s of CPU per
+    export, for anyone allowed to read it to ask again and again; about 0.2 s now.
+    """
+    client, export = exported
+    file = json.loads(json.dumps(export))
+    question, answer = file["session"]["messages"][:2]
+    # Its citations kept (footnotes); no trace, so 10,000 messages fit in a request.
+    answer = {**answer, "content": "An answer. [1]", "metadata": {**answer["metadata"]}}
+    answer["metadata"].pop("trace")
+    messages = []
+    for turn in range(5_000):
+        ids = {"turn_id": f"t{turn:032x}"}
+        messages += [
+            {**question, **ids, "id": f"msg_q{turn:031x}"},
+            {**answer, **ids, "id": f"msg_a{turn:031x}"},
+        ]
+    file["session"].update(id="imp-at-the-limit", messages=messages)
+    imported = client.post(
+        "/sessions/import", content=json.dumps(file), headers={"content-type": "application/json"}
+    )
+    assert imported.status_code == 201, imported.text
+
+    started = time.perf_counter()
+    markdown = client.get("/sessions/imp-at-the-limit/export", params={"format": "md"})
+    elapsed = time.perf_counter() - started
+
+    assert markdown.status_code == 200
+    assert markdown.text.count("\n## ") == 5_000 and "set aside" not in markdown.text
+    assert elapsed < 3.0, f"{elapsed:.1f} s"

@@ -145,10 +145,10 @@ def _json_conversations(data_dir) -> ConversationStore:
             turn_id=f"{thread}-1",
             create=True,
         )
-    store.add_turn(
-        tenant="other",
-        caller_app="app",
-        session_id="t3",
+    store.add_turn(  # capitals: directories and file named by file_stem
+        tenant="Other",
+        caller_app="App",
+        session_id="T3",
         question="hello",
         answer="hi",
         metadata=TurnMetadata(route="reply"),
@@ -171,7 +171,7 @@ def test_db_copy_moves_a_json_store_and_its_log_idempotently(tmp_path, pg_url):
     assert "3 sessions (6 messages added), 2 queries-log rows added" in first.stdout
     target = PostgresStore.connect(pg_url)
     try:
-        for tenant, app, sid in ((T, A, "t1"), (T, A, "t2"), ("other", "app", "t3")):
+        for tenant, app, sid in ((T, A, "t1"), (T, A, "t2"), ("Other", "App", "T3")):
             key = {"tenant": tenant, "caller_app": app, "session_id": sid}
             assert target.get_session(**key) == source.get_session(**key)
             assert target.get_thread_state(**key) == source.get_thread_state(**key)

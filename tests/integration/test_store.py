@@ -237,6 +237,93 @@ def test_symlink_escaping_root_is_rejected(tmp_path: Path) -> None:
     assert list(outside.iterdir()) == []
 
 
+CASE_IDS = [("Acme", "Web", "Abc"), ("acme", "web", "abc"), ("ACME", "wEb", "ABC")]
+"""Tenants, caller apps and session ids that differ only by case (and a colon below)."""
+
+
+def test_ids_differing_by_case_are_files_no_case_folding_joins(
+    json_store: ConversationStore,
+) -> None:
+    """On macOS's or Windows' default file system, `Abc.json` and `abc.json` are one file.
+
+    Simulated here by folding the case of each file's path: the paths must stay
+    distinct, and each id reads back its own conversation.
+    """
+    keys = [*CASE_IDS, ("acme", "web", "a:b"), ("acme", "web", "A:b"), ("acme", "web", "a=b")]
+    for tenant, app, sid in keys:
+        if sid == "a=b":
+            with pytest.raises(InvalidIdError):
+                json_store.create_session(tenant=tenant, caller_app=app, session_id=sid)
+            continue
+        json_store.create_session(tenant=tenant, caller_app=app, session_id=sid)
+        json_store.add_turn(
+            tenant=tenant,
+            caller_app=app,
+            session_id=sid,
+            question=f"question of {tenant}/{app}/{sid}",
+            answer="a",
+            metadata=_meta(),
+        )
+    files = [f for f in _files(json_store.root) if not f.endswith(".lock")]
+    assert len(files) == 5
+    assert len({f.casefold() for f in files}) == len(files), files
+    assert not any(":" in f for f in files)  # Windows refuses a colon in a name
+    for tenant, app, sid in keys[:-1]:
+        history = json_store.get_history(tenant=tenant, caller_app=app, session_id=sid)
+        assert history[0].content == f"question of {tenant}/{app}/{sid}"
+    for tenant, sessions in [("Acme", {"Abc"}), ("ACME", {"ABC"}), ("acme", {"abc", "a:b", "A:b"})]:
+        listed, _ = json_store.list_sessions(tenant=tenant)
+        assert {s.id for s in listed} == sessions
+    assert {c.status for c in json_store.check_sessions()} == {"ok"}
+    assert len(json_store.check_sessions()) == 5
+
+
+def test_a_store_written_with_ids_as_file_names_still_opens(tmp_path: Path) -> None:
+    """Files named by their ids as they are (before case-safe names) stay where they are."""
+    root = tmp_path / "data"
+    before = ConversationStore(root, lock_timeout=5.0)
+    for sid in ("Abc", "a:b", "plain"):
+        before.create_session(tenant="Acme", caller_app="Web", session_id=sid)
+        before.add_turn(
+            tenant="Acme",
+            caller_app="Web",
+            session_id=sid,
+            question="q1",
+            answer="a1",
+            metadata=_meta(),
+        )
+    # Rename what was written into the layout of before: every name the id itself.
+    for path in sorted(root.rglob("*"), key=lambda p: -len(p.parts)):
+        if path.name.endswith(".lock"):
+            path.unlink()
+            continue
+        stem, dot, suffix = path.name.partition(".json")
+        legacy = {"abc+1": "Abc", "a=b": "a:b", "acme+1": "Acme", "web+1": "Web"}.get(stem, stem)
+        path.rename(path.with_name(legacy + dot + suffix))
+    written = _files(root)
+    assert written == ["Acme/Web/Abc.json", "Acme/Web/a:b.json", "Acme/Web/plain.json"]
+
+    reopened = ConversationStore(root, lock_timeout=5.0)
+    assert {c.status for c in reopened.check_sessions()} == {"ok"}
+    listed, total = reopened.list_sessions(tenant="Acme")
+    assert total == 3 and {s.id for s in listed} == {"Abc", "a:b", "plain"}
+    for sid in ("Abc", "a:b", "plain"):
+        reopened.add_turn(
+            tenant="Acme",
+            caller_app="Web",
+            session_id=sid,
+            question="q2",
+            answer="a2",
+            metadata=_meta(),
+        )
+        history = reopened.get_history(tenant="Acme", caller_app="Web", session_id=sid)
+        assert [m.content for m in history] == ["q1", "a1", "q2", "a2"]
+    assert [f for f in _files(root) if not f.endswith(".lock")] == written  # nothing moved
+    reopened.create_session(tenant="Acme", caller_app="Web", session_id="abc")
+    assert reopened.get_history(tenant="Acme", caller_app="Web", session_id="abc") == []
+    assert len(reopened.get_history(tenant="Acme", caller_app="Web", session_id="Abc")) == 4
+
+
 # ---------------------------------------------------------------------------- messages
 
 

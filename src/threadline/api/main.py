@@ -6,7 +6,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.concurrency import run_in_threadpool
 
@@ -16,6 +16,7 @@ from threadline.api.errors import install_error_handlers
 from threadline.api.json_keys import UniqueJsonKeys
 from threadline.api.methods import HttpMethods
 from threadline.api.openai_errors import install_openai_routing_errors
+from threadline.api.query_params import refuse_repeated_query_parameters
 from threadline.api.routes import (
     chat,
     conversations,
@@ -94,6 +95,7 @@ def create_app(services: Services | None = None) -> FastAPI:
         # FastAPI's own docs pages load their files from a CDN: ours are served locally.
         docs_url=None,
         redoc_url=None,
+        dependencies=[Depends(refuse_repeated_query_parameters)],
     )
     settings = services.settings if services else get_settings()
     # Innermost: a body is checked for repeated keys once the ceiling has let it through.

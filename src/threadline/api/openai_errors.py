@@ -35,6 +35,7 @@ from threadline.api.errors import (
     service_data_dir,
 )
 from threadline.api.json_keys import RefusedJsonBody
+from threadline.api.query_params import RepeatedQueryParameter
 from threadline.models import LLMError
 from threadline.store import (
     CorruptSessionError,
@@ -82,6 +83,9 @@ def _param(loc: tuple | list) -> str | None:
 def error_from_exception(request: Request, exc: Exception) -> JSONResponse:
     """Map whatever a `/v1` route raised to an OpenAI-shaped error answer."""
     data_dir = service_data_dir(request)  # where the SQLite files live (`is_storage_full`)
+    if isinstance(exc, RepeatedQueryParameter):
+        # OpenAI answers 400 to a malformed request, as for a repeated JSON key.
+        return openai_error(400, exc.code, exc.message, param=exc.param)
     if isinstance(exc, ApiError):
         headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
         return openai_error(

@@ -82,6 +82,7 @@ from threadline.knowledge.payloads import (
     chunk_payload,
     document_point_id,
     document_state,
+    id_taken,
     info_from_first_chunk,
     listing_from_chunks,
     point_id,
@@ -414,8 +415,11 @@ class KnowledgeBase:
             "added", "updated" or "unchanged".
 
         Raises:
-            DocumentScopeError: when the document or the version it replaces lies in
-                a source outside `writable_sources`.
+            DocumentScopeError: when the document lies in a source outside
+                `writable_sources`.
+            DocumentError: 409 `document_id_taken` when the version it would replace
+                lies in a source outside `writable_sources` (the answer a document of
+                another name gets), or is a document of another name.
         """
         if writable_sources is not None and doc.source not in writable_sources:
             raise DocumentScopeError(doc.doc_id, doc.source)
@@ -423,9 +427,9 @@ class KnowledgeBase:
         with self._document_lock(tenant, doc.doc_id):
             current = self._document_state(doc.doc_id, tenant)
             if current is not None and writable_sources is not None:
-                outside = current.sources - writable_sources
-                if outside:
-                    raise DocumentScopeError(doc.doc_id, sorted(outside)[0])
+                if current.sources - writable_sources:
+                    # Not 403: that told the caller a document it may not see exists.
+                    raise id_taken(doc)
             if current is not None:
                 refuse_another_name(doc, current)
             if current is not None and current.complete and current.content_hash == content_hash:

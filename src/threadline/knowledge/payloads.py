@@ -58,6 +58,21 @@ def document_state(metas: Sequence[dict[str, Any]]) -> DocumentState:
     )
 
 
+def id_taken(doc: SourceDocument) -> DocumentError:
+    """Return the refusal of a file whose id belongs to a document it may not replace.
+
+    One answer for a document of another name (`refuse_another_name`) and for a
+    document in a source the caller may not use: a caller must not tell from the
+    answer which of the two it met, nor learn that source, title or name.
+    """
+    return DocumentError(
+        f"The id {doc.doc_id!r} belongs to another document; rename the file, give "
+        "another doc_id, or delete that document first.",
+        code="document_id_taken",
+        status=409,
+    )
+
+
 def refuse_another_name(doc: SourceDocument, stored: DocumentState) -> None:
     """Refuse to let a file replace a document another name gave the same id.
 
@@ -72,12 +87,7 @@ def refuse_another_name(doc: SourceDocument, stored: DocumentState) -> None:
     name = doc.id_name
     if name is None or not stored.names or name_key(name) in stored.names:
         return
-    raise DocumentError(
-        f"The id {doc.doc_id!r} this file's name gives belongs to a document of another "
-        "name; rename the file, give another doc_id, or delete that document first.",
-        code="document_id_taken",
-        status=409,
-    )
+    raise id_taken(doc)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ skips superseded answers and sees the conversation the user kept.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -85,6 +86,28 @@ def answers_of(session: Session, question_id: str) -> list[Message]:
         if alternative_of == question_id or (after_question and alternative_of is None):
             found.append(message)
     return found
+
+
+def answer_counts(session: Session) -> Counter[str]:
+    """Return how many answers each question has (``answers_of``'s, in one pass).
+
+    An answer is its question's when it names it (``alternative_of``), else the
+    question before it. Counting per question with ``answers_of`` read the whole
+    session once per question: a Markdown export of an imported session of 10,000
+    messages took 12 s.
+    """
+    counts: Counter[str] = Counter()
+    question_id: str | None = None
+    for message in session.messages:
+        if message.role == "user":
+            question_id = message.id
+            continue
+        meta = message.metadata
+        named = meta.alternative_of if meta is not None else None
+        owner = named if named is not None else question_id
+        if owner is not None:
+            counts[owner] += 1
+    return counts
 
 
 def kept_messages(messages: list[Message]) -> list[Message]:

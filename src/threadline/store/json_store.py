@@ -183,6 +183,10 @@ class ConversationStore(JsonSessionEdits):
             closed_at=header.closed_at,
         )
 
+    def tenants(self) -> list[str]:
+        """Return the tenants holding a directory of sessions, sorted."""
+        return self._paths.tenants()
+
     def list_sessions(
         self,
         *,
@@ -213,13 +217,10 @@ class ConversationStore(JsonSessionEdits):
         validate_id(tenant, "tenant")
         check_limit(offset, "offset")
         check_limit(limit, "limit")
-        tenant_dir = self.root / tenant
         if caller_app is not None:
             apps = [validate_id(caller_app, "caller_app")]
-        elif tenant_dir.is_dir():
-            apps = sorted(entry.name for entry in tenant_dir.iterdir() if entry.is_dir())
         else:
-            apps = []
+            apps = self._paths.caller_apps(tenant)
 
         summaries: list[SessionSummary] = []
         for app in apps:

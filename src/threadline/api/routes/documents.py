@@ -29,7 +29,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorResponse, "description": "Document not found"},
     409: {
         "model": ErrorResponse,
-        "description": "Deleted while being written, or its id is another name's",
+        "description": "Deleted while being written, or its id is another document's",
     },
     413: {"model": ErrorResponse, "description": "File too large"},
     415: {"model": ErrorResponse, "description": "Unsupported file type"},
@@ -74,11 +74,14 @@ def _suffix(upload: UploadFile) -> str:
     )
 
 
-def _scope_error(doc_id: str) -> ApiError:
+def _scope_error(source: str) -> ApiError:
+    # Only ever the source the upload names: a document of a source the key may not
+    # use, which the upload would replace, is refused as an id taken (no 403 telling
+    # that it exists).
     return ApiError(
         403,
         "source_forbidden",
-        f"This key may not write document {doc_id!r} in that source: its caller apps "
+        f"This key may not write documents in the source {source!r}: its caller apps "
         "are not allowed to use it.",
     )
 
@@ -132,7 +135,8 @@ async def create_document(
     """Upload a document; re-uploading identical content changes nothing.
 
     The document must land in a source the key's caller apps may use (their
-    `source_policy`), and may not replace a document of another source.
+    `source_policy`); an id held by a document of a source they may not use is 409
+    `document_id_taken`, as an id held by a document of another name is.
     """
     suffix = _suffix(upload=file)
     settings = services.settings
@@ -170,7 +174,7 @@ async def create_document(
             writable_sources=scope,
         )
     except DocumentScopeError as exc:
-        raise _scope_error(doc.doc_id) from exc
+        raise _scope_error(exc.source) from exc
     except DocumentError as exc:
         raise ApiError(exc.status, exc.code, str(exc)) from exc
     info = await run_in_threadpool(services.kb.document_info, doc.doc_id, tenant=tenant)
