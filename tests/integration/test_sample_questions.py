@@ -1732,3 +1732,17 @@ def test_a_summary_asked_in_a_language_summarises_the_document(hybrid_chat, mess
     result = ask(hybrid_chat, message)
     assert result.outcome == "grounded_answer", result.answer
     assert section in {citation["section"] for citation in result.citations}
+
+
+@pytest.mark.parametrize(
+    "question", ["how many employees work in stores?", "how many staff work in stores?"]
+)
+def test_a_count_is_quoted_from_the_sentence_giving_a_number_of_what_is_counted(
+    hybrid_chat, question
+):
+    # It quoted "A P3 (medium) incident is a problem affecting a single user or device,
+    # or a minor feature that does not work": a passage retrieval ranked above the
+    # report's staff figures, shown because no passage held every word of the question.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "1 230 en magasin" in result.answer and "P3" not in result.answer

@@ -94,6 +94,7 @@ from threadline.graph.referents import (
 from threadline.graph.results import (
     planned_count_only,
     stated_of_the_year,
+    states_a_count_of,
     years_said_relatively,
 )
 from threadline.graph.rules import closest_rule_titles, policy_topic, states_rules_about
@@ -106,6 +107,7 @@ from threadline.knowledge.bilingual import (
 from threadline.knowledge.facts import (
     AnswerType,
     asked_type,
+    counted_noun,
     has_answer_type,
     is_plural_noun,
 )
@@ -149,6 +151,10 @@ class Evidence:
     quality: str = ""
     """For a decline of "is X <quality>?": the quality as typed, which the passages about
     X do not state (X is `missing_named`)."""
+    kind_stated: bool = False
+    """The supporting passages are those with a sentence stating the kind of fact asked
+    of what is asked (a number of the thing counted, a frequency, a share): the answer
+    is in them, and a quoting model is shown only them."""
 
 
 # A yes/no question whether a thing has, supports or comes with a feature.
@@ -767,6 +773,19 @@ def _kind_of_fact_stated(turn: Turn, found: _Findings) -> Evidence | None:
         if not stated_of:
             return Evidence("not_in_documents", f"no_{kind}_in_passages", **found.base)  # type: ignore[arg-type]
         found.supporting = stated_of
+        found.base["kind_stated"] = True
+    if kind == "quantity" and (noun := counted_noun(turn.question)):
+        # How many: a passage with a sentence giving a number of what is counted is where
+        # the answer is. "How many employees work in stores?" is answered by "2 140
+        # collaborateurs ... dont 1 230 en magasin", not by "a single user or device" of
+        # a passage retrieval ranked above it. None giving one is no decline: the count
+        # may be of the thing in other words ("le nombre de tickets": "312 000 demandes").
+        stated_of = tuple(
+            label for label in found.supporting if states_a_count_of(noun, turn.by_label[label])
+        )
+        if stated_of:
+            found.supporting = stated_of
+            found.base["kind_stated"] = True
     return None
 
 

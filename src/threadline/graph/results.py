@@ -180,6 +180,27 @@ def stated_of_the_year(
 _WILL = re.compile(r"\bwill\b", re.I)
 
 
+def counted_terms(noun: str) -> set[str]:
+    """Return the terms of a counted noun in both languages, and back.
+
+    "employés" is the report's "collaborateurs": a count of the staff is found in either
+    language's words.
+    """
+    counted = set(terms(noun))
+    for source, target in (("en", "fr"), ("fr", "en")):
+        across = translate_query(noun, source, target)
+        counted |= set(terms(across)) | set(terms(translate_query(across, target, source)))
+    return counted
+
+
+def states_a_count_of(noun: str, passage: Mapping[str, object]) -> bool:
+    """Whether a sentence of the passage gives a number of the counted thing (`noun`)."""
+    counted = counted_terms(noun)
+    return any(
+        states_count_of(sentence, counted) for sentence in sentences(str(passage.get("text", "")))
+    )
+
+
 def planned_count_only(question: str, passages: Sequence[Mapping[str, object]]) -> str:
     """Return the plan the passages state instead of the count a question asks, or "".
 
@@ -196,11 +217,7 @@ def planned_count_only(question: str, passages: Sequence[Mapping[str, object]]) 
     noun = counted_noun(question)
     if not noun:
         return ""
-    counted = set(terms(noun))
-    for source, target in (("en", "fr"), ("fr", "en")):
-        # Read in both languages, and back ("employés" is the report's "collaborateurs").
-        across = translate_query(noun, source, target)
-        counted |= set(terms(across)) | set(terms(translate_query(across, target, source)))
+    counted = counted_terms(noun)
     counting = [
         sentence
         for passage in passages

@@ -72,6 +72,11 @@ def quoted_passages(evidence: Evidence, chunks: Sequence[PackedChunk], question:
     about = list(evidence.about)
     if not evidence.supporting:
         return about
+    if evidence.kind_stated:
+        # A sentence stating the kind of fact asked of what is asked is where the answer
+        # is: "how many employees work in stores?" is not answered from a passage ranked
+        # above it that says "a single user or device".
+        return [label for label in about if label in evidence.supporting] or about
     texts = {str(c["label"]): str(c.get("text", "")) for c in chunks}
     by_label = {str(c["label"]): c for c in chunks}
     supported = [i for i, label in enumerate(about) if label in evidence.supporting]
