@@ -594,3 +594,19 @@ def test_a_heading_naming_the_year_says_what_its_sentences_state_of_it(chat, que
     assert result.outcome == "grounded_answer", result.answer
     assert "Pour l'exercice 2025, Brightwell vise" in result.answer
     assert result.citations[0]["section"] == "Perspectives 2025"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Qui décide de prévenir les autorités en cas de fuite de données ?",
+        "qui decide de prevenir les autorites en cas de fuite de donnees ?",
+    ],
+)
+def test_the_authorities_to_notify_are_the_regulators(chat, question):
+    # Round 16: declined on « autorités »: the handbook writes "whether customers and
+    # regulators must be notified". A regulator is an authority (« autorité de contrôle »),
+    # and « prévenir quelqu'un » is to notify them, as well as to warn.
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "the Brightwell data protection officer decides within 48 hours" in result.answer
