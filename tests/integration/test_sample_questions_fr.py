@@ -610,3 +610,14 @@ def test_the_authorities_to_notify_are_the_regulators(chat, question):
     result = converse(chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert "the Brightwell data protection officer decides within 48 hours" in result.answer
+
+
+@pytest.mark.parametrize(
+    "followup", ["et en matière d'environnement ?", "et au sujet de l'environnement ?"]
+)
+def test_the_noun_of_a_compound_preposition_is_no_word_asked_about(chat, followup):
+    # Round 16: « en matière de » is "regarding": declined, as no passage writes
+    # « matière », where « et pour l'environnement ? » quoted the 2025 environmental aim.
+    result = converse(chat, "quelles sont les perspectives pour 2025 ?", followup)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("Sur le plan environnemental, Brightwell s'est fixé pour 2025")
