@@ -664,3 +664,18 @@ def test_the_verb_of_a_spec_with_its_degree_ranks_the_catalog(chat):
     assert "weight" in result.answer and "costs" not in result.answer
     followup = converse(chat, "quel laptop pese le moins ?", "il a combien de RAM ?")
     assert followup.outcome == "tool_answer", followup.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("faut-il chiffrer son ordinateur portable ?", "encryption"),
+        ("y a-t-il une garantie ?", "warranty"),
+    ],
+)
+def test_an_impersonal_il_points_at_nothing(chat, question, quoted):
+    # Round 16: « faut-il », « y a-t-il »: the « il » stands for nothing, and a first
+    # message was asked back « De quoi parlez-vous exactement par « il » ? ».
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in result.answer
