@@ -679,3 +679,11 @@ def test_an_impersonal_il_points_at_nothing(chat, question, quoted):
     result = converse(chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert quoted in result.answer
+
+
+def test_printing_is_a_sense_of_impression(chat):
+    # Round 16: « et pour les impressions ? » after the remote-work rules was declined on
+    # « impressions » (no lexicon entry): the handbook's "Printing ... at home".
+    result = converse(chat, "quelle est la politique de teletravail ?", "et pour les impressions ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "Printing Confidential or Restricted documents at home" in result.answer
