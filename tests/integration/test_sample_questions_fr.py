@@ -594,3 +594,96 @@ def test_a_heading_naming_the_year_says_what_its_sentences_state_of_it(chat, que
     assert result.outcome == "grounded_answer", result.answer
     assert "Pour l'exercice 2025, Brightwell vise" in result.answer
     assert result.citations[0]["section"] == "Perspectives 2025"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Qui décide de prévenir les autorités en cas de fuite de données ?",
+        "qui decide de prevenir les autorites en cas de fuite de donnees ?",
+    ],
+)
+def test_the_authorities_to_notify_are_the_regulators(chat, question):
+    # Round 16: declined on « autorités »: the handbook writes "whether customers and
+    # regulators must be notified". A regulator is an authority (« autorité de contrôle »),
+    # and « prévenir quelqu'un » is to notify them, as well as to warn.
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "the Brightwell data protection officer decides within 48 hours" in result.answer
+
+
+@pytest.mark.parametrize(
+    "followup", ["et en matière d'environnement ?", "et au sujet de l'environnement ?"]
+)
+def test_the_noun_of_a_compound_preposition_is_no_word_asked_about(chat, followup):
+    # Round 16: « en matière de » is "regarding": declined, as no passage writes
+    # « matière », where « et pour l'environnement ? » quoted the 2025 environmental aim.
+    result = converse(chat, "quelles sont les perspectives pour 2025 ?", followup)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("Sur le plan environnemental, Brightwell s'est fixé pour 2025")
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "spec"),
+    [
+        ("Quel téléphone a la plus grosse batterie ?", "OnePlus 12 (", "battery: 5400 mAh"),
+        ("quel smartphone a la batterie la plus grosse ?", "OnePlus 12 (", "battery: 5400 mAh"),
+        ("quel telephone a la plus petite batterie ?", "Apple iPhone 15 (", "battery: 3349 mAh"),
+        ("quel smartphone a l'écran le plus grand ?", "OnePlus 12 (", 'display: 6.82"'),
+        ("quel ordinateur portable a la plus longue autonomie ?", "Apple MacBook Air", "18 hours"),
+        ("quel laptop a le plus gros stockage ?", "ASUS Zenbook 14", "storage: 1024 GB"),
+        ("quel tel a la meilleure caméra ?", "Xiaomi Redmi Note 13 Pro", "camera: 200 MP"),
+    ],
+)
+def test_a_french_superlative_of_size_ranks_the_catalog(chat, question, first, spec):
+    # Round 16: « la plus grosse batterie » quoted three phones' catalog sentences where
+    # "the biggest battery" ranks the catalog: a French superlative (« le/la plus » and
+    # an adjective of size or length, before or after its noun; « le plus de »;
+    # « la meilleure ») ranks the spec its noun names, as the English adjective does.
+    # « quel tel »: after an interrogative determiner, « tel » is the clipped noun.
+    result = converse(chat, question)
+    assert result.outcome == "tool_answer", result.answer
+    listed = [line for line in result.answer.splitlines() if line.startswith("- ")]
+    assert listed[0].startswith(f"- {first}") and spec in listed[0], result.answer
+
+
+def test_the_price_of_the_phone_a_french_superlative_ranked_first(chat):
+    # « il coûte combien ? » after the French superlative quoted the Moto G Power's "up to
+    # two days per charge" (no price): the ranking's first product is what « il » names.
+    result = converse(chat, "Quel téléphone a la plus grosse batterie ?", "il coûte combien ?")
+    assert result.outcome == "tool_answer", result.answer
+    assert "OnePlus 12" in result.answer and "$799" in result.answer
+    assert "two days" not in result.answer
+
+
+def test_the_verb_of_a_spec_with_its_degree_ranks_the_catalog(chat):
+    # Round 16: « quel laptop pese le moins ? » listed every laptop by price, and « il a
+    # combien de RAM ? » was asked back: « pèse le moins » is the lightest.
+    result = converse(chat, "quel laptop pese le moins ?")
+    assert result.outcome == "tool_answer", result.answer
+    assert "weight" in result.answer and "costs" not in result.answer
+    followup = converse(chat, "quel laptop pese le moins ?", "il a combien de RAM ?")
+    assert followup.outcome == "tool_answer", followup.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("faut-il chiffrer son ordinateur portable ?", "encryption"),
+        ("y a-t-il une garantie ?", "warranty"),
+    ],
+)
+def test_an_impersonal_il_points_at_nothing(chat, question, quoted):
+    # Round 16: « faut-il », « y a-t-il »: the « il » stands for nothing, and a first
+    # message was asked back « De quoi parlez-vous exactement par « il » ? ».
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in result.answer
+
+
+def test_printing_is_a_sense_of_impression(chat):
+    # Round 16: « et pour les impressions ? » after the remote-work rules was declined on
+    # « impressions » (no lexicon entry): the handbook's "Printing ... at home".
+    result = converse(chat, "quelle est la politique de teletravail ?", "et pour les impressions ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "Printing Confidential or Restricted documents at home" in result.answer

@@ -104,3 +104,29 @@ def test_a_function_or_number_word_before_a_category_word_is_no_unknown_brand():
     for question in ("list the laptops", "show me three phones", "show me your laptops"):
         assert unknown_brand(question, BRANDS) is None, question
     assert unknown_brand("any huawei phones?", BRANDS) == "huawei"
+
+
+def test_a_french_superlative_or_comparative_of_size_ranks_its_spec():
+    from threadline.graph.catalog_requests import compared_pair, parse_catalog_request
+
+    def ranked(question: str) -> tuple[str, str] | None:
+        request = parse_catalog_request(question, BRANDS)
+        if request is None or request.name != "rank_products":
+            return None
+        return request.args["spec"], request.args["order"]
+
+    # The adjective before or after its noun, « plus » or « moins », « le plus de ».
+    assert ranked("Quel téléphone a la plus grosse batterie ?") == ("battery_mah", "desc")
+    assert ranked("quel smartphone a la batterie la plus grosse ?") == ("battery_mah", "desc")
+    assert ranked("quel telephone a la moins grosse batterie ?") == ("battery_mah", "asc")
+    assert ranked("le portable dont l'ecran est le plus petit") == ("display", "asc")
+    assert ranked("quel pc portable a l'autonomie la plus faible ?") == ("battery_hours", "asc")
+    assert ranked("le telephone avec le plus de mémoire vive") == ("ram_gb", "desc")
+    assert ranked("quel laptop a le moins de stockage ?") == ("storage_gb", "asc")
+    assert ranked("quel telephone a le prix le plus bas ?") == ("price_usd", "asc")
+    # "le meilleur prix" is the lowest, not the highest: no direction read from "meilleur".
+    assert ranked("quel telephone a le meilleur prix ?") is None
+    # Without its article, the comparative: between two named products.
+    assert compared_pair(
+        "Est-ce que le Galaxy S24 a une plus grosse batterie que le Pixel 8a ?", "phone"
+    ) == ({"spec": "battery_mah", "order": "desc"}, "galaxy s24", "le pixel 8a")

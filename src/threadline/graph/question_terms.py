@@ -41,8 +41,14 @@ GENERIC_TERMS = frozenset(
     )
 )
 
+# French impersonal "il" stands for nothing: "faut-il", "y a-t-il", "s'agit-il", "il faut".
+_IMPERSONAL_IL = (
+    r"(?<!faut-)(?<!faudra-t-)(?<!faudrait-)(?<!y a-t-)(?<!agit-)(?<!suffit-)il"
+    r"(?!\s+(?:faut|faudra|faudrait|y\s+a|s['’]agit|suffit)\b)"
+)
 PRONOUN = re.compile(
-    r"\b(it|its|they|them|their|he|him|his|she|her|il|elle|ils|elles|son|sa|ses|leur|leurs)\b",
+    rf"\b(it|its|they|them|their|he|him|his|she|her|{_IMPERSONAL_IL}|elle|ils|elles|son|sa|ses|"
+    r"leur|leurs)\b",
     re.I,
 )
 

@@ -636,10 +636,12 @@ def asks_what_was(question: str) -> bool:
 
 # Compound prepositions: their noun is no thing asked about ("la politique en cas de
 # perte" asks of a loss, not of a case; "Qui contacter en cas d'incident de sécurité ?"
-# of a security incident, which the handbook states with no "case"). The evidence check
-# and the offline model both read a question without them.
+# of a security incident, which the handbook states with no "case"; "et en matière
+# d'environnement ?" of the environment, not of a "matter"). The evidence check and the
+# offline model both read a question without them.
 LOCUTIONS = re.compile(
-    r"\b(?:(?:en\s+cas|à\s+cause|au\s+lieu|en\s+termes)\s+(?:de|du|des|d['’])"
+    r"\b(?:(?:en\s+cas|à\s+cause|au\s+lieu|en\s+termes|en\s+mati[eè]re|au\s+sujet)"
+    r"\s+(?:de|du|des|d['’])"
     r"|in\s+case\s+of|because\s+of|instead\s+of|in\s+terms\s+of|grâce\s+à|thanks\s+to)",
     re.I,
 )

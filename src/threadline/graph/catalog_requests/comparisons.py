@@ -87,10 +87,10 @@ def compared_pair(question: str, category: str | None) -> tuple[dict[str, str], 
         found = re.search(pattern, before)
         if found is not None:
             first = before[opening.end() : found.start()]
-            # "Does the Nokia G42 have a bigger battery than...": the verb and its article
-            # end the first thing's name.
+            # "Does the Nokia G42 have a bigger battery than...", "le Galaxy S24 a une plus
+            # grosse batterie que...": the verb and its article end the first thing's name.
             first = re.sub(
-                r"(?:\s+(?:est|is|plus|moins|more|less|have|has|a|an|the|get|gets))+\s*$",
+                r"(?:\s+(?:est|is|plus|moins|more|less|have|has|a|an|un|une|the|get|gets))+\s*$",
                 "",
                 first,
             ).strip()

@@ -100,8 +100,18 @@ COMPARE = re.compile(
 
 # Superlatives: (pattern, spec, order). Battery and screen pick the spec the category has.
 SUPERLATIVES: list[tuple[str, str, str]] = [
-    (r"\b(lightest|least heavy|plus legers?|plus legeres?)\b", "weight_kg", "asc"),
-    (r"\b(heaviest|plus lourds?|plus lourdes?)\b", "weight_kg", "desc"),
+    # The verb of the spec with its degree is its superlative: "weighs the least".
+    (
+        r"\b(lightest|least heavy|plus legers?|plus legeres?|weighs? the least|"
+        r"pese(?:nt)? le moins)\b",
+        "weight_kg",
+        "asc",
+    ),
+    (
+        r"\b(heaviest|plus lourds?|plus lourdes?|weighs? the most|pese(?:nt)? le plus)\b",
+        "weight_kg",
+        "desc",
+    ),
     (r"\b(cheapest|least expensive|lowest price|moins chers?|moins cheres?)\b", "price_usd", "asc"),
     (r"\b(most expensive|priciest|highest price|plus chers?|plus cheres?)\b", "price_usd", "desc"),
     (
@@ -187,6 +197,49 @@ SUPERLATIVES += _any_spec("superlative")
 
 
 COMPARATIVES += _any_spec("comparative")
+
+# The same in French: "plus" or "moins" and an adjective of size or length, before or
+# after the noun of the spec ("la plus grosse batterie", "l'écran le plus grand"), or
+# "plus"/"moins de" and the noun ("le plus de RAM"), or "meilleur" ("la meilleure
+# autonomie"). The superlative has its definite article before "plus" ("la plus grosse",
+# "le plus de"); the comparative has none ("une plus grosse batterie", "plus de RAM").
+_FRENCH_SPEC_NOUNS = {
+    "ram_gb": r"ram|memoire(?: vive)?",
+    "storage_gb": r"stockage|espace de stockage|capacite de stockage|memoire interne",
+    "battery": r"batteries?|autonomie|capacite de (?:la )?batterie",
+    "display": r"ecrans?|affichage",
+    "camera_mp": r"cameras?|appareils? photos?|capteurs? photos?|megapixels?",
+    "warranty_years": r"garanties?",
+    "price_usd": r"prix",
+    "weight_kg": r"poids",
+}
+_FRENCH_GREAT = (
+    r"gros|grosses?|grands?|grandes?|longs?|longues?|hauts?|hautes?|elevee?s?|"
+    r"importante?s?|forte?s?"
+)
+_FRENCH_SMALL = r"petite?s?|faibles?|courte?s?|bas|basses?|reduite?s?"
+_FRENCH_BEST = r"meilleure?s?"
+
+
+def _french_any_spec(degree: str) -> list[tuple[str, str, str]]:
+    # A superlative's article, or none for a comparative (not read as one after an article).
+    article = "(?:le|la|les) " if degree == "superlative" else r"(?<!\ble )(?<!\bla )(?<!\bles )"
+    rows = []
+    for spec, nouns in _FRENCH_SPEC_NOUNS.items():
+        noun = rf"(?:{nouns})\b"
+        for more, order, other in (("plus", "desc", "asc"), ("moins", "asc", "desc")):
+            for adjectives, way in ((_FRENCH_GREAT, order), (_FRENCH_SMALL, other)):
+                degree_of = rf"{article}{more} (?:{adjectives})"
+                rows.append((rf"\b{degree_of} {noun}", spec, way))
+                rows.append((rf"\b{noun}(?: est| sont)? {degree_of}\b", spec, way))
+            rows.append((rf"\b{article}{more} d(?:e |'){noun}", spec, order))
+        if spec not in ("price_usd", "weight_kg"):  # "le meilleur prix" is the lowest
+            rows.append((rf"\b{article}(?:{_FRENCH_BEST}) {noun}", spec, "desc"))
+    return rows
+
+
+SUPERLATIVES += _french_any_spec("superlative")
+COMPARATIVES += _french_any_spec("comparative")
 
 
 def without_kind_words(text: str) -> str:

@@ -120,9 +120,10 @@ CLIPPED_NOUNS: dict[str, tuple[str, ...]] = {
 """Folded clipped nouns read as their words after `NOUN_DETERMINERS` only."""
 
 NOUN_DETERMINERS: frozenset[str] = frozenset(
-    "mon ton son ma ta sa mes tes ses notre votre nos vos leur leurs le les du des au aux".split()
+    "mon ton son ma ta sa mes tes ses notre votre nos vos leur leurs le les du des au aux "
+    "quel quels".split()
 )
-"""Folded determiners after which a word is a noun, not an adjective ("son tel", "le tel")."""
+"""Folded determiners after which a word is a noun, not an adjective ("son tel", "quel tel")."""
 
 ACRONYMS: dict[str, str] = {
     "CA": "chiffre d'affaires",
