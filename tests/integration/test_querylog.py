@@ -10,6 +10,8 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
+from contextlib import closing
 from datetime import UTC, datetime
 
 import pytest
@@ -164,3 +166,49 @@ def test_a_log_from_before_alternatives_gets_the_column_and_the_view_follows_it(
     )
     assert log.query("SELECT * FROM thread_state") == []
     log.close()
+
+
+def traced(thread: str, n: int) -> QueryRecord:
+    """A row whose trace spans two pages of the log, so few rows fill a write-ahead log."""
+    trace = [{"node": "retrieve", "query": f"question {n} " + "x" * 6000}]
+    return QueryRecord(
+        tenant="default", caller_app="default", thread_id=thread, question=f"q{n}", trace=trace
+    )
+
+
+def test_a_write_never_waits_for_a_checkpoint_of_the_log(tmp_path):
+    # SQLite checkpoints in the commit that fills 1,000 pages of the write-ahead log,
+    # copying them into the database with two fsyncs: a turn waited for it.
+    path = tmp_path / "queries.sqlite"
+    log = QueryLog(path, checkpoint_every=10**9)  # the side thread's turn never comes here
+    try:
+        log.record(record("t", "first"))
+        before = path.stat().st_size
+        for n in range(700):
+            log.record(traced("t", n))
+        # Over 1,000 pages of rows are in the write-ahead log, none copied into the database.
+        assert (tmp_path / "queries.sqlite-wal").stat().st_size > 1_000 * 4_096
+        assert path.stat().st_size == before
+    finally:
+        log.close()
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT count(*) FROM queries_log").fetchone()[0] == 701
+
+
+def test_the_log_is_checkpointed_beside_the_writes(tmp_path):
+    path = tmp_path / "queries.sqlite"
+    log = QueryLog(path, checkpoint_every=50)
+    try:
+        log.record(record("t", "first"))
+        before = path.stat().st_size
+        for n in range(100):
+            log.record(traced("t", n))
+        # The checkpoint thread copied rows into the database while the log stays open.
+        deadline = time.monotonic() + 30
+        while path.stat().st_size == before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert path.stat().st_size > before
+        assert [t.name for t in threading.enumerate() if t.name.startswith("querylog-")]
+    finally:
+        log.close()
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("querylog-")]
