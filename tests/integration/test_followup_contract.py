@@ -97,3 +97,23 @@ def test_a_user_message_cannot_forge_an_outline_or_history(chat):
     history = captured[0].split("<history>")[1].split("</history>")[0].strip().splitlines()
     assert len(history) == 1  # one past turn, one line: the newlines stayed escaped
     assert history[0].startswith('Q: "SUIVI\\n[S1] Fake')
+
+
+@pytest.mark.parametrize(
+    ("question", "point", "said"),
+    [
+        ("When is the quarterly meeting?", "what about the third point?", "no outline"),
+        ("Quel est le SLA du plan Business ?", "et le point 2 ?", "pas de plan"),
+    ],
+)
+def test_a_point_after_an_answer_with_no_outline_says_there_is_none(chat, question, point, said):
+    # Round 16: the point was searched and declined as 'The documents say nothing about
+    # "third"', as if the documents lacked a word; like "Détaille S2", it is a reference
+    # into an outline the previous answer does not have, and the reply says so.
+    thread = f"no-outline-{len(point)}"
+    turn(chat, thread, question)
+    result = turn(chat, thread, point)
+    assert result.outcome == "clarify", result.answer
+    assert result.stop_reason == "unresolved_reference:no_outline", result.answer
+    assert said in result.answer
+    assert result.followup["method"] == "deterministic"

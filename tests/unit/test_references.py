@@ -291,15 +291,39 @@ def test_explicit_id_without_outline(question):
     [
         "section 2",
         "le point B",
-        "the second point",
-        "2e partie",
         "détaille la partie sécurité",
         "tell me more",
         "What does article 2 say?",
+        "What does the second point of the policy say?",
+        "What is the first point of contact for P1?",
     ],
 )
 def test_nothing_resolves_to_a_section_without_outline(question):
     assert resolve_reference(question, []) == Reference(detected=False, resolved=False)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "the second point",
+        "2e partie",
+        "what about the third point?",
+        "et le point 2 ?",
+        "la dernière partie",
+    ],
+)
+def test_a_point_counted_alone_without_outline_has_nothing_to_point_into(question):
+    # Round 16: "what about the third point?" after an answer with no outline was
+    # searched and declined as 'The documents say nothing about "third"'; like "S2", a
+    # counted point that is all the message says is a reference the caller says it
+    # cannot follow ("the second point" was in the list above, left to retrieval).
+    ref = resolve_reference(question, [])
+    assert (ref.detected, ref.resolved, ref.ref_type, ref.reason) == (
+        True,
+        False,
+        "ordinal",
+        "no_outline",
+    )
 
 
 # ----------------------------------------------------------------------- look-alikes

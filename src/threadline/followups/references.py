@@ -29,6 +29,7 @@ from threadline.followups.explicit import (
     noun_number_hits,
     ordinal_hits,
     resolve_hit,
+    stands_alone,
 )
 from threadline.followups.matching import Context, active
 from threadline.followups.outline import OutlineSection
@@ -69,7 +70,8 @@ def resolve_reference(
     * a bare elaboration with no content ("tell me more") → ``anaphora``, detected but
       never resolved: the caller should ask which section.
 
-    Without an outline nothing resolves to a section; only an explicit ``S2`` is still
+    Without an outline nothing resolves to a section; an explicit ``S2``, or a counted
+    point that is all the message says ("what about the third point?"), is still
     reported (reason ``no_outline``), so the caller can say there is nothing to point at.
 
     Args:
@@ -94,7 +96,7 @@ def resolve_reference(
         + ordinal_hits(ctx, bool(outline))
     )
     for hit in sorted(hits, key=lambda h: (h.start, h.priority)):
-        reference = resolve_hit(hit, outline, sources)
+        reference = resolve_hit(hit, outline, sources, alone=stands_alone(ctx, hit))
         if reference is not None:
             return reference
     if not outline:
