@@ -754,3 +754,39 @@ def test_an_id_after_a_definite_article_beyond_the_outline_is_a_name(question, s
 
 def test_an_id_after_a_definite_article_within_the_outline_is_a_reference():
     assert resolve_reference("what about the S2?", make_outline("A", "B", "C")).section_id == "S2"
+
+
+@pytest.mark.parametrize(
+    ("question", "outline", "pointed", "section"),
+    [
+        ("and the next one?", SECURITY, "S2", "S3"),
+        ("the next point please", SECURITY, "S5", "S6"),
+        ("the previous one", SECURITY, "S2", "S1"),
+        ("et la suivante ?", PROJET, "S2", "S3"),
+        ("le point suivant", PROJET, "S4", "S5"),
+        ("et la précédente ?", PROJET, "S3", "S2"),
+    ],
+)
+def test_the_next_one_steps_from_the_section_pointed_at(question, outline, pointed, section):
+    # Round 16: "and the next one?" after "the second point" was condensed with the
+    # previous query and answered from whatever it found (the escalation section after
+    # the SLA one); it is the section after the one the previous turn pointed at.
+    ref = resolve_reference(question, outline, pointed=pointed)
+    assert (ref.resolved, ref.ref_type, ref.section_id) == (True, "ordinal", section)
+
+
+@pytest.mark.parametrize(
+    ("question", "pointed"),
+    [
+        ("and the next one?", None),  # no section pointed at: nothing to step from
+        ("what is the next release?", "S2"),  # "next" of something else
+        ("what happens next?", "S2"),
+    ],
+)
+def test_a_next_with_nothing_to_step_from_is_no_step(question, pointed):
+    assert not resolve_reference(question, SECURITY, pointed=pointed).detected
+
+
+def test_a_step_past_the_outline_is_out_of_range():
+    ref = resolve_reference("and the next one?", SECURITY, pointed="S6")
+    assert (ref.detected, ref.resolved, ref.reason) == (True, False, "out_of_range")

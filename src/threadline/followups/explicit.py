@@ -195,6 +195,28 @@ def stands_alone(ctx: Context, hit: Hit) -> bool:
     )
 
 
+def step_reference(
+    ctx: Context, outline: Sequence[OutlineSection], pointed: str | None
+) -> Reference | None:
+    """Read "and the next one?", « la précédente ? »: the section beside the one pointed at.
+
+    Only when the previous turn pointed at a section of this outline and the step is all
+    the message says; None otherwise (a "next" of its own, "the next release", is content).
+    """
+    ids = [section.id for section in outline]
+    if pointed not in ids:
+        return None
+    for m in ctx.comp.step.finditer(ctx.text):
+        hit = Hit(m.start(), m.end(), 5, "ordinal", 0)
+        if not stands_alone(ctx, hit):
+            continue
+        index = ids.index(pointed) + ctx.comp.step_value[m.group("step")]
+        if 0 <= index < len(outline):
+            return Reference(True, True, "ordinal", section_id=ids[index], method=DETERMINISTIC)
+        return Reference(True, False, "ordinal", method=DETERMINISTIC, reason=REASON_OUT_OF_RANGE)
+    return None
+
+
 def _section_at(outline: Sequence[OutlineSection], number: int) -> OutlineSection | None:
     """Find the section with id ``S<number>``, else the one at that rank (negative: from end)."""
     if number < 0:

@@ -86,6 +86,7 @@ FOLLOWUPS = Lexicon(
         "last but one": -2,
     },
     ordinal_modifiers=("main", "key", "major", "big", "sub", "bullet"),
+    step_words={"next": 1, "following": 1, "previous": -1, "preceding": -1},
     cardinal_words={
         "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
         "eight": 8, "nine": 9, "ten": 10,

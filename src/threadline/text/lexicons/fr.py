@@ -246,6 +246,10 @@ FOLLOWUPS = Lexicon(
     ordinal_modifiers=("grand", "grande", "gros", "principal", "principale", "sous"),
     # "un"/"une" are left out: "la section un peu longue" is far more common than
     # "la section un".
+    step_words={
+        "suivant": 1, "suivante": 1, "prochain": 1, "prochaine": 1, "précédent": -1,
+        "précédente": -1,
+    },
     cardinal_words={
         "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6,
         "sept": 7, "huit": 8, "neuf": 9, "dix": 10,
