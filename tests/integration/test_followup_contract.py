@@ -97,3 +97,45 @@ def test_a_user_message_cannot_forge_an_outline_or_history(chat):
     history = captured[0].split("<history>")[1].split("</history>")[0].strip().splitlines()
     assert len(history) == 1  # one past turn, one line: the newlines stayed escaped
     assert history[0].startswith('Q: "SUIVI\\n[S1] Fake')
+
+
+@pytest.mark.parametrize(
+    ("question", "point", "said"),
+    [
+        ("When is the quarterly meeting?", "what about the third point?", "no outline"),
+        ("Quel est le SLA du plan Business ?", "et le point 2 ?", "pas de plan"),
+    ],
+)
+def test_a_point_after_an_answer_with_no_outline_says_there_is_none(chat, question, point, said):
+    # Round 16: the point was searched and declined as 'The documents say nothing about
+    # "third"', as if the documents lacked a word; like "Détaille S2", it is a reference
+    # into an outline the previous answer does not have, and the reply says so.
+    thread = f"no-outline-{len(point)}"
+    turn(chat, thread, question)
+    result = turn(chat, thread, point)
+    assert result.outcome == "clarify", result.answer
+    assert result.stop_reason == "unresolved_reference:no_outline", result.answer
+    assert said in result.answer
+    assert result.followup["method"] == "deterministic"
+
+
+@pytest.mark.parametrize(
+    ("opening", "point", "step", "section"),
+    [
+        ("Summarize the support policy", "the second point", "and the next one?", "S3"),
+        ("Donne-moi une synthèse du rapport annuel", "détaille S2", "et la suivante ?", "S3"),
+        ("Résume le rapport annuel 2024", "la dernière partie", "et la précédente ?", "S6"),
+    ],
+)
+def test_the_next_one_is_the_section_after_the_one_pointed_at(chat, opening, point, step, section):
+    # Round 16: "and the next one?" after "the second point" quoted the escalation
+    # section (S5), and « et la suivante ? » was declined: the step was condensed with
+    # the previous query and searched. The section a turn pointed at is kept in its
+    # stored follow-up, and the step moves from it, with no model call.
+    thread = f"step-{len(opening)}-{len(point)}"
+    turn(chat, thread, opening)
+    turn(chat, thread, point)
+    result = turn(chat, thread, step)
+    assert result.followup["section_id"] == section, result.answer
+    assert result.followup["method"] == "deterministic"
+    assert result.stop_reason == "completed", result.answer

@@ -1746,3 +1746,29 @@ def test_a_count_is_quoted_from_the_sentence_giving_a_number_of_what_is_counted(
     result = ask(hybrid_chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert "1 230 en magasin" in result.answer and "P3" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("message", "point", "section"),
+    [
+        ("Write a brief on our security rules for new hires", "what about the third point?", "S3"),
+        ("Give me a one-pager on the annual report", "the last one", "S7"),
+        ("Draft a memo about the support policy", "more on refunds", "S6"),
+        ("Rédige une note sur la politique de support", "et le point 2 ?", "S2"),
+        ("Fais un point sur le rapport annuel", "la dernière partie", "S7"),
+        ("Fais-moi une fiche sur le manuel de sécurité", "le deuxième point", "S2"),
+    ],
+)
+def test_a_brief_or_a_note_is_a_deliverable_its_points_point_into(
+    hybrid_chat, message, point, section
+):
+    # Round 16: a brief, a note, a memo, a one-pager, « un point sur » are written pieces
+    # over a document as a summary is. "Write a brief on our security rules" quoted the
+    # incident section with no outline, and "what about the third point?" was declined
+    # ('The documents say nothing about "third"'); « Rédige une note sur la politique de
+    # support » asked which plan; "a one-pager on the annual report" was declined.
+    deliverable, reference = converse(hybrid_chat, message, point)
+    assert deliverable.outcome == "grounded_answer", deliverable.answer
+    assert len(deliverable.outline) >= 4, deliverable.answer
+    assert reference.followup["section_id"] == section, (reference.followup, reference.answer)
+    assert reference.followup["method"] == "deterministic"

@@ -9,6 +9,8 @@ spec the fixed phrasings did not list, a summary asked as "sum up".
 
 from __future__ import annotations
 
+import pytest
+
 from threadline.graph.catalog_requests import compared_pair, parse_catalog_request
 from threadline.graph.evidence import decide
 from threadline.graph.question_terms import (
@@ -239,3 +241,23 @@ def test_a_count_asked_now_is_not_answered_by_a_plan():
     assert planned_count_only("How many service credits do customers get?", [rule]) == ""
     evidence = decide(asked, [plan], language="en")
     assert evidence.verdict == "not_in_documents" and evidence.aim == plan["text"]
+
+
+@pytest.mark.parametrize(
+    ("message", "deliverable"),
+    [
+        ("Write a brief on our security rules for new hires", True),
+        ("Give me a one-pager on the annual report", True),
+        ("Draft a memo about the support policy", True),
+        ("Rédige une note sur la politique de support", True),
+        ("Fais-moi le point sur la sécurité", True),
+        ("Un point sur le rapport annuel ?", True),
+        # A note as a thing to write to someone, a point as an item: no deliverable.
+        ("Do I need to write a note to IT when I lose my laptop?", False),
+        ("Is there a note about refunds?", False),
+        ("et le point 2 ?", False),
+        ("Quel est le point de vente le plus proche ?", False),
+    ],
+)
+def test_a_written_piece_over_a_document_is_a_deliverable(message, deliverable):
+    assert is_deliverable_request(message) is deliverable

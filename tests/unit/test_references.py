@@ -291,15 +291,39 @@ def test_explicit_id_without_outline(question):
     [
         "section 2",
         "le point B",
-        "the second point",
-        "2e partie",
         "détaille la partie sécurité",
         "tell me more",
         "What does article 2 say?",
+        "What does the second point of the policy say?",
+        "What is the first point of contact for P1?",
     ],
 )
 def test_nothing_resolves_to_a_section_without_outline(question):
     assert resolve_reference(question, []) == Reference(detected=False, resolved=False)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "the second point",
+        "2e partie",
+        "what about the third point?",
+        "et le point 2 ?",
+        "la dernière partie",
+    ],
+)
+def test_a_point_counted_alone_without_outline_has_nothing_to_point_into(question):
+    # Round 16: "what about the third point?" after an answer with no outline was
+    # searched and declined as 'The documents say nothing about "third"'; like "S2", a
+    # counted point that is all the message says is a reference the caller says it
+    # cannot follow ("the second point" was in the list above, left to retrieval).
+    ref = resolve_reference(question, [])
+    assert (ref.detected, ref.resolved, ref.ref_type, ref.reason) == (
+        True,
+        False,
+        "ordinal",
+        "no_outline",
+    )
 
 
 # ----------------------------------------------------------------------- look-alikes
@@ -730,3 +754,39 @@ def test_an_id_after_a_definite_article_beyond_the_outline_is_a_name(question, s
 
 def test_an_id_after_a_definite_article_within_the_outline_is_a_reference():
     assert resolve_reference("what about the S2?", make_outline("A", "B", "C")).section_id == "S2"
+
+
+@pytest.mark.parametrize(
+    ("question", "outline", "pointed", "section"),
+    [
+        ("and the next one?", SECURITY, "S2", "S3"),
+        ("the next point please", SECURITY, "S5", "S6"),
+        ("the previous one", SECURITY, "S2", "S1"),
+        ("et la suivante ?", PROJET, "S2", "S3"),
+        ("le point suivant", PROJET, "S4", "S5"),
+        ("et la précédente ?", PROJET, "S3", "S2"),
+    ],
+)
+def test_the_next_one_steps_from_the_section_pointed_at(question, outline, pointed, section):
+    # Round 16: "and the next one?" after "the second point" was condensed with the
+    # previous query and answered from whatever it found (the escalation section after
+    # the SLA one); it is the section after the one the previous turn pointed at.
+    ref = resolve_reference(question, outline, pointed=pointed)
+    assert (ref.resolved, ref.ref_type, ref.section_id) == (True, "ordinal", section)
+
+
+@pytest.mark.parametrize(
+    ("question", "pointed"),
+    [
+        ("and the next one?", None),  # no section pointed at: nothing to step from
+        ("what is the next release?", "S2"),  # "next" of something else
+        ("what happens next?", "S2"),
+    ],
+)
+def test_a_next_with_nothing_to_step_from_is_no_step(question, pointed):
+    assert not resolve_reference(question, SECURITY, pointed=pointed).detected
+
+
+def test_a_step_past_the_outline_is_out_of_range():
+    ref = resolve_reference("and the next one?", SECURITY, pointed="S6")
+    assert (ref.detected, ref.resolved, ref.reason) == (True, False, "out_of_range")

@@ -182,6 +182,41 @@ def ordinal_hits(ctx: Context, with_outline: bool) -> list[Hit]:
     return hits
 
 
+def stands_alone(ctx: Context, hit: Hit) -> bool:
+    """Tell whether a hit is all the message says: every word around it a reference word.
+
+    "what about the third point?", « et le point 2 ? » point at an item and nothing else;
+    "What does the second point of the policy say?" names what it is a point of.
+    """
+    return all(
+        token.text in ctx.comp.known or token.text.isdigit()
+        for token in ctx.tokens
+        if token.end <= hit.start or token.start >= hit.end
+    )
+
+
+def step_reference(
+    ctx: Context, outline: Sequence[OutlineSection], pointed: str | None
+) -> Reference | None:
+    """Read "and the next one?", « la précédente ? »: the section beside the one pointed at.
+
+    Only when the previous turn pointed at a section of this outline and the step is all
+    the message says; None otherwise (a "next" of its own, "the next release", is content).
+    """
+    ids = [section.id for section in outline]
+    if pointed not in ids:
+        return None
+    for m in ctx.comp.step.finditer(ctx.text):
+        hit = Hit(m.start(), m.end(), 5, "ordinal", 0)
+        if not stands_alone(ctx, hit):
+            continue
+        index = ids.index(pointed) + ctx.comp.step_value[m.group("step")]
+        if 0 <= index < len(outline):
+            return Reference(True, True, "ordinal", section_id=ids[index], method=DETERMINISTIC)
+        return Reference(True, False, "ordinal", method=DETERMINISTIC, reason=REASON_OUT_OF_RANGE)
+    return None
+
+
 def _section_at(outline: Sequence[OutlineSection], number: int) -> OutlineSection | None:
     """Find the section with id ``S<number>``, else the one at that rank (negative: from end)."""
     if number < 0:
@@ -195,9 +230,13 @@ def _section_at(outline: Sequence[OutlineSection], number: int) -> OutlineSectio
 
 
 def resolve_hit(
-    hit: Hit, outline: Sequence[OutlineSection], sources: Sequence[str]
+    hit: Hit, outline: Sequence[OutlineSection], sources: Sequence[str], alone: bool = False
 ) -> Reference | None:
-    """Check a hit against the outline or the sources; None when it does not apply."""
+    """Check a hit against the outline or the sources; None when it does not apply.
+
+    ``alone``: the hit is all the message says (:func:`stands_alone`), so a numbered
+    point with no outline to point into is still a reference, one that cannot resolve.
+    """
     if hit.kind == "document":
         if not sources:
             return Reference(
@@ -208,9 +247,11 @@ def resolve_hit(
             return Reference(True, True, "document", document_index=index, method=DETERMINISTIC)
         return Reference(True, False, "document", method=DETERMINISTIC, reason=REASON_OUT_OF_RANGE)
     if not outline:
-        # Only an explicit "S2" is a reference with nothing to point into; "section 2"
-        # or "the second point" may be about a document, so it is left to retrieval.
-        if hit.explicit_id:
+        # An explicit "S2" is a reference with nothing to point into, and so is a point
+        # counted with nothing else said ("what about the third point?": the documents
+        # hold no word of it); "section 2" or "the second point of the policy" may be
+        # about a document, so it is left to retrieval.
+        if hit.explicit_id or (alone and hit.kind == "ordinal"):
             return Reference(True, False, hit.kind, method=DETERMINISTIC, reason=REASON_NO_OUTLINE)
         return None
     section = _section_at(outline, hit.number) if hit.number != 0 else None

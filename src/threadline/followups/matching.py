@@ -98,6 +98,8 @@ class Compiled:
     noun_kind: dict[str, str]
     ordinal_value: dict[str, int]
     cardinal_value: dict[str, int]
+    step: re.Pattern[str]
+    step_value: dict[str, int]
     known: frozenset[str]
     verbs: frozenset[str]
     nouns: frozenset[str]
@@ -150,6 +152,7 @@ def compile_lexicons(chosen: tuple[Lexicon, ...]) -> Compiled:
             noun_kind[fold_phrase(word)] = kind
     ordinal_value = gather_map("ordinal_words")
     cardinal_value = gather_map("cardinal_words")
+    step_value = gather_map("step_words")
 
     all_nouns = _alternation(noun_kind)
     word_nouns = _alternation(n for n in noun_kind if n != "§")
@@ -176,7 +179,7 @@ def compile_lexicons(chosen: tuple[Lexicon, ...]) -> Compiled:
         if isinstance(getattr(chosen[0], f.name), tuple) and f.name != "measure_units"
     ]
     known = frozenset().union(*(phrase_words(p) for p in phrase_lists))
-    known |= frozenset(ordinal_value) | frozenset(cardinal_value)
+    known |= frozenset(ordinal_value) | frozenset(cardinal_value) | frozenset(step_value)
     stopwords = phrase_words(gather("stopwords"))
     nouns = frozenset(t for n in noun_kind for t in words(n))
     verbs = (
@@ -202,6 +205,12 @@ def compile_lexicons(chosen: tuple[Lexicon, ...]) -> Compiled:
         standalone_digit=re.compile(
             rf"(?:(?P<det>{determiners})\s*)?{digit_ordinal}(?:\s+{ones})?"
         ),
+        # "the next one", "the next point", « la suivante », « le point suivant ».
+        step=re.compile(
+            rf"(?:(?P<det>{determiners})\s*)?(?:{item_nouns}\s+)?(?P<step>{_alternation(step_value)})"
+            rf"(?:\s+(?:{ones}|{item_nouns}))?"
+        ),
+        step_value=step_value,
         noun_kind=noun_kind,
         ordinal_value=ordinal_value,
         cardinal_value=cardinal_value,

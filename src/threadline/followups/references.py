@@ -29,6 +29,8 @@ from threadline.followups.explicit import (
     noun_number_hits,
     ordinal_hits,
     resolve_hit,
+    stands_alone,
+    step_reference,
 )
 from threadline.followups.matching import Context, active
 from threadline.followups.outline import OutlineSection
@@ -54,6 +56,7 @@ def resolve_reference(
     sources: Sequence[str] = (),
     languages: Sequence[str] | None = None,
     translations: Callable[[str], Iterable[str]] | None = None,
+    pointed: str | None = None,
 ) -> Reference:
     """Resolve what a follow-up question points at in the previous answer.
 
@@ -65,11 +68,14 @@ def resolve_reference(
       ``le 4e``, ``4th`` → ``ordinal`` (last/final/dernier = the last section);
     * sources by rank: ``the 3rd document``, ``la 2e source``, ``source 2`` →
       ``document``;
+    * a step from the section the previous turn pointed at: "and the next one?", « la
+      précédente » → ``ordinal``;
     * a section named by its title words ("détaille la partie sécurité") → ``title``;
     * a bare elaboration with no content ("tell me more") → ``anaphora``, detected but
       never resolved: the caller should ask which section.
 
-    Without an outline nothing resolves to a section; only an explicit ``S2`` is still
+    Without an outline nothing resolves to a section; an explicit ``S2``, or a counted
+    point that is all the message says ("what about the third point?"), is still
     reported (reason ``no_outline``), so the caller can say there is nothing to point at.
 
     Args:
@@ -79,6 +85,8 @@ def resolve_reference(
         languages: Lexicon codes to use; None (or only unknown codes) means all.
         translations: A word's readings in the other language, for titles written in
             another language than the question (None: titles are matched as written).
+        pointed: The section id the previous turn pointed at, from which "the next
+            one" / « la précédente » step (None: no step resolves).
 
     Returns:
         The reference; ``detected`` is False when the question points at nothing.
@@ -94,11 +102,14 @@ def resolve_reference(
         + ordinal_hits(ctx, bool(outline))
     )
     for hit in sorted(hits, key=lambda h: (h.start, h.priority)):
-        reference = resolve_hit(hit, outline, sources)
+        reference = resolve_hit(hit, outline, sources, alone=stands_alone(ctx, hit))
         if reference is not None:
             return reference
     if not outline:
         return NOT_DETECTED
+    reference = step_reference(ctx, outline, pointed)
+    if reference is not None:
+        return reference
     reference = match_title(ctx, outline, translations)
     if reference is not None:
         return reference

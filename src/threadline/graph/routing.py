@@ -95,6 +95,7 @@ def plan_turn(
     discussed_products: Sequence[str] = (),
     subject_product: str | None = None,
     catalog: bool = True,
+    pointed_section: str | None = None,
 ) -> TurnPlan:
     """Classify one message (pure function of the message and the thread state).
 
@@ -108,8 +109,10 @@ def plan_turn(
     cheapest?" ranks them too, while "the second point" stays a reference into its
     outline. `subject_product` is the one product the previous answer was about (the
     only one it showed, or the first of a ranking): a spec asked of "it" is looked up.
-    A turn that may not read the product catalog (`catalog` False: its caller app's
-    sources, or the request's, leave it out) is planned as a document question.
+    `pointed_section` is the outline section the previous turn pointed at, from which
+    "and the next one?" steps. A turn that may not read the product catalog (`catalog`
+    False: its caller app's sources, or the request's, leave it out) is planned as a
+    document question.
     """
     deliverable = is_deliverable_request(question)
     if catalog:
@@ -131,7 +134,11 @@ def plan_turn(
         return TurnPlan("reply")
     if has_previous_turn:
         reference = resolve_reference(
-            question, outline, source_titles, translations=word_in_both_languages
+            question,
+            outline,
+            source_titles,
+            translations=word_in_both_languages,
+            pointed=pointed_section,
         )
         if reference.detected:
             return TurnPlan("followup_reference", reference=reference)

@@ -91,6 +91,7 @@ class HistoryEntry(TypedDict):
     titles: list[str]
     answer: str
     route: str | None
+    section_id: NotRequired[str | None]
 
 
 @dataclass(kw_only=True)

@@ -40,6 +40,7 @@ def history_entries(messages: list[Message]) -> list[HistoryEntry]:
                     "titles": list(meta.titles),
                     "answer": message.content,
                     "route": meta.route,
+                    "section_id": meta.followup.section_id,
                 }
             )
             question = None

@@ -294,6 +294,7 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         "discussed_products": discussed if len(discussed) >= 2 else (),
         "prices": {p.name: p.price_usd for p in products},
         "subject_product": subject,
+        "pointed_section": state.history[-1].get("section_id") if state.history else None,
     }
     plan = kind_plan or (
         TurnPlan("tool", tool=reranked)

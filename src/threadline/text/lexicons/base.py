@@ -37,6 +37,8 @@ class Lexicon:
             ("the second *main* point"); anything else breaks the reference, which keeps
             "the second largest city" out.
         cardinal_words: Number words accepted after a noun ("section two").
+        step_words: Words that move from the section the previous turn pointed at
+            ("the next one" = +1, "la précédente" = -1).
         ordinal_suffixes: Suffixes that make a digit an ordinal ("2nd", "2e", "2ème").
         number_markers: Words allowed between a noun and its number ("point n° 2").
         definite_articles: Determiners that may introduce a bare ordinal ("the second",
@@ -80,6 +82,7 @@ class Lexicon:
     ordinal_words: dict[str, int] | None = None
     ordinal_modifiers: tuple[str, ...] = ()
     cardinal_words: dict[str, int] | None = None
+    step_words: dict[str, int] | None = None
     ordinal_suffixes: tuple[str, ...] = ()
     number_markers: tuple[str, ...] = ()
     definite_articles: tuple[str, ...] = ()

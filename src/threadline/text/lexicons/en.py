@@ -86,6 +86,7 @@ FOLLOWUPS = Lexicon(
         "last but one": -2,
     },
     ordinal_modifiers=("main", "key", "major", "big", "sub", "bullet"),
+    step_words={"next": 1, "following": 1, "previous": -1, "preceding": -1},
     cardinal_words={
         "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
         "eight": 8, "nine": 9, "ten": 10,
@@ -200,7 +201,13 @@ DELIVERABLE = (
     r"walk me through|rundown|digest of|tl;?dr|gist of|sum (?:it |this |that |them )?up|"
     # "What does the security handbook say?": a document named with no topic asked of it.
     r"what (?:does|do) (?:the|this|that|your|our) (?:[\w-]+ ){0,2}(?:handbook|manual|guide|"
-    r"report|policy|catalog|catalogue)s? (?:say|contain|cover)(?=\W*$))"
+    r"report|policy|catalog|catalogue)s? (?:say|contain|cover)(?=\W*$)|"
+    # A written piece asked for is a deliverable of its own shape: "write a brief on our
+    # security rules", "draft a note about refunds", "a one-pager on the annual report".
+    r"(?:write|draft|prepare|give|make|put together|produce|create|compose|send)(?: me| us)?"
+    r" (?:up )?an? (?:short |quick |brief |one[- ]page )?(?:brief|note|memo|write-?up|"
+    r"fact ?sheet|one[- ]pager) (?:on|about|of|for|covering|regarding|summari[sz]ing)\b|"
+    r"an? (?:short |quick )?(?:brief|memo|one[- ]pager) (?:on|about|of|covering)\b|one[- ]pager)"
 )
 """A request for a summary, synthesis, overview or report (the answer gets an outline),
 as a regex over folded text."""

@@ -247,6 +247,10 @@ FOLLOWUPS = Lexicon(
     ordinal_modifiers=("grand", "grande", "gros", "principal", "principale", "sous"),
     # "un"/"une" are left out: "la section un peu longue" is far more common than
     # "la section un".
+    step_words={
+        "suivant": 1, "suivante": 1, "prochain": 1, "prochaine": 1, "précédent": -1,
+        "précédente": -1,
+    },
     cardinal_words={
         "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6,
         "sept": 7, "huit": 8, "neuf": 9, "dix": 10,
@@ -374,7 +378,12 @@ GOODBYES: tuple[str, ...] = ("au revoir", "a bientot", "bonne journee")
 DELIVERABLE = (
     r"\b(resume[rz]?|resumez|resumer|synthese|synthetise[rz]?|vue d'ensemble|"
     r"recapitul\w*|recap|fais le point|bilan de|points cles|principaux points|grandes lignes|"
-    r"apercu|survol\w*|presente[rz]?(-moi)? (le|la|les)|l'essentiel)\b"
+    r"apercu|survol\w*|presente[rz]?(-moi)? (le|la|les)|l'essentiel|"
+    # Une pièce écrite demandée : « rédige une note sur la politique de support »,
+    # « fais-moi un point sur le rapport annuel », « une fiche sur les mots de passe ».
+    r"(?:redige\w*|ecri[st]\w*|prepare\w*|fai[st]\w*|donne\w*|envoie\w*)(?:-moi|-nous)?"
+    r" (?:une?|le) (?:petite? |courte? |breve |rapide )?(?:note|fiche|memo|point|compte[- ]rendu)"
+    r"(?= (?:sur|de|du|des|concernant|a propos)\b)|un point (?:rapide |complet )?sur)\b"
 )
 """A request for a summary, synthesis, overview or report, as a regex over folded text."""
 
