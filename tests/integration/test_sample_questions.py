@@ -1746,3 +1746,38 @@ def test_a_count_is_quoted_from_the_sentence_giving_a_number_of_what_is_counted(
     result = ask(hybrid_chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert "1 230 en magasin" in result.answer and "P3" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("messages", "meant", "others"),
+    [
+        (
+            ("What is the Enterprise plan?", "what's its response time for P2?"),
+            "On the Enterprise plan, P2 incidents get a first response within 1 hour",
+            ("On the Business plan", "On the Basic plan"),
+        ),
+        (
+            (
+                "What is the Enterprise plan?",
+                "what's its response time for P2?",
+                "and for Business?",
+            ),
+            "On the Business plan, P2 incidents get a first response within 4 business hours",
+            ("P1 incidents", "SLA", "On the Basic plan", "On the Enterprise plan"),
+        ),
+        (
+            ("What is the Business plan?", "what's its SLA?"),
+            "The Business plan SLA guarantees 99.9% monthly uptime",
+            ("The Basic plan SLA", "The Enterprise plan SLA"),
+        ),
+    ],
+)
+def test_its_is_the_one_thing_the_previous_question_named(hybrid_chat, messages, meant, others):
+    # "its" is the Enterprise plan: every plan's P2 time was quoted; "and for Business?"
+    # (the previous question's "its" left no name to swap) quoted every Business
+    # priority, its SLA and the business hours; "its SLA" quoted every plan's.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith(meant), result.answer
+    for other in others:
+        assert other not in result.answer, result.answer

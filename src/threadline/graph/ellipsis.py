@@ -409,9 +409,47 @@ def _substituted(previous: str, ellipsis: EllipticalMessage) -> str | None:
 _SUBJECT_PRONOUN = re.compile(
     r"\b(?P<auxiliary>is|are|was|does|did|can|could|will|would|has) it\b", re.I
 )
+# The possessive "its" before what a question asks of a thing: "what's its SLA?".
+_POSSESSIVE_PRONOUN = re.compile(r"\bits\b(?=\s+\w)", re.I)
 # Any other "it": "how often must I change it?" stands for something the new name would
 # compete with ("et le MFA ?" then asks about MFA, not how often to change it).
 _OTHER_PRONOUN = re.compile(r"\b(?:it|its)\b", re.I)
+
+
+def owned_by_the_one_named(question: str, previous_question: str) -> str | None:
+    """Return a follow-up's possessive "its" as the one thing the previous question named.
+
+    "What is the Enterprise plan?" then "what's its response time for P2?" asks the
+    Enterprise plan's, not every plan's. None when the message names a thing of its own,
+    (a code, "P2", is what it asks of it),
+    when the previous question names none or several (which one "its" stands for is
+    not said), or when the message holds no such "its" (:func:`with_the_owner_named`).
+    """
+    if any(_shape(n) == "name" for n in _names_in(question, sentence=True)):
+        return None  # a code ("P2") is what is asked of it, not whose
+    named = [n for n in _names_in(previous_question, sentence=True) if _shape(n) == "name"]
+    if len(named) != 1:
+        return None
+    # The name with the noun it names ("Enterprise plan"), as the documents write it.
+    after = re.search(rf"(?<![\w-]){re.escape(named[0])}\s+([a-z][\w-]*)", previous_question)
+    noun = after[1] if after and fold(after[1]) not in STOPWORDS and terms(after[1]) else ""
+    return with_the_owner_named(question, f"{named[0]} {noun}".strip())
+
+
+def with_the_owner_named(question: str, owner: str) -> str | None:
+    """Return an English question's one possessive "its" as the thing it stands for.
+
+    "what's its response time for P2?" asks the response time of a thing the message
+    does not name; of the Enterprise plan it is "what's the Enterprise response time for
+    P2?". None when the question holds no such "its", or more than one pronoun (which
+    one stands for the owner is not said).
+    """
+    if len(_OTHER_PRONOUN.findall(question)) != 1:
+        return None
+    if _POSSESSIVE_PRONOUN.search(question) is None:
+        return None
+    owner = _LEADING.sub("", owner).strip()
+    return _POSSESSIVE_PRONOUN.sub(lambda _: f"the {owner}", question, count=1)
 
 
 def _asked_of(previous: str, ellipsis: EllipticalMessage) -> str | None:
@@ -444,6 +482,11 @@ def _asked_of(previous: str, ellipsis: EllipticalMessage) -> str | None:
     named = f"{article[1] if article else ''}{thing}"
     if _SUBJECT_PRONOUN.search(previous):
         return _SUBJECT_PRONOUN.sub(lambda m: f"{m['auxiliary']} {named}", previous, count=1)
+    # "what's its response time for P2?" then "and for Business?": the thing named is
+    # whose response time is asked, in the possessive's place.
+    owned = with_the_owner_named(previous, thing) if english else None
+    if owned is not None:
+        return owned
     if _OTHER_PRONOUN.search(previous):
         return None
     asked = previous.rstrip(" ?!.")
