@@ -1781,3 +1781,30 @@ def test_its_is_the_one_thing_the_previous_question_named(hybrid_chat, messages,
     assert result.answer.startswith(meant), result.answer
     for other in others:
         assert other not in result.answer, result.answer
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("What's the best laptop for travel?", "how heavy is it?"),
+        ("Which laptop is best?", "how much does it cost?"),
+        ("quel est le meilleur téléphone ?", "combien pèse-t-il ?"),
+    ],
+)
+def test_it_after_asking_which_criterion_stands_for_nothing_given(hybrid_chat, messages):
+    # The question back gave no laptop: "it" quoted three laptops' descriptions (their
+    # weights), or the most expensive laptop's price, as if one had been chosen.
+    first, result = converse(hybrid_chat, *messages)
+    assert first.stop_reason == "ambiguous", first.answer
+    assert result.outcome == "clarify" and result.stop_reason == "ambiguous", result.answer
+    assert result.citations == []
+    assert result.clarify and result.clarify["options"], result.clarify
+
+
+def test_a_criterion_typed_after_being_asked_again_ranks_the_best_question(hybrid_chat):
+    *_, ranked = converse(
+        hybrid_chat, "What's the best laptop for travel?", "how heavy is it?", "by weight"
+    )
+    assert ranked.outcome == "tool_answer", ranked.answer
+    assert ranked.answer.startswith("- Lenovo ThinkPad X1 Carbon Gen 12"), ranked.answer
+
