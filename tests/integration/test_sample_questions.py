@@ -1808,3 +1808,32 @@ def test_a_criterion_typed_after_being_asked_again_ranks_the_best_question(hybri
     assert ranked.outcome == "tool_answer", ranked.answer
     assert ranked.answer.startswith("- Lenovo ThinkPad X1 Carbon Gen 12"), ranked.answer
 
+
+@pytest.mark.parametrize(
+    ("messages", "stated"),
+    [
+        (
+            ("What does the Business plan cost per year?", "and can I cancel it?"),
+            "Monthly support plans can be cancelled at any time",
+        ),
+        (
+            (
+                "Summarise the support policy",
+                "détaille S3",
+                "and S5?",
+                "what does it say about refunds for annual plans?",
+            ),
+            "Annual support plans cancelled within 14 days of purchase or renewal receive a "
+            "prorated refund",
+        ),
+    ],
+)
+def test_it_is_asked_of_the_document_a_topical_section_came_from(hybrid_chat, messages, stated):
+    # "it" was read as the previous answer's section only ("Support plans", "Escalation"),
+    # which says nothing of cancelling or refunds, and the question was declined; asked
+    # on its own (or in French, "et je peux l'annuler ?"), it is answered from the policy's
+    # "Refunds and returns".
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert stated in result.answer
+
