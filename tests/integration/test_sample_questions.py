@@ -1770,12 +1770,18 @@ def test_a_count_is_quoted_from_the_sentence_giving_a_number_of_what_is_counted(
             "The Business plan SLA guarantees 99.9% monthly uptime",
             ("The Basic plan SLA", "The Enterprise plan SLA"),
         ),
+        (
+            ("What is the Basic plan?", "how many devices does it cover?"),
+            "The Basic plan costs $29 per month and covers up to 10 devices",
+            ("The Business plan", "The Enterprise plan"),
+        ),
     ],
 )
 def test_its_is_the_one_thing_the_previous_question_named(hybrid_chat, messages, meant, others):
     # "its" is the Enterprise plan: every plan's P2 time was quoted; "and for Business?"
     # (the previous question's "its" left no name to swap) quoted every Business
-    # priority, its SLA and the business hours; "its SLA" quoted every plan's.
+    # priority, its SLA and the business hours; "its SLA" quoted every plan's, and "how
+    # many devices does it cover?" every plan's price and devices.
     result = converse(hybrid_chat, *messages)[-1]
     assert result.outcome == "grounded_answer", result.answer
     assert result.answer.startswith(meant), result.answer
@@ -1836,4 +1842,3 @@ def test_it_is_asked_of_the_document_a_topical_section_came_from(hybrid_chat, me
     result = converse(hybrid_chat, *messages)[-1]
     assert result.outcome == "grounded_answer", result.answer
     assert stated in result.answer
-

@@ -417,18 +417,23 @@ _OTHER_PRONOUN = re.compile(r"\b(?:it|its)\b", re.I)
 
 
 def owned_by_the_one_named(question: str, previous_question: str) -> str | None:
-    """Return a follow-up's possessive "its" as the one thing the previous question named.
+    """Return a follow-up's "its" (or "does it") as the one thing the previous question named.
 
     "What is the Enterprise plan?" then "what's its response time for P2?" asks the
-    Enterprise plan's, not every plan's. None when the message names a thing of its own,
-    (a code, "P2", is what it asks of it),
-    when the previous question names none or several (which one "its" stands for is
-    not said), or when the message holds no such "its" (:func:`with_the_owner_named`).
+    Enterprise plan's, not every plan's; "What is the Basic plan?" then "how many devices
+    does it cover?" asks how many the Basic plan covers. None when the message names a
+    thing of its own (a code, "P2", is what it asks of it), when the previous question
+    names none, several ("the SLA of the Business plan": which one "it" stands for is
+    not said) or a code only, when "it" is what says ("what does it say about ...": a
+    document), or when the message holds no such pronoun (:func:`with_the_owner_named`).
     """
     if any(_shape(n) == "name" for n in _names_in(question, sentence=True)):
         return None  # a code ("P2") is what is asked of it, not whose
-    named = [n for n in _names_in(previous_question, sentence=True) if _shape(n) == "name"]
-    if len(named) != 1:
+    named = _names_in(previous_question, sentence=True)
+    if len(named) != 1 or _shape(named[0]) != "name" or _SAYS.search(question):
+        # A code ("S5", "P1") is a part or a kind more than a thing owned; "what does it
+        # say about refunds?" asks what a document says, whatever the previous question
+        # named.
         return None
     # The name with the noun it names ("Enterprise plan"), as the documents write it.
     after = re.search(rf"(?<![\w-]){re.escape(named[0])}\s+([a-z][\w-]*)", previous_question)
@@ -436,19 +441,31 @@ def owned_by_the_one_named(question: str, previous_question: str) -> str | None:
     return with_the_owner_named(question, f"{named[0]} {noun}".strip())
 
 
+# What a document does, not a thing: "what does it say / mention / state about ...".
+_SAYS = re.compile(
+    r"\b(?:it|its)\s+(?:say|says|mention|mentions|state|states|tell|tells)\b|"
+    r"\b(?:does|did)\s+it\s+(?:say|mention|state|tell)\b",
+    re.I,
+)
+
+
 def with_the_owner_named(question: str, owner: str) -> str | None:
-    """Return an English question's one possessive "its" as the thing it stands for.
+    """Return an English question's one "its" (or "does it") as the thing it stands for.
 
     "what's its response time for P2?" asks the response time of a thing the message
-    does not name; of the Enterprise plan it is "what's the Enterprise response time for
-    P2?". None when the question holds no such "its", or more than one pronoun (which
-    one stands for the owner is not said).
+    does not name; of the Enterprise plan it is "what's the Enterprise plan response time
+    for P2?", and "does it cover" is "does the Enterprise plan cover". None when the
+    question holds no such pronoun, or more than one (which one stands for the owner is
+    not said).
     """
     if len(_OTHER_PRONOUN.findall(question)) != 1:
         return None
+    owner = _LEADING.sub("", owner).strip()
+    if _SUBJECT_PRONOUN.search(question):
+        # "how many devices does it cover?": the subject after its auxiliary.
+        return _SUBJECT_PRONOUN.sub(lambda m: f"{m['auxiliary']} the {owner}", question, count=1)
     if _POSSESSIVE_PRONOUN.search(question) is None:
         return None
-    owner = _LEADING.sub("", owner).strip()
     return _POSSESSIVE_PRONOUN.sub(lambda _: f"the {owner}", question, count=1)
 
 
