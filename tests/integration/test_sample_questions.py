@@ -1842,3 +1842,19 @@ def test_it_is_asked_of_the_document_a_topical_section_came_from(hybrid_chat, me
     result = converse(hybrid_chat, *messages)[-1]
     assert result.outcome == "grounded_answer", result.answer
     assert stated in result.answer
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("How many employees does Brightwell have?", "and how many stores?"),
+        ("Combien d'employés a Brightwell ?", "et combien de magasins ?"),
+    ],
+)
+def test_a_count_asked_again_of_another_noun_is_the_same_question(hybrid_chat, messages):
+    # "and how many stores?" was no ellipsis (its "how" read as a clause of its own): it
+    # was searched with the employees carried and quoted the headcount sentence again.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert "38 magasins" in result.answer
+    assert "2 140 collaborateurs" not in result.answer

@@ -292,6 +292,53 @@ def superlative_of_previous(
 _CARRIED_WORDS = re.compile(r"\([^()]*\)\s*$")
 
 
+# "and how many stores?", "et combien de magasins ?": a count asked again of another noun,
+# with no verb of its own.
+_COUNT_AGAIN = re.compile(
+    r"^\s*(?:and|also|what about|et|et pour)\s+"
+    r"(?P<count>how many|how much|combien d['’]|combien de)\s*(?P<noun>[^?!.]+?)\s*[?!.]*\s*$",
+    re.I,
+)
+_COUNT_WORDS = 3
+
+
+def counted_again(question: str, previous_question: str) -> str | None:
+    """Return "and how many X?" as the previous count question asked of X, or None.
+
+    "How many employees does Brightwell have?" then "and how many stores?" asks "How
+    many stores does Brightwell have?": the same count, of the noun the message names in
+    place of the one the previous question counted. None when the message holds a verb
+    ("and how many will it open?" is a question of its own), or the previous question
+    counts nothing the same way.
+    """
+    match = _COUNT_AGAIN.match(question)
+    if match is None or _CLAUSE.search(match["noun"]):
+        return None
+    noun = match["noun"].strip()
+    if not noun or len(noun.split()) > _COUNT_WORDS or not terms(noun):
+        return None
+    count = match["count"].strip()
+    counting = r"combien\s*(?:de|d['’])\s*" if fold(count).startswith("combien") else rf"{count}\s+"
+    before = re.search(rf"\b{counting}", previous_question, re.I)
+    if before is None:
+        return None
+    # The counted noun ends where a function word begins: "employees" of "employees does".
+    kept: list[str] = []
+    for word in re.findall(r"[\w'’-]+", previous_question[before.end() :])[:_COUNT_WORDS]:
+        if fold(word) in STOPWORDS:
+            break
+        kept.append(word)
+    if not kept:
+        return None
+    start = before.end()
+    end = previous_question.index(kept[-1], start) + len(kept[-1])
+    if counting.startswith("combien"):
+        # "combien d'employés" then "combien de magasins": the article elides before a vowel.
+        start = before.start() + len("combien")
+        noun = f" d'{noun}" if fold(noun)[:1] in "aeiouyh" else f" de {noun}"
+    return previous_question[:start] + noun + previous_question[end:]
+
+
 def substituted_question(
     question: str, previous_question: str, previous_query: str | None = ""
 ) -> str | None:
@@ -314,6 +361,9 @@ def substituted_question(
     ranked = superlative_of_previous(question, previous, previous_query or "")
     if ranked is not None:
         return ranked
+    counted = counted_again(question, previous)
+    if counted is not None:
+        return counted
     previous_ellipsis = read_ellipsis(previous) if previous else None
     if previous_ellipsis is not None:
         # "and on Enterprise?" after "and P3?": the previous ellipsis stood for the
