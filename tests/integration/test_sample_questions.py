@@ -1858,3 +1858,16 @@ def test_a_count_asked_again_of_another_noun_is_the_same_question(hybrid_chat, m
     assert result.outcome == "grounded_answer", result.answer
     assert "38 magasins" in result.answer
     assert "2 140 collaborateurs" not in result.answer
+
+
+def test_a_rule_asked_of_phones_is_the_handbooks_not_the_catalogs_phones(hybrid_chat):
+    # "what about encryption on phones?" was read as a list of phones ("what" ... "phones")
+    # and answered with the catalog's price of every phone.
+    result = converse(
+        hybrid_chat,
+        "give me an overview of the security handbook",
+        "what about encryption on phones?",
+    )[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert "Company phones used by Brightwell staff must have a screen lock" in result.answer
+    assert "costs $" not in result.answer
