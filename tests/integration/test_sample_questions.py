@@ -1871,3 +1871,12 @@ def test_a_rule_asked_of_phones_is_the_handbooks_not_the_catalogs_phones(hybrid_
     assert result.outcome == "grounded_answer", result.answer
     assert "Company phones used by Brightwell staff must have a screen lock" in result.answer
     assert "costs $" not in result.answer
+
+
+def test_what_it_will_do_next_year_is_the_reports_outlook(hybrid_chat):
+    # "will it" is Brightwell, the one name the previous question named: declined.
+    result = converse(
+        hybrid_chat, "How many stores does Brightwell have?", "and how many will it open next year?"
+    )[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert "cinq nouveaux magasins en 2025" in result.answer
