@@ -1772,3 +1772,137 @@ def test_a_brief_or_a_note_is_a_deliverable_its_points_point_into(
     assert len(deliverable.outline) >= 4, deliverable.answer
     assert reference.followup["section_id"] == section, (reference.followup, reference.answer)
     assert reference.followup["method"] == "deterministic"
+
+
+@pytest.mark.parametrize(
+    ("messages", "meant", "others"),
+    [
+        (
+            ("What is the Enterprise plan?", "what's its response time for P2?"),
+            "On the Enterprise plan, P2 incidents get a first response within 1 hour",
+            ("On the Business plan", "On the Basic plan"),
+        ),
+        (
+            (
+                "What is the Enterprise plan?",
+                "what's its response time for P2?",
+                "and for Business?",
+            ),
+            "On the Business plan, P2 incidents get a first response within 4 business hours",
+            ("P1 incidents", "SLA", "On the Basic plan", "On the Enterprise plan"),
+        ),
+        (
+            ("What is the Business plan?", "what's its SLA?"),
+            "The Business plan SLA guarantees 99.9% monthly uptime",
+            ("The Basic plan SLA", "The Enterprise plan SLA"),
+        ),
+        (
+            ("What is the Basic plan?", "how many devices does it cover?"),
+            "The Basic plan costs $29 per month and covers up to 10 devices",
+            ("The Business plan", "The Enterprise plan"),
+        ),
+    ],
+)
+def test_its_is_the_one_thing_the_previous_question_named(hybrid_chat, messages, meant, others):
+    # "its" is the Enterprise plan: every plan's P2 time was quoted; "and for Business?"
+    # (the previous question's "its" left no name to swap) quoted every Business
+    # priority, its SLA and the business hours; "its SLA" quoted every plan's, and "how
+    # many devices does it cover?" every plan's price and devices.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith(meant), result.answer
+    for other in others:
+        assert other not in result.answer, result.answer
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("What's the best laptop for travel?", "how heavy is it?"),
+        ("Which laptop is best?", "how much does it cost?"),
+        ("quel est le meilleur téléphone ?", "combien pèse-t-il ?"),
+    ],
+)
+def test_it_after_asking_which_criterion_stands_for_nothing_given(hybrid_chat, messages):
+    # The question back gave no laptop: "it" quoted three laptops' descriptions (their
+    # weights), or the most expensive laptop's price, as if one had been chosen.
+    first, result = converse(hybrid_chat, *messages)
+    assert first.stop_reason == "ambiguous", first.answer
+    assert result.outcome == "clarify" and result.stop_reason == "ambiguous", result.answer
+    assert result.citations == []
+    assert result.clarify and result.clarify["options"], result.clarify
+
+
+def test_a_criterion_typed_after_being_asked_again_ranks_the_best_question(hybrid_chat):
+    *_, ranked = converse(
+        hybrid_chat, "What's the best laptop for travel?", "how heavy is it?", "by weight"
+    )
+    assert ranked.outcome == "tool_answer", ranked.answer
+    assert ranked.answer.startswith("- Lenovo ThinkPad X1 Carbon Gen 12"), ranked.answer
+
+
+@pytest.mark.parametrize(
+    ("messages", "stated"),
+    [
+        (
+            ("What does the Business plan cost per year?", "and can I cancel it?"),
+            "Monthly support plans can be cancelled at any time",
+        ),
+        (
+            (
+                "Summarise the support policy",
+                "détaille S3",
+                "and S5?",
+                "what does it say about refunds for annual plans?",
+            ),
+            "Annual support plans cancelled within 14 days of purchase or renewal receive a "
+            "prorated refund",
+        ),
+    ],
+)
+def test_it_is_asked_of_the_document_a_topical_section_came_from(hybrid_chat, messages, stated):
+    # "it" was read as the previous answer's section only ("Support plans", "Escalation"),
+    # which says nothing of cancelling or refunds, and the question was declined; asked
+    # on its own (or in French, "et je peux l'annuler ?"), it is answered from the policy's
+    # "Refunds and returns".
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert stated in result.answer
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("How many employees does Brightwell have?", "and how many stores?"),
+        ("Combien d'employés a Brightwell ?", "et combien de magasins ?"),
+    ],
+)
+def test_a_count_asked_again_of_another_noun_is_the_same_question(hybrid_chat, messages):
+    # "and how many stores?" was no ellipsis (its "how" read as a clause of its own): it
+    # was searched with the employees carried and quoted the headcount sentence again.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert "38 magasins" in result.answer
+    assert "2 140 collaborateurs" not in result.answer
+
+
+def test_a_rule_asked_of_phones_is_the_handbooks_not_the_catalogs_phones(hybrid_chat):
+    # "what about encryption on phones?" was read as a list of phones ("what" ... "phones")
+    # and answered with the catalog's price of every phone.
+    result = converse(
+        hybrid_chat,
+        "give me an overview of the security handbook",
+        "what about encryption on phones?",
+    )[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert "Company phones used by Brightwell staff must have a screen lock" in result.answer
+    assert "costs $" not in result.answer
+
+
+def test_what_it_will_do_next_year_is_the_reports_outlook(hybrid_chat):
+    # "will it" is Brightwell, the one name the previous question named: declined.
+    result = converse(
+        hybrid_chat, "How many stores does Brightwell have?", "and how many will it open next year?"
+    )[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert "cinq nouveaux magasins en 2025" in result.answer

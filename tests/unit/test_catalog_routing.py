@@ -52,6 +52,9 @@ def test_a_question_asking_which_products_is_a_catalog_search(question, args):
         "J'ai perdu mon ordinateur portable, que dois-je faire ?",
         "What is the warranty on my laptop?",
         "Which rules apply when I work remotely with my laptop?",
+        "what about encryption on phones?",
+        "any rules on phones?",
+        "quelles règles pour les téléphones ?",
     ],
 )
 def test_a_question_about_a_laptop_is_a_document_question(question):

@@ -26,6 +26,7 @@ from threadline.graph import prompts
 from threadline.graph.catalog_requests import with_catalog_capitals
 from threadline.graph.ellipsis import (
     changes_only_the_year,
+    owned_by_the_one_named,
     read_ellipsis,
     substituted_question,
     with_the_year_meant,
@@ -102,7 +103,9 @@ def asked_question(state: State, names: Sequence[str] = ()) -> str:
     (`facts.revenue_spelled_out`). The catalog's product `names` typed in lower case are
     read with their capitals (`with_catalog_capitals`), in the message and the question
     before it: "and on the nokia?" after "what is the warranty on the pixel 8 pro" asks
-    the Nokia's warranty.
+    the Nokia's warranty. A possessive "its" is the one thing the previous question
+    named (`ellipsis.owned_by_the_one_named`): "what's its SLA?" after "What is the
+    Enterprise plan?" asks the Enterprise SLA.
     """
     if state.route == "tool":
         return state.query
@@ -114,9 +117,19 @@ def asked_question(state: State, names: Sequence[str] = ()) -> str:
     previous = str(state.history[-1].get("question") or "")
     if names:
         previous = with_catalog_capitals(previous, names)
+    if len(state.history) > 1:
+        # "and for Business?" after "what's its response time for P2?" swaps the name
+        # "its" stood for: the previous question is read with it.
+        before = str(state.history[-2].get("question") or "")
+        previous = owned_by_the_one_named(previous, before) or previous
     searched = state.history[-1].get("search_query") or ""
     query = year_meant(state, query)
-    return revenue_spelled_out(substituted_question(query, previous, searched) or query)
+    asked = (
+        substituted_question(query, previous, searched)
+        or owned_by_the_one_named(query, previous)
+        or query
+    )
+    return revenue_spelled_out(asked)
 
 
 def year_meant(state: State, query: str | None = None) -> str:

@@ -292,6 +292,53 @@ def superlative_of_previous(
 _CARRIED_WORDS = re.compile(r"\([^()]*\)\s*$")
 
 
+# "and how many stores?", "et combien de magasins ?": a count asked again of another noun,
+# with no verb of its own.
+_COUNT_AGAIN = re.compile(
+    r"^\s*(?:and|also|what about|et|et pour)\s+"
+    r"(?P<count>how many|how much|combien d['’]|combien de)\s*(?P<noun>[^?!.]+?)\s*[?!.]*\s*$",
+    re.I,
+)
+_COUNT_WORDS = 3
+
+
+def counted_again(question: str, previous_question: str) -> str | None:
+    """Return "and how many X?" as the previous count question asked of X, or None.
+
+    "How many employees does Brightwell have?" then "and how many stores?" asks "How
+    many stores does Brightwell have?": the same count, of the noun the message names in
+    place of the one the previous question counted. None when the message holds a verb
+    ("and how many will it open?" is a question of its own), or the previous question
+    counts nothing the same way.
+    """
+    match = _COUNT_AGAIN.match(question)
+    if match is None or _CLAUSE.search(match["noun"]):
+        return None
+    noun = match["noun"].strip()
+    if not noun or len(noun.split()) > _COUNT_WORDS or not terms(noun):
+        return None
+    count = match["count"].strip()
+    counting = r"combien\s*(?:de|d['’])\s*" if fold(count).startswith("combien") else rf"{count}\s+"
+    before = re.search(rf"\b{counting}", previous_question, re.I)
+    if before is None:
+        return None
+    # The counted noun ends where a function word begins: "employees" of "employees does".
+    kept: list[str] = []
+    for word in re.findall(r"[\w'’-]+", previous_question[before.end() :])[:_COUNT_WORDS]:
+        if fold(word) in STOPWORDS:
+            break
+        kept.append(word)
+    if not kept:
+        return None
+    start = before.end()
+    end = previous_question.index(kept[-1], start) + len(kept[-1])
+    if counting.startswith("combien"):
+        # "combien d'employés" then "combien de magasins": the article elides before a vowel.
+        start = before.start() + len("combien")
+        noun = f" d'{noun}" if fold(noun)[:1] in "aeiouyh" else f" de {noun}"
+    return previous_question[:start] + noun + previous_question[end:]
+
+
 def substituted_question(
     question: str, previous_question: str, previous_query: str | None = ""
 ) -> str | None:
@@ -314,6 +361,9 @@ def substituted_question(
     ranked = superlative_of_previous(question, previous, previous_query or "")
     if ranked is not None:
         return ranked
+    counted = counted_again(question, previous)
+    if counted is not None:
+        return counted
     previous_ellipsis = read_ellipsis(previous) if previous else None
     if previous_ellipsis is not None:
         # "and on Enterprise?" after "and P3?": the previous ellipsis stood for the
@@ -409,9 +459,64 @@ def _substituted(previous: str, ellipsis: EllipticalMessage) -> str | None:
 _SUBJECT_PRONOUN = re.compile(
     r"\b(?P<auxiliary>is|are|was|does|did|can|could|will|would|has) it\b", re.I
 )
+# The possessive "its" before what a question asks of a thing: "what's its SLA?".
+_POSSESSIVE_PRONOUN = re.compile(r"\bits\b(?=\s+\w)", re.I)
 # Any other "it": "how often must I change it?" stands for something the new name would
 # compete with ("et le MFA ?" then asks about MFA, not how often to change it).
 _OTHER_PRONOUN = re.compile(r"\b(?:it|its)\b", re.I)
+
+
+def owned_by_the_one_named(question: str, previous_question: str) -> str | None:
+    """Return a follow-up's "its" (or "does it") as the one thing the previous question named.
+
+    "What is the Enterprise plan?" then "what's its response time for P2?" asks the
+    Enterprise plan's, not every plan's; "What is the Basic plan?" then "how many devices
+    does it cover?" asks how many the Basic plan covers. None when the message names a
+    thing of its own (a code, "P2", is what it asks of it), when the previous question
+    names none, several ("the SLA of the Business plan": which one "it" stands for is
+    not said) or a code only, when "it" is what says ("what does it say about ...": a
+    document), or when the message holds no such pronoun (:func:`with_the_owner_named`).
+    """
+    if any(_shape(n) == "name" for n in _names_in(question, sentence=True)):
+        return None  # a code ("P2") is what is asked of it, not whose
+    named = _names_in(previous_question, sentence=True)
+    if len(named) != 1 or _shape(named[0]) != "name" or _SAYS.search(question):
+        # A code ("S5", "P1") is a part or a kind more than a thing owned; "what does it
+        # say about refunds?" asks what a document says, whatever the previous question
+        # named.
+        return None
+    # The name with the noun it names ("Enterprise plan"), as the documents write it.
+    after = re.search(rf"(?<![\w-]){re.escape(named[0])}\s+([a-z][\w-]*)", previous_question)
+    noun = after[1] if after and fold(after[1]) not in STOPWORDS and terms(after[1]) else ""
+    return with_the_owner_named(question, f"{named[0]} {noun}".strip())
+
+
+# What a document does, not a thing: "what does it say / mention / state about ...".
+_SAYS = re.compile(
+    r"\b(?:it|its)\s+(?:say|says|mention|mentions|state|states|tell|tells)\b|"
+    r"\b(?:does|did)\s+it\s+(?:say|mention|state|tell)\b",
+    re.I,
+)
+
+
+def with_the_owner_named(question: str, owner: str) -> str | None:
+    """Return an English question's one "its" (or "does it") as the thing it stands for.
+
+    "what's its response time for P2?" asks the response time of a thing the message
+    does not name; of the Enterprise plan it is "what's the Enterprise plan response time
+    for P2?", and "does it cover" is "does the Enterprise plan cover". None when the
+    question holds no such pronoun, or more than one (which one stands for the owner is
+    not said).
+    """
+    if len(_OTHER_PRONOUN.findall(question)) != 1:
+        return None
+    owner = _LEADING.sub("", owner).strip()
+    if _SUBJECT_PRONOUN.search(question):
+        # "how many devices does it cover?": the subject after its auxiliary.
+        return _SUBJECT_PRONOUN.sub(lambda m: f"{m['auxiliary']} the {owner}", question, count=1)
+    if _POSSESSIVE_PRONOUN.search(question) is None:
+        return None
+    return _POSSESSIVE_PRONOUN.sub(lambda _: f"the {owner}", question, count=1)
 
 
 def _asked_of(previous: str, ellipsis: EllipticalMessage) -> str | None:
@@ -444,6 +549,11 @@ def _asked_of(previous: str, ellipsis: EllipticalMessage) -> str | None:
     named = f"{article[1] if article else ''}{thing}"
     if _SUBJECT_PRONOUN.search(previous):
         return _SUBJECT_PRONOUN.sub(lambda m: f"{m['auxiliary']} {named}", previous, count=1)
+    # "what's its response time for P2?" then "and for Business?": the thing named is
+    # whose response time is asked, in the possessive's place.
+    owned = with_the_owner_named(previous, thing) if english else None
+    if owned is not None:
+        return owned
     if _OTHER_PRONOUN.search(previous):
         return None
     asked = previous.rstrip(" ?!.")

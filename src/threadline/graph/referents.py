@@ -24,6 +24,7 @@ from threadline.graph.names import (
 from threadline.graph.question_terms import (
     GENERIC_TERMS,
     PRONOUN,
+    content_terms,
     holds_phrase,
     in_title_case,
     matches_term,
@@ -164,7 +165,18 @@ def passages_about(
             lb for lb in labels if any(all(matches_term(t, vocab[lb]) for t in w) for w in wanted)
         ]
     if pronoun:
-        return on_the_focus(chunks, focus)
+        focused = on_the_focus(chunks, focus)
+        asked = content_terms(question)
+        holding = [lb for lb in labels if all(matches_term(t, vocab[lb]) for t in asked)]
+        if not asked or set(holding) & set(focused):
+            return focused
+        # "and can I cancel it?" after the Business plan's price (the "Support plans"
+        # section): what "it" stands for is the thing discussed, a section named for a
+        # thing or else the document of a topical section (`distinct_things`), and the
+        # cancellation rules are in another section of that document. A passage of the
+        # same thing holding every word asked speaks of it; another product's does not.
+        discussed = set(distinct_things(chunks, focused))
+        return [lb for lb in holding if set(distinct_things(chunks, [lb])) & discussed] or focused
     return labels
 
 

@@ -66,6 +66,10 @@ _COMPARE_WORDING = re.compile(
 # phones", "quels sont les portables"); "what should I do if I lose my laptop?" asks
 # about a laptop, not for a list of them. Asking what is on sale needs no such order.
 _LIST_CUE = r"\b(?:what|which|list|show|any|quels?|quelles?|liste|montre)\b"
+# A word between the cue and the category that is a preposition other than "of"/"de"
+# makes the category a circumstance of another subject: "what about encryption on
+# phones?" asks about encryption, not which phones ("which of your phones" still lists).
+_CIRCUMSTANCE = r"(?:about|on|for|in|with|to|from|at|sur|pour|avec|dans|chez)"
 
 
 _ON_SALE = re.compile(r"\b(do you (have|sell)|avez-vous|vendez-vous)\b")
@@ -73,7 +77,8 @@ _ON_SALE = re.compile(r"\b(do you (have|sell)|avez-vous|vendez-vous)\b")
 
 def _asks_for_a_list(text: str, category: str) -> bool:
     """Whether a folded question asks for a list of the category's products."""
-    governed = rf"{_LIST_CUE}(?:\s+[\w'-]+){{0,3}}?\s+{CATEGORY_WORDS[category]}"
+    word = rf"(?!{_CIRCUMSTANCE}\b)[\w'-]+"
+    governed = rf"{_LIST_CUE}(?:\s+{word}){{0,3}}?\s+{CATEGORY_WORDS[category]}"
     return bool(_ON_SALE.search(text) or re.search(governed, text))
 
 

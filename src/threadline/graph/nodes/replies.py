@@ -53,7 +53,9 @@ def clarify(state: State) -> dict[str, Any]:
         chips = replies.which_section_options(outline, language)
     if fu.reason == "which_criterion":
         # "the best phone" named no criterion: the rankings the catalog offers.
-        category = best_without_criterion(state.query) or ""
+        # A spec of "it" after that question back is asked of the category it named.
+        asked_back = str(state.history[-1].get("question") or "") if state.history else ""
+        category = best_without_criterion(state.query) or best_without_criterion(asked_back) or ""
         text, chips = replies.ask_criterion(
             language=language, criteria=RANKING_CRITERIA.get(category, [])
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from threadline.followups.outline import OutlineSection
@@ -10,6 +11,8 @@ from threadline.followups.reference_model import Reference
 from threadline.graph.catalog_requests import (
     ToolRequest,
     asked_specs,
+    asks_a_spec_of_it,
+    best_without_criterion,
     chooses_among_shown,
     chosen_criterion,
     compared_pair,
@@ -191,6 +194,10 @@ def compared_named_pair(
     return dataclasses.replace(plan, route="tool", tool=ToolRequest("rank_products", args))
 
 
+# A pronoun standing for one thing: "is it light?", "combien pèse-t-il ?", "son prix ?".
+_THE_ONE_THING = re.compile(r"\b(?:it|its|son|sa|ses)\b|-t-(?:il|elle)\b", re.I)
+
+
 def route_turn(state: State) -> dict[str, Any]:
     """Classify the message: reply, tool, follow-up (reference or context) or standalone.
 
@@ -251,8 +258,29 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
     # A typed reply naming one of the criteria a "best" question was asked back with
     # ("prix", "by price") is that criterion's chip: its ranking question.
     question = state.query
+    kind_plan: TurnPlan | None = None
     if catalog and state.history and state.history[-1]["route"] == "clarify":
-        question = chosen_criterion(question, state.history[-1]["question"]) or question
+        # The question a run of questions back is about: "by weight" after "how heavy is
+        # it?" (asked back again) answers the "best laptop" question before it.
+        asked_back = str(state.history[-1]["question"] or "")
+        for past in reversed(state.history):
+            if past["route"] != "clarify":
+                break
+            if best_without_criterion(str(past["question"] or "")):
+                asked_back = str(past["question"])
+                break
+        question = chosen_criterion(question, asked_back) or question
+        if (
+            question == state.query
+            and best_without_criterion(asked_back)
+            and (asks_a_spec_of_it(question, brands) or _THE_ONE_THING.search(question))
+            and named_product(question, [p.name for p in products]) is None
+        ):
+            # "how heavy is it?" after "the best laptop for travel?" was asked back which
+            # criterion: no laptop was given, so "it" stands for none; the criterion is
+            # still the user's to say (it quoted three laptops' weights).
+            unsaid = Reference(detected=True, resolved=False, reason="which_criterion")
+            kind_plan = TurnPlan("clarify", reference=unsaid)
     if catalog and state.history and not listed and len(discussed) < 2:
         # "lequel est le plus léger ?" after "Parle-moi des ordinateurs portables" (a
         # document answer, no list shown): the superlative ranks the category the
@@ -263,9 +291,14 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         )
         if ranked is not None and parse_catalog_request(ranked, brands) is not None:
             question = ranked
-    kind_plan: TurnPlan | None = None
     declined = bool(state.history) and not state.history[-1].get("titles")
-    if catalog and declined and not listed and terse_superlative(question, brands):
+    if (
+        catalog
+        and declined
+        and not kind_plan
+        and not listed
+        and terse_superlative(question, brands)
+    ):
         # "le moins cher ?" right after a declined turn: the declined question's sources
         # are none, so the superlative ranks the kind of product last named ("Je veux un
         # téléphone ..."), or asks which kind; never the documents' words of the turn
