@@ -147,6 +147,11 @@ def test_a_first_answer_learns_the_structured_mode(conversation):
         assert health["structured_output"] == "json_object"
     body, requests = conversation.chat("What is the warranty?", "demo-warranty")
     assert all(r.body["response_format"]["type"] == "json_object" for r in requests)
+    # Whichever verdict the model gives, the check found several products' warranties:
+    # the reply asks which one, naming them (SmolLM2's "not_in_documents" was a decline
+    # saying the documents do not answer it).
+    assert (body["outcome"], body["stop_reason"]) == ("clarify", "ambiguous"), body
+    assert len(body["clarify"]["options"]) >= 2, body
 
 
 def test_readme_conversations(conversation):

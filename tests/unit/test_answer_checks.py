@@ -631,6 +631,16 @@ def test_a_model_may_not_answer_a_follow_up_off_the_conversations_subject():
     assert guard_verdict("answer", Evidence("not_in_documents", "content_not_covered")) == "answer"
 
 
+def test_a_models_decline_does_not_hide_the_candidates_the_check_found():
+    # "What is the warranty?" over five products' warranties: SmolLM2 said
+    # not_in_documents; the reply asks which one instead of saying the documents do not
+    # answer it. Without candidates the model's care stands.
+    which = Evidence("ambiguous", "unanchored:the warranty", candidates=("Pixel 8a", "Nokia G42"))
+    assert guard_verdict("not_in_documents", which) == "ambiguous"
+    assert guard_verdict("ambiguous", which) == "ambiguous"
+    assert guard_verdict("not_in_documents", Evidence("ambiguous", "tied")) == "not_in_documents"
+
+
 def test_it_before_a_name_is_the_one_thing_discussed():
     # "Does it support 5G?" about the OnePlus 12: the Motorola's page holds "5G" in its
     # name, which does not make it the OnePlus's.

@@ -235,8 +235,14 @@ def guard_verdict(llm_verdict: str, evidence: Evidence) -> Verdict:
 
     A model may always be more careful than the check (decline or ask where the check
     would answer); it may not answer where a hard evidence failure says the passages
-    cannot back it.
+    cannot back it. Between two replies that answer nothing, the question back the check
+    found wins over the model's decline: the check read several candidates the passages
+    hold ("What is the warranty?" over five products' warranties), so "the documents do
+    not answer this" would be false where "which one?" is as careful.
     """
+    found_which = evidence.verdict == "ambiguous" and bool(evidence.candidates)
+    if llm_verdict == "not_in_documents" and found_which:
+        return "ambiguous"
     if llm_verdict in ("answer", "partial") and evidence.verdict in (
         "not_in_documents",
         "ambiguous",
