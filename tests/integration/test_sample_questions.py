@@ -1705,3 +1705,22 @@ def test_the_s24_after_a_list_of_phones_is_the_galaxy_s24(hybrid_chat):
     )
     assert ram.stop_reason == "completed", ram.answer
     assert "8 GB" in ram.answer and "S24" in ram.answer
+
+
+# Round 16: English (issue 11).
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I bought a laptop 40 days ago and it is broken, can I return it?",
+        "J'ai acheté un portable il y a 40 jours et il est en panne, je peux le rendre ?",
+    ],
+)
+def test_the_time_elapsed_in_the_users_case_is_measured_against_the_limit(hybrid_chat, question):
+    # "40 days ago" is the user's own case, measured against "within 30 days" as "after 40
+    # days" is: it was declined as "The documents say nothing about "40"".
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "within 30 days of delivery" in result.answer
+    assert "Defects found after 30 days are handled under the product warranty" in result.answer
