@@ -1724,3 +1724,21 @@ def test_the_time_elapsed_in_the_users_case_is_measured_against_the_limit(hybrid
     assert result.outcome == "grounded_answer", result.answer
     assert "within 30 days of delivery" in result.answer
     assert "Defects found after 30 days are handled under the product warranty" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("What is the turnover rate?", "le taux de rotation volontaire du personnel a baissé"),
+        ("what's the staff turnover?", "le taux de rotation volontaire du personnel a baissé"),
+        # A company's turnover is its revenue: the other sense of the word.
+        ("What was Brightwell's turnover in 2024?", "486,3 millions de dollars"),
+    ],
+)
+def test_turnover_is_read_in_each_of_its_senses(hybrid_chat, question, quoted):
+    # The report's « taux de rotation » is the staff turnover rate, its « chiffre
+    # d'affaires » a company's turnover: both were declined ("nothing about turnover").
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith('From "Rapport annuel 2024 de Brightwell" (in French):')
+    assert quoted in result.answer.splitlines()[1].split(" [")[0]
