@@ -1742,3 +1742,19 @@ def test_turnover_is_read_in_each_of_its_senses(hybrid_chat, question, quoted):
     assert result.outcome == "grounded_answer", result.answer
     assert result.answer.startswith('From "Rapport annuel 2024 de Brightwell" (in French):')
     assert quoted in result.answer.splitlines()[1].split(" [")[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "ranked"),
+    [
+        ("What was the best-selling phone in 2024?", "le smartphone le plus vendu"),
+        ("What was the best-selling laptop in 2024?", "le modèle le plus vendu"),
+    ],
+)
+def test_a_ranking_answers_of_the_kind_it_ranks(hybrid_chat, question, ranked):
+    # The phone question quoted the laptops' ranking ("Du côté des ordinateurs portables,
+    # ... le modèle le plus vendu par Brightwell en 2024"), which names the year asked.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert ranked in result.answer
+    assert result.answer.count(" [") == 1, result.answer
