@@ -1758,3 +1758,26 @@ def test_a_ranking_answers_of_the_kind_it_ranks(hybrid_chat, question, ranked):
     assert result.outcome == "grounded_answer", result.answer
     assert ranked in result.answer
     assert result.answer.count(" [") == 1, result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "second"),
+    [
+        ("What's the difference between P1 and P2?", "A P1 (critical) incident is", "A P2 (high)"),
+        ("how does a P2 differ from a P3?", "A P2 (high) incident is", "A P3 (medium)"),
+        (
+            "What's the difference between confidential and restricted information?",
+            "Confidential information includes",
+            "Restricted information at Brightwell covers",
+        ),
+    ],
+)
+def test_a_difference_is_answered_by_what_each_one_is(hybrid_chat, question, first, second):
+    # "the difference between P1 and P2" quoted the escalation rule ("If a P1 or P2
+    # incident is not resolved within 4 hours ..."), the one sentence naming both: it
+    # says what they share. Each one's definition says how they differ.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith(first), result.answer
+    assert second in result.answer
+    assert "escalates" not in result.answer

@@ -21,7 +21,7 @@ from threadline.models.answer_prompt import INSUFFICIENT_CONTEXT, PromptSource, 
 from threadline.models.extractive.answer_styles import deliverable, list_answer
 from threadline.models.extractive.answering_sentences import answering_sentences
 from threadline.models.extractive.coverage import heading_coverage, question_coverage, sentence_fit
-from threadline.models.extractive.definitions import defined_terms
+from threadline.models.extractive.definitions import contrasted_terms, defined_terms
 from threadline.models.extractive.question import closed_compounds, translated_terms
 from threadline.models.extractive.quoted_passages import gathered
 from threadline.models.extractive.scoring import question_weights, scored_sentences
@@ -235,6 +235,7 @@ class ExtractiveChatModel(BaseChatModel):
                 one_fact=answer_type in KINDS,
                 defined=defined_terms(question),
                 sections=[source.section for source in sources],
+                contrasted=contrasted_terms(question),
             )
         if not chosen:
             return INSUFFICIENT_CONTEXT
