@@ -1781,3 +1781,18 @@ def test_a_difference_is_answered_by_what_each_one_is(hybrid_chat, question, fir
     assert result.answer.startswith(first), result.answer
     assert second in result.answer
     assert "escalates" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "bound"),
+    [
+        ("What's the maximum service credit?", "up to 50% of the monthly fee"),
+        ("What is the minimum password length?", "a unique password of at least 14 characters"),
+    ],
+)
+def test_a_bound_asked_is_the_bound_a_sentence_states(hybrid_chat, question, bound):
+    # "up to 50%" states the maximum, "at least 14 characters" the minimum (a length): both
+    # were declined as "nothing about maximum" / "minimum".
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert bound in result.answer.split(" [")[0]

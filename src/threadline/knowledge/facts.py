@@ -254,9 +254,9 @@ _TYPE_PATTERN: dict[AnswerType, re.Pattern[str]] = {
 # evidence check and the offline model both read a question through them.
 KIND_WORDS = frozenset(
     terms(
-        "capacity size amount level rate value figure total count policy policies rule rules "
-        "guideline guidelines procedure procedures process processes steps instructions "
-        "requirements address share proportion percentage capacité taille montant niveau "
+        "capacity size length amount level rate value figure total count policy policies "
+        "rule rules guideline guidelines procedure procedures process processes steps instructions "
+        "requirements address share proportion percentage capacité taille longueur montant niveau "
         "taux valeur total adresse part proportion pourcentage politique "
         "politiques règle règles consigne consignes procédure procédures processus étapes "
         "démarche démarches modalités exigences"
@@ -632,6 +632,40 @@ def states_an_aim(sentence: str) -> bool:
 def asks_what_was(question: str) -> bool:
     """Whether a question asks what happened ("What was...?", "Quelle était...?")."""
     return bool(_PAST.search(fold(question)))
+
+
+# A bound on a number is stated by the words around it: "up to 50% of the monthly fee" is
+# a maximum, "at least 14 characters" a minimum, as "a maximum of" / "au moins" say. A
+# question asking "the maximum service credit" or "the minimum password length" names
+# the bound; the passage states it without the word.
+_UPPER_BOUND = re.compile(
+    r"\b(?:up to|at most|no more than|not more than|a maximum of|maximum of|capped at|"
+    r"jusqu'(?:a|à)|au plus|au maximum|pas plus de|plafonn\w+ (?:a|à))\s+\$?\d",
+    re.I,
+)
+_LOWER_BOUND = re.compile(
+    r"\b(?:at least|no less than|not less than|a minimum of|minimum of|"
+    r"au moins|au minimum|pas moins de)\s+\$?\d",
+    re.I,
+)
+_BOUND_WORDS = (
+    (_UPPER_BOUND, frozenset(terms("maximum max maximal plafond"))),
+    (_LOWER_BOUND, frozenset(terms("minimum min minimal"))),
+)
+
+
+def bound_terms(text: str) -> frozenset[str]:
+    """Return the terms of the bounds a text states on a number ("up to 50%": maximum).
+
+    Args:
+        text: A passage or sentence.
+
+    Returns:
+        "maximum" (and its short and French forms) for an upper bound, "minimum" for a
+        lower one, as `terms` stems; empty when it states none.
+    """
+    folded = fold(text)
+    return frozenset(t for pattern, words in _BOUND_WORDS if pattern.search(folded) for t in words)
 
 
 # Compound prepositions: their noun is no thing asked about ("la politique en cas de
