@@ -1796,3 +1796,16 @@ def test_a_bound_asked_is_the_bound_a_sentence_states(hybrid_chat, question, bou
     result = ask(hybrid_chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert bound in result.answer.split(" [")[0]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Do you offer 24/7 support on the Basic plan?", "Le plan Basic inclut-il un support 24/7 ?"],
+)
+def test_24_7_asks_the_hours_a_plans_support_runs(hybrid_chat, question):
+    # It quoted the plans' overview and prices ("offers three support plans ... Basic"),
+    # which say nothing of when. "24/7" asks the hours: the Basic plan's are business hours.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "Basic plan customers can contact Brightwell support by email" in result.answer
+    assert "offers three support plans" not in result.answer

@@ -679,6 +679,16 @@ LOCUTIONS = re.compile(
 )
 
 
+# "24/7", "round the clock", « 24 h/24 », « 7 j/7 »: the hours a service runs, which the
+# passages state as hours ("during business hours", "24/7 phone support"). A question of
+# it asks of those hours.
+AROUND_THE_CLOCK = re.compile(
+    r"(?<![\w/])(?:24\s*/\s*7|24\s*h\s*/\s*24|7\s*j\s*/\s*7)(?![\w/])|"
+    r"\b(?:a?round[- ]the[- ]clock|24 hours a day|jour et nuit)\b",
+    re.I,
+)
+
+
 # A time said relative to now or to the time discussed ("last year", "the year before",
 # "l'an dernier", "l'année d'avant") says when, not what: no passage writes "last", it
 # writes the year. The evidence check and the offline model both read a question
