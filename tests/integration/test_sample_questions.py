@@ -1809,3 +1809,12 @@ def test_24_7_asks_the_hours_a_plans_support_runs(hybrid_chat, question):
     assert result.outcome == "grounded_answer", result.answer
     assert "Basic plan customers can contact Brightwell support by email" in result.answer
     assert "offers three support plans" not in result.answer
+
+
+def test_a_share_asked_in_the_present_is_no_plan(hybrid_chat):
+    # It led with the 2025 outlook (« porter la part des contrats de support à 14 % »):
+    # a target, no share there is. Asked of 2025, the plan answers.
+    now = ask(hybrid_chat, "What percentage of revenue comes from support contracts?")
+    assert "porter la part des contrats de support à 14 %" not in now.answer, now.answer
+    planned = ask(hybrid_chat, "What share of revenue will support contracts be in 2025?")
+    assert "porter la part des contrats de support à 14 %" in planned.answer, planned.answer

@@ -222,10 +222,12 @@ class ExtractiveChatModel(BaseChatModel):
                 question_coverage(question, sources, answer_type=answer_type),
                 max_sources=self.max_sources,
                 answer_words=self.answer_words,
-                # A count asked in the present ("How many stores does Brightwell have?")
-                # is what there is, as a result is: a plan neither leads nor follows it.
+                # A count or a share asked in the present ("How many stores does
+                # Brightwell have?", "What percentage of revenue comes from support
+                # contracts?") is what there is, as a result is: a plan ("porter la part
+                # des contrats de support à 14 %") neither leads nor follows it.
                 past=asks_what_was(question)
-                or (answer_type == "quantity" and asks_what_is_now(question)),
+                or (answer_type in ("quantity", "share") and asks_what_is_now(question)),
                 tie_break=question_coverage(
                     question, sources, with_section=True, answer_type=answer_type
                 ),
