@@ -1818,3 +1818,15 @@ def test_a_share_asked_in_the_present_is_no_plan(hybrid_chat):
     assert "porter la part des contrats de support à 14 %" not in now.answer, now.answer
     planned = ask(hybrid_chat, "What share of revenue will support contracts be in 2025?")
     assert "porter la part des contrats de support à 14 %" in planned.answer, planned.answer
+
+
+def test_an_english_phrase_is_held_where_its_french_is_written_whole(hybrid_chat):
+    # "the gross margin" is « la marge brute »: the operating result's « marge
+    # opérationnelle » (a margin, not the gross one) was quoted after it.
+    gross = ask(hybrid_chat, "What is the gross margin?")
+    assert gross.outcome == "grounded_answer", gross.answer
+    assert "La marge brute de Brightwell atteint 27,4 %" in gross.answer
+    assert "marge opérationnelle" not in gross.answer
+    # Asked of both margins, "margin" is asked on its own too: both are quoted.
+    both = ask(hybrid_chat, "what is the gross margin and the operating margin?")
+    assert "La marge brute" in both.answer and "marge opérationnelle de 8,0 %" in both.answer

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -14,7 +15,7 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
-from threadline.knowledge.bilingual import lexicon_phrases
+from threadline.knowledge.bilingual import lexicon_phrases, translate_query
 from threadline.knowledge.facts import KINDS, asks_what_is_now, asks_what_was
 from threadline.knowledge.limits import compared_numbers
 from threadline.models.answer_prompt import INSUFFICIENT_CONTEXT, PromptSource, parse_answer_prompt
@@ -201,7 +202,8 @@ class ExtractiveChatModel(BaseChatModel):
             carried = translated_terms(search_query, sources, answer_type)
             for term in carried:
                 weights[term] = max(weights[term], 1)
-        rows = scored_sentences(sources, weights, _asked_phrases(question))
+        in_a_row, together = _asked_phrases(question)
+        rows = scored_sentences(sources, weights, in_a_row, together)
         read_in_order = sorted(rows, key=lambda r: (r[1], r[2]))
         if reference:
             rows = _of_the_section_asked(rows, sources, reference)
@@ -244,15 +246,32 @@ class ExtractiveChatModel(BaseChatModel):
         return " ".join(f"{sentence} [{sources[si].id}]" for _, si, _, sentence in chosen)
 
 
-def _asked_phrases(question: str) -> list[list[str]]:
-    """Return the terms of each lexicon phrase a French question asks ("mot de passe")."""
-    return [
-        written
-        for phrase, _ in (
-            lexicon_phrases(question, "fr") if detect_language(question) == "fr" else ()
-        )
-        if len(written := list(dict.fromkeys(terms(phrase)))) > 1
+def _asked_phrases(question: str) -> tuple[list[list[str]], list[list[str]]]:
+    """Return the terms of each lexicon phrase a question asks, as French writes it.
+
+    A French question's as typed ("mot de passe"), to be written in a row; an English
+    question's in its French translation ("gross margin": « marge brute »), by its
+    French words alone (an English sentence's "credit" is the question's own word, not
+    « carte de crédit »), two of them to be written in one sentence
+    (`scored_sentences`): « une marge opérationnelle de 8,0 % » is no gross margin.
+    """
+    language = detect_language(question)
+    if language not in ("fr", "en"):
+        return [], []
+    typed = Counter(terms(question))
+    phrases = lexicon_phrases(question, language)
+    within = Counter(t for phrase, _ in phrases for t in terms(phrase))
+    said = [
+        terms(phrase)
+        if language == "fr"
+        else [t for t in terms(translate_query(phrase, "en", "fr")) if t not in terms(phrase)]
+        for phrase, _ in phrases
+        # A word the question also asks on its own is no part of the phrase only: "the
+        # gross margin and the operating margin" asks of a margin twice.
+        if all(typed[t] <= within[t] for t in terms(phrase))
     ]
+    found = [written for words in said if len(written := list(dict.fromkeys(words))) > 1]
+    return (found, []) if language == "fr" else ([], found)
 
 
 def _of_the_section_asked(
