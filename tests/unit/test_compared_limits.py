@@ -30,8 +30,13 @@ RETURNS = {
         ("Can I return it after 2 months?", {"2"}),
         ("Can I return it after 2 GB?", set()),  # no size is stated
         ("What is the P2 response time?", set()),  # no unit: a name
+        # The time elapsed in the user's own case is measured as "after" it is.
+        ("I bought a laptop 40 days ago, can I return it?", {"40"}),
+        ("Je l'ai acheté il y a 40 jours, je peux le rendre ?", {"40"}),
+        ("Ça fait 3 semaines que je l'ai, je peux le retourner ?", {"3"}),
         # Not compared: the number is what the question asks about.
         ("Why the 25 days delay?", set()),
+        ("What happened in the last 40 days?", set()),
     ],
 )
 def test_a_number_in_a_stated_unit_is_compared(question, compared):

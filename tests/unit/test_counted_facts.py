@@ -7,6 +7,7 @@ import pytest
 from threadline.knowledge.facts import (
     asked_type,
     asks_what_is_now,
+    bound_terms,
     counted_noun,
     counts_other_things_only,
     has_answer_type,
@@ -153,3 +154,22 @@ def test_the_number_of_asks_a_count_and_planned_asks_the_plan():
     assert asked_type(question) == "quantity"
     assert not asks_what_is_now(question)
     assert asked_type("a number of issues were found") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "bound"),
+    [
+        ("a service credit of 10% for each point, up to 50% of the monthly fee", "maximum"),
+        ("a restocking fee of up to 15%", "maximum"),
+        ("a unique password of at least 14 characters", "minimum"),
+        ("une marge opérationnelle d'au moins 8,5 %", "minimum"),
+        ("Brightwell classifies all information into four levels", None),
+        ("at least once a year", None),  # no number after it
+    ],
+)
+def test_a_bound_stated_on_a_number_holds_its_word(text, bound):
+    found = bound_terms(text)
+    if bound is None:
+        assert not found
+    else:
+        assert set(terms(bound)) <= found

@@ -893,3 +893,29 @@ def test_a_common_noun_typed_after_another_word_is_no_name():
     ]
     text = compose("I cannot get select query to work, what steps should I take?", passages)
     assert "In the SQL editor field, enter a SELECT statement." in text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What's the difference between P2 and P3?",
+        "how does a P2 differ from a P3?",
+        "Quelle est la différence entre un P2 et un P3 ?",
+    ],
+)
+def test_a_difference_is_answered_by_what_each_one_is(question):
+    # The one sentence naming both says what they share; each one's definition says how
+    # they differ. The things asked are no siblings of each other ("P3" beside "P2").
+    sections = [
+        ("Escalation", "If a P2 or P3 incident is not resolved within 4 hours, it is escalated."),
+        (
+            "Priorities",
+            "A P2 (high) incident is a major loss of functionality. A P3 (medium) incident "
+            "is a problem affecting a single user. A P4 (low) incident is a question.",
+        ),
+    ]
+    quoted = sentences_without_citations(compose_sections(question, sections))
+    assert quoted == [
+        "A P2 (high) incident is a major loss of functionality.",
+        "A P3 (medium) incident is a problem affecting a single user.",
+    ], quoted

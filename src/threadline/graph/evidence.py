@@ -107,6 +107,7 @@ from threadline.knowledge.bilingual import (
 from threadline.knowledge.facts import (
     AnswerType,
     asked_type,
+    bound_terms,
     counted_noun,
     has_answer_type,
     is_plural_noun,
@@ -185,6 +186,8 @@ def passage_vocabulary(title: object, section: object, text: object) -> frozense
         | acronyms(f"{title}. {section}. {text}")
         # "1 960 un an plus tôt" in a sentence of 2024 speaks of 2023.
         | years_said_relatively(passage)
+        # "up to 50% of the monthly fee" states the maximum service credit.
+        | bound_terms(str(text))
     )
 
 

@@ -254,9 +254,9 @@ _TYPE_PATTERN: dict[AnswerType, re.Pattern[str]] = {
 # evidence check and the offline model both read a question through them.
 KIND_WORDS = frozenset(
     terms(
-        "capacity size amount level rate value figure total count policy policies rule rules "
-        "guideline guidelines procedure procedures process processes steps instructions "
-        "requirements address share proportion percentage capacité taille montant niveau "
+        "capacity size length amount level rate value figure total count policy policies "
+        "rule rules guideline guidelines procedure procedures process processes steps instructions "
+        "requirements address share proportion percentage capacité taille longueur montant niveau "
         "taux valeur total adresse part proportion pourcentage politique "
         "politiques règle règles consigne consignes procédure procédures processus étapes "
         "démarche démarches modalités exigences"
@@ -634,6 +634,40 @@ def asks_what_was(question: str) -> bool:
     return bool(_PAST.search(fold(question)))
 
 
+# A bound on a number is stated by the words around it: "up to 50% of the monthly fee" is
+# a maximum, "at least 14 characters" a minimum, as "a maximum of" / "au moins" say. A
+# question asking "the maximum service credit" or "the minimum password length" names
+# the bound; the passage states it without the word.
+_UPPER_BOUND = re.compile(
+    r"\b(?:up to|at most|no more than|not more than|a maximum of|maximum of|capped at|"
+    r"jusqu'(?:a|à)|au plus|au maximum|pas plus de|plafonn\w+ (?:a|à))\s+\$?\d",
+    re.I,
+)
+_LOWER_BOUND = re.compile(
+    r"\b(?:at least|no less than|not less than|a minimum of|minimum of|"
+    r"au moins|au minimum|pas moins de)\s+\$?\d",
+    re.I,
+)
+_BOUND_WORDS = (
+    (_UPPER_BOUND, frozenset(terms("maximum max maximal plafond"))),
+    (_LOWER_BOUND, frozenset(terms("minimum min minimal"))),
+)
+
+
+def bound_terms(text: str) -> frozenset[str]:
+    """Return the terms of the bounds a text states on a number ("up to 50%": maximum).
+
+    Args:
+        text: A passage or sentence.
+
+    Returns:
+        "maximum" (and its short and French forms) for an upper bound, "minimum" for a
+        lower one, as `terms` stems; empty when it states none.
+    """
+    folded = fold(text)
+    return frozenset(t for pattern, words in _BOUND_WORDS if pattern.search(folded) for t in words)
+
+
 # Compound prepositions: their noun is no thing asked about ("la politique en cas de
 # perte" asks of a loss, not of a case; "Qui contacter en cas d'incident de sécurité ?"
 # of a security incident, which the handbook states with no "case"; "et en matière
@@ -643,6 +677,16 @@ LOCUTIONS = re.compile(
     r"\b(?:(?:en\s+cas|à\s+cause|au\s+lieu|en\s+termes|en\s+mati[eè]re|au\s+sujet)"
     r"\s+(?:de|du|des|d['’])"
     r"|in\s+case\s+of|because\s+of|instead\s+of|in\s+terms\s+of|grâce\s+à|thanks\s+to)",
+    re.I,
+)
+
+
+# "24/7", "round the clock", « 24 h/24 », « 7 j/7 »: the hours a service runs, which the
+# passages state as hours ("during business hours", "24/7 phone support"). A question of
+# it asks of those hours.
+AROUND_THE_CLOCK = re.compile(
+    r"(?<![\w/])(?:24\s*/\s*7|24\s*h\s*/\s*24|7\s*j\s*/\s*7)(?![\w/])|"
+    r"\b(?:a?round[- ]the[- ]clock|24 hours a day|jour et nuit)\b",
     re.I,
 )
 

@@ -8,7 +8,8 @@ followed by a unit (days, hours, months, %, GB...) after a word that compares ("
 "within", "more than", "après", "au-delà de") is such a measure when a passage states
 a number in a unit of the same dimension ("30 days", "10 business days", "30 jours" for
 "after 45 days" or "after 3 weeks");
-then it is no name the passages must hold. A number with no unit ("the P2 incident",
+then it is no name the passages must hold. So is the time elapsed in the user's own
+case ("I bought it 40 days ago", « il y a 40 jours »). A number with no unit ("the P2 incident",
 "the iPhone 15") or a unit no passage measures in stays a name.
 """
 
@@ -70,6 +71,13 @@ _COMPARING = re.compile(
 )
 
 
+# What makes a duration the time elapsed in the user's own case: "I bought it 40 days
+# ago", « je l'ai acheté il y a 40 jours », « depuis 40 jours ». The case is measured
+# against the stated limit as "after 40 days" is.
+_ELAPSED_BEFORE = re.compile(r"(?:\b(?:il y a|ca fait|voila|depuis)\s+)$")
+_ELAPSED_AFTER = re.compile(r"^\s+(?:ago|back)\b")
+
+
 def _measures(text: str, compared: bool = False) -> list[tuple[str, str]]:
     return [(number, _UNITS[unit]) for number, unit in _measures_as_written(text, compared)]
 
@@ -79,7 +87,15 @@ def _measures_as_written(text: str, compared: bool = False) -> list[tuple[str, s
     return [
         (m["number"], m["unit"].lower())
         for m in _MEASURE.finditer(folded)
-        if not compared or _COMPARING.search(folded[: m.start()])
+        if not compared
+        or _COMPARING.search(folded[: m.start()])
+        or (
+            _DIMENSIONS.get(_UNITS[m["unit"].lower()]) == "time"
+            and (
+                _ELAPSED_BEFORE.search(folded[: m.start()])
+                or _ELAPSED_AFTER.match(folded[m.end() :])
+            )
+        )
     ]
 
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from threadline.knowledge.bilingual import translate_query, translate_vocabulary
 from threadline.knowledge.facts import (
+    ASKING_TERMS,
     KIND_WORDS,
     KINDS,
     counted_noun,
@@ -32,6 +33,9 @@ from threadline.models.extractive.siblings import names_another, sibling_pattern
 from threadline.text import terms
 from threadline.text.matching import matches_term
 
+# The degree of a ranking ("le plus vendu", "the most popular") is no kind it ranks.
+_DEGREES = frozenset(terms("most least plus moins"))
+
 
 def answering_sentences(
     rows: list[Row],
@@ -55,7 +59,22 @@ def answering_sentences(
     if answer_type == "rank" and (ranked := [r for r in rows if has_answer_type("rank", r[3])]):
         # A ranking stated ("le smartphone le plus vendu") answers "the best-selling
         # phone" in any language, whatever other words it shares with the question
-        # (its score counts it as answering even when it shares none).
+        # (its score counts it as answering even when it shares none). A ranking is of
+        # the kind it ranks: "the best-selling phone" is the smartphone sold most, not
+        # "le modèle le plus vendu" among laptops, whatever year both name.
+        ranking = (
+            set(ASKING_TERMS["rank"]) | _DEGREES | set(terms(" ".join(question_names(question))))
+        )
+        kind = (own_terms(question, answer_type) | translated) - ranking
+        for source, target in (("en", "fr"), ("fr", "en")):
+            ranking |= translate_vocabulary(ranking, source, target)
+            kind |= translate_vocabulary(kind, source, target)
+        kind -= ranking
+        ranked = [
+            r
+            for r in ranked
+            if kind & ((found := sentence_terms(r[3])) | asked_in_other_forms(kind, found))
+        ] or ranked
         return [(score + 1.0, si, i, sentence) for score, si, i, sentence in ranked]
     own = own_terms(question, answer_type) | translated
     read: dict[str, set[str]] = {}

@@ -58,6 +58,47 @@ def defined_terms(question: str) -> set[str]:
     return set(terms(phrase)) - KIND_WORDS - REQUEST_TERMS - FRENCH_AUXILIARIES
 
 
+# "What's the difference between P1 and P2?", "how does X differ from Y?", « quelle est la
+# différence entre X et Y ? »: two things set against each other.
+_CONTRASTED = (
+    re.compile(
+        r"\bdiff[eé]rences?\s+(?:between|entre)\s+(?P<x>[^?.!;,]+?)\s+(?:and|et)\s+"
+        r"(?P<y>[^?.!;,]+)",
+        re.I,
+    ),
+    re.compile(
+        r"\bhow\s+(?:does|do|is|are)\s+(?P<x>[^?.!;,]+?)\s+differ(?:ent)?\s+from\s+"
+        r"(?P<y>[^?.!;,]+)",
+        re.I,
+    ),
+)
+
+
+def contrasted_terms(question: str) -> tuple[frozenset[str], ...]:
+    """Return the terms of X and of Y in "the difference between X and Y?", else none.
+
+    The difference between two things is what each of them is: a sentence saying what X
+    is and one saying what Y is answer it ("A P1 (critical) incident is ...", "A P2
+    (high) incident is ..."), where a sentence naming both together ("If a P1 or P2
+    incident is not resolved within 4 hours ...") says what they share.
+    """
+    for pattern in _CONTRASTED:
+        if match := pattern.search(question):
+            sides = tuple(
+                frozenset(terms(match.group(g))) - KIND_WORDS - REQUEST_TERMS for g in ("x", "y")
+            )
+            if all(sides) and sides[0] != sides[1]:
+                return sides
+    return ()
+
+
+def defines_each(sentences: list[str], contrasted: tuple[frozenset[str], ...]) -> bool:
+    """Whether some sentence says what the whole of each contrasted thing is."""
+    return bool(contrasted) and all(
+        any(defines_whole(s, set(side)) for s in sentences) for side in contrasted
+    )
+
+
 def defines(sentence: str, defined: set[str]) -> bool:
     """Whether a sentence says what X is: X is its subject, before "is", "means"...
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -14,14 +15,14 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
-from threadline.knowledge.bilingual import lexicon_phrases
+from threadline.knowledge.bilingual import lexicon_phrases, translate_query
 from threadline.knowledge.facts import KINDS, asks_what_is_now, asks_what_was
 from threadline.knowledge.limits import compared_numbers
 from threadline.models.answer_prompt import INSUFFICIENT_CONTEXT, PromptSource, parse_answer_prompt
 from threadline.models.extractive.answer_styles import deliverable, list_answer
 from threadline.models.extractive.answering_sentences import answering_sentences
 from threadline.models.extractive.coverage import heading_coverage, question_coverage, sentence_fit
-from threadline.models.extractive.definitions import defined_terms
+from threadline.models.extractive.definitions import contrasted_terms, defined_terms
 from threadline.models.extractive.question import closed_compounds, translated_terms
 from threadline.models.extractive.quoted_passages import gathered
 from threadline.models.extractive.scoring import question_weights, scored_sentences
@@ -201,7 +202,8 @@ class ExtractiveChatModel(BaseChatModel):
             carried = translated_terms(search_query, sources, answer_type)
             for term in carried:
                 weights[term] = max(weights[term], 1)
-        rows = scored_sentences(sources, weights, _asked_phrases(question))
+        in_a_row, together = _asked_phrases(question)
+        rows = scored_sentences(sources, weights, in_a_row, together)
         read_in_order = sorted(rows, key=lambda r: (r[1], r[2]))
         if reference:
             rows = _of_the_section_asked(rows, sources, reference)
@@ -222,10 +224,12 @@ class ExtractiveChatModel(BaseChatModel):
                 question_coverage(question, sources, answer_type=answer_type),
                 max_sources=self.max_sources,
                 answer_words=self.answer_words,
-                # A count asked in the present ("How many stores does Brightwell have?")
-                # is what there is, as a result is: a plan neither leads nor follows it.
+                # A count or a share asked in the present ("How many stores does
+                # Brightwell have?", "What percentage of revenue comes from support
+                # contracts?") is what there is, as a result is: a plan ("porter la part
+                # des contrats de support à 14 %") neither leads nor follows it.
                 past=asks_what_was(question)
-                or (answer_type == "quantity" and asks_what_is_now(question)),
+                or (answer_type in ("quantity", "share") and asks_what_is_now(question)),
                 tie_break=question_coverage(
                     question, sources, with_section=True, answer_type=answer_type
                 ),
@@ -235,21 +239,39 @@ class ExtractiveChatModel(BaseChatModel):
                 one_fact=answer_type in KINDS,
                 defined=defined_terms(question),
                 sections=[source.section for source in sources],
+                contrasted=contrasted_terms(question),
             )
         if not chosen:
             return INSUFFICIENT_CONTEXT
         return " ".join(f"{sentence} [{sources[si].id}]" for _, si, _, sentence in chosen)
 
 
-def _asked_phrases(question: str) -> list[list[str]]:
-    """Return the terms of each lexicon phrase a French question asks ("mot de passe")."""
-    return [
-        written
-        for phrase, _ in (
-            lexicon_phrases(question, "fr") if detect_language(question) == "fr" else ()
-        )
-        if len(written := list(dict.fromkeys(terms(phrase)))) > 1
+def _asked_phrases(question: str) -> tuple[list[list[str]], list[list[str]]]:
+    """Return the terms of each lexicon phrase a question asks, as French writes it.
+
+    A French question's as typed ("mot de passe"), to be written in a row; an English
+    question's in its French translation ("gross margin": « marge brute »), by its
+    French words alone (an English sentence's "credit" is the question's own word, not
+    « carte de crédit »), two of them to be written in one sentence
+    (`scored_sentences`): « une marge opérationnelle de 8,0 % » is no gross margin.
+    """
+    language = detect_language(question)
+    if language not in ("fr", "en"):
+        return [], []
+    typed = Counter(terms(question))
+    phrases = lexicon_phrases(question, language)
+    within = Counter(t for phrase, _ in phrases for t in terms(phrase))
+    said = [
+        terms(phrase)
+        if language == "fr"
+        else [t for t in terms(translate_query(phrase, "en", "fr")) if t not in terms(phrase)]
+        for phrase, _ in phrases
+        # A word the question also asks on its own is no part of the phrase only: "the
+        # gross margin and the operating margin" asks of a margin twice.
+        if all(typed[t] <= within[t] for t in terms(phrase))
     ]
+    found = [written for words in said if len(written := list(dict.fromkeys(words))) > 1]
+    return (found, []) if language == "fr" else ([], found)
 
 
 def _of_the_section_asked(

@@ -10,7 +10,13 @@ from collections import Counter
 from collections.abc import Sequence
 
 from threadline.knowledge.bilingual import translate_query
-from threadline.knowledge.facts import ASKING_TERMS, LOCUTIONS, RELATIVE_TIME, offer_verb_terms
+from threadline.knowledge.facts import (
+    AROUND_THE_CLOCK,
+    ASKING_TERMS,
+    LOCUTIONS,
+    RELATIVE_TIME,
+    offer_verb_terms,
+)
 from threadline.models.answer_prompt import PromptSource
 from threadline.text import terms
 from threadline.text.language import detect_language
@@ -134,6 +140,10 @@ def asked_action(question: str) -> set[str]:
 def own_terms(question: str, answer_type: str = "") -> set[str]:
     """Return the question's own content terms: what it asks about, not how it asks."""
     said = RELATIVE_TIME.sub(" ", LOCUTIONS.sub(" ", question))
+    if AROUND_THE_CLOCK.search(question):
+        # "24/7 support on the Basic plan?" asks the Basic plan's support hours: "during
+        # business hours" answers it, in the section on support hours.
+        said += " hours heures"
     return set(terms(said)) - asking_terms(question, answer_type)
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from threadline.knowledge.facts import states_an_aim
 from threadline.models.extractive.coverage import stated_coverage
-from threadline.models.extractive.definitions import defines_under, defines_whole
+from threadline.models.extractive.definitions import defines_each, defines_under, defines_whole
 from threadline.models.extractive.sentences import Row, continues_previous, said_as, states_nothing
 
 
@@ -18,7 +18,8 @@ class SentenceMeasures:
     `covered`: the share of the question a row holds; `tie_break`: the same read with its
     heading, for rows tied on score; `heading`: how much of what is asked a passage's
     heading names; `fit`: how a row fits beyond its score (`sentence_fit`); `defined`:
-    what a "what is X?" question asks about; `sections`: each passage's heading.
+    what a "what is X?" question asks about; `sections`: each passage's heading;
+    `contrasted`: the two things "the difference between X and Y?" sets against each other.
     """
 
     covered: Callable[[Row], float]
@@ -27,6 +28,7 @@ class SentenceMeasures:
     fit: Callable[[Row], tuple[float, ...]] | None = None
     defined: set[str] = field(default_factory=set)
     sections: Sequence[str] = ()
+    contrasted: tuple[frozenset[str], ...] = ()
 
     def fitness(self, row: Row) -> tuple[float, ...]:
         """Return how the row fits the question beyond its score (nothing without `fit`)."""
@@ -42,6 +44,14 @@ class SentenceMeasures:
         """Whether the row says what the whole of a "what is X?" X is, read under its heading."""
         heading = self.sections[row[1]] if row[1] < len(self.sections) else ""
         return defines_whole(row[3], self.defined) or defines_under(row[3], self.defined, heading)
+
+    def defines_each(self, passage: list[Row]) -> bool:
+        """Whether a passage's rows say what each of the contrasted things is."""
+        return defines_each([r[3] for r in passage], self.contrasted)
+
+    def defines_one(self, row: Row) -> bool:
+        """Whether a row says what one of the contrasted things is."""
+        return any(defines_whole(row[3], set(side)) for side in self.contrasted)
 
     def first_saying_as_much(self, rows: list[Row], best: Row) -> Row:
         """Return the first of a passage's rows (in order) saying as much as its best."""
@@ -68,6 +78,7 @@ def gathered(
     one_fact: bool = False,
     defined: set[str] = frozenset(),  # type: ignore[assignment]
     sections: Sequence[str] = (),
+    contrasted: tuple[frozenset[str], ...] = (),
 ) -> list[Row]:
     """Return the answering sentences of the best-ranked passages, each cited to its own.
 
@@ -89,13 +100,27 @@ def gathered(
     A question asking one kind of fact (`one_fact`: a count, a price...) is answered
     by its best sentence and those after it that say as much of the question: "Combien
     de clients satisfaits ?" by the satisfaction rate, not also by the count of
-    business clients after it.
+    business clients after it. "The difference between X and Y" (`contrasted`) is
+    answered by the best-ranked passage saying what each of them is, with those
+    sentences alone.
     """
     by_source = _answering_by_passage(rows)
     if not by_source:
         return []
-    measures = SentenceMeasures(covered, tie_break, heading, fit, defined, sections)
+    measures = SentenceMeasures(covered, tie_break, heading, fit, defined, sections, contrasted)
     ranked = _passage_order(by_source, measures, max_sources=max_sources, past=past)
+    if measures.defines_each(by_source[ranked[0]]):
+        # What each one is, as its passage says it, in its order; a sentence naming
+        # both together elsewhere says what they share, not how they differ.
+        return lead_window(
+            [
+                r
+                for r in sorted(by_source[ranked[0]], key=lambda r: r[2])
+                if measures.defines_one(r)
+            ],
+            passages,
+            answer_words,
+        )
     best, answering = _lead_answering(by_source[ranked[0]], measures, one_fact=one_fact)
     # Answered by a result, a question on what happened quotes no aim beside it:
     # "What was the revenue in 2024?" is the 486.3 million earned, not also the
@@ -160,6 +185,13 @@ def _passage_order(
         )
         if defining is not None:
             ranked = [defining, *[si for si in ranked if si != defining]][:max_sources]
+    if measures.contrasted and not measures.defines_each(by_source[ranked[0]]):
+        # "The difference between X and Y": the best-ranked passage saying what each is.
+        contrasting = next(
+            (si for si in sorted(by_source) if measures.defines_each(by_source[si])), None
+        )
+        if contrasting is not None:
+            ranked = [contrasting, *[si for si in ranked if si != contrasting]][:max_sources]
     lead_best = measures.best_of(by_source[ranked[0]])
     if past and states_an_aim(lead_best[3]):
         result = next(

@@ -45,12 +45,17 @@ def scored_sentences(
     sources: list[PromptSource],
     weights: Counter[str],
     phrases: Sequence[Sequence[str]] = (),
+    together: Sequence[Sequence[str]] = (),
 ) -> list[Row]:
     """(score, source index, sentence index, sentence) for every sentence.
 
     `phrases`: the terms of the lexicon's phrases a French question asks ("mot de
     passe"), each one thing: a sentence holds a word of one only where it writes the
     phrase in a row ("le Net Promoter Score est passé de 41 à 48" holds no password).
+    `together`: the French terms of an English question's phrases ("gross margin": «
+    marge brute »), held only where a sentence writes two of them together (French puts
+    words between: « taux de rotation volontaire du personnel » is the staff turnover;
+    a translation may join two senses: « rotation du personnel / des effectifs »).
     """
     rows = []
     doc_freq: Counter[str] = Counter()
@@ -63,6 +68,12 @@ def scored_sentences(
             parts = [sentence_terms(clause) | section for clause in clauses(sentence)]
             written = terms(sentence)
             apart = {t for phrase in phrases if not terms_in_a_row(phrase, written) for t in phrase}
+            apart |= {
+                t
+                for phrase in together
+                if len(set(phrase) & set(written)) < min(2, len(phrase))
+                for t in phrase
+            }
             parts = [part - apart for part in parts]
             found = set().union(*parts)
             found |= asked_in_other_forms(set(weights), found)

@@ -59,23 +59,33 @@ def sibling_patterns(question: str, texts: Sequence[str] = ()) -> list[tuple[re.
     (`_names_as_the_passages_write_them`).
     """
     words = re.findall(r"[\w'’-]+", question)
+    written = _names_as_the_passages_write_them(question, texts) if texts else []
+    # The things the question names are no siblings of each other: "the difference
+    # between P1 and P2" asks of both, and a sentence on P2 speaks of one asked.
+    asked = {w for w in words if w[0].isupper()} | {word for word, _ in written}
+    others = "|".join(re.escape(name) for name in sorted(asked, key=len, reverse=True))
+    numbers: dict[str, list[str]] = {}
+    for word in words:
+        if (code := _CODE.match(word)) and code.group(1)[0].isupper():
+            numbers.setdefault(code.group(1), []).append(code.group(2))
     patterns: list[tuple[re.Pattern[str], str]] = []
-    for word, noun in _names_as_the_passages_write_them(question, texts) if texts else ():
-        before = rf"\b(?!{re.escape(word)}\b)({_CAPITALISED}) (?i:{re.escape(noun)})\b"
+    for word, noun in written:
+        before = rf"\b(?!(?:{others})\b)({_CAPITALISED}) (?i:{re.escape(noun)})\b"
         patterns.append((re.compile(before), word))
     for position, word in enumerate(words):
         code = _CODE.match(word)
         if code and code.group(1)[0].isupper():
             letters = re.escape(code.group(1))
-            patterns.append((re.compile(rf"\b{letters}(?!{code.group(2)}\b)\d+\b"), word))
+            asked_numbers = "|".join(numbers[code.group(1)])
+            patterns.append((re.compile(rf"\b{letters}(?!(?:{asked_numbers})\b)\d+\b"), word))
             continue
         if position == 0 or not word[0].isupper() or is_stopword(word.lower()):
             continue
         for head in (words[position + 1 : position + 2], words[position - 1 : position]):
             if head and head[0].islower() and not is_stopword(head[0]) and terms(head[0]):
                 noun = re.escape(head[0])
-                before = rf"\b(?!{re.escape(word)}\b)({_CAPITALISED}) (?i:{noun})\b"
-                after = rf"\b(?i:{noun}) (?!{re.escape(word)}\b)({_CAPITALISED})"
+                before = rf"\b(?!(?:{others})\b)({_CAPITALISED}) (?i:{noun})\b"
+                after = rf"\b(?i:{noun}) (?!(?:{others})\b)({_CAPITALISED})"
                 # Apart: "Le plan Business" holds "Le plan" (no name) before "plan Business".
                 patterns.extend([(re.compile(before), word), (re.compile(after), word)])
     return patterns
