@@ -1746,3 +1746,15 @@ def test_a_count_is_quoted_from_the_sentence_giving_a_number_of_what_is_counted(
     result = ask(hybrid_chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert "1 230 en magasin" in result.answer and "P3" not in result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["what should I do if my laptop is stolen?", "who do i contact if my laptop is stolen"],
+)
+def test_a_stolen_laptop_is_answered_by_the_lost_device_rule(hybrid_chat, question):
+    # Declined: "stolen" is in no passage. A laptop stolen is a laptop its employee loses,
+    # and the handbook says what to do then.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("A Brightwell employee who loses a laptop"), result.answer
