@@ -320,11 +320,20 @@ def test_a_french_count_is_found_in_the_french_reports_own_word(chat, question):
 
 
 @pytest.mark.parametrize(
-    "question", ["What is Brightwell's stock price?", "Quel est le cours de l'action Brightwell ?"]
+    "question",
+    [
+        "What is Brightwell's stock price?",
+        "Quel est le cours de l'action Brightwell ?",
+        "le cours de l'action brightwell ?",
+        "le prix de l'action brightwell ?",
+    ],
 )
 def test_a_stock_price_no_document_gives_is_declined_in_either_language(chat, question):
     # "cours de l'action" is one phrase, the stock price: read word by word it was a
     # "course" of "action", and the handbook's phishing "refresher course" was quoted.
+    # A price of a stock is no price of anything else: "le prix de l'action" quoted the
+    # handbook's "published prices" (« action » held by "never share a password"), and
+    # "le cours de l'action" the plans' prices.
     result = ask(chat, question)
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
     assert result.citations == []
