@@ -213,6 +213,17 @@ def test_a_noun_and_its_complement_are_held_in_another_language_only_together():
     assert decide(asked, [hours], language="fr").verdict != "answer"
 
 
+def test_how_much_of_a_whole_asks_a_share_of_it():
+    from threadline.knowledge.facts import asked_type
+
+    # A part of a whole, stated as a percentage ("41 % du chiffre d'affaires").
+    assert asked_type("how much of the revenue comes from online sales?") == "share"
+    assert asked_type("How much of the company does this partner own?") == "share"
+    # "how much" alone still asks a price or an amount.
+    assert asked_type("how much is the Pixel 8a?") == "price"
+    assert asked_type("how much does it cost?") == "price"
+
+
 def test_french_auxiliaries_are_no_content():
     from threadline.graph.question_terms import content_terms
 

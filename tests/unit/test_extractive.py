@@ -368,6 +368,24 @@ def test_a_part_asked_for_is_a_word_of_the_question():
     assert quoted[0].startswith("Les ventes de smartphones représentent 52 %")
 
 
+def test_a_source_saying_more_of_the_question_is_read_in_its_language():
+    # Two English passages and one French: the French report was never read in French,
+    # so its « ventes en ligne ... 41 % du chiffre d'affaires » scored nothing and the
+    # help centre's "online" led.
+    passages = [
+        "Customers can still get return help in any store or through the online help centre.",
+        "Brightwell business hours are Monday to Friday, 8:00 to 20:00.",
+        "Les ventes en ligne de Brightwell représentent désormais 41 % du chiffre d'affaires.",
+    ]
+    question = "how much of the revenue comes from online sales?"
+    quoted = sentences_without_citations(compose(question, passages, "share"))
+    assert quoted == [passages[2]]
+    # A source sharing one translated word says less than the English ones: not read.
+    passages[2] = "Le service client a traité 312 000 demandes, dont 64 % par e-mail."
+    quoted = sentences_without_citations(compose("what is the support email?", passages))
+    assert passages[2] not in quoted
+
+
 def test_a_ranking_asked_is_answered_by_the_ranking_stated():
     # "the best-selling phone": a sentence saying a phone is sold is no answer; the one
     # saying which sold best is, in whatever language it is written.
