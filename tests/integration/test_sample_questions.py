@@ -1784,3 +1784,13 @@ def test_how_much_of_the_revenue_is_the_share_the_report_states(hybrid_chat, que
     assert result.outcome == "grounded_answer", result.answer
     assert "représentent désormais 41 % du chiffre d'affaires" in result.answer
     assert "help centre" not in result.answer and "recruter" not in result.answer
+
+
+def test_tell_me_about_a_plan_named_in_lower_case_leaves_the_other_plans_out(hybrid_chat):
+    # Quoted the plans' overview, then the Basic and Business prices, never the
+    # Enterprise one: "enterprise" before "plan" was read as no name, having a noun of
+    # its own; it is the noun the passages write it with ("the Enterprise plan").
+    result = ask(hybrid_chat, "tell me about the enterprise plan")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "The Enterprise plan costs $899 per month" in result.answer
+    assert "$29 per month" not in result.answer and "$149 per month" not in result.answer

@@ -902,6 +902,25 @@ def test_a_plan_named_in_lower_case_leaves_the_other_plans_sentences_out():
     assert "Basic plan" not in text
 
 
+def test_a_plan_named_in_lower_case_before_its_noun_leaves_the_other_plans_out():
+    # "tell me about the enterprise plan": "enterprise" has a noun of its own after it,
+    # the very noun the passages write it with ("the Enterprise plan"); the Basic and
+    # Business prices came first. "business hours" is still no Business plan.
+    passages = [
+        "Brightwell Devices offers three support plans for customers who buy phones and "
+        "laptops from Brightwell: Basic, Business and Enterprise. The Basic plan costs $29 "
+        "per month and covers up to 10 devices with email and web support. The Business "
+        "plan costs $149 per month and covers up to 100 devices with email, web, chat and "
+        "phone support. The Enterprise plan costs $899 per month and covers an unlimited "
+        "number of devices, with a named technical account manager and 24/7 phone support.",
+    ]
+    text = compose_sections("tell me about the enterprise plan", [("Support plans", passages[0])])
+    assert "The Enterprise plan costs $899 per month" in text
+    assert "$29" not in text and "$149" not in text
+    hours = [("Support hours", "Business hours are 8:00 to 20:00. The Business plan costs $149.")]
+    assert "8:00 to 20:00" in compose_sections("what are the business hours?", hours)
+
+
 def test_a_common_noun_typed_after_another_word_is_no_name():
     # "select query to work": "query" follows no function word, so the passages' "the
     # Query editor" does not make "the SQL editor" another thing asked about.
