@@ -2031,3 +2031,42 @@ def test_an_english_phrase_is_held_where_its_french_is_written_whole(hybrid_chat
     # Asked of both margins, "margin" is asked on its own too: both are quoted.
     both = ask(hybrid_chat, "what is the gross margin and the operating margin?")
     assert "La marge brute" in both.answer and "marge opérationnelle de 8,0 %" in both.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["what should I do if my laptop is stolen?", "who do i contact if my laptop is stolen"],
+)
+def test_a_stolen_laptop_is_answered_by_the_lost_device_rule(hybrid_chat, question):
+    # Declined: "stolen" is in no passage. A laptop stolen is a laptop its employee loses,
+    # and the handbook says what to do then.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("A Brightwell employee who loses a laptop"), result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how much of the revenue comes from online sales",
+        "how much of the revenue comes from online sales?",
+    ],
+)
+def test_how_much_of_the_revenue_is_the_share_the_report_states(hybrid_chat, question):
+    # Quoted the support policy's "online help centre": six of the eight passages are
+    # English, and the French report, which says three of the question's four words in
+    # translation, was not read in French; nor was "how much of" read as a share.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "représentent désormais 41 % du chiffre d'affaires" in result.answer
+    assert "help centre" not in result.answer and "recruter" not in result.answer
+
+
+def test_tell_me_about_a_plan_named_in_lower_case_leaves_the_other_plans_out(hybrid_chat):
+    # Quoted the plans' overview, then the Basic and Business prices, never the
+    # Enterprise one: "enterprise" before "plan" was read as no name, having a noun of
+    # its own; it is the noun the passages write it with ("the Enterprise plan").
+    result = ask(hybrid_chat, "tell me about the enterprise plan")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "The Enterprise plan costs $899 per month" in result.answer
+    assert "$29 per month" not in result.answer and "$149 per month" not in result.answer

@@ -687,3 +687,11 @@ def test_printing_is_a_sense_of_impression(chat):
     result = converse(chat, "quelle est la politique de teletravail ?", "et pour les impressions ?")
     assert result.outcome == "grounded_answer", result.answer
     assert "Printing Confidential or Restricted documents at home" in result.answer
+
+
+def test_a_stolen_phone_is_answered_by_the_lost_device_rule(chat):
+    # Declined: « volé » is "stolen", in no passage. A phone stolen is a phone its
+    # employee loses, as « J'ai perdu mon ordinateur portable » is answered.
+    result = converse(chat, "mon telephone a ete vole, je fais quoi ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.splitlines()[1].startswith("A Brightwell employee who loses a laptop")

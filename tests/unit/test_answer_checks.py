@@ -185,6 +185,45 @@ def test_a_question_is_checked_on_a_passage_in_another_language():
     assert decide("What is the garantie?", chunks, language="en").verdict != "answer"
 
 
+def test_a_noun_and_its_complement_are_held_in_another_language_only_together():
+    # « le prix de l'action » is the stock price: the handbook's "published prices" and
+    # its verb "share" (« action ») in another sentence were read as one.
+    handbook = {
+        "label": "1",
+        "title": "Brightwell security handbook",
+        "section": "Data classification",
+        "text": "Public information at Brightwell includes published prices. Confidential "
+        "information must only be shared with people who need it.",
+    }
+    question = "le prix de l'action brightwell ?"
+    assert decide(question, [handbook], language="fr").verdict != "answer"
+    quoted = {**handbook, "section": "Investors", "text": "Brightwell's stock price is $41."}
+    assert decide(question, [quoted], language="fr").verdict == "answer"
+    # The translation's head alone ("time") is no response time; with its complement, a
+    # section named for it holds it though its sentence says "response" alone.
+    times = {
+        "label": "2",
+        "title": "Brightwell support policy",
+        "section": "Response times",
+        "text": "On the Basic plan, P1 incidents get a first response within 4 business hours.",
+    }
+    hours = {**times, "section": "Support hours", "text": "Hours are 8:00 to 20:00 Eastern Time."}
+    asked = "Quel est le délai de réponse du plan Basic ?"
+    assert decide(asked, [times], language="fr").verdict == "answer"
+    assert decide(asked, [hours], language="fr").verdict != "answer"
+
+
+def test_how_much_of_a_whole_asks_a_share_of_it():
+    from threadline.knowledge.facts import asked_type
+
+    # A part of a whole, stated as a percentage ("41 % du chiffre d'affaires").
+    assert asked_type("how much of the revenue comes from online sales?") == "share"
+    assert asked_type("How much of the company does this partner own?") == "share"
+    # "how much" alone still asks a price or an amount.
+    assert asked_type("how much is the Pixel 8a?") == "price"
+    assert asked_type("how much does it cost?") == "price"
+
+
 def test_french_auxiliaries_are_no_content():
     from threadline.graph.question_terms import content_terms
 

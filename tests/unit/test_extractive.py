@@ -368,6 +368,24 @@ def test_a_part_asked_for_is_a_word_of_the_question():
     assert quoted[0].startswith("Les ventes de smartphones représentent 52 %")
 
 
+def test_a_source_saying_more_of_the_question_is_read_in_its_language():
+    # Two English passages and one French: the French report was never read in French,
+    # so its « ventes en ligne ... 41 % du chiffre d'affaires » scored nothing and the
+    # help centre's "online" led.
+    passages = [
+        "Customers can still get return help in any store or through the online help centre.",
+        "Brightwell business hours are Monday to Friday, 8:00 to 20:00.",
+        "Les ventes en ligne de Brightwell représentent désormais 41 % du chiffre d'affaires.",
+    ]
+    question = "how much of the revenue comes from online sales?"
+    quoted = sentences_without_citations(compose(question, passages, "share"))
+    assert quoted == [passages[2]]
+    # A source sharing one translated word says less than the English ones: not read.
+    passages[2] = "Le service client a traité 312 000 demandes, dont 64 % par e-mail."
+    quoted = sentences_without_citations(compose("what is the support email?", passages))
+    assert passages[2] not in quoted
+
+
 def test_a_ranking_asked_is_answered_by_the_ranking_stated():
     # "the best-selling phone": a sentence saying a phone is sold is no answer; the one
     # saying which sold best is, in whatever language it is written.
@@ -882,6 +900,25 @@ def test_a_plan_named_in_lower_case_leaves_the_other_plans_sentences_out():
     text = compose("what is the P1 response time on business", passages)
     assert "On the Business plan, P1 incidents" in text
     assert "Basic plan" not in text
+
+
+def test_a_plan_named_in_lower_case_before_its_noun_leaves_the_other_plans_out():
+    # "tell me about the enterprise plan": "enterprise" has a noun of its own after it,
+    # the very noun the passages write it with ("the Enterprise plan"); the Basic and
+    # Business prices came first. "business hours" is still no Business plan.
+    passages = [
+        "Brightwell Devices offers three support plans for customers who buy phones and "
+        "laptops from Brightwell: Basic, Business and Enterprise. The Basic plan costs $29 "
+        "per month and covers up to 10 devices with email and web support. The Business "
+        "plan costs $149 per month and covers up to 100 devices with email, web, chat and "
+        "phone support. The Enterprise plan costs $899 per month and covers an unlimited "
+        "number of devices, with a named technical account manager and 24/7 phone support.",
+    ]
+    text = compose_sections("tell me about the enterprise plan", [("Support plans", passages[0])])
+    assert "The Enterprise plan costs $899 per month" in text
+    assert "$29" not in text and "$149" not in text
+    hours = [("Support hours", "Business hours are 8:00 to 20:00. The Business plan costs $149.")]
+    assert "8:00 to 20:00" in compose_sections("what are the business hours?", hours)
 
 
 def test_a_common_noun_typed_after_another_word_is_no_name():

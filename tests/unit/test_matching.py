@@ -111,6 +111,20 @@ def test_a_lost_laptop_is_a_laptop_someone_loses():
     assert decide("I lost my laptop", chunks).verdict == "answer"
 
 
+def test_a_stolen_thing_is_a_lost_one_not_the_reverse():
+    # "what should I do if my laptop is stolen?" was declined: "stolen" was in no passage,
+    # and the handbook's rule is for an employee "who loses a laptop".
+    loses = set(terms("An employee who loses a laptop must report the loss within 1 hour."))
+    assert matches_term(terms("stolen")[0], loses)
+    assert matches_term(terms("theft")[0], loses)
+    # A rule on thefts says nothing of a laptop left on a train.
+    assert not matches_term(terms("lost")[0], set(terms("Report a stolen laptop to the police.")))
+    # French: « volé » only, « vol » being a flight too.
+    perte = set(terms("un employé qui perd son ordinateur doit signaler la perte"))
+    assert matches_term(terms("volé")[0], perte)
+    assert not matches_term(terms("vol")[0], perte)
+
+
 def test_a_word_naming_the_same_thing_matches():
     # "What is the screen size of the OnePlus 12?" was declined: its page gives a
     # "6.82-inch display", and "screen" was in no passage.

@@ -527,10 +527,14 @@ def _decline_or_ask(
     # (`missing`: the terms to name in the decline, when narrower than the content's).
     anchor = turn.anchor
     pointed_at = anchor.split(None, 1)[1] if anchor and DEFINITE_ANCHOR.match(anchor) else ""
-    if pointed_at and not any(matches_term(t, turn.everything) for t in terms(pointed_at)):
+    if pointed_at and not any(
+        turn.holds(t, label) for t in terms(pointed_at) for label in turn.vocab
+    ):
         # "who is the ceo?" with no passage holding "ceo": none of them is one of the
         # things it may mean, so asking which would offer choices that are none of
-        # them; the documents say nothing of it.
+        # them; the documents say nothing of it. A word of a phrase the lexicon
+        # translates whole is held where the phrase is (`Turn.holds`): "le cours" of "le
+        # cours de l'action" is the stock price, not the handbook's "refresher course".
         return Evidence(
             "not_in_documents",
             reason,

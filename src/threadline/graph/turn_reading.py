@@ -14,6 +14,7 @@ from functools import cached_property
 
 from threadline.graph.anchors import as_the_passages_write_it, unanchored_references
 from threadline.graph.names import passage_terms
+from threadline.graph.phrases import holds_noun_and_complement, joins_a_complement
 from threadline.graph.question_terms import (
     ampersand_names,
     content_terms,
@@ -27,7 +28,7 @@ from threadline.graph.question_terms import (
 )
 from threadline.graph.referents import passages_about
 from threadline.knowledge.bilingual import (
-    lexicon_phrases,
+    translated_phrases,
 )
 from threadline.knowledge.facts import AnswerType, asked_type, role_terms
 from threadline.knowledge.limits import compared_numbers, compared_unit_words
@@ -316,23 +317,24 @@ class Turn:
         # "smartphones" and "clients professionnels" hold no "téléphone professionnel" (a
         # passage in another language is compared through its words' translations,
         # passage-wide, so all the phrase's words or its translation's head).
+        # A noun with its complement ("le prix de l'action", the stock price) is held in
+        # a passage in another language by its translation, or by its words in one
+        # sentence, not by its head alone nor by its words' other senses (`phrases`).
         partners: dict[str, tuple[str, list[str], list[str]]] = {}
         if self.language == "fr":
-            for phrase, head in lexicon_phrases(self.question, self.language):
+            for phrase, translation in translated_phrases(self.question, self.language):
                 group = [t for t in terms(phrase) if t in self.weights]
                 if len(group) > 1:
-                    partners.update({t: (phrase, group, terms(head)) for t in group})
+                    partners.update({t: (phrase, group, translation) for t in group})
         return partners
 
     @cached_property
-    def _own_language(self) -> set[str]:
-        partners = self._phrase_partners
+    def _written_in(self) -> dict[str, str]:
+        if not self._phrase_partners:
+            return {}
         return {
-            label
+            label: detect_language(f"{chunk.get('title', '')} {chunk.get('text', '')}") or ""
             for label, chunk in self.by_label.items()
-            if partners
-            and detect_language(f"{chunk.get('title', '')} {chunk.get('text', '')}")
-            == self.language
         }
 
     def holds(self, term: str, label: str) -> bool:
@@ -342,11 +344,17 @@ class Turn:
         partners = self._phrase_partners
         if not held or term not in partners:
             return held
-        phrase, group, head = partners[term]
-        if label in self._own_language:
+        phrase, group, translation = partners[term]
+        written = self._written_in[label]
+        if written == self.language:
             whole = holds_phrase(phrase, passage_terms(self.by_label[label]))
+        elif joins_a_complement(phrase):
+            assert self.language is not None
+            chunk = self.by_label[label]
+            return holds_noun_and_complement(group, translation, chunk, written, self.language)
         else:
             whole = all(matches_term(u, words) for u in group)
+        head = terms(translation[-1])
         return whole or (bool(head) and all(matches_term(u, words) for u in head))
 
     @cached_property

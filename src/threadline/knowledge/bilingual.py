@@ -419,20 +419,36 @@ def lexicon_phrases(text: str, source: str) -> list[tuple[str, str]]:
     Returns:
         (the phrase as typed, folded; the last word of its translation) pairs.
     """
+    return [(phrase, words[-1]) for phrase, words in translated_phrases(text, source)]
+
+
+def translated_phrases(text: str, source: str) -> list[tuple[str, list[str]]]:
+    """Return the phrases of several words the lexicon translates whole, with their translation.
+
+    As `lexicon_phrases`, with every word of the translation ("prix de l'action": "stock",
+    "price").
+
+    Args:
+        text: A question.
+        source: Its language; a language the lexicon does not translate from has none.
+
+    Returns:
+        (the phrase as typed, folded; the words of its translation) pairs.
+    """
     if source not in _STEMMERS:
         return []
     lex = lexicon(source, "en" if source == "fr" else "fr")
     analyse = _STEMMERS[source]
     tokens = tokenize(text)
     stems = [analyse(token) for token in tokens]
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, list[str]]] = []
     i = 0
     while i < len(tokens):
         for size in range(min(lex.longest, len(tokens) - i), 1, -1):
             key = tokens[i : i + size]
             words = lex.lookup_form(key) or lex.phrases.get(tuple(stems[i : i + size]))
             if words:
-                found.append((" ".join(key), words[-1]))
+                found.append((" ".join(key), list(words)))
                 i += size
                 break
         else:

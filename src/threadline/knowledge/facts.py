@@ -228,6 +228,8 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
         re.compile(
             r"\b(?:what|which) (?:share|percentage|proportion|fraction)\b|"
             r"\bthe (?:share|percentage|proportion) of\b|"
+            # "how much of the revenue comes from online sales?" asks a part of a whole.
+            r"\bhow much of (?:the|its|their|our|your|his|her|this|that)\b|"
             r"\b(?:quelle|la) (?:part|proportion) (?:de|des|du|d')|"
             r"\b(?:quel|le) pourcentage\b"
         ),

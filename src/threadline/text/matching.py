@@ -64,6 +64,18 @@ def _same_sense() -> dict[str, frozenset[str]]:
 _SAME_SENSE = _same_sense()
 
 
+def _broader_sense() -> dict[str, frozenset[str]]:
+    """Each term of the lexicons' narrower words, with the terms of the broader thing."""
+    found: dict[str, set[str]] = {}
+    for narrower, broader in (*en.NARROWER_SENSE, *fr.NARROWER_SENSE):
+        for member in terms(narrower):
+            found.setdefault(member, set()).update(terms(broader))
+    return {term: frozenset(others) for term, others in found.items()}
+
+
+_BROADER_SENSE = _broader_sense()
+
+
 def _synonyms() -> dict[str, frozenset[str]]:
     """Each term of the English synonym pairs (`lexicons/en_synonyms.txt`), with its others."""
     found: dict[str, set[str]] = {}
@@ -200,6 +212,8 @@ def matches_same_sense(term: str, vocabulary: set[str]) -> bool:
 
     "screen" / "display" (the lexicons' ``SAME_SENSE``), in a derivation of its own too:
     "contact" finds "reachable" ("reach" and "reachable" share their first five letters).
+    A word naming a case of a broader thing finds that thing's words, not the reverse
+    (``NARROWER_SENSE``: "stolen" finds "loses a laptop"; "lost" finds no "stolen").
 
     Args:
         term: A question's term (an index term).
@@ -208,7 +222,7 @@ def matches_same_sense(term: str, vocabulary: set[str]) -> bool:
     Returns:
         True when one of the term's same-sense words, or a derivation of it, is there.
     """
-    same_sense = _SAME_SENSE.get(term, frozenset())
+    same_sense = _SAME_SENSE.get(term, frozenset()) | _BROADER_SENSE.get(term, frozenset())
     if not same_sense.isdisjoint(vocabulary):
         return True
     return any(_shares_start(other, vocabulary) for other in same_sense)

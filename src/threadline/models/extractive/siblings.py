@@ -39,12 +39,16 @@ def _names_as_the_passages_write_them(question: str, texts: Sequence[str]) -> li
             and word.isalpha()
             and word.islower()
             and not is_stopword(word)
-            and (not after or not after[0].isalnum() or is_stopword(after.lower()))
         ):
             name = word.capitalize()
             # Inside a sentence ("the Business plan"), not at its start.
             written = re.compile(rf"(?<=[a-z,] ){name} ([a-z]{{3,}})\b")
             nouns = {m.group(1) for text in texts for m in written.finditer(text)}
+            if after and after[0].isalnum() and not is_stopword(after.lower()):
+                # A noun of its own after it: a name only before the noun the passages
+                # write it with ("the enterprise plan", their "Enterprise plan"), where
+                # "business hours" is another thing than the "Business plan".
+                nouns &= {after.lower()}
             found.extend((name, noun) for noun in sorted(nouns) if not is_stopword(noun))
     return found
 

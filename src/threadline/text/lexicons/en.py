@@ -33,6 +33,7 @@ __all__ = [
     "REWRITE_CHATTER",
     "REWRITE_REFUSALS",
     "SAME_SENSE",
+    "NARROWER_SENSE",
     "REQUEST_VERB_NOUNS",
     "CAPITALISED_TIME_WORDS",
     "SEARCH_STOPWORDS",
@@ -270,6 +271,16 @@ writes another ("the screen size" of a phone whose page gives its "6.82-inch dis
 "who should I contact?" of a manager "reachable through the Escalate button"; the days of
 a week, which a schedule states some of). A word of
 a group matches the others' derivations too ("reach" / "reachable")."""
+
+NARROWER_SENSE: tuple[tuple[str, str], ...] = (
+    # A thing stolen is lost to its owner: "report the loss within 1 hour" is what to do
+    # when a laptop is stolen, while a rule on thefts says nothing of a laptop left on a
+    # train.
+    ("stolen steal steals stealing stole theft thefts robbed", "lost lose loss"),
+)
+"""Words naming a case of a broader thing, each with the words of that thing: a passage
+stating the broader thing speaks of the case (one way only: a passage on the case does not
+speak of the broader thing)."""
 
 CAPITALISED_TIME_WORDS = (
     "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March "

@@ -46,6 +46,7 @@ __all__ = [
     "REWRITE_CHATTER",
     "REWRITE_REFUSALS",
     "SAME_SENSE",
+    "NARROWER_SENSE",
     "REQUEST_VERB_NOUNS",
     "SEARCH_STOPWORDS",
     "SMALL_TALK",
@@ -451,6 +452,13 @@ PAST_MARKERS: tuple[str, ...] = (
 
 SAME_SENSE: tuple[str, ...] = ("weekend lundi mardi mercredi jeudi vendredi samedi dimanche",)
 """Words that name the same thing (see :data:`threadline.text.lexicons.en.SAME_SENSE`)."""
+
+NARROWER_SENSE: tuple[tuple[str, str], ...] = (
+    # « vol » is also a flight: only the forms that can only be a theft.
+    ("volé volée volés volées dérobé dérobée", "perdu perdue perdre perte"),
+)
+"""Words naming a case of a broader thing (see
+:data:`threadline.text.lexicons.en.NARROWER_SENSE`)."""
 
 GENERIC_WORDS = (
     "détaille détailler développe explique expliquer résume résumer résumé synthèse "
