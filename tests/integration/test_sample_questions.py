@@ -1815,6 +1815,43 @@ def test_its_is_the_one_thing_the_previous_question_named(hybrid_chat, messages,
         assert other not in result.answer, result.answer
 
 
+# Round 17: multi-turn (issue 11).
+
+
+@pytest.mark.parametrize(
+    ("messages", "meant", "others"),
+    [
+        (
+            ("what is the business plan?", "what's its SLA?"),
+            "The Business plan SLA guarantees 99.9% monthly uptime",
+            ("The Basic plan SLA", "The Enterprise plan SLA"),
+        ),
+        (
+            ("What is the basic plan?", "how many devices does it cover?"),
+            "The Basic plan costs $29 per month and covers up to 10 devices",
+            ("The Business plan", "The Enterprise plan"),
+        ),
+        (
+            (
+                "what is the enterprise plan?",
+                "what's its response time for P2?",
+                "and for Business?",
+            ),
+            "On the Business plan, P2 incidents get a first response within 4 business hours",
+            ("On the Basic plan", "On the Enterprise plan"),
+        ),
+    ],
+)
+def test_its_is_the_one_name_typed_in_lower_case(hybrid_chat, messages, meant, others):
+    # The one name "its" stands for was read from capitals only: "the business plan"
+    # named nothing, and every plan's SLA, price or P2 time was quoted.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith(meant), result.answer
+    for other in others:
+        assert other not in result.answer, result.answer
+
+
 @pytest.mark.parametrize(
     "messages",
     [
