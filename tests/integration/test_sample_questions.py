@@ -1852,6 +1852,21 @@ def test_its_is_the_one_name_typed_in_lower_case(hybrid_chat, messages, meant, o
         assert other not in result.answer, result.answer
 
 
+def test_an_ellipsis_after_an_ellipsis_changes_the_last_whole_question(hybrid_chat):
+    # "and on weekends?" was searched with carried words, so "what about Enterprise
+    # customers?" had no question to change: it was searched as "Enterprise customers"
+    # with the weekend hours carried, and quoted the SLA's service-credit sentence.
+    result = converse(
+        hybrid_chat,
+        "What are the support hours?",
+        "and on weekends?",
+        "what about Enterprise customers?",
+    )[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("Enterprise plan customers have 24/7 phone, chat and email")
+    assert "service credit" not in result.answer
+
+
 @pytest.mark.parametrize(
     "messages",
     [

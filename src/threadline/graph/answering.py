@@ -130,9 +130,10 @@ def asked_question(state: State, names: Sequence[str] = ()) -> str:
         before = as_the_passages_write_it(str(state.history[-2].get("question") or ""), texts)
         previous = owned_by_the_one_named(previous, before) or previous
     searched = state.history[-1].get("search_query") or ""
+    continued = str(state.history[-2].get("question") or "") if len(state.history) > 1 else ""
     query = year_meant(state, query)
     asked = (
-        substituted_question(query, previous, searched)
+        substituted_question(query, previous, searched, continued)
         or owned_by_the_one_named(query, as_the_passages_write_it(previous, texts))
         or query
     )
