@@ -1852,6 +1852,24 @@ def test_its_is_the_one_name_typed_in_lower_case(hybrid_chat, messages, meant, o
         assert other not in result.answer, result.answer
 
 
+def test_which_one_after_two_products_looked_up_ranks_those_two(hybrid_chat):
+    # Each product was shown by a catalog lookup (one a turn): the lookups' titles were
+    # not read as products discussed, and the first lookup's one product stood as a
+    # list: declined.
+    *_, result = converse(
+        hybrid_chat,
+        "Tell me about the MacBook Air",
+        "how much does it weigh?",
+        "and the XPS 13?",
+        "which one is lighter?",
+    )
+    assert result.outcome == "tool_answer", result.answer
+    assert [c["title"] for c in result.citations] == [
+        "Dell XPS 13 (9340)",
+        "Apple MacBook Air 13 (M3)",
+    ]
+
+
 def test_an_ellipsis_after_an_ellipsis_changes_the_last_whole_question(hybrid_chat):
     # "and on weekends?" was searched with carried words, so "what about Enterprise
     # customers?" had no question to change: it was searched as "Enterprise customers"
