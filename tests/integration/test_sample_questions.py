@@ -1815,6 +1815,76 @@ def test_its_is_the_one_thing_the_previous_question_named(hybrid_chat, messages,
         assert other not in result.answer, result.answer
 
 
+# Round 17: multi-turn (issue 11).
+
+
+@pytest.mark.parametrize(
+    ("messages", "meant", "others"),
+    [
+        (
+            ("what is the business plan?", "what's its SLA?"),
+            "The Business plan SLA guarantees 99.9% monthly uptime",
+            ("The Basic plan SLA", "The Enterprise plan SLA"),
+        ),
+        (
+            ("What is the basic plan?", "how many devices does it cover?"),
+            "The Basic plan costs $29 per month and covers up to 10 devices",
+            ("The Business plan", "The Enterprise plan"),
+        ),
+        (
+            (
+                "what is the enterprise plan?",
+                "what's its response time for P2?",
+                "and for Business?",
+            ),
+            "On the Business plan, P2 incidents get a first response within 4 business hours",
+            ("On the Basic plan", "On the Enterprise plan"),
+        ),
+    ],
+)
+def test_its_is_the_one_name_typed_in_lower_case(hybrid_chat, messages, meant, others):
+    # The one name "its" stands for was read from capitals only: "the business plan"
+    # named nothing, and every plan's SLA, price or P2 time was quoted.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith(meant), result.answer
+    for other in others:
+        assert other not in result.answer, result.answer
+
+
+def test_which_one_after_two_products_looked_up_ranks_those_two(hybrid_chat):
+    # Each product was shown by a catalog lookup (one a turn): the lookups' titles were
+    # not read as products discussed, and the first lookup's one product stood as a
+    # list: declined.
+    *_, result = converse(
+        hybrid_chat,
+        "Tell me about the MacBook Air",
+        "how much does it weigh?",
+        "and the XPS 13?",
+        "which one is lighter?",
+    )
+    assert result.outcome == "tool_answer", result.answer
+    assert [c["title"] for c in result.citations] == [
+        "Dell XPS 13 (9340)",
+        "Apple MacBook Air 13 (M3)",
+    ]
+
+
+def test_an_ellipsis_after_an_ellipsis_changes_the_last_whole_question(hybrid_chat):
+    # "and on weekends?" was searched with carried words, so "what about Enterprise
+    # customers?" had no question to change: it was searched as "Enterprise customers"
+    # with the weekend hours carried, and quoted the SLA's service-credit sentence.
+    result = converse(
+        hybrid_chat,
+        "What are the support hours?",
+        "and on weekends?",
+        "what about Enterprise customers?",
+    )[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("Enterprise plan customers have 24/7 phone, chat and email")
+    assert "service credit" not in result.answer
+
+
 @pytest.mark.parametrize(
     "messages",
     [

@@ -264,6 +264,27 @@ def test_an_ellipsis_after_a_condensed_ellipsis_has_no_question_to_swap_in():
     assert substituted_question("and on Enterprise?", "and P3?", "and P3? (plan basic)") is None
 
 
+def test_an_ellipsis_after_a_circumstance_changes_the_question_it_continued():
+    # "and on weekends?" named no thing: it swapped nothing in "What are the support
+    # hours?", which "what about Enterprise customers?" is asked of.
+    assert (
+        substituted_question(
+            "what about Enterprise customers?",
+            "and on weekends?",
+            "and on weekends? (support hours)",
+            "What are the support hours?",
+        )
+        == "What are the support hours for Enterprise customers?"
+    )
+    # "and P3?" named a code: what it changed in the question before is not said.
+    assert (
+        substituted_question(
+            "and on Enterprise?", "and P3?", "and P3? (plan basic)", "What is a P1 incident?"
+        )
+        is None
+    )
+
+
 def test_an_ellipsis_after_a_catalog_lookup_has_no_question_to_swap_in():
     # "and the battery?" was looked up as "Samsung Galaxy S24": "what about the Pixel 8
     # Pro?" became "Samsung Pixel 8 Pro".

@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 
 from threadline.followups.trail import render_history
 from threadline.graph import prompts
+from threadline.graph.anchors import as_the_passages_write_it
 from threadline.graph.catalog_requests import with_catalog_capitals
 from threadline.graph.ellipsis import (
     changes_only_the_year,
@@ -105,7 +106,9 @@ def asked_question(state: State, names: Sequence[str] = ()) -> str:
     before it: "and on the nokia?" after "what is the warranty on the pixel 8 pro" asks
     the Nokia's warranty. A possessive "its" is the one thing the previous question
     named (`ellipsis.owned_by_the_one_named`): "what's its SLA?" after "What is the
-    Enterprise plan?" asks the Enterprise SLA.
+    Enterprise plan?" asks the Enterprise SLA. The one name is read as the passages
+    write it (`anchors.as_the_passages_write_it`): "what is the business plan?" names
+    the plan every passage writes "Business plan", typed without its capital.
     """
     if state.route == "tool":
         return state.query
@@ -117,16 +120,21 @@ def asked_question(state: State, names: Sequence[str] = ()) -> str:
     previous = str(state.history[-1].get("question") or "")
     if names:
         previous = with_catalog_capitals(previous, names)
+    # The passages read now and what the previous answers quoted of theirs: where the
+    # name asked about was written ("The Business plan costs ...").
+    texts = [str(c.get("text", "")) for c in state.chunks]
+    texts += [str(h.get("answer") or "") for h in state.history[-2:]]
     if len(state.history) > 1:
         # "and for Business?" after "what's its response time for P2?" swaps the name
         # "its" stood for: the previous question is read with it.
-        before = str(state.history[-2].get("question") or "")
+        before = as_the_passages_write_it(str(state.history[-2].get("question") or ""), texts)
         previous = owned_by_the_one_named(previous, before) or previous
     searched = state.history[-1].get("search_query") or ""
+    continued = str(state.history[-2].get("question") or "") if len(state.history) > 1 else ""
     query = year_meant(state, query)
     asked = (
-        substituted_question(query, previous, searched)
-        or owned_by_the_one_named(query, previous)
+        substituted_question(query, previous, searched, continued)
+        or owned_by_the_one_named(query, as_the_passages_write_it(previous, texts))
         or query
     )
     return revenue_spelled_out(asked)

@@ -340,7 +340,10 @@ def counted_again(question: str, previous_question: str) -> str | None:
 
 
 def substituted_question(
-    question: str, previous_question: str, previous_query: str | None = ""
+    question: str,
+    previous_question: str,
+    previous_query: str | None = "",
+    continued_question: str = "",
 ) -> str | None:
     """Return the previous question asked of what an elliptical message names, or None.
 
@@ -350,6 +353,9 @@ def substituted_question(
             Business ?").
         previous_query: The previous turn's search query (what a previous "the
             cheapest one" stood for).
+        continued_question: The message before the previous one: the question a
+            previous ellipsis continued ("What are the support hours?" before "and on
+            weekends?").
 
     Returns:
         The previous question with the part the message replaces swapped for it ("Quel
@@ -385,6 +391,17 @@ def substituted_question(
             # a year changes when, not what; the previous message says what, and is
             # asked of that year ("and the net income for 2023?").
             previous = previous_question.strip()
+        continued = continued_question.strip()
+        circumstance = not _names_in(previous_ellipsis.core) and bool(
+            _CARRIED_WORDS.search(searched)
+        )
+        if not previous and circumstance and continued and read_ellipsis(continued) is None:
+            # "what about Enterprise customers?" after "What are the support hours?" then
+            # "and on weekends?": an ellipsis naming no thing (a circumstance, searched
+            # with the question's words carried) swapped nothing in the question it
+            # continued, which stays the question a next ellipsis changes. One naming a
+            # thing ("and P3?") changed it, and what it changed is not said here.
+            previous = continued
     if ellipsis is None or not previous:
         return None
     # A reference query ("Rapport annuel 2024 de Brightwell — Résultats financiers — et

@@ -156,7 +156,12 @@ def query_variants(
     # "and Business?" after "How much does the Basic plan cost?" is that question asked
     # of the Business plan: searched whole, like a corrected question.
     substituted = (
-        substituted_question(question, previous.exchanges[-1][0], previous.search_query)
+        substituted_question(
+            question,
+            previous.exchanges[-1][0],
+            previous.search_query,
+            previous.exchanges[-2][0] if len(previous.exchanges) > 1 else "",
+        )
         if corrected is None and previous is not None and previous.exchanges
         else None
     )
@@ -386,7 +391,10 @@ def reformulate_turn(state: State, services: Services, context: Context) -> dict
                 last_query, titles = last_question, []
         if quotes_sources(llm):
             previous = str(state.history[-1].get("question") or "") if state.history else ""
-            query = substituted_question(state.query, previous, last_query) or condense(
+            continued = (
+                str(state.history[-2].get("question") or "") if len(state.history) > 1 else ""
+            )
+            query = substituted_question(state.query, previous, last_query, continued) or condense(
                 state.query, last_query, titles
             )
             fu.method = "heuristic"

@@ -247,13 +247,24 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         listed_is_cut = ranks_a_category(str(state.history[-1]["question"] or ""))
     if catalog and len(discussed) < 2 and chooses_among_shown(state.query):
         # "which one is cheaper?" after "Tell me about the iPhone 15" then "and the Pixel
-        # 8a?": one product a turn, the two turns' products are those to choose among.
+        # 8a?": one product a turn, the two turns' products are those to choose among,
+        # whether a document answer showed it (its section) or a catalog lookup (its
+        # title: "how much does it weigh?" then "and the XPS 13?").
         recent = [
-            next((t.split(" — ")[-1] for t in past["titles"] if t.split(" — ")[-1] in known), "")
+            next(
+                (
+                    part
+                    for t in past["titles"]
+                    for part in (t.split(" — ")[-1], t.split(" — ")[0])
+                    if part in known
+                ),
+                "",
+            )
             for past in state.history[-2:]
         ]
-        if len(set(recent)) == 2 and all(recent) and not listed:
-            discussed = recent
+        if len(set(recent)) == 2 and all(recent) and len(listed) < 2:
+            # One product a lookup showed is no list to choose among: the two are.
+            discussed, listed = recent, []
     subject = subject_product(state.history, known)
     # A typed reply naming one of the criteria a "best" question was asked back with
     # ("prix", "by price") is that criterion's chip: its ranking question.
