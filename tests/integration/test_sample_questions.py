@@ -2031,3 +2031,19 @@ def test_an_english_phrase_is_held_where_its_french_is_written_whole(hybrid_chat
     # Asked of both margins, "margin" is asked on its own too: both are quoted.
     both = ask(hybrid_chat, "what is the gross margin and the operating margin?")
     assert "La marge brute" in both.answer and "marge opérationnelle de 8,0 %" in both.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "ranked"),
+    [
+        ("which laptop sold the most?", "l'Apple MacBook Air 13 (M3) à 1 099 $"),
+        ("which phone sold the most?", "Le Samsung Galaxy A55 5G"),
+    ],
+)
+def test_a_ranking_by_sales_is_no_catalog_list(hybrid_chat, question, ranked):
+    # "sold the most" is the verb of selling with its degree, ranking as "best-selling"
+    # does; the catalog states no sales and listed the laptops by price.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert ranked in result.answer
+    assert result.citations[0]["section"] == "Activité commerciale"
