@@ -2055,3 +2055,13 @@ def test_a_verb_is_stated_by_its_latin_noun(hybrid_chat):
     result = ask(hybrid_chat, "How much CO2 did Brightwell emit in 2024?")
     assert result.outcome == "grounded_answer", result.answer
     assert "6 800 tonnes d'équivalent CO2 en 2024" in result.answer
+
+
+def test_a_difference_is_anchored_by_what_it_is_between(hybrid_chat):
+    # "the difference" was asked back among the sections holding "internal" or "public"
+    # ("internal systems", "public computers"): "between X and Y" says what of.
+    result = ask(hybrid_chat, "What is the difference between internal and public information?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Data classification"
+    assert "Public information at Brightwell includes" in result.answer
+    assert "Internal information covers" in result.answer
