@@ -2065,3 +2065,11 @@ def test_a_difference_is_anchored_by_what_it_is_between(hybrid_chat):
     assert result.citations[0]["section"] == "Data classification"
     assert "Public information at Brightwell includes" in result.answer
     assert "Internal information covers" in result.answer
+
+
+def test_a_noun_compound_no_passage_holds_whole_is_declined(hybrid_chat):
+    # "the screen" was asked back among the handbook's sections and the products with a
+    # screen; the handbook states no screen lock timeout.
+    result = ask(hybrid_chat, "what's the screen lock timeout?")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert "screen lock timeout" in result.answer
