@@ -2073,3 +2073,13 @@ def test_a_noun_compound_no_passage_holds_whole_is_declined(hybrid_chat):
     result = ask(hybrid_chat, "what's the screen lock timeout?")
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
     assert "screen lock timeout" in result.answer
+
+
+def test_a_hyphenated_word_is_one_word_to_qualify(hybrid_chat):
+    # "the post-incident" was asked back among the plans and priorities whose sentences
+    # speak of incidents; one sentence speaks of the post-incident review.
+    result = ask(hybrid_chat, "who runs the post-incident review?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "named technical account manager, who runs a written post-incident review" in (
+        result.answer
+    )
