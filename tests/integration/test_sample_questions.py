@@ -2083,3 +2083,27 @@ def test_a_hyphenated_word_is_one_word_to_qualify(hybrid_chat):
     assert "named technical account manager, who runs a written post-incident review" in (
         result.answer
     )
+
+
+def test_a_superlative_ranks_what_the_last_ranking_ranked(hybrid_chat):
+    # "what about the most expensive one?" two turns after the cheapest laptop quoted the
+    # cheapest laptop again: the turn between ranks nothing, and "what about" opens an
+    # ellipsis as "and" does.
+    *_, result = converse(
+        hybrid_chat,
+        "What is the cheapest laptop?",
+        "how heavy is it?",
+        "what about the most expensive one?",
+    )
+    assert result.outcome == "tool_answer", result.answer
+    assert result.answer.startswith("- Lenovo ThinkPad X1 Carbon Gen 12"), result.answer
+
+
+def test_a_word_in_ss_is_no_plural_to_rank(hybrid_chat):
+    # "what about" opening the superlative read "the Business" as a plural ("Busines")
+    # and declined; the plans' prices answer.
+    *_, result = converse(
+        hybrid_chat, "What is the Business plan?", "what about the most expensive one?"
+    )
+    assert result.outcome == "grounded_answer", result.answer
+    assert "The Enterprise plan costs $899 per month" in result.answer
