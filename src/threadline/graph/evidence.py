@@ -554,7 +554,7 @@ def _decline_or_ask(
     if pointed_at:
         # "the screen lock timeout": the words the noun runs on into name one thing, and
         # a timeout no passage holds is no screen to choose among.
-        pointed_at = _compound_from(turn.question, anchor or "") or pointed_at
+        pointed_at = _compound_from(turn.question, anchor) or pointed_at
     if pointed_at and not all(matches_term(t, turn.everything) for t in terms(pointed_at)):
         # "who is the ceo?" with no passage holding "ceo": none of them is one of the
         # things it may mean, so asking which would offer choices that are none of
