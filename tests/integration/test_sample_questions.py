@@ -2067,14 +2067,6 @@ def test_a_difference_is_anchored_by_what_it_is_between(hybrid_chat):
     assert "Internal information covers" in result.answer
 
 
-def test_a_noun_compound_no_passage_holds_whole_is_declined(hybrid_chat):
-    # "the screen" was asked back among the handbook's sections and the products with a
-    # screen; the handbook states no screen lock timeout.
-    result = ask(hybrid_chat, "what's the screen lock timeout?")
-    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
-    assert "screen lock timeout" in result.answer
-
-
 def test_a_hyphenated_word_is_one_word_to_qualify(hybrid_chat):
     # "the post-incident" was asked back among the plans and priorities whose sentences
     # speak of incidents; one sentence speaks of the post-incident review.

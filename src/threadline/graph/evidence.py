@@ -515,30 +515,6 @@ def _ask(turn: Turn, found: _Findings, reason: str, candidates: Sequence[str]) -
     )
 
 
-# Where an English noun compound ends: punctuation, or a word that is no noun of it (a
-# preposition, a conjunction, a verb of the question's frame).
-_COMPOUND_END = re.compile(
-    r"[?!.,;:]|\b(?:of|for|in|on|at|to|from|with|by|about|between|and|or|but|that|which|"
-    r"who|when|where|is|are|was|were|do|does|did|has|have|can|should|would|will)\b",
-    re.I,
-)
-
-
-def _compound_from(question: str, anchor: str) -> str:
-    """Return the English noun compound a definite anchor starts, without its article.
-
-    "the screen lock timeout" for "the screen"; "" when the anchor is not found or the
-    noun runs on into nothing.
-    """
-    at = question.lower().find(anchor.lower())
-    if at < 0 or not anchor.lower().startswith("the "):
-        return ""
-    rest = question[at + 4 :]
-    end = _COMPOUND_END.search(rest)
-    words = (rest[: end.start()] if end else rest).split()
-    return " ".join(words) if len(words) > 1 else ""
-
-
 def _decline_or_ask(
     turn: Turn,
     found: _Findings,
@@ -551,11 +527,7 @@ def _decline_or_ask(
     # (`missing`: the terms to name in the decline, when narrower than the content's).
     anchor = turn.anchor
     pointed_at = anchor.split(None, 1)[1] if anchor and DEFINITE_ANCHOR.match(anchor) else ""
-    if pointed_at:
-        # "the screen lock timeout": the words the noun runs on into name one thing, and
-        # a timeout no passage holds is no screen to choose among.
-        pointed_at = _compound_from(turn.question, anchor) or pointed_at
-    if pointed_at and not all(matches_term(t, turn.everything) for t in terms(pointed_at)):
+    if pointed_at and not any(matches_term(t, turn.everything) for t in terms(pointed_at)):
         # "who is the ceo?" with no passage holding "ceo": none of them is one of the
         # things it may mean, so asking which would offer choices that are none of
         # them; the documents say nothing of it.
