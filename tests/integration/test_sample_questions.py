@@ -2140,3 +2140,71 @@ def test_tell_me_about_a_plan_named_in_lower_case_leaves_the_other_plans_out(hyb
     assert result.outcome == "grounded_answer", result.answer
     assert "The Enterprise plan costs $899 per month" in result.answer
     assert "$29 per month" not in result.answer and "$149 per month" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "ranked"),
+    [
+        ("which laptop sold the most?", "l'Apple MacBook Air 13 (M3) à 1 099 $"),
+        ("which phone sold the most?", "Le Samsung Galaxy A55 5G"),
+    ],
+)
+def test_a_ranking_by_sales_is_no_catalog_list(hybrid_chat, question, ranked):
+    # "sold the most" is the verb of selling with its degree, ranking as "best-selling"
+    # does; the catalog states no sales and listed the laptops by price.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert ranked in result.answer
+    assert result.citations[0]["section"] == "Activité commerciale"
+
+
+def test_a_verb_is_stated_by_its_latin_noun(hybrid_chat):
+    # "emit" and "emission" share too short a start to be read as one word family, and
+    # the year check found nothing emitted in 2024 (declined).
+    result = ask(hybrid_chat, "How much CO2 did Brightwell emit in 2024?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "6 800 tonnes d'équivalent CO2 en 2024" in result.answer
+
+
+def test_a_difference_is_anchored_by_what_it_is_between(hybrid_chat):
+    # "the difference" was asked back among the sections holding "internal" or "public"
+    # ("internal systems", "public computers"): "between X and Y" says what of.
+    result = ask(hybrid_chat, "What is the difference between internal and public information?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Data classification"
+    assert "Public information at Brightwell includes" in result.answer
+    assert "Internal information covers" in result.answer
+
+
+def test_a_hyphenated_word_is_one_word_to_qualify(hybrid_chat):
+    # "the post-incident" was asked back among the plans and priorities whose sentences
+    # speak of incidents; one sentence speaks of the post-incident review.
+    result = ask(hybrid_chat, "who runs the post-incident review?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "named technical account manager, who runs a written post-incident review" in (
+        result.answer
+    )
+
+
+def test_a_superlative_ranks_what_the_last_ranking_ranked(hybrid_chat):
+    # "what about the most expensive one?" two turns after the cheapest laptop quoted the
+    # cheapest laptop again: the turn between ranks nothing, and "what about" opens an
+    # ellipsis as "and" does.
+    *_, result = converse(
+        hybrid_chat,
+        "What is the cheapest laptop?",
+        "how heavy is it?",
+        "what about the most expensive one?",
+    )
+    assert result.outcome == "tool_answer", result.answer
+    assert result.answer.startswith("- Lenovo ThinkPad X1 Carbon Gen 12"), result.answer
+
+
+def test_a_word_in_ss_is_no_plural_to_rank(hybrid_chat):
+    # "what about" opening the superlative read "the Business" as a plural ("Busines")
+    # and declined; the plans' prices answer.
+    *_, result = converse(
+        hybrid_chat, "What is the Business plan?", "what about the most expensive one?"
+    )
+    assert result.outcome == "grounded_answer", result.answer
+    assert "The Enterprise plan costs $899 per month" in result.answer

@@ -39,6 +39,21 @@ def test_a_form_of_an_irregular_verb_finds_the_others(asked, written):
 
 
 @pytest.mark.parametrize(
+    ("asked", "written", "held_there"),
+    [
+        # A Latin verb and its noun change the stem's end: one word family still.
+        ("emit", "CO2 emissions fell by 18%", True),
+        ("emissions", "the stores emit less CO2", True),
+        ("admit", "admission is free", True),
+        ("receive", "the reception desk", True),
+        ("emit", "a permission is needed", False),
+    ],
+)
+def test_a_latin_verb_finds_its_noun(asked, written, held_there):
+    assert held(asked, written) is held_there
+
+
+@pytest.mark.parametrize(
     ("asked", "written"),
     [
         ("lost", "An employee who loses a laptop"),

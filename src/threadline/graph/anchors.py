@@ -405,9 +405,11 @@ _PHRASE_END = re.compile(
 )
 
 
-# "for lodging an appeal", "of a mortgage", "pour un prêt": what a kind word is about.
+# "for lodging an appeal", "of a mortgage", "pour un prêt": what a kind word is about;
+# "between internal and public information", « entre un P1 et un P2 »: what a difference
+# is between.
 _KIND_COMPLEMENT = re.compile(
-    r"^\s+(?:for|of|to|on|about|pour|de|du|des|d['’])\s*(?:(?:a|an|the|my|your|un|une|le|la|les|"
+    r"^\s+(?:for|of|to|on|about|between|pour|de|du|des|d['’]|entre)\s*(?:(?:a|an|the|my|your|un|une|le|la|les|"
     r"l['’])\s*)?[\w'’-]{3,}",
     re.I,
 )

@@ -225,15 +225,17 @@ def _replace_group(previous: str, phrase: str) -> str | None:
 # cheapest?", "lequel est le plus léger ?": a superlative with no noun of its own ("one",
 # "lequel" stand for it).
 _SUPERLATIVE_ONE = re.compile(
-    r"^\s*(?:and |so |et |alors )?(?:(?:which|what) (?:one )?(?:is|'s) |"
+    r"^\s*(?:and |so |et |alors )?(?:what about |how about |et pour )?"
+    r"(?:(?:which|what) (?:one )?(?:is|'s) |"
     r"(?:quel|quelle|lequel|laquelle) est |(?:lesquels|lesquelles) sont )?(?:the|le|la|les) "
     r"(?P<degree>(?:\w+est|most \w+|least \w+|(?:plus|moins) \w+))(?: ones?)?\s*[?!.]*\s*$",
     re.I,
 )
-# The plural noun a previous question spoke of: "the plans", "les plans de support".
+# The plural noun a previous question spoke of: "the plans", "les plans de support". A
+# word in -ss is no plural ("the Business plan", "access").
 _PLURAL_NOUN = re.compile(
     r"\b(?:(?:the|les|des|your|our|vos|nos)\s+(?:[a-z-]+\s+)?|(?:what|which|quels|quelles)\s+)"
-    r"(?P<noun>[a-z][\w-]*[a-z]s)\b",
+    r"(?P<noun>[a-z][\w-]*[a-rt-z]s)\b",
     re.I,
 )
 # A French plural noun and its plural adjective: "les ordinateurs portables", "des plans".

@@ -95,6 +95,7 @@ def qualifiers_of(
         asked_terms = asked_terms[1:]
     else:
         value_kind = None
+    hyphenated = [terms(w) for w in asked_words if "-" in w.strip("-")]
     said = {fold(w) for w in re.findall(r"[A-Za-z0-9]+", question)}
     # What the question says in each other language a passage is written in (once each).
     says_across: dict[tuple[str, str], set[str]] = {}
@@ -135,6 +136,9 @@ def qualifiers_of(
                 words |= translate_passage_terms(sentence, writer, asker)
             held = sum(1 for t in asked_terms if matches_term(t, words))
             if held * 2 < len(asked_terms) or not _NUMBER.search(sentence):
+                continue
+            # A hyphenated word is one word: "the post-incident review" is no incident.
+            if not all(all(matches_term(t, words) for t in part) for part in hyphenated):
                 continue
             if value_kind and not has_answer_type(value_kind, sentence):
                 continue

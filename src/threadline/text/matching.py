@@ -292,7 +292,32 @@ def matches_term(term: str, vocabulary: set[str]) -> bool:
             one_edit(term, v) for v in vocabulary if len(v) >= _TYPO_LENGTH
         ):
             return True
-    return matches_verb_form(term, vocabulary)
+    return matches_verb_form(term, vocabulary) or _matches_latin_noun(term, vocabulary)
+
+
+# English verbs of Latin stock whose noun changes the stem's last consonants, so the two
+# share too short a start to be read as one family: "emit" / "emission", "admit" /
+# "admission", "receive" / "reception" (verb stem ending, noun stem ending, as Snowball
+# stems them). Longer stems ("describe" / "description") share five letters already.
+_LATIN_ALTERNATIONS = (("mit", "miss"), ("ceiv", "cept"))
+
+
+def _matches_latin_noun(term: str, vocabulary: set[str]) -> bool:
+    """Whether a vocabulary holds the noun of a term's verb or the verb of its noun.
+
+    "how much CO2 did Brightwell emit?" is answered by "les émissions de CO2" (read as
+    "emissions"): the verb and its noun say one thing.
+    """
+    for verb_end, noun_end in _LATIN_ALTERNATIONS:
+        if term.endswith(verb_end) and len(term) > len(verb_end):
+            other = term[: -len(verb_end)] + noun_end
+        elif term.endswith(noun_end) and len(term) > len(noun_end):
+            other = term[: -len(noun_end)] + verb_end
+        else:
+            continue
+        if other in vocabulary:
+            return True
+    return False
 
 
 def _shares_start(term: str, vocabulary: set[str]) -> bool:

@@ -13,6 +13,7 @@ from threadline.graph.catalog_requests.wording import (
     MAX_PRICE,
     MIN_PRICE,
     PHONE_AS_CHANNEL,
+    SALES_RANKING,
     SPEC_VALUE,
     SUPERLATIVES,
     folded_message,
@@ -72,7 +73,7 @@ def best_without_criterion(question: str) -> str | None:
 
     "Quel est le meilleur téléphone ?", "what's the best laptop?": best on price, battery
     or screen is the user's choice, asked back (`RANKING_CRITERIA`), not a list of every
-    phone by price. "the best camera", "best-selling", a price bound are criteria.
+    phone by price. "the best camera", "best-selling", "sold best", a price bound are criteria.
     "Which phone should I buy?" and "quel ordinateur me conseillez-vous ?" ask the same.
     """
     text = PHONE_AS_CHANNEL.sub(" ", folded_message(question))
@@ -88,7 +89,7 @@ def best_without_criterion(question: str) -> str | None:
     if not re.search(governs, text) and not re.search(_RECOMMEND.format(category=word), text):
         return None
     ranked = [pattern for pattern, _, _ in [*SUPERLATIVES, *COMPARATIVES]]
-    if any(re.search(p, text) for p in ranked) or re.search(r"\bbest[- ]sell", text):
+    if any(re.search(p, text) for p in ranked) or SALES_RANKING.search(text):
         return None
     if MAX_PRICE.search(text) or MIN_PRICE.search(text) or SPEC_VALUE.search(text):
         return None

@@ -15,6 +15,7 @@ from threadline.graph.catalog_requests.wording import (
     MAX_PRICE,
     MIN_PRICE,
     PHONE_AS_CHANNEL,
+    SALES_RANKING,
     SPEC_UNITS,
     SPEC_VALUE,
     SUPERLATIVES,
@@ -83,10 +84,10 @@ def _asks_for_a_list(text: str, category: str) -> bool:
 
 
 # A superlative the catalog has no spec for ("le smartphone le plus vendu", "the most
-# popular laptop", "best-selling"): a question for the documents, not a list.
+# popular laptop", a ranking by sales): a question for the documents, not a list.
 _OTHER_SUPERLATIVE = re.compile(
-    r"\b(?:le|la|les) (?:plus|moins) \w+|\bthe (?:most|least) \w+|\bbest[- ]sell\w*|"
-    r"\bmost popular\b|\b(?:plus|moins) (?:vendue?s?|populaires?)\b"
+    r"\b(?:le|la|les) (?:plus|moins) \w+|\bthe (?:most|least) \w+|"
+    rf"\bmost popular\b|\b(?:plus|moins) populaires?\b|{SALES_RANKING.pattern}"
 )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from threadline.followups.outline import OutlineSection
@@ -33,6 +34,7 @@ from threadline.graph.catalog_requests import (
 )
 from threadline.graph.context import run_services
 from threadline.graph.ellipsis import read_ellipsis, superlative_of_previous
+from threadline.graph.question_terms import PRONOUN
 from threadline.graph.routing import TurnPlan, plan_turn
 from threadline.graph.state import State, ToolCall, TurnFollowup
 from threadline.knowledge.catalog import Catalog, Product
@@ -198,6 +200,23 @@ def compared_named_pair(
 _THE_ONE_THING = re.compile(r"\b(?:it|its|son|sa|ses)\b|-t-(?:il|elle)\b", re.I)
 
 
+def _superlative_of_the_last_ranking(question: str, history: Sequence[Any]) -> str | None:
+    """Return a terse superlative asked of what the conversation last spoke of, or None.
+
+    `superlative_of_previous` over the previous turn; past turns that only ask about "it"
+    ("how heavy is it?" after the cheapest laptop) speak of nothing of their own, so the
+    turn before them says what "what about the most expensive one?" ranks. A tool
+    answer's query lists the products shown; its question is what it ranked.
+    """
+    for past in reversed(history):
+        question_asked = str(past["question"] or "")
+        query = (question_asked if past["route"] == "tool" else "") or past["search_query"]
+        ranked = superlative_of_previous(question, question_asked, str(query or ""))
+        if ranked is not None or not PRONOUN.search(question_asked):
+            return ranked
+    return None
+
+
 def route_turn(state: State) -> dict[str, Any]:
     """Classify the message: reply, tool, follow-up (reference or context) or standalone.
 
@@ -296,10 +315,7 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         # "lequel est le plus léger ?" after "Parle-moi des ordinateurs portables" (a
         # document answer, no list shown): the superlative ranks the category the
         # previous question spoke of, "Quel est l'ordinateur portable le plus léger ?".
-        last = state.history[-1]
-        ranked = superlative_of_previous(
-            question, str(last["question"] or ""), str(last["search_query"] or "")
-        )
+        ranked = _superlative_of_the_last_ranking(question, state.history)
         if ranked is not None and parse_catalog_request(ranked, brands) is not None:
             question = ranked
     declined = bool(state.history) and not state.history[-1].get("titles")
