@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 
 from threadline.graph.question_terms import COVERAGE_MAJORITY, matches_term
 from threadline.knowledge.bilingual import (
+    terms_there_and_back,
     translate_passage_terms,
-    translate_query,
     translate_vocabulary,
 )
 from threadline.knowledge.facts import (
@@ -180,22 +180,11 @@ def stated_of_the_year(
 _WILL = re.compile(r"\bwill\b", re.I)
 
 
-def counted_terms(noun: str) -> set[str]:
-    """Return the terms of a counted noun in both languages, and back.
+def states_a_count_of(counted: set[str], passage: Mapping[str, object]) -> bool:
+    """Whether a sentence of the passage gives a number of the counted thing.
 
-    "employés" is the report's "collaborateurs": a count of the staff is found in either
-    language's words.
+    `counted`: the counted noun's terms in both languages (`terms_there_and_back`).
     """
-    counted = set(terms(noun))
-    for source, target in (("en", "fr"), ("fr", "en")):
-        across = translate_query(noun, source, target)
-        counted |= set(terms(across)) | set(terms(translate_query(across, target, source)))
-    return counted
-
-
-def states_a_count_of(noun: str, passage: Mapping[str, object]) -> bool:
-    """Whether a sentence of the passage gives a number of the counted thing (`noun`)."""
-    counted = counted_terms(noun)
     return any(
         states_count_of(sentence, counted) for sentence in sentences(str(passage.get("text", "")))
     )
@@ -217,7 +206,7 @@ def planned_count_only(question: str, passages: Sequence[Mapping[str, object]]) 
     noun = counted_noun(question)
     if not noun:
         return ""
-    counted = counted_terms(noun)
+    counted = terms_there_and_back(noun)
     counting = [
         sentence
         for passage in passages

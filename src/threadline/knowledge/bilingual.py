@@ -745,6 +745,21 @@ def word_in_both_languages(word: str) -> frozenset[str]:
     return frozenset(r for r in as_french | as_english if r.casefold() != word.casefold())
 
 
+def terms_there_and_back(noun: str) -> set[str]:
+    """Return a noun's index terms, translated into the other language and back.
+
+    Read both ways: "employés" is also counted as the report's "collaborateurs"
+    (employee → employé, salarié, collaborateur), "employees" as « collaborateurs ».
+    """
+    from threadline.text import terms
+
+    found = set(terms(noun))
+    for source, target in (("en", "fr"), ("fr", "en")):
+        across = translate_query(noun, source, target)
+        found |= set(terms(across)) | set(terms(translate_query(across, target, source)))
+    return found
+
+
 def preload_lexicons() -> None:
     """Load both directions of the lexicon and the passage-term tables, once per process."""
     for source, target in (("fr", "en"), ("en", "fr")):

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from threadline.knowledge.bilingual import translate_query, translate_vocabulary
+from threadline.knowledge.bilingual import (
+    terms_there_and_back,
+    translate_vocabulary,
+)
 from threadline.knowledge.facts import (
     ASKING_TERMS,
     KIND_WORDS,
@@ -115,13 +118,7 @@ def _giving_the_count(rows: list[Row], unfiltered: list[Row], noun: str) -> list
     """Return the rows giving the count of the noun asked, else those counting nothing else."""
     # "How many employees": a number of employees, not "two exercises" in a
     # sentence that mentions employees. The noun is read in both languages.
-    counted_terms = set(terms(noun))
-    for source, target in (("en", "fr"), ("fr", "en")):
-        across = translate_query(noun, source, target)
-        counted_terms |= set(terms(across))
-        # And back: "employés" is also counted as the report's "collaborateurs"
-        # (employee → employé, salarié, collaborateur).
-        counted_terms |= set(terms(translate_query(across, target, source)))
+    counted_terms = terms_there_and_back(noun)
     counted = [r for r in rows if states_count_of(r[3], counted_terms)]
     if not counted:
         # The question's words may sit in another sentence than the count: "What
