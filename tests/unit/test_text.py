@@ -89,3 +89,10 @@ def test_the_language_vote_follows_a_lexicon_added_after_a_text_was_voted_on(
     monkeypatch.delitem(LEXICONS, "de")
     assert detect_language(text) == before
     assert detect_language("Zzyzx", fallback="fr") == "fr"
+
+
+def test_a_french_adverb_is_no_stem_of_an_english_noun() -> None:
+    # English stemming makes "environment" "environ", the French "about".
+    from threadline.text import terms
+
+    assert not set(terms("recruter environ 300 personnes")) & set(terms("the environment"))
