@@ -34,6 +34,7 @@ from threadline.graph.packing import (
 )
 from threadline.graph.question_terms import content_terms, points_at_a_part
 from threadline.graph.reformulation import (
+    QueryVariant,
     previous_turn,
     prior_weight,
     query_variants,
@@ -290,6 +291,119 @@ def with_every_language(
     return kept
 
 
+def _scoped_search(
+    kb: Any,
+    query: str,
+    *,
+    top_k: int,
+    filters: SearchFilters,
+    doc_scope: Sequence[str],
+    attempts: list[dict[str, Any]],
+) -> list[ScoredChunk]:
+    """Search the documents an explicit reference points into, then everywhere if none."""
+    # An explicit reference names its target: search it as resolved, no variants.
+    scoped = SearchFilters(**{**filters.__dict__, "doc_ids": tuple(doc_scope)})
+    candidates = search_ranked(kb, query, k=top_k, filters=scoped)
+    attempts.append({"query": query, "scope": list(doc_scope), "hits": len(candidates)})
+    if not candidates:
+        candidates = search_ranked(kb, query, k=top_k, filters=filters)
+        attempts.append({"query": query, "hits": len(candidates)})
+    return candidates
+
+
+def _own_order(
+    variants: Sequence[QueryVariant],
+    found_by_variant: Sequence[Sequence[Any]],
+    minority: Mapping[str, float],
+    fusion: FusionConfig,
+) -> dict[str, list[str]]:
+    """Return, per minority language searched in, the chunk ids its own searches fuse."""
+    # Only a minority language's places are reordered by its own searches: a
+    # collection in one language fuses its variants once.
+    return {
+        language: [
+            hit.chunk.chunk_id
+            for hit in fuse_rankings(
+                [
+                    (variant.weight, found)
+                    for variant, found in zip(variants, found_by_variant, strict=True)
+                    if variant.language == language
+                ],
+                rrf_k=fusion.rrf_k,
+            )
+        ]
+        for language in minority
+        if any(variant.language == language for variant in variants)
+    }
+
+
+def _fused_search(
+    kb: Any,
+    *,
+    question: str,
+    query: str,
+    top_k: int,
+    filters: SearchFilters,
+    route: str,
+    history: Sequence[Mapping[str, Any]],
+    thread_state: ThreadState,
+    llm_rewrite: bool,
+    fusion: FusionConfig,
+    attempts: list[dict[str, Any]],
+) -> list[ScoredChunk]:
+    """Search the turn's query variants and fuse their rankings, every language placed."""
+    followup = route != "standalone"
+    previous = previous_turn(history, thread_state)
+    shares_of = getattr(kb, "language_shares", None)
+    shares = shares_of(tenant=filters.tenant) if shares_of else {}
+    variants = query_variants(
+        question,
+        previous,
+        followup=followup,
+        llm_rewrite=query if llm_rewrite else None,
+        config=fusion,
+        document_languages=shares or None,
+    )
+    rankings: list[tuple[float, Sequence[Any]]] = []
+    # One batch: the variants' query vectors come from one pass of the dense model.
+    # Each ranking is read `fusion.depth` deep, then the fused one is cut at top_k.
+    # A knowledge base that can rank without reading the chunks (`rank_many`) does:
+    # only the chunks the fusion keeps are read, in one batch (`hit_chunks`).
+    by_hits = callable(getattr(kb, "rank_many", None))
+    found_by_variant = (hits_ranked_many if by_hits else search_ranked_many)(
+        kb, [v.text for v in variants], k=max(top_k, fusion.depth), filters=filters
+    )
+    for variant, found in zip(variants, found_by_variant, strict=True):
+        rankings.append((variant.weight, found))
+        attempts.append(
+            {
+                "variant": variant.name,
+                "query": variant.text,
+                "weight": variant.weight,
+                "hits": len(found),
+            }
+        )
+    prior = previous.doc_ids if previous is not None else ()
+    weight = prior_weight(previous, followup=followup, config=fusion)
+    if weight and len(rankings) > 1:
+        attempts.append({"variant": "prior", "doc_ids": list(prior), "weight": weight})
+    else:
+        weight = 0.0  # a lone query keeps the engine's own order
+    fused = fuse_rankings(
+        rankings,
+        prior=prior,
+        prior_weight=weight,
+        rrf_k=fusion.rrf_k,
+    )
+    minority = minority_languages(shares, fusion.translated_min_share)
+    if by_hits:
+        # A minority language's places are chosen by the passages' language: then
+        # every fused hit's text is read, else the first top_k's only.
+        fused = kb.hit_chunks(fused if minority else fused[:top_k])
+    own_order = _own_order(variants, found_by_variant, minority, fusion)
+    return with_every_language(fused, top_k, shares, fusion.translated_min_share, own_order)
+
+
 def search_candidates(
     kb: Any,
     *,
@@ -327,81 +441,22 @@ def search_candidates(
     attempts: list[dict[str, Any]] = []
     candidates: list[ScoredChunk] = []
     if doc_scope:
-        # An explicit reference names its target: search it as resolved, no variants.
-        scoped = SearchFilters(**{**filters.__dict__, "doc_ids": tuple(doc_scope)})
-        candidates = search_ranked(kb, query, k=top_k, filters=scoped)
-        attempts.append({"query": query, "scope": list(doc_scope), "hits": len(candidates)})
-        if not candidates:
-            candidates = search_ranked(kb, query, k=top_k, filters=filters)
-            attempts.append({"query": query, "hits": len(candidates)})
+        candidates = _scoped_search(
+            kb, query, top_k=top_k, filters=filters, doc_scope=doc_scope, attempts=attempts
+        )
     else:
-        followup = route != "standalone"
-        previous = previous_turn(history, thread_state)
-        shares_of = getattr(kb, "language_shares", None)
-        shares = shares_of(tenant=filters.tenant) if shares_of else {}
-        variants = query_variants(
-            question,
-            previous,
-            followup=followup,
-            llm_rewrite=query if llm_rewrite else None,
-            config=fusion,
-            document_languages=shares or None,
-        )
-        rankings: list[tuple[float, Sequence[Any]]] = []
-        # One batch: the variants' query vectors come from one pass of the dense model.
-        # Each ranking is read `fusion.depth` deep, then the fused one is cut at top_k.
-        # A knowledge base that can rank without reading the chunks (`rank_many`) does:
-        # only the chunks the fusion keeps are read, in one batch (`hit_chunks`).
-        by_hits = callable(getattr(kb, "rank_many", None))
-        found_by_variant = (hits_ranked_many if by_hits else search_ranked_many)(
-            kb, [v.text for v in variants], k=max(top_k, fusion.depth), filters=filters
-        )
-        for variant, found in zip(variants, found_by_variant, strict=True):
-            rankings.append((variant.weight, found))
-            attempts.append(
-                {
-                    "variant": variant.name,
-                    "query": variant.text,
-                    "weight": variant.weight,
-                    "hits": len(found),
-                }
-            )
-        prior = previous.doc_ids if previous is not None else ()
-        weight = prior_weight(previous, followup=followup, config=fusion)
-        if weight and len(rankings) > 1:
-            attempts.append({"variant": "prior", "doc_ids": list(prior), "weight": weight})
-        else:
-            weight = 0.0  # a lone query keeps the engine's own order
-        fused = fuse_rankings(
-            rankings,
-            prior=prior,
-            prior_weight=weight,
-            rrf_k=fusion.rrf_k,
-        )
-        minority = minority_languages(shares, fusion.translated_min_share)
-        if by_hits:
-            # A minority language's places are chosen by the passages' language: then
-            # every fused hit's text is read, else the first top_k's only.
-            fused = kb.hit_chunks(fused if minority else fused[:top_k])
-        # Only a minority language's places are reordered by its own searches: a
-        # collection in one language fuses its variants once.
-        own_order = {
-            language: [
-                hit.chunk.chunk_id
-                for hit in fuse_rankings(
-                    [
-                        (variant.weight, found)
-                        for variant, found in zip(variants, found_by_variant, strict=True)
-                        if variant.language == language
-                    ],
-                    rrf_k=fusion.rrf_k,
-                )
-            ]
-            for language in minority
-            if any(variant.language == language for variant in variants)
-        }
-        candidates = with_every_language(
-            fused, top_k, shares, fusion.translated_min_share, own_order
+        candidates = _fused_search(
+            kb,
+            question=question,
+            query=query,
+            top_k=top_k,
+            filters=filters,
+            route=route,
+            history=history,
+            thread_state=thread_state,
+            llm_rewrite=llm_rewrite,
+            fusion=fusion,
+            attempts=attempts,
         )
     pack = pack_context(candidates, budget)
     previous_query = thread_state.last_search_query
