@@ -71,6 +71,7 @@ if TYPE_CHECKING:  # only the node-facing functions need these
     from threadline.graph.context import Context
     from threadline.graph.state import State
     from threadline.services import Services
+    from threadline.settings import Settings
     from threadline.store.models import ThreadState
 
 
@@ -482,6 +483,95 @@ class RetrievalOutcome:
     candidates: list[ScoredChunk] = field(default_factory=list)
 
 
+def _search_filters(state: State, settings: Settings, intent: RetrievalIntent) -> SearchFilters:
+    """Return the turn's search restrictions: tenant, sources, app, workspace."""
+    return SearchFilters(
+        tenant=state.tenant,
+        sources=intent.sources,
+        source_app=state.source_app,
+        workspace=state.workspace,
+        spelt_from=allowed_sources(settings.source_policy, state.caller_app, None),
+    )
+
+
+def _searched_knowledge(state: State, services: Services) -> Any:
+    """Return the knowledge base the turn searches, past exchanges added when asked."""
+    settings = services.settings
+    kb: Any = services.kb
+    if conversations_requested(settings.source_policy, state.caller_app, state.sources):
+        # Past exchanges of this tenant and app are one more source (off by default).
+        kb = WithConversations(
+            kb,
+            services.conversations,
+            services.store,
+            tenant=state.tenant,
+            caller_app=state.caller_app,
+            thread_id=state.thread_id,
+        )
+    return kb
+
+
+def _deliverable_chunks(
+    state: State, kb: Any, chosen: Sequence[ScoredChunk | WindowChunk], budget: Budget
+) -> tuple[Sequence[ScoredChunk | WindowChunk], list[str]]:
+    """Return the best document's sections for a summary, and the sections left out."""
+    # A summary covers a document, not a handful of hits: take the best
+    # document's sections in reading order.
+    best_doc = chosen[0].chunk.doc_id
+    whole = [ScoredChunk(c, 0.0) for c in kb.document_chunks(best_doc, tenant=state.tenant)]
+    if points_at_a_part(state.query):
+        # "Résume la section sur le télétravail du manuel de sécurité": the part
+        # about the topic, not the whole document.
+        section = part_about(state.query, whole, chosen[0].chunk.section)
+        whole = [c for c in whole if c.chunk.section == section] or whole
+    chosen = pack_context(outline_chunks(whole, budget.max_chunks), budget).chunks
+    # A summary the budgets cut says what it left out, never silently less.
+    return chosen, sections_left_out(whole, chosen)
+
+
+def _windowed_chunks(
+    state: State, kb: Any, found: CandidateSearch, budget: Budget
+) -> tuple[Sequence[ScoredChunk | WindowChunk], dict[str, Any]]:
+    """Return the packed hits with their neighbouring passages, and the window's trace."""
+    # Seed 001: a passage often needs the paragraph before or after it.
+    chosen = expand_windows(
+        found.pack.chunks,
+        lambda doc_id: kb.document_chunks(doc_id, tenant=state.tenant),
+        before=budget.window_before,
+        after=budget.window_after,
+        max_chunks=budget.max_chunks,
+        max_chars=budget.max_chars,
+    )
+    window = {
+        "before": budget.window_before,
+        "after": budget.window_after,
+        "added": [w.chunk.chunk_id for w in chosen if not w.hit],
+    }
+    return chosen, window
+
+
+def _retrieve_trace(
+    found: CandidateSearch, chunks: Sequence[Mapping[str, Any]], window: dict[str, Any] | None
+) -> dict[str, Any]:
+    """Return the retrieve node's trace: the searches, the ranking, what was selected."""
+    trace = {
+        "node": "retrieve",
+        "attempts": found.attempts,
+        "candidates": len(found.candidates),
+        # The ranking before packing, best first: what a maintainer compares the
+        # selection with (ids, titles, scores; never text).
+        "scores": [
+            {"chunk_id": c.chunk.chunk_id, "title": c.chunk.title, "score": round(c.score, 4)}
+            for c in found.candidates[:TRACE_CANDIDATES]
+        ],
+        "selected": [c["chunk_id"] for c in chunks],
+        "rejected": found.pack.rejected,
+    }
+    if window is not None:
+        trace["window"] = window
+    return trace
+
+
 def retrieve_turn(
     state: State,
     services: Services,
@@ -519,30 +609,13 @@ def retrieve_turn(
                 "trace": [{"node": "retrieve", "stop_reason": violation.reason}],
             }
         )
-    filters = SearchFilters(
-        tenant=state.tenant,
-        sources=intent.sources,
-        source_app=state.source_app,
-        workspace=state.workspace,
-        spelt_from=allowed_sources(settings.source_policy, state.caller_app, None),
-    )
-    kb: Any = services.kb
-    if conversations_requested(settings.source_policy, state.caller_app, state.sources):
-        # Past exchanges of this tenant and app are one more source (off by default).
-        kb = WithConversations(
-            kb,
-            services.conversations,
-            services.store,
-            tenant=state.tenant,
-            caller_app=state.caller_app,
-            thread_id=state.thread_id,
-        )
+    kb = _searched_knowledge(state, services)
     found = search_candidates(
         kb,
         question=state.query,
         query=intent.query,
         top_k=intent.top_k,
-        filters=filters,
+        filters=_search_filters(state, settings, intent),
         budget=budget.for_hits(),
         route=state.route,
         history=state.history,
@@ -555,52 +628,13 @@ def retrieve_turn(
     window: dict[str, Any] | None = None
     left_out: list[str] = []
     if state.deliverable and chosen:
-        # A summary covers a document, not a handful of hits: take the best
-        # document's sections in reading order.
-        best_doc = chosen[0].chunk.doc_id
-        whole = [ScoredChunk(c, 0.0) for c in kb.document_chunks(best_doc, tenant=state.tenant)]
-        if points_at_a_part(state.query):
-            # "Résume la section sur le télétravail du manuel de sécurité": the part
-            # about the topic, not the whole document.
-            section = part_about(state.query, whole, chosen[0].chunk.section)
-            whole = [c for c in whole if c.chunk.section == section] or whole
-        chosen = pack_context(outline_chunks(whole, budget.max_chunks), budget).chunks
-        # A summary the budgets cut says what it left out, never silently less.
-        left_out = sections_left_out(whole, chosen)
+        chosen, left_out = _deliverable_chunks(state, kb, chosen, budget)
     elif chosen and budget.window_span > 1:
-        # Seed 001: a passage often needs the paragraph before or after it.
-        chosen = expand_windows(
-            found.pack.chunks,
-            lambda doc_id: kb.document_chunks(doc_id, tenant=state.tenant),
-            before=budget.window_before,
-            after=budget.window_after,
-            max_chunks=budget.max_chunks,
-            max_chars=budget.max_chars,
-        )
-        window = {
-            "before": budget.window_before,
-            "after": budget.window_after,
-            "added": [w.chunk.chunk_id for w in chosen if not w.hit],
-        }
+        chosen, window = _windowed_chunks(state, kb, found, budget)
     chunks = [chunk_dict(i, item) for i, item in enumerate(chosen, 1)]
     closest: list[str] = []
     if not chunks:
         closest = closest_titles(services.kb, state, intent.sources)
-    trace = {
-        "node": "retrieve",
-        "attempts": found.attempts,
-        "candidates": len(found.candidates),
-        # The ranking before packing, best first: what a maintainer compares the
-        # selection with (ids, titles, scores; never text).
-        "scores": [
-            {"chunk_id": c.chunk.chunk_id, "title": c.chunk.title, "score": round(c.score, 4)}
-            for c in found.candidates[:TRACE_CANDIDATES]
-        ],
-        "selected": [c["chunk_id"] for c in chunks],
-        "rejected": found.pack.rejected,
-    }
-    if window is not None:
-        trace["window"] = window
     return RetrievalOutcome(
         {
             "search_query": found.query,
@@ -609,7 +643,7 @@ def retrieve_turn(
             "stop_reason": None if chunks else "no_context",
             # Nothing found is still declined naming documents to look at instead.
             **({"evidence": {"reason": "no_context", "closest": closest}} if closest else {}),
-            "trace": [trace],
+            "trace": [_retrieve_trace(found, chunks, window)],
         },
         found.candidates,
     )
