@@ -14,7 +14,7 @@ import copy
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -238,6 +238,10 @@ def decision_update(
     }
 
 
+# The verdicts by name: a model's word that names none of them declines.
+_VERDICTS: dict[str, Verdict] = {verdict: verdict for verdict in get_args(Verdict)}
+
+
 def guard_verdict(llm_verdict: str, evidence: Evidence) -> Verdict:
     """Return the model's verdict unless the evidence check rules an answer out.
 
@@ -257,9 +261,7 @@ def guard_verdict(llm_verdict: str, evidence: Evidence) -> Verdict:
     ):
         if evidence.reason.startswith(HARD_REASONS) or evidence.reason.startswith("no_"):
             return evidence.verdict
-    if llm_verdict not in ("answer", "partial", "not_in_documents", "ambiguous"):
-        return "not_in_documents"
-    return llm_verdict  # type: ignore[return-value]
+    return _VERDICTS.get(llm_verdict, "not_in_documents")
 
 
 def final_verdict(

@@ -98,7 +98,7 @@ from threadline.graph.results import (
     years_said_relatively,
 )
 from threadline.graph.rules import closest_rule_titles, policy_topic, states_rules_about
-from threadline.graph.turn_reading import DEFINITE_ANCHOR, Turn, closest_titles
+from threadline.graph.turn_reading import DEFINITE_ANCHOR, EvidenceBase, Turn, closest_titles
 from threadline.knowledge.bilingual import (
     terms_there_and_back,
     translate_passage_terms,
@@ -393,7 +393,7 @@ def decide(
     for narrowing in _CHECKS_OF_SUPPORT:
         if (verdict := narrowing(turn, found)) is not None:
             return verdict
-    return Evidence("answer", "covered", supporting=found.supporting, **found.base)  # type: ignore[arg-type]
+    return Evidence("answer", "covered", supporting=found.supporting, **found.base)
 
 
 def _tool_result(
@@ -430,7 +430,7 @@ class _Findings:
 
     eligible: list[str]
     """The passages about the question still in play."""
-    base: dict[str, object]
+    base: EvidenceBase
     """The evidence the verdict reports (`Evidence` fields)."""
     supporting: tuple[str, ...] = ()
     """The passages that support the answer, best first (once coverage is scored)."""
@@ -512,7 +512,7 @@ def _ask(turn: Turn, found: _Findings, reason: str, candidates: Sequence[str]) -
         "ambiguous",
         f"unanchored:{turn.anchor}:{reason}",
         candidates=tuple(candidates[:5]) or turn.closest,
-        **found.base,  # type: ignore[arg-type]
+        **found.base,
     )
 
 
@@ -540,7 +540,7 @@ def _decline_or_ask(
             "not_in_documents",
             reason,
             missing_named=(pointed_at,),
-            **found.base,  # type: ignore[arg-type]
+            **found.base,
         )
     if anchor:
         return _ask(turn, found, reason, candidate_titles(turn.chunks, among))
@@ -555,11 +555,11 @@ def _decline_or_ask(
             "ambiguous",
             f"unanchored:{phrase}:{reason}",
             candidates=tuple(candidates[:5]),
-            **found.base,  # type: ignore[arg-type]
+            **found.base,
         )
     if missing is not None:
         found.base["missing_terms"] = tuple(turn.forms.get(t, t) for t in missing)
-    return Evidence("not_in_documents", reason, **found.base)  # type: ignore[arg-type]
+    return Evidence("not_in_documents", reason, **found.base)
 
 
 def _quality_not_stated(turn: Turn, found: _Findings, asked_of: Sequence[str]) -> Evidence:
@@ -573,7 +573,7 @@ def _quality_not_stated(turn: Turn, found: _Findings, asked_of: Sequence[str]) -
         "quality_not_stated",
         missing_named=(thing,),
         quality=" ".join(turn.forms.get(t, t) for t in asked_of),
-        **{**found.base, "missing_terms": tuple(turn.forms.get(t, t) for t in asked_of)},  # type: ignore[arg-type]
+        **(found.base | {"missing_terms": tuple(turn.forms.get(t, t) for t in asked_of)}),
     )
 
 
@@ -598,7 +598,7 @@ def _value_per_qualifier(turn: Turn, found: _Findings) -> Evidence | None:
                 "ambiguous",
                 f"unanchored:{phrase}:qualified",
                 candidates=tuple(qualifiers[:5]),
-                **found.base,  # type: ignore[arg-type]
+                **found.base,
             )
     return None
 
@@ -632,7 +632,7 @@ def _rules_about_the_topic(turn: Turn, found: _Findings) -> Evidence | None:
         "not_in_documents",
         "no_rules_about_the_topic",
         missing_named=(topic,),
-        **found.base,  # type: ignore[arg-type]
+        **found.base,
     )
 
 
@@ -652,8 +652,8 @@ def _nothing_about_the_question(turn: Turn, found: _Findings) -> Evidence | None
     ):
         # "what is their phone number?" after the escalation answer: no passage states
         # a phone number at all, which says more than "nothing about the subject".
-        return Evidence("not_in_documents", f"no_{turn.kind}_in_passages", **found.base)  # type: ignore[arg-type]
-    return Evidence("not_in_documents", "nothing_about_the_subject", **found.base)  # type: ignore[arg-type]
+        return Evidence("not_in_documents", f"no_{turn.kind}_in_passages", **found.base)
+    return Evidence("not_in_documents", "nothing_about_the_subject", **found.base)
 
 
 def _asked_phrase_held(turn: Turn, found: _Findings) -> Evidence | None:
@@ -758,7 +758,7 @@ def _on_the_subject(turn: Turn, found: _Findings) -> Evidence | None:
     if not (turn.names or turn.anchor) and off_the_subject(
         turn.whole or turn.question, turn.chunks, found.supporting, turn.earlier
     ):
-        return Evidence("not_in_documents", "off_the_subject", **found.base)  # type: ignore[arg-type]
+        return Evidence("not_in_documents", "off_the_subject", **found.base)
     return None
 
 
@@ -770,7 +770,7 @@ def _kind_of_fact_stated(turn: Turn, found: _Findings) -> Evidence | None:
         str(c.get("text", "")) for c in turn.chunks if str(c["label"]) in found.supporting
     )
     if not has_answer_type(kind, support_text):
-        return Evidence("not_in_documents", f"no_{kind}_in_passages", **found.base)  # type: ignore[arg-type]
+        return Evidence("not_in_documents", f"no_{kind}_in_passages", **found.base)
     if kind in SENTENCE_KINDS:
         # How often: the frequency must be of what is asked, in its sentence.
         stated_of = tuple(
@@ -779,7 +779,7 @@ def _kind_of_fact_stated(turn: Turn, found: _Findings) -> Evidence | None:
             if states_kind_with(kind, turn.asked_of, turn.by_label[label], turn.language)
         )
         if not stated_of:
-            return Evidence("not_in_documents", f"no_{kind}_in_passages", **found.base)  # type: ignore[arg-type]
+            return Evidence("not_in_documents", f"no_{kind}_in_passages", **found.base)
         found.supporting = stated_of
         found.base["kind_stated"] = True
     if kind == "quantity" and (noun := counted_noun(turn.question)):
@@ -806,15 +806,15 @@ def _result_of_the_year(turn: Turn, found: _Findings) -> Evidence | None:
     if of_the_year == "aim":
         # "What was the revenue in 2025?" over a report whose 2025 is a target: the
         # target is no revenue earned. Declined, naming the target as such.
-        return Evidence("not_in_documents", "no_result_only_an_aim", aim=aim, **found.base)  # type: ignore[arg-type]
+        return Evidence("not_in_documents", "no_result_only_an_aim", aim=aim, **found.base)
     if turn.kind == "quantity" and (plan := planned_count_only(turn.question, supported)):
         # "How many stores does Brightwell have?" over passages whose one count of stores
         # is the 2025 plan: the plan is no count of the stores there are.
-        return Evidence("not_in_documents", "no_result_only_an_aim", aim=plan, **found.base)  # type: ignore[arg-type]
+        return Evidence("not_in_documents", "no_result_only_an_aim", aim=plan, **found.base)
     if of_the_year == "none":
         # "What was the net income in 2023?": the report states 2024's net income and
         # 2023's revenue, two sentences that together say nothing of 2023's net income.
-        return Evidence("not_in_documents", "nothing_stated_of_the_year", **found.base)  # type: ignore[arg-type]
+        return Evidence("not_in_documents", "nothing_stated_of_the_year", **found.base)
     return None
 
 
@@ -870,7 +870,7 @@ def _unnamed_reference_resolved(turn: Turn, found: _Findings) -> Evidence | None
             f"unanchored:{anchor}",
             supporting=found.supporting,
             candidates=tuple(titles[:5]),
-            **found.base,  # type: ignore[arg-type]
+            **found.base,
         )
     return None
 
@@ -886,7 +886,7 @@ def _name_shared_by_titles(turn: Turn, found: _Findings) -> Evidence | None:
         f"unanchored:{phrase}",
         supporting=found.supporting,
         candidates=tuple(candidates[:5]),
-        **found.base,  # type: ignore[arg-type]
+        **found.base,
     )
 
 
@@ -915,7 +915,7 @@ def _the_thing_discussed(turn: Turn, found: _Findings) -> Evidence | None:
         if leaves_the_conversation(turn.chunks, found.supporting, turn.focus):
             # "the casino" of a talk about Monaco, supported only by a passage on Las
             # Vegas: the passages speak of another casino than the one meant.
-            return Evidence("not_in_documents", "another_thing_than_discussed", **found.base)  # type: ignore[arg-type]
+            return Evidence("not_in_documents", "another_thing_than_discussed", **found.base)
     return None
 
 
@@ -952,7 +952,7 @@ def _pronoun_of_the_subject(turn: Turn, found: _Findings) -> Evidence | None:
         # "can I write it down?" after the password rules: "it" is the password, and a
         # passage holding "write" ("written approval" to print at home) but nothing of
         # what the conversation carried speaks of something else.
-        return Evidence("not_in_documents", "another_thing_than_discussed", **found.base)  # type: ignore[arg-type]
+        return Evidence("not_in_documents", "another_thing_than_discussed", **found.base)
     return None
 
 
@@ -968,7 +968,7 @@ def _every_part_covered(turn: Turn, found: _Findings) -> Evidence | None:
         "a_part_not_covered",
         supporting=found.supporting,
         answered=" ? ".join(rest) + " ?",
-        **found.base,  # type: ignore[arg-type]
+        **found.base,
     )
 
 

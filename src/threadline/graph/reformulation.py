@@ -115,6 +115,278 @@ def _conversation_language(previous: PreviousTurn | None) -> str | None:
 _OTHER_LANGUAGE = {"fr": "en", "en": "fr"}
 
 
+@dataclass(frozen=True)
+class _Translation:
+    """The message in the documents' other language, when the documents are in two.
+
+    Attributes:
+        source: The message's language ("" when no translation was considered).
+        target: The other language of the lexicon.
+        share: The share of the documents in `target`; 0.0 when no translation applies.
+        text: The message translated ("" when `share` is 0).
+    """
+
+    source: str = ""
+    target: str = ""
+    share: float = 0.0
+    text: str = ""
+
+    def in_target_language(self, text: str, spoken: str | None) -> str:
+        """Return a past text translated into `target` if written in `source`, else as is."""
+        if detect_language(text, fallback=spoken) == self.source:
+            return translate_query(text, self.source, self.target)
+        return text
+
+
+@dataclass(frozen=True)
+class _HistoryReading:
+    """What the history variants of one turn are built from, read once.
+
+    Attributes:
+        previous: The conversation so far.
+        corrected: The previous question as the message corrects it, if it does.
+        substituted: The previous question asked again of what an ellipsis names.
+        own: The message's terms (and its translation's) and what a correction rejects:
+            no variant carries them again.
+        answer_words: The previous answer's salient words the message lacks.
+        shared_words: The words several past exchanges share (the topic).
+        scale: 1.0 for a follow-up, `config.standalone` for a standalone message.
+        answer_weight: The answer variant's weight before `scale`.
+    """
+
+    previous: PreviousTurn
+    corrected: CorrectedQuestion | None
+    substituted: str | None
+    own: set[str]
+    answer_words: list[str]
+    shared_words: list[str]
+    scale: float
+    answer_weight: float
+
+    @property
+    def rejected(self) -> frozenset[str]:
+        """What a correction says the user did not mean (empty without one)."""
+        return self.corrected.rejected if self.corrected is not None else frozenset()
+
+
+def _rewritten_questions(
+    question: str, previous: PreviousTurn | None, config: FusionConfig
+) -> tuple[CorrectedQuestion | None, str | None]:
+    """Return the previous question as the message corrects it, or as an ellipsis re-asks it.
+
+    At most one of the two is not None, and neither on a first turn.
+    """
+    # A correction of the previous question is searched as what it means, and the
+    # previous question with the correction applied joins the variants.
+    corrected = (
+        correction_of(question, previous.exchanges[-1][0])
+        if previous is not None and previous.exchanges and config.corrected > 0
+        else None
+    )
+    # "and Business?" after "How much does the Basic plan cost?" is that question asked
+    # of the Business plan: searched whole, like a corrected question.
+    substituted = (
+        substituted_question(
+            question,
+            previous.exchanges[-1][0],
+            previous.search_query,
+            previous.exchanges[-2][0] if len(previous.exchanges) > 1 else "",
+        )
+        if corrected is None and previous is not None and previous.exchanges
+        else None
+    )
+    return corrected, substituted
+
+
+def _translation(
+    question: str,
+    spoken: str | None,
+    config: FusionConfig,
+    document_languages: Mapping[str, float] | None,
+) -> _Translation:
+    """Return the message translated for the documents written in the other language."""
+    if not (config.translated > 0 and document_languages):
+        return _Translation()
+    source = detect_language(question, fallback=spoken)
+    target = _OTHER_LANGUAGE.get(source, "")
+    share = document_languages.get(target, 0.0) if target else 0.0
+    if share < config.translated_min_share:
+        share = 0.0  # misdetected passages, not documents in that language
+    translated = ""
+    if share > 0:
+        # The question's time said relative to now ("last year") is no word the other
+        # language's documents write of that year ("de l'année" is any year's).
+        translated = translate_query(RELATIVE_TIME.sub(" ", question), source, target)
+    return _Translation(source, target, share, translated)
+
+
+def _message_variants(
+    question: str, llm_rewrite: str | None, translation: _Translation, config: FusionConfig
+) -> list[QueryVariant]:
+    """Return the variants of the message itself: as typed, rewritten, translated."""
+    candidates = [QueryVariant("question", question, config.question)]
+    if llm_rewrite and llm_rewrite.strip():
+        candidates.append(QueryVariant("llm", llm_rewrite.strip(), config.llm))
+    share = translation.share
+    if share > 0:
+        candidates.append(QueryVariant("translated", translation.text, config.translated * share))
+        # The message as typed gives way to its translation, in proportion to the
+        # documents it cannot match as typed.
+        same_language = config.question * (1 - share)
+        untranslated = config.question * share * config.untranslated
+        content = content_words(question, translation.source)
+        if config.typed_content > 0 and content and content != question:
+            # What the other-language documents can match as typed is shared with the
+            # message's content words: the English-only dense model reads those through
+            # the pieces they share with English, without the French sentence around.
+            candidates[0] = QueryVariant(
+                "question", question, same_language + untranslated * (1 - config.typed_content)
+            )
+            candidates.append(QueryVariant("content", content, untranslated * config.typed_content))
+        else:
+            candidates[0] = QueryVariant("question", question, same_language + untranslated)
+    return candidates
+
+
+def _read_history(
+    question: str,
+    previous: PreviousTurn,
+    rewrites: tuple[CorrectedQuestion | None, str | None],
+    translation: _Translation,
+    spoken: str | None,
+    *,
+    followup: bool,
+    config: FusionConfig,
+) -> _HistoryReading:
+    """Return the words and weights the history variants of the turn carry."""
+    corrected, substituted = rewrites
+    rejected = corrected.rejected if corrected is not None else frozenset()
+    own = set(terms(question)) | set(terms(translation.text)) | rejected
+    answer_words = salient_words(
+        without_lead_in(previous.answer),
+        exclude=own,
+        limit=config.answer_words,
+        by_frequency=True,
+    )
+    exchanges = tuple((q, without_lead_in(a)) for q, a in previous.exchanges)
+    if translation.share > 0:
+        # Past questions in the asker's language and answers in the documents' one
+        # share no words: the questions are compared in translation, so the topic
+        # they share with the answers recurs.
+        exchanges = tuple((translation.in_target_language(q, spoken), a) for q, a in exchanges)
+    shared_words = recurring_words(
+        exchanges,
+        exclude=own,
+        limit=config.recurring_words,
+        min_texts=config.recurring_min,
+    )
+    # The answer a correction corrects is what the user did not mean, and the answer
+    # an ellipsis follows is about the thing it replaces.
+    answer_weight = config.answer * (config.corrected_answer if corrected or substituted else 1.0)
+    return _HistoryReading(
+        previous=previous,
+        corrected=corrected,
+        substituted=substituted,
+        own=own,
+        answer_words=answer_words,
+        shared_words=shared_words,
+        scale=1.0 if followup else config.standalone,
+        answer_weight=answer_weight,
+    )
+
+
+def _history_variants(
+    question: str, history: _HistoryReading, config: FusionConfig
+) -> list[QueryVariant]:
+    """Return the variants that add the history's words to the message as typed."""
+    previous, scale = history.previous, history.scale
+    variants = [
+        QueryVariant(
+            "condensed",
+            condense(question, previous.search_query, previous.titles, exclude=history.rejected),
+            config.condensed * scale,
+        ),
+        QueryVariant(
+            "answer", _with_words(question, history.answer_words), history.answer_weight * scale
+        ),
+        QueryVariant(
+            "recurring", _with_words(question, history.shared_words), config.recurring * scale
+        ),
+    ]
+    if history.corrected is not None:
+        variants.insert(0, QueryVariant("corrected", history.corrected.query, config.corrected))
+    if history.substituted is not None:
+        variants.insert(0, QueryVariant("substituted", history.substituted, config.corrected))
+    return variants
+
+
+def _translated_history_variants(
+    history: _HistoryReading, translation: _Translation, spoken: str | None, config: FusionConfig
+) -> list[QueryVariant]:
+    """Return the history variants again with the message translated.
+
+    With documents in another language, each history variant is also searched with the
+    message translated, its weight split by the language shares. Only the message is
+    translated: the words carried from the answers and titles are in the documents'
+    language already ("court" must stay a court, not "short").
+    """
+    previous, scale, share = history.previous, history.scale, translation.share
+    translated = translation.text
+    variants: list[QueryVariant] = []
+    previous_query = previous.search_query or ""
+    if previous_query:
+        previous_query = translation.in_target_language(previous_query, spoken)
+    if history.corrected is not None:
+        corrected_question = translation.in_target_language(previous.exchanges[-1][0], spoken)
+        carried = salient_words(
+            corrected_question, exclude=history.own, limit=len(history.corrected.carried) or None
+        )
+        variants.append(
+            QueryVariant(
+                "corrected_translated", _with_words(translated, carried), config.corrected * share
+            )
+        )
+    if history.substituted is not None:
+        asked = translation.in_target_language(history.substituted, spoken)
+        variants.append(QueryVariant("substituted_translated", asked, config.corrected * share))
+    return [
+        *variants,
+        QueryVariant(
+            "condensed_translated",
+            condense(translated, previous_query, previous.titles, exclude=history.rejected),
+            config.condensed * scale * share,
+        ),
+        QueryVariant(
+            "answer_translated",
+            _with_words(translated, history.answer_words),
+            history.answer_weight * scale * share,
+        ),
+        QueryVariant(
+            "recurring_translated",
+            _with_words(translated, history.shared_words),
+            config.recurring * scale * share,
+        ),
+    ]
+
+
+def _distinct_variants(
+    candidates: Sequence[QueryVariant], translation: _Translation
+) -> list[QueryVariant]:
+    """Return the candidates with a weight and a text not listed before, language set."""
+    # A variant whose text is already listed adds no search and no weight: its weight
+    # was tuned for a ranking of its own. Adding it to the first one's (as fusing two
+    # identical rankings would) measured 0.758 / 0.693 English and 0.756 / 0.686 French
+    # (R@5 / nDCG@5, MTRAG dev, one index) against 0.758 / 0.696 and 0.762 / 0.689.
+    variants: list[QueryVariant] = []
+    for variant in candidates:
+        if variant.weight > 0 and variant.text and variant.text not in {v.text for v in variants}:
+            written_in = (
+                translation.target if variant.name.endswith("translated") else translation.source
+            )
+            variants.append(replace(variant, language=written_in if translation.share > 0 else ""))
+    return variants
+
+
 def query_variants(
     question: str,
     previous: PreviousTurn | None,
@@ -145,167 +417,22 @@ def query_variants(
         text is already in the list, are left out.
     """
     question = question.strip()
-    # A correction of the previous question is searched as what it means, and the
-    # previous question with the correction applied joins the variants.
-    corrected = (
-        correction_of(question, previous.exchanges[-1][0])
-        if previous is not None and previous.exchanges and config.corrected > 0
-        else None
-    )
-    rejected = corrected.rejected if corrected is not None else frozenset()
-    # "and Business?" after "How much does the Basic plan cost?" is that question asked
-    # of the Business plan: searched whole, like a corrected question.
-    substituted = (
-        substituted_question(
-            question,
-            previous.exchanges[-1][0],
-            previous.search_query,
-            previous.exchanges[-2][0] if len(previous.exchanges) > 1 else "",
-        )
-        if corrected is None and previous is not None and previous.exchanges
-        else None
-    )
-    candidates = [QueryVariant("question", question, config.question)]
-    if llm_rewrite and llm_rewrite.strip():
-        candidates.append(QueryVariant("llm", llm_rewrite.strip(), config.llm))
-    # The share of the documents in the other language; 0 when no translation applies.
-    source, target, share, translated = "", "", 0.0, ""
+    rewrites = _rewritten_questions(question, previous, config)
     # A message nothing marks as one language ("Donation") is in the conversation's.
     spoken = _conversation_language(previous)
-    if config.translated > 0 and document_languages:
-        source = detect_language(question, fallback=spoken)
-        target = _OTHER_LANGUAGE.get(source, "")
-        share = document_languages.get(target, 0.0) if target else 0.0
-        if share < config.translated_min_share:
-            share = 0.0  # misdetected passages, not documents in that language
-        if share > 0:
-            # The question's time said relative to now ("last year") is no word the other
-            # language's documents write of that year ("de l'année" is any year's).
-            translated = translate_query(RELATIVE_TIME.sub(" ", question), source, target)
-            candidates.append(QueryVariant("translated", translated, config.translated * share))
-            # The message as typed gives way to its translation, in proportion to the
-            # documents it cannot match as typed.
-            same_language = config.question * (1 - share)
-            untranslated = config.question * share * config.untranslated
-            content = content_words(question, source)
-            if config.typed_content > 0 and content and content != question:
-                # What the other-language documents can match as typed is shared with the
-                # message's content words: the English-only dense model reads those through
-                # the pieces they share with English, without the French sentence around.
-                candidates[0] = QueryVariant(
-                    "question", question, same_language + untranslated * (1 - config.typed_content)
-                )
-                candidates.append(
-                    QueryVariant("content", content, untranslated * config.typed_content)
-                )
-            else:
-                candidates[0] = QueryVariant("question", question, same_language + untranslated)
+    translation = _translation(question, spoken, config, document_languages)
+    candidates = _message_variants(question, llm_rewrite, translation, config)
     if previous is not None:
-        scale = 1.0 if followup else config.standalone
-        own = set(terms(question)) | set(terms(translated)) | rejected
-        answer_words = salient_words(
-            without_lead_in(previous.answer),
-            exclude=own,
-            limit=config.answer_words,
-            by_frequency=True,
+        history = _read_history(
+            question, previous, rewrites, translation, spoken, followup=followup, config=config
         )
-        exchanges = tuple((q, without_lead_in(a)) for q, a in previous.exchanges)
-        if share > 0:
-            # Past questions in the asker's language and answers in the documents' one
-            # share no words: the questions are compared in translation, so the topic
-            # they share with the answers recurs.
-            exchanges = tuple(
-                (
-                    translate_query(q, source, target)
-                    if detect_language(q, fallback=spoken) == source
-                    else q,
-                    a,
-                )
-                for q, a in exchanges
-            )
-        shared_words = recurring_words(
-            exchanges,
-            exclude=own,
-            limit=config.recurring_words,
-            min_texts=config.recurring_min,
-        )
-        # The answer a correction corrects is what the user did not mean, and the answer
-        # an ellipsis follows is about the thing it replaces.
-        answer_weight = config.answer * (
-            config.corrected_answer if corrected or substituted else 1.0
-        )
-        history = [
-            QueryVariant(
-                "condensed",
-                condense(question, previous.search_query, previous.titles, exclude=rejected),
-                config.condensed * scale,
-            ),
-            QueryVariant("answer", _with_words(question, answer_words), answer_weight * scale),
-            QueryVariant(
-                "recurring", _with_words(question, shared_words), config.recurring * scale
-            ),
+        candidates += [
+            QueryVariant(v.name, v.text, v.weight * (1 - translation.share))
+            for v in _history_variants(question, history, config)
         ]
-        if corrected is not None:
-            history.insert(0, QueryVariant("corrected", corrected.query, config.corrected))
-        if substituted is not None:
-            history.insert(0, QueryVariant("substituted", substituted, config.corrected))
-        candidates += [QueryVariant(v.name, v.text, v.weight * (1 - share)) for v in history]
-        if share > 0:
-            # With documents in another language, each history variant is also searched
-            # with the message translated, its weight split by the language shares. Only
-            # the message is translated: the words carried from the answers and titles are
-            # in the documents' language already ("court" must stay a court, not "short").
-            previous_query = previous.search_query or ""
-            if previous_query and detect_language(previous_query, fallback=spoken) == source:
-                previous_query = translate_query(previous_query, source, target)
-            if corrected is not None:
-                corrected_question = previous.exchanges[-1][0]
-                if detect_language(corrected_question, fallback=spoken) == source:
-                    corrected_question = translate_query(corrected_question, source, target)
-                carried = salient_words(
-                    corrected_question, exclude=own, limit=len(corrected.carried) or None
-                )
-                candidates.append(
-                    QueryVariant(
-                        "corrected_translated",
-                        _with_words(translated, carried),
-                        config.corrected * share,
-                    )
-                )
-            if substituted is not None:
-                asked = substituted
-                if detect_language(asked, fallback=spoken) == source:
-                    asked = translate_query(asked, source, target)
-                candidates.append(
-                    QueryVariant("substituted_translated", asked, config.corrected * share)
-                )
-            candidates += [
-                QueryVariant(
-                    "condensed_translated",
-                    condense(translated, previous_query, previous.titles, exclude=rejected),
-                    config.condensed * scale * share,
-                ),
-                QueryVariant(
-                    "answer_translated",
-                    _with_words(translated, answer_words),
-                    answer_weight * scale * share,
-                ),
-                QueryVariant(
-                    "recurring_translated",
-                    _with_words(translated, shared_words),
-                    config.recurring * scale * share,
-                ),
-            ]
-    # A variant whose text is already listed adds no search and no weight: its weight
-    # was tuned for a ranking of its own. Adding it to the first one's (as fusing two
-    # identical rankings would) measured 0.758 / 0.693 English and 0.756 / 0.686 French
-    # (R@5 / nDCG@5, MTRAG dev, one index) against 0.758 / 0.696 and 0.762 / 0.689.
-    variants: list[QueryVariant] = []
-    for variant in candidates:
-        if variant.weight > 0 and variant.text and variant.text not in {v.text for v in variants}:
-            written_in = target if variant.name.endswith("translated") else source
-            variants.append(replace(variant, language=written_in if share > 0 else ""))
-    return variants
+        if translation.share > 0:
+            candidates += _translated_history_variants(history, translation, spoken, config)
+    return _distinct_variants(candidates, translation)
 
 
 def prior_weight(previous: PreviousTurn | None, *, followup: bool, config: FusionConfig) -> float:

@@ -34,6 +34,7 @@ from threadline.graph.packing import (
 )
 from threadline.graph.question_terms import content_terms, points_at_a_part
 from threadline.graph.reformulation import (
+    QueryVariant,
     previous_turn,
     prior_weight,
     query_variants,
@@ -70,6 +71,7 @@ if TYPE_CHECKING:  # only the node-facing functions need these
     from threadline.graph.context import Context
     from threadline.graph.state import State
     from threadline.services import Services
+    from threadline.settings import Settings
     from threadline.store.models import ThreadState
 
 
@@ -290,6 +292,119 @@ def with_every_language(
     return kept
 
 
+def _scoped_search(
+    kb: Any,
+    query: str,
+    *,
+    top_k: int,
+    filters: SearchFilters,
+    doc_scope: Sequence[str],
+    attempts: list[dict[str, Any]],
+) -> list[ScoredChunk]:
+    """Search the documents an explicit reference points into, then everywhere if none."""
+    # An explicit reference names its target: search it as resolved, no variants.
+    scoped = SearchFilters(**{**filters.__dict__, "doc_ids": tuple(doc_scope)})
+    candidates = search_ranked(kb, query, k=top_k, filters=scoped)
+    attempts.append({"query": query, "scope": list(doc_scope), "hits": len(candidates)})
+    if not candidates:
+        candidates = search_ranked(kb, query, k=top_k, filters=filters)
+        attempts.append({"query": query, "hits": len(candidates)})
+    return candidates
+
+
+def _own_order(
+    variants: Sequence[QueryVariant],
+    found_by_variant: Sequence[Sequence[Any]],
+    minority: Mapping[str, float],
+    fusion: FusionConfig,
+) -> dict[str, list[str]]:
+    """Return, per minority language searched in, the chunk ids its own searches fuse."""
+    # Only a minority language's places are reordered by its own searches: a
+    # collection in one language fuses its variants once.
+    return {
+        language: [
+            hit.chunk.chunk_id
+            for hit in fuse_rankings(
+                [
+                    (variant.weight, found)
+                    for variant, found in zip(variants, found_by_variant, strict=True)
+                    if variant.language == language
+                ],
+                rrf_k=fusion.rrf_k,
+            )
+        ]
+        for language in minority
+        if any(variant.language == language for variant in variants)
+    }
+
+
+def _fused_search(
+    kb: Any,
+    *,
+    question: str,
+    query: str,
+    top_k: int,
+    filters: SearchFilters,
+    route: str,
+    history: Sequence[Mapping[str, Any]],
+    thread_state: ThreadState,
+    llm_rewrite: bool,
+    fusion: FusionConfig,
+    attempts: list[dict[str, Any]],
+) -> list[ScoredChunk]:
+    """Search the turn's query variants and fuse their rankings, every language placed."""
+    followup = route != "standalone"
+    previous = previous_turn(history, thread_state)
+    shares_of = getattr(kb, "language_shares", None)
+    shares = shares_of(tenant=filters.tenant) if shares_of else {}
+    variants = query_variants(
+        question,
+        previous,
+        followup=followup,
+        llm_rewrite=query if llm_rewrite else None,
+        config=fusion,
+        document_languages=shares or None,
+    )
+    rankings: list[tuple[float, Sequence[Any]]] = []
+    # One batch: the variants' query vectors come from one pass of the dense model.
+    # Each ranking is read `fusion.depth` deep, then the fused one is cut at top_k.
+    # A knowledge base that can rank without reading the chunks (`rank_many`) does:
+    # only the chunks the fusion keeps are read, in one batch (`hit_chunks`).
+    by_hits = callable(getattr(kb, "rank_many", None))
+    found_by_variant = (hits_ranked_many if by_hits else search_ranked_many)(
+        kb, [v.text for v in variants], k=max(top_k, fusion.depth), filters=filters
+    )
+    for variant, found in zip(variants, found_by_variant, strict=True):
+        rankings.append((variant.weight, found))
+        attempts.append(
+            {
+                "variant": variant.name,
+                "query": variant.text,
+                "weight": variant.weight,
+                "hits": len(found),
+            }
+        )
+    prior = previous.doc_ids if previous is not None else ()
+    weight = prior_weight(previous, followup=followup, config=fusion)
+    if weight and len(rankings) > 1:
+        attempts.append({"variant": "prior", "doc_ids": list(prior), "weight": weight})
+    else:
+        weight = 0.0  # a lone query keeps the engine's own order
+    fused = fuse_rankings(
+        rankings,
+        prior=prior,
+        prior_weight=weight,
+        rrf_k=fusion.rrf_k,
+    )
+    minority = minority_languages(shares, fusion.translated_min_share)
+    if by_hits:
+        # A minority language's places are chosen by the passages' language: then
+        # every fused hit's text is read, else the first top_k's only.
+        fused = kb.hit_chunks(fused if minority else fused[:top_k])
+    own_order = _own_order(variants, found_by_variant, minority, fusion)
+    return with_every_language(fused, top_k, shares, fusion.translated_min_share, own_order)
+
+
 def search_candidates(
     kb: Any,
     *,
@@ -327,81 +442,22 @@ def search_candidates(
     attempts: list[dict[str, Any]] = []
     candidates: list[ScoredChunk] = []
     if doc_scope:
-        # An explicit reference names its target: search it as resolved, no variants.
-        scoped = SearchFilters(**{**filters.__dict__, "doc_ids": tuple(doc_scope)})
-        candidates = search_ranked(kb, query, k=top_k, filters=scoped)
-        attempts.append({"query": query, "scope": list(doc_scope), "hits": len(candidates)})
-        if not candidates:
-            candidates = search_ranked(kb, query, k=top_k, filters=filters)
-            attempts.append({"query": query, "hits": len(candidates)})
+        candidates = _scoped_search(
+            kb, query, top_k=top_k, filters=filters, doc_scope=doc_scope, attempts=attempts
+        )
     else:
-        followup = route != "standalone"
-        previous = previous_turn(history, thread_state)
-        shares_of = getattr(kb, "language_shares", None)
-        shares = shares_of(tenant=filters.tenant) if shares_of else {}
-        variants = query_variants(
-            question,
-            previous,
-            followup=followup,
-            llm_rewrite=query if llm_rewrite else None,
-            config=fusion,
-            document_languages=shares or None,
-        )
-        rankings: list[tuple[float, Sequence[Any]]] = []
-        # One batch: the variants' query vectors come from one pass of the dense model.
-        # Each ranking is read `fusion.depth` deep, then the fused one is cut at top_k.
-        # A knowledge base that can rank without reading the chunks (`rank_many`) does:
-        # only the chunks the fusion keeps are read, in one batch (`hit_chunks`).
-        by_hits = callable(getattr(kb, "rank_many", None))
-        found_by_variant = (hits_ranked_many if by_hits else search_ranked_many)(
-            kb, [v.text for v in variants], k=max(top_k, fusion.depth), filters=filters
-        )
-        for variant, found in zip(variants, found_by_variant, strict=True):
-            rankings.append((variant.weight, found))
-            attempts.append(
-                {
-                    "variant": variant.name,
-                    "query": variant.text,
-                    "weight": variant.weight,
-                    "hits": len(found),
-                }
-            )
-        prior = previous.doc_ids if previous is not None else ()
-        weight = prior_weight(previous, followup=followup, config=fusion)
-        if weight and len(rankings) > 1:
-            attempts.append({"variant": "prior", "doc_ids": list(prior), "weight": weight})
-        else:
-            weight = 0.0  # a lone query keeps the engine's own order
-        fused = fuse_rankings(
-            rankings,
-            prior=prior,
-            prior_weight=weight,
-            rrf_k=fusion.rrf_k,
-        )
-        minority = minority_languages(shares, fusion.translated_min_share)
-        if by_hits:
-            # A minority language's places are chosen by the passages' language: then
-            # every fused hit's text is read, else the first top_k's only.
-            fused = kb.hit_chunks(fused if minority else fused[:top_k])
-        # Only a minority language's places are reordered by its own searches: a
-        # collection in one language fuses its variants once.
-        own_order = {
-            language: [
-                hit.chunk.chunk_id
-                for hit in fuse_rankings(
-                    [
-                        (variant.weight, found)
-                        for variant, found in zip(variants, found_by_variant, strict=True)
-                        if variant.language == language
-                    ],
-                    rrf_k=fusion.rrf_k,
-                )
-            ]
-            for language in minority
-            if any(variant.language == language for variant in variants)
-        }
-        candidates = with_every_language(
-            fused, top_k, shares, fusion.translated_min_share, own_order
+        candidates = _fused_search(
+            kb,
+            question=question,
+            query=query,
+            top_k=top_k,
+            filters=filters,
+            route=route,
+            history=history,
+            thread_state=thread_state,
+            llm_rewrite=llm_rewrite,
+            fusion=fusion,
+            attempts=attempts,
         )
     pack = pack_context(candidates, budget)
     previous_query = thread_state.last_search_query
@@ -425,6 +481,95 @@ class RetrievalOutcome:
 
     update: dict[str, Any]
     candidates: list[ScoredChunk] = field(default_factory=list)
+
+
+def _search_filters(state: State, settings: Settings, intent: RetrievalIntent) -> SearchFilters:
+    """Return the turn's search restrictions: tenant, sources, app, workspace."""
+    return SearchFilters(
+        tenant=state.tenant,
+        sources=intent.sources,
+        source_app=state.source_app,
+        workspace=state.workspace,
+        spelt_from=allowed_sources(settings.source_policy, state.caller_app, None),
+    )
+
+
+def _searched_knowledge(state: State, services: Services) -> Any:
+    """Return the knowledge base the turn searches, past exchanges added when asked."""
+    settings = services.settings
+    kb: Any = services.kb
+    if conversations_requested(settings.source_policy, state.caller_app, state.sources):
+        # Past exchanges of this tenant and app are one more source (off by default).
+        kb = WithConversations(
+            kb,
+            services.conversations,
+            services.store,
+            tenant=state.tenant,
+            caller_app=state.caller_app,
+            thread_id=state.thread_id,
+        )
+    return kb
+
+
+def _deliverable_chunks(
+    state: State, kb: Any, chosen: Sequence[ScoredChunk | WindowChunk], budget: Budget
+) -> tuple[Sequence[ScoredChunk | WindowChunk], list[str]]:
+    """Return the best document's sections for a summary, and the sections left out."""
+    # A summary covers a document, not a handful of hits: take the best
+    # document's sections in reading order.
+    best_doc = chosen[0].chunk.doc_id
+    whole = [ScoredChunk(c, 0.0) for c in kb.document_chunks(best_doc, tenant=state.tenant)]
+    if points_at_a_part(state.query):
+        # "Résume la section sur le télétravail du manuel de sécurité": the part
+        # about the topic, not the whole document.
+        section = part_about(state.query, whole, chosen[0].chunk.section)
+        whole = [c for c in whole if c.chunk.section == section] or whole
+    chosen = pack_context(outline_chunks(whole, budget.max_chunks), budget).chunks
+    # A summary the budgets cut says what it left out, never silently less.
+    return chosen, sections_left_out(whole, chosen)
+
+
+def _windowed_chunks(
+    state: State, kb: Any, found: CandidateSearch, budget: Budget
+) -> tuple[Sequence[ScoredChunk | WindowChunk], dict[str, Any]]:
+    """Return the packed hits with their neighbouring passages, and the window's trace."""
+    # Seed 001: a passage often needs the paragraph before or after it.
+    chosen = expand_windows(
+        found.pack.chunks,
+        lambda doc_id: kb.document_chunks(doc_id, tenant=state.tenant),
+        before=budget.window_before,
+        after=budget.window_after,
+        max_chunks=budget.max_chunks,
+        max_chars=budget.max_chars,
+    )
+    window = {
+        "before": budget.window_before,
+        "after": budget.window_after,
+        "added": [w.chunk.chunk_id for w in chosen if not w.hit],
+    }
+    return chosen, window
+
+
+def _retrieve_trace(
+    found: CandidateSearch, chunks: Sequence[Mapping[str, Any]], window: dict[str, Any] | None
+) -> dict[str, Any]:
+    """Return the retrieve node's trace: the searches, the ranking, what was selected."""
+    trace = {
+        "node": "retrieve",
+        "attempts": found.attempts,
+        "candidates": len(found.candidates),
+        # The ranking before packing, best first: what a maintainer compares the
+        # selection with (ids, titles, scores; never text).
+        "scores": [
+            {"chunk_id": c.chunk.chunk_id, "title": c.chunk.title, "score": round(c.score, 4)}
+            for c in found.candidates[:TRACE_CANDIDATES]
+        ],
+        "selected": [c["chunk_id"] for c in chunks],
+        "rejected": found.pack.rejected,
+    }
+    if window is not None:
+        trace["window"] = window
+    return trace
 
 
 def retrieve_turn(
@@ -464,30 +609,13 @@ def retrieve_turn(
                 "trace": [{"node": "retrieve", "stop_reason": violation.reason}],
             }
         )
-    filters = SearchFilters(
-        tenant=state.tenant,
-        sources=intent.sources,
-        source_app=state.source_app,
-        workspace=state.workspace,
-        spelt_from=allowed_sources(settings.source_policy, state.caller_app, None),
-    )
-    kb: Any = services.kb
-    if conversations_requested(settings.source_policy, state.caller_app, state.sources):
-        # Past exchanges of this tenant and app are one more source (off by default).
-        kb = WithConversations(
-            kb,
-            services.conversations,
-            services.store,
-            tenant=state.tenant,
-            caller_app=state.caller_app,
-            thread_id=state.thread_id,
-        )
+    kb = _searched_knowledge(state, services)
     found = search_candidates(
         kb,
         question=state.query,
         query=intent.query,
         top_k=intent.top_k,
-        filters=filters,
+        filters=_search_filters(state, settings, intent),
         budget=budget.for_hits(),
         route=state.route,
         history=state.history,
@@ -500,52 +628,13 @@ def retrieve_turn(
     window: dict[str, Any] | None = None
     left_out: list[str] = []
     if state.deliverable and chosen:
-        # A summary covers a document, not a handful of hits: take the best
-        # document's sections in reading order.
-        best_doc = chosen[0].chunk.doc_id
-        whole = [ScoredChunk(c, 0.0) for c in kb.document_chunks(best_doc, tenant=state.tenant)]
-        if points_at_a_part(state.query):
-            # "Résume la section sur le télétravail du manuel de sécurité": the part
-            # about the topic, not the whole document.
-            section = part_about(state.query, whole, chosen[0].chunk.section)
-            whole = [c for c in whole if c.chunk.section == section] or whole
-        chosen = pack_context(outline_chunks(whole, budget.max_chunks), budget).chunks
-        # A summary the budgets cut says what it left out, never silently less.
-        left_out = sections_left_out(whole, chosen)
+        chosen, left_out = _deliverable_chunks(state, kb, chosen, budget)
     elif chosen and budget.window_span > 1:
-        # Seed 001: a passage often needs the paragraph before or after it.
-        chosen = expand_windows(
-            found.pack.chunks,
-            lambda doc_id: kb.document_chunks(doc_id, tenant=state.tenant),
-            before=budget.window_before,
-            after=budget.window_after,
-            max_chunks=budget.max_chunks,
-            max_chars=budget.max_chars,
-        )
-        window = {
-            "before": budget.window_before,
-            "after": budget.window_after,
-            "added": [w.chunk.chunk_id for w in chosen if not w.hit],
-        }
+        chosen, window = _windowed_chunks(state, kb, found, budget)
     chunks = [chunk_dict(i, item) for i, item in enumerate(chosen, 1)]
     closest: list[str] = []
     if not chunks:
         closest = closest_titles(services.kb, state, intent.sources)
-    trace = {
-        "node": "retrieve",
-        "attempts": found.attempts,
-        "candidates": len(found.candidates),
-        # The ranking before packing, best first: what a maintainer compares the
-        # selection with (ids, titles, scores; never text).
-        "scores": [
-            {"chunk_id": c.chunk.chunk_id, "title": c.chunk.title, "score": round(c.score, 4)}
-            for c in found.candidates[:TRACE_CANDIDATES]
-        ],
-        "selected": [c["chunk_id"] for c in chunks],
-        "rejected": found.pack.rejected,
-    }
-    if window is not None:
-        trace["window"] = window
     return RetrievalOutcome(
         {
             "search_query": found.query,
@@ -554,7 +643,7 @@ def retrieve_turn(
             "stop_reason": None if chunks else "no_context",
             # Nothing found is still declined naming documents to look at instead.
             **({"evidence": {"reason": "no_context", "closest": closest}} if closest else {}),
-            "trace": [trace],
+            "trace": [_retrieve_trace(found, chunks, window)],
         },
         found.candidates,
     )

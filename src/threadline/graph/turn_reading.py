@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from functools import cached_property
+from typing import TypedDict
 
 from threadline.graph.anchors import as_the_passages_write_it, unanchored_references
 from threadline.graph.names import passage_terms
@@ -39,6 +40,24 @@ from threadline.text.matching import (
     own_verbs_forms,
     verb_lemma_stems,
 )
+
+
+class EvidenceBase(TypedDict, total=False):
+    """The fields of an `evidence.Evidence` the checks gather before the verdict.
+
+    `Turn.base` starts them, the checks add to them, and the verdict is built with them
+    (`Evidence(verdict, reason, **base)`): typed, so each is checked against its field.
+    """
+
+    content_terms: tuple[str, ...]
+    named: tuple[str, ...]
+    asks_for: AnswerType | None
+    closest: tuple[str, ...]
+    missing_terms: tuple[str, ...]
+    about: tuple[str, ...]
+    coverage: float
+    kind_stated: bool
+
 
 # An unnamed reference of the form "the X" / "le X" (as `anchors.unanchored_references`
 # yields it), as opposed to "this X" or "a specific X".
@@ -293,7 +312,7 @@ class Turn:
         """The question's first reference to something it does not name."""
         return self.anchors[0] if self.anchors else None
 
-    def base(self) -> dict[str, object]:
+    def base(self) -> EvidenceBase:
         """Return the evidence every verdict from here on reports."""
         return {
             "content_terms": tuple(self.content),

@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 
 from threadline.followups.outline import split_outline
 from threadline.graph.answering import (
+    GeneratedAnswer,
     answer_messages,
     asked_question,
     decide_turn,
@@ -31,6 +32,8 @@ from threadline.knowledge.language import frame_answer
 from threadline.models import quotes_sources
 from threadline.models.extractive import says_what_it_is
 from threadline.policy import allowed_sources, may_read_catalog
+from threadline.services import Services
+from threadline.settings import Settings
 from threadline.store import Citation, OutlineItem
 from threadline.text.matching import matches_synonym, matches_term
 
@@ -110,6 +113,131 @@ def supports_in_other_words(evidence: Evidence, chunk: Mapping[str, object]) -> 
     return said / len(asked) > COVERAGE_MAJORITY >= written / len(asked)
 
 
+def _question_as_read(services: Services, state: State) -> str:
+    """Return the question as retrieval searched it, the catalog's names as it writes them."""
+    # Read as retrieval searched it: "cheapest fone?" asks for the cheapest phone.
+    # "is the pixel 8 pro waterproof": a product's name typed in lower case is still
+    # that product's name, for the rules that read names from capitals, and for what an
+    # ellipsis ("and on the nokia?") swaps into the question before it.
+    names = (
+        [p.name for p in services.kb.catalog.products(state.tenant)]
+        if state.route != "tool"
+        and may_read_catalog(services.settings.source_policy, state.caller_app, state.sources)
+        else []
+    )
+    question = spelt_as_indexed(services, state, asked_question(state, names))
+    if names:
+        question = with_catalog_capitals(question, names)
+    return question
+
+
+def _generated_answer(
+    state: State,
+    services: Services,
+    context: Context,
+    evidence: Evidence,
+    question: str,
+    trace: dict[str, Any],
+    *,
+    judges: bool,
+) -> tuple[GeneratedAnswer, int]:
+    """Return the model's structured answer, and the calls it took."""
+    # A quoting model sees the passages about the question's subject (its names, or what
+    # "it" refers to), and answers the covered part of a partly answerable question. It
+    # leads with retrieval's best passage and adds only passages that support the answer
+    # or, when none holds all of the question, that retrieval ranked above one that does
+    # (`quoted_passages`): "When do I prune roses?" quotes no passage on pruning
+    # tomatoes. (Leading with the
+    # passage that covers the question best instead was measured worse on the answers
+    # benchmark: retrieval's rank is the better judge of where the answer is.) A reading
+    # model sees the whole packed context.
+    shown = quoted_passages(evidence, state.chunks, question)
+    messages = answer_messages(
+        state,
+        services,
+        context,
+        only=None if judges else shown or None,
+        asks_for=evidence.asks_for,
+        question=None if judges else evidence.answered or question,
+    )
+    generated = generate_structured(services.llm, messages, trace)
+    # A server's first answer call may be refused for its format and made again.
+    calls = 1 + len(trace.get("structured_refused", []))
+    return generated, calls
+
+
+def _valid_citations(body: str, labels: Mapping[str, PackedChunk]) -> tuple[str, list[str]]:
+    """Return the answer with only the markers of passages in context, and the others."""
+    invalid: list[str] = []
+
+    def keep_valid(match: re.Match[str]) -> str:
+        ids = [i.strip() for i in match.group(1).split(",")]
+        valid = [i for i in ids if i in labels]
+        invalid.extend(i for i in ids if i not in labels)
+        return "".join(f"[{i}]" for i in valid)
+
+    return CITATION.sub(keep_valid, body).strip(), invalid
+
+
+def _supported_body(
+    body: str,
+    labels: Mapping[str, PackedChunk],
+    settings: Settings,
+    trace: dict[str, Any],
+    *,
+    judges: bool,
+) -> str:
+    """Return the answer's sentences the passages they cite support, each cited."""
+    if judges and not CITATION.search(body):
+        # The model wrote no valid marker (small models forget them): cite each sentence
+        # to the passage that supports it; what none supports goes.
+        attributed = attribute_sentences(body, labels, settings.unsupported_sentences)
+        body = attributed.text
+        trace["attribution"] = {
+            "attributed": attributed.attributed,
+            "dropped": attributed.dropped,
+            "uncited": attributed.uncited,
+        }
+    checked = support_check(body, labels, settings.unsupported_sentences)
+    trace["support"] = {"dropped": checked.dropped, "uncited": checked.uncited}
+    return checked.text
+
+
+def _with_notes(
+    body: str,
+    state: State,
+    verdict: str,
+    missing: list[str],
+    quoted: list[PackedChunk],
+    *,
+    judges: bool,
+) -> str:
+    """Return the answer framed for its quotes' language, with what it leaves out said."""
+    if not judges:  # it quotes: say when the quotes are in another language
+        texts = [{"title": chunk["title"], "text": chunk["text"]} for chunk in quoted]
+        body = frame_answer(body, language_of(state), texts)
+    if verdict == "partial" and missing:
+        body = f"{body}\n\n{partial_note(language_of(state), missing)}"
+    if state.deliverable and state.left_out:
+        body = f"{body}\n\n{left_out_note(language_of(state), state.left_out)}"
+    return body
+
+
+def _citations(cited: list[str], labels: Mapping[str, PackedChunk]) -> list[Citation]:
+    """Return the passages the answer cites, in the order of their labels."""
+    return [
+        Citation(
+            id=label,
+            doc_id=labels[label]["doc_id"],
+            chunk_id=labels[label]["chunk_id"],
+            title=labels[label]["title"],
+            section=labels[label]["section"] or None,
+            source=labels[label]["source"],
+        )
+        for label in sorted(cited, key=int)
+    ]
+
+
 def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Decide (answer, partial, not in the documents, ambiguous), then answer and check.
 
@@ -132,46 +260,15 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """
     services = run_services()
     settings, context = services.settings, runtime.context or Context()
-    # Read as retrieval searched it: "cheapest fone?" asks for the cheapest phone.
-    # "is the pixel 8 pro waterproof": a product's name typed in lower case is still
-    # that product's name, for the rules that read names from capitals, and for what an
-    # ellipsis ("and on the nokia?") swaps into the question before it.
-    names = (
-        [p.name for p in services.kb.catalog.products(state.tenant)]
-        if state.route != "tool"
-        and may_read_catalog(services.settings.source_policy, state.caller_app, state.sources)
-        else []
-    )
-    question = spelt_as_indexed(services, state, asked_question(state, names))
-    if names:
-        question = with_catalog_capitals(question, names)
+    question = _question_as_read(services, state)
     evidence = decide_turn(state, question)
     trace: dict[str, Any] = {"node": "generate", "evidence": evidence_trace(evidence)}
-    llm = services.llm
-    judges = not quotes_sources(llm)
+    judges = not quotes_sources(services.llm)
     if not judges and evidence.verdict in ("not_in_documents", "ambiguous"):
         return decision_update(state, evidence, evidence.verdict, trace, calls=0)
-    # A quoting model sees the passages about the question's subject (its names, or what
-    # "it" refers to), and answers the covered part of a partly answerable question. It
-    # leads with retrieval's best passage and adds only passages that support the answer
-    # or, when none holds all of the question, that retrieval ranked above one that does
-    # (`quoted_passages`): "When do I prune roses?" quotes no passage on pruning
-    # tomatoes. (Leading with the
-    # passage that covers the question best instead was measured worse on the answers
-    # benchmark: retrieval's rank is the better judge of where the answer is.) A reading
-    # model sees the whole packed context.
-    shown = quoted_passages(evidence, state.chunks, question)
-    messages = answer_messages(
-        state,
-        services,
-        context,
-        only=None if judges else shown or None,
-        asks_for=evidence.asks_for,
-        question=None if judges else evidence.answered or question,
+    generated, calls = _generated_answer(
+        state, services, context, evidence, question, trace, judges=judges
     )
-    generated = generate_structured(llm, messages, trace)
-    # A server's first answer call may be refused for its format and made again.
-    calls = 1 + len(trace.get("structured_refused", []))
     text = generated.answer.strip()
     missing = list(generated.missing) or list(evidence.missing_terms)
     verdict = final_verdict(generated.verdict, evidence, judged=judges, trace=trace)
@@ -179,15 +276,7 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         return decision_update(state, evidence, verdict, trace, calls=calls)
     body, sections = split_outline(text, settings.outline_keyword)
     labels = {c["label"]: c for c in state.chunks}
-    invalid: list[str] = []
-
-    def keep_valid(match: re.Match[str]) -> str:
-        ids = [i.strip() for i in match.group(1).split(",")]
-        valid = [i for i in ids if i in labels]
-        invalid.extend(i for i in ids if i not in labels)
-        return "".join(f"[{i}]" for i in valid)
-
-    body = CITATION.sub(keep_valid, body).strip()
+    body, invalid = _valid_citations(body, labels)
     trace["invalid_citations"] = invalid
     if invalid and settings.citation_policy == "refuse":
         return {
@@ -195,19 +284,7 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             "llm_calls": calls,
             "trace": [trace],
         }
-    if judges and not CITATION.search(body):
-        # The model wrote no valid marker (small models forget them): cite each sentence
-        # to the passage that supports it; what none supports goes.
-        attributed = attribute_sentences(body, labels, settings.unsupported_sentences)
-        body = attributed.text
-        trace["attribution"] = {
-            "attributed": attributed.attributed,
-            "dropped": attributed.dropped,
-            "uncited": attributed.uncited,
-        }
-    checked = support_check(body, labels, settings.unsupported_sentences)
-    body = checked.text
-    trace["support"] = {"dropped": checked.dropped, "uncited": checked.uncited}
+    body = _supported_body(body, labels, settings, trace, judges=judges)
     cited = list(dict.fromkeys(i.strip() for m in CITATION.findall(body) for i in m.split(",")))
     trace["cited"] = cited
     if not cited:
@@ -216,28 +293,11 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             "llm_calls": calls,
             "trace": [trace],
         }
-    if not judges:  # it quotes: say when the quotes are in another language
-        quoted = [{"title": labels[i]["title"], "text": labels[i]["text"]} for i in cited]
-        body = frame_answer(body, language_of(state), quoted)
-    if verdict == "partial" and missing:
-        body = f"{body}\n\n{partial_note(language_of(state), missing)}"
-    if state.deliverable and state.left_out:
-        body = f"{body}\n\n{left_out_note(language_of(state), state.left_out)}"
-    citations = [
-        Citation(
-            id=label,
-            doc_id=labels[label]["doc_id"],
-            chunk_id=labels[label]["chunk_id"],
-            title=labels[label]["title"],
-            section=labels[label]["section"] or None,
-            source=labels[label]["source"],
-        )
-        for label in sorted(cited, key=int)
-    ]
+    body = _with_notes(body, state, verdict, missing, [labels[i] for i in cited], judges=judges)
     return {
         "answer": body,
         "outline": [OutlineItem(id=s.id, title=s.title) for s in sections],
-        "citations": citations,
+        "citations": _citations(cited, labels),
         "outcome": "tool_answer" if state.route == "tool" else "grounded_answer",
         "verdict": verdict,
         "evidence": evidence_trace(evidence),

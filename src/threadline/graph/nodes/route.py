@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from threadline.followups.outline import OutlineSection
@@ -36,7 +37,7 @@ from threadline.graph.context import run_services
 from threadline.graph.ellipsis import read_ellipsis, superlative_of_previous
 from threadline.graph.question_terms import PRONOUN
 from threadline.graph.routing import TurnPlan, plan_turn
-from threadline.graph.state import State, ToolCall, TurnFollowup
+from threadline.graph.state import HistoryEntry, State, ToolCall, TurnFollowup
 from threadline.knowledge.catalog import Catalog, Product
 from threadline.policy import may_read_catalog
 from threadline.services import Services
@@ -217,35 +218,36 @@ def _superlative_of_the_last_ranking(question: str, history: Sequence[Any]) -> s
     return None
 
 
-def route_turn(state: State) -> dict[str, Any]:
-    """Classify the message: reply, tool, follow-up (reference or context) or standalone.
+@dataclass(frozen=True)
+class _ShownProducts:
+    """The products the conversation last showed, which a message can choose among.
 
-    Args:
-        state: The turn's state after loading the conversation.
-
-    Returns:
-        The partial state update: route, followup, deliverable, tool_call, trace.
+    Attributes:
+        listed: The products the previous catalog answer listed, in the order shown.
+        is_cut: Whether the last list was a cut of its category (a ranking's top), so a
+            new superlative ranks the whole category again.
+        compared: Whether the last list was a comparison's.
+        discussed: The products a document answer about several was about.
     """
-    return route_update(state, run_services())
+
+    listed: list[str]
+    is_cut: bool
+    compared: bool
+    discussed: list[str]
 
 
-def route_update(state: State, services: Services) -> dict[str, Any]:
-    """Run the body of `route_turn` over explicit services (the retrieval benchmark's)."""
-    ts = state.thread_state
-    outline = [OutlineSection(o.id, o.title) for o in ts.last_outline]
-    readable = may_read_catalog(services.settings.source_policy, state.caller_app, state.sources)
-    products = services.kb.catalog.products(state.tenant) if readable else []
-    # A tenant with no product catalog has no catalog turns: "which computer should I
-    # buy?" over its documents is a question for them, not a ranking of nothing.
-    catalog = bool(products)
-    brands = sorted({p.brand for p in products})
-    # The products the previous answer listed, in the order shown (a catalog answer).
-    # A lookup of one of them ("the second one") does not replace the list it came from.
+def _listed_by_catalog_answers(
+    history: Sequence[HistoryEntry], known: set[str]
+) -> tuple[list[str], bool, bool]:
+    """Return the products the last catalog answers listed, whether a cut, whether compared.
+
+    The products the previous answer listed, in the order shown (a catalog answer). A
+    lookup of one of them ("the second one") does not replace the list it came from.
+    """
     listed: list[str] = []
     listed_is_cut = False
     listed_compared = False
-    known = {p.name for p in products}
-    for past in reversed(state.history):
+    for past in reversed(history):
         if past["route"] != "tool":
             break
         titles = [t.split(" — ")[0] for t in past["titles"]]
@@ -254,123 +256,213 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
             listed_is_cut = ranks_a_category(past["question"])
             listed_compared = is_comparison(past["question"])
             break
+    return listed, listed_is_cut, listed_compared
+
+
+def _one_product_a_turn(history: Sequence[HistoryEntry], known: set[str]) -> list[str]:
+    """Return the product each of the last two turns showed ("" for a turn showing none).
+
+    A document answer shows it as its section, a catalog lookup as its title.
+    """
+    return [
+        next(
+            (
+                part
+                for t in past["titles"]
+                for part in (t.split(" — ")[-1], t.split(" — ")[0])
+                if part in known
+            ),
+            "",
+        )
+        for past in history[-2:]
+    ]
+
+
+def _shown_products(
+    history: Sequence[HistoryEntry], query: str, known: set[str], *, catalog: bool
+) -> _ShownProducts:
+    """Return the products the previous answers showed, listed or discussed."""
+    listed, listed_is_cut, listed_compared = _listed_by_catalog_answers(history, known)
     # A document answer about several products (an overview of the catalog): the
     # products its cited sections are about, for "which of those is cheapest?".
     discussed: list[str] = []
-    if state.history and state.history[-1]["route"] != "tool":
-        sections = [t.split(" — ")[-1] for t in state.history[-1]["titles"] if " — " in t]
+    if history and history[-1]["route"] != "tool":
+        sections = [t.split(" — ")[-1] for t in history[-1]["titles"] if " — " in t]
         discussed = list(dict.fromkeys(t for t in sections if t in known))
         # "Quel est le portable le plus cher ?" answered from the documents cites the
         # top of the category, as a ranking shows it: a cut of the category, so "et le
         # moins cher ?" ranks the whole category again, not the products cited.
-        listed_is_cut = ranks_a_category(str(state.history[-1]["question"] or ""))
-    if catalog and len(discussed) < 2 and chooses_among_shown(state.query):
+        listed_is_cut = ranks_a_category(str(history[-1]["question"] or ""))
+    if catalog and len(discussed) < 2 and chooses_among_shown(query):
         # "which one is cheaper?" after "Tell me about the iPhone 15" then "and the Pixel
         # 8a?": one product a turn, the two turns' products are those to choose among,
         # whether a document answer showed it (its section) or a catalog lookup (its
         # title: "how much does it weigh?" then "and the XPS 13?").
-        recent = [
-            next(
-                (
-                    part
-                    for t in past["titles"]
-                    for part in (t.split(" — ")[-1], t.split(" — ")[0])
-                    if part in known
-                ),
-                "",
-            )
-            for past in state.history[-2:]
-        ]
+        recent = _one_product_a_turn(history, known)
         if len(set(recent)) == 2 and all(recent) and len(listed) < 2:
             # One product a lookup showed is no list to choose among: the two are.
             discussed, listed = recent, []
-    subject = subject_product(state.history, known)
-    # A typed reply naming one of the criteria a "best" question was asked back with
-    # ("prix", "by price") is that criterion's chip: its ranking question.
-    question = state.query
+    return _ShownProducts(listed, listed_is_cut, listed_compared, discussed)
+
+
+def _criterion_answered(
+    query: str, history: Sequence[HistoryEntry], products: list[Product], brands: list[str]
+) -> tuple[str, TurnPlan | None]:
+    """Read a message after a question asked back: the criterion chosen, or still unsaid.
+
+    A typed reply naming one of the criteria a "best" question was asked back with
+    ("prix", "by price") is that criterion's chip: its ranking question.
+    """
+    # The question a run of questions back is about: "by weight" after "how heavy is
+    # it?" (asked back again) answers the "best laptop" question before it.
+    asked_back = str(history[-1]["question"] or "")
+    for past in reversed(history):
+        if past["route"] != "clarify":
+            break
+        if best_without_criterion(str(past["question"] or "")):
+            asked_back = str(past["question"])
+            break
+    question = chosen_criterion(query, asked_back) or query
+    if (
+        question == query
+        and best_without_criterion(asked_back)
+        and (asks_a_spec_of_it(question, brands) or _THE_ONE_THING.search(question))
+        and named_product(question, [p.name for p in products]) is None
+    ):
+        # "how heavy is it?" after "the best laptop for travel?" was asked back which
+        # criterion: no laptop was given, so "it" stands for none; the criterion is
+        # still the user's to say (it quoted three laptops' weights).
+        unsaid = Reference(detected=True, resolved=False, reason="which_criterion")
+        return question, TurnPlan("clarify", reference=unsaid)
+    return question, None
+
+
+def _kind_ranked_after_decline(
+    question: str, history: Sequence[HistoryEntry], brands: list[str]
+) -> TurnPlan | None:
+    """Rank the kind of product last named with a terse superlative, or ask which kind.
+
+    "le moins cher ?" right after a declined turn: the declined question's sources are
+    none, so the superlative ranks the kind of product last named ("Je veux un
+    téléphone ..."), or asks which kind; never the documents' words of the turn before
+    (the report's 2025 target).
+    """
+    kind = kind_last_named([str(h["question"] or "") for h in history])
+    ranked_kind = ranking_of_kind(question, kind, brands) if kind else None
+    if kind is None:
+        which = Reference(detected=True, resolved=False, reason="which_kind")
+        return TurnPlan("clarify", reference=which)
+    if ranked_kind is not None:
+        return TurnPlan("tool", tool=ranked_kind)
+    return None
+
+
+def _read_question(
+    query: str,
+    history: Sequence[HistoryEntry],
+    products: list[Product],
+    brands: list[str],
+    shown: _ShownProducts,
+    *,
+    catalog: bool,
+) -> tuple[str, TurnPlan | None]:
+    """Return the question the message asks, and the plan it settles alone, if any."""
+    question = query
     kind_plan: TurnPlan | None = None
-    if catalog and state.history and state.history[-1]["route"] == "clarify":
-        # The question a run of questions back is about: "by weight" after "how heavy is
-        # it?" (asked back again) answers the "best laptop" question before it.
-        asked_back = str(state.history[-1]["question"] or "")
-        for past in reversed(state.history):
-            if past["route"] != "clarify":
-                break
-            if best_without_criterion(str(past["question"] or "")):
-                asked_back = str(past["question"])
-                break
-        question = chosen_criterion(question, asked_back) or question
-        if (
-            question == state.query
-            and best_without_criterion(asked_back)
-            and (asks_a_spec_of_it(question, brands) or _THE_ONE_THING.search(question))
-            and named_product(question, [p.name for p in products]) is None
-        ):
-            # "how heavy is it?" after "the best laptop for travel?" was asked back which
-            # criterion: no laptop was given, so "it" stands for none; the criterion is
-            # still the user's to say (it quoted three laptops' weights).
-            unsaid = Reference(detected=True, resolved=False, reason="which_criterion")
-            kind_plan = TurnPlan("clarify", reference=unsaid)
-    if catalog and state.history and not listed and len(discussed) < 2:
+    if catalog and history and history[-1]["route"] == "clarify":
+        question, kind_plan = _criterion_answered(query, history, products, brands)
+    if catalog and history and not shown.listed and len(shown.discussed) < 2:
         # "lequel est le plus léger ?" after "Parle-moi des ordinateurs portables" (a
         # document answer, no list shown): the superlative ranks the category the
         # previous question spoke of, "Quel est l'ordinateur portable le plus léger ?".
-        ranked = _superlative_of_the_last_ranking(question, state.history)
+        ranked = _superlative_of_the_last_ranking(question, history)
         if ranked is not None and parse_catalog_request(ranked, brands) is not None:
             question = ranked
-    declined = bool(state.history) and not state.history[-1].get("titles")
+    declined = bool(history) and not history[-1].get("titles")
     if (
         catalog
         and declined
         and not kind_plan
-        and not listed
+        and not shown.listed
         and terse_superlative(question, brands)
     ):
-        # "le moins cher ?" right after a declined turn: the declined question's sources
-        # are none, so the superlative ranks the kind of product last named ("Je veux un
-        # téléphone ..."), or asks which kind; never the documents' words of the turn
-        # before (the report's 2025 target).
-        kind = kind_last_named([str(h["question"] or "") for h in state.history])
-        ranked_kind = ranking_of_kind(question, kind, brands) if kind else None
-        if kind is None:
-            which = Reference(detected=True, resolved=False, reason="which_kind")
-            kind_plan = TurnPlan("clarify", reference=which)
-        elif ranked_kind is not None:
-            kind_plan = TurnPlan("tool", tool=ranked_kind)
-    reranked = (
-        reranked_on_the_same_spec(question, state.history[-1]["question"], brands)
-        if catalog and state.history and state.history[-1]["route"] == "tool"
-        else None
-    )
-    planned: dict[str, Any] = {
-        "outline": outline,
+        kind_plan = _kind_ranked_after_decline(question, history, brands)
+    return question, kind_plan
+
+
+def _plan_inputs(
+    state: State,
+    products: list[Product],
+    brands: list[str],
+    shown: _ShownProducts,
+    subject: str | None,
+) -> dict[str, Any]:
+    """Return what `plan_turn` reads of the conversation and the catalog."""
+    ts = state.thread_state
+    return {
+        "outline": [OutlineSection(o.id, o.title) for o in ts.last_outline],
         "source_titles": ts.last_titles,
         "has_previous_turn": bool(state.history),
         "brands": brands,
-        "listed_products": listed,
-        "listed_category": shared_category(products, listed or discussed),
-        "listed_is_cut": listed_is_cut,
-        "listed_compared": listed_compared,
-        "discussed_products": discussed if len(discussed) >= 2 else (),
+        "listed_products": shown.listed,
+        "listed_category": shared_category(products, shown.listed or shown.discussed),
+        "listed_is_cut": shown.is_cut,
+        "listed_compared": shown.compared,
+        "discussed_products": shown.discussed if len(shown.discussed) >= 2 else (),
         "prices": {p.name: p.price_usd for p in products},
         "subject_product": subject,
         "pointed_section": state.history[-1].get("section_id") if state.history else None,
     }
-    plan = kind_plan or (
+
+
+def _first_plan(
+    question: str,
+    history: Sequence[HistoryEntry],
+    brands: list[str],
+    planned: dict[str, Any],
+    kind_plan: TurnPlan | None,
+    *,
+    catalog: bool,
+) -> TurnPlan:
+    """Return the plan settled by the question, a ranking again, or `plan_turn`'s."""
+    reranked = (
+        reranked_on_the_same_spec(question, history[-1]["question"], brands)
+        if catalog and history and history[-1]["route"] == "tool"
+        else None
+    )
+    return kind_plan or (
         TurnPlan("tool", tool=reranked)
         if reranked is not None
         else plan_turn(question, **planned, catalog=catalog)
     )
-    paired = (
-        compared_named_pair(plan, question, products, services, state.tenant) if catalog else plan
-    )
+
+
+def _with_products_compared(
+    plan: TurnPlan,
+    question: str,
+    products: list[Product],
+    subject: str | None,
+    services: Services,
+    tenant: str,
+    *,
+    catalog: bool,
+) -> TurnPlan:
+    """Rank the two products a comparative compares, both named or one of them "it"."""
+    paired = compared_named_pair(plan, question, products, services, tenant) if catalog else plan
     if paired is not plan:
         # "Is the MacBook Air heavier than the Dell XPS 13?": both products named.
-        plan = paired
-    elif catalog and subject:
+        return paired
+    if catalog and subject:
         # Before a ranking of those listed or a spec of "it": "is it cheaper than the
         # MacBook Air?" names the other product compared.
-        plan = compared_with_subject(plan, question, subject, products, services, state.tenant)
+        return compared_with_subject(plan, question, subject, products, services, tenant)
+    return plan
+
+
+def _search_narrowed(
+    plan: TurnPlan, question: str, products: list[Product], brands: list[str]
+) -> TurnPlan:
+    """Narrow a product search to the brand or the line of products the message names."""
     tool = plan.tool
     if tool is not None and tool.name == "search_products" and "brand" not in tool.args:
         # "any Huawei phones?": a brand no product has filters every product out, which
@@ -385,9 +477,21 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
             plan = dataclasses.replace(
                 plan, tool=ToolRequest("search_products", {**tool.args, "line": line})
             )
+    return plan
+
+
+def _compared_in_catalog_or_documents(
+    plan: TurnPlan,
+    question: str,
+    planned: dict[str, Any],
+    subject: str | None,
+    services: Services,
+    tenant: str,
+) -> TurnPlan:
+    """Compare the catalog's products a comparison names, or plan it over the documents."""
     compared = plan.tool
     if compared is not None and compared.name == "compare_products":
-        found = services.kb.catalog.find(state.tenant, list(compared.args.get("names", [])))
+        found = services.kb.catalog.find(tenant, list(compared.args.get("names", [])))
         if not found:
             # "Compare the Basic and Business plans", "the difference between a P2 and a
             # P3 incident": no product of the catalog is named, so the things compared
@@ -395,10 +499,11 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
             plan = plan_turn(question, **planned, catalog=False)
         else:
             plan = dataclasses.replace(plan, tool=with_subject(compared, found, subject))
-    if catalog:
-        plan = one_ranked(plan, question, products, services.kb.catalog, state.tenant)
-        plan = several_specs_of_one(plan, question, products)
-        plan = switched_product(plan, question, state.history, services.kb.catalog, state.tenant)
+    return plan
+
+
+def _turn_followup(plan: TurnPlan) -> TurnFollowup:
+    """Return how the planned message refers to the previous turns."""
     followup = TurnFollowup()
     if plan.route in ("followup_context",):
         followup = TurnFollowup(detected=True, ref_type="context")
@@ -413,13 +518,55 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
             document_index=ref.document_index,
             reason=ref.reason,
         )
+    return followup
+
+
+def route_turn(state: State) -> dict[str, Any]:
+    """Classify the message: reply, tool, follow-up (reference or context) or standalone.
+
+    Args:
+        state: The turn's state after loading the conversation.
+
+    Returns:
+        The partial state update: route, followup, deliverable, tool_call, trace.
+    """
+    return route_update(state, run_services())
+
+
+def route_update(state: State, services: Services) -> dict[str, Any]:
+    """Run the body of `route_turn` over explicit services (the retrieval benchmark's)."""
+    readable = may_read_catalog(services.settings.source_policy, state.caller_app, state.sources)
+    products = services.kb.catalog.products(state.tenant) if readable else []
+    # A tenant with no product catalog has no catalog turns: "which computer should I
+    # buy?" over its documents is a question for them, not a ranking of nothing.
+    catalog = bool(products)
+    brands = sorted({p.brand for p in products})
+    known = {p.name for p in products}
+    shown = _shown_products(state.history, state.query, known, catalog=catalog)
+    subject = subject_product(state.history, known)
+    question, kind_plan = _read_question(
+        state.query, state.history, products, brands, shown, catalog=catalog
+    )
+    planned = _plan_inputs(state, products, brands, shown, subject)
+    plan = _first_plan(question, state.history, brands, planned, kind_plan, catalog=catalog)
+    plan = _with_products_compared(
+        plan, question, products, subject, services, state.tenant, catalog=catalog
+    )
+    plan = _search_narrowed(plan, question, products, brands)
+    plan = _compared_in_catalog_or_documents(
+        plan, question, planned, subject, services, state.tenant
+    )
+    if catalog:
+        plan = one_ranked(plan, question, products, services.kb.catalog, state.tenant)
+        plan = several_specs_of_one(plan, question, products)
+        plan = switched_product(plan, question, state.history, services.kb.catalog, state.tenant)
     route = plan.route
     if route == "followup_reference" and not (plan.reference and plan.reference.resolved):
         route = "clarify"
     tool_call = ToolCall(name=plan.tool.name, args=plan.tool.args) if plan.tool else None
     return {
         "route": route,
-        "followup": followup,
+        "followup": _turn_followup(plan),
         "deliverable": plan.deliverable,
         "tool_call": tool_call,
         "discussed_product": subject,
