@@ -133,4 +133,5 @@ bench: install ## Run every benchmark (over two hours on 2 shared cores); result
 		--duration $(LOAD_SECONDS) --backend postgres
 
 clean: ## Remove the virtual environment and everything the service wrote
-	rm -rf $(VENV) data/sessions data/qdrant data/catalog data/queries.sqlite3* data/bench
+	rm -rf $(VENV) data/sessions data/qdrant data/catalog data/queries.sqlite3* data/bench \
+		data/vocabulary data/ingest-journal data/server.json
