@@ -6,8 +6,11 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip
-HOST ?= 127.0.0.1
-PORT ?= 8000
+# Empty by default: `threadline serve` then reads THREADLINE_HOST / THREADLINE_PORT from the
+# environment or .env (127.0.0.1:8000 unset); `make run PORT=8100` overrides both.
+HOST ?=
+PORT ?=
+SERVE_ADDRESS = $(if $(HOST),--host $(HOST)) $(if $(PORT),--port $(PORT))
 # The tiers, fastest first: a broken unit test is reported before the slow tiers start.
 # `make test` ends with the 25 slowest steps, to keep the suite's time in view.
 TEST_FILE ?= tests/unit tests/integration tests/e2e
@@ -35,11 +38,11 @@ install: $(BIN)/.installed ## Create the virtual environment and install threadl
 ingest: install ## Ingest the sample data (unchanged files are skipped)
 	$(BIN)/threadline ingest data/sample
 
-run: ingest ## Ingest the sample data and serve the API on $(HOST):$(PORT)
-	$(BIN)/threadline serve --host $(HOST) --port $(PORT)
+run: ingest ## Ingest the sample data and serve the API (127.0.0.1:8000, or THREADLINE_HOST/PORT, or HOST=/PORT=)
+	$(BIN)/threadline serve $(SERVE_ADDRESS)
 
 serve: install ## Serve the API without ingesting
-	$(BIN)/threadline serve --host $(HOST) --port $(PORT)
+	$(BIN)/threadline serve $(SERVE_ADDRESS)
 
 # One process serves LangGraph's API (for Studio) and threadline's API (/chat, /sessions) from
 # langgraph.json's http.app, so it owns the embedded index: use it instead of `make run`, not beside it.
@@ -93,7 +96,7 @@ SCALE_SIZES ?= 10000,50000,100000,200000
 
 # `python -m benchmarks` from this directory: the benchmarks are not in the installed
 # package (benchmarks/README.md says why); `make` runs here, so they are importable.
-bench: install ## Run every benchmark (about 30 min on 2 cores); results in benchmarks/results
+bench: install ## Run every benchmark (over two hours on 2 shared cores); results in benchmarks/results
 	mkdir -p $(RESULTS)
 	rm -rf $(BENCH_INDEX)
 	$(BIN)/python -m benchmarks retrieval --corpus $(MTRAG)/corpus.jsonl --tasks $(MTRAG)/dev.jsonl \
@@ -130,4 +133,5 @@ bench: install ## Run every benchmark (about 30 min on 2 cores); results in benc
 		--duration $(LOAD_SECONDS) --backend postgres
 
 clean: ## Remove the virtual environment and everything the service wrote
-	rm -rf $(VENV) data/sessions data/qdrant data/catalog data/queries.sqlite3* data/bench
+	rm -rf $(VENV) data/sessions data/qdrant data/catalog data/queries.sqlite3* data/bench \
+		data/vocabulary data/ingest-journal data/server.json

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
 
-from support.paths import SAMPLE
+from support.paths import ROOT, SAMPLE
 from threadline.cli import app
 from threadline.settings import get_settings
 
@@ -21,6 +23,24 @@ def runner(tmp_path, monkeypatch):
     get_settings.cache_clear()
     yield CliRunner()
     get_settings.cache_clear()
+
+
+def test_make_clean_removes_everything_ingest_and_chat_wrote(runner, tmp_path):
+    """`make clean` says it removes everything the service wrote under data/: it does.
+
+    It left the vocabulary files, the ingest journal and the server's address behind.
+    """
+    assert runner.invoke(app, ["ingest", str(SAMPLE)]).exit_code == 0
+    chat = runner.invoke(app, ["chat", "--thread-id", "clean-1", "-m", "What is the warranty?"])
+    assert chat.exit_code == 0, chat.output
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\nclean: ", 1)[1].split("\n\n", 1)[0]
+    removed = re.findall(r"\bdata/(\S+)", recipe)
+    written = sorted(path.name for path in tmp_path.iterdir())  # the data dir (runner)
+    assert written, "ingest and chat wrote nothing"
+    left = [name for name in written if not any(fnmatch.fnmatch(name, p) for p in removed)]
+    assert left == []
+    assert "server.json" in removed  # written by `threadline serve`, not by this test
 
 
 def test_ingest_chat_sessions_and_log(runner):

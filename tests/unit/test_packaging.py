@@ -25,6 +25,24 @@ def test_make_install_says_what_it_is_doing():
     assert [s for s, _ in steps] == ["1", "2", "3"]
 
 
+def test_make_run_leaves_the_address_to_the_settings_unless_given():
+    """THREADLINE_HOST / THREADLINE_PORT (environment or .env) apply to `make run` and `make serve`.
+
+    The recipes passed `--host 127.0.0.1 --port 8000` always, so a port set in .env did nothing
+    there: the address is passed only when `make run PORT=...` names one.
+    """
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^HOST \?=[ \t]*$", makefile, re.MULTILINE)
+    assert re.search(r"^PORT \?=[ \t]*$", makefile, re.MULTILINE)
+    for target in ("run", "serve"):
+        recipe = makefile.split(f"\n{target}: ", 1)[1].split("\n\n", 1)[0]
+        serve = [line for line in recipe.splitlines() if "threadline serve" in line]
+        assert serve and "--port" not in serve[0] and "--host" not in serve[0]
+        assert "$(SERVE_ADDRESS)" in serve[0]
+    assert "$(if $(PORT),--port $(PORT))" in makefile
+    assert "$(if $(HOST),--host $(HOST))" in makefile
+
+
 def test_the_installed_package_neither_ships_nor_imports_the_benchmarks():
     """Benchmarks live in the repository's top-level benchmarks/, outside what pip installs."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
