@@ -450,6 +450,10 @@ class KnowledgeBase:
         """Stage, publish and clean up one version of a document (see `ingest_document`)."""
         generation = new_generation()
         chunks = chunk_document(doc)
+        if not chunks:
+            # Headings and no text under any: nothing to cite. Written, the empty version
+            # would have replaced the stored one, the document gone with no version left.
+            raise DocumentError("The document has no text under its headings.")
         limit = self._settings.max_document_chunks
         if len(chunks) > limit:
             # Many tiny sections make many chunks out of little text: bounded like pages.
