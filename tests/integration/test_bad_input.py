@@ -315,6 +315,26 @@ def test_over_the_limits(client, unchanged, method, url, body):
     assert details and all({"loc", "msg", "type"} == set(d) for d in details)
 
 
+@pytest.mark.parametrize(
+    "query",
+    ["\u200b\u200b", "\u200d", "\u202e\u202e", "\ufeff", " \u200b\u2060 ", "\U000e0001"],
+    ids=["zero-width-spaces", "joiner", "bidi-override", "bom", "mixed", "tag"],
+)
+def test_a_question_of_only_invisible_characters_is_blank(client, unchanged, query):
+    # Format characters show nothing, as spaces do: such a message was taken for a
+    # question, stored, and answered with the documents "closest" to it.
+    for url in ("/chat", "/chat/stream"):
+        response = client.post(url, json={"query": query, "thread_id": "invisible"})
+        assert (response.status_code, error_code(response)) == (422, "validation_error")
+        assert "query is blank" in response.json()["error"]["details"][0]["msg"]
+    completion = client.post(
+        "/v1/chat/completions",
+        json={"model": "threadline", "messages": [{"role": "user", "content": query}]},
+    )
+    assert completion.status_code == 400, completion.text
+    assert completion.json()["error"]["code"] == "empty_query"
+
+
 def test_an_oversized_upload_is_refused(client, services, unchanged):
     limit = services.settings.max_upload_bytes
     response = client.post(

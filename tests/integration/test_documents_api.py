@@ -149,6 +149,31 @@ def test_client_paths_never_become_ids_or_paths(client):
     assert bad_id.status_code == 422
 
 
+def test_a_file_name_with_no_last_part_is_named_as_a_missing_one(client):
+    # The client's name is cut to its last part; "/", "." or "//" have none, and the id
+    # made from the empty name that was left was a 500.
+    for name in ("/", ".", "//", "./"):
+        created = upload(client, name, b"## Note\nA note with no name.\n", "text/markdown")
+        assert created.status_code == 201, (name, created.text)
+        assert created.json()["doc_id"] == "upload"
+
+
+def test_a_new_version_with_no_text_under_its_headings_keeps_the_stored_one(client, services):
+    # Headings alone make no chunk: the empty version was written over the stored one,
+    # the document was gone and the upload said 409 "deleted while it was being written".
+    assert (
+        upload(client, "agenda.md", b"# Agenda\n## Budget\nThe budget is 40k.\n").status_code == 201
+    )
+    for headings in (b"# Agenda\n## Budget\n", b"## Budget\n## Hiring\n"):
+        refused = upload(client, "agenda.md", headings, "text/markdown")
+        assert refused.status_code == 400, refused.text
+        assert refused.json()["error"]["code"] == "unreadable_document"
+        assert "40k" in document_text(services, "agenda")
+    refused = upload(client, "headings-only.md", b"## A\n## B\n", "text/markdown")
+    assert refused.status_code == 400, refused.text
+    assert services.kb.document_info("headings-only") is None
+
+
 def document_text(services, doc_id: str) -> str:
     return " ".join(chunk.text for chunk in services.kb.document_chunks(doc_id))
 

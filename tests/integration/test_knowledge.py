@@ -43,6 +43,27 @@ def test_ingest_is_idempotent_replaces_changed_files_and_prunes(tmp_path):
         services.close()
 
 
+def test_prune_keeps_a_document_whose_file_is_there_but_unreadable(tmp_path):
+    # A file that failed to load gave no id, so prune took its document for one whose
+    # file is gone and deleted it: a notes file saved as Latin-1 lost its stored text.
+    corpus = tmp_path / "corpus"
+    write(corpus / "hr" / "travel.md", DOC)
+    write(corpus / "notes.txt", "The office closes at 6 pm on Fridays.")
+    services = make_services(tmp_path / "data", corpus=[corpus])
+    kb = services.kb
+    try:
+        (corpus / "notes.txt").write_bytes("The café closes at 6 pm.".encode("latin-1"))
+        report = kb.ingest_paths([corpus], prune=True)
+        assert list(report.errors) == [str(corpus / "notes.txt")] and report.removed == []
+        assert [d.doc_id for d in kb.list_documents()] == ["hr-travel", "notes"]
+        hits = kb.search("office closes", k=1, filters=SearchFilters(tenant="default"))
+        assert "6 pm on Fridays" in hits[0].chunk.text
+        (corpus / "notes.txt").unlink()  # gone now: pruned
+        assert kb.ingest_paths([corpus], prune=True).removed == ["notes"]
+    finally:
+        services.close()
+
+
 def test_document_titles_follow_every_write(tmp_path):
     """Named-document turns match these titles; the kept list must change with the index."""
     corpus = tmp_path / "corpus"

@@ -175,6 +175,9 @@ def known_refusal(case, response) -> str | None:
         details = response.json()["error"]["details"] or []
         if [d["msg"] for d in details] == [f"Value error, {TWO_IDS}"]:
             return "session_id and thread_id name two different sessions"
+        if [d["msg"] for d in details] == ["Value error, query is blank"]:
+            # The schema's pattern (\S) cannot name Unicode's format characters.
+            return "a question of only invisible characters (zero-width, bidi marks)"
     if label == "POST /sessions/import" and status == 422 and code == "validation_error":
         details = response.json()["error"]["details"] or []
         if details and all(

@@ -33,6 +33,16 @@ def test_long_sections_are_split_and_keep_their_heading(tmp_path):
     assert all(len(c.text) <= 1200 for c in chunks)
 
 
+def test_a_heading_is_cut_as_a_title_is(tmp_path):
+    # Every citation, outline and stored answer repeats the section name: a heading of
+    # 1.5 MB made each turn citing it answer and store megabytes.
+    body = "# Big\n## " + "word " * 50_000 + "\nThe code is 4711.\n### Sub\nMore text.\n"
+    chunks = chunk_document(load_document(write(tmp_path / "big.md", body)))
+    long_name = ("word " * 60)[:299] + "…"
+    assert [c.section for c in chunks] == [long_name, f"{long_name} > Sub"]
+    assert len(chunks[0].section) == 300
+
+
 def test_bad_front_matter_is_a_clear_error(tmp_path):
     with pytest.raises(DocumentError, match="front matter"):
         load_document(write(tmp_path / "bad.md", "---\ntitle: [unclosed\n---\ntext"))

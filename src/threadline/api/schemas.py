@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 
 from threadline.text.storable import StorableText
+from threadline.text.visible import is_blank
 
 ID_SCHEMA: dict[str, Any] = {"pattern": r"^[A-Za-z0-9](?:\.?[A-Za-z0-9_:-])*\.?$", "maxLength": 128}
 """How session ids and caller apps look (`threadline.store.validate_id`: ASCII letter or
@@ -41,7 +42,8 @@ class ChatRequest(BaseModel):
     query: StorableText = Field(
         min_length=1,
         max_length=4000,
-        description="The user's message (not blank, no NUL character).",
+        description="The user's message (not blank: not only spaces and invisible characters; "
+        "no NUL character).",
         json_schema_extra={"pattern": r"\S"},  # documents the blank check below
     )
     session_id: str | None = Field(
@@ -78,7 +80,7 @@ class ChatRequest(BaseModel):
     def _one_id(self) -> ChatRequest:
         if self.session_id and self.thread_id and self.session_id != self.thread_id:
             raise ValueError("give session_id or thread_id, not two different ids")
-        if not self.query.strip():
+        if is_blank(self.query):
             raise ValueError("query is blank")
         return self
 

@@ -390,7 +390,7 @@ def load_document(
     extra = {str(k): _plain(v) for k, v in meta.items()}
     check_metadata(extra, what="front matter")
     # A title is for display: a long first heading is cut, not refused.
-    title = title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1] + "…"
+    title = cut_for_display(title)
     if max(len(source), len(doc_id)) > MAX_SOURCE_CHARS:
         raise DocumentError(
             f"a source and an id are at most {MAX_SOURCE_CHARS} characters",
@@ -444,6 +444,11 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     return str(value)
+
+
+def cut_for_display(name: str) -> str:
+    """Return a title or heading cut to `MAX_TITLE_CHARS`, marked with an ellipsis."""
+    return name if len(name) <= MAX_TITLE_CHARS else name[: MAX_TITLE_CHARS - 1] + "…"
 
 
 def _headings(lines: Iterable[str]) -> Iterator[tuple[str, re.Match[str] | None]]:
@@ -507,7 +512,9 @@ def _sections(body: str) -> Iterable[tuple[str, str]]:
             level = len(match.group(1))
             while heading_stack and heading_stack[-1][0] >= level:
                 heading_stack.pop()
-            heading_stack.append((level, match.group(2).strip()))
+            # Cut as a title is: every citation, outline and stored answer repeats the
+            # section name, and a heading of 1.5 MB made each turn citing it store 3 MB.
+            heading_stack.append((level, cut_for_display(match.group(2).strip())))
             if level == 1 and first and doc_heading is None:
                 doc_heading = heading_stack[-1]
             continue

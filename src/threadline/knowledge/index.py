@@ -269,6 +269,7 @@ class KnowledgeBase:
         """
         report = IngestReport()
         seen: set[str] = set()
+        unread: set[str] = set()  # files there but not read: their id is unknown, not gone
         prefetched: list[str] = []
         try:
             for file, loaded in self._read_ahead(iter_files(paths), tenant, prefetched):
@@ -293,6 +294,7 @@ class KnowledgeBase:
                     doc = loaded
                 except (DocumentError, OSError, json.JSONDecodeError) as exc:
                     report.errors[str(file)] = str(exc)
+                    unread.add(str(file))
                     continue
                 seen.add(doc.doc_id)
                 try:
@@ -312,7 +314,7 @@ class KnowledgeBase:
                 self._prefetch.discard(prefetched)  # what a failed document did not collect
         if prune:
             for info in self.list_documents(tenant=tenant):
-                if info.doc_id not in seen and info.path is not None:
+                if info.doc_id not in seen and info.path is not None and info.path not in unread:
                     self.delete_document(info.doc_id, tenant=tenant)
                     report.removed.append(info.doc_id)
         if report.chunks_written or report.removed:
@@ -450,6 +452,10 @@ class KnowledgeBase:
         """Stage, publish and clean up one version of a document (see `ingest_document`)."""
         generation = new_generation()
         chunks = chunk_document(doc)
+        if not chunks:
+            # Headings and no text under any: nothing to cite. Written, the empty version
+            # would have replaced the stored one, the document gone with no version left.
+            raise DocumentError("The document has no text under its headings.")
         limit = self._settings.max_document_chunks
         if len(chunks) > limit:
             # Many tiny sections make many chunks out of little text: bounded like pages.

@@ -155,7 +155,8 @@ async def create_document(
             document_from_upload,
             data,
             suffix=suffix,
-            filename=PurePath(file.filename or f"upload{suffix}").name,  # never a path
+            # Never a path; a name with no last part ("/", ".") is named as a missing one.
+            filename=PurePath(file.filename or "").name or f"upload{suffix}",
             limits=limits,
             doc_id=doc_id,
             title=title,

@@ -71,6 +71,7 @@ from threadline.store import (
     StoreBusyError,
     validate_id,
 )
+from threadline.text.visible import is_blank
 
 __all__ = [
     "CALLER_APP_HEADER",
@@ -188,7 +189,7 @@ def _query_of(messages: list[ChatMessageIn], max_chars: int) -> tuple[str, int]:
         raise BadRequest("no_user_message", "messages must contain a user message.", "messages")
     index = users[-1]
     query = messages[index].text().strip()
-    if not query:
+    if is_blank(query):
         raise BadRequest(
             "empty_query", "The last user message has no text.", f"messages.{index}.content"
         )
