@@ -695,3 +695,11 @@ def test_a_stolen_phone_is_answered_by_the_lost_device_rule(chat):
     result = converse(chat, "mon telephone a ete vole, je fais quoi ?")
     assert result.outcome == "grounded_answer", result.answer
     assert result.answer.splitlines()[1].startswith("A Brightwell employee who loses a laptop")
+
+
+def test_a_catalog_answer_names_no_product_as_its_source(chat):
+    # A catalog row's title is its product's name: « D'après « OnePlus 12 » (en
+    # anglais) » read as a document called so.
+    result = converse(chat, "Quel est le téléphone le moins cher ?", "il a quelle garantie ?")
+    assert result.outcome == "tool_answer" and "Nokia G42" in result.answer
+    assert result.answer.startswith("D'après les sources citées (en anglais)")
