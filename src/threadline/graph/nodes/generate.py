@@ -31,7 +31,7 @@ from threadline.graph.state import PackedChunk, State
 from threadline.knowledge.language import frame_answer
 from threadline.models import quotes_sources
 from threadline.models.extractive import says_what_it_is
-from threadline.policy import CATALOG_SOURCE, allowed_sources, may_read_catalog
+from threadline.policy import allowed_sources, may_read_catalog
 from threadline.services import Services
 from threadline.settings import Settings
 from threadline.store import Citation, OutlineItem
@@ -214,13 +214,11 @@ def _with_notes(
 ) -> str:
     """Return the answer framed for its quotes' language, with what it leaves out said."""
     if not judges:  # it quotes: say when the quotes are in another language
-        # A catalog row's title is its product's name, no document to name as a source:
-        # « D'après « OnePlus 12 » (en anglais) » would read as a document of that name.
+        # A catalog product's row (no position in a document) is titled by the product's
+        # name, no document to name as a source: « D'après « OnePlus 12 » (en anglais) »
+        # would read as a document called so.
         texts = [
-            {
-                "title": "" if chunk["source"] == CATALOG_SOURCE else chunk["title"],
-                "text": chunk["text"],
-            }
+            {"title": chunk["title"] if "position" in chunk else "", "text": chunk["text"]}
             for chunk in quoted
         ]
         body = frame_answer(body, language_of(state), texts)
