@@ -2208,3 +2208,22 @@ def test_a_word_in_ss_is_no_plural_to_rank(hybrid_chat):
     )
     assert result.outcome == "grounded_answer", result.answer
     assert "The Enterprise plan costs $899 per month" in result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what laptop sold best in 2024?",
+        "what was the top-selling laptop?",
+        "which laptop is the best seller?",
+    ],
+)
+def test_every_phrasing_of_a_sales_ranking_asks_the_ranking(hybrid_chat, question):
+    # "sold best" was read as no ranking (the Moto G Power "sold by Brightwell"), "the
+    # top-selling" was asked back as a thing to choose, "seller" held by no passage
+    # declined: each is the verb of selling with its degree, as "best-selling" is.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "l'Apple MacBook Air 13 (M3) à 1 099 $ a été le modèle le plus vendu" in result.answer
+    assert "Moto G Power" not in result.answer
+
