@@ -2227,3 +2227,10 @@ def test_every_phrasing_of_a_sales_ranking_asks_the_ranking(hybrid_chat, questio
     assert "l'Apple MacBook Air 13 (M3) à 1 099 $ a été le modèle le plus vendu" in result.answer
     assert "Moto G Power" not in result.answer
 
+
+def test_a_compound_of_nouns_no_passage_holds_whole_is_declined(hybrid_chat):
+    # "the screen" was asked back among the handbook's sections and the products with a
+    # screen; "screen lock timeout" is one thing, and the handbook states no timeout.
+    result = ask(hybrid_chat, "what's the screen lock timeout?")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert "screen lock timeout" in result.answer
