@@ -2234,3 +2234,35 @@ def test_a_compound_of_nouns_no_passage_holds_whole_is_declined(hybrid_chat):
     result = ask(hybrid_chat, "what's the screen lock timeout?")
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
     assert "screen lock timeout" in result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much does the Galaxy S24 Ultra cost?",
+        "how much does the galaxy s24 ultra cost?",
+        "what's the price of the pixel 8a pro?",
+    ],
+)
+def test_an_edition_after_a_model_number_names_another_product(hybrid_chat, question):
+    # The Galaxy S24's price was quoted for the S24 Ultra: "Ultra" is held by the
+    # laptops' "Intel Core Ultra", and a code stands alone as a name; the Pixel 8a's for
+    # a "pixel 8a pro".
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert "$799" not in result.answer and "$499" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("how much is the Pixel 8 Pro?", "$999"),
+        ("what's the battery of the redmi note 13 pro?", "5,100 mAh battery"),
+    ],
+)
+def test_an_edition_the_catalog_writes_after_its_number_is_still_answered(
+    hybrid_chat, question, quoted
+):
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in result.answer

@@ -1,8 +1,9 @@
-"""Reading a question as the passages write it: names and noun compounds."""
+"""Reading a question as the passages write it: names, editions and noun compounds."""
 
 import pytest
 
 from threadline.graph.anchors import as_the_passages_write_it
+from threadline.graph.names import edition_phrases
 from threadline.graph.noun_compounds import noun_compound_after
 
 
@@ -59,3 +60,17 @@ def test_a_word_the_passages_only_write_as_a_name_is_read_as_that_name(question,
 )
 def test_a_definite_anchor_runs_on_into_a_compound_of_nouns_only(question, anchor, expected):
     assert noun_compound_after(question, anchor) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("How much does the Galaxy S24 Ultra cost?", ["S24 Ultra"]),
+        ("how much is the iphone 15 pro?", ["15 pro"]),
+        ("MacBook Air 13", []),
+        # A count before a common word is no model number.
+        ("does it cover up to 10 plus devices?", []),
+    ],
+)
+def test_an_edition_word_after_a_model_number_is_read_with_it(question, expected):
+    assert edition_phrases(question) == expected
