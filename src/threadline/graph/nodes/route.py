@@ -217,6 +217,26 @@ def _superlative_of_the_last_ranking(question: str, history: Sequence[Any]) -> s
     return None
 
 
+def _reranked_last_ranking(
+    question: str, history: Sequence[Any], brands: Sequence[str]
+) -> ToolRequest | None:
+    """Return the last catalog ranking ranked the way a bare superlative says, or None.
+
+    `reranked_on_the_same_spec` over the previous tool turn; past tool turns that only
+    ask about "it" ("how much does it cost?" after the phone with the biggest battery)
+    rank nothing of their own, so the turn before them says what "and the smallest one?"
+    ranks, as `_superlative_of_the_last_ranking` reads them for a document answer.
+    """
+    for past in reversed(history):
+        if past["route"] != "tool":
+            return None
+        question_asked = str(past["question"] or "")
+        reranked = reranked_on_the_same_spec(question, question_asked, brands)
+        if reranked is not None or not PRONOUN.search(question_asked):
+            return reranked
+    return None
+
+
 def route_turn(state: State) -> dict[str, Any]:
     """Classify the message: reply, tool, follow-up (reference or context) or standalone.
 
@@ -337,11 +357,7 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
             kind_plan = TurnPlan("clarify", reference=which)
         elif ranked_kind is not None:
             kind_plan = TurnPlan("tool", tool=ranked_kind)
-    reranked = (
-        reranked_on_the_same_spec(question, state.history[-1]["question"], brands)
-        if catalog and state.history and state.history[-1]["route"] == "tool"
-        else None
-    )
+    reranked = _reranked_last_ranking(question, state.history, brands) if catalog else None
     planned: dict[str, Any] = {
         "outline": outline,
         "source_titles": ts.last_titles,
