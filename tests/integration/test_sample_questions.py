@@ -2266,3 +2266,14 @@ def test_an_edition_the_catalog_writes_after_its_number_is_still_answered(
     result = ask(hybrid_chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert quoted in result.answer
+
+
+@pytest.mark.parametrize(
+    "question", ["is mfa mandatory?", "is multi-factor authentication compulsory?"]
+)
+def test_what_a_rule_requires_is_mandatory(hybrid_chat, question):
+    # Declined: no passage holds "mandatory", and the handbook's "Brightwell requires
+    # multi-factor authentication" says it is.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("Brightwell requires multi-factor authentication (MFA)")
