@@ -288,3 +288,16 @@ def test_a_tenant_without_a_catalog_asks_its_documents(no_catalog_chat, question
     assert result.outcome == "grounded_answer", result.answer
     assert quoted in result.answer
     assert {c["title"] for c in result.citations} == {"Equipment buying guide"}
+
+
+def test_a_bare_superlative_after_a_question_about_it_reranks_the_ranking_before(chat):
+    # "and the smallest one?" after "how much does it cost?" (the phone with the biggest
+    # battery) was declined: the turn about "it" ranks nothing, the one before it does.
+    *_, smallest = conversation(
+        chat,
+        "Which phone has the biggest battery?",
+        "how much does it cost?",
+        "and the smallest one?",
+    )
+    assert smallest.outcome == "tool_answer", smallest.answer
+    assert smallest.answer.startswith("- Apple iPhone 15 (Apple phone): price: $799; battery: 3349")

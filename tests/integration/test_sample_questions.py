@@ -2208,3 +2208,72 @@ def test_a_word_in_ss_is_no_plural_to_rank(hybrid_chat):
     )
     assert result.outcome == "grounded_answer", result.answer
     assert "The Enterprise plan costs $899 per month" in result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what laptop sold best in 2024?",
+        "what was the top-selling laptop?",
+        "which laptop is the best seller?",
+    ],
+)
+def test_every_phrasing_of_a_sales_ranking_asks_the_ranking(hybrid_chat, question):
+    # "sold best" was read as no ranking (the Moto G Power "sold by Brightwell"), "the
+    # top-selling" was asked back as a thing to choose, "seller" held by no passage
+    # declined: each is the verb of selling with its degree, as "best-selling" is.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "l'Apple MacBook Air 13 (M3) à 1 099 $ a été le modèle le plus vendu" in result.answer
+    assert "Moto G Power" not in result.answer
+
+
+def test_a_compound_of_nouns_no_passage_holds_whole_is_declined(hybrid_chat):
+    # "the screen" was asked back among the handbook's sections and the products with a
+    # screen; "screen lock timeout" is one thing, and the handbook states no timeout.
+    result = ask(hybrid_chat, "what's the screen lock timeout?")
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert "screen lock timeout" in result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much does the Galaxy S24 Ultra cost?",
+        "how much does the galaxy s24 ultra cost?",
+        "what's the price of the pixel 8a pro?",
+    ],
+)
+def test_an_edition_after_a_model_number_names_another_product(hybrid_chat, question):
+    # The Galaxy S24's price was quoted for the S24 Ultra: "Ultra" is held by the
+    # laptops' "Intel Core Ultra", and a code stands alone as a name; the Pixel 8a's for
+    # a "pixel 8a pro".
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert "$799" not in result.answer and "$499" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("how much is the Pixel 8 Pro?", "$999"),
+        ("what's the battery of the redmi note 13 pro?", "5,100 mAh battery"),
+    ],
+)
+def test_an_edition_the_catalog_writes_after_its_number_is_still_answered(
+    hybrid_chat, question, quoted
+):
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in result.answer
+
+
+@pytest.mark.parametrize(
+    "question", ["is mfa mandatory?", "is multi-factor authentication compulsory?"]
+)
+def test_what_a_rule_requires_is_mandatory(hybrid_chat, question):
+    # Declined: no passage holds "mandatory", and the handbook's "Brightwell requires
+    # multi-factor authentication" says it is.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("Brightwell requires multi-factor authentication (MFA)")

@@ -1,8 +1,10 @@
-"""Reading a question as the passages write it: a lower-case word they only write as a name."""
+"""Reading a question as the passages write it: names, editions and noun compounds."""
 
 import pytest
 
 from threadline.graph.anchors import as_the_passages_write_it
+from threadline.graph.names import edition_phrases
+from threadline.graph.noun_compounds import noun_compound_after
 
 
 @pytest.mark.parametrize(
@@ -43,3 +45,32 @@ from threadline.graph.anchors import as_the_passages_write_it
 )
 def test_a_word_the_passages_only_write_as_a_name_is_read_as_that_name(question, texts, expected):
     assert as_the_passages_write_it(question, texts) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "anchor", "expected"),
+    [
+        ("what's the screen lock timeout?", "the screen", "screen lock timeout"),
+        # A possessive or an adjective is another construction: no compound of nouns.
+        ("what is the actor's approach to fitness?", "the actor's", ""),
+        ("how big is the modern smart design segment?", "the modern", ""),
+        ("what is the screen?", "the screen", ""),
+        ("what's the refund policy for laptops?", "the refund", "refund policy"),
+    ],
+)
+def test_a_definite_anchor_runs_on_into_a_compound_of_nouns_only(question, anchor, expected):
+    assert noun_compound_after(question, anchor) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("How much does the Galaxy S24 Ultra cost?", ["S24 Ultra"]),
+        ("how much is the iphone 15 pro?", ["15 pro"]),
+        ("MacBook Air 13", []),
+        # A count before a common word is no model number.
+        ("does it cover up to 10 plus devices?", []),
+    ],
+)
+def test_an_edition_word_after_a_model_number_is_read_with_it(question, expected):
+    assert edition_phrases(question) == expected

@@ -386,10 +386,11 @@ _NO_THING_TO_CHOOSE = frozenset(
 # A superlative picks one thing out of several: "the best-selling phone", "le smartphone
 # le plus vendu", "la meilleure offre", "le moins cher" need no question back.
 # "the maximum service credit", "the minimum password length" are superlatives too: the
-# largest or smallest allowed, one value, no thing to choose between.
+# largest or smallest allowed, one value, no thing to choose between. "top-" before an
+# adjective is its superlative ("the top-selling laptop", "the top-rated plan").
 _SUPERLATIVE_HEAD = re.compile(
     r"(?:best|worst|most|least|latest|newest|oldest|largest|biggest|smallest|cheapest|"
-    r"highest|lowest|maximum|minimum|max|min|meilleure?s?|pire|plus|moins)(?:\b|-)",
+    r"highest|lowest|maximum|minimum|max|min|meilleure?s?|pire|plus|moins)(?:\b|-)|top-",
     re.I,
 )
 _SUPERLATIVE_AFTER = re.compile(r"\s+(?:le|la|les)\s+(?:plus|moins|meilleure?s?|pire)\b", re.I)

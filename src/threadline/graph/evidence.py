@@ -62,6 +62,7 @@ from threadline.graph.catalog_requests import (
     without_product_reference,
 )
 from threadline.graph.names import passage_terms
+from threadline.graph.noun_compounds import noun_compound_after
 from threadline.graph.polar import SENTENCE_KINDS, is_polar, states_kind_with, states_together
 from threadline.graph.qualifiers import qualifiers_of
 from threadline.graph.question_terms import (
@@ -528,9 +529,17 @@ def _decline_or_ask(
     # (`missing`: the terms to name in the decline, when narrower than the content's).
     anchor = turn.anchor
     pointed_at = anchor.split(None, 1)[1] if anchor and DEFINITE_ANCHOR.match(anchor) else ""
-    if pointed_at and not any(
-        turn.holds(t, label) for t in terms(pointed_at) for label in turn.vocab
-    ):
+
+    def held(term: str) -> bool:
+        return any(turn.holds(term, label) for label in turn.vocab)
+
+    unheld = bool(pointed_at) and not any(held(t) for t in terms(pointed_at))
+    # "the screen lock timeout": the nouns the anchor runs on into name one thing, held
+    # only where each of its words is (`noun_compounds`).
+    compound = noun_compound_after(turn.question, anchor) if pointed_at and anchor else ""
+    if not unheld and compound and not all(held(t) for t in terms(compound)):
+        pointed_at, unheld = compound, True
+    if unheld:
         # "who is the ceo?" with no passage holding "ceo": none of them is one of the
         # things it may mean, so asking which would offer choices that are none of
         # them; the documents say nothing of it. A word of a phrase the lexicon

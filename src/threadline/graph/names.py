@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
+import lemminflect
+
 from threadline.graph.question_terms import name_runs
 from threadline.knowledge.bilingual import translate_query
 from threadline.text import terms
@@ -93,6 +95,38 @@ def _count_within(part: tuple[str, ...], whole: tuple[str, ...]) -> int:
 # Words that name an edition of a product line, as a model number does: a "MacBook Air"
 # is a MacBook, a "Pixel 8 Pro" a Pixel; a "NASDAQ Biotechnology Index" is no NASDAQ.
 _EDITIONS = frozenset(terms("Air Pro Max Plus Mini Ultra Lite Slim SE FE"))
+# An edition word right after a model number, in any case: "Galaxy S24 Ultra", "iphone 15
+# pro", "Pixel 8a Pro" (the word before the number is read too).
+_MODEL_THEN_EDITION = re.compile(r"(?:(\S+)\s+)?\b(\w*\d\w*)\s+([A-Za-z]+)\b")
+
+
+def _is_model_number(before: str, number: str) -> bool:
+    # A code ("S24", "8a") is a model number; a bare number of up to three digits is one
+    # after a name ("iPhone 15", "iphone 15": a word no dictionary holds), not after a
+    # word ("10 plus devices", "up to 15 max").
+    if any(ch.isalpha() for ch in number):
+        return True
+    word = before.strip("\"'’(").rstrip(",;:")
+    return (
+        len(number) <= 3
+        and word.isalpha()
+        and (word[0].isupper() or not lemminflect.getAllLemmas(word.lower()))
+    )
+
+
+def edition_phrases(question: str) -> list[str]:
+    """Return the model numbers a question writes with an edition word after: "S24 Ultra".
+
+    An edition word after a model number names another product than the model alone: the
+    "Galaxy S24 Ultra" is no "Galaxy S24", whose passage holds "Galaxy", "S24" and, in
+    another product's "Intel Core Ultra", "Ultra". The two must be found together.
+    """
+    return [
+        f"{number} {edition}"
+        for before, number, edition in _MODEL_THEN_EDITION.findall(question)
+        if _is_model_number(before, number)
+        if terms(edition) and terms(edition)[0] in _EDITIONS
+    ]
 
 
 def named_only_within_longer_names(chunk: Mapping[str, object], name: str, question: str) -> bool:

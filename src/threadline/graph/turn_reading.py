@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import TypedDict
 
 from threadline.graph.anchors import as_the_passages_write_it, unanchored_references
-from threadline.graph.names import passage_terms
+from threadline.graph.names import edition_phrases, passage_terms
 from threadline.graph.phrases import holds_noun_and_complement, joins_a_complement
 from threadline.graph.question_terms import (
     ampersand_names,
@@ -114,7 +114,7 @@ def names_not_held(
     sequences = [passage_terms(c) for c in chunks]
     return tuple(
         phrase
-        for phrase in name_phrases(question)
+        for phrase in (*name_phrases(question), *edition_phrases(question))
         if not any(holds_phrase(phrase, sequence) for sequence in sequences)
     )
 

@@ -126,8 +126,16 @@ _RANKED = (
     r"best[- ]?sell\w*|bestsell\w*|top[- ]sell\w*|most popular|most sold|sold the most|"
     r"(?:le|la|les) plus vendue?s?|meilleures? ventes?|(?:le|la|les) plus populaires?"
 )
+# The verb of selling with its degree ranks by sales as its adjective does ("sold the
+# most", "sells best", "top-selling", "best seller", « se vend le mieux »): the catalog
+# parser leaves such a question to the documents, which answer it as a ranking.
+SALES_RANKING = re.compile(
+    r"\bbest[- ]?sell\w*|\b(?:top|most|least)[- ](?:sold|selling|bought)\b|"
+    r"\b(?:sold|sells?|selling|bought|buy) (?:the )?(?:most|best|least|worst)\b|"
+    r"\b(?:plus|moins) (?:vendue?s?|achetee?s?)\b|\bvend(?:ue?s?|ent)? le (?:mieux|moins)\b"
+)
 _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
-    ("rank", re.compile(rf"\b(?:{_RANKED})\b")),
+    ("rank", re.compile(rf"\b(?:{_RANKED})\b|{SALES_RANKING.pattern}")),
     # Contact details first: "what number do I call?" asks for a phone number, not a count.
     (
         "phone",
@@ -294,7 +302,9 @@ ASKING_TERMS: dict[str, frozenset[str]] = {
     "weight": frozenset(terms("weight weigh weighs heavy poids pèse lourd lourde")),
     "duration": frozenset(terms("fast quickly soon long vite rapidement délai temps")),
     "frequency": frozenset(terms("often frequently frequency fréquence fois times")),
-    "rank": frozenset(terms("best selling sell sells popular top vendu vendus populaire")),
+    "rank": frozenset(
+        terms("best selling sell sells seller sellers popular top vendu vendus populaire")
+    ),
     # "le nombre de magasins": a count is stated as a figure ("38 magasins").
     "quantity": frozenset(terms("number nombre")),
     # "la part des ventes en ligne": a share is stated as a percentage ("41 % du

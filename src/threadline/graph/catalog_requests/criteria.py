@@ -13,11 +13,11 @@ from threadline.graph.catalog_requests.wording import (
     MAX_PRICE,
     MIN_PRICE,
     PHONE_AS_CHANNEL,
-    SALES_RANKING,
     SPEC_VALUE,
     SUPERLATIVES,
     folded_message,
 )
+from threadline.knowledge.facts import SALES_RANKING
 from threadline.text import fold
 
 # "best" alone: the catalog ranks products on one spec, and "the best phone" names none

@@ -15,7 +15,6 @@ from threadline.graph.catalog_requests.wording import (
     MAX_PRICE,
     MIN_PRICE,
     PHONE_AS_CHANNEL,
-    SALES_RANKING,
     SPEC_UNITS,
     SPEC_VALUE,
     SUPERLATIVES,
@@ -23,6 +22,7 @@ from threadline.graph.catalog_requests.wording import (
     folded_message,
     price_written,
 )
+from threadline.knowledge.facts import SALES_RANKING
 from threadline.text import fold
 
 _BETWEEN = re.compile(r"\b(between|entre)\s*\$?\s*(\d[\d,]*)\s*(and|et|-)\s*\$?\s*(\d[\d,]*)")

@@ -99,16 +99,6 @@ COMPARE = re.compile(
 
 
 # Superlatives: (pattern, spec, order). Battery and screen pick the spec the category has.
-# A ranking by sales: the catalog states no sales, the documents may ("le modèle le plus
-# vendu"). The verb of selling with its degree ranks as its adjective does ("sold the
-# most", "sells best", « se vend le mieux », as "weighs the least" ranks by weight).
-SALES_RANKING = re.compile(
-    r"\bbest[- ]?sell\w*|\b(?:top|most|least)[- ](?:sold|selling|bought)\b|"
-    r"\b(?:sold|sells?|selling|bought|buy) (?:the )?(?:most|best|least|worst)\b|"
-    r"\b(?:plus|moins) (?:vendue?s?|achetee?s?)\b|\bvend(?:ue?s?|ent)? le (?:mieux|moins)\b"
-)
-
-
 SUPERLATIVES: list[tuple[str, str, str]] = [
     # The verb of the spec with its degree is its superlative: "weighs the least".
     (

@@ -218,6 +218,26 @@ def _superlative_of_the_last_ranking(question: str, history: Sequence[Any]) -> s
     return None
 
 
+def _reranked_last_ranking(
+    question: str, history: Sequence[Any], brands: Sequence[str]
+) -> ToolRequest | None:
+    """Return the last catalog ranking ranked the way a bare superlative says, or None.
+
+    `reranked_on_the_same_spec` over the previous tool turn; past tool turns that only
+    ask about "it" ("how much does it cost?" after the phone with the biggest battery)
+    rank nothing of their own, so the turn before them says what "and the smallest one?"
+    ranks, as `_superlative_of_the_last_ranking` reads them for a document answer.
+    """
+    for past in reversed(history):
+        if past["route"] != "tool":
+            return None
+        question_asked = str(past["question"] or "")
+        reranked = reranked_on_the_same_spec(question, question_asked, brands)
+        if reranked is not None or not PRONOUN.search(question_asked):
+            return reranked
+    return None
+
+
 @dataclass(frozen=True)
 class _ShownProducts:
     """The products the conversation last showed, which a message can choose among.
@@ -425,11 +445,7 @@ def _first_plan(
     catalog: bool,
 ) -> TurnPlan:
     """Return the plan settled by the question, a ranking again, or `plan_turn`'s."""
-    reranked = (
-        reranked_on_the_same_spec(question, history[-1]["question"], brands)
-        if catalog and history and history[-1]["route"] == "tool"
-        else None
-    )
+    reranked = _reranked_last_ranking(question, history, brands) if catalog else None
     return kind_plan or (
         TurnPlan("tool", tool=reranked)
         if reranked is not None

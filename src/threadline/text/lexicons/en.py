@@ -265,6 +265,9 @@ SAME_SENSE: tuple[str, ...] = (
     # The days of one week: a schedule that states some ("Monday to Friday") answers
     # a question about the others ("and on weekends?", "on Sunday?").
     "weekend weekday monday tuesday wednesday thursday friday saturday sunday",
+    # What a rule requires is mandatory: "Brightwell requires multi-factor authentication"
+    # answers "is MFA mandatory?" ("compulsory", "obligatory" too).
+    "required mandatory compulsory obligatory",
 )
 """Words that name the same thing, one group a line: a passage writes one where a question
 writes another ("the screen size" of a phone whose page gives its "6.82-inch display";
