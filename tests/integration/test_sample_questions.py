@@ -2277,3 +2277,62 @@ def test_what_a_rule_requires_is_mandatory(hybrid_chat, question):
     result = ask(hybrid_chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert result.answer.startswith("Brightwell requires multi-factor authentication (MFA)")
+
+
+def test_a_follow_up_answered_by_the_carried_words_alone_starts_at_their_sentence(hybrid_chat):
+    # "who do we tell?" holds no word of the lost-device rule: every sentence of the
+    # "Device encryption" passage said as much of it (nothing), so the quote started at
+    # the passage's first sentence, the encryption rules, and the rule was left out.
+    _, result = converse(hybrid_chat, "We lost a company laptop on the train", "who do we tell?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith(
+        "A Brightwell employee who loses a laptop or phone must report the loss to the IT "
+        "service desk within 1 hour"
+    ), result.answer
+    assert "full-disk encryption" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("messages", "meant", "other"),
+    [
+        (
+            ("What's the warranty on the Pixel 8a?", "no, I meant the Pixel 8 Pro"),
+            "Brightwell covers the Pixel 8 Pro with a 2-year warranty",
+            "Pixel 8a",
+        ),
+        (
+            ("How much RAM does the Galaxy S24 have?", "sorry, I meant the Pixel 8 Pro"),
+            "The Pixel 8 Pro phone has a 6.7-inch 120 Hz LTPO OLED display, 12 GB of RAM",
+            "Galaxy",
+        ),
+    ],
+)
+def test_a_correction_naming_a_name_asks_the_previous_question_of_it(
+    hybrid_chat, messages, meant, other
+):
+    # "no, I meant the Pixel 8 Pro" was searched as a question of its own: the Pixel 8
+    # Pro's description, without its warranty, or led by its price rather than its RAM.
+    _, result = converse(hybrid_chat, *messages)
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith(meant), result.answer
+    assert other not in result.answer
+
+
+def test_a_message_of_function_words_only_asks_of_the_conversation(hybrid_chat):
+    # "what do I do now?" was routed as a question of its own, and declined.
+    _, result = converse(hybrid_chat, "I clicked a link in a weird email", "what do I do now?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith(
+        "A Brightwell employee who clicked a link or entered credentials in a suspicious page"
+    ), result.answer
+
+
+@pytest.mark.parametrize(
+    "messages", [("What was the NPS in 2024?",), ("What was the CSAT in 2024?", "et le NPS ?")]
+)
+def test_the_nps_of_the_year_is_its_net_promoter_score(hybrid_chat, messages):
+    # The year rule read the sentence's words without their initials: the "Net Promoter
+    # Score" of the 2024 report said nothing of the NPS in 2024, declined.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert "le Net Promoter Score est passé de 41 à 48" in result.answer

@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from threadline.graph.condensation import PreviousTurn
-from threadline.graph.ellipsis import read_ellipsis, substituted_question, with_the_year_meant
+from threadline.graph.ellipsis import (
+    corrected_name,
+    read_ellipsis,
+    substituted_question,
+    with_the_year_meant,
+)
 from threadline.graph.reformulation import query_variants
 
 
@@ -317,3 +322,31 @@ def test_a_year_said_relatively_with_no_year_before_stays_as_typed():
     assert with_the_year_meant("and the year before?", "what is the SLA?", "99.9%") == (
         "and the year before?"
     )
+
+
+@pytest.mark.parametrize(
+    ("previous", "message", "meant"),
+    [
+        (
+            "How much RAM does the Galaxy S24 have?",
+            "no, I meant the Pixel 8 Pro",
+            "How much RAM does the Pixel 8 Pro have?",
+        ),
+        (
+            "Quel est le SLA du plan Business ?",
+            "non, je voulais dire Enterprise",
+            "Quel est le SLA du plan Enterprise ?",
+        ),
+    ],
+)
+def test_a_correction_naming_one_name_asks_the_previous_question_of_it(previous, message, meant):
+    assert substituted_question(message, previous) == meant
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["No, I meant photos in the air.", "no, I meant the Pixel 8 Pro, not the Pixel 8a"],
+)
+def test_a_correction_saying_more_than_a_name_is_no_name_corrected(message):
+    # Narrowed ("photos in the air") or naming what it rejects: searched as a correction.
+    assert corrected_name(message) is None

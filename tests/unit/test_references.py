@@ -451,6 +451,8 @@ def test_not_pure_anaphora(question):
         # A measure of nothing named: of what the conversation is about.
         "how many days do I have?",
         "combien de jours ai-je pour le faire ?",
+        # Function words only: they name nothing of their own.
+        "what do I do now?",
     ],
 )
 def test_looks_like_followup(question):

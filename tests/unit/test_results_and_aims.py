@@ -70,6 +70,22 @@ def test_a_year_no_sentence_states_the_thing_asked_of_is_nothing_stated():
     assert decide("What was the revenue in 2023?", [results], language="en").verdict == "answer"
 
 
+def test_a_name_written_out_is_stated_of_the_year_by_its_initials():
+    # "NPS" is the "Net Promoter Score" the 2024 report states; the sentence also names
+    # 2023 (the CSAT before), and was read as saying nothing of the NPS in 2024.
+    service = {
+        "label": "1",
+        "title": "Rapport annuel 2024 de Brightwell",
+        "section": "Service client",
+        "text": "La satisfaction client (CSAT) du support Brightwell a atteint 91 %, contre "
+        "88 % en 2023, et le Net Promoter Score est passé de 41 à 48.",
+    }
+    assert stated_of_the_year("What was the NPS in 2024?", ["nps"], [service], "en") == (
+        "result",
+        "",
+    )
+
+
 @pytest.mark.parametrize(
     ("question", "language"),
     [("Quel est le résultat net 2023 ?", "fr"), ("What is the net income in 2023?", "en")],

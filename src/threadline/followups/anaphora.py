@@ -97,8 +97,9 @@ def looks_like_followup(question: str, languages: Sequence[str] | None = None) -
     Meant to be asked only when a previous turn retrieved something. Signals: very short
     questions, a leading "and"/"et", follow-up cues ("what about", "et pour", "qu'en
     est-il"), elaboration requests, pronouns pointing back ("it", "celui-ci", "ce
-    dernier", "the Samsung one"), comparisons with no subject ("which is cheaper?") and
-    measures of nothing named ("how many days do I have?").
+    dernier", "the Samsung one"), comparisons with no subject ("which is cheaper?"),
+    measures of nothing named ("how many days do I have?") and messages of function
+    words only ("what do I do now?").
 
     Args:
         question: The user's message.
@@ -127,6 +128,10 @@ def looks_like_followup(question: str, languages: Sequence[str] | None = None) -
     # so of what the conversation is about.
     content = [w for w in words if w not in comp.stopwords]
     if content and all(w in comp.measure_units for w in content):
+        return True
+    # "what do I do now?", "what can we do about it then?": function words only name
+    # nothing of their own, so they ask of what the conversation is about.
+    if not content:
         return True
     # "which is cheaper?", "lequel est le moins cher ?": a choice among earlier items.
     return words[0] in comp.choice_words and ctx.has_phrase(comp.comparatives)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from threadline.followups.anaphora import read_correction
 from threadline.graph.catalog_requests import CATEGORY_WORDS
 from threadline.text import STOPWORDS, fold, terms
 
@@ -86,6 +87,24 @@ def read_ellipsis(question: str) -> EllipticalMessage | None:
     if not phrase or len(phrase.split()) > _MAX_PHRASE_WORDS or _CLAUSE.search(phrase):
         return None
     return EllipticalMessage(phrase)
+
+
+def corrected_name(question: str) -> str | None:
+    """Return the one name a correcting message says it meant, or None.
+
+    "no, I meant the Pixel 8 Pro", « non, je voulais dire le plan Enterprise » correct the
+    name the previous question asked of (`followups.anaphora.read_correction`); a
+    correction saying more than a name ("No, I meant photos in the air") narrows the
+    question instead, and is searched as such (`condensation.corrected_query`).
+    """
+    correction = read_correction(question)
+    if correction is None or correction.rejected:
+        return None
+    core = EllipticalMessage(correction.meant).core.strip(" ?!.")
+    names = _names_in(core)
+    if len(names) != 1 or fold(names[0]) != fold(core) or _CLAUSE.search(core):
+        return None
+    return names[0]
 
 
 def _shape(name: str) -> str:
@@ -404,6 +423,12 @@ def substituted_question(
             # continued, which stays the question a next ellipsis changes. One naming a
             # thing ("and P3?") changed it, and what it changed is not said here.
             previous = continued
+    if ellipsis is None and previous and (name := corrected_name(question)):
+        # "no, I meant the Pixel 8 Pro" after "How much RAM does the Galaxy S24 have?"
+        # asks that question of the name meant, as "and the Pixel 8 Pro?" would.
+        frame, dash, asked = previous.rpartition(_REFERENCE_DASH)
+        replaced = _replace_name(asked, name)
+        return f"{frame}{dash}{replaced}" if replaced is not None else None
     if ellipsis is None or not previous:
         return None
     # A reference query ("Rapport annuel 2024 de Brightwell — Résultats financiers — et

@@ -42,6 +42,7 @@ from threadline.knowledge.facts import (
 )
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
+from threadline.text.matching import acronyms
 from threadline.text.sentences import sentences
 from threadline.text.tokenize import closed_terms
 
@@ -86,8 +87,12 @@ def years_said_relatively(passage: Mapping[str, object]) -> set[str]:
 
 
 def _vocabulary(text: str, written: str | None, language: str | None) -> set[str]:
-    """Return a text's terms, with their translations when written in another language."""
-    vocabulary = set(terms(text)) | set(closed_terms(text))
+    """Return a text's terms, with their translations when written in another language.
+
+    And the initials of its names, as the evidence check reads a passage: "le Net Promoter
+    Score est passé de 41 à 48" states the NPS of the report's year.
+    """
+    vocabulary = set(terms(text)) | set(closed_terms(text)) | acronyms(text)
     if language and written and written != language:
         vocabulary |= translate_vocabulary(vocabulary, written, language)
         vocabulary |= translate_passage_terms(text, written, language)

@@ -54,8 +54,17 @@ class SentenceMeasures:
         return any(defines_whole(row[3], set(side)) for side in self.contrasted)
 
     def first_saying_as_much(self, rows: list[Row], best: Row) -> Row:
-        """Return the first of a passage's rows (in order) saying as much as its best."""
+        """Return the first of a passage's rows (in order) saying as much as its best.
+
+        A best row saying no more of the question than an empty sentence would (none of
+        its own words, or it has none) was chosen for the words the conversation
+        carried ("who do we tell?", "what do I do now?" after a lost laptop: the
+        lost-device rule): an earlier row says no more of the question, and the best
+        leads.
+        """
         stated = stated_coverage(self.covered)
+        if stated(best) <= self.covered((0.0, best[1], best[2], "")):
+            return best
         return next(
             r
             for r in rows
