@@ -66,6 +66,16 @@ MAX_PRICE = re.compile(
 )
 
 
+# A budget is the most the user will pay: "budget 300 dollars", "my budget is $300",
+# "un budget de 300 $", "a $300 budget", "300 $ de budget".
+BUDGET = re.compile(
+    r"\bbudget\s*(?:is|of|de|est(?: de)?|:|max(?:imum)?|around|about|d'environ|autour de)?"
+    r"\s*(?:de\s*)?\$?\s*(?P<after>\d[\d,. ]*\d|\d)"
+    r"|(?:\$\s*(?P<before>\d[\d,]*)|\b(?P<written>\d[\d,]*)\s*(?:\$|usd|dollars?|eur|€))"
+    r"\s*(?:de\s+)?budget\b"
+)
+
+
 MIN_PRICE = re.compile(
     r"\b(over|above|more than|at least|from|plus de|au moins|a partir de|superieur a|"
     r"(?:en|au)[- ]dessus de)\s*"
