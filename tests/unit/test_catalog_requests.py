@@ -173,13 +173,17 @@ def test_a_budget_bounds_the_price():
     assert max_price("un téléphone pour un budget de 450 $") == 450
     assert max_price("a $500 budget phone") == 500
     assert max_price("quel portable pour 800 $ de budget ?") == 800
+    assert max_price("budget de 1 200 € pour un portable") == 1200
+    # A year is no amount of money: the list is not bounded by it.
+    assert max_price("which laptops are in the budget 2025?") is None
 
 
 def test_one_product_asked_of_without_its_name():
     from threadline.graph.catalog_requests import asks_of_one_unnamed
 
     for question in ("does it have 5G?", "Is it waterproof?", "what's its screen?",
-                     "A-t-il la 5G ?", "Quel est son écran ?"):  # fmt: skip
+                     "A-t-il la 5G ?", "Quel est son écran ?",
+                     "est-ce qu'il a la 5G ?"):  # fmt: skip
         assert asks_of_one_unnamed(question, BRANDS), question
     for question in ("is it possible to pay in three instalments?", "how long does it take?",
                      "does the Samsung have 5G?", "which ones have 5G?"):  # fmt: skip

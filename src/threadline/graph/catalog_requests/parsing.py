@@ -220,7 +220,7 @@ def _filtered_list(
             args["max_price"] = price_written(m.group(3))
         elif m := BUDGET.search(text):
             # A budget bounds the price: the products at or under it.
-            args["max_price"] = price_written(m["after"] or m["before"] or m["written"])
+            args["max_price"] = price_written(next(amount for amount in m.groups() if amount))
         if m := MIN_PRICE.search(text):
             args["min_price"] = price_written(m.group(2))
     has_price = "max_price" in args or "min_price" in args or "os" in args

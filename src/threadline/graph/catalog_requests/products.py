@@ -228,6 +228,7 @@ _ONE_THING = re.compile(
     r"\bits\b|\b(?:does|did|can|could|will|would|has|is) it\b(?! (?:possible|true|ok|okay|"
     r"necessary|required|normal|too late|take|takes|mean|cost to ship))"
     r"|\b(?:son|sa|ses)\b|\b(?:a|est|peut|fait|supporte|prend|possede|gere)-(?:t-)?(?:il|elle)\b"
+    r"|\best-ce qu'(?:il|elle)\b"
 )
 
 
