@@ -149,6 +149,8 @@ def test_a_sort_of_the_products_shown_orders_them_on_the_spec_asked():
     assert sorted_on("trie-les par autonomie") == ("battery_hours", "asc")
     assert sorted_on("classe-les du plus cher au moins cher") == ("price_usd", "desc")
     assert sorted_on("rank them from cheapest to most expensive") == ("price_usd", "asc")
+    assert sorted_on("order them by camera, best first") == ("camera_mp", "desc")
+    assert sorted_on("sort them by price, best first") == ("price_usd", "asc")
     assert sorted_on("trie-les par garantie, la plus longue garantie en premier") == (
         "warranty_years",
         "desc",
@@ -161,7 +163,7 @@ def test_a_sort_of_the_products_shown_orders_them_on_the_spec_asked():
 
 
 def test_a_budget_bounds_the_price():
-    from threadline.graph.catalog_requests import parse_catalog_request
+    from threadline.graph.catalog_requests import best_without_criterion, parse_catalog_request
 
     def max_price(question: str) -> float | None:
         request = parse_catalog_request(question, BRANDS)
@@ -174,6 +176,9 @@ def test_a_budget_bounds_the_price():
     assert max_price("a $500 budget phone") == 500
     assert max_price("quel portable pour 800 $ de budget ?") == 800
     assert max_price("budget de 1 200 € pour un portable") == 1200
+    # A budget is a criterion: "what phones can I get?" is not "best on which criterion?".
+    assert max_price("My budget is $450, what phones can I get?") == 450
+    assert best_without_criterion("My budget is $450, what phones can I get?") is None
     # A year is no amount of money: the list is not bounded by it.
     assert max_price("which laptops are in the budget 2025?") is None
 

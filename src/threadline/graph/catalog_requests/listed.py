@@ -259,6 +259,13 @@ _DESCENDING = re.compile(
 )
 
 
+# The better end first, whatever the spec: "best first", « le meilleur en premier ».
+_BEST_FIRST = re.compile(
+    r"\b(?:best|better|top) (?:ones? )?first\b"
+    r"|\b(?:les? |la )?meilleure?s? (?:en premier|d'abord)\b"
+)
+
+
 def sort_listed(
     question: str, listed: Sequence[str], category: str | None = None
 ) -> ToolRequest | None:
@@ -283,6 +290,9 @@ def sort_listed(
             order = way
     specs = asked_specs(text)
     spec = specs[0] if specs else None
+    if spec is not None and _BEST_FIRST.search(text):
+        # "best first": the end a buyer prefers, the least of a price or a weight.
+        order = "asc" if spec in ("price_usd", "weight_kg") else "desc"
     if spec is None:
         # "from cheapest to most expensive": the first superlative says the spec and the
         # way the sort goes.
