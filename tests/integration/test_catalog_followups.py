@@ -325,6 +325,12 @@ def test_a_sort_after_a_list_orders_the_products_listed(chat, then, spec, descen
             "Lenovo ThinkPad X1 Carbon Gen 12",
             "warranty: 3 years, the longest warranty of these 5.",
         ),
+        (
+            "Which phones cost less than $500?",
+            "which of them has the best camera?",
+            "Xiaomi Redmi Note 13 Pro 5G",
+            "camera: 200 MP, the highest camera resolution of these 5.",
+        ),
     ],
 )
 def test_a_superlative_among_those_listed_says_which_one_it_is(chat, first, then, pick, said):

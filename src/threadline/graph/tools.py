@@ -190,6 +190,15 @@ _ENDS = {
     "battery_hours": ("shortest", "longest"),
     "warranty_years": ("shortest", "longest"),
     "release_year": ("oldest", "newest"),
+    "ram_gb": ("least", "most"),
+    "storage_gb": ("least", "most"),
+}
+# A spec named as what is ranked when its label alone reads wrong ("the highest camera").
+_RANKED_NAMES = {
+    "camera_mp": "camera resolution",
+    "display": "screen",
+    "ram_gb": "RAM",
+    "release_year": "model",
 }
 
 
@@ -233,7 +242,8 @@ def products_as_sources(
                 line = f"{line[:-1]}, the same {label} as the {other.name}."
             elif picked and product is products[0]:
                 end = _ENDS.get(spec, ("lowest", "highest"))[args.get("order") == "desc"]
-                line = f"{line[:-1]}, the {end} {label} of these {len(products)}."
+                named = _RANKED_NAMES.get(spec, label)
+                line = f"{line[:-1]}, the {end} {named} of these {len(products)}."
             return line
         if name in ("get_product", "compare_products") and args.get("specs"):
             return product.spec_line(
