@@ -301,3 +301,119 @@ def test_a_bare_superlative_after_a_question_about_it_reranks_the_ranking_before
     )
     assert smallest.outcome == "tool_answer", smallest.answer
     assert smallest.answer.startswith("- Apple iPhone 15 (Apple phone): price: $799; battery: 3349")
+
+
+@pytest.mark.parametrize(
+    ("then", "spec", "descending"),
+    [
+        ("sort them by price", "price_usd", False),
+        ("trie-les par poids, le plus lourd en premier", "weight_kg", True),
+    ],
+)
+def test_a_sort_after_a_list_orders_the_products_listed(chat, then, spec, descending):
+    # "sort them by price" was declined: the five laptops shown, cheapest first (not the
+    # catalog's other laptops), read from the catalog's values.
+    listed, ordered = conversation(chat, "List all laptops with at least 16 GB of RAM", then)
+    assert ordered.outcome == "tool_answer", ordered.answer
+    shown = [c["title"] for c in listed.citations]
+    titles = [c["title"] for c in ordered.citations]
+    assert sorted(titles) == sorted(shown) and len(shown) == 5
+    catalog = {p.name: p for p in chat.services.kb.catalog.products("default")}
+    values = [catalog[t].spec_number(spec) for t in titles]
+    assert values == sorted(values, reverse=descending)
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "pick", "said"),
+    [
+        (
+            "quels téléphones ont plus de 8 Go de RAM ?",
+            "le moins cher de ceux-là ?",
+            "OnePlus 12",
+            "price: $799, the lowest price of these 2.",
+        ),
+        (
+            "List all laptops with at least 16 GB of RAM",
+            "which has the longest warranty?",
+            "Lenovo ThinkPad X1 Carbon Gen 12",
+            "warranty: 3 years, the longest warranty of these 5.",
+        ),
+        (
+            "Which phones cost less than $500?",
+            "which of them has the best camera?",
+            "Xiaomi Redmi Note 13 Pro 5G",
+            "camera: 200 MP, the highest camera resolution of these 5.",
+        ),
+    ],
+)
+def test_a_superlative_among_those_listed_says_which_one_it_is(chat, first, then, pick, said):
+    # Both phones were listed with their prices and nothing said which was the cheaper:
+    # the first line now says it is the one asked for, of those listed only.
+    listed, ranked = conversation(chat, first, then)
+    assert ranked.outcome == "tool_answer", ranked.answer
+    assert ranked.citations[0]["title"] == pick
+    assert {c["title"] for c in ranked.citations} == {c["title"] for c in listed.citations}
+    lines = [line for line in ranked.answer.splitlines() if line.startswith("- ")]
+    assert pick in lines[0] and said in lines[0]
+    assert not any(said.split(",")[1] in line for line in lines[1:])
+
+
+def test_two_products_asked_of_in_a_row_are_those_lequel_ranks(chat):
+    *_, dearer = conversation(
+        chat,
+        "Quelle est la garantie du MacBook ?",
+        "et du Pixel 8a ?",
+        "lequel est le plus cher ?",
+    )
+    assert dearer.outcome == "tool_answer", dearer.answer
+    titles = [c["title"] for c in dearer.citations]
+    assert titles == ["Apple MacBook Air 13 (M3)", "Google Pixel 8a"]
+    assert "price: $1,099, the highest price of these 2." in dearer.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "shown"),
+    [
+        (
+            "I need a phone for my field technicians, budget 300 dollars",
+            ["Nokia G42 5G", "Motorola Moto G Power 5G (2024)"],
+        ),
+        (
+            "Je cherche un ordinateur portable, mon budget est de 800 $",
+            ["Acer Aspire 5 (A515-58)", "HP Pavilion 15", "Lenovo IdeaPad Slim 5 14"],
+        ),
+    ],
+)
+def test_a_budget_lists_the_products_within_it_and_it_is_asked_back(chat, question, shown):
+    # A budget is a price bound (was declined); "does it have 5G?" after it is any of the
+    # products listed (it quoted three phones' pages, one over the budget): asked which.
+    listed, five_g = conversation(chat, question, "does it have 5G?")
+    assert listed.outcome == "tool_answer", listed.answer
+    assert [c["title"] for c in listed.citations] == shown
+    assert five_g.outcome == "clarify" and five_g.stop_reason == "ambiguous"
+    assert [o["label"] for o in five_g.clarify["options"]] == shown
+    assert five_g.citations == []
+
+
+@pytest.mark.parametrize(
+    ("compare", "then", "said"),
+    [
+        (
+            "Compare the iPhone 15 and the Pixel 8 Pro",
+            "which is heavier?",
+            "The catalog gives no weight for these phones.",
+        ),
+        (
+            "Compare l'iPhone 15 et le Pixel 8 Pro",
+            "lequel est le plus léger ?",
+            "Le catalogue ne donne pas de poids pour ces téléphones.",
+        ),
+    ],
+)
+def test_a_spec_none_of_the_products_compared_has_is_declined_naming_it(chat, compare, then, said):
+    # Right to decline (phones have no weight in the catalog), but "The documents do not
+    # answer this question" said nothing of what is missing.
+    _, ranked = conversation(chat, compare, then)
+    assert ranked.outcome == "clarify" and ranked.stop_reason == "not_in_documents"
+    assert ranked.answer == said
+    assert ranked.citations == []

@@ -226,3 +226,25 @@ def test_the_stream_shows_only_the_sentences_that_stand(chat, stub):
     assert "".join(tokens) == final["answer"]
     # Sentence by sentence, each one before the final event.
     assert tokens == ["The Enterprise plan SLA guarantees 99.95% monthly uptime. [1]"]
+
+
+def test_a_sort_of_the_listed_products_needs_no_llm_call_to_choose_the_tool(chat, stub):
+    # "sort them by price" names no product: a model choosing the tool sees the message
+    # alone. The products are those shown, the call the router's: the answer's call only.
+    stub.queue(
+        {
+            "tool_calls": [
+                {"name": "search_products", "arguments": {"category": "phone", "max_price": 500}}
+            ]
+        }
+    )
+    stub.queue("- Nokia G42 5G costs $199. [1]\n- Google Pixel 8a costs $499. [5]")
+    chat.run_turn(TurnRequest(query="What phones do you have under $500?", thread_id="v-10"))
+    stub.queue(verdict_reply("answer", "The Pixel 8a has the biggest battery: 4492 mAh. [1]"))
+    result, calls = run(chat, stub, "sort them by battery, biggest first", "v-10")
+    assert result.followup["method"] == "deterministic" and result.followup["resolved"]
+    tool = next(t for t in result.trace if t["node"] == "use_tool")
+    # The products the answer showed (it cited two of the five found).
+    assert tool["call"]["args"]["names"] == ["Nokia G42 5G", "Google Pixel 8a"]
+    assert tool["call"]["args"]["spec"] == "battery_mah"
+    assert calls == 1 == result.llm_calls  # the answer only

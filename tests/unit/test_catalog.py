@@ -81,6 +81,13 @@ def test_numbers_are_stored_as_read_not_as_written() -> None:
     assert half.spec_text("warranty_years") == "1.5 years"
 
 
+def test_a_one_year_warranty_is_one_year() -> None:
+    """ "warranty: 1 years" was shown for the HP Pavilion 15 and every 1-year warranty."""
+    (one,) = products_of({"products": [{**PHONE, "warranty_years": 1}]}, "gadgets")
+    assert one.spec_text("warranty_years") == "1 year"
+    assert "Warranty: 1 year." in one.describe()
+
+
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [

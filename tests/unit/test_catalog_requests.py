@@ -130,3 +130,66 @@ def test_a_french_superlative_or_comparative_of_size_ranks_its_spec():
     assert compared_pair(
         "Est-ce que le Galaxy S24 a une plus grosse batterie que le Pixel 8a ?", "phone"
     ) == ({"spec": "battery_mah", "order": "desc"}, "galaxy s24", "le pixel 8a")
+
+
+def test_a_sort_of_the_products_shown_orders_them_on_the_spec_asked():
+    from threadline.graph.catalog_requests import sort_listed
+
+    shown = ["Dell XPS 13 (9340)", "HP Pavilion 15", "Acer Aspire 5 (A515-58)"]
+
+    def sorted_on(question: str, category: str | None = "laptop") -> tuple[str, str] | None:
+        request = sort_listed(question, shown, category)
+        if request is None:
+            return None
+        assert request.args["names"] == shown and request.args["limit"] == len(shown)
+        return request.args["spec"], request.args["order"]
+
+    assert sorted_on("sort them by price") == ("price_usd", "asc")
+    assert sorted_on("order those by weight, heaviest first") == ("weight_kg", "desc")
+    assert sorted_on("trie-les par autonomie") == ("battery_hours", "asc")
+    assert sorted_on("classe-les du plus cher au moins cher") == ("price_usd", "desc")
+    assert sorted_on("rank them from cheapest to most expensive") == ("price_usd", "asc")
+    assert sorted_on("order them by camera, best first") == ("camera_mp", "desc")
+    assert sorted_on("sort them by price, best first") == ("price_usd", "asc")
+    assert sorted_on("trie-les par garantie, la plus longue garantie en premier") == (
+        "warranty_years",
+        "desc",
+    )
+    # No sort, another kind of product, or a battery of no known unit: no sort of those.
+    assert sorted_on("how do I order the cheaper one?") is None
+    assert sorted_on("can I order them online?") is None
+    assert sorted_on("sort the phones by price") is None
+    assert sorted_on("sort them by battery", None) is None
+
+
+def test_a_budget_bounds_the_price():
+    from threadline.graph.catalog_requests import best_without_criterion, parse_catalog_request
+
+    def max_price(question: str) -> float | None:
+        request = parse_catalog_request(question, BRANDS)
+        assert request is not None and request.name == "search_products", question
+        return request.args.get("max_price")
+
+    assert max_price("I need a phone for my field technicians, budget 300 dollars") == 300
+    assert max_price("my budget is $1,200, which laptop?") == 1200
+    assert max_price("un téléphone pour un budget de 450 $") == 450
+    assert max_price("a $500 budget phone") == 500
+    assert max_price("quel portable pour 800 $ de budget ?") == 800
+    assert max_price("budget de 1 200 € pour un portable") == 1200
+    # A budget is a criterion: "what phones can I get?" is not "best on which criterion?".
+    assert max_price("My budget is $450, what phones can I get?") == 450
+    assert best_without_criterion("My budget is $450, what phones can I get?") is None
+    # A year is no amount of money: the list is not bounded by it.
+    assert max_price("which laptops are in the budget 2025?") is None
+
+
+def test_one_product_asked_of_without_its_name():
+    from threadline.graph.catalog_requests import asks_of_one_unnamed
+
+    for question in ("does it have 5G?", "Is it waterproof?", "what's its screen?",
+                     "A-t-il la 5G ?", "Quel est son écran ?",
+                     "est-ce qu'il a la 5G ?"):  # fmt: skip
+        assert asks_of_one_unnamed(question, BRANDS), question
+    for question in ("is it possible to pay in three instalments?", "how long does it take?",
+                     "does the Samsung have 5G?", "which ones have 5G?"):  # fmt: skip
+        assert not asks_of_one_unnamed(question, BRANDS), question

@@ -299,6 +299,34 @@ def spec_not_stated(product: str, language: str) -> str:
     return f'The catalog does not give this for "{product}".'
 
 
+# Each spec the catalog may rank, named in a sentence: (English, French with its article).
+_SPEC_NAMES = {
+    "price_usd": ("price", "de prix"),
+    "weight_kg": ("weight", "de poids"),
+    "battery_hours": ("battery life", "d'autonomie"),
+    "battery_mah": ("battery capacity", "de capacité de batterie"),
+    "display": ("screen", "d'écran"),
+    "storage_gb": ("storage", "de stockage"),
+    "ram_gb": ("RAM", "de RAM"),
+    "camera_mp": ("camera", "d'appareil photo"),
+    "release_year": ("release year", "d'année de sortie"),
+    "warranty_years": ("warranty", "de garantie"),
+}
+
+
+def spec_not_stated_for(spec: str, kind: str, language: str) -> str:
+    """Say the catalog states a spec for none of the products asked about, naming the spec.
+
+    "which is heavier?" after comparing two phones: "The catalog gives no weight for these
+    phones." (`kind` is the products' category in the user's language, or empty when
+    they are of several kinds.)
+    """
+    english, french = _SPEC_NAMES.get(spec, (spec.replace("_", " "), f"de {spec}"))
+    if language == "fr":
+        return f"Le catalogue ne donne pas {french} pour ces {kind or 'produits'}."
+    return f"The catalog gives no {english} for these {kind or 'products'}."
+
+
 def nothing_found(language: str) -> str:
     """No context to answer from: ask for a rephrasing or a document."""
     if language == "fr":

@@ -20,11 +20,13 @@ from threadline.graph.catalog_requests import (
     ToolRequest,
     asked_specs,
     asks_a_spec_of_it,
+    asks_of_one_unnamed,
     best_without_criterion,
     compare_listed,
     listed_product,
     parse_catalog_request,
     rank_listed,
+    sort_listed,
 )
 from threadline.knowledge.bilingual import word_in_both_languages
 from threadline.text import fold
@@ -196,9 +198,22 @@ def _catalog_plan(
         )
         args = {"name": listed_products[rank - 1], "specs": asked_specs(question)}
         return TurnPlan("tool", reference=reference, tool=ToolRequest("get_product", args))
-    ranked = rank_listed(question, among, listed_category, listed_is_cut=listed_is_cut)
+    # "sort them by price": the products shown, in the order asked.
+    ranked = sort_listed(question, among, listed_category) or rank_listed(
+        question, among, listed_category, listed_is_cut=listed_is_cut
+    )
     if ranked is not None:
-        return TurnPlan("tool", tool=ranked)
+        # "them", "of those", "lequel" resolved to the products shown: no tool left for
+        # a model to choose (it would see the message, not the products), the call is made.
+        shown = Reference(
+            detected=True,
+            resolved=True,
+            ref_type="anaphora",
+            document_index=None,
+            method="deterministic",
+        )
+        among_shown = ranked.name == "rank_products" and "names" in ranked.args
+        return TurnPlan("tool", reference=shown if among_shown else None, tool=ranked)
     if asks_a_spec_of_it(question, brands) and listed_compared and not subject_product:
         # "What about the warranty?" after comparing two phones asks it of both: the
         # comparison is about every product compared, none of them in particular.
@@ -211,6 +226,18 @@ def _catalog_plan(
         )
         args = {"names": list(listed_products), "specs": asked_specs(question)}
         return TurnPlan("tool", reference=reference, tool=ToolRequest("compare_products", args))
+    if not subject_product and len(listed_products) >= 2 and asks_of_one_unnamed(question, brands):
+        # "does it have 5G?" after a list that ranks nothing: "it" is any of the products
+        # listed, whatever is asked of it (a spec or not): ask which.
+        which = Reference(
+            detected=True,
+            resolved=False,
+            ref_type="anaphora",
+            document_index=None,
+            method="deterministic",
+            reason="which_product",
+        )
+        return TurnPlan("clarify", reference=which)
     if asks_a_spec_of_it(question, brands) and (subject_product or len(listed_products) >= 2):
         # "How much RAM does it have?": after "What is the cheapest laptop?" the catalog's
         # entry of that laptop, not whichever laptop's page retrieval ranks first among

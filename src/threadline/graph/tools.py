@@ -184,6 +184,24 @@ def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
     ]
 
 
+# How the two ends of a ranking on a spec are said: (ascending, descending).
+_ENDS = {
+    "display": ("smallest", "largest"),
+    "battery_hours": ("shortest", "longest"),
+    "warranty_years": ("shortest", "longest"),
+    "release_year": ("oldest", "newest"),
+    "ram_gb": ("least", "most"),
+    "storage_gb": ("least", "most"),
+}
+# A spec named as what is ranked when its label alone reads wrong ("the highest camera").
+_RANKED_NAMES = {
+    "camera_mp": "camera resolution",
+    "display": "screen",
+    "ram_gb": "RAM",
+    "release_year": "model",
+}
+
+
 def products_as_sources(
     products: list[Product], call: Mapping[str, Any] | None = None
 ) -> list[PackedChunk]:
@@ -208,13 +226,24 @@ def products_as_sources(
         and None not in values
     )
 
+    label = "price" if spec == "price_usd" else spec_label(spec)
+    # "le moins cher de ceux-là ?", "which has the longest warranty?" over the products
+    # shown: all of them ranked, and the first line says it is the pick (when no other
+    # has the same value), so the answer names the product asked for.
+    ranked_shown = name == "rank_products" and len(args.get("names") or []) >= 2
+    top = [p.spec_number(spec) for p in products[:2]]
+    picked = ranked_shown and len(products) >= 2 and None not in top and top[0] != top[1]
+
     def lead(product: Product) -> str:
         if name == "rank_products":
             line = product.spec_line([args["spec"]] if args.get("spec") != "price_usd" else [])
             if tied:
                 other = next(p for p in products if p is not product)
-                label = "price" if spec == "price_usd" else spec_label(spec)
                 line = f"{line[:-1]}, the same {label} as the {other.name}."
+            elif picked and product is products[0]:
+                end = _ENDS.get(spec, ("lowest", "highest"))[args.get("order") == "desc"]
+                named = _RANKED_NAMES.get(spec, label)
+                line = f"{line[:-1]}, the {end} {named} of these {len(products)}."
             return line
         if name in ("get_product", "compare_products") and args.get("specs"):
             return product.spec_line(

@@ -41,6 +41,11 @@ def spec_label(key: str) -> str:
     return label.replace("_", " ")
 
 
+def _years(value: float) -> str:
+    """`1` → "1 year", `2` → "2 years": a warranty's length as read aloud."""
+    return f"{value} year" if value == 1 else f"{value} years"
+
+
 def tenant_folder(tenant: str) -> str:
     """Return the folder of a tenant's catalogs: one per tenant, exactly.
 
@@ -118,7 +123,7 @@ class Product:
             return f"${self.price_usd:,.0f}"
         if key in ("release_year", "warranty_years"):
             value = getattr(self, key)
-            return f"{value} years" if key == "warranty_years" else str(value)
+            return _years(value) if key == "warranty_years" else str(value)
         value = self.specs.get(key)
         unit = _UNITS.get(key)
         return f"{value} {unit}" if unit and isinstance(value, int | float) else str(value)
@@ -132,7 +137,7 @@ class Product:
         if self.highlights:
             parts.append(self.highlights.rstrip(".") + ".")
         if self.warranty_years:
-            parts.append(f"Warranty: {self.warranty_years} years.")
+            parts.append(f"Warranty: {_years(self.warranty_years)}.")
         return " ".join(parts)
 
 

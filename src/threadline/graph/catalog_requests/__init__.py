@@ -31,6 +31,7 @@ from threadline.graph.catalog_requests.listed import (
     points_at_one_ranked,
     rank_listed,
     ranks_a_category,
+    sort_listed,
     subject_product,
     without_product_reference,
 )
@@ -38,6 +39,7 @@ from threadline.graph.catalog_requests.parsing import parse_catalog_request
 from threadline.graph.catalog_requests.products import (
     asked_specs,
     asks_a_spec_of_it,
+    asks_of_one_unnamed,
     named_product,
     product_line,
     spec_words,
@@ -67,6 +69,7 @@ __all__ = [
     "ToolRequest",
     "asked_specs",
     "asks_a_spec_of_it",
+    "asks_of_one_unnamed",
     "asks_for_a_ranking",
     "best_without_criterion",
     "chooses_among_shown",
@@ -86,6 +89,7 @@ __all__ = [
     "ranking_of_kind",
     "ranks_a_category",
     "reranked_on_the_same_spec",
+    "sort_listed",
     "spec_words",
     "subject_product",
     "terse_superlative",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from threadline.graph.catalog_requests.wording import (
+    BUDGET,
     CATEGORY_WORDS,
     COMPARATIVES,
     MAX_PRICE,
@@ -73,7 +74,8 @@ def best_without_criterion(question: str) -> str | None:
 
     "Quel est le meilleur téléphone ?", "what's the best laptop?": best on price, battery
     or screen is the user's choice, asked back (`RANKING_CRITERIA`), not a list of every
-    phone by price. "the best camera", "best-selling", "sold best", a price bound are criteria.
+    phone by price. "the best camera", "best-selling", "sold best", a price bound or a budget
+    are criteria.
     "Which phone should I buy?" and "quel ordinateur me conseillez-vous ?" ask the same.
     """
     text = PHONE_AS_CHANNEL.sub(" ", folded_message(question))
@@ -91,7 +93,7 @@ def best_without_criterion(question: str) -> str | None:
     ranked = [pattern for pattern, _, _ in [*SUPERLATIVES, *COMPARATIVES]]
     if any(re.search(p, text) for p in ranked) or SALES_RANKING.search(text):
         return None
-    if MAX_PRICE.search(text) or MIN_PRICE.search(text) or SPEC_VALUE.search(text):
+    if any(p.search(text) for p in (MAX_PRICE, MIN_PRICE, BUDGET, SPEC_VALUE)):
         return None
     return category
 

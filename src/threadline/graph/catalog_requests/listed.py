@@ -9,6 +9,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from threadline.graph.catalog_requests.products import asked_specs
 from threadline.graph.catalog_requests.superlatives import asks_for_a_ranking
 from threadline.graph.catalog_requests.wording import (
     CATEGORY_WORDS,
@@ -240,3 +241,82 @@ def rank_listed(
         args = {"spec": spec, "order": order, "names": list(listed), "limit": len(listed)}
         return ToolRequest("rank_products", args)
     return None
+
+
+# A sort asked of a list: "sort them by price", "order those by weight", "trie-les par
+# prix", "classe-les par autonomie", "rank them from cheapest to most expensive".
+_SORT = re.compile(
+    r"\b(?:sort|order|rank|arrange|re-?order|trie[rz]?|tri|classe[rz]?|range[rz]?|ordonne[rz]?)"
+    r"\b(?:-(?:les|them))?(?:\s+[\w'-]+){0,3}?\s+"
+    # What it sorts on, or from which end: "by price", "par prix", "from the cheapest".
+    r"(?:by|par|selon|on|according to|en fonction d[eu]|from|du|des|in)\b"
+)
+# The way a sort goes when the message says it; ascending otherwise (a sort's default).
+_DESCENDING = re.compile(
+    r"\b(?:descending|decreasing|decroissante?|high(?:est)? to low(?:est)?|highest first|"
+    r"largest first|biggest first|most expensive first|from (?:the )?(?:highest|largest|"
+    r"biggest|most|heaviest|longest|newest)|du plus|des plus|par ordre decroissant)\b"
+)
+
+
+# The better end first, whatever the spec: "best first", « le meilleur en premier ».
+_BEST_FIRST = re.compile(
+    r"\b(?:best|better|top) (?:ones? )?first\b"
+    r"|\b(?:les? |la )?meilleure?s? (?:en premier|d'abord)\b"
+)
+
+
+def sort_listed(
+    question: str, listed: Sequence[str], category: str | None = None
+) -> ToolRequest | None:
+    """Rank the products the previous answer listed, in the order a sort asks.
+
+    "sort them by price", "trie-les par poids", "order those from the heaviest": the
+    products shown, ordered on the spec named (or the one a superlative names, "from
+    cheapest to most expensive"), ascending unless the message says otherwise. A message
+    naming another kind of product than those listed is a new catalog question.
+    """
+    if len(listed) < 2 or len(listed) > 10:  # the ranking tool takes at most ten names
+        return None
+    text = folded_message(question)
+    if not _SORT.search(text):
+        return None
+    if any(re.search(p, text) for c, p in CATEGORY_WORDS.items() if c != category):
+        return None
+    order = "desc" if _DESCENDING.search(text) else "asc"
+    for pattern, _, way in SUPERLATIVES:
+        # "heaviest first", "le plus lourd en premier": that end of the spec comes first.
+        if re.search(rf"(?:{pattern})\s+(?:ones?\s+)?(?:first|en premier|d'abord)\b", text):
+            order = way
+    specs = asked_specs(text)
+    spec = specs[0] if specs else None
+    if spec is not None and _BEST_FIRST.search(text):
+        # "best first": the end a buyer prefers, the least of a price or a weight.
+        order = "asc" if spec in ("price_usd", "weight_kg") else "desc"
+    if spec is None:
+        # "from cheapest to most expensive": the first superlative says the spec and the
+        # way the sort goes.
+        found = [
+            (m.start(), named, way)
+            for pattern, named, way in SUPERLATIVES
+            if (m := re.search(pattern, text))
+        ]
+        if not found:
+            return None
+        _, spec, order = min(found)
+    if spec.startswith("battery"):
+        if category is None:
+            return None
+        spec = "battery_hours" if category == "laptop" else "battery_mah"
+    if spec not in _SORTABLE:
+        return None
+    return ToolRequest(
+        "rank_products", {"spec": spec, "order": order, "names": list(listed), "limit": len(listed)}
+    )
+
+
+# The specs the ranking tool orders on (the display is ranked by its size).
+_SORTABLE = frozenset(
+    {"price_usd", "weight_kg", "battery_hours", "battery_mah", "display", "storage_gb",
+     "ram_gb", "camera_mp", "release_year", "warranty_years"}
+)  # fmt: skip

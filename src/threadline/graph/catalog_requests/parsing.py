@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from threadline.graph.catalog_requests.wording import (
+    BUDGET,
     CATEGORY_WORDS,
     COMPARE,
     MAX_PRICE,
@@ -217,6 +218,9 @@ def _filtered_list(
     else:
         if m := MAX_PRICE.search(text):
             args["max_price"] = price_written(m.group(3))
+        elif m := BUDGET.search(text):
+            # A budget bounds the price: the products at or under it.
+            args["max_price"] = price_written(next(amount for amount in m.groups() if amount))
         if m := MIN_PRICE.search(text):
             args["min_price"] = price_written(m.group(2))
     has_price = "max_price" in args or "min_price" in args or "os" in args

@@ -219,3 +219,26 @@ def asks_a_spec_of_it(question: str, brands: Sequence[str] = ()) -> bool:
         return False
     alone = _SPEC_ALONE.match(text)
     return bool(_IT.search(text) or (alone and len(alone["rest"].split()) <= 3))
+
+
+# One thing, unnamed, as what is asked of: "does it have 5G?", "is it waterproof?", "its
+# screen", "a-t-il la 5G ?", "son écran" ("is it possible to...", "how long does it
+# take...", "faut-il" speak of no product).
+_ONE_THING = re.compile(
+    r"\bits\b|\b(?:does|did|can|could|will|would|has|is) it\b(?! (?:possible|true|ok|okay|"
+    r"necessary|required|normal|too late|take|takes|mean|cost to ship))"
+    r"|\b(?:son|sa|ses)\b|\b(?:a|est|peut|fait|supporte|prend|possede|gere)-(?:t-)?(?:il|elle)\b"
+    r"|\best-ce qu'(?:il|elle)\b"
+)
+
+
+def asks_of_one_unnamed(question: str, brands: Sequence[str] = ()) -> bool:
+    """Whether a message asks something of one product it does not name ("does it have 5G?").
+
+    After a list that ranks nothing, "it" is any of the products listed: which one is
+    the user's to say. A message naming a brand names its product.
+    """
+    text = PHONE_AS_CHANNEL.sub(" ", folded_message(question))
+    if any(re.search(rf"\b{re.escape(fold(b))}\b", text) for b in brands):
+        return False
+    return _ONE_THING.search(text) is not None

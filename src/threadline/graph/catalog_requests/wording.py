@@ -66,6 +66,23 @@ MAX_PRICE = re.compile(
 )
 
 
+# A budget is the most the user will pay: "budget 300 dollars", "my budget is $300",
+# "un budget de 300 $", "a $300 budget", "300 $ de budget". The amount is written as money
+# (a currency sign or word): "the 2025 budget", "budget 2025" are no price.
+# An amount: "1,200", "1 200" (a French thousands space), "299.99"; its braces doubled,
+# for `_MONEY.format` names the groups.
+_AMOUNT = r"\d(?:[\d,.]|\s(?=\d{{3}}\b))*"
+_MONEY = rf"(?:\$\s*(?P<{{0}}>{_AMOUNT})|\b(?P<{{1}}>{_AMOUNT})\s*(?:\$|usd|dollars?|eur|euros?|€))"
+BUDGET = re.compile(
+    r"\bbudget\s*(?:is|of|de|est(?: de)?|:|max(?:imum)?|around|about|d'environ|autour de)?\s*"
+    r"(?:de\s*)?"
+    + _MONEY.format("sign_after", "word_after")
+    + r"|"
+    + _MONEY.format("sign_before", "word_before")
+    + r"\s*(?:de\s+)?budget\b"
+)
+
+
 MIN_PRICE = re.compile(
     r"\b(over|above|more than|at least|from|plus de|au moins|a partir de|superieur a|"
     r"(?:en|au)[- ]dessus de)\s*"

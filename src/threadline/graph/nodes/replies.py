@@ -99,7 +99,16 @@ def clarify(state: State) -> dict[str, Any]:
             language=language, missing=[missing] if brand else [], closest=catalog[:3]
         )
     elif stop_reason == "spec_not_stated" and state.tool_call:
-        text = replies.spec_not_stated(str(state.tool_call["args"].get("name", "")), language)
+        args = state.tool_call["args"]
+        if state.tool_call["name"] == "rank_products":
+            # What is missing, said: the spec ranked, of the kind of products ranked.
+            found = run_services().kb.catalog.find(state.tenant, list(args.get("names") or []))
+            categories = {p.category for p in found}
+            plural = _CATEGORY_NAMES["fr" if language == "fr" else "en"]
+            kind = plural.get(categories.pop(), "") if len(categories) == 1 else ""
+            text = replies.spec_not_stated_for(str(args.get("spec", "")), kind, language)
+        else:
+            text = replies.spec_not_stated(str(args.get("name", "")), language)
         stop_reason = "not_in_documents"
     elif stop_reason and stop_reason.startswith("source_denied"):
         text = replies.not_allowed(stop_reason, language)

@@ -72,6 +72,11 @@ def use_tool(state: State) -> dict[str, Any]:
     if not chunks and call["name"] == "get_product" and args.get("specs"):
         if services.kb.catalog.find(state.tenant, [args["name"]]):
             stop_reason = "spec_not_stated"  # the product is there, what is asked is not
+    if not chunks and call["name"] == "rank_products" and args.get("names"):
+        # "which is heavier?" after comparing two phones: the phones are there, the spec
+        # ranked is not stated for any of them.
+        if services.kb.catalog.find(state.tenant, list(args["names"])):
+            stop_reason = "spec_not_stated"
     return {
         "tool_call": call,
         "chunks": chunks,
