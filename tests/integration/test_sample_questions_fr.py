@@ -695,3 +695,60 @@ def test_a_stolen_phone_is_answered_by_the_lost_device_rule(chat):
     result = converse(chat, "mon telephone a ete vole, je fais quoi ?")
     assert result.outcome == "grounded_answer", result.answer
     assert result.answer.splitlines()[1].startswith("A Brightwell employee who loses a laptop")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "le support est dispo quand ?",
+        "quand le support est-il disponible ?",
+        "when is support available?",
+    ],
+)
+def test_when_support_is_available_is_its_business_hours(chat, question):
+    # Round 17: "when" is answered by a point in time (a weekday, an hour), not by a
+    # "monthly uptime commitment" nor "paid annually"; the hours sentence is of support
+    # under its heading "Support hours and channels", though it does not write the word.
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "Monday to Friday, 8:00 to 20:00" in result.answer
+    assert "uptime" not in result.answer and "annually" not in result.answer
+    assert result.citations[0]["section"] == "Support hours and channels"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Quelle formation reçoivent les employés ?", "What training do employees receive?"],
+)
+def test_the_noun_a_what_question_asks_for_is_in_its_answer(chat, question):
+    # Round 17: "what training" asks for a training, which only the French report writes
+    # (« 26 heures de formation »): its sentence answers, not the handbook's sentences
+    # on what employees must do, which name the employees only.
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "26 heures de formation" in result.answer
+    assert "VPN" not in result.answer and "password" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "followup"),
+    [
+        ("Combien de magasins a Brightwell ?", "et combien en 2025 ?"),
+        ("How many stores does Brightwell have?", "and how many in 2025?"),
+    ],
+)
+def test_a_bare_count_follow_up_counts_what_the_previous_question_did(chat, question, followup):
+    # Round 17: "et combien en 2025 ?" names no noun counted: it asks the stores of 2025,
+    # which the report states as a plan only (five new stores), not the revenue target
+    # that opens the 2025 paragraph.
+    result = converse(chat, question, followup)
+    assert "cinq nouveaux magasins en 2025" in result.answer, result.answer
+    assert "530 et 545 millions" not in result.answer
+
+
+def test_a_clipping_is_the_word_of_the_conversation_it_begins(chat):
+    # Round 17: « opé » begins « opérationnelle » and « opération »; after an answer
+    # quoting « une marge opérationnelle », it is that one: 2024's operating margin.
+    result = converse(chat, "quel est le CA 2024 ?", "et la marge opé ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "marge opérationnelle de 8,0 %" in result.answer

@@ -436,6 +436,23 @@ def has_answer_type(kind: AnswerType, text: str) -> bool:
     return bool(_TYPE_PATTERN[kind].search(text))
 
 
+# A point in time: a year, a month, a day of the week, a time of day, a written date.
+# "monthly", "annually", "every quarter" say how often something recurs, not when.
+_POINT_IN_TIME = re.compile(
+    r"\b(?:1[0-9]{3}|20[0-9]{2})\b|\b(?:january|february|march|april|may|june|july|"
+    r"august|september|october|november|december|janvier|fevrier|février|mars|avril|mai|"
+    r"juin|juillet|aout|août|septembre|octobre|novembre|decembre|décembre|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday|lundi|mardi|mercredi|jeudi|vendredi|"
+    r"samedi|dimanche)\b|\b\d{1,2}[:h]\d{2}\b|\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b",
+    re.I,
+)
+
+
+def states_a_point_in_time(text: str) -> bool:
+    """Whether `text` says when: a year, a month, a weekday, a time of day or a date."""
+    return bool(_POINT_IN_TIME.search(text))
+
+
 # "How many employees...": the words after the question's count words name what is counted.
 _COUNT_ASK = re.compile(
     r"\b(?:how many|combien de|combien d|(?:what |the )?number of|nombre de|nombre d)\b[\s'’]*"

@@ -15,6 +15,7 @@ from threadline.knowledge.facts import (
     counted_noun,
     counts_other_things_only,
     has_answer_type,
+    states_a_point_in_time,
     states_count_of,
     states_share_of,
 )
@@ -26,6 +27,7 @@ from threadline.models.extractive.definitions import (
 )
 from threadline.models.extractive.question import (
     asked_action,
+    asked_for,
     asked_in_other_forms,
     own_terms,
     question_names,
@@ -47,6 +49,7 @@ def answering_sentences(
     translated: set[str] = frozenset(),  # type: ignore[assignment]
     native: frozenset[int] = frozenset(),
     texts: Sequence[str] = (),
+    sections: Sequence[str] = (),
 ) -> list[Row]:
     """Only the sentences that answer the question: no filler.
 
@@ -80,13 +83,24 @@ def answering_sentences(
         ] or ranked
         return [(score + 1.0, si, i, sentence) for score, si, i, sentence in ranked]
     own = own_terms(question, answer_type) | translated
+    # A sentence stating the kind of fact asked is of what its section's heading names:
+    # under "Support hours and channels", "Brightwell business hours are Monday to
+    # Friday..." says when support is available, though it does not write "support".
+    # Any other sentence must hold a word asked itself (no filler the heading covers).
+    headed = {si: own & sentence_terms(section) for si, section in enumerate(sections)}
     read: dict[str, set[str]] = {}
     for row in rows:
         found = sentence_terms(row[3])
         read[row[3]] = found | asked_in_other_forms(own, found)
+        if answer_type in KINDS and has_answer_type(answer_type, row[3]):  # type: ignore[arg-type]
+            read[row[3]] |= headed.get(row[1], set())
     unfiltered = rows
     if own:
         rows = [r for r in rows if own & read[r[3]]] or rows
+    if answer_type not in KINDS and (named := asked_for(question)):
+        # "Quelle formation reçoivent les employés ?" asks for a training: the sentence
+        # naming it answers, not those naming only the employees it is asked of.
+        rows = [r for r in rows if named & read[r[3]]] or rows
     rows = _of_passages_acting(rows, question, read)
     if siblings := sibling_patterns(question, texts):
         # "What is a P2 incident?": "A P3 (medium) incident is..." holds "incident"
@@ -96,6 +110,11 @@ def answering_sentences(
         typed = [r for r in rows if r[0] > 0 and has_answer_type(answer_type, r[3])]  # type: ignore[arg-type]
         if typed:
             rows = typed
+        if answer_type == "date" and (when := [r for r in rows if states_a_point_in_time(r[3])]):
+            # "When is support available?" is answered by the days and hours it is
+            # ("Monday to Friday, 8:00 to 20:00"), not by a "monthly uptime
+            # commitment": a word of recurrence says how often, not when.
+            rows = when
     if answer_type == "quantity" and (noun := counted_noun(question)):
         rows = _giving_the_count(rows, unfiltered, noun)
     return _holding_what_is_asked(rows, question, answer_type, own, read, native)
