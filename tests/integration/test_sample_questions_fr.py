@@ -752,3 +752,18 @@ def test_a_clipping_is_the_word_of_the_conversation_it_begins(chat):
     result = converse(chat, "quel est le CA 2024 ?", "et la marge opé ?")
     assert result.outcome == "grounded_answer", result.answer
     assert "marge opérationnelle de 8,0 %" in result.answer
+
+
+def test_the_verb_of_lasting_asks_how_long_and_no_word_of_its_own(chat):
+    # Round 17: « dure » (and "last") asks the duration « combien de temps » asks, as
+    # "délai" does: no passage need write it, so the warranties asked back about are
+    # those that state one, not the report's « Ressources humaines » nor "Escalation"
+    # (nor, in English, the SLA's "guarantees 99.5% monthly uptime").
+    result = converse(chat, "la garantie dure combien de temps ?")
+    assert result.outcome == "clarify" and result.clarify, result.answer
+    labels = {o["label"] for o in result.clarify["options"]}
+    assert not labels & {"Ressources humaines", "Escalation"}, labels
+    result = converse(chat, "how long does the warranty last?")
+    assert result.outcome == "clarify" and result.clarify, result.answer
+    labels = {o["label"] for o in result.clarify["options"]}
+    assert "Service level agreements" not in labels, labels

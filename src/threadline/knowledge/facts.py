@@ -292,7 +292,14 @@ ASKING_TERMS: dict[str, frozenset[str]] = {
         )
     ),
     "weight": frozenset(terms("weight weigh weighs heavy poids pèse lourd lourde")),
-    "duration": frozenset(terms("fast quickly soon long vite rapidement délai temps")),
+    # The verb of lasting and its noun ask how long: « la garantie dure combien de
+    # temps ? » asks the warranty's length, which the passages state as "one year".
+    "duration": frozenset(
+        terms(
+            "fast quickly soon long vite rapidement délai temps last lasts lasted duration "
+            "dure durent durer durée"
+        )
+    ),
     "frequency": frozenset(terms("often frequently frequency fréquence fois times")),
     "rank": frozenset(terms("best selling sell sells popular top vendu vendus populaire")),
     # "le nombre de magasins": a count is stated as a figure ("38 magasins").
