@@ -280,6 +280,21 @@ KIND_WORDS |= frozenset(
 )
 
 
+# Nouns that sort what is asked into a class without naming it: "what factors affect a
+# credit score?" is answered by payment history and credit use, which no passage calls
+# "factors"; « quels éléments ... » likewise. A "what X" question over them asks for no
+# word the answer must write (`extractive.question.asked_for`).
+GENERAL_NOUNS = frozenset(
+    terms(
+        "factor factors aspect aspects element elements thing things kind kinds type types "
+        "sort sorts option options example examples point points item items feature features "
+        "criterion criteria detail details issue issues consideration considerations "
+        "facteur facteurs élément éléments chose choses genre genres sorte sortes exemple "
+        "exemples critère critères détail détails option options point points"
+    )
+)
+
+
 # The words that ask for a kind of fact the answer type check recognises: a passage
 # states a price as "$449" without "price" or "cost", a weight as "1.09 kg", a duration
 # as "for 7 days" without "long" or "temps". The evidence check and the offline model
@@ -458,6 +473,28 @@ _POINT_IN_TIME = re.compile(
 def states_a_point_in_time(text: str) -> bool:
     """Whether `text` says when: a year, a month, a weekday, a time of day or a date."""
     return bool(_POINT_IN_TIME.search(text))
+
+
+# "When should I start saving?", « quand dois-je partir ? »: a "when" whose verb is a
+# modal of permission, obligation or advice asks under what condition to act, which a
+# rule or an age answers as well as a date ("as early as possible", "before you are 30").
+_WHEN_OF_A_CONDITION = re.compile(
+    r"\b(?:when|quand)\b(?:\W+\w+){0,3}?\W+(?:can|could|should|must|may|might|ought|"
+    r"have to|has to|need to|needs to|supposed to|dois|doit|doivent|devons|devez|devrais|"
+    r"devrait|devrions|devriez|peux|peut|peuvent|pouvons|pouvez|pourrais|pourrait|faut|"
+    r"faudrait)\b",
+    re.I,
+)
+
+
+def asks_when_to_act(question: str) -> bool:
+    """Whether a "when" question asks under what condition to act, not for a point in time.
+
+    "When do I have to start saving for my retirement?" is answered by advice ("as early
+    as possible"), not by the sentence that names a year; "when is support available?"
+    asks for the hours it is.
+    """
+    return bool(_WHEN_OF_A_CONDITION.search(question))
 
 
 # "How many employees...": the words after the question's count words name what is counted.

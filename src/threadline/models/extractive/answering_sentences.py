@@ -12,6 +12,7 @@ from threadline.knowledge.facts import (
     ASKING_TERMS,
     KIND_WORDS,
     KINDS,
+    asks_when_to_act,
     counted_noun,
     counts_other_things_only,
     has_answer_type,
@@ -110,7 +111,11 @@ def answering_sentences(
         typed = [r for r in rows if r[0] > 0 and has_answer_type(answer_type, r[3])]  # type: ignore[arg-type]
         if typed:
             rows = typed
-        if answer_type == "date" and (when := [r for r in rows if states_a_point_in_time(r[3])]):
+        if (
+            answer_type == "date"
+            and not asks_when_to_act(question)
+            and (when := [r for r in rows if states_a_point_in_time(r[3])])
+        ):
             # "When is support available?" is answered by the days and hours it is
             # ("Monday to Friday, 8:00 to 20:00"), not by a "monthly uptime
             # commitment": a word of recurrence says how often, not when.

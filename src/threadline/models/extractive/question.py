@@ -17,6 +17,7 @@ from threadline.knowledge.bilingual import (
 from threadline.knowledge.facts import (
     AROUND_THE_CLOCK,
     ASKING_TERMS,
+    GENERAL_NOUNS,
     KIND_WORDS,
     LOCUTIONS,
     RELATIVE_TIME,
@@ -240,11 +241,13 @@ def _writing_what_no_other_does(
     languages: Sequence[str],
     answer_type: str,
 ) -> set[str]:
-    """Return the other languages whose sources alone write a word the question asks.
+    """Return the other languages whose sources alone write the noun the question asks for.
 
     "What training do employees receive?" over English handbook pages that write
     "employees" and "receive" but never "training": the report's « 26 heures de
-    formation » is where the word asked is, though its passage is ranked lower.
+    formation » is where the thing asked for is named, though its passage is ranked
+    lower. Only the noun after "what" / « quel » (`asked_for`) must be named: any other
+    word ("what is the support email?" over « 64 % par e-mail ») is one word shared.
     """
 
     def written_in(language: str) -> set[str]:
@@ -255,7 +258,7 @@ def _writing_what_no_other_does(
             for t in terms(f"{source.section} {source.text}")
         }
 
-    unwritten = own_terms(question, answer_type) - written_in(asked)
+    unwritten = (own_terms(question, answer_type) & asked_for(question)) - written_in(asked)
     words = re.findall(r"[\w'’-]+", question)
     missing = " ".join(w for w in words if set(terms(w)) & unwritten)
     if not missing:
@@ -275,8 +278,9 @@ _WHAT_NOUN = re.compile(r"^\W*(?:what|which|quel|quelle|quels|quelles)\s+([^\W\d
 def asked_for(question: str) -> set[str]:
     """Return the terms of the noun a "what X"/« quel X » question asks for, in both languages.
 
-    None for a verb or a function word after it ("what is", « quelle est ») or a word
-    naming a kind of value stated without it ("what size", « quel taux »).
+    None for a verb or a function word after it ("what is", « quelle est »), a word
+    naming a kind of value stated without it ("what size", « quel taux ») or a general
+    noun that sorts without naming ("what factors", "what steps", « quels éléments »).
     """
     match = _WHAT_NOUN.match(question)
     if match is None:
@@ -285,8 +289,8 @@ def asked_for(question: str) -> set[str]:
     if fold(noun) in fr.SEARCH_STOPWORDS | fr.AUXILIARY_FORMS:
         return set()  # « quel est », « quelle sera »: a verb, no noun
     found = set(terms(noun))
-    if not found or found & KIND_WORDS:
-        return set()
+    if not found or found & (KIND_WORDS | GENERAL_NOUNS):
+        return set()  # "what factors", "what size": a class or a kind of value, no content
     asked = detect_language(question)
     for language in {"en", "fr"} - {asked}:
         found |= set(terms(translate_query(noun, asked, language)))
