@@ -767,3 +767,20 @@ def test_the_verb_of_lasting_asks_how_long_and_no_word_of_its_own(chat):
     assert result.outcome == "clarify" and result.clarify, result.answer
     labels = {o["label"] for o in result.clarify["options"]}
     assert "Service level agreements" not in labels, labels
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "combien de personnes travaillent au service client ?",
+        "combien de gens bossent en magasin ?",
+    ],
+)
+def test_people_who_work_are_counted_as_the_staff(chat, question):
+    # Round 18: people who work somewhere are its staff, which the report counts as
+    # « collaborateurs ... dont 1 230 en magasin, 520 au service client »; not the
+    # « 410 personnes » hired in 2024 nor the « 300 personnes » to hire in 2025 (an aim).
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "2 140 collaborateurs" in result.answer
+    assert "410 personnes" not in result.answer and "300 personnes" not in result.answer

@@ -534,6 +534,44 @@ def _is_participle(word: str) -> bool:
     )
 
 
+# "How many people work in customer service?": people who work somewhere are its staff,
+# which documents count by their own noun (« 2 140 collaborateurs ... dont 520 au service
+# client »), not by the people hired there. A question counting people who work counts
+# the staff too; one counting employees is not answered by « 410 personnes » recruited.
+_PEOPLE = frozenset(
+    terms("people person persons personne personnes gens individual individuals individus")
+)
+_STAFF = frozenset(
+    terms(
+        "employee employees staff workforce headcount employé employés salarié salariés "
+        "collaborateur collaborateurs effectif effectifs personnel"
+    )
+)
+_WORKING = re.compile(
+    r"\b(?:work|works|working|worked|employed|travaill\w*|bosse|bossent|bosser|emploie|"
+    r"emploient|employée?s?)\b",
+    re.I,
+)
+
+
+def counted_terms(question: str, noun: str) -> set[str]:
+    """Return the terms a count of the question's counted noun is stated with.
+
+    The noun in both languages (`terms_there_and_back`: "employés" is also the report's
+    "collaborateurs"), and, for people the question says work, the staff's nouns.
+    """
+    from threadline.knowledge.bilingual import terms_there_and_back
+
+    return terms_there_and_back(noun) | staff_counted(question, noun)
+
+
+def staff_counted(question: str, noun: str) -> frozenset[str]:
+    """Return the staff's nouns when the question counts people who work, else nothing."""
+    if set(terms(noun)) & _PEOPLE and _WORKING.search(fold(question)):
+        return _STAFF
+    return frozenset()
+
+
 def counted_noun(question: str) -> str | None:
     """Return the word a "how many" question counts, if it names one.
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from threadline.knowledge.bilingual import (
-    terms_there_and_back,
     translate_vocabulary,
 )
 from threadline.knowledge.facts import (
@@ -14,8 +13,10 @@ from threadline.knowledge.facts import (
     KINDS,
     asks_when_to_act,
     counted_noun,
+    counted_terms,
     counts_other_things_only,
     has_answer_type,
+    staff_counted,
     states_a_point_in_time,
     states_count_of,
     states_share_of,
@@ -121,7 +122,7 @@ def answering_sentences(
             # commitment": a word of recurrence says how often, not when.
             rows = when
     if answer_type == "quantity" and (noun := counted_noun(question)):
-        rows = _giving_the_count(rows, unfiltered, noun)
+        rows = _giving_the_count(rows, unfiltered, question, noun)
     return _holding_what_is_asked(rows, question, answer_type, own, read, native)
 
 
@@ -138,24 +139,26 @@ def _of_passages_acting(rows: list[Row], question: str, read: dict[str, set[str]
     return rows
 
 
-def _giving_the_count(rows: list[Row], unfiltered: list[Row], noun: str) -> list[Row]:
+def _giving_the_count(
+    rows: list[Row], unfiltered: list[Row], question: str, noun: str
+) -> list[Row]:
     """Return the rows giving the count of the noun asked, else those counting nothing else."""
     # "How many employees": a number of employees, not "two exercises" in a
     # sentence that mentions employees. The noun is read in both languages.
-    counted_terms = terms_there_and_back(noun)
-    counted = [r for r in rows if states_count_of(r[3], counted_terms)]
+    noun_terms = counted_terms(question, noun)
+    counted = [r for r in rows if states_count_of(r[3], noun_terms)]
     if not counted:
         # The question's words may sit in another sentence than the count: "What
         # is the headcount?" is "44 % des effectifs" (a share) in one and "2 140
         # collaborateurs" in the next, read through each sense of the noun (there,
         # back and there again: headcount, staff, collaborateur).
-        senses = set(counted_terms)
+        senses = set(noun_terms)
         for source, target in (("en", "fr"), ("fr", "en"), ("en", "fr")):
             senses |= translate_vocabulary(senses, source, target)
         # Only in a passage that gives a share of the noun where the question's
         # words are: "Combien de clients satisfaits ?" is answered by the rate
         # of satisfied clients, not by "300 personnes" of another passage.
-        counting_in = {r[1] for r in rows if states_share_of(r[3], counted_terms)}
+        counting_in = {r[1] for r in rows if states_share_of(r[3], noun_terms)}
         # Scored as answering (their score counts the question's words, which
         # they do not write), as a ranking stated is below.
         counted = [
@@ -163,12 +166,17 @@ def _giving_the_count(rows: list[Row], unfiltered: list[Row], noun: str) -> list
             for score, si, i, sentence in unfiltered
             if si in counting_in and states_count_of(sentence, senses)
         ]
+    if staff := staff_counted(question, noun):
+        # People who work are the staff: its count answers (« 2 140 collaborateurs ...
+        # dont 520 au service client »), not the people hired (« 410 personnes ») or to
+        # be hired (« recruter environ 300 personnes »).
+        counted = [r for r in counted if states_count_of(r[3], set(staff))] or counted
     if counted:
         return counted
     # No sentence gives the count asked: a sentence whose numbers count
     # other things ("a password of at least 14 characters" for "how many
     # employees?") does not give it either.
-    return [r for r in rows if not counts_other_things_only(r[3], counted_terms)]
+    return [r for r in rows if not counts_other_things_only(r[3], noun_terms)]
 
 
 def _holding_what_is_asked(
