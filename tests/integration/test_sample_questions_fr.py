@@ -784,3 +784,12 @@ def test_people_who_work_are_counted_as_the_staff(chat, question):
     assert result.outcome == "grounded_answer", result.answer
     assert "2 140 collaborateurs" in result.answer
     assert "410 personnes" not in result.answer and "300 personnes" not in result.answer
+
+
+def test_a_translated_verb_is_held_by_its_noun_in_the_sources_language(chat):
+    # Round 18: « répond » is "respond", which "P1 incidents get a first response" holds
+    # in English forms; the French question quoted the 24/7 phone line sentence alone.
+    result = converse(chat, "le support repond en combien de temps pour un P1 ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "P1 incidents get a first response within 15 minutes" in result.answer
+    assert "P1 incidents get a first response within 4 business hours" in result.answer

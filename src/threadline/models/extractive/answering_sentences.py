@@ -123,7 +123,7 @@ def answering_sentences(
             rows = when
     if answer_type == "quantity" and (noun := counted_noun(question)):
         rows = _giving_the_count(rows, unfiltered, question, noun)
-    return _holding_what_is_asked(rows, question, answer_type, own, read, native)
+    return _holding_what_is_asked(rows, question, answer_type, own, read, native, translated)
 
 
 def _of_passages_acting(rows: list[Row], question: str, read: dict[str, set[str]]) -> list[Row]:
@@ -186,6 +186,7 @@ def _holding_what_is_asked(
     own: set[str],
     read: dict[str, set[str]],
     native: frozenset[int],
+    translated: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> list[Row]:
     """Return the rows holding what is asked beyond the question's names, if any do."""
     # "Quelle est la garantie du Pixel 8a ?": a sentence naming the Pixel 8a but not
@@ -200,6 +201,7 @@ def _holding_what_is_asked(
     # own: both are found whole or not at all.
     asked = own - set(terms(" ".join(question_names(question)))) - KIND_WORDS
     written = asked & own_terms(question, answer_type)
+    carried = (asked & translated) - written
     # "Quels sont les niveaux de classification ?" asks for the members of a kind:
     # the sentence listing them ("four levels: Public, Internal, Confidential and
     # Restricted") answers, though it writes the kind ("levels") and not the rest
@@ -211,6 +213,9 @@ def _holding_what_is_asked(
             for r in rows
             if asked & read[r[3]]
             or (r[1] in native and any(matches_term(t, read[r[3]]) for t in written))
+            # The question's words translated are words of the sources' language, read in
+            # its forms there: « répond » is "respond", which "a first response" holds.
+            or (r[1] not in native and any(matches_term(t, read[r[3]]) for t in carried))
             or (members and enumerates(r[3]) and own & read[r[3]])
         ]
     ):
