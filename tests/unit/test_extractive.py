@@ -956,3 +956,38 @@ def test_a_difference_is_answered_by_what_each_one_is(question):
         "A P2 (high) incident is a major loss of functionality.",
         "A P3 (medium) incident is a problem affecting a single user.",
     ], quoted
+
+
+def test_a_when_of_acting_is_answered_by_its_condition_as_well_as_by_a_date():
+    # Round 18: "When should I start saving?" asks under what condition to act: advice
+    # stated with "years" answers as the sentence naming a year does. Round 17's
+    # point-in-time preference kept the 2008 sentence alone.
+    passages = [
+        "Start saving for retirement as early as possible: ten years of savings grow a lot.",
+        "In 2008 many savers lost part of their retirement savings.",
+    ]
+    quoted = sentences_without_citations(
+        compose("When should I start saving for my retirement?", passages, "date")
+    )
+    assert passages[0] in quoted
+    # Asked for a point in time, the year answers before a word of recurrence.
+    passages = [
+        "Support uptime is reported monthly.",
+        "Support is available Monday to Friday.",
+    ]
+    quoted = sentences_without_citations(compose("When is support available?", passages, "date"))
+    assert quoted == [passages[1]]
+
+
+def test_a_general_noun_after_what_names_nothing_the_answer_must_write():
+    # Round 18: "what factors" sorts what is asked without naming it: payment history is
+    # a factor of the credit score though no sentence calls it one. Round 17 kept only
+    # the sentence writing "factors".
+    passages = [
+        "Several factors shape a credit score over time.",
+        "Payment history has a major impact on your credit score.",
+    ]
+    quoted = sentences_without_citations(
+        compose("What factors have a major impact on the credit score?", passages)
+    )
+    assert passages[1] in quoted

@@ -25,6 +25,7 @@ from threadline.followups.trail import render_history
 from threadline.graph import prompts
 from threadline.graph.anchors import as_the_passages_write_it
 from threadline.graph.catalog_requests import with_catalog_capitals
+from threadline.graph.clippings import with_clippings_read
 from threadline.graph.ellipsis import (
     changes_only_the_year,
     owned_by_the_one_named,
@@ -132,6 +133,9 @@ def asked_question(state: State, names: Sequence[str] = ()) -> str:
     searched = state.history[-1].get("search_query") or ""
     continued = str(state.history[-2].get("question") or "") if len(state.history) > 1 else ""
     query = year_meant(state, query)
+    # « et la marge opé ? » after an answer quoting « marge opérationnelle »: a clipping
+    # is the word of the conversation it begins.
+    query = with_clippings_read(query, str(state.history[-1].get("answer") or ""))
     asked = (
         substituted_question(query, previous, searched, continued)
         or owned_by_the_one_named(query, as_the_passages_write_it(previous, texts))

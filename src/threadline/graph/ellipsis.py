@@ -30,7 +30,10 @@ from threadline.text import STOPWORDS, fold, terms
 _ELLIPSIS = re.compile(
     r"^\s*(?:and|also|what about|how about|and what about|and how about|what of|"
     r"et|et pour|et concernant|quid de|et quid de|et qu'en est-il(?: de| du| des)?)"
-    r"\s+(?P<phrase>[^?!.]+?)\s*[?!.]*\s*$",
+    # "et combien en 2025 ?": a count word before a phrase with no noun counted asks
+    # the previous question's count (of stores) of what the phrase names.
+    r"\s+(?:(?:how many|how much|combien)\s+(?=(?:in|for|at|on|en|pour|dans|chez|à|au|aux)\s))?"
+    r"(?P<phrase>[^?!.]+?)\s*[?!.]*\s*$",
     re.I,
 )
 # A clause of its own is a question, not an ellipsis: "and what is the price?".
@@ -321,6 +324,8 @@ _COUNT_AGAIN = re.compile(
     re.I,
 )
 _COUNT_WORDS = 3
+# A preposition opening what follows the count word: no noun counted ("in 2025").
+_NO_NOUN = re.compile(r"(?:in|for|at|on|en|pour|dans|chez|à|au|aux)\s", re.I)
 
 
 def counted_again(question: str, previous_question: str) -> str | None:
@@ -333,8 +338,8 @@ def counted_again(question: str, previous_question: str) -> str | None:
     counts nothing the same way.
     """
     match = _COUNT_AGAIN.match(question)
-    if match is None or _CLAUSE.search(match["noun"]):
-        return None
+    if match is None or _CLAUSE.search(match["noun"]) or _NO_NOUN.match(match["noun"]):
+        return None  # "and how many in 2025?" counts no other noun (`read_ellipsis`)
     noun = match["noun"].strip()
     if not noun or len(noun.split()) > _COUNT_WORDS or not terms(noun):
         return None

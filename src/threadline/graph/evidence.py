@@ -101,7 +101,6 @@ from threadline.graph.results import (
 from threadline.graph.rules import closest_rule_titles, policy_topic, states_rules_about
 from threadline.graph.turn_reading import DEFINITE_ANCHOR, EvidenceBase, Turn, closest_titles
 from threadline.knowledge.bilingual import (
-    terms_there_and_back,
     translate_passage_terms,
     translate_query,
     translate_vocabulary,
@@ -111,6 +110,7 @@ from threadline.knowledge.facts import (
     asked_type,
     bound_terms,
     counted_noun,
+    counted_terms,
     has_answer_type,
     is_plural_noun,
 )
@@ -797,7 +797,7 @@ def _kind_of_fact_stated(turn: Turn, found: _Findings) -> Evidence | None:
         # collaborateurs ... dont 1 230 en magasin", not by "a single user or device" of
         # a passage retrieval ranked above it. None giving one is no decline: the count
         # may be of the thing in other words ("le nombre de tickets": "312 000 demandes").
-        counted = terms_there_and_back(noun)
+        counted = counted_terms(turn.question, noun)
         stated_of = tuple(
             label for label in found.supporting if states_a_count_of(counted, turn.by_label[label])
         )

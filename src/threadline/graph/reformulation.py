@@ -37,6 +37,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from threadline.followups.trail import TrailTurn, render_history
 from threadline.graph import prompts
+from threadline.graph.clippings import with_clippings_read
 from threadline.graph.condensation import (
     CorrectedQuestion,
     PreviousTurn,
@@ -521,8 +522,12 @@ def reformulate_turn(state: State, services: Services, context: Context) -> dict
             continued = (
                 str(state.history[-2].get("question") or "") if len(state.history) > 1 else ""
             )
-            query = substituted_question(state.query, previous, last_query, continued) or condense(
-                state.query, last_query, titles
+            # « et la marge opé ? »: searched as the word of the conversation it clips.
+            message = with_clippings_read(
+                state.query, str(state.history[-1].get("answer") or "") if state.history else ""
+            )
+            query = substituted_question(message, previous, last_query, continued) or condense(
+                message, last_query, titles
             )
             fu.method = "heuristic"
         else:

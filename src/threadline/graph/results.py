@@ -28,7 +28,6 @@ from collections.abc import Mapping, Sequence
 
 from threadline.graph.question_terms import COVERAGE_MAJORITY, matches_term
 from threadline.knowledge.bilingual import (
-    terms_there_and_back,
     translate_passage_terms,
     translate_vocabulary,
 )
@@ -37,6 +36,7 @@ from threadline.knowledge.facts import (
     asks_what_is_now,
     asks_what_was,
     counted_noun,
+    counted_terms,
     states_an_aim,
     states_count_of,
 )
@@ -188,7 +188,7 @@ _WILL = re.compile(r"\bwill\b", re.I)
 def states_a_count_of(counted: set[str], passage: Mapping[str, object]) -> bool:
     """Whether a sentence of the passage gives a number of the counted thing.
 
-    `counted`: the counted noun's terms in both languages (`terms_there_and_back`).
+    `counted`: the terms a count of the counted noun is stated with (`counted_terms`).
     """
     return any(
         states_count_of(sentence, counted) for sentence in sentences(str(passage.get("text", "")))
@@ -211,7 +211,7 @@ def planned_count_only(question: str, passages: Sequence[Mapping[str, object]]) 
     noun = counted_noun(question)
     if not noun:
         return ""
-    counted = terms_there_and_back(noun)
+    counted = counted_terms(question, noun)
     counting = [
         sentence
         for passage in passages

@@ -288,6 +288,21 @@ KIND_WORDS |= frozenset(
 )
 
 
+# Nouns that sort what is asked into a class without naming it: "what factors affect a
+# credit score?" is answered by payment history and credit use, which no passage calls
+# "factors"; « quels éléments ... » likewise. A "what X" question over them asks for no
+# word the answer must write (`extractive.question.asked_for`).
+GENERAL_NOUNS = frozenset(
+    terms(
+        "factor factors aspect aspects element elements thing things kind kinds type types "
+        "sort sorts option options example examples point points item items feature features "
+        "criterion criteria detail details issue issues consideration considerations "
+        "facteur facteurs élément éléments chose choses genre genres sorte sortes exemple "
+        "exemples critère critères détail détails option options point points"
+    )
+)
+
+
 # The words that ask for a kind of fact the answer type check recognises: a passage
 # states a price as "$449" without "price" or "cost", a weight as "1.09 kg", a duration
 # as "for 7 days" without "long" or "temps". The evidence check and the offline model
@@ -300,7 +315,14 @@ ASKING_TERMS: dict[str, frozenset[str]] = {
         )
     ),
     "weight": frozenset(terms("weight weigh weighs heavy poids pèse lourd lourde")),
-    "duration": frozenset(terms("fast quickly soon long vite rapidement délai temps")),
+    # The verb of lasting and its noun ask how long: « la garantie dure combien de
+    # temps ? » asks the warranty's length, which the passages state as "one year".
+    "duration": frozenset(
+        terms(
+            "fast quickly soon long vite rapidement délai temps last lasts lasted duration "
+            "dure durent durer durée"
+        )
+    ),
     "frequency": frozenset(terms("often frequently frequency fréquence fois times")),
     "rank": frozenset(
         terms("best selling sell sells seller sellers popular top vendu vendus populaire")
@@ -446,6 +468,45 @@ def has_answer_type(kind: AnswerType, text: str) -> bool:
     return bool(_TYPE_PATTERN[kind].search(text))
 
 
+# A point in time: a year, a month, a day of the week, a time of day, a written date.
+# "monthly", "annually", "every quarter" say how often something recurs, not when.
+_POINT_IN_TIME = re.compile(
+    r"\b(?:1[0-9]{3}|20[0-9]{2})\b|\b(?:january|february|march|april|may|june|july|"
+    r"august|september|october|november|december|janvier|fevrier|février|mars|avril|mai|"
+    r"juin|juillet|aout|août|septembre|octobre|novembre|decembre|décembre|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday|lundi|mardi|mercredi|jeudi|vendredi|"
+    r"samedi|dimanche)\b|\b\d{1,2}[:h]\d{2}\b|\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b",
+    re.I,
+)
+
+
+def states_a_point_in_time(text: str) -> bool:
+    """Whether `text` says when: a year, a month, a weekday, a time of day or a date."""
+    return bool(_POINT_IN_TIME.search(text))
+
+
+# "When should I start saving?", « quand dois-je partir ? »: a "when" whose verb is a
+# modal of permission, obligation or advice asks under what condition to act, which a
+# rule or an age answers as well as a date ("as early as possible", "before you are 30").
+_WHEN_OF_A_CONDITION = re.compile(
+    r"\b(?:when|quand)\b(?:\W+\w+){0,3}?\W+(?:can|could|should|must|may|might|ought|"
+    r"have to|has to|need to|needs to|supposed to|dois|doit|doivent|devons|devez|devrais|"
+    r"devrait|devrions|devriez|peux|peut|peuvent|pouvons|pouvez|pourrais|pourrait|faut|"
+    r"faudrait)\b",
+    re.I,
+)
+
+
+def asks_when_to_act(question: str) -> bool:
+    """Whether a "when" question asks under what condition to act, not for a point in time.
+
+    "When do I have to start saving for my retirement?" is answered by advice ("as early
+    as possible"), not by the sentence that names a year; "when is support available?"
+    asks for the hours it is.
+    """
+    return bool(_WHEN_OF_A_CONDITION.search(question))
+
+
 # "How many employees...": the words after the question's count words name what is counted.
 _COUNT_ASK = re.compile(
     r"\b(?:how many|combien de|combien d|(?:what |the )?number of|nombre de|nombre d)\b[\s'’]*"
@@ -481,6 +542,44 @@ def _is_participle(word: str) -> bool:
         word in lemminflect.getInflection(lemma, "VBN")
         for lemma in lemminflect.getAllLemmas(word, "VERB").get("VERB", ())
     )
+
+
+# "How many people work in customer service?": people who work somewhere are its staff,
+# which documents count by their own noun (« 2 140 collaborateurs ... dont 520 au service
+# client »), not by the people hired there. A question counting people who work counts
+# the staff too; one counting employees is not answered by « 410 personnes » recruited.
+_PEOPLE = frozenset(
+    terms("people person persons personne personnes gens individual individuals individus")
+)
+_STAFF = frozenset(
+    terms(
+        "employee employees staff workforce headcount employé employés salarié salariés "
+        "collaborateur collaborateurs effectif effectifs personnel"
+    )
+)
+_WORKING = re.compile(
+    r"\b(?:work|works|working|worked|employed|travaill\w*|bosse|bossent|bosser|emploie|"
+    r"emploient|employée?s?)\b",
+    re.I,
+)
+
+
+def counted_terms(question: str, noun: str) -> set[str]:
+    """Return the terms a count of the question's counted noun is stated with.
+
+    The noun in both languages (`terms_there_and_back`: "employés" is also the report's
+    "collaborateurs"), and, for people the question says work, the staff's nouns.
+    """
+    from threadline.knowledge.bilingual import terms_there_and_back
+
+    return terms_there_and_back(noun) | staff_counted(question, noun)
+
+
+def staff_counted(question: str, noun: str) -> frozenset[str]:
+    """Return the staff's nouns when the question counts people who work, else nothing."""
+    if set(terms(noun)) & _PEOPLE and _WORKING.search(fold(question)):
+        return _STAFF
+    return frozenset()
 
 
 def counted_noun(question: str) -> str | None:

@@ -5,16 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from threadline.knowledge.bilingual import (
-    terms_there_and_back,
     translate_vocabulary,
 )
 from threadline.knowledge.facts import (
     ASKING_TERMS,
     KIND_WORDS,
     KINDS,
+    asks_when_to_act,
     counted_noun,
+    counted_terms,
     counts_other_things_only,
     has_answer_type,
+    staff_counted,
+    states_a_point_in_time,
     states_count_of,
     states_share_of,
 )
@@ -26,6 +29,7 @@ from threadline.models.extractive.definitions import (
 )
 from threadline.models.extractive.question import (
     asked_action,
+    asked_for,
     asked_in_other_forms,
     own_terms,
     question_names,
@@ -47,6 +51,7 @@ def answering_sentences(
     translated: set[str] = frozenset(),  # type: ignore[assignment]
     native: frozenset[int] = frozenset(),
     texts: Sequence[str] = (),
+    sections: Sequence[str] = (),
 ) -> list[Row]:
     """Only the sentences that answer the question: no filler.
 
@@ -80,13 +85,24 @@ def answering_sentences(
         ] or ranked
         return [(score + 1.0, si, i, sentence) for score, si, i, sentence in ranked]
     own = own_terms(question, answer_type) | translated
+    # A sentence stating the kind of fact asked is of what its section's heading names:
+    # under "Support hours and channels", "Brightwell business hours are Monday to
+    # Friday..." says when support is available, though it does not write "support".
+    # Any other sentence must hold a word asked itself (no filler the heading covers).
+    headed = {si: own & sentence_terms(section) for si, section in enumerate(sections)}
     read: dict[str, set[str]] = {}
     for row in rows:
         found = sentence_terms(row[3])
         read[row[3]] = found | asked_in_other_forms(own, found)
+        if answer_type in KINDS and has_answer_type(answer_type, row[3]):  # type: ignore[arg-type]
+            read[row[3]] |= headed.get(row[1], set())
     unfiltered = rows
     if own:
         rows = [r for r in rows if own & read[r[3]]] or rows
+    if answer_type not in KINDS and (named := asked_for(question)):
+        # "Quelle formation reçoivent les employés ?" asks for a training: the sentence
+        # naming it answers, not those naming only the employees it is asked of.
+        rows = [r for r in rows if named & read[r[3]]] or rows
     rows = _of_passages_acting(rows, question, read)
     if siblings := sibling_patterns(question, texts):
         # "What is a P2 incident?": "A P3 (medium) incident is..." holds "incident"
@@ -96,9 +112,18 @@ def answering_sentences(
         typed = [r for r in rows if r[0] > 0 and has_answer_type(answer_type, r[3])]  # type: ignore[arg-type]
         if typed:
             rows = typed
+        if (
+            answer_type == "date"
+            and not asks_when_to_act(question)
+            and (when := [r for r in rows if states_a_point_in_time(r[3])])
+        ):
+            # "When is support available?" is answered by the days and hours it is
+            # ("Monday to Friday, 8:00 to 20:00"), not by a "monthly uptime
+            # commitment": a word of recurrence says how often, not when.
+            rows = when
     if answer_type == "quantity" and (noun := counted_noun(question)):
-        rows = _giving_the_count(rows, unfiltered, noun)
-    return _holding_what_is_asked(rows, question, answer_type, own, read, native)
+        rows = _giving_the_count(rows, unfiltered, question, noun)
+    return _holding_what_is_asked(rows, question, answer_type, own, read, native, translated)
 
 
 def _of_passages_acting(rows: list[Row], question: str, read: dict[str, set[str]]) -> list[Row]:
@@ -114,24 +139,26 @@ def _of_passages_acting(rows: list[Row], question: str, read: dict[str, set[str]
     return rows
 
 
-def _giving_the_count(rows: list[Row], unfiltered: list[Row], noun: str) -> list[Row]:
+def _giving_the_count(
+    rows: list[Row], unfiltered: list[Row], question: str, noun: str
+) -> list[Row]:
     """Return the rows giving the count of the noun asked, else those counting nothing else."""
     # "How many employees": a number of employees, not "two exercises" in a
     # sentence that mentions employees. The noun is read in both languages.
-    counted_terms = terms_there_and_back(noun)
-    counted = [r for r in rows if states_count_of(r[3], counted_terms)]
+    noun_terms = counted_terms(question, noun)
+    counted = [r for r in rows if states_count_of(r[3], noun_terms)]
     if not counted:
         # The question's words may sit in another sentence than the count: "What
         # is the headcount?" is "44 % des effectifs" (a share) in one and "2 140
         # collaborateurs" in the next, read through each sense of the noun (there,
         # back and there again: headcount, staff, collaborateur).
-        senses = set(counted_terms)
+        senses = set(noun_terms)
         for source, target in (("en", "fr"), ("fr", "en"), ("en", "fr")):
             senses |= translate_vocabulary(senses, source, target)
         # Only in a passage that gives a share of the noun where the question's
         # words are: "Combien de clients satisfaits ?" is answered by the rate
         # of satisfied clients, not by "300 personnes" of another passage.
-        counting_in = {r[1] for r in rows if states_share_of(r[3], counted_terms)}
+        counting_in = {r[1] for r in rows if states_share_of(r[3], noun_terms)}
         # Scored as answering (their score counts the question's words, which
         # they do not write), as a ranking stated is below.
         counted = [
@@ -139,12 +166,17 @@ def _giving_the_count(rows: list[Row], unfiltered: list[Row], noun: str) -> list
             for score, si, i, sentence in unfiltered
             if si in counting_in and states_count_of(sentence, senses)
         ]
+    if staff := staff_counted(question, noun):
+        # People who work are the staff: its count answers (« 2 140 collaborateurs ...
+        # dont 520 au service client »), not the people hired (« 410 personnes ») or to
+        # be hired (« recruter environ 300 personnes »).
+        counted = [r for r in counted if states_count_of(r[3], set(staff))] or counted
     if counted:
         return counted
     # No sentence gives the count asked: a sentence whose numbers count
     # other things ("a password of at least 14 characters" for "how many
     # employees?") does not give it either.
-    return [r for r in rows if not counts_other_things_only(r[3], counted_terms)]
+    return [r for r in rows if not counts_other_things_only(r[3], noun_terms)]
 
 
 def _holding_what_is_asked(
@@ -154,6 +186,7 @@ def _holding_what_is_asked(
     own: set[str],
     read: dict[str, set[str]],
     native: frozenset[int],
+    translated: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> list[Row]:
     """Return the rows holding what is asked beyond the question's names, if any do."""
     # "Quelle est la garantie du Pixel 8a ?": a sentence naming the Pixel 8a but not
@@ -168,6 +201,7 @@ def _holding_what_is_asked(
     # own: both are found whole or not at all.
     asked = own - set(terms(" ".join(question_names(question)))) - KIND_WORDS
     written = asked & own_terms(question, answer_type)
+    carried = (asked & translated) - written
     # "Quels sont les niveaux de classification ?" asks for the members of a kind:
     # the sentence listing them ("four levels: Public, Internal, Confidential and
     # Restricted") answers, though it writes the kind ("levels") and not the rest
@@ -179,6 +213,9 @@ def _holding_what_is_asked(
             for r in rows
             if asked & read[r[3]]
             or (r[1] in native and any(matches_term(t, read[r[3]]) for t in written))
+            # The question's words translated are words of the sources' language, read in
+            # its forms there: « répond » is "respond", which "a first response" holds.
+            or (r[1] not in native and any(matches_term(t, read[r[3]]) for t in carried))
             or (members and enumerates(r[3]) and own & read[r[3]])
         ]
     ):

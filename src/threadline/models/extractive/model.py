@@ -218,7 +218,15 @@ class ExtractiveChatModel(BaseChatModel):
                     if detect_language(f"{source.title} {source.text}") == asked_in
                 )
                 texts = [source.text for source in sources]
-                rows = answering_sentences(rows, question, answer_type, translated, native, texts)
+                rows = answering_sentences(
+                    rows,
+                    question,
+                    answer_type,
+                    translated,
+                    native,
+                    texts,
+                    [source.section for source in sources],
+                )
             chosen = gathered(
                 rows,
                 question_coverage(question, sources, answer_type=answer_type),

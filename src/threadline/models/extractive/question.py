@@ -17,12 +17,14 @@ from threadline.knowledge.bilingual import (
 from threadline.knowledge.facts import (
     AROUND_THE_CLOCK,
     ASKING_TERMS,
+    GENERAL_NOUNS,
+    KIND_WORDS,
     LOCUTIONS,
     RELATIVE_TIME,
     offer_verb_terms,
 )
 from threadline.models.answer_prompt import PromptSource
-from threadline.text import terms
+from threadline.text import fold, terms
 from threadline.text.language import detect_language
 from threadline.text.lexicons import en, fr
 from threadline.text.matching import (
@@ -178,6 +180,7 @@ def translated_terms(
         asked
     }
     said = RELATIVE_TIME.sub(" ", question)  # "last year" is when, no word to find
+    written |= _writing_what_no_other_does(said, asked, sources, languages, answer_type)
     found = {t for language in written for t in terms(translate_query(said, asked, language))}
     # The asking words' translations ask nothing either: "temps" is "time", and "at all
     # times" says nothing of how long SMS codes last.
@@ -229,6 +232,69 @@ def _saying_more(
         for language, share in best.items()
         if language not in read and share > 0.5 and share > most_read
     }
+
+
+def _writing_what_no_other_does(
+    question: str,
+    asked: str,
+    sources: Sequence[PromptSource],
+    languages: Sequence[str],
+    answer_type: str,
+) -> set[str]:
+    """Return the other languages whose sources alone write the noun the question asks for.
+
+    "What training do employees receive?" over English handbook pages that write
+    "employees" and "receive" but never "training": the report's « 26 heures de
+    formation » is where the thing asked for is named, though its passage is ranked
+    lower. Only the noun after "what" / « quel » (`asked_for`) must be named: any other
+    word ("what is the support email?" over « 64 % par e-mail ») is one word shared.
+    """
+
+    def written_in(language: str) -> set[str]:
+        return {
+            t
+            for source, written in zip(sources, languages, strict=True)
+            if written == language
+            for t in terms(f"{source.section} {source.text}")
+        }
+
+    unwritten = (own_terms(question, answer_type) & asked_for(question)) - written_in(asked)
+    words = re.findall(r"[\w'’-]+", question)
+    missing = " ".join(w for w in words if set(terms(w)) & unwritten)
+    if not missing:
+        return set()
+    return {
+        language
+        for language in set(languages) - {asked}
+        if set(terms(translate_query(missing, asked, language))) & written_in(language)
+    }
+
+
+# "What training...", « Quelle formation... »: the noun after the interrogative
+# determiner names the kind of thing asked for.
+_WHAT_NOUN = re.compile(r"^\W*(?:what|which|quel|quelle|quels|quelles)\s+([^\W\d_]+)", re.I)
+
+
+def asked_for(question: str) -> set[str]:
+    """Return the terms of the noun a "what X"/« quel X » question asks for, in both languages.
+
+    None for a verb or a function word after it ("what is", « quelle est »), a word
+    naming a kind of value stated without it ("what size", « quel taux ») or a general
+    noun that sorts without naming ("what factors", "what steps", « quels éléments »).
+    """
+    match = _WHAT_NOUN.match(question)
+    if match is None:
+        return set()
+    noun = match[1]
+    if fold(noun) in fr.SEARCH_STOPWORDS | fr.AUXILIARY_FORMS:
+        return set()  # « quel est », « quelle sera »: a verb, no noun
+    found = set(terms(noun))
+    if not found or found & (KIND_WORDS | GENERAL_NOUNS):
+        return set()  # "what factors", "what size": a class or a kind of value, no content
+    asked = detect_language(question)
+    for language in {"en", "fr"} - {asked}:
+        found |= set(terms(translate_query(noun, asked, language)))
+    return found
 
 
 def closed_compounds(question: str) -> set[str]:

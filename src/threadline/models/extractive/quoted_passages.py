@@ -167,7 +167,11 @@ def _passage_order(
     coverage = {si: max(covered(r) for r in found) for si, found in by_source.items()}
     ranked = sorted(by_source)[:max_sources]
     most = max(coverage.values())
-    if coverage[ranked[0]] <= 0.5 <= most and most > coverage[ranked[0]]:
+    # Read with its heading, as a sentence is scored: under "Support hours and
+    # channels", "Monday to Friday, 8:00 to 20:00" says when support is available.
+    headed = measures.tie_break or covered
+    lead_says = max(headed(r) for r in by_source[ranked[0]])
+    if lead_says <= 0.5 <= most and most > lead_says:
         # Retrieval's best passage says at most half of what is asked in any one
         # sentence ("What should I do if I lose my laptop?": a laptop's description;
         # "une perte" read as the "loss of functionality" of a P2 incident): the
