@@ -101,8 +101,14 @@ def answering_sentences(
         rows = [r for r in rows if own & read[r[3]]] or rows
     if answer_type not in KINDS and (named := asked_for(question)):
         # "Quelle formation reçoivent les employés ?" asks for a training: the sentence
-        # naming it answers, not those naming only the employees it is asked of.
-        rows = [r for r in rows if named & read[r[3]]] or rows
+        # naming it answers, not those naming only the employees it is asked of. Unless
+        # no sentence naming it names what it is asked of: "What SLA applies to the
+        # Enterprise plan for P2?" is answered by the P2 response time, not by the
+        # uptime SLA, which speaks of no P2.
+        of = set(terms(" ".join(question_names(question)))) - named
+        naming = [r for r in rows if named & read[r[3]]]
+        if not of or any(of & read[r[3]] for r in naming) or not any(of & read[r[3]] for r in rows):
+            rows = naming or rows
     rows = _of_passages_acting(rows, question, read)
     if siblings := sibling_patterns(question, texts):
         # "What is a P2 incident?": "A P3 (medium) incident is..." holds "incident"
