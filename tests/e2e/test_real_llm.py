@@ -22,6 +22,7 @@ The structured-output mode is learnt on the first answer (llama.cpp refuses
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 import httpx
@@ -233,6 +234,38 @@ def test_openai_route_streams_and_stores(conversation):
     check_answer({**extra, "answer": content})
     assert len(conversation.proxy.since(mark)) <= 1
     conversation.turns["oai-1"] = [content]
+
+
+def test_an_answer_another_request_interrupts_is_no_decline(conversation, llama_server):
+    # llama-cpp-python's server ends a streamed answer early, with no finish reason, when
+    # another request waits (its `interrupt_requests`). The cut reply (often nothing) was
+    # read as the model's decline: "the documents do not answer this", false. Now the
+    # model failed (503 llm_unavailable, nothing stored) and the turn may be asked again.
+    mark = conversation.proxy.mark()
+    replies: list[httpx.Response] = []
+    turn = threading.Thread(
+        target=lambda: replies.append(
+            httpx.post(
+                f"{conversation.server.url}/chat",
+                json={"query": "What are the support hours?", "thread_id": "interrupted"},
+                timeout=DEADLINE + SLACK + 60,
+            )
+        )
+    )
+    turn.start()
+    waited = time.monotonic() + DEADLINE
+    # The answer is being generated once the server has begun its response (200: a
+    # first answer call's refused probe for json_schema is a 500).
+    while not any(r.kind == "answer" and r.status == 200 for r in conversation.proxy.since(mark)):
+        assert time.monotonic() < waited and turn.is_alive(), "no answer request was made"
+        time.sleep(0.01)
+    other = {"model": MODEL_ALIAS, "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 1}
+    httpx.post(f"{llama_server.base_url}/chat/completions", json=other, timeout=2 * DEADLINE)
+    turn.join()
+    (reply,) = replies
+    assert reply.status_code == 503, reply.text
+    assert reply.json()["error"]["code"] == "llm_unavailable", reply.text
+    assert httpx.get(f"{conversation.server.url}/sessions/interrupted/messages").status_code == 404
 
 
 def test_nothing_is_half_stored(conversation):

@@ -17,7 +17,10 @@ tells llama.cpp, vLLM or Ollama to stop generating), and so is the answer of a
 turn whose client went away (`threadline.models.cancellation`). Failures become the domain
 errors of `threadline.models.errors`; an answer cut at its cap is returned as the text
 it is (the openai client would raise instead of handing a cut JSON answer back), and
-the graph checks it like any other.
+the graph checks it like any other. A stream that ends with no finish reason at all was
+cut by the server, not by its cap (llama-cpp-python's server ends a streamed answer
+when another request arrives): it fails as `LLMUnavailableError`, since what arrived,
+often nothing, is no answer and no decline.
 
 A call whose caller does not stream (`POST /chat`, the CLI) is streamed all the same,
 and its chunks joined: a whole JSON response cannot be stopped once asked for, while a
@@ -76,6 +79,20 @@ def turn_of(run_manager: RunManager) -> str | None:
         metadata = ensure_config().get("metadata") or {}
     token = metadata.get(TURN_KEY)
     return token if isinstance(token, str) else None
+
+
+UNFINISHED = "the model server ended the answer before it was finished"
+"""Why a stream that ended with no finish reason failed.
+
+llama-cpp-python's server ends a streamed answer early, with no finish reason, when
+another request arrives while it generates (its `interrupt_requests`, on by default):
+what arrived is part of an answer, often nothing, and says nothing about the documents.
+"""
+
+
+def ends_the_answer(chunk: ChatGenerationChunk) -> bool:
+    """Whether a streamed chunk carries the finish reason a whole answer ends with."""
+    return bool((chunk.generation_info or {}).get("finish_reason"))
 
 
 def joined(chunks: list[ChatGenerationChunk]) -> ChatResult:
@@ -219,13 +236,17 @@ class BoundedChatOpenAI(ChatOpenAI):
             Generator[ChatGenerationChunk, None, None],
             super()._stream(messages, stop, run_manager, **kwargs),
         )
+        finished = False
         try:
             for chunk in chunks:
                 if deadline is not None and time.perf_counter() > deadline:
                     raise LLMTimeoutError("the turn's deadline passed during the answer")
                 if turn_cancelled(turn):
                     raise TurnCancelledError("the client went away during the answer")
+                finished = finished or ends_the_answer(chunk)
                 yield chunk
+            if not finished:
+                raise LLMUnavailableError(UNFINISHED)
         except openai.LengthFinishReasonError:
             return  # the cut text was streamed already: it is the message
         except Exception as exc:
@@ -247,13 +268,17 @@ class BoundedChatOpenAI(ChatOpenAI):
             AsyncGenerator[ChatGenerationChunk, None],
             super()._astream(messages, stop, run_manager, **kwargs),
         )
+        finished = False
         try:
             async for chunk in chunks:
                 if deadline is not None and time.perf_counter() > deadline:
                     raise LLMTimeoutError("the turn's deadline passed during the answer")
                 if turn_cancelled(turn):
                     raise TurnCancelledError("the client went away during the answer")
+                finished = finished or ends_the_answer(chunk)
                 yield chunk
+            if not finished:
+                raise LLMUnavailableError(UNFINISHED)
         except openai.LengthFinishReasonError:
             return
         except Exception as exc:
