@@ -346,6 +346,11 @@ def test_a_citation_opens_the_text_it_quoted_or_says_its_document_changed(replac
     assert changed.json()["error"]["code"] == "passage_changed" and "57" not in changed.text
     # Asked for without the digest, the passage is the current version's (as before).
     assert "57 units" in open_cited(client, units, digest=False).json()["text"]
+    path = f"/documents/{units['doc_id']}/chunks/{units['chunk_id']}"
+    assert "57 units" in client.get(path, params={"text_sha256": ""}).json()["text"]
+    for bad in ("null", units["text_sha256"].upper(), units["text_sha256"][:-1]):
+        refused = client.get(path, params={"text_sha256": bad})
+        assert refused.status_code == 422 and refused.json()["error"]["code"] == "validation_error"
 
     # The new version is shorter: the quoted passage is gone, and said to be changed.
     shorter = b"# Sales report\n\n## Units\n\nSales were 57 units in March.\n"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import hashlib
 
-TEXT_DIGEST_PATTERN = r"^[0-9a-f]{64}$"
-"""What a passage's text digest looks like (hex SHA-256)."""
+TEXT_DIGEST = r"[0-9a-f]{64}"
+"""What a passage's text digest looks like (hex SHA-256), as an unanchored pattern."""
 
 
 def passage_digest(text: str) -> str:

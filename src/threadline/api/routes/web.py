@@ -20,7 +20,7 @@ from threadline.api.deps import CallerAppDep, ServicesDep, TenantDep
 from threadline.api.errors import ApiError
 from threadline.api.schemas import ErrorResponse
 from threadline.api.static_files import WholeFileResponse, WholeStaticFiles
-from threadline.knowledge.passages import TEXT_DIGEST_PATTERN, passage_digest
+from threadline.knowledge.passages import TEXT_DIGEST, passage_digest
 from threadline.policy import CATALOG_SOURCE, allowed_sources
 from threadline.services import Services
 
@@ -148,14 +148,17 @@ async def read_passage(
     caller_app: CallerAppDep,
     doc_id: str = PathParam(min_length=1, max_length=256),
     chunk_id: str = PathParam(min_length=1, max_length=256),
-    text_sha256: str | None = Query(
-        default=None,
-        pattern=TEXT_DIGEST_PATTERN,
+    # A string, empty when not given: an optional (nullable) parameter would be in the
+    # schema as `null`, which a query string cannot say.
+    text_sha256: str = Query(
+        default="",
+        pattern=rf"^(?:{TEXT_DIGEST})?$",
         description="The citation's `text_sha256`: the passage is shown only if its text is "
-        "still the one the answer quoted (410 `passage_changed` otherwise).",
+        "still the one the answer quoted (410 `passage_changed` otherwise). Empty: the "
+        "passage's current text.",
     ),
 ) -> PassagePublic:
     """Read the text of a cited passage (a citation's `doc_id` and `chunk_id`) in the tenant."""
     return await run_in_threadpool(
-        find_passage, services, tenant, caller_app, doc_id, chunk_id, text_sha256
+        find_passage, services, tenant, caller_app, doc_id, chunk_id, text_sha256 or None
     )
