@@ -107,6 +107,7 @@ def citation_json(citation: Citation) -> dict[str, Any]:
         "title": citation.title,
         "section": citation.section,
         "source": citation.source,
+        "text_sha256": citation.text_sha256,
     }
 
 

@@ -273,3 +273,59 @@ def test_chat_page_in_a_browser(chromium, live_server):
             browser.close()
     assert not problems, problems
     assert time.monotonic() - started < 90
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(300)
+def test_a_citation_whose_document_changed_says_so_in_the_browser(chromium, live_server):
+    from playwright.sync_api import expect, sync_playwright
+
+    auth = {"Authorization": f"Bearer {API_KEY}"}
+    report = "# Sales report\n\n## Units\n\nSales were {units} units in March.\n"
+
+    def upload(units: int) -> None:
+        body = report.format(units=units).encode()
+        sent = httpx.post(
+            f"{live_server.url}/documents",
+            files={"file": ("sales-report.md", body, "text/markdown")},
+            headers=auth,
+        )
+        assert sent.status_code == 201, sent.text
+
+    upload(42)
+    problems: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=LAUNCH_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 860})
+            page.set_default_timeout(20_000)
+            expect.set_options(timeout=20_000)
+            page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+            page.add_init_script(f"sessionStorage.setItem('threadline.apiKey', '{API_KEY}')")
+            page.goto(live_server.url + "/")
+            expect(page.locator("body.ready")).to_have_count(1)
+            page.get_by_label("Your message").fill("How many units were sold in March?")
+            page.get_by_label("Your message").press("Enter")
+            answer = page.locator(".msg.assistant").last
+            expect(answer.locator(".turn-details")).to_have_count(1)
+            expect(answer.locator(".answer")).to_contain_text("42 units")
+            toggle = answer.locator(".citation-toggle", has_text="Sales report")
+            toggle.click()
+            expect(answer.locator(".passage-text")).to_contain_text("42 units")
+
+            # The report is uploaded again with another figure: reloaded from the store, the
+            # citation no longer opens the new text as what the answer quoted.
+            upload(57)
+            page.reload()
+            answer = page.locator(".msg.assistant").last
+            answer.locator(".citation-toggle", has_text="Sales report").click()
+            changed = answer.locator(".passage-changed")
+            expect(changed).to_contain_text("has changed since this answer")
+            expect(answer.locator(".passage-text")).to_have_count(0)
+            # The current version only when asked for, and named as such.
+            answer.get_by_role("button", name="Show the current version").click()
+            expect(answer.locator(".passage-text")).to_contain_text("57 units")
+            expect(answer.locator(".passage")).to_contain_text("not the text this answer quoted")
+        finally:
+            browser.close()
+    assert not problems, problems

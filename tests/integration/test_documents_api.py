@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -10,6 +13,7 @@ from support.services import make_services, make_settings
 from threadline.api.main import create_app
 from threadline.knowledge.payloads import chunk_payload
 from threadline.services import Services
+from threadline.store import ConversationStore
 
 
 @pytest.fixture(scope="module")
@@ -278,3 +282,135 @@ def test_metadata_naming_a_field_the_index_keeps_is_refused(client, body, form):
     assert response.json()["error"]["code"] == "reserved_metadata_key"
     listed = client.get("/documents").json()["data"]
     assert all(d["doc_id"] != "reserved-keys" for d in listed)
+
+
+SALES = "# Sales report\n\n## Units\n\nSales were {units} units in March.\n\n## Staff\n\n{staff}\n"
+
+
+@pytest.fixture(params=["json", "postgres"])
+def replacing(request, tmp_path):
+    """A client over an empty index and the JSON store or a fresh PostgreSQL database."""
+    extra = (
+        {"database_url": request.getfixturevalue("pg_url")} if request.param == "postgres" else {}
+    )
+    svc = make_services(tmp_path / "data", corpus=[], **extra)
+    with TestClient(create_app(svc)) as test_client:
+        yield test_client, svc
+    svc.close()
+
+
+def cite(client, thread: str, query: str) -> dict:
+    answer = client.post("/chat", json={"query": query, "thread_id": thread})
+    assert answer.status_code == 200, answer.text
+    [citation] = answer.json()["citations"]
+    return citation
+
+
+def open_cited(client, citation: dict, *, digest: bool = True):
+    """Open a citation's passage as the web page does (with its digest when it has one)."""
+    params = {"text_sha256": citation["text_sha256"]} if digest and citation["text_sha256"] else {}
+    return client.get(
+        f"/documents/{citation['doc_id']}/chunks/{citation['chunk_id']}", params=params
+    )
+
+
+def test_a_citation_opens_the_text_it_quoted_or_says_its_document_changed(replacing):
+    # A passage's id is its document's id and position, the same in every version: after
+    # the report was uploaded again, "42 units [1]" opened "Sales were 57 units".
+    client, _ = replacing
+    staff = "The team has 9 people in the shop."
+    assert (
+        upload(client, "sales.md", SALES.format(units=42, staff=staff).encode()).status_code == 201
+    )
+    units = cite(client, "sales", "How many units were sold in March?")
+    people = cite(client, "sales", "How many people are in the team?")
+    assert re.fullmatch(r"[0-9a-f]{64}", units["text_sha256"])
+    stored = client.get("/sessions/sales/messages").json()["data"]
+    assert [m["metadata"]["citations"] for m in stored if m["role"] == "assistant"] == [
+        [units],
+        [people],
+    ]
+    assert "42 units" in open_cited(client, units).json()["text"]
+
+    # Another passage changed: the one quoted is still the document's, and opens.
+    other = SALES.format(units=42, staff="The team has 11 people in the shop.").encode()
+    assert upload(client, "sales.md", other).json()["status"] == "updated"
+    assert "42 units" in open_cited(client, units).json()["text"]
+    assert open_cited(client, people).json()["error"]["code"] == "passage_changed"
+
+    # The quoted passage changed: told so (410), never shown the new text as the quote.
+    newer = SALES.format(units=57, staff="The team has 11 people in the shop.").encode()
+    assert upload(client, "sales.md", newer).json()["status"] == "updated"
+    changed = open_cited(client, units)
+    assert changed.status_code == 410, changed.text
+    assert changed.json()["error"]["code"] == "passage_changed" and "57" not in changed.text
+    # Asked for without the digest, the passage is the current version's (as before).
+    assert "57 units" in open_cited(client, units, digest=False).json()["text"]
+    path = f"/documents/{units['doc_id']}/chunks/{units['chunk_id']}"
+    assert "57 units" in client.get(path, params={"text_sha256": ""}).json()["text"]
+    for bad in ("null", units["text_sha256"].upper(), units["text_sha256"][:-1]):
+        refused = client.get(path, params={"text_sha256": bad})
+        assert refused.status_code == 422 and refused.json()["error"]["code"] == "validation_error"
+
+    # The new version is shorter: the quoted passage is gone, and said to be changed.
+    shorter = b"# Sales report\n\n## Units\n\nSales were 57 units in March.\n"
+    assert upload(client, "sales.md", shorter).json()["status"] == "updated"
+    assert open_cited(client, people).status_code == 410
+
+    # The digest goes with the session through its JSON export and import.
+    exported = client.get("/sessions/sales/export?format=json").json()
+    imported = client.post("/sessions/import?session_id=sales-copy", json=exported)
+    assert imported.status_code == 201, imported.text
+    copied = client.get("/sessions/sales-copy/messages").json()["data"]
+    assert copied[1]["metadata"]["citations"] == [units]
+    assert open_cited(client, copied[1]["metadata"]["citations"][0]).status_code == 410
+
+
+def without_digests(value):
+    """The same JSON as a session stored before citations kept a digest of their text."""
+    if isinstance(value, dict):
+        return {k: without_digests(v) for k, v in value.items() if k != "text_sha256"}
+    if isinstance(value, list):
+        return [without_digests(v) for v in value]
+    return value
+
+
+def test_a_session_stored_before_digests_loads_and_opens_its_citations_as_before(replacing):
+    client, services = replacing
+    assert (
+        upload(
+            client, "sales.md", SALES.format(units=42, staff="Nine people.").encode()
+        ).status_code
+        == 201
+    )
+    cite(client, "today", "How many units were sold in March?")
+    exported = client.get("/sessions/today/export?format=json").json()
+    old_export = without_digests(exported)
+    assert "text_sha256" not in json.dumps(old_export)
+    imported = client.post("/sessions/import?session_id=old-export", json=old_export)
+    assert imported.status_code == 201, imported.text
+    sessions = ["old-export"]
+    if isinstance(services.store, ConversationStore):
+        # A session file as the JSON store wrote it before (the indented layout, no digest).
+        session = services.store.get_session(
+            tenant="default", caller_app="default", session_id="today"
+        )
+        old_file = without_digests(session.model_dump(mode="json")) | {"id": "old-file"}
+        path = services.store.root / "default" / "default" / "old-file.json"
+        path.write_text(json.dumps(old_file, indent=2), encoding="utf-8")
+        sessions.append("old-file")
+    assert (
+        upload(
+            client, "sales.md", SALES.format(units=57, staff="Nine people.").encode()
+        ).status_code
+        == 201
+    )
+    for session_id in sessions:
+        messages = client.get(f"/sessions/{session_id}/messages")
+        assert messages.status_code == 200, messages.text
+        [citation] = messages.json()["data"][1]["metadata"]["citations"]
+        assert citation["text_sha256"] is None
+        # No digest to compare: the passage opens as it did before, at its current text.
+        assert "57 units" in open_cited(client, citation).json()["text"]
+        follow = client.post("/chat", json={"query": "How many units?", "thread_id": session_id})
+        assert follow.status_code == 200, follow.text

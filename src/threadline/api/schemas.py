@@ -103,6 +103,12 @@ class CitationPublic(BaseModel):
     title: str
     section: str | None = None
     source: str | None = None
+    text_sha256: str | None = Field(
+        default=None,
+        description="Hex SHA-256 of the passage's text as the answer quoted it; give it to "
+        "`GET /documents/{doc_id}/chunks/{chunk_id}?text_sha256=` to be told (410 "
+        "`passage_changed`) when the document has changed since.",
+    )
 
 
 class FollowupPublic(BaseModel):

@@ -57,6 +57,12 @@ class Citation(BaseModel):
     title: str
     source: str | None = None
     section: str | None = None
+    text_sha256: str | None = Field(
+        default=None,
+        description="Hex SHA-256 of the cited passage's text as the answer quoted it: the "
+        "passage route tells a later version's text from it. None for a catalog product and "
+        "for a citation stored before it was kept.",
+    )
 
 
 FeedbackRating = Literal["up", "down"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse
 from pydantic import BaseModel
@@ -20,6 +20,7 @@ from threadline.api.deps import CallerAppDep, ServicesDep, TenantDep
 from threadline.api.errors import ApiError
 from threadline.api.schemas import ErrorResponse
 from threadline.api.static_files import WholeFileResponse, WholeStaticFiles
+from threadline.knowledge.passages import TEXT_DIGEST, passage_digest
 from threadline.policy import CATALOG_SOURCE, allowed_sources
 from threadline.services import Services
 
@@ -57,17 +58,33 @@ class PassagePublic(BaseModel):
     text: str
 
 
+def _passage_changed() -> ApiError:
+    return ApiError(
+        410,
+        "passage_changed",
+        "The document has changed since this passage was cited: the text the answer quoted "
+        "is no longer kept. Open the passage without `text_sha256` to read its current version.",
+    )
+
+
 def find_passage(
-    services: Services, tenant: str, caller_app: str, doc_id: str, chunk_id: str
+    services: Services,
+    tenant: str,
+    caller_app: str,
+    doc_id: str,
+    chunk_id: str,
+    text_sha256: str | None = None,
 ) -> PassagePublic:
     """Find a chunk of an ingested document, or a catalog product's description.
 
     Documents and catalog products follow the caller app's source allowlist, like
     retrieval and the catalog tools do; a passage the caller app may not search is
-    reported as not found.
+    reported as not found. With `text_sha256` (a citation's digest of the text it
+    quoted), a document's passage whose text is now another, or that its document's
+    new version no longer holds, is reported as changed, never shown as the quote.
 
     Raises:
-        ApiError: 404 `passage_not_found`.
+        ApiError: 404 `passage_not_found`; 410 `passage_changed`.
     """
     kb = services.kb
     allow = allowed_sources(services.settings.source_policy, caller_app, None)
@@ -86,8 +103,17 @@ def find_passage(
                     text=product.describe(),
                 )
     else:
-        for chunk in kb.document_chunks(doc_id, tenant=tenant):
-            if chunk.chunk_id == chunk_id and (allow is None or chunk.source in allow):
+        readable = [
+            chunk
+            for chunk in kb.document_chunks(doc_id, tenant=tenant)
+            if allow is None or chunk.source in allow
+        ]
+        for chunk in readable:
+            if chunk.chunk_id == chunk_id:
+                # The id is the document's and the position's, the same in every
+                # version: only the text tells the quoted passage from a later one.
+                if text_sha256 is not None and passage_digest(chunk.text) != text_sha256:
+                    raise _passage_changed()
                 return PassagePublic(
                     doc_id=chunk.doc_id,
                     chunk_id=chunk.chunk_id,
@@ -96,6 +122,8 @@ def find_passage(
                     source=chunk.source or None,
                     text=chunk.text,
                 )
+        if text_sha256 is not None and readable:
+            raise _passage_changed()  # the new version is shorter: the quoted passage is gone
     raise ApiError(404, "passage_not_found", "No such passage in the knowledge base.")
 
 
@@ -107,6 +135,10 @@ def find_passage(
         401: {"model": ErrorResponse, "description": "Missing or wrong API key"},
         403: {"model": ErrorResponse, "description": "Caller app not allowed for this key"},
         404: {"model": ErrorResponse, "description": "Passage not found"},
+        410: {
+            "model": ErrorResponse,
+            "description": "The document changed since the citation: its quoted text is gone",
+        },
         422: {"model": ErrorResponse, "description": "Invalid request"},
     },
 )
@@ -116,6 +148,17 @@ async def read_passage(
     caller_app: CallerAppDep,
     doc_id: str = PathParam(min_length=1, max_length=256),
     chunk_id: str = PathParam(min_length=1, max_length=256),
+    # A string, empty when not given: an optional (nullable) parameter would be in the
+    # schema as `null`, which a query string cannot say.
+    text_sha256: str = Query(
+        default="",
+        pattern=rf"^(?:{TEXT_DIGEST})?$",
+        description="The citation's `text_sha256`: the passage is shown only if its text is "
+        "still the one the answer quoted (410 `passage_changed` otherwise). Empty: the "
+        "passage's current text.",
+    ),
 ) -> PassagePublic:
     """Read the text of a cited passage (a citation's `doc_id` and `chunk_id`) in the tenant."""
-    return await run_in_threadpool(find_passage, services, tenant, caller_app, doc_id, chunk_id)
+    return await run_in_threadpool(
+        find_passage, services, tenant, caller_app, doc_id, chunk_id, text_sha256 or None
+    )

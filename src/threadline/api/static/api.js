@@ -122,7 +122,11 @@ export const api = {
   renameSession: (id, title) => json(`/sessions/${seg(id)}`, { method: "PATCH", body: { title } }),
   deleteSession: (id) => json(`/sessions/${seg(id)}`, { method: "DELETE" }),
   messages: (id) => json(`/sessions/${seg(id)}/messages`),
-  passage: (docId, chunkId) => json(`/documents/${seg(docId)}/chunks/${seg(chunkId)}`),
+  passage: (docId, chunkId, textSha256) =>
+    json(
+      `/documents/${seg(docId)}/chunks/${seg(chunkId)}` +
+        (textSha256 ? `?${new URLSearchParams({ text_sha256: textSha256 })}` : ""),
+    ),
   rate: (id, messageId, body) =>
     json(`/sessions/${seg(id)}/messages/${seg(messageId)}/feedback`, { method: "POST", body }),
   unrate: (id, messageId) => json(`/sessions/${seg(id)}/messages/${seg(messageId)}/feedback`, { method: "DELETE" }),

@@ -312,7 +312,7 @@ async function removeSession(id) {
 
 const handlers = {
   onExpand: (prompt) => send(prompt),
-  loadPassage: (docId, chunkId) => api.passage(docId, chunkId),
+  loadPassage: (docId, chunkId, textSha256) => api.passage(docId, chunkId, textSha256),
   onGrow: () => followTurn(),
   actionsFor: (result) => {
     const sessionId = state.current;

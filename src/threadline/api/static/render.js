@@ -199,6 +199,20 @@ let uid = 0;
  * then the final result (answer, outline chips, citations, details).
  * handlers: {onExpand(prompt), loadPassage(docId, chunkId) -> Promise<passage>}
  */
+/** A passage's text and where it comes from (title, section, source). */
+function passageView(data) {
+  return [
+    h("blockquote", { class: "passage-text" }, renderMarkdown(data.text)),
+    h(
+      "p",
+      { class: "passage-meta" },
+      icon(ICONS.doc),
+      [data.title, data.section].filter(Boolean).join(" — "),
+      data.source ? ` · ${data.source}` : "",
+    ),
+  ];
+}
+
 export class AssistantMessage {
   constructor(handlers, { userText = "" } = {}) {
     this.handlers = handlers;
@@ -458,23 +472,52 @@ export class AssistantMessage {
     item.loaded = true;
     passage.replaceChildren(h("p", { class: "passage-loading" }, "Loading the passage…"));
     try {
-      const data = await this.handlers.loadPassage(citation.doc_id, citation.chunk_id);
-      passage.replaceChildren(
-        h("blockquote", { class: "passage-text" }, renderMarkdown(data.text)),
-        h(
-          "p",
-          { class: "passage-meta" },
-          icon(ICONS.doc),
-          [data.title, data.section].filter(Boolean).join(" — "),
-          data.source ? ` · ${data.source}` : "",
-        ),
-      );
+      // The citation's digest of the text it quoted: a later version's text is refused.
+      const data = await this.handlers.loadPassage(citation.doc_id, citation.chunk_id, citation.text_sha256);
+      passage.replaceChildren(...passageView(data));
     } catch (err) {
+      if (err.code === "passage_changed") {
+        passage.replaceChildren(this.changedPassage(citation, passage));
+        return;
+      }
       item.loaded = false;
       passage.replaceChildren(
         h("p", { class: "passage-error", role: "alert" }, `Could not load the passage: ${err.message}${err.code ? ` (${err.code})` : ""}`),
       );
     }
+  }
+
+  /** Say the cited document changed since the answer; its current passage only on request. */
+  changedPassage(citation, passage) {
+    const show = h(
+      "button",
+      {
+        type: "button",
+        class: "passage-current",
+        onclick: async () => {
+          show.disabled = true;
+          try {
+            const data = await this.handlers.loadPassage(citation.doc_id, citation.chunk_id, null);
+            passage.replaceChildren(
+              h("p", { class: "passage-changed" }, "The current version (not the text this answer quoted):"),
+              ...passageView(data),
+            );
+          } catch (err) {
+            show.disabled = false;
+            passage.append(
+              h("p", { class: "passage-error", role: "alert" }, `Could not load the passage: ${err.message}${err.code ? ` (${err.code})` : ""}`),
+            );
+          }
+        },
+      },
+      "Show the current version",
+    );
+    return h(
+      "div",
+      { class: "passage-changed", role: "status" },
+      h("p", {}, "This document has changed since this answer: the passage it quoted is no longer kept."),
+      show,
+    );
   }
 
   renderDetails(result) {

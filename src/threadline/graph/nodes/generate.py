@@ -29,6 +29,7 @@ from threadline.graph.question_terms import COVERAGE_MAJORITY
 from threadline.graph.replies import left_out_note, partial_note
 from threadline.graph.state import PackedChunk, State
 from threadline.knowledge.language import frame_answer
+from threadline.knowledge.passages import passage_digest
 from threadline.models import quotes_sources
 from threadline.models.extractive import says_what_it_is
 from threadline.policy import allowed_sources, may_read_catalog
@@ -239,6 +240,11 @@ def _citations(cited: list[str], labels: Mapping[str, PackedChunk]) -> list[Cita
             title=labels[label]["title"],
             section=labels[label]["section"] or None,
             source=labels[label]["source"],
+            # A document's passage only: a catalog product's packed text is not the
+            # description its passage route shows.
+            text_sha256=(
+                passage_digest(labels[label]["text"]) if "position" in labels[label] else None
+            ),
         )
         for label in sorted(cited, key=int)
     ]
