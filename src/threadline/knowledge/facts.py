@@ -126,6 +126,10 @@ _RANKED = (
     r"best[- ]?sell\w*|bestsell\w*|top[- ]sell\w*|most popular|most sold|sold the most|"
     r"(?:le|la|les) plus vendue?s?|meilleures? ventes?|(?:le|la|les) plus populaires?"
 )
+# What a question asks to be told ("what is the", « quel est le ») and the nouns of a
+# time frame: a span of time within which something is allowed or done.
+_WHAT_IS = r"(?:what(?:'s| is| was| are| were)|quel(?:le)?s? (?:est|sont|etait)|c'est quoi)"
+_TIME_FRAME = r"window|time limit|time frame|timeframe|deadline|period|delai|duree"
 _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
     ("rank", re.compile(rf"\b(?:{_RANKED})\b")),
     # Contact details first: "what number do I call?" asks for a phone number, not a count.
@@ -193,7 +197,14 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
         "duration",
         re.compile(
             r"\b(how long|how fast|how quickly|how soon|combien de temps|"
-            r"pendant combien|quelle duree|en combien de temps|dans quel delai)\b"
+            r"pendant combien|quelle duree|en combien de temps|dans quel delai)\b|"
+            # A time-frame noun asked for is a duration: "the return window", "the time
+            # limit for returns", « le délai de remboursement » are stated "within 30
+            # days", without the noun.
+            rf"^\W*(?:(?:and|so|but|ok)\W+)?{_WHAT_IS}\s+(?:the |a |an |le |la |l')?"
+            rf"(?:[\w-]+ ){{0,2}}?(?:{_TIME_FRAME})s?"
+            # ... as the head of what is asked, not a noun's modifier ("the window size").
+            r"\s*(?:$|[?.!]|(?:for|to|of|on|in|after|before|de|du|des|d'|pour|apres)\b)"
         ),
     ),
     # "combien d'employés": the elided "de" too.
@@ -292,7 +303,12 @@ ASKING_TERMS: dict[str, frozenset[str]] = {
         )
     ),
     "weight": frozenset(terms("weight weigh weighs heavy poids pèse lourd lourde")),
-    "duration": frozenset(terms("fast quickly soon long vite rapidement délai temps")),
+    "duration": frozenset(
+        terms(
+            "fast quickly soon long vite rapidement délai temps window windows time limit "
+            "timeframe frame deadline period durée"
+        )
+    ),
     "frequency": frozenset(terms("often frequently frequency fréquence fois times")),
     "rank": frozenset(terms("best selling sell sells popular top vendu vendus populaire")),
     # "le nombre de magasins": a count is stated as a figure ("38 magasins").
