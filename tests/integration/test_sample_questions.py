@@ -2336,3 +2336,90 @@ def test_the_nps_of_the_year_is_its_net_promoter_score(hybrid_chat, messages):
     result = converse(hybrid_chat, *messages)[-1]
     assert result.outcome == "grounded_answer", result.answer
     assert "le Net Promoter Score est passé de 41 à 48" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "missing"),
+    [
+        ("Does the Enterprise plan include on-site support?", '"on-site support"'),
+        ("What happens to my data when I return a phone?", '"data when I return a phone"'),
+    ],
+)
+def test_a_feature_or_situation_no_passage_states_is_declined_by_name(
+    hybrid_chat, question, missing
+):
+    # The plan's description ("24/7 phone support") and the return rules were quoted: a
+    # feature is asked with its modifiers, and what happens to a thing needs a sentence
+    # stating the thing with the circumstance.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "clarify", result.answer
+    assert result.stop_reason == "not_in_documents"
+    assert f"The documents say nothing about {missing}" in result.answer
+
+
+def test_a_pronoun_after_a_decline_and_a_question_back_is_asked_about(hybrid_chat):
+    # "that" quoted the P1 response times: the last replies quoted no document.
+    *_, result = converse(
+        hybrid_chat,
+        "Give me a plan to roll out MFA to all staff",
+        "the second point",
+        "who is responsible for that?",
+    )
+    assert result.outcome == "clarify", result.answer
+    assert result.stop_reason == "unresolved_reference:nothing_pointed_at"
+    assert 'What does "that" refer to?' in result.answer
+    assert not result.citations
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("What is the refund window for monthly plans?", "Monthly support plans can be cancelled"),
+        ("What is the return window for laptops?", "returns of phones and laptops within 30 days"),
+        ("What is the time limit for returns?", "returns of phones and laptops within 30 days"),
+        ("Quel est le délai de remboursement ?", "within 10 business days"),
+    ],
+)
+def test_a_time_frame_noun_asks_for_a_duration(hybrid_chat, question, quoted):
+    # Declined ("nothing about window"): the rules state "within 30 days" without the
+    # noun; "deadline" and "period" were answered only through "at any time" read back
+    # from French ("délai").
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in result.answer
+
+
+def test_a_period_word_swaps_for_its_sibling(hybrid_chat):
+    # "and for yearly?" quoted the device return rules (the search carried "refund window
+    # monthly plans" and nothing said yearly plans).
+    *_, result = converse(
+        hybrid_chat, "What is the refund window for monthly plans?", "and for yearly?"
+    )
+    assert result.outcome == "grounded_answer", result.answer
+    assert "Annual support plans cancelled within 14 days" in result.answer
+    assert "Brightwell accepts returns of phones" not in result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What is the best phone for photography?", "Quel est le meilleur téléphone pour la photo ?"],
+)
+def test_a_use_names_the_spec_that_serves_it(hybrid_chat, question):
+    # "Best on which criterion?" was asked back, then again after "how much is it?".
+    first, second = converse(hybrid_chat, question, "how much is it?")
+    assert first.outcome == "tool_answer", first.answer
+    assert "Xiaomi Redmi Note 13 Pro 5G" in first.answer.splitlines()[-3], first.answer
+    assert "camera: 200 MP" in first.answer
+    assert second.outcome == "tool_answer", second.answer
+    assert "$349" in second.answer
+
+
+def test_a_cheaper_alternative_is_ranked_not_declined(hybrid_chat):
+    # Declined: no row writes "cheaper" nor "alternative"; the rows' prices state it.
+    *_, result = converse(
+        hybrid_chat,
+        "What is the best phone for photography?",
+        "is there a cheaper alternative with a good camera?",
+    )
+    assert result.outcome == "tool_answer", result.answer
+    assert result.answer.startswith("- Nokia G42 5G"), result.answer

@@ -503,7 +503,12 @@ def test_a_count_asks_for_every_word_of_what_it_counts(question, asked):
         # Whether a kind of thing is on offer: its head noun, as "is there a X?" (round 12).
         ("does brightwell sell tablets?", "tablets"),
         ("Does Brightwell offer student discounts?", "discounts"),
-        ("does the Basic plan include phone support?", ""),
+        # Whether a thing comes with a feature: the feature, modifiers and head ("phone
+        # support" is not the "email support" a passage states; round 18).
+        ("does the Basic plan include phone support?", "phone support"),
+        ("Does the Enterprise plan include on-site support?", "on-site support"),
+        # What happens to a thing asks about that thing, whatever the circumstance.
+        ("What happens to my data when I return a phone?", "data"),
     ],
 )
 def test_what_a_subject_sells_or_offers_is_asked_for(question, asked):

@@ -218,6 +218,40 @@ def _replace_kind(previous: str, core: str) -> str | None:
     return None
 
 
+# How often a thing recurs or is paid, one word: siblings of one kind, as the catalog's
+# categories are ("monthly plans" then "and for yearly?" asks of the yearly plans).
+_PERIODIC = (
+    r"daily|weekly|monthly|quarterly|yearly|annual|annually|"
+    r"quotidien(?:ne)?s?|hebdomadaires?|mensuel(?:le)?s?|trimestriel(?:le)?s?|annuel(?:le)?s?"
+)
+
+
+def _replace_period(previous: str, core: str) -> str | None:
+    """Swap the previous question's word of a period ("monthly") for the one the phrase names.
+
+    "What is the refund window for monthly plans?" then "and for yearly?": the two words
+    say how often of one thing, so the yearly plans take the monthly plans' place.
+    """
+    new = re.fullmatch(rf"(?i)(?:{_PERIODIC})(?:\s+\w+)?", core.strip())
+    if new is None:
+        return None
+    word = core.strip().split()[0]
+    old = re.search(rf"(?i)\b(?:{_PERIODIC})\b", previous)
+    if old is None or fold(old.group(0)) == fold(word):
+        return None
+    if len(core.split()) > 1:
+        # "and for yearly plans?": the noun is said again; the previous one stays.
+        after = re.match(r"\s+\w+", previous[old.end() :])
+        if after is None or terms(after.group(0)) != terms(core.split()[1]):
+            return None
+    before = previous[: old.start()]
+    if re.search(r"\ban?\s+$", before):
+        # "a monthly plan" then "and annual?": "an annual plan".
+        article = "an" if fold(word)[:1] in "aeiou" else "a"
+        before = re.sub(r"\ban?(\s+)$", lambda m: article + m[1], before)
+    return before + word + previous[old.end() :]
+
+
 def _replace_group(previous: str, phrase: str) -> str | None:
     """Swap the noun group after the same possessive (or plural) determiner."""
     for determiners in (_POSSESSIVE, _PLURAL):
@@ -498,6 +532,7 @@ def _substituted(previous: str, ellipsis: EllipticalMessage) -> str | None:
     return (
         _replace_noun_phrase(previous, core)
         or _replace_kind(previous, core)
+        or _replace_period(previous, core)
         or _replace_group(previous, ellipsis.phrase)
         or _asked_of(previous, ellipsis)
     )

@@ -58,6 +58,7 @@ from threadline.graph.anchors import (
 )
 from threadline.graph.catalog_requests import (
     compares_on_a_spec,
+    without_comparatives,
     without_kind_words,
     without_product_reference,
 )
@@ -69,8 +70,11 @@ from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
     PRONOUN,
     asked_phrase_terms,
+    asked_situation,
+    asks_for_a_feature,
     chunk_vocabulary,
     content_terms,
+    happens_to_terms,
     holds_phrase,
     kind_word_compounds,
     matches_term,
@@ -405,7 +409,11 @@ def _tool_result(
     # unless the message asks whether a product has something no row states ("does the
     # first one support wireless charging?": the Nokia's entry says nothing of it).
     # The kind of product it searched is what every row is ("do you sell computers?").
-    asked = content_terms(without_kind_words(without_product_reference(question)))
+    # A comparative on a spec ("a cheaper alternative") is stated by the rows' values as
+    # the ranking's order, and "an alternative" is any row: neither is a word to find.
+    asked = content_terms(
+        without_comparatives(without_kind_words(without_product_reference(question)))
+    )
     # "Is the Galaxy S24 cheaper than the Pixel 8 Pro?" is answered by the two rows
     # ranked on price: the relation is their values, which no row states in words.
     if asked and is_polar(question) and not compares_on_a_spec(question):
@@ -568,6 +576,10 @@ def _decline_or_ask(
         )
     if missing is not None:
         found.base["missing_terms"] = tuple(turn.forms.get(t, t) for t in missing)
+        if situation := asked_situation(turn.question):
+            # The decline names the feature or situation asked ("on-site support"), not
+            # its words one by one (the documents do speak of support).
+            return Evidence("not_in_documents", reason, missing_named=(situation,), **found.base)
     return Evidence("not_in_documents", reason, **found.base)
 
 
@@ -676,7 +688,22 @@ def _asked_phrase_held(turn: Turn, found: _Findings) -> Evidence | None:
     ]
     if not wanted:
         return None
-    holding = [lb for lb in found.eligible if all(matches_term(t, turn.vocab[lb]) for t in wanted)]
+    if asks_for_a_feature(turn.question):
+        # A feature is stated by most of its words, the question's one ratio: "a dedicated
+        # Slack channel" is the "private Slack channel", "on-site support" no "phone support".
+        # Its names are held (checked above) and count among its words.
+        named = sum(1 for t in asked_phrase_terms(turn.question) if t in turn.name_terms)
+        holding = [
+            lb
+            for lb in found.eligible
+            if (named + sum(1 for t in wanted if matches_term(t, turn.vocab[lb])))
+            / (named + len(wanted))
+            > COVERAGE_MAJORITY
+        ]
+    else:
+        holding = [
+            lb for lb in found.eligible if all(matches_term(t, turn.vocab[lb]) for t in wanted)
+        ]
     # "the share price": a kind word naming part of a thing, held in a row.
     compounds = kind_word_compounds(turn.question)
     holding = [
@@ -723,7 +750,11 @@ def _content_covered(turn: Turn, found: _Findings) -> Evidence | None:
 
 
 def _relation_stated(turn: Turn, found: _Findings) -> Evidence | None:
-    if not (found.best > COVERAGE_MAJORITY and is_polar(turn.question)):
+    # "What happens to my data when I return a phone?" asks how the thing and the
+    # circumstance go together, as a yes/no question does: a sentence must state the
+    # thing with them, not the return rules alone.
+    thing = happens_to_terms(turn.question)
+    if not (found.best > COVERAGE_MAJORITY and (is_polar(turn.question) or thing)):
         return None
     # "Can I file a case while living abroad?" asks whether its terms go together: a
     # sentence must state them together, not a passage hold them one per sentence. A
@@ -732,10 +763,12 @@ def _relation_stated(turn: Turn, found: _Findings) -> Evidence | None:
     stated = tuple(
         label
         for label in found.supporting
-        if states_together(list(turn.weights), turn.by_label[label], turn.language)
+        if states_together(list(turn.weights), turn.by_label[label], turn.language, thing=thing)
     )
     if not stated:
-        return _decline_or_ask(turn, found, "relation_not_stated", found.eligible)
+        return _decline_or_ask(
+            turn, found, "relation_not_stated", found.eligible, missing=thing or None
+        )
     found.supporting = stated
     # "Does the Galaxy S24 have USB-C?" asks whether the named thing has a feature:
     # the name alone (checked above) makes a majority of its words in the S24's

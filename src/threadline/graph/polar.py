@@ -112,7 +112,11 @@ def is_polar(question: str) -> bool:
 
 
 def states_together(
-    words: Sequence[str], passage: Mapping[str, object], language: str | None = None
+    words: Sequence[str],
+    passage: Mapping[str, object],
+    language: str | None = None,
+    *,
+    thing: Sequence[str] = (),
 ) -> bool:
     """Whether one sentence of the passage holds more than half of the words.
 
@@ -123,9 +127,13 @@ def states_together(
             through its words' translations, passage-wide (not sentence by sentence),
             and is taken as stating the words. None: compared as written.
 
+        thing: Terms the sentence must hold besides: what the question asks about
+            ("data" of "what happens to my data when I return a phone?").
+
     Returns:
         True when a sentence, read with the passage's title and heading, holds more
-        than half of the words (or the words are fewer than two: nothing to relate).
+        than half of the words and all of `thing` (or the words are fewer than two:
+        nothing to relate).
     """
     if len(words) < 2:
         return True
@@ -138,7 +146,9 @@ def states_together(
         # "Wi-Fi" holds "wifi" too: one compound, hyphenated or closed.
         vocabulary = frame | set(terms(sentence)) | set(closed_terms(sentence))
         held = sum(1 for word in words if matches_term(word, vocabulary))
-        if held / len(words) > COVERAGE_MAJORITY:
+        if held / len(words) > COVERAGE_MAJORITY and all(
+            matches_term(word, vocabulary) for word in thing
+        ):
             return True
     return False
 

@@ -495,6 +495,32 @@ _CONTACT_FOR = re.compile(
 )
 
 
+# "Does the Enterprise plan include on-site support?": whether a thing comes with a
+# feature asks for that feature, modifiers and head: "on-site support" is not the "phone
+# support" a passage states, as "vacation days" are not any days.
+_FEATURE_ASKED = re.compile(
+    r"^\s*(?:so |and |but |ok,? )?(?:does|do|did|will|would|can)\s+"
+    r"(?:the |a |an |your |their |its |this |that )?[\w'-]+(?:\s+[\w'-]+){0,3}?\s+"
+    r"(?:include|come with)\s+(?:any\s+|a\s+|an\s+|the\s+)?"
+    r"(?P<phrase>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)"
+    r"(?:\s+(?:for|to|in|at|on|with|from|that|which|who|and|or|if|when)\b|[?.,;!]|$)",
+    re.I,
+)
+
+
+# "What happens to my data when I return a phone?": what happens to a thing asks about
+# that thing, whatever the circumstance; a passage on returns that never speaks of data
+# says nothing of what becomes of it.
+_HAPPENS_TO = re.compile(
+    r"^\s*(?:so |and |but |ok,? )?what (?:happens|happened|will happen|would happen|"
+    r"becomes of)\s+(?:to\s+)?(?:the |my |our |your |their |a |an |any )?"
+    r"(?P<phrase>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)"
+    r"(?:\s+(?:for|to|in|at|on|with|from|that|which|who|and|or|if|when|after|before|once)\b"
+    r"|[?.,;!]|$)",
+    re.I,
+)
+
+
 # "How many vacation days do employees get?": what is counted, modifiers and head. The
 # modifiers say which ones are counted ("vacation days" are not the "7 days" of an SMS
 # fallback), so a passage must hold them all, unlike the head-only phrases above.
@@ -506,6 +532,20 @@ _COUNTED_PHRASE = re.compile(
 
 
 _PRONOUN_SUBJECT = re.compile(r"(?:it|they|he|she|il|elle|ils|elles)\b", re.I)
+
+
+# A pronoun or demonstrative standing for something said before.
+_POINTER = re.compile(
+    r"\b(that|this|it|them|those|these|ça|cela|ceci|celui-ci|celle-ci|ceux-ci|celles-ci)"
+    r"(?![\w-])",
+    re.I,
+)
+
+
+def pointer_of(question: str) -> str | None:
+    """Return the pronoun or demonstrative a message points back with, if any."""
+    match = _POINTER.search(question)
+    return match.group(1) if match else None
 
 
 def typed_kind_terms(kind: str | None) -> frozenset[str]:
@@ -547,6 +587,33 @@ def kind_word_compounds(question: str) -> list[str]:
     return found
 
 
+def asked_situation(question: str) -> str:
+    """Return, as typed, the feature or the situation a feature or "what happens" question asks.
+
+    "Does the Enterprise plan include on-site support?" → "on-site support"; "What happens
+    to my data when I return a phone?" → "my data when I return a phone": what a decline
+    names as missing (the documents do speak of data, not of it on a returned phone).
+    """
+    if match := _FEATURE_ASKED.search(question):
+        return match.group("phrase")
+    if match := _HAPPENS_TO.search(question):
+        return question[match.start("phrase") :].strip(" ?.!")
+    return ""
+
+
+def asks_for_a_feature(question: str) -> bool:
+    """Whether a question asks if a thing includes or comes with a feature."""
+    return _FEATURE_ASKED.search(question) is not None
+
+
+def happens_to_terms(question: str) -> list[str]:
+    """Return the terms of the thing a "what happens to X (when Y)?" question asks about."""
+    match = _HAPPENS_TO.search(question)
+    if not match:
+        return []
+    return [t for t in content_terms(match.group("phrase")) if t not in GENERIC_TERMS]
+
+
 def asked_phrase_terms(question: str) -> list[str]:
     """Return what a "what is X / who is X" question asks for: the content terms of X.
 
@@ -558,7 +625,12 @@ def asked_phrase_terms(question: str) -> list[str]:
     for a count of X, each of its words ("vacation days").
     """
     exists = None
-    match = _ASKED_PHRASE.search(question) or _COUNTED_PHRASE.search(question)
+    match = (
+        _ASKED_PHRASE.search(question)
+        or _COUNTED_PHRASE.search(question)
+        or _FEATURE_ASKED.search(question)
+        or _HAPPENS_TO.search(question)
+    )
     if match is None:
         match = exists = (
             _EXISTS_PHRASE.search(question)

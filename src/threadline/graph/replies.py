@@ -246,6 +246,19 @@ def which_source(count: int, language: str) -> str:
     return f"The previous answer cites {count} sources. Which one do you mean?"
 
 
+def nothing_pointed_at(pointer: str, language: str) -> str:
+    """Return a question back on a pronoun the last answers give nothing to stand for."""
+    if language == "fr":
+        return (
+            f"À quoi renvoie « {pointer} » ? La réponse précédente ne citait aucun document. "
+            "Précisez de quoi vous parlez."
+        )
+    return (
+        f'What does "{pointer}" refer to? The previous answer quoted no document. '
+        "Please say what you are asking about."
+    )
+
+
 def no_such_part(outline: Sequence[OutlineItem], language: str) -> str:
     """Return a reference into the previous outline that does not resolve."""
     fr = language == "fr"

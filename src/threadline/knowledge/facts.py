@@ -134,6 +134,10 @@ SALES_RANKING = re.compile(
     r"\b(?:sold|sells?|selling|bought|buy) (?:the )?(?:most|best|least|worst)\b|"
     r"\b(?:plus|moins) (?:vendue?s?|achetee?s?)\b|\bvend(?:ue?s?|ent)? le (?:mieux|moins)\b"
 )
+# What a question asks to be told ("what is the", « quel est le ») and the nouns of a
+# time frame: a span of time within which something is allowed or done.
+_WHAT_IS = r"(?:what(?:'s| is| was| are| were)|quel(?:le)?s? (?:est|sont|etait)|c'est quoi)"
+_TIME_FRAME = r"window|time limit|time frame|timeframe|deadline|period|delai|duree"
 _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
     ("rank", re.compile(rf"\b(?:{_RANKED})\b|{SALES_RANKING.pattern}")),
     # Contact details first: "what number do I call?" asks for a phone number, not a count.
@@ -201,7 +205,14 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
         "duration",
         re.compile(
             r"\b(how long|how fast|how quickly|how soon|combien de temps|"
-            r"pendant combien|quelle duree|en combien de temps|dans quel delai)\b"
+            r"pendant combien|quelle duree|en combien de temps|dans quel delai)\b|"
+            # A time-frame noun asked for is a duration: "the return window", "the time
+            # limit for returns", « le délai de remboursement » are stated "within 30
+            # days", without the noun.
+            rf"^\W*(?:(?:and|so|but|ok)\W+)?{_WHAT_IS}\s+(?:the |a |an |le |la |l')?"
+            rf"(?:[\w-]+ ){{0,2}}?(?:{_TIME_FRAME})s?"
+            # ... as the head of what is asked, not a noun's modifier ("the window size").
+            r"\s*(?:$|[?.!]|(?:for|to|of|on|in|after|before|de|du|des|d'|pour|apres)\b)"
         ),
     ),
     # "combien d'employés": the elided "de" too.
@@ -316,11 +327,12 @@ ASKING_TERMS: dict[str, frozenset[str]] = {
     ),
     "weight": frozenset(terms("weight weigh weighs heavy poids pèse lourd lourde")),
     # The verb of lasting and its noun ask how long: « la garantie dure combien de
-    # temps ? » asks the warranty's length, which the passages state as "one year".
+    # temps ? » asks the warranty's length, which the passages state as "one year"; a
+    # time frame's noun asks it too ("the refund window", « le délai »).
     "duration": frozenset(
         terms(
             "fast quickly soon long vite rapidement délai temps last lasts lasted duration "
-            "dure durent durer durée"
+            "dure durent durer durée window windows time limit timeframe frame deadline period"
         )
     ),
     "frequency": frozenset(terms("often frequently frequency fréquence fois times")),

@@ -18,6 +18,7 @@ from threadline.graph.catalog_requests.comparisons import (
     compared_to_it,
     compares_on_a_spec,
     is_comparison,
+    without_comparatives,
 )
 from threadline.graph.catalog_requests.criteria import (
     RANKING_CRITERIA,
@@ -95,6 +96,7 @@ __all__ = [
     "terse_superlative",
     "unknown_brand",
     "with_catalog_capitals",
+    "without_comparatives",
     "without_kind_words",
     "without_product_reference",
 ]

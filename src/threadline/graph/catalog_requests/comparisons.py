@@ -60,6 +60,24 @@ def compares_on_a_spec(question: str) -> bool:
     )
 
 
+# Words for "another product than the one shown": what the rows are, as a kind word is.
+_ANOTHER_ONE = re.compile(r"\b(?:alternatives?|options?|substitutes?|autres?)\b")
+
+
+def without_comparatives(question: str) -> str:
+    """Return a message without its comparatives on a spec and its words for another product.
+
+    "is there a cheaper alternative with a good camera?" over catalog rows ranked on price:
+    "cheaper" is stated by the rows' prices, and an "alternative" is any row; what the rows
+    must write is what is left ("camera"). Folded text.
+    """
+    text = folded_message(question)
+    for pattern, _, _ in COMPARATIVES:
+        text = re.sub(pattern, " ", text)
+    text = _PRICE_COMPARED_FR.sub(" ", text)
+    return re.sub(r"\s+", " ", _ANOTHER_ONE.sub(" ", text)).strip()
+
+
 # What opens "is X heavier than Y?" before X: the auxiliary, then an article.
 _COMPARED_OPENING = re.compile(
     r"^\W*(?:(?:so|and|et|alors)\s+)?(?:is|are|was|does|do|est-ce que|est-ce qu'|est)\s+"

@@ -116,6 +116,15 @@ COMPARE = re.compile(
 
 
 # Superlatives: (pattern, spec, order). Battery and screen pick the spec the category has.
+# Uses that name the spec serving them (folded text): taking pictures is the camera's,
+# lasting all day the battery's.
+_USE_WORDS = {
+    "camera_mp": r"(?:taking\s+|prendre\s+(?:des\s+)?|la\s+|les\s+)?(?:photography|photographs?|"
+    r"photos?|pictures?|selfies?|photographie)\b",
+    "battery": r"(?:a\s+)?(?:long\s+)?(?:battery\s+life|autonomie)\b",
+}
+
+
 SUPERLATIVES: list[tuple[str, str, str]] = [
     # The verb of the spec with its degree is its superlative: "weighs the least".
     (
@@ -142,8 +151,16 @@ SUPERLATIVES: list[tuple[str, str, str]] = [
     (r"\b(most|largest|biggest) storage|\bplus de stockage\b", "storage_gb", "desc"),
     (r"\b(most) (ram|memory)|\bplus de (ram|memoire)\b", "ram_gb", "desc"),
     (
-        r"\b(best|highest resolution) camera|\bmost megapixels\b|\bmeilleur appareil photo\b",
+        r"\b(best|highest resolution) camera|\bmost megapixels\b|\bmeilleur appareil photo\b|"
+        # A use names the spec that serves it: "the best phone for photography" (or
+        # pictures, photos, selfies) is ranked by its camera.
+        rf"\b(?:best|meilleure?s?)\b[\w' -]{{0,30}}?\b(?:for|pour)\s+{_USE_WORDS['camera_mp']}",
         "camera_mp",
+        "desc",
+    ),
+    (
+        rf"\b(?:best|meilleure?s?)\b[\w' -]{{0,30}}?\b(?:for|pour)\s+{_USE_WORDS['battery']}",
+        "battery",
         "desc",
     ),
     (r"\b(newest|latest|most recent|plus recents?)\b", "release_year", "desc"),

@@ -11,6 +11,7 @@ from threadline.graph import replies
 from threadline.graph.answering import language_of
 from threadline.graph.catalog_requests import RANKING_CRITERIA, best_without_criterion
 from threadline.graph.context import run_services
+from threadline.graph.question_terms import pointer_of
 from threadline.graph.routing import small_talk_kind
 from threadline.graph.state import Clarify, State
 
@@ -76,6 +77,12 @@ def clarify(state: State) -> dict[str, Any]:
             language=language, candidates=list(kinds.values()), question=state.query
         )
         stop_reason = "ambiguous"
+    elif reason == "nothing_pointed_at":
+        # "who is responsible for that?" after a decline: "that" stands for nothing the
+        # conversation showed; asked, not guessed from the passages a search finds.
+        pointer = pointer_of(state.query) or ("ça" if language == "fr" else "that")
+        text = replies.nothing_pointed_at(pointer, language)
+        stop_reason = "unresolved_reference:nothing_pointed_at"
     elif reason == "pure_anaphora":
         text = replies.which_section(outline, language)
         stop_reason = "ambiguous_reference"

@@ -35,7 +35,7 @@ from threadline.graph.catalog_requests import (
 )
 from threadline.graph.context import run_services
 from threadline.graph.ellipsis import read_ellipsis, superlative_of_previous
-from threadline.graph.question_terms import PRONOUN
+from threadline.graph.question_terms import PRONOUN, content_terms, named_things, pointer_of
 from threadline.graph.routing import TurnPlan, plan_turn
 from threadline.graph.state import HistoryEntry, State, ToolCall, TurnFollowup
 from threadline.knowledge.catalog import Catalog, Product
@@ -377,6 +377,29 @@ def _kind_ranked_after_decline(
     return None
 
 
+def _points_at_nothing(question: str, history: Sequence[HistoryEntry], plan: TurnPlan) -> bool:
+    """Whether a message's subject is a pronoun the previous answer gives nothing to stand for.
+
+    "who is responsible for that?" after a decline and a question back: "that" stands for
+    what the conversation showed, and the last answer showed no document. A message naming
+    a thing of its own, or more than one content word beside the pronoun, says what it
+    asks about.
+    """
+    # Small talk ("thanks") says nothing a pronoun could stand for, nor hides what did.
+    said = [entry for entry in history if entry["route"] != "reply"]
+    if not said or said[-1]["titles"] or pointer_of(question) is None:
+        return False
+    # A follow-up after a decline leans on the declined question, which the pronoun stands
+    # for ("how much is it?" after the tablets: declined again); a message searched on its
+    # own, or one after a question back, has nothing it could stand for.
+    if not (
+        plan.route == "standalone"
+        or (plan.route == "followup_context" and said[-1]["route"] == "clarify")
+    ):
+        return False
+    return len(content_terms(question)) <= 1 and not named_things(question)
+
+
 def _read_question(
     query: str,
     history: Sequence[HistoryEntry],
@@ -576,6 +599,9 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         plan = one_ranked(plan, question, products, services.kb.catalog, state.tenant)
         plan = several_specs_of_one(plan, question, products)
         plan = switched_product(plan, question, state.history, services.kb.catalog, state.tenant)
+    if _points_at_nothing(question, state.history, plan):
+        pointed = Reference(detected=True, resolved=False, reason="nothing_pointed_at")
+        plan = TurnPlan("clarify", reference=pointed)
     route = plan.route
     if route == "followup_reference" and not (plan.reference and plan.reference.resolved):
         route = "clarify"
