@@ -102,9 +102,10 @@ def test_a_session_at_the_import_limit_exports_as_markdown_in_linear_time(export
     client, export = exported
     file = json.loads(json.dumps(export))
     question, answer = file["session"]["messages"][:2]
-    # Its citations kept (footnotes); no trace, so 10,000 messages fit in a request.
+    # One citation (its footnote) and no trace, so 10,000 messages fit in a request.
     answer = {**answer, "content": "An answer. [1]", "metadata": {**answer["metadata"]}}
     answer["metadata"].pop("trace")
+    answer["metadata"]["citations"] = answer["metadata"]["citations"][:1]
     messages = []
     for turn in range(5_000):
         ids = {"turn_id": f"t{turn:032x}"}
@@ -118,10 +119,13 @@ def test_a_session_at_the_import_limit_exports_as_markdown_in_linear_time(export
     )
     assert imported.status_code == 201, imported.text
 
-    started = time.perf_counter()
+    # CPU time, not wall time: the quadratic export cost 12 s of CPU, the linear one about
+    # 0.2 s, and a busy machine (a CI run beside benchmarks) stretches the wall clock of
+    # either (3.6 s of wall time measured at load 20) but not the CPU the export uses.
+    started = time.process_time()
     markdown = client.get("/sessions/imp-at-the-limit/export", params={"format": "md"})
-    elapsed = time.perf_counter() - started
+    cpu = time.process_time() - started
 
     assert markdown.status_code == 200
     assert markdown.text.count("\n## ") == 5_000 and "set aside" not in markdown.text
-    assert elapsed < 3.0, f"{elapsed:.1f} s"
+    assert cpu < 3.0, f"{cpu:.1f} s of CPU"
