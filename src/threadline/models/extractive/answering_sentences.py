@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from threadline.knowledge.bilingual import (
@@ -33,7 +34,7 @@ from threadline.models.extractive.question import (
 )
 from threadline.models.extractive.sentences import Row
 from threadline.models.extractive.siblings import names_another, sibling_patterns
-from threadline.text import terms
+from threadline.text import is_stopword, terms
 from threadline.text.matching import matches_term
 
 # The degree of a ranking ("le plus vendu", "the most popular") is no kind it ranks.
@@ -119,7 +120,7 @@ def _giving_the_count(rows: list[Row], unfiltered: list[Row], noun: str) -> list
     # "How many employees": a number of employees, not "two exercises" in a
     # sentence that mentions employees. The noun is read in both languages.
     counted_terms = terms_there_and_back(noun)
-    counted = [r for r in rows if states_count_of(r[3], counted_terms)]
+    counted = [r for r in rows if states_count_of(_without_names(r[3]), counted_terms)]
     if not counted:
         # The question's words may sit in another sentence than the count: "What
         # is the headcount?" is "44 % des effectifs" (a share) in one and "2 140
@@ -137,7 +138,7 @@ def _giving_the_count(rows: list[Row], unfiltered: list[Row], noun: str) -> list
         counted = [
             (score + 1.0, si, i, sentence)
             for score, si, i, sentence in unfiltered
-            if si in counting_in and states_count_of(sentence, senses)
+            if si in counting_in and states_count_of(_without_names(sentence), senses)
         ]
     if counted:
         return counted
@@ -145,6 +146,25 @@ def _giving_the_count(rows: list[Row], unfiltered: list[Row], noun: str) -> list
     # other things ("a password of at least 14 characters" for "how many
     # employees?") does not give it either.
     return [r for r in rows if not counts_other_things_only(r[3], counted_terms)]
+
+
+# A capitalised word after another is part of a name: "Brightwell Devices comptait 2 140
+# collaborateurs" counts staff, not the devices "how many devices were collected?" asks.
+_NAME_CONTINUED = re.compile(r"\b[A-ZÀ-Ý][\w'’-]*(?: +[A-ZÀ-Ý][\w'’-]*)+")
+
+
+def _without_names(sentence: str) -> str:
+    """Return the sentence with each name's words after its first left out.
+
+    A sentence's capitalised first word may be a function word ("The Dell XPS 13"):
+    the name starts after it.
+    """
+
+    def first_word(match: re.Match[str]) -> str:
+        words = match.group(0).split()
+        return " ".join(words[:2] if is_stopword(words[0].lower()) else words[:1])
+
+    return _NAME_CONTINUED.sub(first_word, sentence)
 
 
 def _holding_what_is_asked(
@@ -173,12 +193,19 @@ def _holding_what_is_asked(
     # Restricted") answers, though it writes the kind ("levels") and not the rest
     # ("classifies" is no "classification" across languages).
     members = asks_for_members(question)
+    # The question's words translated are words of the sources' language, read in a
+    # sentence of that language as the question's own are in its own: « Sur le plan
+    # environnemental » holds « environnement » (the stems differ), so the sentence
+    # naming only Brightwell after it (« Brightwell prévoit enfin de recruter... »)
+    # does not answer "What does Brightwell do for the environment?".
+    translated = asked - written
     if asked and (
         holding := [
             r
             for r in rows
             if asked & read[r[3]]
             or (r[1] in native and any(matches_term(t, read[r[3]]) for t in written))
+            or (r[1] not in native and any(matches_term(t, read[r[3]]) for t in translated))
             or (members and enumerates(r[3]) and own & read[r[3]])
         ]
     ):
