@@ -82,9 +82,11 @@ def answering_sentences(
         return [(score + 1.0, si, i, sentence) for score, si, i, sentence in ranked]
     own = own_terms(question, answer_type) | translated
     read: dict[str, set[str]] = {}
+    rates = _rates_asked(question)
     for row in rows:
         found = sentence_terms(row[3])
         read[row[3]] = found | asked_in_other_forms(own, found)
+        read[row[3]] -= {period for period in rates if not _states_a_rate(row[3], period)}
     unfiltered = rows
     if own:
         rows = [r for r in rows if own & read[r[3]]] or rows
@@ -100,6 +102,30 @@ def answering_sentences(
     if answer_type == "quantity" and (noun := counted_noun(question)):
         rows = _giving_the_count(rows, unfiltered, noun)
     return _holding_what_is_asked(rows, question, answer_type, own, read, native)
+
+
+# "yearly", "monthly", "weekly", "hourly" ask how often, and share their stem with the
+# period they count in: a sentence holds one where it states a rate ("$290 per year",
+# "paid annually"), not a length ("seven years of updates", "a 2-year warranty").
+_RATE_WORDS = {"year": r"annual(?:ly)?|per\s+annum", "month": "", "week": "", "hour": ""}
+
+
+def _rates_asked(question: str) -> set[str]:
+    """Return the periods a question asks a rate in ("yearly"), not named as such."""
+    said = question.lower()
+    return {
+        period
+        for period in _RATE_WORDS
+        if re.search(rf"\b{period}ly\b", said) and not re.search(rf"\b{period}s?\b", said)
+    }
+
+
+def _states_a_rate(sentence: str, period: str) -> bool:
+    """Whether a sentence states something per `period` ("per year", "monthly", "/month")."""
+    rate = rf"\b(?:per|a|an|each|every)\s+{period}\b|/\s*{period}\b|\b{period}ly\b"
+    if _RATE_WORDS[period]:
+        rate += rf"|\b(?:{_RATE_WORDS[period]})\b"
+    return bool(re.search(rate, sentence, re.I))
 
 
 def _of_passages_acting(rows: list[Row], question: str, read: dict[str, set[str]]) -> list[Row]:
