@@ -134,7 +134,7 @@ _NO_ACTION = frozenset(
 
 
 def asked_action(question: str) -> set[str]:
-    """Return the terms of the action a "can I <verb>...?" question asks about, if any.
+    """Return the terms of the action a "can I <verb>...?" or "what if I <verb>...?" asks about.
 
     A French verb is read in English too: the policy says "cancelled", the question
     "annuler".
