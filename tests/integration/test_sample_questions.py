@@ -2423,3 +2423,72 @@ def test_a_cheaper_alternative_is_ranked_not_declined(hybrid_chat):
     )
     assert result.outcome == "tool_answer", result.answer
     assert result.answer.startswith("- Nokia G42 5G"), result.answer
+
+
+def test_a_name_holding_the_noun_counted_is_no_count_of_it(hybrid_chat):
+    # The devices collected, then "Brightwell Devices comptait 2 140 collaborateurs": the
+    # company's name holds "devices", the number counts its staff.
+    result = ask(hybrid_chat, "how many devices were collected?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "collecter 58 000 appareils usagés" in result.answer
+    assert "2 140 collaborateurs" not in result.answer, result.answer
+
+
+@pytest.mark.parametrize(
+    ("messages", "answer", "filler"),
+    [
+        # The refund rule, then the annual prices and « Sur le plan environnemental ».
+        (
+            ("What happens if I cancel my annual plan?",),
+            "annual plans cancelled after 14 days are not refunded",
+            ("$290 per year", "Sur le plan environnemental"),
+        ),
+        # The lost-device rule, then "The XPS 13 is for professionals who travel often".
+        (
+            (
+                "What are the rules for remote work?",
+                "Can I work from a café?",
+                "and what if I lose my laptop while travelling?",
+            ),
+            "must report the loss to the IT service desk within 1 hour",
+            ("XPS 13", "Zenbook"),
+        ),
+    ],
+)
+def test_what_if_i_do_something_is_answered_by_what_says_that_action(
+    hybrid_chat, messages, answer, filler
+):
+    *_, result = converse(hybrid_chat, *messages)
+    assert result.outcome == "grounded_answer", result.answer
+    assert answer in result.answer
+    assert not any(words in result.answer for words in filler), result.answer
+
+
+def test_a_translated_word_is_read_as_the_sources_language_writes_it(hybrid_chat):
+    # « environnemental » holds « environnement » (stemmed apart): the sentence after it,
+    # which names only Brightwell, is no answer.
+    result = ask(hybrid_chat, "What does Brightwell do for the environment?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "80 % d'électricité renouvelable" in result.answer
+    assert "recruter environ 300 personnes" not in result.answer, result.answer
+
+
+def test_a_price_is_no_count(hybrid_chat):
+    # The plans' yearly prices led "how many customers", before the count of them.
+    result = ask(hybrid_chat, "How many business customers are on the Enterprise plan?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "dont 310 sur le plan Enterprise" in result.answer
+    assert "$8,990 per year" not in result.answer, result.answer
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [("and for yearly?",), ("What is the refund window for monthly plans?", "and for yearly?")],
+)
+def test_yearly_asks_a_rate_not_a_length_in_years(hybrid_chat, messages):
+    # The plans' yearly prices, then the Pixel 8a's and Galaxy S24's "seven years of
+    # updates": "yearly" and "years" share the stem "year".
+    *_, result = converse(hybrid_chat, *messages)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "$8,990 per year for Enterprise" in result.answer
+    assert "seven years of updates" not in result.answer, result.answer

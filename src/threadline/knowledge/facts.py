@@ -687,6 +687,16 @@ def _is_noun(word: str) -> bool:
     return bool(lemminflect.getAllLemmas(word, "NOUN"))
 
 
+# An amount of money: a currency sign before the number (its groups and separators
+# between), or a currency after it, in units or in millions/billions.
+_MONEY_BEFORE = re.compile(r"[$€£]\s*[\d\s,.]*$")
+_MONEY_AFTER = re.compile(
+    r"\s*(?:[$€£]|(?:(?:millions?|milliards?|billions?|thousands?|milliers?)\s+(?:de\s+|d')?)?"
+    r"(?:dollars?|euros?|usd|eur|cents?|centimes?)\b)"
+)
+_MONEY_TERMS = frozenset(terms("dollar dollars euro euros money argent cent cents"))
+
+
 def counts_other_things_only(text: str, noun_terms: set[str]) -> bool:
     """Whether every number of `text` counts a thing other than the counted one.
 
@@ -695,19 +705,29 @@ def counts_other_things_only(text: str, noun_terms: set[str]) -> bool:
     counting the first English plural noun among the two words after it ("4 business
     hours"; after "1", any noun: "1 hour"); a number with none after it, a year, a share
     or a measure ("30-minute") counts nothing said, so a sentence holding one (but a
-    measure) is not of this kind.
+    measure) is not of this kind. An amount of money ("$290 per year", « 545 millions
+    de dollars ») counts money: no number of customers, unless money is what is counted.
     """
     counting = False
+    money_asked = bool(noun_terms & _MONEY_TERMS)
     for clause in _CLAUSE_END.split(fold(text)):
         # "a 30-minute course": a measure of the noun after it, no count.
         clause = _MEASURE_ADJECTIVE.sub(" ", _SHARE.sub(" share ", clause))
-        words = re.findall(r"\w+", clause)
+        found = list(re.finditer(r"\w+", clause))
+        words = [m.group() for m in found]
         for i, word in enumerate(words):
             if not (_NUMBER_WORD.fullmatch(word) or word.isdigit()) or _YEAR.fullmatch(word):
                 continue
             following = words[i + 1 : i + 3]
             if following and following[0].isdigit():
                 continue  # "2 140": one number, read at its last group
+            if _MONEY_BEFORE.search(clause[: found[i].start()]) or _MONEY_AFTER.match(
+                clause, found[i].end()
+            ):
+                if money_asked:
+                    return False
+                counting = True
+                continue
             one = word in ("1", "one")
             counted = next(
                 (w for w in following if is_plural_noun(w) or (one and _is_noun(w))), None
