@@ -801,3 +801,16 @@ def test_a_translated_verb_is_held_by_its_noun_in_the_sources_language(chat):
     assert result.outcome == "grounded_answer", result.answer
     assert "P1 incidents get a first response within 15 minutes" in result.answer
     assert "P1 incidents get a first response within 4 business hours" in result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["le VPN est-il obligatoire ?", "le vpn c'est obligatoire ?"],
+)
+def test_a_rule_stated_with_must_states_that_it_is_mandatory(chat, question):
+    # Round 19: the handbook writes "employees ... must connect to internal systems
+    # through the company VPN", no "mandatory": the French questions were declined
+    # (« ne disent pas si "VPN" est "obligatoire" ») or asked back.
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "must connect to internal systems through the company VPN" in result.answer
