@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from threadline.knowledge.facts import (
+    as_a_staff_count,
     asked_type,
     asks_what_is_now,
     bound_terms,
@@ -194,3 +195,22 @@ def test_a_rule_stated_with_a_modal_of_obligation_states_it_is_mandatory(text, o
     found = obligation_terms(text)
     assert (set(terms("mandatory obligatoire required")) <= found) is obliged
     assert bool(found) is obliged
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "searched"),
+    [
+        (
+            "how many people work in customer service?",
+            "en",
+            "how many employees work in customer service?",
+        ),
+        ("combien de gens bossent en magasin ?", "fr", "combien de employés bossent en magasin ?"),
+        ("how many people were hired in 2024?", "en", None),  # no people who work
+        ("how many stores does Brightwell have?", "en", None),
+    ],
+)
+def test_people_who_work_are_searched_as_the_staff(question, language, searched):
+    # Round 19: the report counts « collaborateurs »; "people" searched as such brought
+    # up the 2025 hiring plan.
+    assert as_a_staff_count(question, language) == (searched or question)

@@ -582,6 +582,24 @@ def staff_counted(question: str, noun: str) -> frozenset[str]:
     return frozenset()
 
 
+# The staff's noun in each language: "how many people work in customer service?" is
+# searched in French as a count of « collaborateurs », as the report counts them.
+_STAFF_NOUN = {"en": "employees", "fr": "employés"}
+
+
+def as_a_staff_count(question: str, language: str) -> str:
+    """Return the question with the people it says work named as the staff, else as is.
+
+    "how many people work in customer service?" → "how many employees work in customer
+    service?": the same question, in the words documents count a staff with.
+    """
+    noun = counted_noun(question)
+    staff = _STAFF_NOUN.get(language)
+    if noun is None or staff is None or not staff_counted(question, noun):
+        return question
+    return re.sub(rf"\b{re.escape(noun)}\b", staff, question, count=1, flags=re.I)
+
+
 def counted_noun(question: str) -> str | None:
     """Return the word a "how many" question counts, if it names one.
 
