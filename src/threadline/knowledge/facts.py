@@ -594,6 +594,24 @@ def staff_counted(question: str, noun: str) -> frozenset[str]:
     return frozenset()
 
 
+# The staff's noun in each language: "how many people work in customer service?" is
+# searched in French as a count of « collaborateurs », as the report counts them.
+_STAFF_NOUN = {"en": "employees", "fr": "employés"}
+
+
+def as_a_staff_count(question: str, language: str) -> str:
+    """Return the question with the people it says work named as the staff, else as is.
+
+    "how many people work in customer service?" → "how many employees work in customer
+    service?": the same question, in the words documents count a staff with.
+    """
+    noun = counted_noun(question)
+    staff = _STAFF_NOUN.get(language)
+    if noun is None or staff is None or not staff_counted(question, noun):
+        return question
+    return re.sub(rf"\b{re.escape(noun)}\b", staff, question, count=1, flags=re.I)
+
+
 def counted_noun(question: str) -> str | None:
     """Return the word a "how many" question counts, if it names one.
 
@@ -809,6 +827,33 @@ def bound_terms(text: str) -> frozenset[str]:
     """
     folded = fold(text)
     return frozenset(t for pattern, words in _BOUND_WORDS if pattern.search(folded) for t in words)
+
+
+# A rule stated with a modal of obligation ("employees must connect through the VPN",
+# "is required to", « les salariés doivent », « est tenu de ») states that what it asks
+# is mandatory, as "required" or « obligatoire » would: a question asking whether it is
+# mandatory names the obligation, the passage states it without the word. A prohibition
+# ("must not", « ne doit pas ») obliges to nothing.
+_OBLIGATION = re.compile(
+    r"\b(?:must|shall|(?:is|are)\s+required\s+to|ha(?:s|ve)\s+to)\b(?!\s+not\b)"
+    r"|(?<!\bne\s)(?<!\bn')\b(?:doi(?:t|s|vent)|devez|devons)\b(?!\s+pas\b)"
+    r"|\b(?:est|sont)\s+tenue?s?\s+d(?:e\b|')",
+    re.I,
+)
+_OBLIGATION_WORDS = frozenset(terms("required mandatory compulsory obligatory obligatoire requis"))
+
+
+def obligation_terms(text: str) -> frozenset[str]:
+    """Return the terms of the obligation a text states with a modal ("must": mandatory).
+
+    Args:
+        text: A passage or sentence.
+
+    Returns:
+        "required", "mandatory" and their synonyms and French words, as `terms` stems,
+        when the text states an obligation with a modal; empty when it states none.
+    """
+    return _OBLIGATION_WORDS if _OBLIGATION.search(fold(text)) else frozenset()
 
 
 # Compound prepositions: their noun is no thing asked about ("la politique en cas de
