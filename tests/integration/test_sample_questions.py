@@ -2336,3 +2336,22 @@ def test_the_nps_of_the_year_is_its_net_promoter_score(hybrid_chat, messages):
     result = converse(hybrid_chat, *messages)[-1]
     assert result.outcome == "grounded_answer", result.answer
     assert "le Net Promoter Score est passé de 41 à 48" in result.answer
+
+
+# Round 19: multi-turn.
+
+
+def test_a_follow_up_carries_the_question_of_a_reference_query_not_its_title(hybrid_chat):
+    # « et le résultat net ? » was searched as "Rapport annuel 2024 de Brightwell —
+    # Résultats financiers — et le résultat net ?": "how many stores?" carried the title's
+    # and the section's words, which kept the highlights' passage (38 stores) out, and
+    # was declined as "only a target" (the five stores planned for 2025).
+    *_, result = converse(
+        hybrid_chat,
+        "Quel est le chiffre d'affaires 2024 ?",
+        "et le résultat net ?",
+        "how many stores?",
+    )
+    assert result.outcome == "grounded_answer", result.answer
+    assert "38 magasins" in result.answer, result.answer
+    assert "rapport" not in result.search_query.lower()
