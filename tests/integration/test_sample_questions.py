@@ -2355,3 +2355,16 @@ def test_a_follow_up_carries_the_question_of_a_reference_query_not_its_title(hyb
     assert result.outcome == "grounded_answer", result.answer
     assert "38 magasins" in result.answer, result.answer
     assert "rapport" not in result.search_query.lower()
+
+
+def test_a_plan_of_a_document_is_an_outline_of_it(hybrid_chat):
+    # « plan » was read as no deliverable: three sentences of three sections, no outline,
+    # and « détaille S3 » had nothing to point into.
+    plan, detail = converse(hybrid_chat, "Fais-moi un plan du rapport annuel", "détaille S3")
+    assert [section["title"] for section in plan.outline][:3] == [
+        "Faits marquants",
+        "Résultats financiers",
+        "Activité commerciale",
+    ], plan.outline
+    assert detail.outcome == "grounded_answer", detail.answer
+    assert {c["section"] for c in detail.citations} == {"Activité commerciale"}
