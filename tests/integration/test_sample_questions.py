@@ -2368,3 +2368,13 @@ def test_a_plan_of_a_document_is_an_outline_of_it(hybrid_chat):
     ], plan.outline
     assert detail.outcome == "grounded_answer", detail.answer
     assert {c["section"] for c in detail.citations} == {"Activité commerciale"}
+
+
+def test_comparing_two_sections_of_the_outline_quotes_both(hybrid_chat):
+    # "compare S1 and S3" pointed at S1 alone: the support plans, no incident priority.
+    _, result = converse(hybrid_chat, "Summarise the support policy", "compare S1 and S3")
+    assert result.outcome == "grounded_answer", result.answer
+    assert {c["section"] for c in result.citations} == {"Support plans", "Incident priorities"}
+    assert result.answer.index("The Basic plan costs $29") < result.answer.index(
+        "A P1 (critical) incident"
+    ), result.answer
