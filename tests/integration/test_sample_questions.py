@@ -2378,3 +2378,33 @@ def test_comparing_two_sections_of_the_outline_quotes_both(hybrid_chat):
     assert result.answer.index("The Basic plan costs $29") < result.answer.index(
         "A P1 (critical) incident"
     ), result.answer
+
+
+@pytest.mark.parametrize(
+    ("messages", "said"),
+    [
+        (
+            ("Tell me about the MacBook Air", "how long is the warranty?"),
+            "Apple MacBook Air 13 (M3) (Apple laptop): price: $1,099; warranty: 1 year.",
+        ),
+        (
+            (
+                "Which laptop has the longest battery?",
+                "how much does it weigh?",
+                "and for that one, what's the warranty?",
+            ),
+            "Apple MacBook Air 13 (M3) (Apple laptop): price: $1,099; warranty: 1 year.",
+        ),
+        (
+            ("How much RAM does the Galaxy S24 have?", "how long is the warranty?"),
+            "Samsung Galaxy S24 (Samsung phone): price: $799; warranty: 2 years.",
+        ),
+    ],
+)
+def test_a_spec_asked_of_no_product_after_one_is_that_products(hybrid_chat, messages, said):
+    # "how long is the warranty?" was routed as a question of its own and asked back which
+    # warranty; so was "and for that one, what's the warranty?": "that one" is the product
+    # discussed, as "it" is.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "tool_answer", result.answer
+    assert said in result.answer, result.answer

@@ -118,7 +118,9 @@ class Product:
             return f"${self.price_usd:,.0f}"
         if key in ("release_year", "warranty_years"):
             value = getattr(self, key)
-            return f"{value} years" if key == "warranty_years" else str(value)
+            if key == "release_year":
+                return str(value)
+            return f"{value} year" if value == 1 else f"{value} years"  # "1 year", "2 years"
         value = self.specs.get(key)
         unit = _UNITS.get(key)
         return f"{value} {unit}" if unit and isinstance(value, int | float) else str(value)
@@ -132,7 +134,7 @@ class Product:
         if self.highlights:
             parts.append(self.highlights.rstrip(".") + ".")
         if self.warranty_years:
-            parts.append(f"Warranty: {self.warranty_years} years.")
+            parts.append(f"Warranty: {self.spec_text('warranty_years')}.")
         return " ".join(parts)
 
 
