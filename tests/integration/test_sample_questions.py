@@ -2408,3 +2408,35 @@ def test_a_spec_asked_of_no_product_after_one_is_that_products(hybrid_chat, mess
     result = converse(hybrid_chat, *messages)[-1]
     assert result.outcome == "tool_answer", result.answer
     assert said in result.answer, result.answer
+
+
+@pytest.mark.parametrize(
+    ("messages", "said"),
+    [
+        (
+            (
+                "What's the warranty on the Pixel 8a?",
+                "and for the iPhone 15?",
+                "which one is cheaper?",
+                "can I return it if I opened it?",
+            ),
+            "Opened devices returned within 30 days are refunded in full unless they are damaged",
+        ),
+        (
+            (
+                "We lost a company laptop on the train",
+                "who do we tell?",
+                "how fast?",
+                "and what if customer data was on it?",
+            ),
+            "the Brightwell data protection officer decides within 48 hours",
+        ),
+    ],
+)
+def test_a_rule_for_every_product_answers_of_it_after_products(hybrid_chat, messages, said):
+    # "it" limited the passages to the products' pages (two phones; the laptops "how
+    # fast?" quoted), which say nothing of returns or customer data: declined, where the
+    # returns rules and the incident rules speak of every device alike.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert said in result.answer, result.answer
