@@ -2492,3 +2492,104 @@ def test_yearly_asks_a_rate_not_a_length_in_years(hybrid_chat, messages):
     assert result.outcome == "grounded_answer", result.answer
     assert "$8,990 per year for Enterprise" in result.answer
     assert "seven years of updates" not in result.answer, result.answer
+
+
+def test_a_follow_up_carries_the_question_of_a_reference_query_not_its_title(hybrid_chat):
+    # « et le résultat net ? » was searched as "Rapport annuel 2024 de Brightwell —
+    # Résultats financiers — et le résultat net ?": "how many stores?" carried the title's
+    # and the section's words, which kept the highlights' passage (38 stores) out, and
+    # was declined as "only a target" (the five stores planned for 2025).
+    *_, result = converse(
+        hybrid_chat,
+        "Quel est le chiffre d'affaires 2024 ?",
+        "et le résultat net ?",
+        "how many stores?",
+    )
+    assert result.outcome == "grounded_answer", result.answer
+    assert "38 magasins" in result.answer, result.answer
+    assert "rapport" not in result.search_query.lower()
+
+
+def test_a_plan_of_a_document_is_an_outline_of_it(hybrid_chat):
+    # « plan » was read as no deliverable: three sentences of three sections, no outline,
+    # and « détaille S3 » had nothing to point into.
+    plan, detail = converse(hybrid_chat, "Fais-moi un plan du rapport annuel", "détaille S3")
+    assert [section["title"] for section in plan.outline][:3] == [
+        "Faits marquants",
+        "Résultats financiers",
+        "Activité commerciale",
+    ], plan.outline
+    assert detail.outcome == "grounded_answer", detail.answer
+    assert {c["section"] for c in detail.citations} == {"Activité commerciale"}
+
+
+def test_comparing_two_sections_of_the_outline_quotes_both(hybrid_chat):
+    # "compare S1 and S3" pointed at S1 alone: the support plans, no incident priority.
+    _, result = converse(hybrid_chat, "Summarise the support policy", "compare S1 and S3")
+    assert result.outcome == "grounded_answer", result.answer
+    assert {c["section"] for c in result.citations} == {"Support plans", "Incident priorities"}
+    assert result.answer.index("The Basic plan costs $29") < result.answer.index(
+        "A P1 (critical) incident"
+    ), result.answer
+
+
+@pytest.mark.parametrize(
+    ("messages", "said"),
+    [
+        (
+            ("Tell me about the MacBook Air", "how long is the warranty?"),
+            "Apple MacBook Air 13 (M3) (Apple laptop): price: $1,099; warranty: 1 year.",
+        ),
+        (
+            (
+                "Which laptop has the longest battery?",
+                "how much does it weigh?",
+                "and for that one, what's the warranty?",
+            ),
+            "Apple MacBook Air 13 (M3) (Apple laptop): price: $1,099; warranty: 1 year.",
+        ),
+        (
+            ("How much RAM does the Galaxy S24 have?", "how long is the warranty?"),
+            "Samsung Galaxy S24 (Samsung phone): price: $799; warranty: 2 years.",
+        ),
+    ],
+)
+def test_a_spec_asked_of_no_product_after_one_is_that_products(hybrid_chat, messages, said):
+    # "how long is the warranty?" was routed as a question of its own and asked back which
+    # warranty; so was "and for that one, what's the warranty?": "that one" is the product
+    # discussed, as "it" is.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "tool_answer", result.answer
+    assert said in result.answer, result.answer
+
+
+@pytest.mark.parametrize(
+    ("messages", "said"),
+    [
+        (
+            (
+                "What's the warranty on the Pixel 8a?",
+                "and for the iPhone 15?",
+                "which one is cheaper?",
+                "can I return it if I opened it?",
+            ),
+            "Opened devices returned within 30 days are refunded in full unless they are damaged",
+        ),
+        (
+            (
+                "We lost a company laptop on the train",
+                "who do we tell?",
+                "how fast?",
+                "and what if customer data was on it?",
+            ),
+            "the Brightwell data protection officer decides within 48 hours",
+        ),
+    ],
+)
+def test_a_rule_for_every_product_answers_of_it_after_products(hybrid_chat, messages, said):
+    # "it" limited the passages to the products' pages (two phones; the laptops "how
+    # fast?" quoted), which say nothing of returns or customer data: declined, where the
+    # returns rules and the incident rules speak of every device alike.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert said in result.answer, result.answer

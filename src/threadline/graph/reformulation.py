@@ -506,7 +506,9 @@ def reformulate_turn(state: State, services: Services, context: Context) -> dict
     doc_ids, titles = ts.last_doc_ids, ts.last_titles
     if state.route == "followup_reference":
         if fu.section_id:
-            title = next(o.title for o in ts.last_outline if o.id == fu.section_id)
+            # Every section the message names is searched: "compare S1 and S3" needs both.
+            named = [fu.section_id, *fu.also_sections]
+            title = " — ".join(o.title for i in named for o in ts.last_outline if o.id == i)
             query, scope = reference_query(title, state.query), list(dict.fromkeys(doc_ids))
         elif fu.document_index:
             index = fu.document_index - 1

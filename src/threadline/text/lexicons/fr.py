@@ -388,7 +388,13 @@ DELIVERABLE = (
     # « fais-moi un point sur le rapport annuel », « une fiche sur les mots de passe ».
     r"(?:redige\w*|ecri[st]\w*|prepare\w*|fai[st]\w*|donne\w*|envoie\w*)(?:-moi|-nous)?"
     r" (?:une?|le) (?:petite? |courte? |breve |rapide )?(?:note|fiche|memo|point|compte[- ]rendu)"
-    r"(?= (?:sur|de|du|des|concernant|a propos)\b)|un point (?:rapide |complet )?sur)\b"
+    r"(?= (?:sur|de|du|des|concernant|a propos)\b)|un point (?:rapide |complet )?sur|"
+    # « Fais-moi un plan du rapport annuel » : le plan d'un texte nommé par son article
+    # (du, de la, de l', des) en est la structure, un livrable ; « un plan de support »,
+    # sans article, est une sorte de plan (une offre), pas un livrable.
+    r"(?:redige\w*|ecri[st]\w*|prepare\w*|fai[st]\w*|donne\w*|propose\w*|dresse\w*)"
+    r"(?:[- ]moi|[- ]nous)? (?:une?|le) (?:petit |court |bref |rapide )?plan "
+    r"(?:du |de la |de l'|des )(?=\w))\b"
 )
 """A request for a summary, synthesis, overview or report, as a regex over folded text."""
 
