@@ -2482,15 +2482,22 @@ def test_a_price_is_no_count(hybrid_chat):
 
 
 @pytest.mark.parametrize(
-    "messages",
-    [("and for yearly?",), ("What is the refund window for monthly plans?", "and for yearly?")],
+    ("messages", "quoted"),
+    [
+        (("and for yearly?",), "$8,990 per year for Enterprise"),
+        # After the monthly plans' refund window: the annual plans' refund rule.
+        (
+            ("What is the refund window for monthly plans?", "and for yearly?"),
+            "Annual support plans cancelled within 14 days",
+        ),
+    ],
 )
-def test_yearly_asks_a_rate_not_a_length_in_years(hybrid_chat, messages):
+def test_yearly_asks_a_rate_not_a_length_in_years(hybrid_chat, messages, quoted):
     # The plans' yearly prices, then the Pixel 8a's and Galaxy S24's "seven years of
     # updates": "yearly" and "years" share the stem "year".
     *_, result = converse(hybrid_chat, *messages)
     assert result.outcome == "grounded_answer", result.answer
-    assert "$8,990 per year for Enterprise" in result.answer
+    assert quoted in result.answer
     assert "seven years of updates" not in result.answer, result.answer
 
 
