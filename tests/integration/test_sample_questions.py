@@ -2600,3 +2600,10 @@ def test_a_rule_for_every_product_answers_of_it_after_products(hybrid_chat, mess
     result = converse(hybrid_chat, *messages)[-1]
     assert result.outcome == "grounded_answer", result.answer
     assert said in result.answer, result.answer
+
+
+def test_a_names_words_joined_are_no_translation(hybrid_chat):
+    # "macbookair" (the question's words joined) read by a shared start held "MacBook" in
+    # the report's French best-seller sentence, which then led alone.
+    result = ask(hybrid_chat, "Tell me about the MacBook Air")
+    assert result.answer.startswith("The Apple MacBook Air 13 (M3) is a fanless"), result.answer

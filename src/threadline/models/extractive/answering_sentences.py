@@ -32,6 +32,7 @@ from threadline.models.extractive.question import (
     asked_action,
     asked_for,
     asked_in_other_forms,
+    closed_compounds,
     own_terms,
     question_names,
     sentence_terms,
@@ -253,7 +254,9 @@ def _holding_what_is_asked(
     # own: both are found whole or not at all.
     asked = own - set(terms(" ".join(question_names(question)))) - KIND_WORDS
     written = asked & own_terms(question, answer_type)
-    carried = (asked & translated) - written
+    # The question's words joined ("macbookair") are no translation: read by a shared
+    # start in a French sentence they would hold "MacBook" and leave the English ones out.
+    carried = (asked & translated) - written - closed_compounds(question)
     # "Quels sont les niveaux de classification ?" asks for the members of a kind:
     # the sentence listing them ("four levels: Public, Internal, Confidential and
     # Restricted") answers, though it writes the kind ("levels") and not the rest
