@@ -299,6 +299,64 @@ def spec_not_stated(product: str, language: str) -> str:
     return f'The catalog does not give this for "{product}".'
 
 
+# The catalog's specs in words, to say which one it does not state.
+_SPEC_WORDS = {
+    "en": {
+        "weight_kg": "weight",
+        "battery_hours": "battery life",
+        "battery_mah": "battery capacity",
+        "ram_gb": "RAM",
+        "storage_gb": "storage",
+        "display": "screen",
+        "camera_mp": "camera",
+        "warranty_years": "warranty",
+    },
+    "fr": {
+        "weight_kg": "de poids",
+        "battery_hours": "d'autonomie",
+        "battery_mah": "de capacité de batterie",
+        "ram_gb": "de mémoire vive",
+        "storage_gb": "de stockage",
+        "display": "d'écran",
+        "camera_mp": "d'appareil photo",
+        "warranty_years": "de garantie",
+    },
+}
+
+
+def spec_stated_for_none(spec: str, kind: str, language: str) -> str:
+    """Say the catalog states a spec for none of a kind's products ("no weight for phones")."""
+    if language == "fr":
+        what = _SPEC_WORDS["fr"].get(spec, "cette information")
+        where = f" pour les {kind}" if kind else ""
+        return f"Le catalogue ne donne pas {what}{where}."
+    what = _SPEC_WORDS["en"].get(spec, "this information")
+    where = f" for {kind}" if kind else ""
+    return f"The catalog gives no {what}{where}."
+
+
+def catalog_count(count: int, kind: str, language: str) -> str:
+    """Say how many products of a kind the catalog lists ("The catalog lists 9 phones.")."""
+    words = {"phone": ("phones", "téléphones"), "laptop": ("laptops", "ordinateurs portables")}
+    *brand, category = kind.split() or [""]
+    english, french = words.get(category, ("products", "produits"))
+    named = " ".join([*brand, english]) if brand else english
+    if language == "fr":
+        named_fr = " ".join([french, *brand])
+        return f"Le catalogue compte {count} {named_fr}."
+    return f"The catalog lists {count} {named}."
+
+
+def not_in_catalog(name: str, close: Sequence[str], language: str) -> str:
+    """Say the catalog has no product of that name, naming those whose names are close."""
+    listing = "; ".join(neutralize_markers(n) for n in close)
+    if language == "fr":
+        head = f"Le catalogue n'a pas de « {name} »."
+        return f"{head} Les plus proches : {listing}." if close else head
+    head = f'The catalog has no "{name}".'
+    return f"{head} The closest products are: {listing}." if close else head
+
+
 def nothing_found(language: str) -> str:
     """No context to answer from: ask for a rephrasing or a document."""
     if language == "fr":
