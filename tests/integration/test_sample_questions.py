@@ -2397,3 +2397,11 @@ def test_how_many_of_a_kind_are_on_offer_is_the_catalogs_count(hybrid_chat, ques
     assert result.outcome == "tool_answer", result.answer
     assert result.answer.startswith(said), result.answer
     assert listed in result.answer
+
+
+def test_a_misspelt_word_is_read_back_as_the_word_not_its_stem(hybrid_chat):
+    # "warrenty" was corrected to the index's term "warranti", and the question back
+    # quoted « the warranti »: the word it stems from is "warranty".
+    result = converse(hybrid_chat, "how long is the warrenty on laptops?")[-1]
+    assert '"the warranty"' in result.answer, result.answer
+    assert "warranti" not in result.answer.replace("warranty", "")

@@ -329,7 +329,7 @@ class Vocabulary:
             corrected = self.correction(term)
             # The term must be written as a word the analyser reads back as that term.
             if corrected is not None and terms(corrected) == [corrected]:
-                return corrected
+                return _written_as_a_word(folded, corrected)
         if not french:
             return None
         from threadline.knowledge.bilingual import french_spelling
@@ -352,6 +352,29 @@ class Vocabulary:
             last = fix.end
         out.append(text[last:])
         return "".join(out)
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _written_as_a_word(typed: str, corrected: str) -> str:
+    """Return the word one edit from the typed one that the corrected term stems from.
+
+    The index's terms are stems: "warrenty" is "warranti" to it, which no reader writes
+    (a question back quoted « the warranti »); the word is "warranty". The stem itself
+    when no dictionary word one edit away reads back as it.
+    """
+    splits = [(typed[:i], typed[i:]) for i in range(len(typed) + 1)]
+    edits = [
+        *(a + b[1:] for a, b in splits if b),
+        *(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1),
+        *(a + c + b[1:] for a, b in splits if b for c in _LETTERS),
+        *(a + c + b for a, b in splits for c in _LETTERS),
+    ]
+    for word in dict.fromkeys(edits):
+        if is_dictionary_word(word) and terms(word) == [corrected]:
+            return word
+    return corrected
 
 
 def _sentence_starts(text: str, start: int) -> bool:
