@@ -2405,3 +2405,12 @@ def test_a_misspelt_word_is_read_back_as_the_word_not_its_stem(hybrid_chat):
     result = converse(hybrid_chat, "how long is the warrenty on laptops?")[-1]
     assert '"the warranty"' in result.answer, result.answer
     assert "warranti" not in result.answer.replace("warranty", "")
+
+
+def test_a_share_asked_of_a_whole_is_a_percentage_of_that_whole(hybrid_chat):
+    # "The Business plan SLA guarantees 99.9% monthly uptime" was quoted: a share of the
+    # uptime, read for a share of the customers by the plan's name. The report counts
+    # 4,870 business clients and states no share of them.
+    result = converse(hybrid_chat, "what percentage of customers are businesses?")[-1]
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert "99.9%" not in result.answer and result.citations == []
