@@ -124,12 +124,16 @@ class SpellingFix:
         end: Where they end.
         written: The words as typed ("fone", "wi fi").
         word: The known spelling ("phone", "wifi"), a word the analyser reads as its term.
+        searched: What retrieval adds to the query for it, when not `word`: the index's
+            term a misspelt word was read as ("warranti" for "warrenty", written
+            "warranty"), as retrieval has always searched it.
     """
 
     start: int
     end: int
     written: str
     word: str
+    searched: str = ""
 
 
 class Vocabulary:
@@ -273,7 +277,8 @@ class Vocabulary:
                     continue
             corrected = self._corrected_word(word, first=first, french=french)
             if corrected is not None:
-                fixes.append(SpellingFix(start, end, word, corrected))
+                written = _written_as_a_word(fold(word), corrected)
+                fixes.append(SpellingFix(start, end, word, written, searched=corrected))
         return fixes
 
     def _spelt_out(self, acronym: str) -> bool:
@@ -329,7 +334,7 @@ class Vocabulary:
             corrected = self.correction(term)
             # The term must be written as a word the analyser reads back as that term.
             if corrected is not None and terms(corrected) == [corrected]:
-                return _written_as_a_word(folded, corrected)
+                return corrected
         if not french:
             return None
         from threadline.knowledge.bilingual import french_spelling
@@ -341,7 +346,7 @@ class Vocabulary:
         fixes = self.spelling_fixes(text)
         if not fixes:
             return text
-        return " ".join([text, *(fix.word for fix in fixes)])
+        return " ".join([text, *(fix.searched or fix.word for fix in fixes)])
 
     def respelt(self, text: str) -> str:
         """Return the text with its misspelt words and compounds written as the index does."""
