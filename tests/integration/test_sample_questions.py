@@ -2607,3 +2607,78 @@ def test_a_names_words_joined_are_no_translation(hybrid_chat):
     # the report's French best-seller sentence, which then led alone.
     result = ask(hybrid_chat, "Tell me about the MacBook Air")
     assert result.answer.startswith("The Apple MacBook Air 13 (M3) is a fanless"), result.answer
+
+
+@pytest.mark.parametrize(
+    ("messages", "said"),
+    [
+        (("what's the lightest phone?",), "The catalog gives no weight for phones."),
+        (("what's the lightest phone?", "and the heaviest?"), "The catalog gives no weight"),
+        (("which phone weighs the least?",), "The catalog gives no weight for phones."),
+        (("quel est le téléphone le plus léger ?",), "ne donne pas de poids pour les téléphones"),
+    ],
+)
+def test_a_ranking_on_a_spec_no_product_of_the_kind_states_says_so(hybrid_chat, messages, said):
+    # The phones' weights are nowhere: the lightest phone quoted the report's catalog
+    # sentence, "which phone weighs the least?" listed every phone by price.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert said in result.answer and result.citations == []
+
+
+@pytest.mark.parametrize(
+    ("messages", "said"),
+    [
+        (
+            ("compare the pixel 8 and the iphone 15",),
+            'The catalog has no "pixel 8". The closest products are: Google Pixel 8a; '
+            "Google Pixel 8 Pro.",
+        ),
+        (
+            ("what is the battery of the iphone 15?", "is that more than the pixel 8?"),
+            'The documents say nothing about "Pixel 8".',
+        ),
+        (("how much is the pixel 8?",), 'The documents say nothing about "Pixel 8".'),
+    ],
+)
+def test_a_name_only_starting_other_products_names_names_none_of_them(hybrid_chat, messages, said):
+    # "Pixel 8" is the start of the "Pixel 8 Pro", no product of its own: the comparison
+    # and the battery were the Pixel 8 Pro's.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert result.answer.startswith(said), result.answer
+    assert result.citations == []
+
+
+@pytest.mark.parametrize(
+    ("question", "said", "listed"),
+    [
+        ("how many phones does brightwell sell?", "The catalog lists 9 phones.", "Nokia G42 5G"),
+        ("how many samsung phones do you sell?", "The catalog lists 2 Samsung phones.", "S24"),
+        ("combien de téléphones vendez-vous ?", "Le catalogue compte 9 téléphones.", "OnePlus"),
+    ],
+)
+def test_how_many_of_a_kind_are_on_offer_is_the_catalogs_count(hybrid_chat, question, said, listed):
+    # Two phones' spec sentences and the Enterprise plan's were quoted: the catalog's
+    # products of the kind are the count, not the report's sales figures.
+    result = converse(hybrid_chat, question)[-1]
+    assert result.outcome == "tool_answer", result.answer
+    assert result.answer.startswith(said), result.answer
+    assert listed in result.answer
+
+
+def test_a_misspelt_word_is_read_back_as_the_word_not_its_stem(hybrid_chat):
+    # "warrenty" was corrected to the index's term "warranti", and the question back
+    # quoted « the warranti »: the word it stems from is "warranty".
+    result = converse(hybrid_chat, "how long is the warrenty on laptops?")[-1]
+    assert '"the warranty"' in result.answer, result.answer
+    assert "warranti" not in result.answer.replace("warranty", "")
+
+
+def test_a_share_asked_of_a_whole_is_a_percentage_of_that_whole(hybrid_chat):
+    # "The Business plan SLA guarantees 99.9% monthly uptime" was quoted: a share of the
+    # uptime, read for a share of the customers by the plan's name. The report counts
+    # 4,870 business clients and states no share of them.
+    result = converse(hybrid_chat, "what percentage of customers are businesses?")[-1]
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert "99.9%" not in result.answer and result.citations == []

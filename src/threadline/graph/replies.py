@@ -340,6 +340,38 @@ def spec_not_stated_for(spec: str, kind: str, language: str) -> str:
     return f"The catalog gives no {english} for these {kind or 'products'}."
 
 
+def spec_stated_for_none(spec: str, kind: str, language: str) -> str:
+    """Say the catalog states a spec for none of a kind's products ("no weight for phones")."""
+    english, french = _SPEC_NAMES.get(spec, ("this information", "cette information"))
+    if language == "fr":
+        where = f" pour les {kind}" if kind else ""
+        return f"Le catalogue ne donne pas {french}{where}."
+    where = f" for {kind}" if kind else ""
+    return f"The catalog gives no {english}{where}."
+
+
+def catalog_count(count: int, kind: str, language: str) -> str:
+    """Say how many products of a kind the catalog lists ("The catalog lists 9 phones.")."""
+    words = {"phone": ("phones", "téléphones"), "laptop": ("laptops", "ordinateurs portables")}
+    *brand, category = kind.split() or [""]
+    english, french = words.get(category, ("products", "produits"))
+    named = " ".join([*brand, english]) if brand else english
+    if language == "fr":
+        named_fr = " ".join([french, *brand])
+        return f"Le catalogue compte {count} {named_fr}."
+    return f"The catalog lists {count} {named}."
+
+
+def not_in_catalog(name: str, close: Sequence[str], language: str) -> str:
+    """Say the catalog has no product of that name, naming those whose names are close."""
+    listing = "; ".join(neutralize_markers(n) for n in close)
+    if language == "fr":
+        head = f"Le catalogue n'a pas de « {name} »."
+        return f"{head} Les plus proches : {listing}." if close else head
+    head = f'The catalog has no "{name}".'
+    return f"{head} The closest products are: {listing}." if close else head
+
+
 def nothing_found(language: str) -> str:
     """No context to answer from: ask for a rephrasing or a document."""
     if language == "fr":

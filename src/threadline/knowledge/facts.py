@@ -698,6 +698,33 @@ def states_share_of(text: str, noun_terms: set[str]) -> bool:
     return False
 
 
+# The whole a share is asked of: "what percentage of customers", « quelle part des ventes ».
+_SHARE_OF = re.compile(
+    r"\b(?:share|percentage|proportion|fraction|part|pourcentage)\s+(?:of|de|des|du|d')\s*"
+    r"(?:(?:the|our|all|your|les|la|le|l')\s*)?([a-z]{3,})"
+)
+
+
+def share_whole(question: str) -> str | None:
+    """Return the word a share is asked of ("customers"), or None."""
+    found = _SHARE_OF.search(fold(question))
+    return found.group(1) if found else None
+
+
+def states_percentage_of(text: str, whole_terms: set[str]) -> bool:
+    """Whether a percentage of `text` is one of the whole: "52 % du chiffre d'affaires".
+
+    What a percentage is of follows it within three words; "99.9% monthly uptime" is a
+    share of the uptime, no share of the customers.
+    """
+    folded = fold(text)
+    for share in _SHARE.finditer(folded):
+        after = re.findall(r"\w+", folded[share.end() :])[:3]
+        if any(whole_terms & set(terms(word)) for word in after):
+            return True
+    return False
+
+
 _MEASURE_ADJECTIVE = re.compile(r"\b\d+-[a-z]+\b")
 
 

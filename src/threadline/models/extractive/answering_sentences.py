@@ -5,9 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from threadline.knowledge.bilingual import (
-    translate_vocabulary,
-)
+from threadline.knowledge.bilingual import terms_there_and_back, translate_vocabulary
 from threadline.knowledge.facts import (
     ASKING_TERMS,
     KIND_WORDS,
@@ -17,9 +15,11 @@ from threadline.knowledge.facts import (
     counted_terms,
     counts_other_things_only,
     has_answer_type,
+    share_whole,
     staff_counted,
     states_a_point_in_time,
     states_count_of,
+    states_percentage_of,
     states_share_of,
 )
 from threadline.models.extractive.definitions import (
@@ -133,6 +133,10 @@ def answering_sentences(
             rows = when
     if answer_type == "quantity" and (noun := counted_noun(question)):
         rows = _giving_the_count(rows, unfiltered, question, noun)
+    if answer_type == "share" and (whole := share_whole(question)):
+        # "What percentage of customers are businesses?": a percentage is a share of
+        # what follows it ("99.9% monthly uptime"), no share of the customers.
+        rows = [r for r in rows if states_percentage_of(r[3], _senses(whole))]
     return _holding_what_is_asked(rows, question, answer_type, own, read, native, translated)
 
 
@@ -171,6 +175,17 @@ def _of_passages_acting(rows: list[Row], question: str, read: dict[str, set[str]
         # and no action. Such a passage is read as usual, its other sentences too.
         rows = [r for r in rows if r[1] in acting]
     return rows
+
+
+def _senses(noun: str) -> set[str]:
+    """Return a noun's terms in each of its senses: there, back and there again.
+
+    "employees" is the report's « effectifs » (staff), "headcount" its « collaborateurs ».
+    """
+    senses = terms_there_and_back(noun)
+    for source, target in (("en", "fr"), ("fr", "en"), ("en", "fr")):
+        senses |= translate_vocabulary(senses, source, target)
+    return senses
 
 
 def _giving_the_count(

@@ -21,6 +21,7 @@ from threadline.text.lexicons.base import Lexicon
 
 __all__ = [
     "AIM_WORDS",
+    "EDITION_WORDS",
     "ANSWER_FILLER",
     "DELIVERABLE",
     "FOLLOWUPS",
@@ -370,3 +371,8 @@ IRREGULAR_PLURALS: dict[str, str] = {
 # fmt: on
 """English nouns whose plural the index's stemmer does not join to the singular
 ("children" and "child" are two terms), for a French plural translated into English."""
+
+
+# Words that name an edition of a product line after its model number: the "Pixel 8 Pro"
+# is no "Pixel 8", a "MacBook Air" a MacBook (product names, the catalog's and others').
+EDITION_WORDS = ("air", "pro", "max", "plus", "mini", "ultra", "lite", "slim", "se", "fe")
