@@ -534,3 +534,22 @@ def test_a_ranking_honours_the_system_named():
 def test_a_question_about_the_assistant_is_answered_by_it_not_searched(question, route):
     plan = plan_turn(question, outline=[], source_titles=[], has_previous_turn=False)
     assert plan.route == route
+
+
+@pytest.mark.parametrize(
+    ("question", "spec", "category"),
+    [
+        ("Which phone should I buy for my dad? Nothing fancy, affordable", "price_usd", "phone"),
+        ("Quel téléphone me conseillez-vous ? Je veux un truc pas cher", "price_usd", "phone"),
+        ("Which laptop would you recommend? It has to be lightweight", "weight_kg", "laptop"),
+    ],
+)
+def test_a_recommendation_with_a_quality_wanted_ranks_on_it(question, spec, category):
+    # "cheap" names the price, "light" the weight: the cheapest (lightest) first, not
+    # "Best on which criterion?".
+    assert best_without_criterion(question) is None
+    request = parse_catalog_request(question, BRANDS)
+    assert request is not None and request.name == "rank_products"
+    assert request.args == {"spec": spec, "order": "asc", "category": category}
+    # Asked of a product named, the quality is a question about it, no ranking.
+    assert parse_catalog_request("is the Pixel 8a cheap?", BRANDS) is None
