@@ -2682,3 +2682,36 @@ def test_a_share_asked_of_a_whole_is_a_percentage_of_that_whole(hybrid_chat):
     result = converse(hybrid_chat, "what percentage of customers are businesses?")[-1]
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
     assert "99.9%" not in result.answer and result.citations == []
+
+
+# Round 19: a new user's first questions are about threadline and its documents.
+TITLES = (
+    "Brightwell product catalog 2024",
+    "Brightwell security handbook",
+    "Rapport annuel 2024 de Brightwell",
+    "Brightwell support policy",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "says"),
+    [
+        ("what can you help me with?", "I answer your questions only from your team's documents"),
+        ("What documents do you have?", "The documents I can search for you:"),
+        ("which documents can you search?", "The documents I can search for you:"),
+        ("what topics do you cover?", "The documents I can search for you:"),
+        ("tu sais faire quoi ?", "Je réponds à vos questions uniquement"),
+        ("quels documents as-tu ?", "Les documents que je peux consulter pour vous :"),
+    ],
+)
+def test_a_question_about_the_assistant_names_its_documents_and_cites_none(
+    hybrid_chat, question, says
+):
+    # "what can you help me with?" quoted a consumer warranty sentence, cited; "What
+    # documents do you have?" was declined: the answer is threadline's own, not a passage.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "reply" and result.route == "reply", result.answer
+    assert result.citations == [] and result.llm_calls == 0
+    assert says in result.answer
+    assert all(f"- {title}" in result.answer for title in TITLES), result.answer
+    assert not any(step["node"] == "retrieve" for step in result.trace)

@@ -227,6 +227,38 @@ def small_talk(kind: str, language: str) -> str:
     return _SMALL_TALK.get((kind, fr), _SMALL_TALK[("greeting", fr)])
 
 
+def about_the_assistant(titles: Sequence[str], language: str) -> str:
+    """Return what the assistant does and the documents it reads for the caller.
+
+    Args:
+        titles: The titles of the documents the caller may read (their tenant and
+            sources only), in the index's order.
+        language: The answer language (fr answers in French, anything else in English).
+
+    Returns:
+        The reply text: no fact of any document, only their titles.
+    """
+    fr = language == "fr"
+    listing = "\n".join(f"- {neutralize_markers(title)}" for title in titles)
+    if fr:
+        intro = (
+            "Je réponds à vos questions uniquement à partir des documents de votre équipe, "
+            "en citant mes sources ; quand ils ne répondent pas, je le dis. Je peux aussi "
+            "résumer un document, puis « Détaille S2 » pour approfondir une partie."
+        )
+        if not listing:
+            return intro + " Aucun document ne vous est accessible pour l'instant."
+        return f"{intro}\nLes documents que je peux consulter pour vous :\n{listing}"
+    intro = (
+        "I answer your questions only from your team's documents, and I cite my sources; "
+        "when they do not answer, I say so. I can also summarise a document, then "
+        '"Expand S2" goes deeper into one part of it.'
+    )
+    if not listing:
+        return intro + " No document is available to you yet."
+    return f"{intro}\nThe documents I can search for you:\n{listing}"
+
+
 def which_section(outline: Sequence[OutlineItem], language: str) -> str:
     """Ask "Which part do you mean?" after a bare "tell me more", listing the outline."""
     listing = "\n".join(f"- {o.id}: {o.title}" for o in outline)

@@ -9,6 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from threadline.graph.catalog_requests.criteria import asks_for_a_pick, wanted_quality
 from threadline.graph.catalog_requests.wording import (
     BUDGET,
     CATEGORY_WORDS,
@@ -205,6 +206,9 @@ def _ranked_on_a_superlative(
             if spec == "battery":
                 spec = "battery_hours" if category == "laptop" else "battery_mah"
             return {"spec": spec, "order": order, "category": category} | running
+    # "Which phone should I buy? something simple and cheap": the quality wanted ranks.
+    if asks_for_a_pick(text, category) and (wanted := wanted_quality(text, category)):
+        return {"spec": wanted[0], "order": wanted[1], "category": category} | running
     return None
 
 

@@ -12,9 +12,11 @@ from threadline.graph.answering import language_of
 from threadline.graph.catalog_requests import RANKING_CRITERIA, best_without_criterion
 from threadline.graph.context import run_services
 from threadline.graph.question_terms import pointer_of
+from threadline.graph.retrieval import readable_titles
 from threadline.graph.routing import small_talk_kind
 from threadline.graph.state import Clarify, State
 from threadline.knowledge.catalog import absent_models, sharing_words
+from threadline.policy import PolicyViolation, allowed_sources
 
 # The catalog's categories as a decline names them ("Huawei phones", « Lenovo téléphones »).
 _CATEGORY_NAMES = {
@@ -32,8 +34,27 @@ def reply(state: State) -> dict[str, Any]:
     Returns:
         The update: answer, outcome, stop_reason.
     """
-    text = replies.small_talk(small_talk_kind(state.query), language_of(state))
+    kind = small_talk_kind(state.query)
+    if kind == "about":
+        text = replies.about_the_assistant(_titles_the_caller_reads(state), language_of(state))
+    else:
+        text = replies.small_talk(kind, language_of(state))
     return {"answer": text, "outcome": "reply", "stop_reason": "small_talk"}
+
+
+def _titles_the_caller_reads(state: State) -> list[str]:
+    """Return the titles of the documents the turn may search, as a decline names them.
+
+    The same permission path as retrieval's: the caller app's sources narrowed by the
+    request's, within the turn's tenant; a request for sources the app may not read
+    names none.
+    """
+    services = run_services()
+    try:
+        sources = allowed_sources(services.settings.source_policy, state.caller_app, state.sources)
+    except PolicyViolation:
+        return []
+    return readable_titles(services.kb, state, sources)
 
 
 def clarify(state: State) -> dict[str, Any]:
