@@ -417,3 +417,19 @@ def test_a_spec_none_of_the_products_compared_has_is_declined_naming_it(chat, co
     assert ranked.outcome == "clarify" and ranked.stop_reason == "not_in_documents"
     assert ranked.answer == said
     assert ranked.citations == []
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which phone should I buy for my mother? She wants something simple and cheap",
+        "Quel téléphone acheter pour ma mère ? Quelque chose de simple et pas cher",
+    ],
+)
+def test_a_recommendation_asking_for_cheap_lists_the_cheapest_first(chat, question):
+    # "cheap" names the price: was asked back "Best on which criterion?".
+    (result,) = conversation(chat, question)
+    assert result.outcome == "tool_answer" and result.route == "tool", result.answer
+    listed = [line for line in result.answer.splitlines() if line.startswith("- ")]
+    assert listed[0].startswith("- Nokia G42 5G"), result.answer
+    assert result.citations[0]["title"].startswith("Nokia G42 5G"), result.citations[0]

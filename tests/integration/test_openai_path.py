@@ -65,6 +65,15 @@ def test_settings_pick_openai_when_a_base_url_is_set(stub):
     assert Settings(_env_file=None, openai_base_url=None, openai_api_key=None).llm == "offline"
 
 
+def test_a_question_about_the_assistant_costs_no_llm_call(chat, stub):
+    # Deterministic: what threadline does and the caller's titles, nothing generated.
+    before = len(stub.requests)
+    result = chat.run_turn(TurnRequest(query="What documents do you have?", thread_id="about"))
+    assert result.outcome == "reply" and result.citations == [] and result.llm_calls == 0
+    assert "- Brightwell support policy" in result.answer
+    assert len(stub.requests) == before
+
+
 def test_grounded_answer_with_outline_through_chatopenai(chat, stub):
     before = stub.chat_calls()
     result = chat.run_turn(TurnRequest(query="Summarise the support policy", thread_id="oa-1"))

@@ -54,3 +54,35 @@ def test_a_caller_app_whose_sources_leave_out_the_catalog_gets_no_product(
             assert result.route != "tool", (query, request)
             assert not any(c["doc_id"].startswith("catalog:") for c in result.citations)
             assert all(c["source"] != "catalog" for c in result.citations), (query, request)
+
+
+def test_a_question_about_the_documents_names_only_the_sources_the_turn_may_read(
+    sample_services, monkeypatch
+):
+    # The titles a reply names follow the policy as a search does: the caller app's
+    # sources, narrowed by the request's; a request outside them names none.
+    from threadline.chat import ChatService, TurnRequest
+
+    chat = ChatService(sample_services)
+    monkeypatch.setattr(sample_services.settings, "source_policy", {"support-bot": ["support"]})
+    for n, request in enumerate(
+        ({"caller_app": "support-bot"}, {"sources": ["support"]}, {"sources": ["handbook"]})
+    ):
+        result = chat.run_turn(
+            TurnRequest(query="quels documents as-tu ?", thread_id=f"about-{n}", **request)
+        )
+        assert result.outcome == "reply" and result.citations == [], result.answer
+        assert "Les documents que je peux consulter" in result.answer
+        named = ["Brightwell support policy" in result.answer, "handbook" in result.answer]
+        assert named == ([False, True] if request == {"sources": ["handbook"]} else [True, False])
+        assert "catalog" not in result.answer and "Rapport annuel" not in result.answer
+    denied = chat.run_turn(
+        TurnRequest(
+            query="What documents do you have?",
+            thread_id="about-denied",
+            caller_app="support-bot",
+            sources=["handbook"],
+        )
+    )
+    assert denied.outcome == "reply" and "handbook" not in denied.answer
+    assert "No document is available to you yet." in denied.answer

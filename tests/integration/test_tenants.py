@@ -122,6 +122,22 @@ def test_documents_are_isolated_between_tenants(client):
     assert "4711" in answer["answer"]
 
 
+def test_a_question_about_the_documents_names_only_the_callers_tenants(client):
+    # "What documents do you have?" lists titles: a key never learns another tenant's.
+    doc = b"# Alpha merger plans\n\n## Targets\nAlpha plans to buy Gamma.\n"
+    created = client.post(
+        "/documents", files={"file": ("merger.md", doc, "text/markdown")}, headers=A
+    )
+    assert created.status_code == 201
+    for headers, named in ((A, True), (B, False)):
+        body = client.post(
+            "/chat", json={"query": "What documents do you have?"}, headers=headers
+        ).json()
+        assert body["outcome"] == "reply" and body["citations"] == [], body
+        assert ("Alpha merger plans" in body["answer"]) is named, body["answer"]
+    client.delete("/documents/merger", headers=A)
+
+
 def test_a_key_acts_only_as_its_caller_apps(client):
     web = auth(KEY_WEB)
     ok = client.post("/chat", json={"query": "hello", "caller_app": "web"}, headers=web)

@@ -512,3 +512,44 @@ def test_a_ranking_honours_the_system_named():
     request = parse_catalog_request("What is the cheapest phone running Android 13?", [])
     assert request is not None and request.name == "rank_products"
     assert request.args["os"] == "android 13"
+
+
+@pytest.mark.parametrize(
+    ("question", "route"),
+    [
+        # What the assistant does and which documents it reads: its own answer.
+        ("What can you help me with?", "reply"),
+        ("Which files do you have access to?", "reply"),
+        ("what kind of documents can you read?", "reply"),
+        ("Quels sujets couvrez-vous ?", "reply"),
+        ("en quoi peux-tu m'aider ?", "reply"),
+        ("vous pouvez faire quoi pour moi ?", "reply"),
+        # The documents or the catalog asked a question: a search or a tool.
+        ("What documents do I need to return a phone?", "standalone"),
+        ("What can you tell me about the Business plan?", "standalone"),
+        ("Quels documents faut-il pour un retour ?", "standalone"),
+        ("What phones do you have?", "tool"),
+    ],
+)
+def test_a_question_about_the_assistant_is_answered_by_it_not_searched(question, route):
+    plan = plan_turn(question, outline=[], source_titles=[], has_previous_turn=False)
+    assert plan.route == route
+
+
+@pytest.mark.parametrize(
+    ("question", "spec", "category"),
+    [
+        ("Which phone should I buy for my dad? Nothing fancy, affordable", "price_usd", "phone"),
+        ("Quel téléphone me conseillez-vous ? Je veux un truc pas cher", "price_usd", "phone"),
+        ("Which laptop would you recommend? It has to be lightweight", "weight_kg", "laptop"),
+    ],
+)
+def test_a_recommendation_with_a_quality_wanted_ranks_on_it(question, spec, category):
+    # "cheap" names the price, "light" the weight: the cheapest (lightest) first, not
+    # "Best on which criterion?".
+    assert best_without_criterion(question) is None
+    request = parse_catalog_request(question, BRANDS)
+    assert request is not None and request.name == "rank_products"
+    assert request.args == {"spec": spec, "order": "asc", "category": category}
+    # Asked of a product named, the quality is a question about it, no ranking.
+    assert parse_catalog_request("is the Pixel 8a cheap?", BRANDS) is None

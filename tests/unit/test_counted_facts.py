@@ -5,12 +5,14 @@ from __future__ import annotations
 import pytest
 
 from threadline.knowledge.facts import (
+    as_a_staff_count,
     asked_type,
     asks_what_is_now,
     bound_terms,
     counted_noun,
     counts_other_things_only,
     has_answer_type,
+    obligation_terms,
     states_count_of,
 )
 from threadline.text import terms
@@ -173,3 +175,42 @@ def test_a_bound_stated_on_a_number_holds_its_word(text, bound):
         assert not found
     else:
         assert set(terms(bound)) <= found
+
+
+@pytest.mark.parametrize(
+    ("text", "obliged"),
+    [
+        ("Employees working remotely must connect through the company VPN.", True),
+        ("Every employee is required to complete the training.", True),
+        ("Les salariés doivent activer le VPN sur un Wi-Fi public.", True),
+        ("Le collaborateur est tenu de signaler la perte.", True),
+        ("Employees must not use public computers.", False),  # a prohibition
+        ("Il ne doit pas quitter son poste.", False),
+        ("The VPN is available to employees working remotely.", False),
+    ],
+)
+def test_a_rule_stated_with_a_modal_of_obligation_states_it_is_mandatory(text, obliged):
+    # Round 19: "is the VPN mandatory?" / « le VPN est-il obligatoire ? » over the
+    # handbook's "must connect ... through the company VPN".
+    found = obligation_terms(text)
+    assert (set(terms("mandatory obligatoire required")) <= found) is obliged
+    assert bool(found) is obliged
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "searched"),
+    [
+        (
+            "how many people work in customer service?",
+            "en",
+            "how many employees work in customer service?",
+        ),
+        ("combien de gens bossent en magasin ?", "fr", "combien de employés bossent en magasin ?"),
+        ("how many people were hired in 2024?", "en", None),  # no people who work
+        ("how many stores does Brightwell have?", "en", None),
+    ],
+)
+def test_people_who_work_are_searched_as_the_staff(question, language, searched):
+    # Round 19: the report counts « collaborateurs »; "people" searched as such brought
+    # up the 2025 hiring plan.
+    assert as_a_staff_count(question, language) == (searched or question)

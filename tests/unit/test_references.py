@@ -92,6 +92,21 @@ def test_section_ids(question, section):
 
 
 @pytest.mark.parametrize(
+    ("question", "sections"),
+    [
+        ("Compare S2 and S3", ("S2", "S3")),
+        ("compare la partie 4 et la partie 1", ("S4", "S1")),
+        ("What do S5, S2 and S6 have in common?", ("S5", "S2", "S6")),
+        ("Détaille S2", ("S2",)),
+    ],
+)
+def test_every_section_a_message_names_is_pointed_at(question, sections):
+    # "Compare S2 and S3" pointed at S2 alone: the comparison quoted one section.
+    ref = resolve(question)
+    assert (ref.section_id, *ref.also_sections) == sections
+
+
+@pytest.mark.parametrize(
     ("question", "section"),
     [
         ("point B", "S2"),

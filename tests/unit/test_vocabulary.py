@@ -33,8 +33,10 @@ def test_document_terms_count_the_chunks_holding_each_term():
     ("query", "written", "word"),
     [
         ("cheapest fone?", "fone", "phone"),  # "ph" read as "f"
-        ("the batery", "batery", "batteri"),  # one letter left out
-        ("le téléphnoe", "téléphnoe", "telephon"),  # two letters swapped: one edit
+        # Written as the word the term stems from, one edit from the typed one: the
+        # index's term ("batteri") is no word a reader writes.
+        ("the batery", "batery", "battery"),  # one letter left out
+        ("le téléphnoe", "téléphnoe", "telephone"),  # two letters swapped: one edit
         ("Fone prices", "Fone", "phone"),  # a capital opening the message is no name
     ],
 )

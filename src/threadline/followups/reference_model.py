@@ -34,6 +34,8 @@ class Reference:
         ref_type: ``"section"``, ``"letter"``, ``"ordinal"``, ``"title"``, ``"document"``,
             ``"anaphora"`` or None.
         section_id: Outline id (``"S2"``) when resolved to a section.
+        also_sections: The other sections the message names, in its order ("compare S1
+            and S3": ``("S3",)``), when it names several.
         document_index: 1-based rank in the previous answer's sources when resolved to a
             document.
         method: ``"deterministic"`` whenever something was detected.
@@ -47,6 +49,7 @@ class Reference:
     resolved: bool
     ref_type: str | None = None
     section_id: str | None = None
+    also_sections: tuple[str, ...] = ()
     document_index: int | None = None
     method: str | None = None
     reason: str | None = None

@@ -21,6 +21,7 @@ words they look for come from :mod:`threadline.text.lexicons`, compiled by
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 
 from threadline.followups.anaphora import is_pure_anaphora, looks_like_followup, pure_anaphora
 from threadline.followups.explicit import (
@@ -101,10 +102,21 @@ def resolve_reference(
         + letter_hits(ctx)
         + ordinal_hits(ctx, bool(outline))
     )
-    for hit in sorted(hits, key=lambda h: (h.start, h.priority)):
-        reference = resolve_hit(hit, outline, sources, alone=stands_alone(ctx, hit))
-        if reference is not None:
-            return reference
+    found = [
+        reference
+        for hit in sorted(hits, key=lambda h: (h.start, h.priority))
+        if (reference := resolve_hit(hit, outline, sources, alone=stands_alone(ctx, hit)))
+        is not None
+    ]
+    if found:
+        # "compare S1 and S3" points at both sections: the first leads, the others follow.
+        first = found[0]
+        others = [
+            r.section_id for r in found[1:] if r.section_id and r.section_id != first.section_id
+        ]
+        if first.section_id and others:
+            return replace(first, also_sections=tuple(dict.fromkeys(others)))
+        return first
     if not outline:
         return NOT_DETECTED
     reference = step_reference(ctx, outline, pointed)

@@ -486,9 +486,9 @@ def answer_messages(
     shown = [by_label[label] for label in only or () if label in by_label] or state.chunks
     reference = ""
     if state.followup.section_id:
-        section_id = state.followup.section_id
-        title = next((o.title for o in state.thread_state.last_outline if o.id == section_id), "")
-        reference = f"FOLLOWUP_REFERENCE={section_id}: {title}"
+        titles = {o.id: o.title for o in state.thread_state.last_outline}
+        named = [state.followup.section_id, *state.followup.also_sections]
+        reference = "FOLLOWUP_REFERENCE=" + "; ".join(f"{i}: {titles.get(i, '')}" for i in named)
     keyword = settings.outline_keyword
     sources = [
         PromptSource(

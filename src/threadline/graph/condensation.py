@@ -74,9 +74,28 @@ def _topic_words(text: str) -> Iterator[tuple[str, str]]:
             yield word, term
 
 
+_TITLE_SEPARATOR = " — "
+
+
 def reference_query(title: str, question: str) -> str:
     """Return the retrieval query for a resolved reference: `<title> — <question>`."""
-    return f"{title.strip()} — {question.strip()}"
+    return f"{title.strip()}{_TITLE_SEPARATOR}{question.strip()}"
+
+
+def asked_part(search_query: str) -> str:
+    """Return what a search query asked, without the document section it was held to.
+
+    A query naming a title alone (`<title> — <question>`) names its subject (an article,
+    a product: "Samsung Galaxy S24 — the Samsung one"), which a later follow-up carries.
+    One naming a document and its section (`<document> — <section> — <question>`)
+    names a place: where that question was answered, not what the conversation is
+    about. Carried into a later follow-up, the place holds the search to that section
+    ("how many stores?" after « et le résultat net ? », searched in the annual report's
+    financial results, kept out the highlights counting the stores): its question alone
+    is carried.
+    """
+    parts = search_query.split(_TITLE_SEPARATOR)
+    return search_query if len(parts) < 3 else parts[-1]
 
 
 def content_terms(text: str) -> set[str]:
@@ -201,13 +220,13 @@ def condense(
     own = content_terms(question) - _othered_terms(question)
     for title in previous_titles:
         if own & content_terms(title) and not exclude & content_terms(title):
-            return f"{title} — {question}"
+            return reference_query(title, question)
     if not previous_query:
         return question
     # The previous question's time ("last year") was when it asked, no word of its topic:
     # "and the year before?" carries the revenue, not "last".
     carried = salient_words(
-        RELATIVE_TIME.sub(" ", previous_query),
+        RELATIVE_TIME.sub(" ", asked_part(previous_query)),
         exclude=set(terms(question)) | exclude,
         limit=_MAX_CARRIED,
     )

@@ -117,6 +117,7 @@ from threadline.knowledge.facts import (
     counted_terms,
     has_answer_type,
     is_plural_noun,
+    obligation_terms,
 )
 from threadline.text import fold, terms
 from threadline.text.language import detect_language
@@ -194,6 +195,8 @@ def passage_vocabulary(title: object, section: object, text: object) -> frozense
         | years_said_relatively(passage)
         # "up to 50% of the monthly fee" states the maximum service credit.
         | bound_terms(str(text))
+        # "employees must connect through the VPN" states that the VPN is mandatory.
+        | obligation_terms(str(text))
     )
 
 

@@ -20,6 +20,7 @@ from threadline.graph.question_terms import name_runs
 from threadline.knowledge.bilingual import translate_query
 from threadline.text import terms
 from threadline.text.language import detect_language
+from threadline.text.lexicons import en
 
 
 @lru_cache(maxsize=1024)
@@ -94,7 +95,7 @@ def _count_within(part: tuple[str, ...], whole: tuple[str, ...]) -> int:
 
 # Words that name an edition of a product line, as a model number does: a "MacBook Air"
 # is a MacBook, a "Pixel 8 Pro" a Pixel; a "NASDAQ Biotechnology Index" is no NASDAQ.
-_EDITIONS = frozenset(terms("Air Pro Max Plus Mini Ultra Lite Slim SE FE"))
+_EDITIONS = frozenset(terms(" ".join(en.EDITION_WORDS)))
 # An edition word right after a model number, in any case: "Galaxy S24 Ultra", "iphone 15
 # pro", "Pixel 8a Pro" (the word before the number is read too).
 _MODEL_THEN_EDITION = re.compile(r"(?:(\S+)\s+)?\b(\w*\d\w*)\s+([A-Za-z]+)\b")
@@ -127,6 +128,35 @@ def edition_phrases(question: str) -> list[str]:
         if _is_model_number(before, number)
         if terms(edition) and terms(edition)[0] in _EDITIONS
     ]
+
+
+# A word then a number, and the word after when there is one: "pixel 8", "Galaxy S24 is".
+_WORD_THEN_NUMBER = re.compile(r"\b([^\W\d_]+)\s+(\w*\d\w*)\b(?=(?:\s+([^\W\d_]+))?)")
+
+
+def written_only_as_editions(question: str, sequences: Sequence[Sequence[str]]) -> list[str]:
+    """Return the model numbers a question writes alone that the passages write only in editions.
+
+    "how much is the pixel 8?" and passages naming the "Pixel 8 Pro" (and the "Pixel
+    8a"): a name that is only the start of other products' names names none of them. A
+    model the passages also write alone ("iPhone 15", "Galaxy S24 phone") is held.
+    """
+    missing = []
+    for word, number, after in _WORD_THEN_NUMBER.findall(question):
+        if after and terms(after)[:1] and terms(after)[0] in _EDITIONS:
+            continue  # "S24 Ultra": `edition_phrases` reads it
+        wanted = tuple(terms(f"{word} {number}"))
+        if len(wanted) != 2:
+            continue
+        following = [
+            sequence[i + 2] if i + 2 < len(sequence) else ""
+            for sequence in sequences
+            for i in range(len(sequence) - 1)
+            if tuple(sequence[i : i + 2]) == wanted
+        ]
+        if following and all(f in _EDITIONS for f in following):
+            missing.append(f"{word} {number}")
+    return missing
 
 
 def named_only_within_longer_names(chunk: Mapping[str, object], name: str, question: str) -> bool:

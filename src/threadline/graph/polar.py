@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 
 from threadline.graph.question_terms import COVERAGE_MAJORITY, matches_term
 from threadline.knowledge.bilingual import translate_passage_terms, translate_vocabulary
-from threadline.knowledge.facts import AnswerType, has_answer_type
+from threadline.knowledge.facts import AnswerType, has_answer_type, obligation_terms
 from threadline.text import terms
 from threadline.text.language import detect_language
 from threadline.text.sentences import sentences
@@ -145,6 +145,7 @@ def states_together(
     for sentence in sentences(str(passage.get("text", ""))):
         # "Wi-Fi" holds "wifi" too: one compound, hyphenated or closed.
         vocabulary = frame | set(terms(sentence)) | set(closed_terms(sentence))
+        vocabulary |= obligation_terms(sentence)  # "must connect": it is mandatory
         held = sum(1 for word in words if matches_term(word, vocabulary))
         if held / len(words) > COVERAGE_MAJORITY and all(
             matches_term(word, vocabulary) for word in thing

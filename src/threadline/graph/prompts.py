@@ -49,7 +49,7 @@ Cite only ids that appear in <context>.
 - Answer in the language of the question ({language}), also when the sources are in \
 another language: translate what you use from them, and keep the citations.
 - <followup_reference>, when present, names the section of your previous answer the user \
-asks about: answer about that section.
+asks about: answer about that section; when it names several, answer about each of them.
 - When <deliverable> is yes (a summary, synthesis, overview or report), end the answer with \
 this block, and write nothing after it:
 {keyword}

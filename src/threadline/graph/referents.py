@@ -32,6 +32,7 @@ from threadline.graph.question_terms import (
     name_runs,
     own_phrases,
 )
+from threadline.knowledge.facts import asked_type
 from threadline.text import fold, terms
 
 
@@ -176,8 +177,28 @@ def passages_about(
         # cancellation rules are in another section of that document. A passage of the
         # same thing holding every word asked speaks of it; another product's does not.
         discussed = set(distinct_things(chunks, focused))
-        return [lb for lb in holding if set(distinct_things(chunks, [lb])) & discussed] or focused
+        same = [lb for lb in holding if set(distinct_things(chunks, [lb])) & discussed]
+        # "can I return it if I opened it?" after two phones: when "it" is a thing (a
+        # product, named so), a rule of a topical section (the returns rules) holding every
+        # word asked speaks of every such thing alike, so of "it" too; a section named for
+        # another thing speaks of that thing alone. Not a value asked ("combien
+        # coûte-t-il ?": a price is the thing's own, which a plan's price is not), nor an
+        # "it" of topics ("compare them" after a summary of the handbook's sections).
+        of_things = bool(focus) and all(names_a_thing(f.split(" — ")[-1]) for f in focus)
+        general = (
+            [lb for lb in holding if _in_a_topical_section(chunks, lb)]
+            if of_things and asked_type(question) is None
+            else []
+        )
+        return same or general or focused
     return labels
+
+
+def _in_a_topical_section(chunks: Sequence[Mapping[str, object]], label: str) -> bool:
+    """Tell whether a passage is in a section named for a topic, not for a thing."""
+    chunk = next(c for c in chunks if str(c["label"]) == label)
+    section = str(chunk.get("section") or "")
+    return bool(section) and not names_a_thing(section)
 
 
 def on_the_focus(chunks: Sequence[Mapping[str, object]], focus: Sequence[str]) -> list[str]:

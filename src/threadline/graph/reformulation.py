@@ -56,7 +56,7 @@ from threadline.graph.ellipsis import substituted_question
 from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig
 from threadline.graph.question_terms import asks_of_the_subject
 from threadline.knowledge.bilingual import content_words, translate_query
-from threadline.knowledge.facts import RELATIVE_TIME
+from threadline.knowledge.facts import RELATIVE_TIME, as_a_staff_count
 from threadline.knowledge.language import without_lead_in
 from threadline.models import quotes_sources
 from threadline.text import terms
@@ -217,7 +217,8 @@ def _translation(
     if share > 0:
         # The question's time said relative to now ("last year") is no word the other
         # language's documents write of that year ("de l'année" is any year's).
-        translated = translate_query(RELATIVE_TIME.sub(" ", question), source, target)
+        asked = as_a_staff_count(question, source)  # people who work: the staff
+        translated = translate_query(RELATIVE_TIME.sub(" ", asked), source, target)
     return _Translation(source, target, share, translated)
 
 
@@ -225,6 +226,10 @@ def _message_variants(
     question: str, llm_rewrite: str | None, translation: _Translation, config: FusionConfig
 ) -> list[QueryVariant]:
     """Return the variants of the message itself: as typed, rewritten, translated."""
+    # People a question says work are the staff, which documents count by their own noun
+    # (« 2 140 collaborateurs ... dont 520 au service client »): searched as such, in the
+    # question's language as in its translation.
+    question = as_a_staff_count(question, detect_language(question))
     candidates = [QueryVariant("question", question, config.question)]
     if llm_rewrite and llm_rewrite.strip():
         candidates.append(QueryVariant("llm", llm_rewrite.strip(), config.llm))
@@ -501,7 +506,9 @@ def reformulate_turn(state: State, services: Services, context: Context) -> dict
     doc_ids, titles = ts.last_doc_ids, ts.last_titles
     if state.route == "followup_reference":
         if fu.section_id:
-            title = next(o.title for o in ts.last_outline if o.id == fu.section_id)
+            # Every section the message names is searched: "compare S1 and S3" needs both.
+            named = [fu.section_id, *fu.also_sections]
+            title = " — ".join(o.title for i in named for o in ts.last_outline if o.id == i)
             query, scope = reference_query(title, state.query), list(dict.fromkeys(doc_ids))
         elif fu.document_index:
             index = fu.document_index - 1

@@ -227,6 +227,38 @@ def small_talk(kind: str, language: str) -> str:
     return _SMALL_TALK.get((kind, fr), _SMALL_TALK[("greeting", fr)])
 
 
+def about_the_assistant(titles: Sequence[str], language: str) -> str:
+    """Return what the assistant does and the documents it reads for the caller.
+
+    Args:
+        titles: The titles of the documents the caller may read (their tenant and
+            sources only), in the index's order.
+        language: The answer language (fr answers in French, anything else in English).
+
+    Returns:
+        The reply text: no fact of any document, only their titles.
+    """
+    fr = language == "fr"
+    listing = "\n".join(f"- {neutralize_markers(title)}" for title in titles)
+    if fr:
+        intro = (
+            "Je réponds à vos questions uniquement à partir des documents de votre équipe, "
+            "en citant mes sources ; quand ils ne répondent pas, je le dis. Je peux aussi "
+            "résumer un document, puis « Détaille S2 » pour approfondir une partie."
+        )
+        if not listing:
+            return intro + " Aucun document ne vous est accessible pour l'instant."
+        return f"{intro}\nLes documents que je peux consulter pour vous :\n{listing}"
+    intro = (
+        "I answer your questions only from your team's documents, and I cite my sources; "
+        "when they do not answer, I say so. I can also summarise a document, then "
+        '"Expand S2" goes deeper into one part of it.'
+    )
+    if not listing:
+        return intro + " No document is available to you yet."
+    return f"{intro}\nThe documents I can search for you:\n{listing}"
+
+
 def which_section(outline: Sequence[OutlineItem], language: str) -> str:
     """Ask "Which part do you mean?" after a bare "tell me more", listing the outline."""
     listing = "\n".join(f"- {o.id}: {o.title}" for o in outline)
@@ -338,6 +370,38 @@ def spec_not_stated_for(spec: str, kind: str, language: str) -> str:
     if language == "fr":
         return f"Le catalogue ne donne pas {french} pour ces {kind or 'produits'}."
     return f"The catalog gives no {english} for these {kind or 'products'}."
+
+
+def spec_stated_for_none(spec: str, kind: str, language: str) -> str:
+    """Say the catalog states a spec for none of a kind's products ("no weight for phones")."""
+    english, french = _SPEC_NAMES.get(spec, ("this information", "cette information"))
+    if language == "fr":
+        where = f" pour les {kind}" if kind else ""
+        return f"Le catalogue ne donne pas {french}{where}."
+    where = f" for {kind}" if kind else ""
+    return f"The catalog gives no {english}{where}."
+
+
+def catalog_count(count: int, kind: str, language: str) -> str:
+    """Say how many products of a kind the catalog lists ("The catalog lists 9 phones.")."""
+    words = {"phone": ("phones", "téléphones"), "laptop": ("laptops", "ordinateurs portables")}
+    *brand, category = kind.split() or [""]
+    english, french = words.get(category, ("products", "produits"))
+    named = " ".join([*brand, english]) if brand else english
+    if language == "fr":
+        named_fr = " ".join([french, *brand])
+        return f"Le catalogue compte {count} {named_fr}."
+    return f"The catalog lists {count} {named}."
+
+
+def not_in_catalog(name: str, close: Sequence[str], language: str) -> str:
+    """Say the catalog has no product of that name, naming those whose names are close."""
+    listing = "; ".join(neutralize_markers(n) for n in close)
+    if language == "fr":
+        head = f"Le catalogue n'a pas de « {name} »."
+        return f"{head} Les plus proches : {listing}." if close else head
+    head = f'The catalog has no "{name}".'
+    return f"{head} The closest products are: {listing}." if close else head
 
 
 def nothing_found(language: str) -> str:

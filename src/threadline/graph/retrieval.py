@@ -707,14 +707,25 @@ def closest_titles(
     naming nothing left the user with no document to ask about instead.
     """
     asked = set(terms(state.query))
+    found = readable_titles(kb, state, sources)
+    ranked = sorted(found, key=lambda t: -len(asked & set(terms(t))))
+    return ranked[:limit]
+
+
+def readable_titles(kb: Any, state: State, sources: Sequence[str] | None) -> list[str]:
+    """Return the titles of the documents a turn may read, in the index's order, once each.
+
+    The turn's tenant only, within the `sources` the policy allows it (None: any) and
+    the conversation's document scope: a decline or a reply naming documents never
+    names one the caller could not search.
+    """
     scope = set(state.doc_scope or ())
     found = [
         title
         for doc_id, title, source in kb.document_titles(tenant=state.tenant)
         if (sources is None or source in sources) and (not scope or doc_id in scope)
     ]
-    ranked = sorted(found, key=lambda t: -len(asked & set(terms(t))))
-    return list(dict.fromkeys(ranked))[:limit]
+    return list(dict.fromkeys(found))
 
 
 def named_document_context(

@@ -39,9 +39,39 @@ _THANKS = re.compile(r"^(" + "|".join(en.THANKS + fr.THANKS) + r")\b", re.IGNORE
 _BYE = re.compile(r"^(" + "|".join(en.GOODBYES + fr.GOODBYES) + r")\b", re.IGNORECASE)
 
 
-def small_talk_kind(query: str) -> Literal["thanks", "bye", "greeting"]:
-    """Tell what a small-talk message is: thanks, a goodbye, or a greeting/question about us."""
+ABOUT_THE_ASSISTANT = {"en": list(en.ABOUT_THE_ASSISTANT), "fr": list(fr.ABOUT_THE_ASSISTANT)}
+
+
+def _whole_message(question: str) -> str:
+    """Return a message folded, its end punctuation and repeated spaces dropped."""
+    return re.sub(r"\s+", " ", fold(question).strip(" !?.,;:"))
+
+
+def _matches_whole(text: str, patterns: dict[str, list[str]]) -> bool:
+    """Whether one of the patterns (either language's) is the whole folded message."""
+    return any(
+        re.fullmatch(f"{pattern}( threadline)?", text)
+        for language_patterns in patterns.values()
+        for pattern in language_patterns
+    )
+
+
+def asks_about_the_assistant(question: str) -> bool:
+    """Whether a message asks what the assistant does or which documents it reads.
+
+    "what can you help me with?", « quels documents as-tu ? »: the answer is the
+    assistant's own (what it does, the titles the caller may read), not a passage, so
+    nothing is searched and nothing cited. Whole messages only: "what documents do you
+    need for a visa?" asks the documents a question.
+    """
+    return _matches_whole(_whole_message(question), ABOUT_THE_ASSISTANT)
+
+
+def small_talk_kind(query: str) -> Literal["thanks", "bye", "greeting", "about"]:
+    """Tell what a small-talk message is: thanks, a goodbye, about us, or a greeting."""
     text = fold(query).strip(" !.?,;:")
+    if asks_about_the_assistant(query):
+        return "about"
     if _THANKS.match(text):
         return "thanks"
     if _BYE.match(text):
@@ -64,13 +94,8 @@ class TurnPlan:
 
 def is_small_talk(question: str) -> bool:
     """Greetings, thanks and questions about the assistant itself: nothing to look up."""
-    text = fold(question).strip(" !?.,;:")
-    text = re.sub(r"\s+", " ", text)
-    return any(
-        re.fullmatch(f"{pattern}( threadline)?", text)
-        for patterns in SMALL_TALK.values()
-        for pattern in patterns
-    )
+    text = _whole_message(question)
+    return _matches_whole(text, SMALL_TALK) or _matches_whole(text, ABOUT_THE_ASSISTANT)
 
 
 def is_deliverable_request(question: str) -> bool:

@@ -18,6 +18,8 @@ import operator
 from dataclasses import dataclass, field
 from typing import Annotated, Any, NotRequired, TypedDict
 
+from pydantic import Field
+
 from threadline.store.models import Citation, FollowupInfo, OutlineItem, ThreadState
 
 
@@ -32,6 +34,8 @@ class TurnFollowup(FollowupInfo):
     """For a reference to a source of the previous answer ("the second source"): its number."""
     reason: str | None = None
     """Why a detected reference did not resolve (e.g. "pure_anaphora")."""
+    also_sections: list[str] = Field(default_factory=list)
+    """The other outline sections the message names ("compare S1 and S3": ["S3"])."""
 
     def stored(self) -> FollowupInfo:
         """Return the follow-up as the store, the queries log and the API keep it.

@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import TypedDict
 
 from threadline.graph.anchors import as_the_passages_write_it, unanchored_references
-from threadline.graph.names import edition_phrases, passage_terms
+from threadline.graph.names import edition_phrases, passage_terms, written_only_as_editions
 from threadline.graph.phrases import holds_noun_and_complement, joins_a_complement
 from threadline.graph.question_terms import (
     ampersand_names,
@@ -116,7 +116,7 @@ def names_not_held(
         phrase
         for phrase in (*name_phrases(question), *edition_phrases(question))
         if not any(holds_phrase(phrase, sequence) for sequence in sequences)
-    )
+    ) + tuple(written_only_as_editions(question, sequences))
 
 
 def closest_titles(chunks: Sequence[Mapping[str, object]]) -> tuple[str, ...]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from threadline.store import files
 from threadline.text import fold
+from threadline.text.lexicons import en
 from threadline.unique_json import loads_unique
 
 _LOGGER = logging.getLogger("threadline.catalog")
@@ -435,15 +436,49 @@ class Catalog:
             wanted = set(re.findall(r"[\w.]+", fold(name))) - {"the", "le", "la"}
             best, best_score = None, 0.0
             for product in products:
-                words = set(re.findall(r"[\w.]+", fold(product.name)))
+                written = re.findall(r"[\w.]+", fold(product.name))
+                words = set(written)
                 if any(any(c.isdigit() for c in w) and w not in words for w in wanted):
                     continue  # a model number names one product: "S25" is not the S24
+                if _another_edition(written, wanted):
+                    continue  # "Pixel 8" is not the Pixel 8 Pro
                 score = len(wanted & words) / max(len(wanted), 1)
                 if score > best_score:
                     best, best_score = product, score
             if best is not None and best_score >= 0.5 and best not in chosen:
                 chosen.append(best)
         return chosen
+
+
+def absent_models(catalog: Catalog, tenant: str, names: list[Any]) -> list[str]:
+    """Return the model names asked that no product of the catalog is ("Pixel 8", "S25")."""
+    return [
+        re.sub(r"^(?:the|le|la|les)\s+", "", str(name))
+        for name in names
+        if any(c.isdigit() for c in str(name)) and not catalog.find(tenant, [str(name)])
+    ]
+
+
+def sharing_words(products: list[Product], name: str) -> list[Product]:
+    """Return the products whose names hold a name's words but its numbers ("Pixel 8": Pixels)."""
+    wanted = {w for w in re.findall(r"[\w.]+", fold(name)) if w.isalpha()} - {"the", "le", "la"}
+    return [p for p in products if wanted and wanted <= set(re.findall(r"[\w.]+", fold(p.name)))]
+
+
+def _another_edition(written: list[str], wanted: set[str]) -> bool:
+    """Whether a product's name follows a model number asked with an edition word not asked.
+
+    "Pixel 8" is the start of the "Google Pixel 8 Pro"'s name: the Pro is another
+    product, which the name asked does not name.
+    """
+    return any(
+        any(c.isdigit() for c in word) and word in wanted and after in _EDITIONS
+        and after not in wanted
+        for word, after in zip(written, written[1:], strict=False)
+    )  # fmt: skip
+
+
+_EDITIONS = frozenset(en.EDITION_WORDS)
 
 
 def runs(product: Product, os: str) -> bool:

@@ -594,6 +594,24 @@ def staff_counted(question: str, noun: str) -> frozenset[str]:
     return frozenset()
 
 
+# The staff's noun in each language: "how many people work in customer service?" is
+# searched in French as a count of « collaborateurs », as the report counts them.
+_STAFF_NOUN = {"en": "employees", "fr": "employés"}
+
+
+def as_a_staff_count(question: str, language: str) -> str:
+    """Return the question with the people it says work named as the staff, else as is.
+
+    "how many people work in customer service?" → "how many employees work in customer
+    service?": the same question, in the words documents count a staff with.
+    """
+    noun = counted_noun(question)
+    staff = _STAFF_NOUN.get(language)
+    if noun is None or staff is None or not staff_counted(question, noun):
+        return question
+    return re.sub(rf"\b{re.escape(noun)}\b", staff, question, count=1, flags=re.I)
+
+
 def counted_noun(question: str) -> str | None:
     """Return the word a "how many" question counts, if it names one.
 
@@ -680,11 +698,48 @@ def states_share_of(text: str, noun_terms: set[str]) -> bool:
     return False
 
 
+# The whole a share is asked of: "what percentage of customers", « quelle part des ventes ».
+_SHARE_OF = re.compile(
+    r"\b(?:share|percentage|proportion|fraction|part|pourcentage)\s+(?:of|de|des|du|d')\s*"
+    r"(?:(?:the|our|all|your|les|la|le|l')\s*)?([a-z]{3,})"
+)
+
+
+def share_whole(question: str) -> str | None:
+    """Return the word a share is asked of ("customers"), or None."""
+    found = _SHARE_OF.search(fold(question))
+    return found.group(1) if found else None
+
+
+def states_percentage_of(text: str, whole_terms: set[str]) -> bool:
+    """Whether a percentage of `text` is one of the whole: "52 % du chiffre d'affaires".
+
+    What a percentage is of follows it within three words; "99.9% monthly uptime" is a
+    share of the uptime, no share of the customers.
+    """
+    folded = fold(text)
+    for share in _SHARE.finditer(folded):
+        after = re.findall(r"\w+", folded[share.end() :])[:3]
+        if any(whole_terms & set(terms(word)) for word in after):
+            return True
+    return False
+
+
 _MEASURE_ADJECTIVE = re.compile(r"\b\d+-[a-z]+\b")
 
 
 def _is_noun(word: str) -> bool:
     return bool(lemminflect.getAllLemmas(word, "NOUN"))
+
+
+# An amount of money: a currency sign before the number (its groups and separators
+# between), or a currency after it, in units or in millions/billions.
+_MONEY_BEFORE = re.compile(r"[$€£]\s*[\d\s,.]*$")
+_MONEY_AFTER = re.compile(
+    r"\s*(?:[$€£]|(?:(?:millions?|milliards?|billions?|thousands?|milliers?)\s+(?:de\s+|d')?)?"
+    r"(?:dollars?|euros?|usd|eur|cents?|centimes?)\b)"
+)
+_MONEY_TERMS = frozenset(terms("dollar dollars euro euros money argent cent cents"))
 
 
 def counts_other_things_only(text: str, noun_terms: set[str]) -> bool:
@@ -695,19 +750,29 @@ def counts_other_things_only(text: str, noun_terms: set[str]) -> bool:
     counting the first English plural noun among the two words after it ("4 business
     hours"; after "1", any noun: "1 hour"); a number with none after it, a year, a share
     or a measure ("30-minute") counts nothing said, so a sentence holding one (but a
-    measure) is not of this kind.
+    measure) is not of this kind. An amount of money ("$290 per year", « 545 millions
+    de dollars ») counts money: no number of customers, unless money is what is counted.
     """
     counting = False
+    money_asked = bool(noun_terms & _MONEY_TERMS)
     for clause in _CLAUSE_END.split(fold(text)):
         # "a 30-minute course": a measure of the noun after it, no count.
         clause = _MEASURE_ADJECTIVE.sub(" ", _SHARE.sub(" share ", clause))
-        words = re.findall(r"\w+", clause)
+        found = list(re.finditer(r"\w+", clause))
+        words = [m.group() for m in found]
         for i, word in enumerate(words):
             if not (_NUMBER_WORD.fullmatch(word) or word.isdigit()) or _YEAR.fullmatch(word):
                 continue
             following = words[i + 1 : i + 3]
             if following and following[0].isdigit():
                 continue  # "2 140": one number, read at its last group
+            if _MONEY_BEFORE.search(clause[: found[i].start()]) or _MONEY_AFTER.match(
+                clause, found[i].end()
+            ):
+                if money_asked:
+                    return False
+                counting = True
+                continue
             one = word in ("1", "one")
             counted = next(
                 (w for w in following if is_plural_noun(w) or (one and _is_noun(w))), None
@@ -789,6 +854,33 @@ def bound_terms(text: str) -> frozenset[str]:
     """
     folded = fold(text)
     return frozenset(t for pattern, words in _BOUND_WORDS if pattern.search(folded) for t in words)
+
+
+# A rule stated with a modal of obligation ("employees must connect through the VPN",
+# "is required to", « les salariés doivent », « est tenu de ») states that what it asks
+# is mandatory, as "required" or « obligatoire » would: a question asking whether it is
+# mandatory names the obligation, the passage states it without the word. A prohibition
+# ("must not", « ne doit pas ») obliges to nothing.
+_OBLIGATION = re.compile(
+    r"\b(?:must|shall|(?:is|are)\s+required\s+to|ha(?:s|ve)\s+to)\b(?!\s+not\b)"
+    r"|(?<!\bne\s)(?<!\bn')\b(?:doi(?:t|s|vent)|devez|devons)\b(?!\s+pas\b)"
+    r"|\b(?:est|sont)\s+tenue?s?\s+d(?:e\b|')",
+    re.I,
+)
+_OBLIGATION_WORDS = frozenset(terms("required mandatory compulsory obligatory obligatoire requis"))
+
+
+def obligation_terms(text: str) -> frozenset[str]:
+    """Return the terms of the obligation a text states with a modal ("must": mandatory).
+
+    Args:
+        text: A passage or sentence.
+
+    Returns:
+        "required", "mandatory" and their synonyms and French words, as `terms` stems,
+        when the text states an obligation with a modal; empty when it states none.
+    """
+    return _OBLIGATION_WORDS if _OBLIGATION.search(fold(text)) else frozenset()
 
 
 # Compound prepositions: their noun is no thing asked about ("la politique en cas de

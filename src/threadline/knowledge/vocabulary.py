@@ -124,12 +124,16 @@ class SpellingFix:
         end: Where they end.
         written: The words as typed ("fone", "wi fi").
         word: The known spelling ("phone", "wifi"), a word the analyser reads as its term.
+        searched: What retrieval adds to the query for it, when not `word`: the index's
+            term a misspelt word was read as ("warranti" for "warrenty", written
+            "warranty"), as retrieval has always searched it.
     """
 
     start: int
     end: int
     written: str
     word: str
+    searched: str = ""
 
 
 class Vocabulary:
@@ -273,7 +277,8 @@ class Vocabulary:
                     continue
             corrected = self._corrected_word(word, first=first, french=french)
             if corrected is not None:
-                fixes.append(SpellingFix(start, end, word, corrected))
+                written = _written_as_a_word(fold(word), corrected)
+                fixes.append(SpellingFix(start, end, word, written, searched=corrected))
         return fixes
 
     def _spelt_out(self, acronym: str) -> bool:
@@ -341,7 +346,7 @@ class Vocabulary:
         fixes = self.spelling_fixes(text)
         if not fixes:
             return text
-        return " ".join([text, *(fix.word for fix in fixes)])
+        return " ".join([text, *(fix.searched or fix.word for fix in fixes)])
 
     def respelt(self, text: str) -> str:
         """Return the text with its misspelt words and compounds written as the index does."""
@@ -352,6 +357,29 @@ class Vocabulary:
             last = fix.end
         out.append(text[last:])
         return "".join(out)
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _written_as_a_word(typed: str, corrected: str) -> str:
+    """Return the word one edit from the typed one that the corrected term stems from.
+
+    The index's terms are stems: "warrenty" is "warranti" to it, which no reader writes
+    (a question back quoted « the warranti »); the word is "warranty". The stem itself
+    when no dictionary word one edit away reads back as it.
+    """
+    splits = [(typed[:i], typed[i:]) for i in range(len(typed) + 1)]
+    edits = [
+        *(a + b[1:] for a, b in splits if b),
+        *(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1),
+        *(a + c + b[1:] for a, b in splits if b for c in _LETTERS),
+        *(a + c + b for a, b in splits for c in _LETTERS),
+    ]
+    for word in dict.fromkeys(edits):
+        if is_dictionary_word(word) and terms(word) == [corrected]:
+            return word
+    return corrected
 
 
 def _sentence_starts(text: str, start: int) -> bool:

@@ -36,7 +36,7 @@ from threadline.graph.catalog_requests.listed import (
     subject_product,
     without_product_reference,
 )
-from threadline.graph.catalog_requests.parsing import parse_catalog_request
+from threadline.graph.catalog_requests.parsing import counts_on_offer, parse_catalog_request
 from threadline.graph.catalog_requests.products import (
     asked_specs,
     asks_a_spec_of_it,
@@ -78,6 +78,7 @@ __all__ = [
     "compare_listed",
     "compared_pair",
     "compared_to_it",
+    "counts_on_offer",
     "compares_on_a_spec",
     "is_comparison",
     "kind_last_named",

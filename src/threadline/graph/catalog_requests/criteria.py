@@ -16,6 +16,7 @@ from threadline.graph.catalog_requests.wording import (
     PHONE_AS_CHANNEL,
     SPEC_VALUE,
     SUPERLATIVES,
+    WANTED_QUALITIES,
     folded_message,
 )
 from threadline.knowledge.facts import SALES_RANKING
@@ -84,18 +85,39 @@ def best_without_criterion(question: str) -> str | None:
         return None
     # "best" qualifies the category ("the best 5G phone", "quel téléphone est le
     # meilleur"), not another noun ("the best way to secure my laptop").
-    word = CATEGORY_WORDS[category]
-    governs = (
-        rf"{_BEST.pattern}\s+(?:[\w'-]+\s+)?{word}|{word}\s+(?:[\w'-]+\s+){{0,2}}?{_BEST.pattern}"
-    )
-    if not re.search(governs, text) and not re.search(_RECOMMEND.format(category=word), text):
+    if not asks_for_a_pick(text, category):
         return None
     ranked = [pattern for pattern, _, _ in [*SUPERLATIVES, *COMPARATIVES]]
     if any(re.search(p, text) for p in ranked) or SALES_RANKING.search(text):
         return None
+    if wanted_quality(text, category) is not None:
+        return None
     if any(p.search(text) for p in (MAX_PRICE, MIN_PRICE, BUDGET, SPEC_VALUE)):
         return None
     return category
+
+
+def asks_for_a_pick(text: str, category: str) -> bool:
+    """Whether a folded message asks for the best product of a category, or one to buy."""
+    # "best" qualifies the category ("the best 5G phone", "quel téléphone est le
+    # meilleur"), not another noun ("the best way to secure my laptop").
+    word = CATEGORY_WORDS[category]
+    governs = (
+        rf"{_BEST.pattern}\s+(?:[\w'-]+\s+)?{word}|{word}\s+(?:[\w'-]+\s+){{0,2}}?{_BEST.pattern}"
+    )
+    return bool(re.search(governs, text) or re.search(_RECOMMEND.format(category=word), text))
+
+
+def wanted_quality(text: str, category: str) -> tuple[str, str] | None:
+    """Return the spec and order a quality wanted of a product names ("cheap"), or None.
+
+    The plain degree of a spec's superlative ("cheap", « pas cher », "light") in a
+    recommendation is its ranking: the cheapest first. The catalog weighs laptops only.
+    """
+    for pattern, spec, order in WANTED_QUALITIES:
+        if re.search(pattern, text) and (spec != "weight_kg" or category == "laptop"):
+            return spec, order
+    return None
 
 
 # What a typed reply to "best on which criterion?" may wrap its criterion in: "by price",

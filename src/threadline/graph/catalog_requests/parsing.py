@@ -9,6 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from threadline.graph.catalog_requests.criteria import asks_for_a_pick, wanted_quality
 from threadline.graph.catalog_requests.wording import (
     BUDGET,
     CATEGORY_WORDS,
@@ -81,7 +82,29 @@ def _asks_for_a_list(text: str, category: str) -> bool:
     """Whether a folded question asks for a list of the category's products."""
     word = rf"(?!{_CIRCUMSTANCE}\b)[\w'-]+"
     governed = rf"{_LIST_CUE}(?:\s+{word}){{0,3}}?\s+{CATEGORY_WORDS[category]}"
-    return bool(_ON_SALE.search(text) or re.search(governed, text))
+    return bool(
+        _ON_SALE.search(text) or re.search(governed, text) or counts_on_offer(text, category)
+    )
+
+
+# How many of a kind there are on offer: "how many phones does Brightwell sell?", "how
+# many laptops do you have?", « combien de téléphones vendez-vous ? ». Units sold ("how
+# many phones were sold in 2024?", "did it sell") are the report's figures, no count of
+# the catalog's products.
+_COUNT_CUE = r"\b(?:how many\s+|combien d(?:e\s+|'))"
+_ON_OFFER = re.compile(
+    r"\b(?:sell|sells|offer|offers|have|has|carry|carries|stock|stocks|list|lists|"
+    r"available|on sale|catalog|catalogue|range|vendez|vend|proposez|propose|y a-t-il)\b"
+)
+_UNITS_SOLD = re.compile(r"\b(?:sold|did|were|was|vendus?|vendues?|(?:19|20)\d\d)\b")
+
+
+def counts_on_offer(question: str, category: str | None = None) -> bool:
+    """Whether a message asks how many products of a kind the catalog offers."""
+    text = folded_message(question)
+    kinds = [CATEGORY_WORDS[category]] if category else list(CATEGORY_WORDS.values())
+    counted = any(re.search(rf"{_COUNT_CUE}(?:[\w'-]+\s+){{0,2}}?{kind}", text) for kind in kinds)
+    return counted and bool(_ON_OFFER.search(text)) and not _UNITS_SOLD.search(text)
 
 
 # A superlative the catalog has no spec for ("le smartphone le plus vendu", "the most
@@ -182,9 +205,10 @@ def _ranked_on_a_superlative(
         if re.search(pattern, text):
             if spec == "battery":
                 spec = "battery_hours" if category == "laptop" else "battery_mah"
-            if spec == "weight_kg" and category != "laptop":
-                continue  # the catalog weighs laptops only; a phone question goes to documents
             return {"spec": spec, "order": order, "category": category} | running
+    # "Which phone should I buy? something simple and cheap": the quality wanted ranks.
+    if asks_for_a_pick(text, category) and (wanted := wanted_quality(text, category)):
+        return {"spec": wanted[0], "order": wanted[1], "category": category} | running
     return None
 
 

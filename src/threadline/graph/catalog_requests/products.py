@@ -187,8 +187,12 @@ def with_catalog_capitals(question: str, names: Sequence[str], *, lone_words: bo
 
 
 # The product under discussion, as the subject or owner of what is asked: "does it
-# have...", "what is its weight?", "a-t-il...", "son poids", "combien coûte-t-il ?".
-_IT = re.compile(r"\b(?:it|its|il|elle|son|sa|ses)\b")
+# have...", "what is its weight?", "a-t-il...", "son poids", "combien coûte-t-il ?"; a
+# demonstrative one stands for it too: "and for that one, what's the warranty?",
+# « et pour celui-ci ? ».
+_IT = re.compile(
+    r"\b(?:it|its|il|elle|son|sa|ses|(?:that|this) one|cel(?:ui|le)-(?:ci|la))(?![\w-])"
+)
 
 
 # "And the battery life?", "Et l'autonomie ?", "What about the price?": a spec alone
@@ -199,6 +203,8 @@ _SPEC_ALONE = re.compile(
     # so is an amount of it ("how much RAM?", "combien de stockage ?").
     r"^(?:(?:and|et|what about|how about|and what about|et pour|quid de|"
     r"what(?:'s| is| are)|(?:quel|quelle|quels|quelles) (?:est|sont)|"
+    # "how long is the warranty?": the length of a spec that is one (a warranty's years).
+    r"how long(?:'s| is| are)|"
     r"how much|how many|combien de)\s+|combien d')"
     r"(?:(?:the|le|la|les|l'|its|son|sa|ses)\s*)?(?P<rest>[\w' -]+?)\s*[?.!]*$"
 )
@@ -207,9 +213,10 @@ _SPEC_ALONE = re.compile(
 def asks_a_spec_of_it(question: str, brands: Sequence[str] = ()) -> bool:
     """Whether a message asks for a spec of the product under discussion, unnamed.
 
-    "How much RAM does it have?", "Et son poids ?": a spec word and a pronoun, or
-    "And the battery life?", "what's the battery capacity?": a spec word alone after a
-    connective or "what is the" (at most three words);
+    "How much RAM does it have?", "Et son poids ?", "and for that one, what's the
+    warranty?": a spec word and a pronoun, or "And the battery life?", "what's the
+    battery capacity?", "how long is the warranty?": a spec word alone after a
+    connective, "what is the" or "how long is the" (at most three words);
     and no brand (a message naming one is about that brand's product).
     """
     text = PHONE_AS_CHANNEL.sub(" ", folded_message(question)).strip()

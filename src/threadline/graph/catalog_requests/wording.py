@@ -168,6 +168,19 @@ SUPERLATIVES: list[tuple[str, str, str]] = [
 ]
 
 
+# A quality wanted of the product a recommendation asks for, in the plain degree:
+# (pattern, spec, order). "something simple and cheap" is the cheapest first.
+WANTED_QUALITIES: list[tuple[str, str, str]] = [
+    (
+        r"\b(cheap|inexpensive|affordable|low[- ]cost|budget[- ]friendly|pas chers?|"
+        r"pas cheres?|bon marche|abordables?|economiques?)\b",
+        "price_usd",
+        "asc",
+    ),
+    (r"\b(light|lightweight|legers?|legeres?)\b", "weight_kg", "asc"),
+]
+
+
 # Comparatives: (pattern, spec, order), read with the superlatives above only between the
 # products the previous answer listed ("which one is lighter?" after a comparison).
 COMPARATIVES: list[tuple[str, str, str]] = [

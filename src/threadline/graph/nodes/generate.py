@@ -20,13 +20,13 @@ from threadline.graph.answering import (
     generate_structured,
     language_of,
 )
-from threadline.graph.catalog_requests import with_catalog_capitals
+from threadline.graph.catalog_requests import counts_on_offer, with_catalog_capitals
 from threadline.graph.context import Context, run_services
 from threadline.graph.evidence import Evidence
 from threadline.graph.grounding import CITATION, attribute_sentences, support_check
 from threadline.graph.names import passage_terms
 from threadline.graph.question_terms import COVERAGE_MAJORITY
-from threadline.graph.replies import left_out_note, partial_note
+from threadline.graph.replies import catalog_count, left_out_note, partial_note
 from threadline.graph.state import PackedChunk, State
 from threadline.knowledge.language import frame_answer
 from threadline.knowledge.passages import passage_digest
@@ -223,6 +223,13 @@ def _with_notes(
             for chunk in quoted
         ]
         body = frame_answer(body, language_of(state), texts)
+    call: Mapping[str, Any] = state.tool_call or {}
+    if call.get("name") == "search_products" and counts_on_offer(state.query):
+        # "how many phones does Brightwell sell?": the list is the count's evidence, the
+        # count its answer.
+        args = call.get("args") or {}
+        kind = " ".join(str(args[k]) for k in ("brand", "category") if args.get(k))
+        body = f"{catalog_count(len(state.chunks), kind, language_of(state))}\n{body}"
     if verdict == "partial" and missing:
         body = f"{body}\n\n{partial_note(language_of(state), missing)}"
     if state.deliverable and state.left_out:

@@ -12,8 +12,11 @@ from threadline.graph.answering import language_of
 from threadline.graph.catalog_requests import RANKING_CRITERIA, best_without_criterion
 from threadline.graph.context import run_services
 from threadline.graph.question_terms import pointer_of
+from threadline.graph.retrieval import readable_titles
 from threadline.graph.routing import small_talk_kind
 from threadline.graph.state import Clarify, State
+from threadline.knowledge.catalog import absent_models, sharing_words
+from threadline.policy import PolicyViolation, allowed_sources
 
 # The catalog's categories as a decline names them ("Huawei phones", « Lenovo téléphones »).
 _CATEGORY_NAMES = {
@@ -31,8 +34,27 @@ def reply(state: State) -> dict[str, Any]:
     Returns:
         The update: answer, outcome, stop_reason.
     """
-    text = replies.small_talk(small_talk_kind(state.query), language_of(state))
+    kind = small_talk_kind(state.query)
+    if kind == "about":
+        text = replies.about_the_assistant(_titles_the_caller_reads(state), language_of(state))
+    else:
+        text = replies.small_talk(kind, language_of(state))
     return {"answer": text, "outcome": "reply", "stop_reason": "small_talk"}
+
+
+def _titles_the_caller_reads(state: State) -> list[str]:
+    """Return the titles of the documents the turn may search, as a decline names them.
+
+    The same permission path as retrieval's: the caller app's sources narrowed by the
+    request's, within the turn's tenant; a request for sources the app may not read
+    names none.
+    """
+    services = run_services()
+    try:
+        sources = allowed_sources(services.settings.source_policy, state.caller_app, state.sources)
+    except PolicyViolation:
+        return []
+    return readable_titles(services.kb, state, sources)
 
 
 def clarify(state: State) -> dict[str, Any]:
@@ -105,15 +127,29 @@ def clarify(state: State) -> dict[str, Any]:
         text, chips = replies.decline(
             language=language, missing=[missing] if brand else [], closest=catalog[:3]
         )
+    elif stop_reason == "product_not_in_catalog" and state.tool_call:
+        # The model asked is none of the catalog's: the products whose names share its
+        # words are the closest ("Pixel 8": the Pixel 8a and the Pixel 8 Pro).
+        product_catalog = run_services().kb.catalog
+        names = list(state.tool_call["args"]["names"])
+        absent = absent_models(product_catalog, state.tenant, names)
+        close = sharing_words(product_catalog.products(state.tenant), absent[0])
+        text = replies.not_in_catalog(absent[0], [p.name for p in close], language)
+        stop_reason = "not_in_documents"
     elif stop_reason == "spec_not_stated" and state.tool_call:
         args = state.tool_call["args"]
-        if state.tool_call["name"] == "rank_products":
+        if state.tool_call["name"] == "rank_products" and args.get("names"):
             # What is missing, said: the spec ranked, of the kind of products ranked.
             found = run_services().kb.catalog.find(state.tenant, list(args.get("names") or []))
             categories = {p.category for p in found}
             plural = _CATEGORY_NAMES["fr" if language == "fr" else "en"]
             kind = plural.get(categories.pop(), "") if len(categories) == 1 else ""
             text = replies.spec_not_stated_for(str(args.get("spec", "")), kind, language)
+        elif state.tool_call["name"] == "rank_products":
+            # A kind's ranking on a spec none of its products has ("the lightest phone").
+            kinds = _CATEGORY_NAMES["fr" if language == "fr" else "en"]
+            kind = kinds.get(str(args.get("category")), "")
+            text = replies.spec_stated_for_none(str(args.get("spec", "")), kind, language)
         else:
             text = replies.spec_not_stated(str(args.get("name", "")), language)
         stop_reason = "not_in_documents"

@@ -553,6 +553,7 @@ def _turn_followup(plan: TurnPlan) -> TurnFollowup:
             resolved=ref.resolved,
             ref_type=ref.ref_type,
             section_id=ref.section_id,
+            also_sections=list(ref.also_sections),
             method=ref.method,
             document_index=ref.document_index,
             reason=ref.reason,

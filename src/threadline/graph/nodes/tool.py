@@ -12,6 +12,7 @@ from threadline.graph import prompts
 from threadline.graph.context import run_services
 from threadline.graph.state import State, ToolCall
 from threadline.graph.tools import make_catalog_tools, products_as_sources, reconcile_tool_call
+from threadline.knowledge.catalog import absent_models
 from threadline.models import LLMError, chooses_tools
 
 
@@ -72,10 +73,20 @@ def use_tool(state: State) -> dict[str, Any]:
     if not chunks and call["name"] == "get_product" and args.get("specs"):
         if services.kb.catalog.find(state.tenant, [args["name"]]):
             stop_reason = "spec_not_stated"  # the product is there, what is asked is not
+    if call["name"] == "compare_products" and _named_but_absent(services, state.tenant, args):
+        # "compare the pixel 8 and the iphone 15": the catalog has no Pixel 8, which is
+        # the answer (the Pixel 8 Pro compared in its place answered another question).
+        chunks, stop_reason = [], "product_not_in_catalog"
     if not chunks and call["name"] == "rank_products" and args.get("names"):
         # "which is heavier?" after comparing two phones: the phones are there, the spec
         # ranked is not stated for any of them.
         if services.kb.catalog.find(state.tenant, list(args["names"])):
+            stop_reason = "spec_not_stated"
+    elif not chunks and call["name"] == "rank_products":
+        # "the lightest phone": the catalog weighs no phone, which is the answer (not the
+        # phones by price, nor a document sentence on the catalog).
+        kind = services.kb.catalog.search(state.tenant, category=args.get("category"))
+        if kind and not any(p.has_spec(str(args.get("spec"))) for p in kind):
             stop_reason = "spec_not_stated"
     return {
         "tool_call": call,
@@ -89,6 +100,10 @@ def use_tool(state: State) -> dict[str, Any]:
         "llm_calls": calls,
         "trace": [{**trace, "call": call, "results": len(chunks)}],
     }
+
+
+def _named_but_absent(services: Any, tenant: str, args: dict[str, Any]) -> bool:
+    return bool(absent_models(services.kb.catalog, tenant, list(args.get("names") or [])))
 
 
 def model_call(tool_calls: list[Any], tools: dict[str, BaseTool]) -> dict[str, Any] | str:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from threadline.knowledge.bilingual import (
-    translate_vocabulary,
-)
+from threadline.knowledge.bilingual import terms_there_and_back, translate_vocabulary
 from threadline.knowledge.facts import (
     ASKING_TERMS,
     KIND_WORDS,
@@ -16,9 +15,11 @@ from threadline.knowledge.facts import (
     counted_terms,
     counts_other_things_only,
     has_answer_type,
+    share_whole,
     staff_counted,
     states_a_point_in_time,
     states_count_of,
+    states_percentage_of,
     states_share_of,
 )
 from threadline.models.extractive.definitions import (
@@ -31,13 +32,14 @@ from threadline.models.extractive.question import (
     asked_action,
     asked_for,
     asked_in_other_forms,
+    closed_compounds,
     own_terms,
     question_names,
     sentence_terms,
 )
 from threadline.models.extractive.sentences import Row
 from threadline.models.extractive.siblings import names_another, sibling_patterns
-from threadline.text import terms
+from threadline.text import is_stopword, terms
 from threadline.text.matching import matches_term
 
 # The degree of a ranking ("le plus vendu", "the most popular") is no kind it ranks.
@@ -91,11 +93,13 @@ def answering_sentences(
     # Any other sentence must hold a word asked itself (no filler the heading covers).
     headed = {si: own & sentence_terms(section) for si, section in enumerate(sections)}
     read: dict[str, set[str]] = {}
+    rates = _rates_asked(question)
     for row in rows:
         found = sentence_terms(row[3])
         read[row[3]] = found | asked_in_other_forms(own, found)
         if answer_type in KINDS and has_answer_type(answer_type, row[3]):  # type: ignore[arg-type]
             read[row[3]] |= headed.get(row[1], set())
+        read[row[3]] -= {period for period in rates if not _states_a_rate(row[3], period)}
     unfiltered = rows
     if own:
         rows = [r for r in rows if own & read[r[3]]] or rows
@@ -129,7 +133,35 @@ def answering_sentences(
             rows = when
     if answer_type == "quantity" and (noun := counted_noun(question)):
         rows = _giving_the_count(rows, unfiltered, question, noun)
+    if answer_type == "share" and (whole := share_whole(question)):
+        # "What percentage of customers are businesses?": a percentage is a share of
+        # what follows it ("99.9% monthly uptime"), no share of the customers.
+        rows = [r for r in rows if states_percentage_of(r[3], _senses(whole))]
     return _holding_what_is_asked(rows, question, answer_type, own, read, native, translated)
+
+
+# "yearly", "monthly", "weekly", "hourly" ask how often, and share their stem with the
+# period they count in: a sentence holds one where it states a rate ("$290 per year",
+# "paid annually"), not a length ("seven years of updates", "a 2-year warranty").
+_RATE_WORDS = {"year": r"annual(?:ly)?|per\s+annum", "month": "", "week": "", "hour": ""}
+
+
+def _rates_asked(question: str) -> set[str]:
+    """Return the periods a question asks a rate in ("yearly"), not named as such."""
+    said = question.lower()
+    return {
+        period
+        for period in _RATE_WORDS
+        if re.search(rf"\b{period}ly\b", said) and not re.search(rf"\b{period}s?\b", said)
+    }
+
+
+def _states_a_rate(sentence: str, period: str) -> bool:
+    """Whether a sentence states something per `period` ("per year", "monthly", "/month")."""
+    rate = rf"\b(?:per|a|an|each|every)\s+{period}\b|/\s*{period}\b|\b{period}ly\b"
+    if _RATE_WORDS[period]:
+        rate += rf"|\b(?:{_RATE_WORDS[period]})\b"
+    return bool(re.search(rate, sentence, re.I))
 
 
 def _of_passages_acting(rows: list[Row], question: str, read: dict[str, set[str]]) -> list[Row]:
@@ -145,6 +177,17 @@ def _of_passages_acting(rows: list[Row], question: str, read: dict[str, set[str]
     return rows
 
 
+def _senses(noun: str) -> set[str]:
+    """Return a noun's terms in each of its senses: there, back and there again.
+
+    "employees" is the report's « effectifs » (staff), "headcount" its « collaborateurs ».
+    """
+    senses = terms_there_and_back(noun)
+    for source, target in (("en", "fr"), ("fr", "en"), ("en", "fr")):
+        senses |= translate_vocabulary(senses, source, target)
+    return senses
+
+
 def _giving_the_count(
     rows: list[Row], unfiltered: list[Row], question: str, noun: str
 ) -> list[Row]:
@@ -152,7 +195,7 @@ def _giving_the_count(
     # "How many employees": a number of employees, not "two exercises" in a
     # sentence that mentions employees. The noun is read in both languages.
     noun_terms = counted_terms(question, noun)
-    counted = [r for r in rows if states_count_of(r[3], noun_terms)]
+    counted = [r for r in rows if states_count_of(_without_names(r[3]), noun_terms)]
     if not counted:
         # The question's words may sit in another sentence than the count: "What
         # is the headcount?" is "44 % des effectifs" (a share) in one and "2 140
@@ -170,7 +213,7 @@ def _giving_the_count(
         counted = [
             (score + 1.0, si, i, sentence)
             for score, si, i, sentence in unfiltered
-            if si in counting_in and states_count_of(sentence, senses)
+            if si in counting_in and states_count_of(_without_names(sentence), senses)
         ]
     if staff := staff_counted(question, noun):
         # People who work are the staff: its count answers (« 2 140 collaborateurs ...
@@ -183,6 +226,25 @@ def _giving_the_count(
     # other things ("a password of at least 14 characters" for "how many
     # employees?") does not give it either.
     return [r for r in rows if not counts_other_things_only(r[3], noun_terms)]
+
+
+# A capitalised word after another is part of a name: "Brightwell Devices comptait 2 140
+# collaborateurs" counts staff, not the devices "how many devices were collected?" asks.
+_NAME_CONTINUED = re.compile(r"\b[A-ZÀ-Ý][\w'’-]*(?: +[A-ZÀ-Ý][\w'’-]*)+")
+
+
+def _without_names(sentence: str) -> str:
+    """Return the sentence with each name's words after its first left out.
+
+    A sentence's capitalised first word may be a function word ("The Dell XPS 13"):
+    the name starts after it.
+    """
+
+    def first_word(match: re.Match[str]) -> str:
+        words = match.group(0).split()
+        return " ".join(words[:2] if is_stopword(words[0].lower()) else words[:1])
+
+    return _NAME_CONTINUED.sub(first_word, sentence)
 
 
 def _holding_what_is_asked(
@@ -207,7 +269,9 @@ def _holding_what_is_asked(
     # own: both are found whole or not at all.
     asked = own - set(terms(" ".join(question_names(question)))) - KIND_WORDS
     written = asked & own_terms(question, answer_type)
-    carried = (asked & translated) - written
+    # The question's words joined ("macbookair") are no translation: read by a shared
+    # start in a French sentence they would hold "MacBook" and leave the English ones out.
+    carried = (asked & translated) - written - closed_compounds(question)
     # "Quels sont les niveaux de classification ?" asks for the members of a kind:
     # the sentence listing them ("four levels: Public, Internal, Confidential and
     # Restricted") answers, though it writes the kind ("levels") and not the rest
@@ -220,7 +284,8 @@ def _holding_what_is_asked(
             if asked & read[r[3]]
             or (r[1] in native and any(matches_term(t, read[r[3]]) for t in written))
             # The question's words translated are words of the sources' language, read in
-            # its forms there: « répond » is "respond", which "a first response" holds.
+            # its forms there: « répond » is "respond", which "a first response" holds, and
+            # « Sur le plan environnemental » holds « environnement » (the stems differ).
             or (r[1] not in native and any(matches_term(t, read[r[3]]) for t in carried))
             or (members and enumerates(r[3]) and own & read[r[3]])
         ]

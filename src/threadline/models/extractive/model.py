@@ -206,9 +206,7 @@ class ExtractiveChatModel(BaseChatModel):
         rows = scored_sentences(sources, weights, in_a_row, together)
         read_in_order = sorted(rows, key=lambda r: (r[1], r[2]))
         if reference:
-            rows = _of_the_section_asked(rows, sources, reference)
-            chosen = sorted((r for r in rows if r[0] > 0), key=lambda r: -r[0])
-            chosen = sorted(chosen[: self.detail_sentences], key=lambda r: (r[1], r[2]))
+            chosen = _of_the_sections_asked(rows, sources, reference, self.detail_sentences)
         else:
             if rows:
                 asked_in = detect_language(question)
@@ -282,17 +280,33 @@ def _asked_phrases(question: str) -> tuple[list[list[str]], list[list[str]]]:
     return (found, []) if language == "fr" else ([], found)
 
 
-def _of_the_section_asked(
-    rows: list[Row], sources: list[PromptSource], reference: str
+def _of_the_sections_asked(
+    rows: list[Row], sources: list[PromptSource], reference: str, most: int
 ) -> list[Row]:
-    """Return the rows of the section a follow-up asks about, raised; all rows if none."""
-    # "Détaille S2": the user wants that section, so give more of it.
-    ref_terms = set(terms(reference.split(":", 1)[-1]))
-    matching = {
-        idx
-        for idx, s in enumerate(sources)
-        if ref_terms and ref_terms <= set(terms(f"{s.section} {s.title}"))
-    }
-    if matching:
-        rows = [(score + 1.0, si, i, s) for score, si, i, s in rows if si in matching]
-    return rows
+    """Return the best sentences of the sections a follow-up asks about, in reading order.
+
+    "Détaille S2": the user wants that section, so give more of it (up to `most`
+    sentences, all sections' when none is among the sources). "compare S1 and S3" names
+    several (`FOLLOWUP_REFERENCE=S1: ...; S3: ...`): each gets its share of the
+    sentences, one section after the other, so both are read side by side.
+    """
+    named = [part.split(":", 1)[-1] for part in reference.split("=", 1)[-1].split("; ")]
+    shares: list[list[Row]] = []
+    for title in named:
+        ref_terms = set(terms(title))
+        matching = {
+            idx
+            for idx, s in enumerate(sources)
+            if ref_terms and ref_terms <= set(terms(f"{s.section} {s.title}"))
+        }
+        if matching:
+            # A sentence of a section asked is worth one more than its score says.
+            shares.append([r for r in rows if r[1] in matching and r[0] + 1.0 > 0])
+    if not shares:
+        shares = [[r for r in rows if r[0] > 0]]
+    each = max(2, most // len(shares))
+    chosen: list[Row] = []
+    for share in shares:
+        best = sorted((r for r in share if r not in chosen), key=lambda r: -r[0])
+        chosen += sorted(best[:each], key=lambda r: (r[1], r[2]))
+    return chosen

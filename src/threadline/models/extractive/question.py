@@ -111,11 +111,18 @@ def asking_terms(question: str, answer_type: str = "") -> set[str]:
 
 # "Can I cancel a monthly plan?", "Puis-je annuler... ?": whether an action is allowed.
 # The verb after the modal and its subject is that action; "get", "have", "do", "use"
-# and their French forms say nothing of one ("Can I get support on Sunday?").
+# and their French forms say nothing of one ("Can I get support on Sunday?"). "What
+# happens if I cancel my annual plan?", "et si je perds mon ordinateur ?" ask what
+# follows an action: that action too, the verb after "if I" / « si je ».
 _ASKED_ACTION = re.compile(
     r"\b(?:(?:can|could|may)\s+(?:i|we|one)|is\s+it\s+possible\s+to|am\s+i\s+allowed\s+to"
-    r"|puis-je|peut-on|peux-je|pouvons-nous|est-il\s+possible\s+d[e']|ai-je\s+le\s+droit\s+d[e'])"
-    r"\s*([a-zà-ÿ]{3,})\b",
+    r"|puis-je|peut-on|peux-je|pouvons-nous|est-il\s+possible\s+d[e']|ai-je\s+le\s+droit\s+d[e']"
+    r"|if\s+(?:i|we)|si\s+(?:je|nous|on)|si\s+j['’])"
+    # A negated action is the same action ("if I don't pay", « si je ne paie pas »), and
+    # a wanted one is the verb wanted ("if I want to create", « si je veux créer »).
+    r"\s*(?:(?:don['’]t|do\s+not|didn['’]t|did\s+not|never|ne|n['’])\s*)?"
+    r"(?:(?:want|wanted|need|needed|have|had|wish|try|tried|would\s+like)\s+to\s+"
+    r"|(?:veux|voudrais|dois|souhaite|aimerais)\s+)?([a-zà-ÿ]{3,})\b",
     re.I,
 )
 
@@ -129,7 +136,7 @@ _NO_ACTION = frozenset(
 
 
 def asked_action(question: str) -> set[str]:
-    """Return the terms of the action a "can I <verb>...?" question asks about, if any.
+    """Return the terms of the action a "can I <verb>...?" or "what if I <verb>...?" asks about.
 
     A French verb is read in English too: the policy says "cancelled", the question
     "annuler".

@@ -21,6 +21,7 @@ from threadline.text.lexicons.base import Lexicon
 
 __all__ = [
     "AIM_WORDS",
+    "EDITION_WORDS",
     "ANSWER_FILLER",
     "DELIVERABLE",
     "FOLLOWUPS",
@@ -38,6 +39,7 @@ __all__ = [
     "CAPITALISED_TIME_WORDS",
     "SEARCH_STOPWORDS",
     "SMALL_TALK",
+    "ABOUT_THE_ASSISTANT",
     "THANKS",
 ]
 
@@ -183,12 +185,37 @@ SMALL_TALK: tuple[str, ...] = (
     r"(hi|hello|hey|good (morning|afternoon|evening))( there)?",
     r"(thanks|thank you|thx|cheers|great|perfect|ok|okay)( (a lot|very much|so much))?",
     r"(bye|goodbye|see you)",
-    r"(what|who) (can you do|are you)",
-    r"how (can|do) (you|i use you) help( me)?",
-    r"help",
+    r"(?:what|who) are you",
 )
-"""Whole messages that are small talk (greetings, thanks, goodbyes, questions about the
-assistant), as regexes over folded text: nothing to look up."""
+"""Whole messages that are small talk (greetings, thanks, goodbyes), as regexes over
+folded text: nothing to look up."""
+
+# What the assistant may be asked of: its documents, their topics, what it does.
+_HOLDINGS = r"(?:documents?|docs|files|sources|topics|subjects|information|knowledge)"
+_YOU = r"(?:you|u|threadline)"
+
+ABOUT_THE_ASSISTANT: tuple[str, ...] = (
+    r"help",
+    r"what (?:else )?(?:can|could) " + _YOU + r" (?:do|help(?: me)? with|help me do)(?: for me)?",
+    r"what (?:are|do) " + _YOU + r" (?:able to do|good at|for|know|do)",
+    r"what can (?:i|we) (?:ask|do)(?: here| with you)?",
+    r"how (?:can|could|do|will) (?:you|i use you) help(?: me| us)?",
+    r"(?:what|which) (?:kinds? of |sorts? of )?"
+    + _HOLDINGS
+    + r" (?:do|can|could|did) "
+    + _YOU
+    + r" (?:have|hold|know|cover|search|read|access|see|use|look at|answer from|"
+    r"have access to|know about|search through)",
+    r"(?:what|which) " + _HOLDINGS + r" (?:are|is) (?:there|available|indexed|loaded|"
+    r"in (?:the|your|this) (?:base|knowledge base|library|index))",
+    r"(?:what|which) (?:documents|docs|files|sources) (?:can|may) (?:i|we) (?:ask about|"
+    r"search|read|see|query|use)",
+    r"(?:list|show)(?: me)? (?:the |your |all |all the |all your )?(?:documents|docs|files|"
+    r"sources)(?: you have| available)?",
+    r"what(?:'s| is) in (?:the|your) (?:documents|knowledge base|library|index)",
+)
+"""Whole messages asking what the assistant does or which documents it reads, as
+regexes over folded text: answered from the caller's titles, nothing searched."""
 
 THANKS: tuple[str, ...] = ("thanks", "thank you", "thx", "cheers", "great", "perfect")
 """Words opening thanks, which get no greeting back."""
@@ -370,3 +397,8 @@ IRREGULAR_PLURALS: dict[str, str] = {
 # fmt: on
 """English nouns whose plural the index's stemmer does not join to the singular
 ("children" and "child" are two terms), for a French plural translated into English."""
+
+
+# Words that name an edition of a product line after its model number: the "Pixel 8 Pro"
+# is no "Pixel 8", a "MacBook Air" a MacBook (product names, the catalog's and others').
+EDITION_WORDS = ("air", "pro", "max", "plus", "mini", "ultra", "lite", "slim", "se", "fe")

@@ -50,6 +50,7 @@ __all__ = [
     "REQUEST_VERB_NOUNS",
     "SEARCH_STOPWORDS",
     "SMALL_TALK",
+    "ABOUT_THE_ASSISTANT",
     "SYNTHETIC_COMPARATIVES",
     "THANKS",
 ]
@@ -367,12 +368,43 @@ SMALL_TALK: tuple[str, ...] = (
     r"(bonjour|bonsoir|salut|coucou)",
     r"(merci|merci beaucoup|parfait|super|d'accord|ok)",
     r"(au revoir|a bientot|bonne journee)",
-    r"(que|qu'est-ce que) (sais-tu|peux-tu) faire",
     r"qui es-tu",
-    r"aide",
+    r"qui etes-vous",
 )
 """Whole messages that are small talk, as regexes over folded text (see
 :data:`threadline.text.lexicons.en.SMALL_TALK`)."""
+
+# Ce qu'on demande de l'assistant : ses documents, leurs sujets, ce qu'il fait.
+_HOLDINGS = r"(?:documents?|docs|fichiers|sources|sujets|themes|informations)"
+_YOU_DO = r"(?:tu sais|tu peux|vous savez|vous pouvez)"
+_YOU_AFTER = r"(?:-tu|-vous| tu| vous)"
+
+ABOUT_THE_ASSISTANT: tuple[str, ...] = (
+    r"aide",
+    r"(?:que|qu'est-ce que) (?:sais|peux|savez|pouvez)" + _YOU_AFTER + r" faire(?: pour moi)?",
+    r"qu'est-ce qu(?:e|') " + _YOU_DO + r" faire(?: pour moi)?",
+    _YOU_DO + r" faire quoi(?: pour moi)?",
+    r"(?:a quoi|en quoi) (?:sers|servez|peux|pouvez)" + _YOU_AFTER + r"(?: m'aider| nous aider|"
+    r" me servir| servir)?",
+    r"(?:tu peux|vous pouvez) m'aider (?:a|en) quoi",
+    r"comment (?:peux|pouvez)" + _YOU_AFTER + r" m'aider",
+    r"(?:quels|quelles) (?:sortes? de |types? de )?"
+    + _HOLDINGS
+    + r" (?:as|avez|connais|connaissez|couvres|couvrez|consultes|consultez|lis|lisez|"
+    r"utilises|utilisez)" + _YOU_AFTER,
+    r"(?:quels|quelles) "
+    + _HOLDINGS
+    + r" (?:peux|pouvez)"
+    + _YOU_AFTER
+    + r" (?:consulter|chercher|lire|interroger|utiliser)",
+    r"(?:tu as|vous avez|tu connais|vous connaissez|tu couvres|vous couvrez) (?:quels|quelles) "
+    + _HOLDINGS,
+    r"(?:quels|quelles) " + _HOLDINGS + r" (?:sont|y a-t-il) (?:disponibles|dans la base|"
+    r"indexes|indexees)",
+    r"(?:liste|montre)(?:-moi)? (?:les|tes|vos|tous les) (?:documents|fichiers|sources)",
+)
+"""Whole messages asking what the assistant does or which documents it reads (see
+:data:`threadline.text.lexicons.en.ABOUT_THE_ASSISTANT`)."""
 
 THANKS: tuple[str, ...] = ("merci", "parfait", "super")
 """Words opening thanks, which get no greeting back."""
@@ -388,7 +420,13 @@ DELIVERABLE = (
     # « fais-moi un point sur le rapport annuel », « une fiche sur les mots de passe ».
     r"(?:redige\w*|ecri[st]\w*|prepare\w*|fai[st]\w*|donne\w*|envoie\w*)(?:-moi|-nous)?"
     r" (?:une?|le) (?:petite? |courte? |breve |rapide )?(?:note|fiche|memo|point|compte[- ]rendu)"
-    r"(?= (?:sur|de|du|des|concernant|a propos)\b)|un point (?:rapide |complet )?sur)\b"
+    r"(?= (?:sur|de|du|des|concernant|a propos)\b)|un point (?:rapide |complet )?sur|"
+    # « Fais-moi un plan du rapport annuel » : le plan d'un texte nommé par son article
+    # (du, de la, de l', des) en est la structure, un livrable ; « un plan de support »,
+    # sans article, est une sorte de plan (une offre), pas un livrable.
+    r"(?:redige\w*|ecri[st]\w*|prepare\w*|fai[st]\w*|donne\w*|propose\w*|dresse\w*)"
+    r"(?:[- ]moi|[- ]nous)? (?:une?|le) (?:petit |court |bref |rapide )?plan "
+    r"(?:du |de la |de l'|des )(?=\w))\b"
 )
 """A request for a summary, synthesis, overview or report, as a regex over folded text."""
 
