@@ -136,7 +136,7 @@ def answering_sentences(
     if answer_type == "share" and (whole := share_whole(question)):
         # "What percentage of customers are businesses?": a percentage is a share of
         # what follows it ("99.9% monthly uptime"), no share of the customers.
-        rows = [r for r in rows if states_percentage_of(r[3], _senses(whole))]
+        rows = [r for r in rows if states_percentage_of(r[3], _senses(terms_there_and_back(whole)))]
     return _holding_what_is_asked(rows, question, answer_type, own, read, native, translated)
 
 
@@ -177,12 +177,12 @@ def _of_passages_acting(rows: list[Row], question: str, read: dict[str, set[str]
     return rows
 
 
-def _senses(noun: str) -> set[str]:
-    """Return a noun's terms in each of its senses: there, back and there again.
+def _senses(noun_terms: set[str]) -> set[str]:
+    """Return a noun's terms in each of their senses: there, back and there again.
 
     "employees" is the report's « effectifs » (staff), "headcount" its « collaborateurs ».
     """
-    senses = terms_there_and_back(noun)
+    senses = set(noun_terms)
     for source, target in (("en", "fr"), ("fr", "en"), ("en", "fr")):
         senses |= translate_vocabulary(senses, source, target)
     return senses
@@ -201,9 +201,7 @@ def _giving_the_count(
         # is the headcount?" is "44 % des effectifs" (a share) in one and "2 140
         # collaborateurs" in the next, read through each sense of the noun (there,
         # back and there again: headcount, staff, collaborateur).
-        senses = set(noun_terms)
-        for source, target in (("en", "fr"), ("fr", "en"), ("en", "fr")):
-            senses |= translate_vocabulary(senses, source, target)
+        senses = _senses(noun_terms)
         # Only in a passage that gives a share of the noun where the question's
         # words are: "Combien de clients satisfaits ?" is answered by the rate
         # of satisfied clients, not by "300 personnes" of another passage.
