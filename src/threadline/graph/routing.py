@@ -171,15 +171,7 @@ def plan_turn(
             return TurnPlan("followup_reference", reference=reference)
         if is_pure_anaphora(question):
             if outline:
-                anaphora = Reference(
-                    detected=True,
-                    resolved=False,
-                    ref_type="anaphora",
-                    section_id=None,
-                    document_index=None,
-                    method="deterministic",
-                    reason="pure_anaphora",
-                )
+                anaphora = _deterministic_anaphora(False, "pure_anaphora")
                 return TurnPlan("clarify", reference=anaphora)
             return TurnPlan("followup_context", deliverable=deliverable)
         if looks_like_followup(question):
@@ -230,53 +222,41 @@ def _catalog_plan(
     if ranked is not None:
         # "them", "of those", "lequel" resolved to the products shown: no tool left for
         # a model to choose (it would see the message, not the products), the call is made.
-        shown = Reference(
-            detected=True,
-            resolved=True,
-            ref_type="anaphora",
-            document_index=None,
-            method="deterministic",
-        )
+        shown = _deterministic_anaphora(True)
         among_shown = ranked.name == "rank_products" and "names" in ranked.args
         return TurnPlan("tool", reference=shown if among_shown else None, tool=ranked)
     if asks_a_spec_of_it(question, brands) and listed_compared and not subject_product:
         # "What about the warranty?" after comparing two phones asks it of both: the
         # comparison is about every product compared, none of them in particular.
-        reference = Reference(
-            detected=True,
-            resolved=True,
-            ref_type="anaphora",
-            document_index=None,
-            method="deterministic",
-        )
+        reference = _deterministic_anaphora(True)
         args = {"names": list(listed_products), "specs": asked_specs(question)}
         return TurnPlan("tool", reference=reference, tool=ToolRequest("compare_products", args))
     if not subject_product and len(listed_products) >= 2 and asks_of_one_unnamed(question, brands):
         # "does it have 5G?" after a list that ranks nothing: "it" is any of the products
         # listed, whatever is asked of it (a spec or not): ask which.
-        which = Reference(
-            detected=True,
-            resolved=False,
-            ref_type="anaphora",
-            document_index=None,
-            method="deterministic",
-            reason="which_product",
-        )
+        which = _deterministic_anaphora(False, "which_product")
         return TurnPlan("clarify", reference=which)
     if asks_a_spec_of_it(question, brands) and (subject_product or len(listed_products) >= 2):
         # "How much RAM does it have?": after "What is the cheapest laptop?" the catalog's
         # entry of that laptop, not whichever laptop's page retrieval ranks first among
         # the three listed; after a list that ranks nothing, any of them: ask which.
-        reference = Reference(
-            detected=True,
-            resolved=bool(subject_product),
-            ref_type="anaphora",
-            document_index=None,
-            method="deterministic",
-            reason=None if subject_product else "which_product",
+        reference = _deterministic_anaphora(
+            bool(subject_product), None if subject_product else "which_product"
         )
         if not subject_product:
             return TurnPlan("clarify", reference=reference)
         args = {"name": subject_product, "specs": asked_specs(question)}
         return TurnPlan("tool", reference=reference, tool=ToolRequest("get_product", args))
     return None
+
+
+def _deterministic_anaphora(resolved: bool, reason: str | None = None) -> Reference:
+    """Return an anaphora ("it", "them", "of those") the router read without any model."""
+    return Reference(
+        detected=True,
+        resolved=resolved,
+        ref_type="anaphora",
+        document_index=None,
+        method="deterministic",
+        reason=reason,
+    )
