@@ -824,3 +824,48 @@ def test_people_who_work_are_searched_as_the_staff_in_the_other_language(chat):
     assert result.outcome == "grounded_answer", result.answer
     assert "520 au service client" in result.answer
     assert "300 personnes" not in result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "je peux utiliser mon ordi perso pour le boulot ?",
+        "est-ce que je peux utiliser mon ordinateur personnel ?",
+        "Can I use my personal computer for work?",
+    ],
+)
+def test_a_thing_the_documents_name_only_as_another_kind_is_declined(chat, question):
+    # Round 20: the handbook names computers only as "public computers" ("must not use
+    # public computers for company work"), which says nothing of a personal one; the
+    # remote-work rules were quoted. A public computer is still what the rule is about.
+    result = converse(chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+    assert result.citations == []
+    result = converse(chat, "Can I use a public computer for work?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "must not use public computers for company work" in result.answer
+
+
+def test_whom_to_contact_in_french_asks_for_a_role_or_a_channel(chat):
+    # Round 20: « qui contacter » asks whom to reach, as "who do I contact" does: the
+    # phishing passage names the "Report phishing" button, without the verb « contacter »;
+    # the question was declined.
+    result = converse(chat, "qui contacter si je reçois un mail de phishing ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert '"Report phishing" button' in result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "comment je contacte le support le week-end ?",
+        "est-ce que le support est ouvert le samedi ?",
+    ],
+)
+def test_le_support_is_the_subject_of_one_document_not_a_value_per_plan(chat, question):
+    # Round 20: « le support » was asked back among the Basic and Business plans (the
+    # support policy's title and its translation counted as two titles naming "support"),
+    # and « le samedi » among five sections (French says "on Saturdays" with the article).
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "Monday to Friday, 8:00 to 20:00 Eastern Time" in result.answer

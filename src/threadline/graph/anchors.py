@@ -372,12 +372,15 @@ _HAS_A_FEATURE_BEFORE = re.compile(
 
 
 # "The X" that names no thing to choose between: a time ("et le week-end ?", "the
-# night") or a part of the document ("détaille la partie sur les magasins"), whose
-# complement, if any, says what it is about.
+# night", « ouvert le samedi ? »: French says "on Saturdays" with the article) or a part
+# of the document ("détaille la partie sur les magasins"), whose complement, if any,
+# says what it is about.
 _NO_THING_TO_CHOOSE = frozenset(
     terms(
         "weekend week-end weekends night nights morning evening afternoon holidays "
         "nuit nuits matin soir soirée après-midi vacances jours fériés "
+        "monday tuesday wednesday thursday friday saturday sunday "
+        "lundi mardi mercredi jeudi vendredi samedi dimanche "
         "part section point chapter paragraph partie chapitre paragraphe"
     )
 )

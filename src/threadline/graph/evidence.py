@@ -64,7 +64,14 @@ from threadline.graph.catalog_requests import (
 )
 from threadline.graph.names import passage_terms
 from threadline.graph.noun_compounds import noun_compound_after
-from threadline.graph.polar import SENTENCE_KINDS, is_polar, states_kind_with, states_together
+from threadline.graph.polar import (
+    SENTENCE_KINDS,
+    is_polar,
+    qualified_things,
+    states_kind_with,
+    states_together,
+    writes_the_thing,
+)
 from threadline.graph.qualifiers import qualifiers_of
 from threadline.graph.question_terms import (
     COVERAGE_MAJORITY,
@@ -240,7 +247,18 @@ def read_passages(
                 f"{section}. {chunk.get('text') or ''}", passage_language, language
             )
             title = str(chunk.get("title") or "")
-            titles.append(translate_query(title, passage_language, language))
+            # Only the words the title does not write itself: "Brightwell support policy"
+            # and its « soutenir assistance support politique » are one document, which
+            # "support" names once (« le support » is that document's subject, no thing
+            # several titles name).
+            written = set(terms(title))
+            added = [
+                word
+                for word in translate_query(title, passage_language, language).split()
+                if not set(terms(word)) <= written
+            ]
+            if added:
+                titles.append(" ".join(added))
             if section:
                 # Each word's senses too: "Support hours" is the French asker's "horaires"
                 # as well as "heures" (translate_query keeps one sense per word).
@@ -639,6 +657,26 @@ def _about_what_the_verb_acts_on(turn: Turn, found: _Findings) -> Evidence | Non
     return None
 
 
+def _of_the_kind_asked(turn: Turn, found: _Findings) -> Evidence | None:
+    if not (found.eligible and is_polar(turn.question)):
+        return None
+    # "Can I use my personal computer for work?" over a passage naming computers only as
+    # "public computers": the documents speak of another kind of computer, and say
+    # nothing of personal ones unless a passage writes the noun as asked (or bare); the
+    # others hold its words only through their senses ("device", "personal data").
+    for thing in qualified_things(turn.question, turn.language):
+        written = {lb: writes_the_thing(thing, turn.by_label[lb]) for lb in found.eligible}
+        if False not in written.values():
+            continue
+        found.eligible = [lb for lb in found.eligible if written[lb]]
+        if not found.eligible:
+            found.base["about"] = ()
+            return Evidence(
+                "not_in_documents", "another_kind", missing_named=(thing[2],), **found.base
+            )
+    return None
+
+
 def _rules_about_the_topic(turn: Turn, found: _Findings) -> Evidence | None:
     topic = policy_topic(turn.question)
     if not (topic and found.eligible):
@@ -1020,6 +1058,7 @@ def _every_part_covered(turn: Turn, found: _Findings) -> Evidence | None:
 _CHECKS_OF_SUPPORT = (
     _value_per_qualifier,
     _about_what_the_verb_acts_on,
+    _of_the_kind_asked,
     _rules_about_the_topic,
     _nothing_about_the_question,
     _asked_phrase_held,

@@ -19,10 +19,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+import lemminflect
+
 from threadline.graph.question_terms import COVERAGE_MAJORITY, matches_term
-from threadline.knowledge.bilingual import translate_passage_terms, translate_vocabulary
+from threadline.knowledge.bilingual import (
+    translate_passage_terms,
+    translate_query,
+    translate_vocabulary,
+)
 from threadline.knowledge.facts import AnswerType, has_answer_type, obligation_terms
-from threadline.text import terms
+from threadline.text import is_stopword, terms
 from threadline.text.language import detect_language
 from threadline.text.sentences import sentences
 from threadline.text.tokenize import closed_terms
@@ -67,6 +73,11 @@ _FRENCH_QUESTION_WORD = re.compile(
     re.I,
 )
 _BEING = re.compile(r"\b(?:est|sont)\b", re.I)
+# ...as it asks whether one may or must with the modal's statement: « je peux utiliser
+# mon ordi perso pour le boulot ? », « on doit changer son mot de passe ? ».
+_MODAL = re.compile(
+    r"\b(?:peux|peut|peuvent|pouvons|pouvez|dois|doit|doivent|devons|devez|faut)\b", re.I
+)
 # ...unless an interrogative word opens the sentence: then it asks what, how, when ("Que se
 # passe-t-il", "Combien coûte-t-il", "Pourquoi est-il...").
 _FRENCH_INTERROGATIVE = re.compile(
@@ -91,9 +102,9 @@ def is_polar(question: str) -> bool:
     Its first asking sentence, past a remark's opening words ("nice!", "so"), opens
     with an auxiliary or a modal, or (French) puts its subject pronoun after the verb
     with no interrogative word before it ("L'iPhone 15 est-il étanche ?", "est il"
-    typed), or says what is with a question mark and no question word ("le Pixel 8 Pro
-    est étanche ?"), and is not a request for information ("can you tell me...", "do
-    you have...").
+    typed), or says what is, or what one may or must do, with a question mark and no
+    question word ("le Pixel 8 Pro est étanche ?", « je peux imprimer chez moi ? »), and
+    is not a request for information ("can you tell me...", "do you have...").
     """
     first = _LEAD.sub("", _asking_sentences(question)[0])
     if _REQUEST.match(first):
@@ -106,7 +117,7 @@ def is_polar(question: str) -> bool:
         return True
     return (
         first.endswith("?")
-        and _BEING.search(first) is not None
+        and (_BEING.search(first) is not None or _MODAL.search(first) is not None)
         and not _FRENCH_QUESTION_WORD.search(first)
     )
 
@@ -194,3 +205,95 @@ def states_kind_with(
         if not words or any(matches_term(word, vocabulary) for word in words):
             return True
     return False
+
+
+# A relational adjective compares with another thing rather than saying which kind it
+# is: "the same password" is answered by a "unique password" rule.
+_RELATIONAL = frozenset({"same", "other", "another", "different", "similar", "own", "such"})
+_WORD = re.compile(r"[^\W\d_][\w'’-]*|[^\w\s]")
+
+
+def _is_adjective(word: str) -> bool:
+    return "ADJ" in lemminflect.getAllLemmas(word.lower())
+
+
+def _is_noun_only(word: str) -> bool:
+    known = lemminflect.getAllLemmas(word.lower())
+    return "NOUN" in known and "ADJ" not in known
+
+
+def _english_senses(word: str, language: str | None) -> list[str]:
+    if language == "fr":
+        return translate_query(word, "fr", "en").split()
+    return [word]
+
+
+def qualified_things(question: str, language: str | None) -> list[tuple[str, str, str]]:
+    """Return the things a question names with a qualifying adjective.
+
+    "my personal computer", « mon ordi perso »: the adjective says which computers are
+    meant. Each is (the adjective in English, the noun in English, the phrase as typed);
+    a French noun and the adjective after it are read through the lexicon. Names (a
+    capital), numbers and relational adjectives ("same", "other") are no such pair.
+
+    Args:
+        question: The user's message.
+        language: Its language ("fr" reads noun then adjective through the lexicon).
+    """
+    words = _WORD.findall(question)
+    found: list[tuple[str, str, str]] = []
+    for first, second in zip(words, words[1:], strict=False):
+        if not (first.isalpha() and second.isalpha() and first.islower() and second.islower()):
+            continue
+        if language == "fr":
+            noun_word, adjective_word = first, second
+        else:
+            adjective_word, noun_word = first, second
+        if is_stopword(adjective_word) or is_stopword(noun_word):
+            continue
+        adjectives = [
+            a
+            for a in _english_senses(adjective_word, language)
+            if _is_adjective(a) and a not in _RELATIONAL
+        ]
+        nouns = [n for n in _english_senses(noun_word, language) if _is_noun_only(n)]
+        if adjectives and nouns:
+            found.append((adjectives[0], nouns[0], f"{first} {second}"))
+    return found
+
+
+def writes_the_thing(thing: tuple[str, str, str], passage: Mapping[str, object]) -> bool | None:
+    """Whether an English passage writes the thing's noun as asked, or only as another kind.
+
+    "public computers" is not the "personal computer" asked about: a passage naming
+    computers only as public ones says nothing of personal ones. The noun with the
+    question's adjective among the few words before it ("Confidential or Restricted
+    documents"), or with no adjective before it, is the thing asked.
+
+    Args:
+        thing: (adjective, noun, phrase) from `qualified_things`.
+        passage: A packed chunk (`title`, `section`, `text`).
+
+    Returns:
+        True when the passage writes the noun as asked or bare at least once; False when
+        it writes it only after another adjective; None when it does not write it or is
+        no English passage (the dictionary of word classes is English).
+    """
+    adjective, noun, _ = thing
+    text = str(passage.get("text", ""))
+    if detect_language(f"{passage.get('title', '')} {text}") != "en":
+        return None
+    wanted, head = set(terms(adjective)), set(terms(noun))
+    otherwise = None
+    for sentence in sentences(text):
+        words = _WORD.findall(sentence)
+        for at, word in enumerate(words):
+            if not head or set(terms(word)) != head:
+                continue
+            before = words[max(0, at - 4) : at]
+            if wanted & {t for w in before for t in terms(w)}:
+                return True
+            if not (before and before[-1].isalpha() and _is_adjective(before[-1])):
+                return True
+            otherwise = False
+    return otherwise

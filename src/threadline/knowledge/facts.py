@@ -419,10 +419,15 @@ _ON_OFFER_VERB = re.compile(
 
 # "Who do I talk to about phishing?", "who should we call for a lost laptop?": whom to
 # reach, a role or a channel the passage names ("report suspicious emails with the Report
-# phishing button", "report the loss to the IT service desk") without the asker's verb.
+# phishing button", "report the loss to the IT service desk") without the asker's verb,
+# in French as well.
 _WHO_TO_REACH = re.compile(
     r"\bwho(?:m)? (?:should|do|can|could|must|shall|would) (?:i|we|one) "
     r"(contact|call|ask|e-?mail|notify|tell|reach|talk|speak|write|turn)\b"
+    # « qui contacter si je reçois un mail de phishing ? », « à qui dois-je m'adresser ? »
+    r"|^\s*(?:a |aupres de )?qui (?:(?:dois-je|dois|puis-je|peut-on|doit-on|faut-il)\s+)?"
+    r"(?:m'|me |nous )?(contacter|appeler|prevenir|joindre|ecrire|avertir|alerter|adresser|"
+    r"parler|demander)\b"
 )
 
 
@@ -453,7 +458,7 @@ def role_terms(question: str) -> frozenset[str]:
         return offered
     match = _WHO_DOES.search(text) or _WHO_TO_REACH.search(text)
     if match:
-        return frozenset(terms(match.group(1)))
+        return frozenset(terms(next(g for g in match.groups() if g)))
     match = _HOW_LONG_TO.search(text)
     if match:
         return frozenset(terms(match.group(1) or match.group(2)))
