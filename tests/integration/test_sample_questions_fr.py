@@ -846,6 +846,23 @@ def test_a_thing_the_documents_name_only_as_another_kind_is_declined(chat, quest
     assert "must not use public computers for company work" in result.answer
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "combien de temps j'ai pour retourner un produit ?",
+        "how long do I have to return a product?",
+    ],
+)
+def test_the_time_allowed_for_an_action_is_the_duration_stated_with_it(chat, question):
+    # Round 20: "how long do I have to return" asks the time allowed for returning: the
+    # return window, not "Defects found after 30 days", which names the product and a
+    # duration of something else.
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "accepts returns of phones and laptops within 30 days of delivery" in result.answer
+    assert "Defects found after 30 days" not in result.answer
+
+
 def test_whom_to_contact_in_french_asks_for_a_role_or_a_channel(chat):
     # Round 20: « qui contacter » asks whom to reach, as "who do I contact" does: the
     # phishing passage names the "Report phishing" button, without the verb « contacter »;

@@ -131,6 +131,16 @@ def answering_sentences(
             # ("Monday to Friday, 8:00 to 20:00"), not by a "monthly uptime
             # commitment": a word of recurrence says how often, not when.
             rows = when
+    if (
+        answer_type == "duration"
+        and (action := asked_action(question))
+        and (acting := [r for r in rows if action & sentence_terms(r[3])])
+    ):
+        # "How long do I have to return a product?" asks the time allowed for returning:
+        # "accepts returns ... within 30 days", not "Defects found after 30 days", which
+        # names the product and a duration of something else. The sentence itself must
+        # write the action (its heading, "Refunds and returns", heads every sentence).
+        rows = acting
     if answer_type == "quantity" and (noun := counted_noun(question)):
         rows = _giving_the_count(rows, unfiltered, question, noun)
     if answer_type == "share" and (whole := share_whole(question)):

@@ -113,11 +113,17 @@ def asking_terms(question: str, answer_type: str = "") -> set[str]:
 # The verb after the modal and its subject is that action; "get", "have", "do", "use"
 # and their French forms say nothing of one ("Can I get support on Sunday?"). "What
 # happens if I cancel my annual plan?", "et si je perds mon ordinateur ?" ask what
-# follows an action: that action too, the verb after "if I" / « si je ».
+# follows an action: that action too, the verb after "if I" / « si je »; "how long do I
+# have to return it?", « combien de temps j'ai pour le retourner ? » the time allowed for
+# one.
 _ASKED_ACTION = re.compile(
     r"\b(?:(?:can|could|may)\s+(?:i|we|one)|is\s+it\s+possible\s+to|am\s+i\s+allowed\s+to"
     r"|puis-je|peut-on|peux-je|pouvons-nous|est-il\s+possible\s+d[e']|ai-je\s+le\s+droit\s+d[e']"
-    r"|if\s+(?:i|we)|si\s+(?:je|nous|on)|si\s+j['’])"
+    r"|if\s+(?:i|we)|si\s+(?:je|nous|on)|si\s+j['’]"
+    # "How long do I have to return a product?" asks the time allowed for an action.
+    r"|how\s+(?:long|much\s+time|many\s+days)\s+(?:do|does)\s+\w+\s+have\s+to"
+    r"|combien\s+de\s+(?:temps|jours)\s+(?:j['’]ai|ai-je|a-t-on|on\s+a|avons-nous|avez-vous"
+    r"|as-tu|tu\s+as|t['’]as)\s+pour|d[ée]lai\s+pour)"
     # A negated action is the same action ("if I don't pay", « si je ne paie pas »), and
     # a wanted one is the verb wanted ("if I want to create", « si je veux créer »).
     r"\s*(?:(?:don['’]t|do\s+not|didn['’]t|did\s+not|never|ne|n['’])\s*)?"
