@@ -308,6 +308,8 @@ def test_a_bare_superlative_after_a_question_about_it_reranks_the_ranking_before
     [
         ("sort them by price", "price_usd", False),
         ("trie-les par poids, le plus lourd en premier", "weight_kg", True),
+        # No end said: the better end first, the longest battery (was the shortest).
+        ("trie-les par autonomie", "battery_hours", True),
     ],
 )
 def test_a_sort_after_a_list_orders_the_products_listed(chat, then, spec, descending):

@@ -251,11 +251,20 @@ _SORT = re.compile(
     # What it sorts on, or from which end: "by price", "par prix", "from the cheapest".
     r"(?:by|par|selon|on|according to|en fonction d[eu]|from|du|des|in)\b"
 )
-# The way a sort goes when the message says it; ascending otherwise (a sort's default).
+# The way a sort goes when the message says it; otherwise the better end of the spec
+# comes first (`_better_end`).
 _DESCENDING = re.compile(
     r"\b(?:descending|decreasing|decroissante?|high(?:est)? to low(?:est)?|highest first|"
     r"largest first|biggest first|most expensive first|from (?:the )?(?:highest|largest|"
     r"biggest|most|heaviest|longest|newest)|du plus|des plus|par ordre decroissant)\b"
+)
+
+
+_ASCENDING = re.compile(
+    r"\b(?:ascending|increasing|croissante?|low(?:est)? to high(?:est)?|"
+    r"(?:lowest|smallest|least|fewest|shortest|oldest|cheapest|lightest) first|"
+    r"from (?:the )?(?:lowest|smallest|least|fewest|shortest|oldest|cheapest|lightest)|"
+    r"du moins|des moins|par ordre croissant)\b"
 )
 
 
@@ -273,7 +282,8 @@ def sort_listed(
 
     "sort them by price", "trie-les par poids", "order those from the heaviest": the
     products shown, ordered on the spec named (or the one a superlative names, "from
-    cheapest to most expensive"), ascending unless the message says otherwise. A message
+    cheapest to most expensive"), the better end first (the least of a price or a weight,
+    the most of any other spec) unless the message says which end comes first. A message
     naming another kind of product than those listed is a new catalog question.
     """
     if len(listed) < 2 or len(listed) > 10:  # the ranking tool takes at most ten names
@@ -283,17 +293,18 @@ def sort_listed(
         return None
     if any(re.search(p, text) for c, p in CATEGORY_WORDS.items() if c != category):
         return None
-    order = "desc" if _DESCENDING.search(text) else "asc"
+    said = "desc" if _DESCENDING.search(text) else "asc" if _ASCENDING.search(text) else None
     for pattern, _, way in SUPERLATIVES:
         # "heaviest first", "le plus lourd en premier": that end of the spec comes first.
         if re.search(rf"(?:{pattern})\s+(?:ones?\s+)?(?:first|en premier|d'abord)\b", text):
-            order = way
+            said = way
     specs = asked_specs(text)
     spec = specs[0] if specs else None
-    if spec is not None and _BEST_FIRST.search(text):
-        # "best first": the end a buyer prefers, the least of a price or a weight.
-        order = "asc" if spec in ("price_usd", "weight_kg") else "desc"
-    if spec is None:
+    if spec is not None:
+        # "best first", or no end said ("trie-les par autonomie"): the end a buyer
+        # prefers comes first, as a ranking of the spec would put it.
+        order = said if said and not _BEST_FIRST.search(text) else _better_end(spec)
+    else:
         # "from cheapest to most expensive": the first superlative says the spec and the
         # way the sort goes.
         found = [
@@ -313,6 +324,11 @@ def sort_listed(
     return ToolRequest(
         "rank_products", {"spec": spec, "order": order, "names": list(listed), "limit": len(listed)}
     )
+
+
+def _better_end(spec: str) -> str:
+    """Return the order that puts a spec's better end first: the least of a price or weight."""
+    return "asc" if spec in ("price_usd", "weight_kg") else "desc"
 
 
 # The specs the ranking tool orders on (the display is ranked by its size).
