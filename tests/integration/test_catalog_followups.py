@@ -435,3 +435,29 @@ def test_a_recommendation_asking_for_cheap_lists_the_cheapest_first(chat, questi
     listed = [line for line in result.answer.splitlines() if line.startswith("- ")]
     assert listed[0].startswith("- Nokia G42 5G"), result.answer
     assert result.citations[0]["title"].startswith("Nokia G42 5G"), result.citations[0]
+
+
+@pytest.mark.parametrize(
+    ("asked", "said", "first_chip"),
+    [
+        (
+            "what's the top-rated phone?",
+            "The catalog gives no ratings or reviews for phones. It can rank them by price,",
+            "Which phone is the cheapest?",
+        ),
+        (
+            "quel est l'ordinateur portable le mieux noté ?",
+            "Le catalogue ne donne pas de notes ni d'avis pour les ordinateurs portables.",
+            "Quel est l'ordinateur portable le moins cher ?",
+        ),
+    ],
+)
+def test_a_ranking_on_ratings_says_the_catalog_rates_nothing(chat, asked, said, first_chip):
+    # Round 20: "what's the top-rated phone?" quoted the Nokia G42's page and the Pixel 8
+    # Pro's "Google's top smartphone": the catalog states no rating, which is the answer,
+    # with the rankings it has as chips. No LLM call.
+    (unrated,) = conversation(chat, asked)
+    assert unrated.outcome == "clarify" and not unrated.citations
+    assert unrated.answer.startswith(said), unrated.answer
+    assert unrated.clarify["options"][0]["query"] == first_chip
+    assert unrated.llm_calls == 0

@@ -9,7 +9,11 @@ from typing import Any
 
 from threadline.graph import replies
 from threadline.graph.answering import language_of
-from threadline.graph.catalog_requests import RANKING_CRITERIA, best_without_criterion
+from threadline.graph.catalog_requests import (
+    RANKING_CRITERIA,
+    best_without_criterion,
+    ranked_on_ratings,
+)
 from threadline.graph.context import run_services
 from threadline.graph.question_terms import pointer_of
 from threadline.graph.retrieval import readable_titles
@@ -83,6 +87,14 @@ def clarify(state: State) -> dict[str, Any]:
             language=language, criteria=RANKING_CRITERIA.get(category, [])
         )
         stop_reason = "ambiguous"
+    elif fu.reason == "no_ratings":
+        # "the top-rated phone": no rating is stated; what the catalog ranks on instead.
+        category = ranked_on_ratings(state.query) or ""
+        kinds = _CATEGORY_NAMES["fr" if language == "fr" else "en"]
+        text, chips = replies.no_ratings(
+            kinds.get(category, ""), language=language, criteria=RANKING_CRITERIA.get(category, [])
+        )
+        stop_reason = "not_in_documents"
     elif reason == "which_product":
         # "it" after a list of products: the list as shown (a catalog answer's titles
         # are its products' names) is what the user chooses from.
