@@ -461,3 +461,25 @@ def test_a_ranking_on_ratings_says_the_catalog_rates_nothing(chat, asked, said, 
     assert unrated.answer.startswith(said), unrated.answer
     assert unrated.clarify["options"][0]["query"] == first_chip
     assert unrated.llm_calls == 0
+
+
+@pytest.mark.parametrize(
+    ("asked", "spec", "count"),
+    [
+        ("what's the warranty on phones?", "warranty_years", 9),
+        ("quelle est la duree de la garantie des telephones ?", "warranty_years", 9),
+        ("what is the battery life of your laptops?", "battery_hours", 7),
+        ("combien pèsent les ordinateurs portables ?", "weight_kg", 7),
+    ],
+)
+def test_a_spec_asked_of_a_kind_lists_each_products_value(chat, asked, spec, count):
+    # Round 20: "what's the warranty on phones?" was asked back among five phones and the
+    # refunds section: each phone's warranty from the catalog answers it, the better end
+    # first (the longest warranty, the lightest laptop).
+    (listed,) = conversation(chat, asked)
+    assert listed.outcome == "tool_answer", listed.answer
+    titles = [c["title"] for c in listed.citations]
+    catalog = {p.name: p for p in chat.services.kb.catalog.products("default")}
+    assert len(titles) == count
+    values = [catalog[t].spec_number(spec) for t in titles]
+    assert values == sorted(values, reverse=spec != "weight_kg")

@@ -16,6 +16,7 @@ from threadline.graph.catalog_requests.wording import (
     COMPARATIVES,
     SUPERLATIVES,
     ToolRequest,
+    better_end,
     folded_message,
     price_written,
 )
@@ -252,7 +253,7 @@ _SORT = re.compile(
     r"(?:by|par|selon|on|according to|en fonction d[eu]|from|du|des|in)\b"
 )
 # The way a sort goes when the message says it; otherwise the better end of the spec
-# comes first (`_better_end`).
+# comes first (`better_end`).
 _DESCENDING = re.compile(
     r"\b(?:descending|decreasing|decroissante?|high(?:est)? to low(?:est)?|highest first|"
     r"largest first|biggest first|most expensive first|from (?:the )?(?:highest|largest|"
@@ -303,7 +304,7 @@ def sort_listed(
     if spec is not None:
         # "best first", or no end said ("trie-les par autonomie"): the end a buyer
         # prefers comes first, as a ranking of the spec would put it.
-        order = said if said and not _BEST_FIRST.search(text) else _better_end(spec)
+        order = said if said and not _BEST_FIRST.search(text) else better_end(spec)
     else:
         # "from cheapest to most expensive": the first superlative says the spec and the
         # way the sort goes.
@@ -324,11 +325,6 @@ def sort_listed(
     return ToolRequest(
         "rank_products", {"spec": spec, "order": order, "names": list(listed), "limit": len(listed)}
     )
-
-
-def _better_end(spec: str) -> str:
-    """Return the order that puts a spec's better end first: the least of a price or weight."""
-    return "asc" if spec in ("price_usd", "weight_kg") else "desc"
 
 
 # The specs the ranking tool orders on (the display is ranked by its size).

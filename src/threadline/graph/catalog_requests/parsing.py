@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from threadline.graph.catalog_requests.criteria import asks_for_a_pick, wanted_quality
+from threadline.graph.catalog_requests.products import asked_specs, without_spec_words
 from threadline.graph.catalog_requests.wording import (
     BUDGET,
     CATEGORY_WORDS,
@@ -21,6 +22,7 @@ from threadline.graph.catalog_requests.wording import (
     SPEC_VALUE,
     SUPERLATIVES,
     ToolRequest,
+    better_end,
     folded_message,
     price_written,
 )
@@ -152,6 +154,7 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
             _bounded_on_a_spec(text, category, running)
             or _with_stated_specs(text, category, running)
             or _ranked_on_a_superlative(text, category, running)
+            or _spec_of_a_kind(text, category, running)
         )
         if ranking is not None:
             return ToolRequest("rank_products", ranking)
@@ -210,6 +213,45 @@ def _ranked_on_a_superlative(
     if asks_for_a_pick(text, category) and (wanted := wanted_quality(text, category)):
         return {"spec": wanted[0], "order": wanted[1], "category": category} | running
     return None
+
+
+# What a question asking one spec of a kind of product may hold beside the spec and the
+# kind: the asking words, articles and prepositions, "how long", « la durée de ».
+_SPEC_OF_A_KIND_WORDS = frozenset(
+    "what whats s is are the of on for in your all their brightwell do does how long much "
+    "length duration size capacity life quel quelle quels quelles est sont c quoi le la les "
+    "l de des du d sur pour vos tous toutes leur leurs en duree taille capacite combien "
+    "ont".split()
+)
+
+
+# The specs a kind's products can be ranked on (the processor and the system cannot).
+_RANKED_SPECS = frozenset(
+    {"price_usd", "weight_kg", "battery", "display", "storage_gb", "ram_gb", "camera_mp",
+     "warranty_years"}
+)  # fmt: skip
+
+
+def _spec_of_a_kind(text: str, category: str, running: dict[str, str]) -> dict[str, Any] | None:
+    """Return every product of a kind ranked on the one spec a question asks of them all.
+
+    "what's the warranty on phones?", « quelle est la durée de la garantie des téléphones
+    ? »: a spec asked of a kind named in the plural, nothing else said (no product, no
+    bound), is each product's value of it, the better end first. None otherwise.
+    """
+    kind = re.search(CATEGORY_WORDS[category], text)
+    if kind is None or not kind.group(0).endswith("s"):
+        return None  # "the warranty on the phone" asks of one phone: which one
+    specs = {"battery" if s.startswith("battery") else s for s in asked_specs(text)}
+    if len(specs) != 1 or not specs <= _RANKED_SPECS:
+        return None
+    rest = re.findall(r"[a-z0-9]+", without_spec_words(re.sub(CATEGORY_WORDS[category], " ", text)))
+    if any(word not in _SPEC_OF_A_KIND_WORDS for word in rest):
+        return None
+    spec = specs.pop()
+    if spec == "battery":
+        spec = "battery_hours" if category == "laptop" else "battery_mah"
+    return {"spec": spec, "order": better_end(spec), "category": category, "limit": 10} | running
 
 
 def _compared_names(text: str) -> list[str]:
