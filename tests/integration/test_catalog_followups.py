@@ -483,3 +483,26 @@ def test_a_spec_asked_of_a_kind_lists_each_products_value(chat, asked, spec, cou
     assert len(titles) == count
     values = [catalog[t].spec_number(spec) for t in titles]
     assert values == sorted(values, reverse=spec != "weight_kg")
+
+
+@pytest.mark.parametrize(
+    ("question", "then"),
+    [
+        (
+            "Which phone should I buy for my mother? She wants something simple and cheap",
+            "does it have a good battery?",
+        ),
+        (
+            "Quel téléphone acheter pour ma mère ? Quelque chose de simple et pas cher",
+            "a-t-il une bonne batterie ?",
+        ),
+    ],
+)
+def test_it_after_a_recommendation_is_the_phone_recommended(chat, question, then):
+    # Round 20: asked which of the three phones, where "it" after "what are the cheapest
+    # phones?" was already the first: the first of a ranking is the pick, whether the
+    # ranking is a superlative or a quality wanted ("cheap").
+    _, battery = conversation(chat, question, then)
+    assert battery.outcome == "tool_answer", battery.answer
+    assert [c["title"] for c in battery.citations] == ["Nokia G42 5G"]
+    assert "battery: 5000 mAh" in battery.answer
