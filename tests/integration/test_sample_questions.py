@@ -2636,14 +2636,21 @@ def test_a_ranking_on_a_spec_no_product_of_the_kind_states_says_so(hybrid_chat, 
         ),
         (
             ("what is the battery of the iphone 15?", "is that more than the pixel 8?"),
-            'The documents say nothing about "Pixel 8".',
+            'The catalog has no "Pixel 8". The closest products are: Google Pixel 8a; '
+            "Google Pixel 8 Pro.",
         ),
-        (("how much is the pixel 8?",), 'The documents say nothing about "Pixel 8".'),
+        (
+            ("how much is the pixel 8?",),
+            'The catalog has no "Pixel 8". The closest products are: Google Pixel 8a; '
+            "Google Pixel 8 Pro.",
+        ),
     ],
 )
 def test_a_name_only_starting_other_products_names_names_none_of_them(hybrid_chat, messages, said):
     # "Pixel 8" is the start of the "Pixel 8 Pro", no product of its own: the comparison
-    # and the battery were the Pixel 8 Pro's.
+    # and the battery were the Pixel 8 Pro's. Round 20: a decline naming it names the
+    # catalog's closest products, as the comparison does (was "The documents say nothing
+    # about "Pixel 8"." and the closest documents).
     result = converse(hybrid_chat, *messages)[-1]
     assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
     assert result.answer.startswith(said), result.answer
