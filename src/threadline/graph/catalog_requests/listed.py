@@ -9,6 +9,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from threadline.graph.catalog_requests.parsing import asks_for_a_superlative
 from threadline.graph.catalog_requests.products import asked_specs
 from threadline.graph.catalog_requests.superlatives import asks_for_a_ranking
 from threadline.graph.catalog_requests.wording import (
@@ -108,7 +109,8 @@ def subject_product(history: Sequence[Mapping[str, Any]], known: Collection[str]
 
     The only product it showed or quoted ("tell me more about the first one", "Tell me
     about the Pixel 8 Pro"), or the first of a ranking it answered ("What is the
-    cheapest laptop?" lists the cheapest first). A list that ranks nothing ("phones
+    cheapest laptop?" lists the cheapest first), or the product a document answer to a
+    superlative names first ("the best-selling phone"). A list that ranks nothing ("phones
     under $500") is about none of its products in particular. The previous answer is
     the last one that cited sources: a decline of a question asked of the subject
     ("Does it support 5G?") changes no subject, while a decline of a question asked on
@@ -132,7 +134,19 @@ def subject_product(history: Sequence[Mapping[str, Any]], known: Collection[str]
         return products[0]
     if products and last["route"] == "tool" and asks_for_a_ranking(last["question"]):
         return products[0]
+    if last["route"] != "tool" and asks_for_a_superlative(str(last["question"] or "")):
+        # « Quel est le smartphone le plus vendu ? » answered from the report: the product
+        # its answer names first is the one the superlative picked ("Le Samsung Galaxy A55
+        # 5G, vendu 449 $, a été le smartphone le plus vendu ..., devant le Google Pixel 8a").
+        return first_named(str(last.get("answer") or ""), known)
     return None
+
+
+def first_named(text: str, known: Collection[str]) -> str | None:
+    """Return the catalog product whose full name a text writes first, or None."""
+    folded = fold(text)
+    found = [(i, name) for name in known if (i := folded.find(fold(name))) >= 0]
+    return min(found)[1] if found else None
 
 
 def compare_listed(question: str, listed: Sequence[str]) -> ToolRequest | None:

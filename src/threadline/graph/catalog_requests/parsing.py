@@ -117,6 +117,18 @@ _OTHER_SUPERLATIVE = re.compile(
 )
 
 
+def asks_for_a_superlative(question: str) -> bool:
+    """Whether a message asks for the one thing first on some measure, the catalog's or not.
+
+    "the lightest laptop", « le smartphone le plus vendu », "the most popular phone".
+    """
+    text = folded_message(question)
+    return bool(
+        _OTHER_SUPERLATIVE.search(text)
+        or any(re.search(pattern, text) for pattern, _, _ in SUPERLATIVES)
+    )
+
+
 def _spec_values(text: str) -> list[tuple[str, float]]:
     """Return the specs and values a folded question states with units ("16 go de ram").
 
