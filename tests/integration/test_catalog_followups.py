@@ -506,3 +506,68 @@ def test_it_after_a_recommendation_is_the_phone_recommended(chat, question, then
     assert battery.outcome == "tool_answer", battery.answer
     assert [c["title"] for c in battery.citations] == ["Nokia G42 5G"]
     assert "battery: 5000 mAh" in battery.answer
+
+
+@pytest.mark.parametrize(
+    ("asked", "pointer", "product", "said"),
+    [
+        ("does it have 5G?", "the second one", "Motorola Moto G Power 5G (2024)", "$299"),
+        ("how much RAM does it have?", "le troisième", "Xiaomi Redmi Note 13 Pro 5G", "ram: 8 GB"),
+        ("is it waterproof?", "the $449 one", "Samsung Galaxy A55 5G", "$449"),
+    ],
+)
+def test_a_pointer_typed_after_which_one_points_into_the_list(chat, asked, pointer, product, said):
+    # Round 20: "the second one" typed after the "which one?" a list's "it" gets was
+    # searched in the documents ("nothing about 'second'"): the list was looked for in the
+    # turn right before the message only. It is the list's product, as its chip is.
+    *_, picked = conversation(chat, "what phones under $500?", asked, pointer)
+    assert picked.outcome == "tool_answer", picked.answer
+    assert [c["title"] for c in picked.citations] == [product]
+    assert said in picked.answer
+    assert picked.llm_calls <= 1  # the answer's composition only: no model resolves it
+
+
+@pytest.mark.parametrize(
+    ("listed", "then"),
+    [
+        ("Which phones does Xiaomi sell?", "and on the redmi?"),
+        ("what phones under $500?", "et le redmi ?"),
+    ],
+)
+def test_an_ellipsis_naming_one_product_after_a_list_looks_it_up(chat, listed, then):
+    # Round 20: "and on the redmi?" after the Xiaomi phones was declined (searched in the
+    # documents); the list asked no spec, so the product named is looked up whole.
+    _, entry = conversation(chat, listed, then)
+    assert entry.outcome == "tool_answer", entry.answer
+    assert [c["title"] for c in entry.citations] == ["Xiaomi Redmi Note 13 Pro 5G"]
+    assert "camera: 200 MP" in entry.answer
+
+
+@pytest.mark.parametrize(
+    "asked", ["the lightest laptop under $1000", "le plus léger sous 1000 $ ?"]
+)
+def test_a_superlative_with_a_price_bound_ranks_within_the_bound(chat, asked):
+    # Round 20: "the lightest laptop under $1000" ranked every laptop (the ThinkPad X1,
+    # $2,199, first), the bound dropped; « le plus léger sous 1000 $ ? » named no kind and
+    # was declined on « 1000 »: the catalog weighs laptops only, so it ranks laptops.
+    (lightest,) = conversation(chat, asked)
+    assert lightest.outcome == "tool_answer", lightest.answer
+    assert lightest.citations[0]["title"] == "ASUS Zenbook 14 OLED (UX3405)"
+    catalog = {p.name: p for p in chat.services.kb.catalog.products("default")}
+    assert all(catalog[c["title"]].price_usd <= 1000 for c in lightest.citations)
+
+
+@pytest.mark.parametrize(
+    ("asked", "first", "brand"),
+    [
+        ("which samsung phone is the cheapest?", "Samsung Galaxy A55 5G", "Samsung"),
+        ("quel est le téléphone Google le plus cher ?", "Google Pixel 8 Pro", "Google"),
+    ],
+)
+def test_a_superlative_naming_a_brand_ranks_that_brand(chat, asked, first, brand):
+    # Round 20 (ours): "which samsung phone is the cheapest?" listed the Nokia G42, the
+    # Moto G Power and the Redmi, the brand dropped from the ranking.
+    (ranked,) = conversation(chat, asked)
+    assert ranked.outcome == "tool_answer", ranked.answer
+    assert ranked.citations[0]["title"] == first
+    assert all(c["title"].startswith(brand) for c in ranked.citations)

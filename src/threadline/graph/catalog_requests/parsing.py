@@ -169,7 +169,8 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
             or _spec_of_a_kind(text, category, running)
         )
         if ranking is not None:
-            return ToolRequest("rank_products", ranking)
+            # "which Samsung phone is the cheapest?": ranked among the brand's products.
+            return ToolRequest("rank_products", ranking | ({"brand": brand} if brand else {}))
     if _OTHER_SUPERLATIVE.search(text):
         return None  # the superlatives the catalog can rank were all tried above
     if COMPARE.search(text) and len(names := _compared_names(text)) >= 2:
@@ -220,11 +221,34 @@ def _ranked_on_a_superlative(
         if re.search(pattern, text):
             if spec == "battery":
                 spec = "battery_hours" if category == "laptop" else "battery_mah"
-            return {"spec": spec, "order": order, "category": category} | running
+            ranked = {"spec": spec, "order": order, "category": category} | running
+            # "the lightest laptop under $1000": ranked among those the price bound keeps.
+            return ranked | _price_bounds(text)
     # "Which phone should I buy? something simple and cheap": the quality wanted ranks.
     if asks_for_a_pick(text, category) and (wanted := wanted_quality(text, category)):
-        return {"spec": wanted[0], "order": wanted[1], "category": category} | running
+        ranked = {"spec": wanted[0], "order": wanted[1], "category": category} | running
+        return ranked | _price_bounds(text)
     return None
+
+
+def _price_bounds(text: str) -> dict[str, float]:
+    """Return the price bounds a folded message states ("under $1000", "budget 300 dollars")."""
+    bounds: dict[str, float] = {}
+    if m := _BETWEEN.search(text):
+        bounds["min_price"], bounds["max_price"] = price_written(m[2]), price_written(m[4])
+        return bounds
+    if m := MAX_PRICE.search(text):
+        bounds["max_price"] = price_written(m.group(3))
+    elif m := BUDGET.search(text):
+        # A budget bounds the price: the products at or under it.
+        bounds["max_price"] = price_written(next(amount for amount in m.groups() if amount))
+    if (m := MIN_PRICE.search(text)) and not _A_YEAR_FROM.fullmatch(m[0].strip()):
+        bounds["min_price"] = price_written(m.group(2))
+    return bounds
+
+
+# "from 2024", « à partir de 2023 »: a year a product dates from, no price.
+_A_YEAR_FROM = re.compile(r"(?:from|a partir de)\s*(?:19|20)\d\d")
 
 
 # What a question asking one spec of a kind of product may hold beside the spec and the
@@ -290,17 +314,7 @@ def _filtered_list(
         args["category"] = category
     if brand:
         args["brand"] = brand
-    args |= running
-    if m := _BETWEEN.search(text):
-        args["min_price"], args["max_price"] = price_written(m.group(2)), price_written(m.group(4))
-    else:
-        if m := MAX_PRICE.search(text):
-            args["max_price"] = price_written(m.group(3))
-        elif m := BUDGET.search(text):
-            # A budget bounds the price: the products at or under it.
-            args["max_price"] = price_written(next(amount for amount in m.groups() if amount))
-        if m := MIN_PRICE.search(text):
-            args["min_price"] = price_written(m.group(2))
+    args |= running | _price_bounds(text)
     has_price = "max_price" in args or "min_price" in args or "os" in args
     if not has_price and not (category and _asks_for_a_list(text, category)):
         return None
