@@ -308,6 +308,8 @@ def test_a_bare_superlative_after_a_question_about_it_reranks_the_ranking_before
     [
         ("sort them by price", "price_usd", False),
         ("trie-les par poids, le plus lourd en premier", "weight_kg", True),
+        # No end said: the better end first, the longest battery (was the shortest).
+        ("trie-les par autonomie", "battery_hours", True),
     ],
 )
 def test_a_sort_after_a_list_orders_the_products_listed(chat, then, spec, descending):
@@ -433,3 +435,139 @@ def test_a_recommendation_asking_for_cheap_lists_the_cheapest_first(chat, questi
     listed = [line for line in result.answer.splitlines() if line.startswith("- ")]
     assert listed[0].startswith("- Nokia G42 5G"), result.answer
     assert result.citations[0]["title"].startswith("Nokia G42 5G"), result.citations[0]
+
+
+@pytest.mark.parametrize(
+    ("asked", "said", "first_chip"),
+    [
+        (
+            "what's the top-rated phone?",
+            "The catalog gives no ratings or reviews for phones. It can rank them by price,",
+            "Which phone is the cheapest?",
+        ),
+        (
+            "quel est l'ordinateur portable le mieux noté ?",
+            "Le catalogue ne donne pas de notes ni d'avis pour les ordinateurs portables.",
+            "Quel est l'ordinateur portable le moins cher ?",
+        ),
+    ],
+)
+def test_a_ranking_on_ratings_says_the_catalog_rates_nothing(chat, asked, said, first_chip):
+    # Round 20: "what's the top-rated phone?" quoted the Nokia G42's page and the Pixel 8
+    # Pro's "Google's top smartphone": the catalog states no rating, which is the answer,
+    # with the rankings it has as chips. No LLM call.
+    (unrated,) = conversation(chat, asked)
+    assert unrated.outcome == "clarify" and not unrated.citations
+    assert unrated.answer.startswith(said), unrated.answer
+    assert unrated.clarify["options"][0]["query"] == first_chip
+    assert unrated.llm_calls == 0
+
+
+@pytest.mark.parametrize(
+    ("asked", "spec", "count"),
+    [
+        ("what's the warranty on phones?", "warranty_years", 9),
+        ("quelle est la duree de la garantie des telephones ?", "warranty_years", 9),
+        ("what is the battery life of your laptops?", "battery_hours", 7),
+        ("combien pèsent les ordinateurs portables ?", "weight_kg", 7),
+    ],
+)
+def test_a_spec_asked_of_a_kind_lists_each_products_value(chat, asked, spec, count):
+    # Round 20: "what's the warranty on phones?" was asked back among five phones and the
+    # refunds section: each phone's warranty from the catalog answers it, the better end
+    # first (the longest warranty, the lightest laptop).
+    (listed,) = conversation(chat, asked)
+    assert listed.outcome == "tool_answer", listed.answer
+    titles = [c["title"] for c in listed.citations]
+    catalog = {p.name: p for p in chat.services.kb.catalog.products("default")}
+    assert len(titles) == count
+    values = [catalog[t].spec_number(spec) for t in titles]
+    assert values == sorted(values, reverse=spec != "weight_kg")
+
+
+@pytest.mark.parametrize(
+    ("question", "then"),
+    [
+        (
+            "Which phone should I buy for my mother? She wants something simple and cheap",
+            "does it have a good battery?",
+        ),
+        (
+            "Quel téléphone acheter pour ma mère ? Quelque chose de simple et pas cher",
+            "a-t-il une bonne batterie ?",
+        ),
+    ],
+)
+def test_it_after_a_recommendation_is_the_phone_recommended(chat, question, then):
+    # Round 20: asked which of the three phones, where "it" after "what are the cheapest
+    # phones?" was already the first: the first of a ranking is the pick, whether the
+    # ranking is a superlative or a quality wanted ("cheap").
+    _, battery = conversation(chat, question, then)
+    assert battery.outcome == "tool_answer", battery.answer
+    assert [c["title"] for c in battery.citations] == ["Nokia G42 5G"]
+    assert "battery: 5000 mAh" in battery.answer
+
+
+@pytest.mark.parametrize(
+    ("asked", "pointer", "product", "said"),
+    [
+        ("does it have 5G?", "the second one", "Motorola Moto G Power 5G (2024)", "$299"),
+        ("how much RAM does it have?", "le troisième", "Xiaomi Redmi Note 13 Pro 5G", "ram: 8 GB"),
+        ("is it waterproof?", "the $449 one", "Samsung Galaxy A55 5G", "$449"),
+    ],
+)
+def test_a_pointer_typed_after_which_one_points_into_the_list(chat, asked, pointer, product, said):
+    # Round 20: "the second one" typed after the "which one?" a list's "it" gets was
+    # searched in the documents ("nothing about 'second'"): the list was looked for in the
+    # turn right before the message only. It is the list's product, as its chip is.
+    *_, picked = conversation(chat, "what phones under $500?", asked, pointer)
+    assert picked.outcome == "tool_answer", picked.answer
+    assert [c["title"] for c in picked.citations] == [product]
+    assert said in picked.answer
+    assert picked.llm_calls <= 1  # the answer's composition only: no model resolves it
+
+
+@pytest.mark.parametrize(
+    ("listed", "then"),
+    [
+        ("Which phones does Xiaomi sell?", "and on the redmi?"),
+        ("what phones under $500?", "et le redmi ?"),
+    ],
+)
+def test_an_ellipsis_naming_one_product_after_a_list_looks_it_up(chat, listed, then):
+    # Round 20: "and on the redmi?" after the Xiaomi phones was declined (searched in the
+    # documents); the list asked no spec, so the product named is looked up whole.
+    _, entry = conversation(chat, listed, then)
+    assert entry.outcome == "tool_answer", entry.answer
+    assert [c["title"] for c in entry.citations] == ["Xiaomi Redmi Note 13 Pro 5G"]
+    assert "camera: 200 MP" in entry.answer
+
+
+@pytest.mark.parametrize(
+    "asked", ["the lightest laptop under $1000", "le plus léger sous 1000 $ ?"]
+)
+def test_a_superlative_with_a_price_bound_ranks_within_the_bound(chat, asked):
+    # Round 20: "the lightest laptop under $1000" ranked every laptop (the ThinkPad X1,
+    # $2,199, first), the bound dropped; « le plus léger sous 1000 $ ? » named no kind and
+    # was declined on « 1000 »: the catalog weighs laptops only, so it ranks laptops.
+    (lightest,) = conversation(chat, asked)
+    assert lightest.outcome == "tool_answer", lightest.answer
+    assert lightest.citations[0]["title"] == "ASUS Zenbook 14 OLED (UX3405)"
+    catalog = {p.name: p for p in chat.services.kb.catalog.products("default")}
+    assert all(catalog[c["title"]].price_usd <= 1000 for c in lightest.citations)
+
+
+@pytest.mark.parametrize(
+    ("asked", "first", "brand"),
+    [
+        ("which samsung phone is the cheapest?", "Samsung Galaxy A55 5G", "Samsung"),
+        ("quel est le téléphone Google le plus cher ?", "Google Pixel 8 Pro", "Google"),
+    ],
+)
+def test_a_superlative_naming_a_brand_ranks_that_brand(chat, asked, first, brand):
+    # Round 20 (ours): "which samsung phone is the cheapest?" listed the Nokia G42, the
+    # Moto G Power and the Redmi, the brand dropped from the ranking.
+    (ranked,) = conversation(chat, asked)
+    assert ranked.outcome == "tool_answer", ranked.answer
+    assert ranked.citations[0]["title"] == first
+    assert all(c["title"].startswith(brand) for c in ranked.citations)

@@ -146,7 +146,12 @@ def test_a_sort_of_the_products_shown_orders_them_on_the_spec_asked():
 
     assert sorted_on("sort them by price") == ("price_usd", "asc")
     assert sorted_on("order those by weight, heaviest first") == ("weight_kg", "desc")
-    assert sorted_on("trie-les par autonomie") == ("battery_hours", "asc")
+    # No end said: the better end first, the most of a spec that is better bigger.
+    assert sorted_on("trie-les par autonomie") == ("battery_hours", "desc")
+    assert sorted_on("sort them by RAM") == ("ram_gb", "desc")
+    assert sorted_on("sort them by weight") == ("weight_kg", "asc")
+    assert sorted_on("trie-les par autonomie, par ordre croissant") == ("battery_hours", "asc")
+    assert sorted_on("sort them by battery, smallest first") == ("battery_hours", "asc")
     assert sorted_on("classe-les du plus cher au moins cher") == ("price_usd", "desc")
     assert sorted_on("rank them from cheapest to most expensive") == ("price_usd", "asc")
     assert sorted_on("order them by camera, best first") == ("camera_mp", "desc")

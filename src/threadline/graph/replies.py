@@ -160,6 +160,30 @@ def ask_criterion(
     return text, {"reason": "ambiguous", "options": options}
 
 
+def no_ratings(
+    kind: str, *, language: str, criteria: Sequence[tuple[str, str, str, str]]
+) -> tuple[str, Clarify]:
+    """Say the catalog rates no product of a kind, and offer the rankings it has instead.
+
+    `kind` is the category in the user's language ("phones"); `criteria` are (English
+    label, French label, English question, French question), one chip each.
+    """
+    fr = language == "fr"
+    labels = [c[1] if fr else c[0] for c in criteria]
+    names = ", ".join(labels[:-1]) + (" ou " if fr else " or ") + labels[-1] if labels else ""
+    if fr:
+        text = f"Le catalogue ne donne pas de notes ni d'avis pour les {kind or 'produits'}."
+        text += f" Il peut les classer par {names}." if names else ""
+    else:
+        text = f"The catalog gives no ratings or reviews for {kind or 'products'}."
+        text += f" It can rank them by {names}." if names else ""
+    options = [
+        ClarifyOption(label=label, query=c[3] if fr else c[2])
+        for label, c in zip(labels, criteria, strict=True)
+    ]
+    return text, {"reason": "ambiguous", "options": options}
+
+
 def which_section_options(outline: Sequence[OutlineItem], language: str) -> Clarify:
     """Chips for "which part do you mean?": one per section of the previous outline."""
     verb = "Détaille" if language == "fr" else "Expand"

@@ -26,6 +26,7 @@ from threadline.graph.catalog_requests import (
     listed_product,
     parse_catalog_request,
     rank_listed,
+    ranked_on_ratings,
     sort_listed,
 )
 from threadline.knowledge.bilingual import word_in_both_languages
@@ -192,6 +193,10 @@ def _catalog_plan(
     subject_product: str | None,
 ) -> TurnPlan | None:
     """Plan a catalog turn (a tool call, or asking which product), or None for another kind."""
+    if ranked_on_ratings(question):
+        # "the top-rated phone": the catalog states no ratings; say so, with what it ranks.
+        unrated = Reference(detected=False, resolved=False, reason="no_ratings")
+        return TurnPlan("clarify", reference=unrated)
     if best_without_criterion(question):
         # "the best phone": best on what is the user's to say; ask back with the criteria.
         criterion = Reference(detected=False, resolved=False, reason="which_criterion")

@@ -85,6 +85,9 @@ class RankProductsArgs(BaseModel):
         default=None,
         description="Rank only products running this operating system: Android 13, iOS.",
     )
+    min_price: float | None = Field(default=None, ge=0, description="Lowest price in USD.")
+    max_price: float | None = Field(default=None, ge=0, description="Highest price in USD.")
+    brand: str | None = Field(default=None, description="Rank only this brand's products.")
 
 
 class GetProductArgs(BaseModel):
@@ -134,6 +137,9 @@ def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
         max_value: float | None = None,
         exclusive: bool = False,
         os: str | None = None,
+        min_price: float | None = None,
+        max_price: float | None = None,
+        brand: str | None = None,
     ) -> list[Product]:
         return catalog.rank(
             tenant,
@@ -146,6 +152,9 @@ def make_catalog_tools(catalog: Catalog, tenant: str) -> list[BaseTool]:
             max_value=max_value,
             exclusive=exclusive,
             os=os,
+            min_price=min_price,
+            max_price=max_price,
+            brand=brand,
         )
 
     def get_product(name: str, specs: list[str] | None = None) -> list[Product]:

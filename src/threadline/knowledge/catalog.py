@@ -396,6 +396,9 @@ class Catalog:
         max_value: float | None = None,
         exclusive: bool = False,
         os: str | None = None,
+        min_price: float | None = None,
+        max_price: float | None = None,
+        brand: str | None = None,
     ) -> list[Product]:
         """Products that have `spec`, best first (`asc`: smallest value first).
 
@@ -403,13 +406,31 @@ class Catalog:
         comparison ranks the products compared, not the whole category). `min_value` and
         `max_value` bound the spec ("laptops under 1.3 kg"), the bounds themselves
         excluded when `exclusive` ("more than 5000 mAh" is not 5000 mAh). `os` keeps the
-        products running it, as `search` does: a ranking honours a list's filters.
+        products running it, as `search` does: a ranking honours a list's filters, and
+        so its price bounds ("the lightest laptop under $1000") and its brand ("which
+        Samsung phone is the cheapest?").
         """
         candidates = (
-            self.find(tenant, names) if names else self.search(tenant, category=category, os=os)
+            self.find(tenant, names)
+            if names
+            else self.search(
+                tenant,
+                category=category,
+                os=os,
+                min_price=min_price,
+                max_price=max_price,
+                brand=brand,
+            )
         )
         if names and os:
             candidates = [p for p in candidates if runs(p, os)]
+        if names:
+            candidates = [
+                p
+                for p in candidates
+                if (min_price is None or p.price_usd >= min_price)
+                and (max_price is None or p.price_usd <= max_price)
+            ]
 
         def within(value: float) -> bool:
             if exclusive:

@@ -24,6 +24,7 @@ from threadline.graph.catalog_requests.criteria import (
     RANKING_CRITERIA,
     best_without_criterion,
     chosen_criterion,
+    ranked_on_ratings,
 )
 from threadline.graph.catalog_requests.listed import (
     chooses_among_shown,
@@ -88,6 +89,7 @@ __all__ = [
     "points_at_one_ranked",
     "product_line",
     "rank_listed",
+    "ranked_on_ratings",
     "ranking_of_kind",
     "ranks_a_category",
     "reranked_on_the_same_spec",

@@ -97,6 +97,29 @@ def best_without_criterion(question: str) -> str | None:
     return category
 
 
+# A ranking on what buyers or reviewers think of a product: "the top-rated phone", "the
+# best reviewed laptop", "which phone has the best ratings?", « le téléphone le mieux
+# noté », « les meilleurs avis ». The catalog states specs and prices, no ratings.
+_RATED = re.compile(
+    r"\b(?:top|best|highest|most|better)[- ]?(?:rated|reviewed|ratings?|reviews?|scores?|"
+    r"stars?)\b|\brated (?:the )?(?:best|highest|most)\b|\b(?:most|best) liked\b|"
+    r"\bmieux (?:note|notee|notes|notees|evalue|evaluee|evalues|evaluees|juge|jugee)\b|"
+    r"\bmeilleure?s? (?:notes?|avis|evaluations?|critiques?)\b|\bplus d'etoiles\b"
+)
+
+
+def ranked_on_ratings(question: str) -> str | None:
+    """Return the category a ranking on ratings or reviews is asked of, or None.
+
+    "what's the top-rated phone?": the catalog rates nothing, so it says so and offers
+    what it ranks on (`RANKING_CRITERIA`) rather than quoting a page that writes "top".
+    """
+    text = PHONE_AS_CHANNEL.sub(" ", folded_message(question))
+    if not _RATED.search(text):
+        return None
+    return next((c for c, p in CATEGORY_WORDS.items() if re.search(p, text)), None)
+
+
 def asks_for_a_pick(text: str, category: str) -> bool:
     """Whether a folded message asks for the best product of a category, or one to buy."""
     # "best" qualifies the category ("the best 5G phone", "quel téléphone est le

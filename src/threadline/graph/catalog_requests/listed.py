@@ -9,6 +9,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from threadline.graph.catalog_requests.parsing import asks_for_a_superlative
 from threadline.graph.catalog_requests.products import asked_specs
 from threadline.graph.catalog_requests.superlatives import asks_for_a_ranking
 from threadline.graph.catalog_requests.wording import (
@@ -16,6 +17,7 @@ from threadline.graph.catalog_requests.wording import (
     COMPARATIVES,
     SUPERLATIVES,
     ToolRequest,
+    better_end,
     folded_message,
     price_written,
 )
@@ -107,7 +109,8 @@ def subject_product(history: Sequence[Mapping[str, Any]], known: Collection[str]
 
     The only product it showed or quoted ("tell me more about the first one", "Tell me
     about the Pixel 8 Pro"), or the first of a ranking it answered ("What is the
-    cheapest laptop?" lists the cheapest first). A list that ranks nothing ("phones
+    cheapest laptop?" lists the cheapest first), or the product a document answer to a
+    superlative names first ("the best-selling phone"). A list that ranks nothing ("phones
     under $500") is about none of its products in particular. The previous answer is
     the last one that cited sources: a decline of a question asked of the subject
     ("Does it support 5G?") changes no subject, while a decline of a question asked on
@@ -131,7 +134,19 @@ def subject_product(history: Sequence[Mapping[str, Any]], known: Collection[str]
         return products[0]
     if products and last["route"] == "tool" and asks_for_a_ranking(last["question"]):
         return products[0]
+    if last["route"] != "tool" and asks_for_a_superlative(str(last["question"] or "")):
+        # « Quel est le smartphone le plus vendu ? » answered from the report: the product
+        # its answer names first is the one the superlative picked ("Le Samsung Galaxy A55
+        # 5G, vendu 449 $, a été le smartphone le plus vendu ..., devant le Google Pixel 8a").
+        return first_named(str(last.get("answer") or ""), known)
     return None
+
+
+def first_named(text: str, known: Collection[str]) -> str | None:
+    """Return the catalog product whose full name a text writes first, or None."""
+    folded = fold(text)
+    found = [(i, name) for name in known if (i := folded.find(fold(name))) >= 0]
+    return min(found)[1] if found else None
 
 
 def compare_listed(question: str, listed: Sequence[str]) -> ToolRequest | None:
@@ -251,11 +266,20 @@ _SORT = re.compile(
     # What it sorts on, or from which end: "by price", "par prix", "from the cheapest".
     r"(?:by|par|selon|on|according to|en fonction d[eu]|from|du|des|in)\b"
 )
-# The way a sort goes when the message says it; ascending otherwise (a sort's default).
+# The way a sort goes when the message says it; otherwise the better end of the spec
+# comes first (`better_end`).
 _DESCENDING = re.compile(
     r"\b(?:descending|decreasing|decroissante?|high(?:est)? to low(?:est)?|highest first|"
     r"largest first|biggest first|most expensive first|from (?:the )?(?:highest|largest|"
     r"biggest|most|heaviest|longest|newest)|du plus|des plus|par ordre decroissant)\b"
+)
+
+
+_ASCENDING = re.compile(
+    r"\b(?:ascending|increasing|croissante?|low(?:est)? to high(?:est)?|"
+    r"(?:lowest|smallest|least|fewest|shortest|oldest|cheapest|lightest) first|"
+    r"from (?:the )?(?:lowest|smallest|least|fewest|shortest|oldest|cheapest|lightest)|"
+    r"du moins|des moins|par ordre croissant)\b"
 )
 
 
@@ -273,7 +297,8 @@ def sort_listed(
 
     "sort them by price", "trie-les par poids", "order those from the heaviest": the
     products shown, ordered on the spec named (or the one a superlative names, "from
-    cheapest to most expensive"), ascending unless the message says otherwise. A message
+    cheapest to most expensive"), the better end first (the least of a price or a weight,
+    the most of any other spec) unless the message says which end comes first. A message
     naming another kind of product than those listed is a new catalog question.
     """
     if len(listed) < 2 or len(listed) > 10:  # the ranking tool takes at most ten names
@@ -283,17 +308,18 @@ def sort_listed(
         return None
     if any(re.search(p, text) for c, p in CATEGORY_WORDS.items() if c != category):
         return None
-    order = "desc" if _DESCENDING.search(text) else "asc"
+    said = "desc" if _DESCENDING.search(text) else "asc" if _ASCENDING.search(text) else None
     for pattern, _, way in SUPERLATIVES:
         # "heaviest first", "le plus lourd en premier": that end of the spec comes first.
         if re.search(rf"(?:{pattern})\s+(?:ones?\s+)?(?:first|en premier|d'abord)\b", text):
-            order = way
+            said = way
     specs = asked_specs(text)
     spec = specs[0] if specs else None
-    if spec is not None and _BEST_FIRST.search(text):
-        # "best first": the end a buyer prefers, the least of a price or a weight.
-        order = "asc" if spec in ("price_usd", "weight_kg") else "desc"
-    if spec is None:
+    if spec is not None:
+        # "best first", or no end said ("trie-les par autonomie"): the end a buyer
+        # prefers comes first, as a ranking of the spec would put it.
+        order = said if said and not _BEST_FIRST.search(text) else better_end(spec)
+    else:
         # "from cheapest to most expensive": the first superlative says the spec and the
         # way the sort goes.
         found = [

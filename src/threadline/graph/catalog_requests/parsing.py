@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from threadline.graph.catalog_requests.criteria import asks_for_a_pick, wanted_quality
+from threadline.graph.catalog_requests.products import asked_specs, without_spec_words
 from threadline.graph.catalog_requests.wording import (
     BUDGET,
     CATEGORY_WORDS,
@@ -21,6 +22,7 @@ from threadline.graph.catalog_requests.wording import (
     SPEC_VALUE,
     SUPERLATIVES,
     ToolRequest,
+    better_end,
     folded_message,
     price_written,
 )
@@ -115,6 +117,18 @@ _OTHER_SUPERLATIVE = re.compile(
 )
 
 
+def asks_for_a_superlative(question: str) -> bool:
+    """Whether a message asks for the one thing first on some measure, the catalog's or not.
+
+    "the lightest laptop", « le smartphone le plus vendu », "the most popular phone".
+    """
+    text = folded_message(question)
+    return bool(
+        _OTHER_SUPERLATIVE.search(text)
+        or any(re.search(pattern, text) for pattern, _, _ in SUPERLATIVES)
+    )
+
+
 def _spec_values(text: str) -> list[tuple[str, float]]:
     """Return the specs and values a folded question states with units ("16 go de ram").
 
@@ -152,9 +166,11 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
             _bounded_on_a_spec(text, category, running)
             or _with_stated_specs(text, category, running)
             or _ranked_on_a_superlative(text, category, running)
+            or _spec_of_a_kind(text, category, running)
         )
         if ranking is not None:
-            return ToolRequest("rank_products", ranking)
+            # "which Samsung phone is the cheapest?": ranked among the brand's products.
+            return ToolRequest("rank_products", ranking | ({"brand": brand} if brand else {}))
     if _OTHER_SUPERLATIVE.search(text):
         return None  # the superlatives the catalog can rank were all tried above
     if COMPARE.search(text) and len(names := _compared_names(text)) >= 2:
@@ -205,11 +221,73 @@ def _ranked_on_a_superlative(
         if re.search(pattern, text):
             if spec == "battery":
                 spec = "battery_hours" if category == "laptop" else "battery_mah"
-            return {"spec": spec, "order": order, "category": category} | running
+            ranked = {"spec": spec, "order": order, "category": category} | running
+            # "the lightest laptop under $1000": ranked among those the price bound keeps.
+            return ranked | _price_bounds(text)
     # "Which phone should I buy? something simple and cheap": the quality wanted ranks.
     if asks_for_a_pick(text, category) and (wanted := wanted_quality(text, category)):
-        return {"spec": wanted[0], "order": wanted[1], "category": category} | running
+        ranked = {"spec": wanted[0], "order": wanted[1], "category": category} | running
+        return ranked | _price_bounds(text)
     return None
+
+
+def _price_bounds(text: str) -> dict[str, float]:
+    """Return the price bounds a folded message states ("under $1000", "budget 300 dollars")."""
+    bounds: dict[str, float] = {}
+    if m := _BETWEEN.search(text):
+        bounds["min_price"], bounds["max_price"] = price_written(m[2]), price_written(m[4])
+        return bounds
+    if m := MAX_PRICE.search(text):
+        bounds["max_price"] = price_written(m.group(3))
+    elif m := BUDGET.search(text):
+        # A budget bounds the price: the products at or under it.
+        bounds["max_price"] = price_written(next(amount for amount in m.groups() if amount))
+    if (m := MIN_PRICE.search(text)) and not _A_YEAR_FROM.fullmatch(m[0].strip()):
+        bounds["min_price"] = price_written(m.group(2))
+    return bounds
+
+
+# "from 2024", « à partir de 2023 »: a year a product dates from, no price.
+_A_YEAR_FROM = re.compile(r"(?:from|a partir de)\s*(?:19|20)\d\d")
+
+
+# What a question asking one spec of a kind of product may hold beside the spec and the
+# kind: the asking words, articles and prepositions, "how long", « la durée de ».
+_SPEC_OF_A_KIND_WORDS = frozenset(
+    "what whats s is are the of on for in your all their brightwell do does how long much "
+    "length duration size capacity life quel quelle quels quelles est sont c quoi le la les "
+    "l de des du d sur pour vos tous toutes leur leurs en duree taille capacite combien "
+    "ont".split()
+)
+
+
+# The specs a kind's products can be ranked on (the processor and the system cannot).
+_RANKED_SPECS = frozenset(
+    {"price_usd", "weight_kg", "battery", "display", "storage_gb", "ram_gb", "camera_mp",
+     "warranty_years"}
+)  # fmt: skip
+
+
+def _spec_of_a_kind(text: str, category: str, running: dict[str, str]) -> dict[str, Any] | None:
+    """Return every product of a kind ranked on the one spec a question asks of them all.
+
+    "what's the warranty on phones?", « quelle est la durée de la garantie des téléphones
+    ? »: a spec asked of a kind named in the plural, nothing else said (no product, no
+    bound), is each product's value of it, the better end first. None otherwise.
+    """
+    kind = re.search(CATEGORY_WORDS[category], text)
+    if kind is None or not kind.group(0).endswith("s"):
+        return None  # "the warranty on the phone" asks of one phone: which one
+    specs = {"battery" if s.startswith("battery") else s for s in asked_specs(text)}
+    if len(specs) != 1 or not specs <= _RANKED_SPECS:
+        return None
+    rest = re.findall(r"[a-z0-9]+", without_spec_words(re.sub(CATEGORY_WORDS[category], " ", text)))
+    if any(word not in _SPEC_OF_A_KIND_WORDS for word in rest):
+        return None
+    spec = specs.pop()
+    if spec == "battery":
+        spec = "battery_hours" if category == "laptop" else "battery_mah"
+    return {"spec": spec, "order": better_end(spec), "category": category, "limit": 10} | running
 
 
 def _compared_names(text: str) -> list[str]:
@@ -236,17 +314,7 @@ def _filtered_list(
         args["category"] = category
     if brand:
         args["brand"] = brand
-    args |= running
-    if m := _BETWEEN.search(text):
-        args["min_price"], args["max_price"] = price_written(m.group(2)), price_written(m.group(4))
-    else:
-        if m := MAX_PRICE.search(text):
-            args["max_price"] = price_written(m.group(3))
-        elif m := BUDGET.search(text):
-            # A budget bounds the price: the products at or under it.
-            args["max_price"] = price_written(next(amount for amount in m.groups() if amount))
-        if m := MIN_PRICE.search(text):
-            args["min_price"] = price_written(m.group(2))
+    args |= running | _price_bounds(text)
     has_price = "max_price" in args or "min_price" in args or "os" in args
     if not has_price and not (category and _asks_for_a_list(text, category)):
         return None

@@ -81,7 +81,7 @@ def product_line(question: str, brands: Sequence[str], names: Sequence[str]) -> 
 # for another spec ("how much RAM").
 _SPEC_KEYS: list[tuple[str, tuple[str, ...]]] = [
     (r"price|cost|costs|prix|coute|coutent", ("price_usd",)),
-    (r"weigh\w*|weight|poids|pese", ("weight_kg",)),
+    (r"weigh\w*|weight|poids|pese|pesent", ("weight_kg",)),
     (r"battery|autonomie|batterie", ("battery_hours", "battery_mah")),
     (r"ram|memory|memoire", ("ram_gb",)),
     (r"storage|stockage", ("storage_gb",)),
@@ -102,6 +102,13 @@ def asked_specs(question: str) -> list[str]:
         # "how much is it and how much does it weigh?": the first part asks the price.
         keys = ["price_usd", *keys]
     return list(dict.fromkeys(keys))
+
+
+def without_spec_words(text: str) -> str:
+    """Return a folded message without the words naming a spec the catalog states."""
+    for pattern, _ in _SPEC_KEYS:
+        text = re.sub(rf"\b(?:{pattern})\b", " ", text)
+    return text
 
 
 # "how much is it", "how much are they": a price asked of the thing, whatever else is.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from threadline.graph.catalog_requests.criteria import asks_for_a_pick, wanted_quality
 from threadline.graph.catalog_requests.parsing import parse_catalog_request
 from threadline.graph.catalog_requests.wording import (
     CATEGORY_WORDS,
@@ -28,7 +29,15 @@ def asks_for_a_ranking(question: str) -> bool:
     next message is that product ("the cheapest laptop" → "how much RAM does it have?").
     """
     text = folded_message(question)
-    return any(re.search(pattern, text) for pattern, _, _ in [*SUPERLATIVES, *COMPARATIVES])
+    if any(re.search(pattern, text) for pattern, _, _ in [*SUPERLATIVES, *COMPARATIVES]):
+        return True
+    # "Which phone should I buy? something cheap": a pick ranked on the quality wanted,
+    # whose first is the one recommended, as "the cheapest phone" is.
+    return any(
+        asks_for_a_pick(text, category) and wanted_quality(text, category) is not None
+        for category, pattern in CATEGORY_WORDS.items()
+        if re.search(pattern, text)
+    )
 
 
 # A superlative with no spec of its own ("and the smallest?", "et la plus petite ?"): the

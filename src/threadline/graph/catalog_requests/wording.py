@@ -308,6 +308,11 @@ class ToolRequest:
     args: dict[str, Any] = field(default_factory=dict)
 
 
+def better_end(spec: str) -> str:
+    """Return the order that puts a spec's better end first: the least of a price or weight."""
+    return "asc" if spec in ("price_usd", "weight_kg") else "desc"
+
+
 def price_written(raw: str) -> float:
     """Return a price as written ("1,299", "299.") as a number."""
     return float(raw.replace(",", "").replace(" ", "").rstrip("."))

@@ -9,14 +9,18 @@ from typing import Any
 
 from threadline.graph import replies
 from threadline.graph.answering import language_of
-from threadline.graph.catalog_requests import RANKING_CRITERIA, best_without_criterion
+from threadline.graph.catalog_requests import (
+    RANKING_CRITERIA,
+    best_without_criterion,
+    ranked_on_ratings,
+)
 from threadline.graph.context import run_services
 from threadline.graph.question_terms import pointer_of
 from threadline.graph.retrieval import readable_titles
 from threadline.graph.routing import small_talk_kind
 from threadline.graph.state import Clarify, State
 from threadline.knowledge.catalog import absent_models, sharing_words
-from threadline.policy import PolicyViolation, allowed_sources
+from threadline.policy import PolicyViolation, allowed_sources, may_read_catalog
 
 # The catalog's categories as a decline names them ("Huawei phones", « Lenovo téléphones »).
 _CATEGORY_NAMES = {
@@ -83,6 +87,14 @@ def clarify(state: State) -> dict[str, Any]:
             language=language, criteria=RANKING_CRITERIA.get(category, [])
         )
         stop_reason = "ambiguous"
+    elif fu.reason == "no_ratings":
+        # "the top-rated phone": no rating is stated; what the catalog ranks on instead.
+        category = ranked_on_ratings(state.query) or ""
+        kinds = _CATEGORY_NAMES["fr" if language == "fr" else "en"]
+        text, chips = replies.no_ratings(
+            kinds.get(category, ""), language=language, criteria=RANKING_CRITERIA.get(category, [])
+        )
+        stop_reason = "not_in_documents"
     elif reason == "which_product":
         # "it" after a list of products: the list as shown (a catalog answer's titles
         # are its products' names) is what the user chooses from.
@@ -185,6 +197,19 @@ def decline(state: State) -> dict[str, Any]:
         The update: answer, outcome, stop_reason, clarify, empty citations and outline.
     """
     ev = state.evidence
+    close_products = _closest_products(state, ev.get("missing_named") or [])
+    if close_products:
+        # "is that more than the pixel 8?": the model named is none of the catalog's, and
+        # the products whose names share its words are the closest, as for a comparison.
+        absent, names = close_products
+        return {
+            "answer": replies.not_in_catalog(absent, names, language_of(state)),
+            "outcome": "clarify",
+            "stop_reason": "not_in_documents",
+            "clarify": {"reason": "not_in_documents", "options": []},
+            "citations": [],
+            "outline": [],
+        }
     text, chips = replies.decline(
         language=language_of(state),
         missing=ev.get("missing_named") or [],
@@ -201,6 +226,23 @@ def decline(state: State) -> dict[str, Any]:
         "citations": [],
         "outline": [],
     }
+
+
+def _closest_products(state: State, missing: list[str]) -> tuple[str, list[str]] | None:
+    """Return the one model a decline names that the catalog lacks, and the closest products.
+
+    "Pixel 8": no product is named so, the Pixel 8a and the Pixel 8 Pro share its words.
+    None when the turn may not read the catalog, or no missing name is such a model.
+    """
+    if len(missing) != 1:
+        return None
+    services = run_services()
+    if not may_read_catalog(services.settings.source_policy, state.caller_app, state.sources):
+        return None
+    catalog = services.kb.catalog
+    absent = absent_models(catalog, state.tenant, missing)
+    close = sharing_words(catalog.products(state.tenant), absent[0]) if absent else []
+    return (absent[0], [p.name for p in close]) if close else None
 
 
 def ask(state: State) -> dict[str, Any]:

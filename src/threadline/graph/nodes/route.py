@@ -11,9 +11,11 @@ from typing import Any
 from threadline.followups.outline import OutlineSection
 from threadline.followups.reference_model import Reference
 from threadline.graph.catalog_requests import (
+    SUPERLATIVES,
     ToolRequest,
     asked_specs,
     asks_a_spec_of_it,
+    asks_of_one_unnamed,
     best_without_criterion,
     chooses_among_shown,
     chosen_criterion,
@@ -21,6 +23,7 @@ from threadline.graph.catalog_requests import (
     compared_to_it,
     is_comparison,
     kind_last_named,
+    listed_product,
     named_product,
     parse_catalog_request,
     points_at_one_ranked,
@@ -32,6 +35,13 @@ from threadline.graph.catalog_requests import (
     subject_product,
     terse_superlative,
     unknown_brand,
+    without_product_reference,
+)
+from threadline.graph.catalog_requests.wording import (
+    BUDGET,
+    MAX_PRICE,
+    MIN_PRICE,
+    folded_message,
 )
 from threadline.graph.context import run_services
 from threadline.graph.ellipsis import read_ellipsis, superlative_of_previous
@@ -116,9 +126,10 @@ def switched_product(
     """Look up the specs the previous lookup asked of the product an ellipsis switches to.
 
     "and the battery?" on the Galaxy S24 (its catalog entry), then "what about the Pixel
-    8 Pro?": the battery of the Pixel 8 Pro, not its page's first sentences. Only after a
-    catalog lookup that asked for specs, and for a message naming one product and
-    nothing else to ask.
+    8 Pro?": the battery of the Pixel 8 Pro, not its page's first sentences. After a
+    catalog list that asked no spec, the product named is looked up whole (the spec a
+    ranking ranked on, when it was one). Only after a catalog answer, and for a message
+    naming one product and nothing else to ask.
     """
     if plan.route not in ("standalone", "followup_context") or not history:
         return plan
@@ -137,6 +148,19 @@ def switched_product(
         if specs or read_ellipsis(past_question) is None:
             break
     found = catalog.find(tenant, [ellipsis.core]) if specs else []
+    if not specs and not is_comparison(str(last["question"] or "")):
+        # "and on the redmi?" after "Which phones does Xiaomi sell?": a list asked no
+        # spec, so the one product the phrase names by a word of its own is looked up
+        # whole (a ranking's spec is what it ranked: "and the Pixel 8a?" after "the
+        # cheapest phone" asks its price). A word several names share ("Samsung") is none.
+        products = catalog.products(tenant)
+        name = named_product(ellipsis.core, [p.name for p in products])
+        ranked = parse_catalog_request(
+            str(last["question"] or ""), sorted({p.brand for p in products})
+        )
+        if ranked is not None and ranked.name == "rank_products":
+            specs = [str(ranked.args["spec"])]
+        found = [p for p in products if p.name == name]
     if len(found) != 1:
         return plan
     args = {"name": found[0].name, "specs": specs}
@@ -400,6 +424,34 @@ def _points_at_nothing(question: str, history: Sequence[HistoryEntry], plan: Tur
     return len(content_terms(question)) <= 1 and not named_things(question)
 
 
+def _product_chosen(
+    query: str, history: Sequence[HistoryEntry], products: list[Product], brands: list[str]
+) -> TurnPlan | None:
+    """Return the lookup a product picked from a "which one?" asked of a list settles.
+
+    "does it have 5G?" after a list was asked back which product "it" is, the list's
+    products as chips; "the second one", "le deuxième", "the $299 one" typed instead
+    points into that list: the product's catalog entry, with the specs the question
+    asked back asks ("how much RAM does it have?": its RAM). None otherwise.
+    """
+    if len(history) < 2 or history[-1]["route"] != "clarify":
+        return None
+    asked_back = str(history[-1]["question"] or "")
+    if not (asks_of_one_unnamed(asked_back, brands) or asks_a_spec_of_it(asked_back, brands)):
+        return None
+    listed, _, _ = _listed_by_catalog_answers(history[:-1], {p.name for p in products})
+    found = listed_product(query, listed, {p.name: p.price_usd for p in products})
+    # Only the pointer ("I mean the second one"): a message asking more asks of its own.
+    if found is None or asked_specs(query) or len(without_product_reference(query).split()) > 3:
+        return None
+    rank, ref_type = found
+    reference = Reference(
+        detected=True, resolved=True, ref_type=ref_type, document_index=rank, method="deterministic"
+    )
+    args = {"name": listed[rank - 1], "specs": asked_specs(asked_back)}
+    return TurnPlan("tool", reference=reference, tool=ToolRequest("get_product", args))
+
+
 def _read_question(
     query: str,
     history: Sequence[HistoryEntry],
@@ -413,6 +465,9 @@ def _read_question(
     question = query
     kind_plan: TurnPlan | None = None
     if catalog and history and history[-1]["route"] == "clarify":
+        kind_plan = _product_chosen(query, history, products, brands)
+        if kind_plan is not None:
+            return question, kind_plan
         question, kind_plan = _criterion_answered(query, history, products, brands)
     if catalog and history and not shown.listed and len(shown.discussed) < 2:
         # "lequel est le plus léger ?" after "Parle-moi des ordinateurs portables" (a
@@ -541,6 +596,36 @@ def _compared_in_catalog_or_documents(
     return plan
 
 
+# A price bound or a budget, as `_ranked_in_the_kind_stating_it` sets it aside.
+_PRICE_BOUND = re.compile(rf"{MAX_PRICE.pattern}|{MIN_PRICE.pattern}|{BUDGET.pattern}")
+
+
+def _ranked_in_the_kind_stating_it(
+    plan: TurnPlan, question: str, products: list[Product], brands: list[str]
+) -> TurnPlan:
+    """Rank a superlative naming no kind in the one kind of product whose spec it ranks.
+
+    « le plus léger sous 1000 $ ? »: the catalog weighs laptops only, so the lightest is
+    a laptop's ranking, not a question for the documents (declined on « 1000 »). A spec
+    several kinds state (a price, a battery) leaves the kind unsaid, and the plan as is.
+    """
+    if plan.route not in ("standalone", "followup_context") or kind_last_named([question]):
+        return plan
+    text = folded_message(question)
+    # The superlative alone, a price bound aside: "what is the heaviest penalty?" asks of
+    # a penalty, not of a product.
+    if not terse_superlative(_PRICE_BOUND.sub(" ", text).strip(), brands):
+        return plan
+    specs = [spec for pattern, spec, _ in SUPERLATIVES if re.search(pattern, text)]
+    if not specs or specs[0] == "battery":
+        return plan
+    kinds = {p.category for p in products if p.has_spec(specs[0])}
+    if len(kinds) != 1:
+        return plan
+    ranked = ranking_of_kind(question, kinds.pop(), brands)
+    return TurnPlan("tool", tool=ranked) if ranked is not None else plan
+
+
 def _turn_followup(plan: TurnPlan) -> TurnFollowup:
     """Return how the planned message refers to the previous turns."""
     followup = TurnFollowup()
@@ -597,6 +682,7 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
         plan, question, planned, subject, services, state.tenant
     )
     if catalog:
+        plan = _ranked_in_the_kind_stating_it(plan, question, products, brands)
         plan = one_ranked(plan, question, products, services.kb.catalog, state.tenant)
         plan = several_specs_of_one(plan, question, products)
         plan = switched_product(plan, question, state.history, services.kb.catalog, state.tenant)
