@@ -2765,3 +2765,16 @@ def test_why_quotes_the_sentence_giving_the_reason(hybrid_chat, messages, quoted
     assert result.outcome == "grounded_answer", result.answer
     assert quoted in result.answer
 
+
+@pytest.mark.parametrize(
+    "messages",
+    [("what's the outlook?",), ("what are the risks mentioned?", "and the outlook?")],
+)
+def test_the_outlook_without_a_year_is_the_reports_perspectives(hybrid_chat, messages):
+    # Declined ('nothing about "outlook"'): the lexicon's « perspective = outlook prospect
+    # perspective » read the English side as one phrase of three words, so "outlook"
+    # alone was not searched as « perspective » (only "the outlook for 2025" found it,
+    # by its year).
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Perspectives 2025"
