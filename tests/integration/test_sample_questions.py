@@ -2715,3 +2715,16 @@ def test_a_question_about_the_assistant_names_its_documents_and_cites_none(
     assert says in result.answer
     assert all(f"- {title}" in result.answer for title in TITLES), result.answer
     assert not any(step["node"] == "retrieve" for step in result.trace)
+
+
+def test_a_compound_asked_for_is_what_a_sentence_must_state(hybrid_chat):
+    # "Explain the incident priorities" was asked back « Which one do you mean by "the
+    # incident"? » among the plans, as if a response time were asked: "the incident
+    # priorities" asks for priorities, which the response times are not.
+    result = ask(hybrid_chat, "Explain the incident priorities")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Incident priorities"
+    assert "A P1 (critical) incident is" in result.answer
+    # A time per plan and priority is still several values to choose from.
+    result = ask(hybrid_chat, "What are the response times?")
+    assert result.outcome == "clarify" and result.stop_reason == "ambiguous", result.answer
