@@ -2728,3 +2728,19 @@ def test_a_compound_asked_for_is_what_a_sentence_must_state(hybrid_chat):
     # A time per plan and priority is still several values to choose from.
     result = ask(hybrid_chat, "What are the response times?")
     assert result.outcome == "clarify" and result.stop_reason == "ambiguous", result.answer
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("Explain the incident priorities", "which one is a broken remote wipe?"),
+        ("what priority is a broken remote wipe?",),
+    ],
+)
+def test_the_member_of_the_kind_asked_is_the_sentence_under_its_heading(hybrid_chat, messages):
+    # Both quoted "Brightwell support classifies every incident into one of four
+    # priorities.": "which one" is no noun a sentence must write, and under "Incident
+    # priorities" the P2 definition is a priority without the word.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert first_sentence(result.answer).startswith("A P2 (high) incident is"), result.answer

@@ -295,6 +295,10 @@ def asked_for(question: str) -> set[str]:
     noun = match[1]
     if fold(noun) in fr.SEARCH_STOPWORDS | fr.AUXILIARY_FORMS:
         return set()  # « quel est », « quelle sera »: a verb, no noun
+    if fold(noun) in en.FOLLOWUPS.one_words:
+        # "which one is a broken remote wipe?": a pronoun for a noun said before (one of
+        # the priorities listed), no kind a sentence must write ("one of four priorities").
+        return set()
     found = set(terms(noun))
     if not found or found & (KIND_WORDS | GENERAL_NOUNS):
         return set()  # "what factors", "what size": a class or a kind of value, no content
