@@ -2744,3 +2744,14 @@ def test_the_member_of_the_kind_asked_is_the_sentence_under_its_heading(hybrid_c
     result = converse(hybrid_chat, *messages)[-1]
     assert result.outcome == "grounded_answer", result.answer
     assert first_sentence(result.answer).startswith("A P2 (high) incident is"), result.answer
+
+
+def test_a_plan_named_alone_keeps_the_other_plans_sentences_out(hybrid_chat):
+    # "Business" with no noun of its own is the passages' "Business plan": the answer
+    # ran on into "On the Basic plan, P1 incidents get a first response ...".
+    result = converse(
+        hybrid_chat, "what is a P2 incident?", "how fast will Business respond to it?"
+    )[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert "On the Business plan, P2 incidents get a first response" in result.answer
+    assert "Basic plan" not in result.answer and "Enterprise plan" not in result.answer
