@@ -2755,3 +2755,12 @@ def test_a_plan_named_alone_keeps_the_other_plans_sentences_out(hybrid_chat):
     assert result.outcome == "grounded_answer", result.answer
     assert "On the Business plan, P2 incidents get a first response" in result.answer
     assert "Basic plan" not in result.answer and "Enterprise plan" not in result.answer
+
+
+def test_a_comparison_quotes_each_thing_compared(hybrid_chat):
+    # The quote stopped at its word limit after the Basic and Business prices and left
+    # the Enterprise plan out.
+    result = ask(hybrid_chat, "Compare the three support plans")
+    assert result.outcome == "grounded_answer", result.answer
+    for plan in ("Basic", "Business", "Enterprise"):
+        assert f"The {plan} plan costs $" in result.answer, result.answer
