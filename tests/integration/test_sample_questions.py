@@ -2764,3 +2764,16 @@ def test_a_comparison_quotes_each_thing_compared(hybrid_chat):
     assert result.outcome == "grounded_answer", result.answer
     for plan in ("Basic", "Business", "Enterprise"):
         assert f"The {plan} plan costs $" in result.answer, result.answer
+
+
+def test_how_do_i_asks_about_the_action_as_can_i_does(hybrid_chat):
+    # "How do I contact support on the Business plan?" (and "and on Business?" after
+    # the Basic plan's) quoted the plans' overview, the Business price and the annual
+    # prices: the way to contact support is in the passage saying something of contacting.
+    result = converse(
+        hybrid_chat, "How do I contact support on the Basic plan?", "and on Business?"
+    )[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Support hours and channels"
+    assert first_sentence(result.answer).startswith("Business plan customers can also use")
+    assert "$" not in result.answer

@@ -113,11 +113,15 @@ def asking_terms(question: str, answer_type: str = "") -> set[str]:
 # The verb after the modal and its subject is that action; "get", "have", "do", "use"
 # and their French forms say nothing of one ("Can I get support on Sunday?"). "What
 # happens if I cancel my annual plan?", "et si je perds mon ordinateur ?" ask what
-# follows an action: that action too, the verb after "if I" / « si je ».
+# follows an action: that action too, the verb after "if I" / « si je »; "How do I
+# contact support?" the way to do it, the verb after "how do I".
 _ASKED_ACTION = re.compile(
     r"\b(?:(?:can|could|may)\s+(?:i|we|one)|is\s+it\s+possible\s+to|am\s+i\s+allowed\s+to"
     r"|puis-je|peut-on|peux-je|pouvons-nous|est-il\s+possible\s+d[e']|ai-je\s+le\s+droit\s+d[e']"
-    r"|if\s+(?:i|we)|si\s+(?:je|nous|on)|si\s+j['’])"
+    r"|if\s+(?:i|we)|si\s+(?:je|nous|on)|si\s+j['’]"
+    # "How do I contact support?" asks the way to do an action: that action too. Not
+    # "how to X": no one acts in it, it is often a title ("How To Guides").
+    r"|how\s+(?:do|can|could|should|would)\s+(?:i|we))"
     # A negated action is the same action ("if I don't pay", « si je ne paie pas »), and
     # a wanted one is the verb wanted ("if I want to create", « si je veux créer »).
     r"\s*(?:(?:don['’]t|do\s+not|didn['’]t|did\s+not|never|ne|n['’])\s*)?"
