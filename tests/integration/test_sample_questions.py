@@ -2777,3 +2777,11 @@ def test_how_do_i_asks_about_the_action_as_can_i_does(hybrid_chat):
     assert result.citations[0]["section"] == "Support hours and channels"
     assert first_sentence(result.answer).startswith("Business plan customers can also use")
     assert "$" not in result.answer
+
+
+def test_an_acronyms_plural_names_the_acronym(hybrid_chat):
+    # "Compare the SLAs of the plans" was declined: 'The documents say nothing about
+    # "SLAs"', the plural read as a name no passage writes.
+    result = ask(hybrid_chat, "Compare the SLAs of the plans")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "The Enterprise plan SLA guarantees 99.95%" in result.answer
