@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import secrets
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +22,8 @@ from pydantic import BaseModel, Field, field_validator
 from threadline.store.ids import validate_id
 
 KEY_PREFIX = "tl_"
+
+log = logging.getLogger("threadline.auth")
 
 
 class ApiKeyEntry(BaseModel):
@@ -81,13 +85,54 @@ def new_key() -> str:
     return KEY_PREFIX + secrets.token_urlsafe(32)
 
 
-def load_key_entries(inline: list[ApiKeyEntry], file: Path | None) -> list[ApiKeyEntry]:
-    """All configured keys: the settings' list plus the keys file's lines."""
-    entries = list(inline)
-    if file is not None and file.exists():
-        for line in file.read_text(encoding="utf-8").splitlines():
-            if line.strip() and not line.lstrip().startswith("#"):
+class KeyConfigurationError(ValueError):
+    """The configured keys cannot be used.
+
+    A keys file missing or unreadable, a line that is not a key, or one key configured twice.
+    """
+
+
+class DuplicateKeyError(KeyConfigurationError):
+    """The same key digest appears in two entries of the key configuration."""
+
+
+def read_keys_file(file: Path) -> list[ApiKeyEntry]:
+    """Return the keys of a keys file: one JSON object a line; blank and `#` lines skipped.
+
+    Raises:
+        KeyConfigurationError: If the file cannot be read (missing, not UTF-8, a
+            directory...) or a line is not a key, naming the line.
+    """
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        # A keys file that cannot be read is not "no keys": that would serve every
+        # caller, unauthenticated, as the local tenant.
+        reason = error.strerror if isinstance(error, OSError) else "it is not UTF-8 text"
+        raise KeyConfigurationError(f"the API keys file {file} cannot be read: {reason}") from error
+    entries = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip() and not line.lstrip().startswith("#"):
+            try:
                 entries.append(ApiKeyEntry.model_validate(json.loads(line)))
+            except ValueError as error:  # json.JSONDecodeError, pydantic.ValidationError
+                raise KeyConfigurationError(
+                    f"the API keys file {file}, line {number}, is not a key: "
+                    f"{str(error).splitlines()[0]}"
+                ) from error
+    return entries
+
+
+def load_key_entries(inline: list[ApiKeyEntry], file: Path | None) -> list[ApiKeyEntry]:
+    """All configured keys: the settings' list plus the keys file's lines.
+
+    Raises:
+        KeyConfigurationError: If the keys file cannot be read or holds a line that is
+            not a key; DuplicateKeyError if one key is configured twice.
+    """
+    entries = list(inline)
+    if file is not None:
+        entries += read_keys_file(file)
     # One key configured twice would act as whichever entry a lookup meets last: a key
     # meant for one tenant could silently open another. Refuse the configuration.
     seen: dict[str, ApiKeyEntry] = {}
@@ -103,34 +148,87 @@ def load_key_entries(inline: list[ApiKeyEntry], file: Path | None) -> list[ApiKe
     return entries
 
 
-class DuplicateKeyError(ValueError):
-    """The same key digest appears in two entries of the key configuration."""
+def keys_configured(inline: list[ApiKeyEntry], file: Path | None) -> bool:
+    """Whether requests need a key: some key is configured inline, or a keys file is named.
+
+    A named keys file turns keys on whatever it holds: empty, it admits no one.
+    """
+    return bool(inline) or file is not None
+
+
+def _file_version(file: Path) -> tuple[int, int, int, int] | None:
+    """Return what tells one state of a file from another unread (None: no such file)."""
+    try:
+        stat = file.stat()
+    except OSError:
+        return None
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
 class KeyRing:
-    """Looks keys up by digest, in constant time per entry."""
+    """Looks keys up by digest, in constant time per entry.
 
-    def __init__(self, entries: list[ApiKeyEntry]) -> None:
-        """Index the entries."""
-        self._entries = entries
+    The keys file is read again when it changes (checked by one `stat` per lookup), so a
+    key removed from it is refused from the next request on, in every worker process,
+    without a restart. A file changed into one that cannot be used (gone, a line that is
+    not a key, a key twice) refuses every key (`KeyConfigurationError`) until it is
+    fixed, as `threadline serve` refuses to start with it: serving its last good keys
+    would keep a key being revoked working.
+    """
+
+    def __init__(self, entries: list[ApiKeyEntry], keys_file: Path | None = None) -> None:
+        """Index the inline entries and read the keys file, if any.
+
+        Raises:
+            KeyConfigurationError: If the keys file cannot be used now.
+        """
+        self._inline = list(entries)
+        self._file = keys_file
+        self._lock = threading.Lock()
+        self._version = _file_version(keys_file) if keys_file is not None else None
+        self._entries = load_key_entries(self._inline, keys_file)
+        self._problem: str | None = None
 
     @property
     def enabled(self) -> bool:
         """With no keys configured, the service runs as one local tenant."""
-        return bool(self._entries)
+        return keys_configured(self._inline, self._file)
 
     @property
     def tenants(self) -> frozenset[str]:
         """The tenants requests may act in: the keys' tenants, or the local one."""
-        if not self._entries:
+        if not self.enabled:
             return frozenset({LOCAL_PRINCIPAL.tenant})
         return frozenset(entry.tenant for entry in self._entries)
 
+    def _current(self) -> list[ApiKeyEntry]:
+        """Return the entries as the keys file holds them now (read again if it changed)."""
+        if self._file is None:
+            return self._entries
+        version = _file_version(self._file)
+        with self._lock:
+            if version != self._version:
+                self._version = version
+                try:
+                    self._entries = load_key_entries(self._inline, self._file)
+                    self._problem = None
+                except KeyConfigurationError as error:
+                    self._entries = []
+                    self._problem = str(error)
+                    log.error("API keys refused until the keys file is fixed: %s", error)
+            if self._problem is not None:
+                raise KeyConfigurationError(self._problem)
+            return self._entries
+
     def authenticate(self, key: str) -> Principal | None:
-        """Return the principal a key belongs to, or None."""
+        """Return the principal a key belongs to, or None.
+
+        Raises:
+            KeyConfigurationError: If the keys file changed into one that cannot be used.
+        """
         digest = hash_key(key)
         found = None
-        for entry in self._entries:
+        for entry in self._current():
             if hmac.compare_digest(entry.sha256, digest):
                 found = entry
         if found is None:

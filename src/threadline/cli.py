@@ -163,11 +163,11 @@ def serve(
 
 def check_api_keys(settings: Settings) -> str | None:
     """Return what is wrong with the configured API keys, in one line, or None."""
-    from threadline.auth import DuplicateKeyError, load_key_entries
+    from threadline.auth import KeyConfigurationError, load_key_entries
 
     try:
         load_key_entries(settings.api_keys, settings.api_keys_file)
-    except DuplicateKeyError as error:
+    except KeyConfigurationError as error:
         return str(error)
     return None
 

@@ -30,7 +30,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Match
 
 from threadline.api.main import create_app
-from threadline.auth import load_key_entries
+from threadline.auth import keys_configured
 from threadline.services import get_services
 from threadline.settings import Settings
 
@@ -131,9 +131,10 @@ def refuse_api_keys(settings: Settings) -> None:
     conversations. Studio is a development tool: serve it on data without keys.
 
     Raises:
-        StudioKeysError: If any key is configured (inline or in the keys file).
+        StudioKeysError: If a key is configured inline or a keys file is named (even
+            one missing or empty: keys are on, and Studio's routes would bypass them).
     """
-    if load_key_entries(settings.api_keys, settings.api_keys_file):
+    if keys_configured(settings.api_keys, settings.api_keys_file):
         raise StudioKeysError(
             "LangGraph Studio's routes (/threads, /runs) take no API key and let a run "
             "name any tenant: unset THREADLINE_API_KEYS and THREADLINE_API_KEYS_FILE "

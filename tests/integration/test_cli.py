@@ -131,6 +131,27 @@ def test_serve_refuses_a_key_configured_twice_in_one_line(runner, tmp_path, monk
     assert "Traceback" not in result.output
 
 
+@pytest.mark.timeout(120)  # without the check, serve started and served everyone
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [(None, "cannot be read"), ('{"sha256": "ab", "tenant": "acme"}\n', "line 1, is not a key")],
+)
+def test_serve_refuses_a_keys_file_it_cannot_use_in_one_line(
+    runner, tmp_path, monkeypatch, content, said
+):
+    # A named keys file that did not exist served everyone as the local tenant, with no
+    # key and no warning; a line that was not a key ended in a traceback.
+    keys_file = tmp_path / "keys.jsonl"
+    if content is not None:
+        keys_file.write_text(content, encoding="utf-8")
+    monkeypatch.setenv("THREADLINE_API_KEYS_FILE", str(keys_file))
+    get_settings.cache_clear()
+    result = runner.invoke(app, ["serve", "--port", "1"])
+    assert result.exit_code == 1, result.output
+    assert said in result.output and "keys.jsonl" in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from datetime import UTC, datetime
 
 import psycopg
 import pytest
@@ -195,6 +196,55 @@ def test_db_copy_moves_a_json_store_and_its_log_idempotently(tmp_path, pg_url):
         target.close()
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT count(*) FROM queries_log").fetchone()[0] == 2
+
+
+def test_db_copy_run_again_brings_ratings_and_regenerates_made_since(tmp_path, pg_url):
+    # A re-run copied only the messages PostgreSQL lacked: a rating given on the JSON store
+    # after the first copy was lost, and after a regenerate both answers were kept.
+    from threadline.store.edits import add_alternative, rate_answer
+    from threadline.store.models import Feedback, Message
+
+    data = tmp_path / "data"
+    source = _json_conversations(data)
+    env = {"THREADLINE_DATABASE_URL": pg_url}
+    key = {"tenant": T, "caller_app": A, "session_id": "t1"}
+    assert run_cli(tmp_path, "db", "copy", "--from-json", str(data), **env).returncode == 0
+    target = PostgresStore.connect(pg_url)
+    try:
+        question, answer = source.get_session(**key).messages[:2]
+        now = datetime.now(UTC)
+        # A rating given on PostgreSQL meanwhile (another user) is kept too.
+        target.edit_session(
+            **key,
+            edit=rate_answer(answer.id, "b#2", Feedback(user="b#2", rating="up", created_at=now)),
+        )
+        source.edit_session(
+            **key,
+            edit=rate_answer(
+                answer.id,
+                "a#1",
+                Feedback(user="a#1", rating="down", reason="wrong", created_at=now),
+            ),
+        )
+        again = Message(
+            id="msg_again", role="assistant", content="b", created_at=now, metadata=TurnMetadata()
+        )
+        source.edit_session(**key, edit=add_alternative(question.id, again))
+        rerun = run_cli(tmp_path, "db", "copy", "--from-json", str(data), **env)
+        assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+        copied = {m.id: m.metadata for m in target.get_session(**key).messages}
+        assert copied[answer.id].superseded and not copied["msg_again"].superseded
+        assert {(f.user, f.rating) for f in copied[answer.id].feedback} == {
+            ("a#1", "down"),
+            ("b#2", "up"),
+        }
+        # The same conversation kept (the PostgreSQL rating aside).
+        assert [m.id for m in target.get_history(**key)] == [
+            m.id for m in source.get_history(**key)
+        ]
+        assert target.get_thread_state(**key) == source.get_thread_state(**key)
+    finally:
+        target.close()
 
 
 def test_store_and_log_reconnect_after_a_server_restart(tmp_path, pg_url, pg_cluster):

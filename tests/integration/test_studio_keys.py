@@ -42,9 +42,11 @@ def test_studio_refuses_to_load_with_api_keys_inline_or_in_a_file(tmp_path: Path
 
     inline = import_studio(tmp_path, THREADLINE_API_KEYS=json.dumps([KEY_ENTRY]))
     from_file = import_studio(tmp_path, THREADLINE_API_KEYS_FILE=str(keys_file))
+    # A keys file named but missing turns keys on (serve refuses it): Studio too.
+    missing = import_studio(tmp_path, THREADLINE_API_KEYS_FILE=str(tmp_path / "absent.jsonl"))
     without = import_studio(tmp_path)
 
-    for refused in (inline, from_file):
+    for refused in (inline, from_file, missing):
         assert refused.returncode != 0
         assert "StudioKeysError: LangGraph Studio's routes (/threads, /runs) take no API key" in (
             refused.stderr

@@ -244,3 +244,70 @@ def test_no_thread_named_in_a_body_or_header_reaches_another_tenants_or_apps_ses
             assert response.status_code < 500, (who, method, url, response.text)
         after = client.get(f"/sessions/{sid}/messages", params={"caller_app": "web"}, headers=web)
         assert after.json() == before, (method, url)
+
+
+def test_a_keys_file_that_is_missing_or_empty_admits_no_one(tmp_path):
+    # A named keys file that did not exist (a typo, a volume not mounted) was read as
+    # "no keys": the server answered everyone, unauthenticated, as the local tenant.
+    from threadline.auth import KeyConfigurationError
+
+    missing = make_services(tmp_path / "a", corpus=[], api_keys_file=tmp_path / "nope.jsonl")
+    try:
+        with pytest.raises(KeyConfigurationError, match="nope.jsonl"):
+            with TestClient(create_app(missing)):
+                pass
+    finally:
+        missing.close()
+    empty = tmp_path / "keys.jsonl"
+    empty.write_text("# no key yet\n", encoding="utf-8")
+    services = make_services(tmp_path / "b", corpus=[], api_keys_file=empty)
+    try:
+        with TestClient(create_app(services)) as test_client:
+            for method, path in (
+                ("get", "/sessions"),
+                ("post", "/sessions"),
+                ("get", "/documents"),
+            ):
+                response = test_client.request(method, path, json={} if method == "post" else None)
+                assert response.status_code == 401, (path, response.text)
+            health = test_client.get("/health")
+            assert health.status_code == 200 and health.json()["chunks"] is None
+    finally:
+        services.close()
+
+
+def test_a_key_removed_from_the_keys_file_is_refused_without_a_restart(tmp_path):
+    # Keys were read once at start-up: a key revoked in the file kept working until the
+    # server restarted (in each of its worker processes).
+    kept, revoked = new_key(), new_key()
+    file = tmp_path / "keys.jsonl"
+
+    def write(*lines: str) -> None:
+        file.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+    kept_line = ApiKeyEntry(name="kept", sha256=hash_key(kept), tenant="alpha").model_dump_json()
+    revoked_line = ApiKeyEntry(sha256=hash_key(revoked), tenant="beta").model_dump_json()
+    write(kept_line, revoked_line)
+    services = make_services(tmp_path / "data", corpus=[], api_keys_file=file)
+    try:
+        with TestClient(create_app(services)) as test_client:
+            assert test_client.get("/sessions", headers=auth(revoked)).status_code == 200
+            write(kept_line)
+            response = test_client.get("/sessions", headers=auth(revoked))
+            assert response.status_code == 401, response.text
+            assert test_client.get("/sessions", headers=auth(kept)).status_code == 200
+            # A file changed into one serve would refuse (a line that is not a key) admits
+            # no one until it is fixed, rather than its last good keys.
+            write(kept_line, revoked_line[:-5])
+            for path in ("/sessions", "/v1/models"):
+                refused = test_client.get(path, headers=auth(kept))
+                assert refused.status_code == 503, refused.text
+                assert refused.json()["error"]["code"] == "api_keys_invalid"
+                assert "keys.jsonl" not in refused.text
+            health = test_client.get("/health", headers=auth(kept))
+            assert health.status_code == 200 and health.json()["chunks"] is None
+            write(kept_line)
+            assert test_client.get("/sessions", headers=auth(kept)).status_code == 200
+            assert test_client.get("/sessions", headers=auth(revoked)).status_code == 401
+    finally:
+        services.close()

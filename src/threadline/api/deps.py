@@ -10,7 +10,7 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 
 from threadline.api.errors import ApiError
 from threadline.api.schemas import ID_SCHEMA
-from threadline.auth import LOCAL_PRINCIPAL, KeyRing, Principal
+from threadline.auth import LOCAL_PRINCIPAL, KeyConfigurationError, KeyRing, Principal
 from threadline.chat import ChatService
 from threadline.services import Services
 from threadline.store import ConversationStore
@@ -65,7 +65,17 @@ def get_principal(
     if not keyring.enabled:
         return LOCAL_PRINCIPAL
     key = presented_key(api_key, bearer.credentials if bearer else None)
-    principal = keyring.authenticate(key) if key else None
+    try:
+        principal = keyring.authenticate(key) if key else None
+    except KeyConfigurationError as error:
+        # The keys file changed into one serve would refuse: no key is good until it is
+        # fixed (the reason is in the server's log, not told to callers).
+        raise ApiError(
+            503,
+            "api_keys_invalid",
+            "The server's API key configuration cannot be used: no key is accepted until "
+            "an administrator fixes it.",
+        ) from error
     if principal is None:
         raise ApiError(401, "unauthorized", "A valid API key is required.")
     return principal

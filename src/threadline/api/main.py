@@ -32,7 +32,7 @@ from threadline.api.routes import (
 )
 from threadline.api.security import SecurityHeaders, install_docs
 from threadline.api.turn_errors import install_turn_error_handlers
-from threadline.auth import KeyRing, load_key_entries
+from threadline.auth import KeyRing
 from threadline.chat import ChatService
 from threadline.conversations.worker import start_worker
 from threadline.heap import freeze_startup_heap
@@ -60,9 +60,7 @@ def create_app(services: Services | None = None) -> FastAPI:
         # Open the index and load the models before the first request, not during it.
         await run_in_threadpool(lambda: (svc.kb, svc.llm, svc.store, svc.querylog))
         app.state.services = svc
-        app.state.keyring = KeyRing(
-            load_key_entries(svc.settings.api_keys, svc.settings.api_keys_file)
-        )
+        app.state.keyring = KeyRing(svc.settings.api_keys, svc.settings.api_keys_file)
         app.state.chat = ChatService(svc)
         if svc.settings.spelling_fixes:
             # The index's vocabulary, summed over every document (3 s at 10k chunks, more

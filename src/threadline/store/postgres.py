@@ -792,8 +792,10 @@ class PostgresStore(PostgresSessionEdits):
         """Copy a session read from another store; idempotent.
 
         A session not yet here is inserted whole, keeping its timestamps and title;
-        one already here gets only the messages it lacks (by message id), in the
-        source's order, so a copy can be re-run after new turns or an interruption.
+        one already here gets the messages it lacks (by message id), in the source's
+        order, and the source's later edits of the answers it has (a regenerate's
+        ``superseded`` mark, ratings), so a copy can be re-run after new turns, edits
+        or an interruption. Ratings given here since are kept: per user, the newest.
 
         Args:
             session: The complete session (e.g. from ``ConversationStore.get_session``).
@@ -809,12 +811,24 @@ class PostgresStore(PostgresSessionEdits):
                 (*key, session.title, session.created_at, session.updated_at),
             )
             present = {
-                row["id"]
+                row["id"]: row["metadata"]
                 for row in conn.execute(
-                    f"SELECT id FROM messages WHERE {_KEY_WHERE}", key
+                    f"SELECT id, metadata FROM messages WHERE {_KEY_WHERE}", key
                 ).fetchall()
             }
             missing = [m for m in session.messages if m.id not in present]
+            # Only the new messages were copied: a rating or a regenerate made on the
+            # source after the first copy was lost (and its old answer stayed kept).
+            for message in session.messages:
+                stored = present.get(message.id)
+                if message.metadata is None or stored is None:
+                    continue
+                copied = _copied_metadata(message.metadata, TurnMetadata.model_validate(stored))
+                if copied != TurnMetadata.model_validate(stored):
+                    conn.execute(
+                        f"UPDATE messages SET metadata = %s WHERE {_KEY_WHERE} AND id = %s",
+                        (Jsonb(copied.model_dump(mode="json")), *key, message.id),
+                    )
             if missing and not self._insert(conn, key, missing):
                 raise StoreError(f"{_where(key)}: a copied turn id is already taken")
             conn.execute(
@@ -917,6 +931,20 @@ class PostgresStore(PostgresSessionEdits):
                 dropped=len(rows) - len(kept),
                 moved_to=moved,
             )
+
+
+def _copied_metadata(source: TurnMetadata, stored: TurnMetadata) -> TurnMetadata:
+    """Return an answer's metadata as a re-run copy leaves it.
+
+    The source's, with the ratings of both sides (per user, the newer): none given on
+    either side is lost.
+    """
+    ratings = {f.user: f for f in stored.feedback}
+    for rating in source.feedback:
+        kept = ratings.get(rating.user)
+        if kept is None or rating.created_at >= kept.created_at:
+            ratings[rating.user] = rating
+    return source.model_copy(update={"feedback": list(ratings.values())})
 
 
 def _jsonable(value: Any) -> Any:

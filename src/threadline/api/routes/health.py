@@ -9,7 +9,7 @@ from threadline import __version__
 from threadline.api.deps import ServicesDep, document_sources, presented_key
 from threadline.api.errors import ApiError
 from threadline.api.schemas import HealthPublic
-from threadline.auth import LOCAL_PRINCIPAL, KeyRing
+from threadline.auth import LOCAL_PRINCIPAL, KeyConfigurationError, KeyRing
 from threadline.models.structured import structured_mode
 
 router = APIRouter(tags=["health"])
@@ -38,7 +38,10 @@ async def read_health(request: Request, services: ServicesDep) -> HealthPublic:
             key = presented_key(request.headers.get("x-api-key"), bearer)
         except ApiError:
             key = None  # two different keys authenticate no one; health needs none
-        principal = keyring.authenticate(key) if key else None
+        try:
+            principal = keyring.authenticate(key) if key else None
+        except KeyConfigurationError:
+            principal = None  # no key is good now; health needs none
     chunks = None
     if principal is not None:
         # Only the sources the key may read: the size of the others is not its business.
