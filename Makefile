@@ -126,6 +126,7 @@ bench: install ## Run every benchmark (over two hours on 2 shared cores); result
 	$(BIN)/python -m benchmarks turns --sizes 10000 --turns 160 --http-seconds 0 \
 		--ingest-chunks 0 --postgres --out $(RESULTS)/turns-postgres.json
 	$(BIN)/python -m benchmarks scale --out $(RESULTS)/scale.json --sizes $(SCALE_SIZES)
+	$(BIN)/python -m benchmarks document-routes --out $(RESULTS)/document-routes.json
 	$(BIN)/python -m benchmarks load --out $(RESULTS)/load.json --duration $(LOAD_SECONDS)
 	$(BIN)/python -m benchmarks load --out $(RESULTS)/load-sparse.json --duration 60 \
 		--embeddings sparse

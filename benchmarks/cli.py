@@ -250,6 +250,10 @@ ARGPARSE_BENCHMARKS: dict[str, tuple[str, str]] = {
         "benchmarks.scale",
         "Ingestion time and turn latency from 10k to 200k chunks, by part.",
     ),
+    "document-routes": (
+        "benchmarks.document_routes",
+        "Routes and commands that read the index (listing, health, uploads), 10k-200k chunks.",
+    ),
     "load": ("benchmarks.load", "POST /chat under load: concurrent conversations, a real server."),
     "store": ("benchmarks.store_bench", "Conversation store appends under contention."),
     "engine": ("benchmarks.engine_bench", "Vector engines: Qdrant Edge vs qdrant-client local."),

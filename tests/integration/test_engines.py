@@ -21,6 +21,7 @@ from hashlib import blake2b
 from pathlib import Path
 
 import pytest
+import qdrant_edge as qe
 from langchain_core.embeddings import Embeddings
 from qdrant_client import QdrantClient
 
@@ -323,3 +324,26 @@ def test_a_server_on_the_local_engine_starts_and_serves_documents_turns_and_past
         assert [hit["session_id"] for hit in found] == [turn["session_id"]]
     finally:
         server.stop()
+
+
+def test_an_index_written_without_the_position_index_gets_it_at_open(tmp_path: Path) -> None:
+    """Listings pick each document's first chunk by `position`: indexed, also in an older shard."""
+    settings = make_settings(tmp_path)
+    kb = KnowledgeBase(settings, embeddings=_setup("sparse"))
+    _ingest(kb)
+    documents = kb.list_documents(tenant="acme")
+    kb.close()
+    older = EdgeVectorStore(
+        edge_shard_path(settings),
+        sparse_embedding=Bm25SparseEmbeddings(),
+        metadata_payload_key="metadata",
+    )
+    older.shard.update(qe.UpdateOperation.delete_field_index("metadata.position"))
+    assert "metadata.position" not in older.shard.info().payload_schema
+    older.close()
+
+    again = KnowledgeBase(settings, embeddings=_setup("sparse"))
+    schema = again._engine.store.shard.info().payload_schema  # noqa: SLF001
+    assert "metadata.position" in schema
+    assert again.list_documents(tenant="acme") == documents
+    again.close()

@@ -139,8 +139,14 @@ class VectorEngine(ABC):
         """Exact number of points (matching the filter when given)."""
 
     @abstractmethod
-    def metadatas(self, flt: models.Filter, *, limit: int | None = None) -> Iterator[dict]:
-        """Return the ``metadata`` payload of every point matching the filter."""
+    def metadatas(
+        self, flt: models.Filter, *, limit: int | None = None, keys: Sequence[str] | None = None
+    ) -> Iterator[dict]:
+        """Return the ``metadata`` payload of every point matching the filter.
+
+        `keys`: only these metadata keys (None: all). A listing that needs a few short
+        fields of each document then does not read and decode every chunk's text.
+        """
 
     @abstractmethod
     def delete_where(self, flt: models.Filter) -> None:
@@ -178,6 +184,7 @@ class QdrantClientEngine(VectorEngine):
             server uses them; the local mode ignores them and warns).
         name: "server" or "local".
         indexed_fields: The metadata fields filters use (keyword indexes).
+        integer_fields: The integer metadata fields filters match (integer indexes).
     """
 
     concurrent_reads = False
@@ -191,11 +198,13 @@ class QdrantClientEngine(VectorEngine):
         payload_indexes: bool,
         name: str,
         indexed_fields: Sequence[str] = DEFAULT_INDEXED_FIELDS,
+        integer_fields: Sequence[str] = (),
     ) -> None:
         self.name = name
         self.client = client
         self.collection = collection
         self._indexed_fields = tuple(indexed_fields)
+        self._integer_fields = tuple(integer_fields)
         self._ensure_collection(embeddings, payload_indexes)
         self._store = QdrantVectorStore(
             client=client,
@@ -229,6 +238,10 @@ class QdrantClientEngine(VectorEngine):
             self.client.create_payload_index(
                 self.collection, f"{METADATA}.{name}", models.PayloadSchemaType.KEYWORD
             )
+        for name in self._integer_fields:
+            self.client.create_payload_index(
+                self.collection, f"{METADATA}.{name}", models.PayloadSchemaType.INTEGER
+            )
 
     @property
     def store(self) -> QdrantVectorStore:
@@ -239,10 +252,13 @@ class QdrantClientEngine(VectorEngine):
         """Exact number of points (matching the filter when given)."""
         return self.client.count(self.collection, count_filter=flt).count
 
-    def metadatas(self, flt: models.Filter, *, limit: int | None = None) -> Iterator[dict]:
-        """Return the ``metadata`` payload of every point matching the filter."""
+    def metadatas(
+        self, flt: models.Filter, *, limit: int | None = None, keys: Sequence[str] | None = None
+    ) -> Iterator[dict]:
+        """Return the ``metadata`` payload (or these keys of it) of every point matching."""
         offset = None
         remaining = limit
+        selected: bool | list[str] = True if keys is None else [f"{METADATA}.{k}" for k in keys]
         while remaining is None or remaining > 0:
             page = _SCROLL_PAGE if remaining is None else min(_SCROLL_PAGE, remaining)
             points, offset = self.client.scroll(
@@ -250,7 +266,7 @@ class QdrantClientEngine(VectorEngine):
                 scroll_filter=flt,
                 limit=page,
                 offset=offset,
-                with_payload=True,
+                with_payload=selected,
                 with_vectors=False,
             )
             for point in points:
@@ -291,6 +307,7 @@ class EdgeEngine(VectorEngine):
         indexed_fields: The metadata fields filters use (keyword indexes).
         exact_search_points_per_result: Dense searches over at most this many matching
             points per result read are exact (`EdgeVectorStore`).
+        integer_fields: The integer metadata fields filters match (integer indexes).
     """
 
     name = "edge"
@@ -303,6 +320,7 @@ class EdgeEngine(VectorEngine):
         indexed_fields: Sequence[str] = DEFAULT_INDEXED_FIELDS,
         *,
         exact_search_points_per_result: int = DEFAULT_EXACT_SEARCH_POINTS_PER_RESULT,
+        integer_fields: Sequence[str] = (),
     ) -> None:
         try:
             self._store = EdgeVectorStore(
@@ -314,6 +332,7 @@ class EdgeEngine(VectorEngine):
                 sparse_vector_name=SPARSE_VECTOR,
                 metadata_payload_key=METADATA,
                 indexed_fields=indexed_fields,
+                integer_indexed_fields=integer_fields,
                 exact_search_points_per_result=exact_search_points_per_result,
             )
         except Exception as exc:  # the binding raises bare Exception
@@ -362,10 +381,11 @@ class EdgeEngine(VectorEngine):
         """Exact number of points (matching the filter when given)."""
         return self._store.count(flt)
 
-    def metadatas(self, flt: models.Filter, *, limit: int | None = None) -> Iterator[dict]:
-        """Return the ``metadata`` payload of every point matching the filter."""
-        for doc in self._store.iter_documents(flt, batch_size=_SCROLL_PAGE, limit=limit):
-            yield doc.metadata
+    def metadatas(
+        self, flt: models.Filter, *, limit: int | None = None, keys: Sequence[str] | None = None
+    ) -> Iterator[dict]:
+        """Return the ``metadata`` payload (or these keys of it) of every point matching."""
+        yield from self._store.iter_metadata(flt, batch_size=_SCROLL_PAGE, limit=limit, keys=keys)
 
     def delete_where(self, flt: models.Filter) -> None:
         """Delete every point matching the filter."""
@@ -464,6 +484,7 @@ def open_engine(
     *,
     client: QdrantClient | None = None,
     indexed_fields: Sequence[str] = DEFAULT_INDEXED_FIELDS,
+    integer_fields: Sequence[str] = (),
 ) -> VectorEngine:
     """Return the engine the settings ask for.
 
@@ -474,6 +495,7 @@ def open_engine(
         client: Use this qdrant-client instead (a server or local client made by the
             caller); the collection named in the settings is used on it.
         indexed_fields: The metadata fields filters use (keyword indexes).
+        integer_fields: The integer metadata fields filters match (integer indexes).
     """
     if client is not None or settings.qdrant_url or settings.vector_engine == "local":
         name = "server" if settings.qdrant_url else "local"
@@ -484,12 +506,14 @@ def open_engine(
             payload_indexes=bool(settings.qdrant_url),
             name=name if client is None else _client_kind(client),
             indexed_fields=indexed_fields,
+            integer_fields=integer_fields,
         )
     return EdgeEngine(
         edge_shard_path(settings),
         embeddings,
         indexed_fields,
         exact_search_points_per_result=settings.exact_search_points_per_result,
+        integer_fields=integer_fields,
     )
 
 

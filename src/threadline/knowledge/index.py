@@ -84,7 +84,6 @@ from threadline.knowledge.payloads import (
     document_state,
     id_taken,
     info_from_first_chunk,
-    listing_from_chunks,
     point_id,
     refuse_another_name,
     scored_chunks,
@@ -115,6 +114,7 @@ __all__ = [
     "SPARSE_VECTOR",
     "STAGED_TENANT",
     "DocumentInfo",
+    "DocumentPage",
     "DocumentScopeError",
     "DocumentState",
     "IngestProgress",
@@ -130,6 +130,21 @@ _UPSERT_BATCH = 256
 # How far `ingest_paths` reads ahead of the document it writes, in chunks handed to the
 # dense model: enough that the model always has a next document while one is written.
 _PREFETCH_CHUNKS = 64
+
+INTEGER_INDEXED_FIELDS = ("position",)
+"""Metadata fields the engine keeps an integer index on. ``position == 0`` picks each
+document's first chunk: the listings, titles and live versions read those, and without
+the index the engine checked every chunk of the tenant for it (180 ms at 10k chunks)."""
+LISTING_KEYS = ("doc_id", "title", "source", "path", "updated_at", "content_hash", "generation")
+"""The metadata a document's listing reads from its first chunk (not its text)."""
+
+
+@dataclass(frozen=True)
+class DocumentPage:
+    """One page of a tenant's documents, sorted by id, and how many there are in all."""
+
+    data: list[DocumentInfo]
+    count: int
 
 
 class DocumentScopeError(PermissionError):
@@ -219,7 +234,9 @@ class KnowledgeBase:
             settings.data_dir / "vocabulary", max_file_bytes=8 * settings.max_document_chars + 4096
         )
         with self._lock:
-            self._engine: VectorEngine = open_engine(settings, self._embeddings, client=client)
+            self._engine: VectorEngine = open_engine(
+                settings, self._embeddings, client=client, integer_fields=INTEGER_INDEXED_FIELDS
+            )
         # Engines that take concurrent use let reads run beside a write; the others
         # (qdrant-client's local mode) need reads and writes under one lock.
         self._write_lock: AbstractContextManager[Any] = (
@@ -313,10 +330,12 @@ class KnowledgeBase:
             if self._prefetch is not None:
                 self._prefetch.discard(prefetched)  # what a failed document did not collect
         if prune:
-            for info in self.list_documents(tenant=tenant):
-                if info.doc_id not in seen and info.path is not None and info.path not in unread:
-                    self.delete_document(info.doc_id, tenant=tenant)
-                    report.removed.append(info.doc_id)
+            # Each document's first chunk has its path: no chunk count, no other chunk read.
+            for doc_id, first in self._first_chunks(SearchFilters(tenant=tenant)).items():
+                path = first.get("path")
+                if doc_id not in seen and path is not None and path not in unread:
+                    self.delete_document(doc_id, tenant=tenant)
+                    report.removed.append(doc_id)
         if report.chunks_written or report.removed:
             # Index what this run wrote (Qdrant Edge leaves that to its caller; cheap
             # when little changed, a no-op for the other engines).
@@ -720,15 +739,8 @@ class KnowledgeBase:
 
     def _live_generations(self, tenant: str) -> dict[str, int]:
         """Return the newest live generation of each document of a tenant (its first chunks)."""
-        flt = SearchFilters(tenant=tenant).to_qdrant()
-        flt.must.append(  # type: ignore[union-attr]
-            models.FieldCondition(key=payload_key("position"), match=models.MatchValue(value=0))
-        )
-        newest: dict[str, int] = {}
-        for meta in self._scroll(flt):
-            doc_id, generation = str(meta.get("doc_id", "")), int(meta.get("generation") or 0)
-            newest[doc_id] = max(generation, newest.get(doc_id, generation))
-        return newest
+        firsts = self._first_chunks(SearchFilters(tenant=tenant))
+        return {doc_id: int(first.get("generation") or 0) for doc_id, first in firsts.items()}
 
     def _compute_document_terms(self, tenant: str, wanted: dict[str, int]) -> None:
         """Compute and store the terms of document versions that have none stored."""
@@ -886,31 +898,94 @@ class KnowledgeBase:
                 self._engine.delete_where(flt)
 
     # --- reading -------------------------------------------------------------
-    def _scroll(self, flt: models.Filter) -> list[dict[str, Any]]:
-        """Every chunk a reader may see that matches the filter (see `_visible`)."""
-        return self._scroll_all(self._visible(flt))
+    def _scroll(
+        self, flt: models.Filter, keys: Sequence[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Every chunk a reader may see that matches the filter (see `_visible`).
 
-    def _scroll_all(self, flt: models.Filter) -> list[dict[str, Any]]:
+        `keys`: only these metadata keys of each (None: all).
+        """
+        return self._scroll_all(self._visible(flt), keys)
+
+    def _scroll_all(
+        self, flt: models.Filter, keys: Sequence[str] | None = None
+    ) -> list[dict[str, Any]]:
         """Every chunk that matches the filter, as stored: what a writer reads."""
         with self._reading():
-            return list(self._engine.metadatas(flt))
+            return list(self._engine.metadatas(flt, keys=keys))
+
+    def _first_chunks(self, filters: SearchFilters) -> dict[str, dict[str, Any]]:
+        """Each document's first chunk (its newest live version's), the listing keys only.
+
+        One chunk a document, and none of its text: what a listing needs grows with the
+        documents, not with their chunks (`INTEGER_INDEXED_FIELDS`).
+        """
+        flt = filters.to_qdrant()
+        flt.must.append(  # type: ignore[union-attr]
+            models.FieldCondition(key=payload_key("position"), match=models.MatchValue(value=0))
+        )
+        newest: dict[str, dict[str, Any]] = {}
+        for meta in self._scroll(flt, keys=LISTING_KEYS):
+            doc_id = str(meta.get("doc_id", ""))
+            # While a new version is being published both are live for an instant.
+            if doc_id not in newest or _generation(meta) > _generation(newest[doc_id]):
+                newest[doc_id] = meta
+        return newest
+
+    def _version_chunks(self, tenant: str, doc_id: str, generation: int) -> int:
+        """Count the chunks a reader may see of one version of a document."""
+        version = SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant()
+        version.must.append(  # type: ignore[union-attr]
+            generation_is(generation)
+            if generation
+            else models.IsEmptyCondition(
+                is_empty=models.PayloadField(key=payload_key("generation"))
+            )
+        )
+        with self._reading():
+            return self._engine.count(self._visible(version))
 
     def list_documents(
         self, *, tenant: str = "default", sources: frozenset[str] | None = None
     ) -> list[DocumentInfo]:
-        """Documents of a tenant with their chunk counts, sorted by id.
+        """Documents of a tenant with their chunk counts, sorted by id (every page)."""
+        return self.document_page(tenant=tenant, sources=sources).data
+
+    def document_page(
+        self,
+        *,
+        tenant: str = "default",
+        sources: frozenset[str] | None = None,
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> DocumentPage:
+        """Return a page of a tenant's documents sorted by id, with their chunk counts.
+
+        Reads each document's first chunk (not every chunk: 2.3 s at 17k chunks did),
+        and counts the chunks of the page's documents only. Sorted by id, a page holds
+        the same documents on every read while none is added or deleted.
 
         Args:
             tenant: Whose documents.
             sources: Only documents in these sources (None: all).
+            offset: Documents skipped (in id order).
+            limit: At most this many (None: all the rest).
         """
-        flt = SearchFilters(tenant=tenant, sources=tuple(sorted(sources)) if sources else None)
         if sources is not None and not sources:
-            return []
-        grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for meta in self._scroll(flt.to_qdrant()):
-            grouped[meta.get("doc_id", "")].append(meta)
-        return [listing_from_chunks(doc_id, found) for doc_id, found in sorted(grouped.items())]
+            return DocumentPage(data=[], count=0)
+        scoped = tuple(sorted(sources)) if sources else None
+        firsts = self._first_chunks(SearchFilters(tenant=tenant, sources=scoped))
+        ids = sorted(firsts)
+        shown = ids[offset:] if limit is None else ids[offset : offset + limit]
+        data = [
+            info_from_first_chunk(
+                doc_id,
+                firsts[doc_id],
+                self._version_chunks(tenant, doc_id, _generation(firsts[doc_id])),
+            )
+            for doc_id in shown
+        ]
+        return DocumentPage(data=data, count=len(ids))
 
     def document_titles(self, *, tenant: str = "default") -> list[tuple[str, str, str]]:
         """(doc_id, title, source) of each document of a tenant, sorted by id.
@@ -922,18 +997,11 @@ class KnowledgeBase:
         """
         titles = self._titles.get(tenant)
         if titles is None:
-            flt = SearchFilters(tenant=tenant).to_qdrant()
-            flt.must.append(  # type: ignore[union-attr]
-                models.FieldCondition(key=payload_key("position"), match=models.MatchValue(value=0))
-            )
-            newest: dict[str, tuple[int, str, str]] = {}
-            for meta in self._scroll(flt):
-                doc_id = str(meta.get("doc_id", ""))
-                generation = int(meta.get("generation") or 0)
-                if doc_id not in newest or generation > newest[doc_id][0]:
-                    title = str(meta.get("title", doc_id))
-                    newest[doc_id] = (generation, title, str(meta.get("source", "")))
-            titles = [(doc_id, t, src) for doc_id, (_, t, src) in sorted(newest.items())]
+            firsts = self._first_chunks(SearchFilters(tenant=tenant))
+            titles = [
+                (doc_id, str(first.get("title", doc_id)), str(first.get("source", "")))
+                for doc_id, first in sorted(firsts.items())
+            ]
             self._titles[tenant] = titles
         return titles
 
@@ -948,22 +1016,12 @@ class KnowledgeBase:
         firsts_filter.must.append(  # type: ignore[union-attr]
             models.FieldCondition(key=payload_key("position"), match=models.MatchValue(value=0))
         )
-        firsts = self._scroll(firsts_filter)
+        firsts = self._scroll(firsts_filter, keys=LISTING_KEYS)
         if not firsts:
             return None
         # While a new version is being published both are live for an instant: the newest.
-        first = max(firsts, key=lambda meta: int(meta.get("generation") or 0))
-        generation = int(first.get("generation") or 0)
-        version = SearchFilters(tenant=tenant, doc_ids=(doc_id,)).to_qdrant()
-        version.must.append(  # type: ignore[union-attr]
-            generation_is(generation)
-            if generation
-            else models.IsEmptyCondition(
-                is_empty=models.PayloadField(key=payload_key("generation"))
-            )
-        )
-        with self._reading():
-            chunks = self._engine.count(self._visible(version))
+        first = max(firsts, key=_generation)
+        chunks = self._version_chunks(tenant, doc_id, _generation(first))
         return info_from_first_chunk(doc_id, first, chunks)
 
     def document_chunks(self, doc_id: str, *, tenant: str = "default") -> list[Chunk]:
@@ -1064,6 +1122,11 @@ class KnowledgeBase:
             for hit in hits
             if hit.point_id in by_point
         ]
+
+
+def _generation(meta: dict[str, Any]) -> int:
+    """Return the version a chunk belongs to (0: written before versions existed)."""
+    return int(meta.get("generation") or 0)
 
 
 def _fetch(k: int) -> int:

@@ -150,14 +150,6 @@ class DocumentInfo:
     content_hash: str | None
 
 
-def listing_from_chunks(doc_id: str, found: Sequence[dict[str, Any]]) -> DocumentInfo:
-    """Build a document's listing from its chunk payloads."""
-    # While a new version is being published both are live for an instant: the newest.
-    newest = max(int(m.get("generation") or 0) for m in found)
-    metas = [m for m in found if int(m.get("generation") or 0) == newest]
-    return info_from_first_chunk(doc_id, metas[0], len(metas))
-
-
 def info_from_first_chunk(doc_id: str, first: dict[str, Any], chunks: int) -> DocumentInfo:
     """Build a document's listing from one chunk's payload and its chunk count."""
     return DocumentInfo(

@@ -199,9 +199,15 @@ async def read_documents(
     offset: int = Query(default=0, ge=0),
     limit: int = Query(default=50, ge=1, le=500),
 ) -> DocumentsPublic:
-    """Documents of the caller's tenant, in the sources its key may use, with chunk counts."""
-    infos = await run_in_threadpool(services.kb.list_documents, tenant=tenant, sources=scope)
-    page = infos[offset : offset + limit]
+    """Documents of the caller's tenant, in the sources its key may use, with chunk counts.
+
+    Sorted by id: `offset` and `limit` page through them, and a page holds the same
+    documents on every read while none is added or deleted. `count` is the number of
+    documents in all pages.
+    """
+    found = await run_in_threadpool(
+        services.kb.document_page, tenant=tenant, sources=scope, offset=offset, limit=limit
+    )
     return DocumentsPublic(
         data=[
             DocumentPublic(
@@ -211,9 +217,9 @@ async def read_documents(
                 chunks=d.chunks,
                 updated_at=d.updated_at,
             )
-            for d in page
+            for d in found.data
         ],
-        count=len(infos),
+        count=found.count,
     )
 
 
