@@ -294,6 +294,11 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     if verdict in ("not_in_documents", "ambiguous"):
         return decision_update(state, evidence, verdict, trace, calls=calls)
     body, sections = split_outline(text, settings.outline_keyword)
+    if sections and not state.deliverable:
+        # Only a deliverable ends with an outline: a block a model writes on another turn
+        # is dropped, so it neither shows nor replaces the one "Détaille S2" points into.
+        trace["outline_dropped"] = len(sections)
+        sections = []
     labels = {c["label"]: c for c in state.chunks}
     body, invalid = _valid_citations(body, labels)
     trace["invalid_citations"] = invalid
