@@ -213,3 +213,18 @@ def test_an_outline_on_a_turn_that_is_no_deliverable_is_dropped(chat, stub):
     detail = chat.run_turn(TurnRequest(query="Détaille S2", thread_id="oa-7"))
     assert detail.followup["section_id"] == "S2"
     assert detail.search_query.startswith(summary.outline[1]["title"])
+
+
+def test_a_french_question_answered_in_english_says_the_sources_language(chat, stub):
+    # The stub copies its sources' first sentences as written: English, for a French
+    # question over the English handbook. The reply says so in French, as a quote's does.
+    result = chat.run_turn(
+        TurnRequest(query="Que faire si je perds mon ordinateur portable ?", thread_id="oa-8")
+    )
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("D'après "), result.answer
+    assert "(en anglais) :" in result.answer.splitlines()[0]
+    english = chat.run_turn(
+        TurnRequest(query="What should I do if I lose my laptop?", thread_id="oa-9")
+    )
+    assert english.outcome == "grounded_answer" and not english.answer.startswith("From ")
