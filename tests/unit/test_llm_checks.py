@@ -277,3 +277,23 @@ def test_sources_in_another_language_than_the_answers_are_told_apart():
     ]
     assert in_other_languages(english, "fr") and in_other_languages(french, "en-GB")
     assert not in_other_languages(english, "en") and not in_other_languages(french, "fr")
+
+
+def test_words_a_passage_holds_apart_are_no_sentence_it_supports():
+    # SmolLM2's "partial" answers to « et le week-end ? » and « Quel est le chiffre
+    # d'affaires 2024 ? »: one word copied from the annual report, or two from different
+    # places of it (its heading's "financiers", a sentence's "nettement").
+    results = {
+        "3": {
+            "title": "Rapport annuel 2024 de Brightwell",
+            "section": "Résultats financiers",
+            "text": "La marge des contrats de support est nettement supérieure. "
+            "Brightwell prévoit enfin de recruter environ 300 personnes en 2025.",
+        }
+    }
+    for junk in ("enfin de la question", "financier nettement de la question"):
+        report = attribute_sentences(junk, results)
+        assert report.text == "" and report.dropped == [junk]
+    # What one of its sentences says is cited, as before.
+    kept = attribute_sentences("Brightwell recrutera 300 personnes.", results)
+    assert kept.text == "Brightwell recrutera 300 personnes. [3]"
