@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from support.openai_stub import OpenAIStub
+from support.openai_stub import OpenAIStub, verdict_reply
 from support.services import make_services
 from threadline.chat import ChatService, TurnRequest
 from threadline.settings import Settings
@@ -191,3 +191,40 @@ def test_tool_calling_with_the_llm_choosing_typed_arguments(chat, stub):
         "rank_products",
         "get_product",
     }
+
+
+def test_an_outline_on_a_turn_that_is_no_deliverable_is_dropped(chat, stub):
+    # The summary's outline is what "Détaille S2" points into; a block a model appends to
+    # an ordinary answer later is no outline: shown, it would replace the summary's.
+    summary = chat.run_turn(TurnRequest(query="Summarise the support policy", thread_id="oa-7"))
+    assert len(summary.outline) >= 4
+    stub.queue(
+        verdict_reply(
+            "answer",
+            "The Enterprise plan SLA guarantees 99.95% monthly uptime. [1]\n\n"
+            "SUIVI\n[S1] Invented pricing\n[S2] Invented roadmap\n[S3] Invented team",
+        )
+    )
+    result = chat.run_turn(
+        TurnRequest(query="What uptime does the enterprise plan SLA guarantee?", thread_id="oa-7")
+    )
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.outline == [] and "Invented" not in result.answer
+    detail = chat.run_turn(TurnRequest(query="Détaille S2", thread_id="oa-7"))
+    assert detail.followup["section_id"] == "S2"
+    assert detail.search_query.startswith(summary.outline[1]["title"])
+
+
+def test_a_french_question_answered_in_english_says_the_sources_language(chat, stub):
+    # The stub copies its sources' first sentences as written: English, for a French
+    # question over the English handbook. The reply says so in French, as a quote's does.
+    result = chat.run_turn(
+        TurnRequest(query="Que faire si je perds mon ordinateur portable ?", thread_id="oa-8")
+    )
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("D'après "), result.answer
+    assert "(en anglais) :" in result.answer.splitlines()[0]
+    english = chat.run_turn(
+        TurnRequest(query="What should I do if I lose my laptop?", thread_id="oa-9")
+    )
+    assert english.outcome == "grounded_answer" and not english.answer.startswith("From ")

@@ -18,6 +18,11 @@ SLA_QUESTION = "What uptime does the enterprise plan SLA guarantee?"
 SLA_ANSWER = "The Enterprise plan SLA guarantees 99.95% monthly uptime."
 P2_ANSWER = "On the Enterprise plan, P2 incidents get a first response within 1 hour."
 UNICORNS = "Unicorns certify every Brightwell datacentre quarterly."
+# What the Escalation section (S3 of the overview's outline) states, in one of its sentences.
+ESCALATION_ANSWER = (
+    "If a P1 or P2 incident is not resolved within 4 hours, Brightwell escalates it to the "
+    "head of customer support."
+)
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +159,9 @@ def test_a_reference_followup_costs_one_call_even_without_markers(chat, stub):
     )
     first, _ = run(chat, stub, overview, "sm-10", outline)
     assert len(first.outline) == 4 and first.citations  # attributed, outline kept
-    result, calls = run(chat, stub, "Détaille S3", "sm-10", verdict_reply("answer", P2_ANSWER))
+    result, calls = run(
+        chat, stub, "Détaille S3", "sm-10", verdict_reply("answer", ESCALATION_ANSWER)
+    )
     assert calls == 1 == result.llm_calls  # the answer only: the reference costs no call
     assert result.followup["method"] == "deterministic" and result.followup["section_id"] == "S3"
     assert result.outcome == "grounded_answer" and result.citations

@@ -12,6 +12,8 @@ from types import SimpleNamespace
 import pytest
 from langchain_core.language_models import FakeListChatModel
 
+from threadline.graph import prompts
+from threadline.graph.answering import in_other_languages
 from threadline.graph.condensation import check_rewrite
 from threadline.graph.context import Context
 from threadline.graph.grounding import attribute_sentences, support_check
@@ -219,3 +221,79 @@ def test_the_answer_prompt_numbers_sources_and_shows_the_format_in_the_answer_la
     # The copied example is no answer: no passage supports it.
     example = "A fact taken from source 2. [2] Another fact, from source 1. [1]"
     assert support_check(example, CHUNKS).text == ""
+
+
+PLAIN = prompts.AnswerTurn()
+
+
+def rendered(turn: prompts.AnswerTurn, language: str = "en") -> str:
+    return prompts.answer_system_prompt(
+        prompts.ANSWER_SYSTEM_PROMPT, turn, language=language, keyword="SUIVI"
+    )
+
+
+def test_a_plain_turns_prompt_shows_no_rule_about_what_it_does_not_have():
+    system = rendered(PLAIN)
+    assert "SUIVI" not in system and "[S1]" not in system  # no outline asked
+    assert "followup_reference" not in system
+    assert "translate" not in system
+    assert "bullet" not in system
+    assert "kind of fact:" not in system
+    # What applies to every turn is still said.
+    assert "Cite only ids that appear in <context>" in system
+    assert "Answer in the language of the question (en)." in system
+
+
+@pytest.mark.parametrize(
+    ("turn", "shown"),
+    [
+        (prompts.AnswerTurn(deliverable=True), "SUIVI\n[S1] <short title"),
+        (prompts.AnswerTurn(reference=True), "<followup_reference> names the section"),
+        (prompts.AnswerTurn(listed=True), "one bullet per relevant source"),
+        (prompts.AnswerTurn(answer_type="price"), "kind of fact: price."),
+        (prompts.AnswerTurn(other_language=True), "translate what you use from them"),
+    ],
+)
+def test_each_rule_is_shown_on_the_turns_it_applies_to(turn, shown):
+    assert shown in rendered(turn, "fr")
+    assert shown not in rendered(PLAIN, "fr")
+
+
+def test_a_runs_own_system_prompt_is_filled_in_as_before():
+    own = "Answer in {language}; outlines start with {keyword}."
+    assert prompts.answer_system_prompt(own, PLAIN, language="fr", keyword="SUIVI") == (
+        "Answer in fr; outlines start with SUIVI."
+    )
+
+
+def test_sources_in_another_language_than_the_answers_are_told_apart():
+    english = [
+        PromptSource("1", "Security handbook", "", "Report a lost laptop to IT within one hour.")
+    ]
+    french = [
+        PromptSource(
+            "1", "Rapport annuel", "", "Le chiffre d'affaires atteint 486,3 millions de dollars."
+        )
+    ]
+    assert in_other_languages(english, "fr") and in_other_languages(french, "en-GB")
+    assert not in_other_languages(english, "en") and not in_other_languages(french, "fr")
+
+
+def test_words_a_passage_holds_apart_are_no_sentence_it_supports():
+    # SmolLM2's "partial" answers to « et le week-end ? » and « Quel est le chiffre
+    # d'affaires 2024 ? »: one word copied from the annual report, or two from different
+    # places of it (its heading's "financiers", a sentence's "nettement").
+    results = {
+        "3": {
+            "title": "Rapport annuel 2024 de Brightwell",
+            "section": "Résultats financiers",
+            "text": "La marge des contrats de support est nettement supérieure. "
+            "Brightwell prévoit enfin de recruter environ 300 personnes en 2025.",
+        }
+    }
+    for junk in ("enfin de la question", "financier nettement de la question"):
+        report = attribute_sentences(junk, results)
+        assert report.text == "" and report.dropped == [junk]
+    # What one of its sentences says is cited, as before.
+    kept = attribute_sentences("Brightwell recrutera 300 personnes.", results)
+    assert kept.text == "Brightwell recrutera 300 personnes. [3]"

@@ -506,10 +506,21 @@ def answer_messages(
         max_titles=settings.history_max_titles,
         max_chars=settings.history_max_chars,
     )
+    language = language_of(state)
+    turn = prompts.AnswerTurn(
+        deliverable=state.deliverable,
+        reference=bool(reference),
+        listed=state.route == "tool",
+        answer_type=asks_for or "",
+        other_language=in_other_languages(sources, language),
+    )
     return [
         SystemMessage(
-            context.answer_system_prompt.format(
-                language=language_of(state), keyword=settings.outline_keyword
+            prompts.answer_system_prompt(
+                context.answer_system_prompt,
+                turn,
+                language=language,
+                keyword=settings.outline_keyword,
             )
         ),
         HumanMessage(
@@ -523,8 +534,19 @@ def answer_messages(
                     answer_style="list" if state.route == "tool" else "prose",
                     search_query=state.search_query,
                     answer_type=asks_for or "",
-                    language=language_of(state),
+                    language=language,
                 )
             )
         ),
     ]
+
+
+def in_other_languages(sources: Sequence[PromptSource], language: str) -> bool:
+    """Whether a source is written in another language than the answer's.
+
+    Args:
+        sources: The sources the answer prompt shows.
+        language: The answer's language code ("fr", "en-GB" reads as "en").
+    """
+    base = language.split("-")[0].lower()
+    return any(detect_language(f"{s.title} {s.text}") != base for s in sources)

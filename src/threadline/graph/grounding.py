@@ -23,6 +23,7 @@ from typing import Literal
 from threadline.graph.question_terms import COVERAGE_MAJORITY, content_terms
 from threadline.graph.question_terms import matches_term as _matches
 from threadline.text import terms
+from threadline.text.sentences import sentences
 
 CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 """A citation the generator writes: `[2]` or `[1, 3]`."""
@@ -136,15 +137,28 @@ class AttributionReport:
     uncited: list[str] = field(default_factory=list)
 
 
+ATTRIBUTED_MIN_TERMS = 2
+"""Content words a sentence without a marker needs to be cited to a passage.
+
+One word a passage also holds does not show that the sentence says what the passage
+says: SmolLM2's "enfin de la question" (its one content word "enfin", copied from the
+annual report) would be cited to the report. Nor do words the passage writes in
+different places: "financier nettement de la question" takes "financier" from the
+report's heading and "nettement" from one of its sentences. A sentence with a marker is
+judged by the support check as before.
+"""
+
+
 def attribute_sentences(
     body: str, chunks: Mapping[str, Mapping[str, object]], policy: UnsupportedPolicy = "drop"
 ) -> AttributionReport:
     """Cite each sentence of an answer without markers to the passage that supports it.
 
-    The measure is the support check's (:func:`sentence_supported`): a passage supports
-    a sentence when it holds most of the sentence's content words. Of the passages that
-    do, the one holding the largest share is cited (the earliest packed on a tie). A
-    sentence with no content word ("Sure.") supports nothing and is not attributed.
+    The measure is the support check's (:func:`sentence_supported`), read in one place:
+    a passage supports a sentence when one of its sentences holds most of the sentence's
+    content words. Of the passages that do, the one holding the largest share is cited
+    (the earliest packed on a tie). A sentence with no content word ("Sure.") or a
+    single one (`ATTRIBUTED_MIN_TERMS`) is not attributed.
 
     Args:
         body: The answer, with no citation markers.
@@ -155,7 +169,12 @@ def attribute_sentences(
     Returns:
         The cited text, how many sentences were attributed, and the others.
     """
-    vocabularies = {label: _vocabulary([chunk]) for label, chunk in chunks.items()}
+    # Each passage's sentences, read one by one: what a sentence says, the passage says
+    # in one place (a word of its heading and one of a sentence say nothing together).
+    stated = {
+        label: [set(terms(s)) for s in sentences(str(chunk["text"]))]
+        for label, chunk in chunks.items()
+    }
     report = AttributionReport(text="")
     out_lines = []
     for line in body.split("\n"):
@@ -164,8 +183,10 @@ def attribute_sentences(
             core, trailing = sentence.rstrip(), sentence[len(sentence.rstrip()) :]
             words = _sentence_terms(core)
             shares = {
-                label: _coverage(words, vocabulary) if words else 0.0
-                for label, vocabulary in vocabularies.items()
+                label: max((_coverage(words, vocabulary) for vocabulary in said), default=0.0)
+                if len(words) >= ATTRIBUTED_MIN_TERMS
+                else 0.0
+                for label, said in stated.items()
             }
             best = max(shares, key=lambda label: shares[label], default=None)
             if best is not None and shares[best] > COVERAGE_MAJORITY:

@@ -36,6 +36,7 @@ from threadline.policy import allowed_sources, may_read_catalog
 from threadline.services import Services
 from threadline.settings import Settings
 from threadline.store import Citation, OutlineItem
+from threadline.text.language import detect_language
 from threadline.text.matching import matches_synonym, matches_term
 
 
@@ -214,7 +215,12 @@ def _with_notes(
     judges: bool,
 ) -> str:
     """Return the answer framed for its quotes' language, with what it leaves out said."""
-    if not judges:  # it quotes: say when the quotes are in another language
+    asker = language_of(state)
+    # A quoting model's answer is its sources' words; a reading model asked to answer in
+    # the asker's language may copy them as written all the same (a French question
+    # answered in English): either way the lead-in says in which language they are.
+    spoken = asker.split("-")[0].lower()  # "en-GB" is English
+    if not judges or detect_language(CITATION.sub("", body), fallback=spoken) != spoken:
         # A catalog product's row (no position in a document) is titled by the product's
         # name, no document to name as a source: « D'après « OnePlus 12 » (en anglais) »
         # would read as a document called so.
@@ -222,7 +228,7 @@ def _with_notes(
             {"title": chunk["title"] if "position" in chunk else "", "text": chunk["text"]}
             for chunk in quoted
         ]
-        body = frame_answer(body, language_of(state), texts)
+        body = frame_answer(body, asker, texts)
     call: Mapping[str, Any] = state.tool_call or {}
     if call.get("name") == "search_products" and counts_on_offer(state.query):
         # "how many phones does Brightwell sell?": the list is the count's evidence, the
@@ -294,6 +300,11 @@ def generate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     if verdict in ("not_in_documents", "ambiguous"):
         return decision_update(state, evidence, verdict, trace, calls=calls)
     body, sections = split_outline(text, settings.outline_keyword)
+    if sections and not state.deliverable:
+        # Only a deliverable ends with an outline: a block a model writes on another turn
+        # is dropped, so it neither shows nor replaces the one "Détaille S2" points into.
+        trace["outline_dropped"] = len(sections)
+        sections = []
     labels = {c["label"]: c for c in state.chunks}
     body, invalid = _valid_citations(body, labels)
     trace["invalid_citations"] = invalid
