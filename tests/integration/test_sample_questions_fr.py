@@ -886,3 +886,66 @@ def test_le_support_is_the_subject_of_one_document_not_a_value_per_plan(chat, qu
     result = converse(chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert "Monday to Friday, 8:00 to 20:00 Eastern Time" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "not_a_count"),
+    [
+        ("combien de magasins en 2023 ?", "62 %"),
+        ("how many stores in 2023?", "1 960"),
+    ],
+)
+def test_a_count_of_a_year_is_a_number_of_the_thing_in_a_sentence_of_that_year(
+    chat, question, not_a_count
+):
+    # Round 20: a sentence of 2023 naming the stores (« 62 % d'électricité renouvelable
+    # dans les magasins ..., contre 40 % l'année précédente ») gives no number of them,
+    # nor does « 1 960 un an plus tôt, dont 1 230 en magasin » (staff): the report gives
+    # 38 stores after four opened in 2024, no count of 2023's.
+    result = converse(chat, question)
+    assert result.outcome != "grounded_answer", result.answer
+    assert not_a_count not in result.answer
+
+
+@pytest.mark.parametrize(
+    "question", ["Quels sont les objectifs 2025 ?", "What are the goals for 2025?"]
+)
+def test_an_aim_stated_by_a_verb_is_an_objective(chat, question):
+    # Round 20: « Perspectives 2025 » states its aims by « vise » and « prévoit » as well
+    # as by « l'objectif »: the environmental goal was quoted alone.
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "vise un chiffre d'affaires compris entre 530 et 545 millions" in result.answer
+    assert "prévoit d'ouvrir cinq nouveaux magasins" in result.answer
+    assert "l'objectif d'atteindre 80 %" in result.answer
+
+
+@pytest.mark.parametrize(
+    "question", ["quel était le chiffre d'affaires en 2023 ?", "what was the revenue in 2023?"]
+)
+def test_a_percentage_of_the_thing_asked_is_no_statement_of_it(chat, question):
+    # Round 20: « 27,4 % du chiffre d'affaires » (the gross margin) and « 41 % du chiffre
+    # d'affaires, contre 36 % en 2023 » (online sales) are parts of the revenue, quoted
+    # after the sentence giving it.
+    result = converse(chat, question)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "435,0 millions de dollars en 2023" in result.answer
+    assert "27,4 %" not in result.answer and "41 %" not in result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "quelle part du CA vient des ventes en ligne ?",
+        "What percentage of revenue comes from support contracts?",
+    ],
+)
+def test_a_share_asked_is_the_one_its_clause_gives_to_the_part_asked(chat, question):
+    # Round 20: « La marge brute ... atteint 27,4 % du chiffre d'affaires, ... grâce à la
+    # part croissante des contrats de support » is the gross margin's share of the
+    # revenue, not online sales' nor support contracts'; nor is the 2025 plan (« porter
+    # la part des contrats de support à 14 % ») a share there is. Retrieval brings the
+    # outlook and the financial results, not « Activité commerciale » (see Left): no
+    # sentence gives the share, and none is quoted as if it did.
+    result = converse(chat, question)
+    assert "27,4 %" not in result.answer and "14 %" not in result.answer, result.answer

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from threadline.knowledge.facts import (
+    aim_terms,
     as_a_staff_count,
     asked_type,
     asks_what_is_now,
@@ -12,6 +13,8 @@ from threadline.knowledge.facts import (
     counted_noun,
     counts_other_things_only,
     has_answer_type,
+    names_only_as_a_whole,
+    names_the_share_held,
     obligation_terms,
     states_count_of,
 )
@@ -214,3 +217,51 @@ def test_people_who_work_are_searched_as_the_staff(question, language, searched)
     # Round 19: the report counts « collaborateurs »; "people" searched as such brought
     # up the 2025 hiring plan.
     assert as_a_staff_count(question, language) == (searched or question)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "aims"),
+    [
+        ("Brightwell prévoit d'ouvrir cinq nouveaux magasins en 2025.", True),
+        ("Pour l'exercice 2025, Brightwell vise un chiffre d'affaires de 530 millions.", True),
+        ("Brightwell plans to open five stores in 2025.", True),
+        # A future tense alone is a rule, no aim.
+        ("You will receive a service credit of 10% of the monthly fee.", False),
+        ("Brightwell a ouvert quatre nouveaux magasins en 2024.", False),
+    ],
+)
+def test_a_sentence_stating_an_aim_holds_the_nouns_of_an_aim(sentence, aims):
+    # Round 20: « Quels sont les objectifs 2025 ? » is answered by « vise » and
+    # « prévoit » as well as by « l'objectif ».
+    held = aim_terms(sentence)
+    assert (set(terms("objectifs goals")) <= held) is aims
+
+
+def test_a_share_is_held_by_what_its_clause_names_before_it():
+    support = set(terms("support contracts contrats"))
+    assert names_the_share_held(
+        "Les ventes de smartphones représentent 52 % du chiffre d'affaires 2024, les "
+        "ordinateurs portables 31 %, les contrats de support 11 % et les accessoires 6 %.",
+        support,
+    )
+    assert not names_the_share_held(
+        "La marge brute de Brightwell atteint 27,4 % du chiffre d'affaires, en hausse de "
+        "0,9 point grâce à la part croissante des contrats de support.",
+        support,
+    )
+
+
+def test_a_percentage_of_a_thing_names_it_only_as_its_whole():
+    revenue = set(terms("chiffre affaires"))
+    assert names_only_as_a_whole(
+        "Les ventes en ligne représentent désormais 41 % du chiffre d'affaires, contre 36 % "
+        "en 2023.",
+        revenue,
+    )
+    assert not names_only_as_a_whole(
+        "Le chiffre d'affaires 2024 s'élève à 486,3 millions de dollars.", revenue
+    )
+    # "99.9% monthly uptime" is the uptime itself.
+    assert not names_only_as_a_whole(
+        "The Business plan SLA guarantees 99.9% monthly uptime.", set(terms("uptime"))
+    )

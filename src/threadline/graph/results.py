@@ -37,6 +37,7 @@ from threadline.knowledge.facts import (
     asks_what_was,
     counted_noun,
     counted_terms,
+    names_the_share_held,
     states_an_aim,
     states_count_of,
 )
@@ -145,6 +146,11 @@ def stated_of_the_year(
         return "", ""
     frame_words = set(terms(frame))
     asked = [w for w in words if w not in years and not _YEAR.fullmatch(w) and w not in frame_words]
+    # A count asked of a year is stated by a number of what is counted in a sentence of
+    # that year, or by a percentage its clause gives to it, not by a sentence of that
+    # year that names the thing.
+    noun = counted_noun(question) if asked_type(question) == "quantity" else None
+    counted = counted_terms(question, noun) if noun else set()
     aims: list[str] = []
     for passage in passages:
         text = str(passage.get("text", ""))
@@ -174,6 +180,14 @@ def stated_of_the_year(
                 math.floor(COVERAGE_MAJORITY * len(asked)) + 1 if year_changed and not past else 1
             )
             if asked and held < needed:
+                continue
+            if counted and not (
+                states_count_of(sentence, counted) or names_the_share_held(sentence, counted)
+            ):
+                # "combien de magasins en 2023 ?": a sentence of 2023 naming the stores
+                # (« 62 % d'électricité renouvelable dans les magasins ..., contre 40 %
+                # l'année précédente ») gives no number of them, nor a share of them as
+                # « La satisfaction client ... a atteint 91 % » does of the clients.
                 continue
             if not (past and states_an_aim(sentence)):
                 return "result", ""

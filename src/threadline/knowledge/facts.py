@@ -749,6 +749,45 @@ def states_percentage_of(text: str, whole_terms: set[str]) -> bool:
     return False
 
 
+def names_the_share_held(text: str, part_terms: set[str]) -> bool:
+    """Whether a clause of `text` names a part of what is asked before a percentage.
+
+    A percentage is held by what its clause names before it: « Les ventes en ligne ...
+    représentent désormais 41 % du chiffre d'affaires » is online sales' share, « les
+    contrats de support 11 % » the support contracts' (the whole said once for the
+    list); « La marge brute ... atteint 27,4 % du chiffre d'affaires, en hausse ... grâce
+    à la part croissante des contrats de support » is the gross margin's, whatever the
+    clause after it names.
+    """
+    for clause in _CLAUSE_END.split(fold(text)):
+        for share in _SHARE.finditer(clause):
+            before = re.findall(r"\w+", clause[: share.start()])
+            if any(part_terms & set(terms(word)) for word in before):
+                return True
+    return False
+
+
+# A percentage "of" something: "41 % du chiffre d'affaires", "up to 50% of the monthly
+# fee"; "99.9% monthly uptime" is the uptime itself.
+_SHARE_OF_WHOLE = re.compile(
+    rf"{_SHARE.pattern}\s+(?:of|de|du|des|d')\s*(?:(?:the|its|their|la|le|l'|ses|son|sa)\s+)?"
+    r"(\w+(?:[\s'-]+\w+){0,2})"
+)
+
+
+def names_only_as_a_whole(text: str, asked_terms: set[str]) -> bool:
+    """Whether every word of `text` holding a term asked is what a percentage is of.
+
+    "Les ventes en ligne ... représentent désormais 41 % du chiffre d'affaires" gives a
+    part of the revenue, not the revenue: it names the revenue only after "41 % du".
+    False when the text holds no term asked.
+    """
+    folded = fold(text)
+    wholes = [m.span(1) for m in _SHARE_OF_WHOLE.finditer(folded)]
+    held = [m for m in re.finditer(r"\w+", folded) if asked_terms & set(terms(m.group()))]
+    return bool(held) and all(any(start <= m.start() < end for start, end in wholes) for m in held)
+
+
 _MEASURE_ADJECTIVE = re.compile(r"\b\d+-[a-z]+\b")
 
 
@@ -839,6 +878,32 @@ _FUTURE = _alternation(fr.FUTURE_MARKERS)
 def states_an_aim(sentence: str) -> bool:
     """Whether a sentence states an aim ("vise une marge d'au moins 8,5 %"), not a result."""
     return bool(_AIMS.search(fold(sentence)))
+
+
+# The nouns that name an aim: "Quels sont les objectifs 2025 ?" asks for what a sentence
+# states as aimed at, by a verb (« Brightwell vise », « prévoit d'ouvrir ») as well as
+# by the noun (« l'objectif d'atteindre »).
+AIM_NOUNS = frozenset(
+    terms("aim aims goal goals objective objectives target targets objectif objectifs cible cibles")
+)
+# A future tense alone states no aim: "you will receive 2 service credits" is a rule.
+_FUTURE_TENSE = re.compile(r"\bwill\b", re.I)
+
+
+def aim_terms(sentence: str) -> frozenset[str]:
+    """Return the terms of the nouns of an aim when a sentence states one, else nothing.
+
+    "Brightwell prévoit d'ouvrir cinq nouveaux magasins en 2025" states a goal without
+    the word: a question asking for the goals or « les objectifs » names what it states.
+
+    Args:
+        sentence: A sentence of a passage.
+
+    Returns:
+        The stems of aim, goal, objective, target and their French words, when the
+        sentence states an aim by other words than a future tense; empty otherwise.
+    """
+    return AIM_NOUNS if states_an_aim(_FUTURE_TENSE.sub(" ", sentence)) else frozenset()
 
 
 def asks_what_was(question: str) -> bool:

@@ -5,19 +5,28 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from threadline.knowledge.bilingual import terms_there_and_back, translate_vocabulary
+from threadline.knowledge.bilingual import (
+    lexicon_phrases,
+    terms_there_and_back,
+    translate_vocabulary,
+)
 from threadline.knowledge.facts import (
+    AIM_NOUNS,
     ASKING_TERMS,
     KIND_WORDS,
     KINDS,
+    asks_what_is_now,
     asks_when_to_act,
     counted_noun,
     counted_terms,
     counts_other_things_only,
     has_answer_type,
+    names_only_as_a_whole,
+    names_the_share_held,
     share_whole,
     staff_counted,
     states_a_point_in_time,
+    states_an_aim,
     states_count_of,
     states_percentage_of,
     states_share_of,
@@ -40,6 +49,7 @@ from threadline.models.extractive.question import (
 from threadline.models.extractive.sentences import Row
 from threadline.models.extractive.siblings import names_another, sibling_patterns
 from threadline.text import is_stopword, terms
+from threadline.text.language import detect_language
 from threadline.text.matching import matches_term
 
 # The degree of a ranking ("le plus vendu", "the most popular") is no kind it ranks.
@@ -103,6 +113,15 @@ def answering_sentences(
     unfiltered = rows
     if own:
         rows = [r for r in rows if own & read[r[3]]] or rows
+    not_aims = AIM_NOUNS | _names(question) | KIND_WORDS
+    if own & AIM_NOUNS and own_terms(question, answer_type) - not_aims:
+        aimed_at = own - not_aims
+        # "What is the revenue target for 2025?" asks the aim of the revenue: a sentence
+        # stating another aim without the word ("prévoit de recruter environ 300
+        # personnes") holds the target, not what it is of.
+        rows = [
+            r for r in rows if aimed_at & read[r[3]] or own & AIM_NOUNS & set(terms(r[3]))
+        ] or rows
     if answer_type not in KINDS and (named := asked_for(question)):
         # "Quelle formation reçoivent les employés ?" asks for a training: the sentence
         # naming it answers, not those naming only the employees it is asked of. Unless
@@ -152,8 +171,42 @@ def answering_sentences(
     if answer_type == "share" and (whole := share_whole(question)):
         # "What percentage of customers are businesses?": a percentage is a share of
         # what follows it ("99.9% monthly uptime"), no share of the customers.
-        rows = [r for r in rows if states_percentage_of(r[3], _senses(terms_there_and_back(whole)))]
+        of_whole = _senses(terms_there_and_back(whole))
+        rows = [r for r in rows if states_percentage_of(r[3], of_whole)]
+        if part := _share_part(question, own, of_whole):
+            # ... and held by what its clause names before it: "What percentage of
+            # revenue comes from support contracts?" is « les contrats de support 11 % »,
+            # not « La marge brute ... atteint 27,4 % du chiffre d'affaires ... grâce à
+            # la part croissante des contrats de support » (the gross margin's share).
+            rows = [r for r in rows if names_the_share_held(r[3], part)]
+        if asks_what_is_now(question):
+            # A share asked in the present is what there is: a plan ("porter la part des
+            # contrats de support à 14 %") is no answer to it, even alone.
+            rows = [r for r in rows if not states_an_aim(r[3])]
+    if answer_type != "share":
+        rows = _naming_it_itself(rows, own - _names(question))
     return _holding_what_is_asked(rows, question, answer_type, own, read, native, translated)
+
+
+def _names(question: str) -> set[str]:
+    """Return the terms of the question's names ("2025", "Pixel 8a")."""
+    return set(terms(" ".join(question_names(question))))
+
+
+def _naming_it_itself(rows: list[Row], asked: set[str]) -> list[Row]:
+    """Return the rows naming what is asked other than as a percentage's whole, if any do.
+
+    "Quel était le chiffre d'affaires en 2023 ?" is answered by « Le chiffre d'affaires
+    2024 ... contre 435,0 millions de dollars en 2023 », not also by « 41 % du chiffre
+    d'affaires, contre 36 % en 2023 »: a percentage of the revenue is a part of it.
+    """
+    asked -= KIND_WORDS
+    if not asked:
+        return rows
+    parts = {r for r in rows if names_only_as_a_whole(r[3], asked)}
+    if not parts or not any(asked & set(sentence_terms(r[3])) for r in rows if r not in parts):
+        return rows
+    return [r for r in rows if r not in parts]
 
 
 # "yearly", "monthly", "weekly", "hourly" ask how often, and share their stem with the
@@ -191,6 +244,22 @@ def _of_passages_acting(rows: list[Row], question: str, read: dict[str, set[str]
         # and no action. Such a passage is read as usual, its other sentences too.
         rows = [r for r in rows if r[1] in acting]
     return rows
+
+
+def _share_part(question: str, own: set[str], of_whole: set[str]) -> set[str]:
+    """Return the terms of the part a share is asked for: the question's beyond its whole.
+
+    "What percentage of revenue comes from support contracts?": support contracts (and
+    their translations), not the revenue, nor the words of a share. The words of a
+    lexicon phrase holding the whole are the whole's (« chiffre d'affaires »).
+    """
+    language = detect_language(question)
+    phrases = lexicon_phrases(question, language) if language in ("fr", "en") else []
+    whole = set(of_whole)
+    for phrase, _ in phrases:
+        if whole & set(terms(phrase)):
+            whole |= set(terms(phrase))
+    return own - whole - KIND_WORDS - set(ASKING_TERMS["share"])
 
 
 def _senses(noun_terms: set[str]) -> set[str]:

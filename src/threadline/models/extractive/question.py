@@ -21,6 +21,7 @@ from threadline.knowledge.facts import (
     KIND_WORDS,
     LOCUTIONS,
     RELATIVE_TIME,
+    aim_terms,
     offer_verb_terms,
 )
 from threadline.models.answer_prompt import PromptSource
@@ -331,9 +332,11 @@ def closed_compounds(question: str) -> set[str]:
 def sentence_terms(sentence: str) -> set[str]:
     """Return a sentence's terms with the acronyms of its names ("Net Promoter Score": nps).
 
-    A question asks about "the NPS" where a passage writes the name out.
+    A question asks about "the NPS" where a passage writes the name out, and about
+    « les objectifs » where it states an aim by a verb (« Brightwell prévoit d'ouvrir
+    cinq nouveaux magasins », `facts.aim_terms`).
     """
-    return set(terms(sentence)) | acronyms(sentence)
+    return set(terms(sentence)) | acronyms(sentence) | aim_terms(sentence)
 
 
 def asked_in_other_forms(asked: set[str], found: set[str]) -> set[str]:
