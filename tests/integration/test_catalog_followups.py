@@ -571,3 +571,29 @@ def test_a_superlative_naming_a_brand_ranks_that_brand(chat, asked, first, brand
     assert ranked.outcome == "tool_answer", ranked.answer
     assert ranked.citations[0]["title"] == first
     assert all(c["title"].startswith(brand) for c in ranked.citations)
+
+
+@pytest.mark.parametrize(
+    ("asked", "then"),
+    [
+        ("What's the cheapest Samsung?", "and the most expensive?"),
+        ("Quel est le Samsung le moins cher ?", "et le plus cher ?"),
+    ],
+)
+def test_a_superlative_on_a_brand_ranks_the_brand_and_the_next_one_keeps_it(chat, asked, then):
+    # Round 21: "What's the cheapest Samsung?" named no kind and was a document answer
+    # leading with the Galaxy S24 at $799; then "and the most expensive?" ranked every
+    # phone (the Pixel 8 Pro). A brand names its products; the next superlative ranks
+    # the same products.
+    cheapest, dearest = conversation(chat, asked, then)
+    assert cheapest.outcome == "tool_answer", cheapest.answer
+    assert [c["title"] for c in cheapest.citations] == [
+        "Samsung Galaxy A55 5G",
+        "Samsung Galaxy S24",
+    ]
+    assert "$449" in cheapest.answer.splitlines()[-2]
+    assert dearest.outcome == "tool_answer", dearest.answer
+    assert [c["title"] for c in dearest.citations] == [
+        "Samsung Galaxy S24",
+        "Samsung Galaxy A55 5G",
+    ]

@@ -171,6 +171,9 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
         if ranking is not None:
             # "which Samsung phone is the cheapest?": ranked among the brand's products.
             return ToolRequest("rank_products", ranking | ({"brand": brand} if brand else {}))
+    elif brand and (ranking := _ranked_within_a_brand(text, brand, running)) is not None:
+        # "What's the cheapest Samsung?": a brand names its products, the kind unsaid.
+        return ToolRequest("rank_products", ranking | {"brand": brand})
     if _OTHER_SUPERLATIVE.search(text):
         return None  # the superlatives the catalog can rank were all tried above
     if COMPARE.search(text) and len(names := _compared_names(text)) >= 2:
@@ -228,6 +231,39 @@ def _ranked_on_a_superlative(
     if asks_for_a_pick(text, category) and (wanted := wanted_quality(text, category)):
         ranked = {"spec": wanted[0], "order": wanted[1], "category": category} | running
         return ranked | _price_bounds(text)
+    return None
+
+
+# What a superlative ranking a brand's products may hold beside the superlative and the
+# brand: the asking words, articles, "one", "model", "product" (« modèle », « produit »).
+_BRAND_RANKING_WORDS = frozenset(
+    "a an what whats s is are the which who one ones model models product products device devices "
+    "do does you have sell of your brightwell and so then quel quelle quels quelles est sont "
+    "c qui le la les l de des du d et alors modele modeles produit produits appareil "
+    "appareils vos vous avez vendez".split()
+)
+
+
+def _ranked_within_a_brand(text: str, brand: str, running: dict[str, str]) -> dict[str, Any] | None:
+    """Return the ranking of a brand's products a superlative naming no kind asks, or None.
+
+    "What's the cheapest Samsung?", « le Samsung le moins cher » rank the Samsung
+    products on price, every kind the brand sells. The brand must be what is ranked,
+    nothing else named ("the latest Apple security update" ranks no product). A battery
+    is counted in hours for a laptop and mAh for a phone, so a battery superlative naming
+    no kind ranks nothing here.
+    """
+    for pattern, spec, order in SUPERLATIVES:
+        if not (found := re.search(pattern, text)):
+            continue
+        rest = re.sub(rf"\b{re.escape(fold(brand))}\b", " ", text.replace(found[0], " "))
+        for bound in (_BETWEEN, MAX_PRICE, MIN_PRICE, BUDGET):  # "under $700" bounds it
+            rest = bound.sub(" ", rest)
+        if spec == "battery" or any(
+            word not in _BRAND_RANKING_WORDS for word in re.findall(r"[a-z0-9]+", rest)
+        ):
+            return None
+        return {"spec": spec, "order": order} | running | _price_bounds(text)
     return None
 
 
