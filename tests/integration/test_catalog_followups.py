@@ -597,3 +597,18 @@ def test_a_superlative_on_a_brand_ranks_the_brand_and_the_next_one_keeps_it(chat
         "Samsung Galaxy S24",
         "Samsung Galaxy A55 5G",
     ]
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "What do I need to set up on a new Windows laptop?",
+        "Que dois-je configurer sur un nouveau portable Windows ?",
+    ],
+)
+def test_a_question_about_doing_something_on_a_kind_of_product_searches_no_products(chat, asked):
+    # Round 21: the system named made it a list of Windows laptops ("The documents say
+    # nothing about 'Windows laptops'", no_matching_products): it asks what to do on one.
+    (result,) = conversation(chat, asked)
+    assert result.route != "tool"
+    assert result.stop_reason != "no_matching_products"

@@ -77,6 +77,16 @@ _LIST_CUE = r"\b(?:what|which|list|show|any|quels?|quelles?|liste|montre)\b"
 _CIRCUMSTANCE = r"(?:about|on|for|in|with|to|from|at|sur|pour|avec|dans|chez)"
 
 
+def _in_a_circumstance(text: str, category: str) -> bool:
+    """Whether a folded question names the category after a preposition ("on a laptop").
+
+    "set up on a new Windows laptop", « installer sur un portable Windows »: the kind of
+    product is where something is done, the question asks about that thing.
+    """
+    words = r"(?:[\w'-]+\s+){0,3}?"
+    return bool(re.search(rf"\b{_CIRCUMSTANCE}\s+{words}{CATEGORY_WORDS[category]}", text))
+
+
 _ON_SALE = re.compile(r"\b(do you (have|sell)|avez-vous|vendez-vous)\b")
 
 
@@ -351,8 +361,13 @@ def _filtered_list(
     if brand:
         args["brand"] = brand
     args |= running | _price_bounds(text)
-    has_price = "max_price" in args or "min_price" in args or "os" in args
-    if not has_price and not (category and _asks_for_a_list(text, category)):
+    has_price = "max_price" in args or "min_price" in args
+    # A system alone filters a list asked ("which laptops run Windows?"), not a kind of
+    # product the question is about: "What do I need to set up on a new Windows laptop?"
+    # asks what to do with one (the handbook's BitLocker), no list of Windows laptops.
+    has_system = "os" in args and not (category and _in_a_circumstance(text, category))
+    listed = category and _asks_for_a_list(text, category)
+    if not has_price and not has_system and not listed:
         return None
     return ToolRequest("search_products", args)
 
