@@ -612,3 +612,21 @@ def test_a_question_about_doing_something_on_a_kind_of_product_searches_no_produ
     (result,) = conversation(chat, asked)
     assert result.route != "tool"
     assert result.stop_reason != "no_matching_products"
+
+
+def test_looking_for_a_light_portable_ranks_the_laptops_by_weight_and_it_is_the_pick(chat):
+    # Round 21: « Je cherche un portable léger pour voyager » was declined, then « combien
+    # il pèse ? » quoted three laptops' pages and « il coûte combien ? » was declined.
+    # Looking for one product with a quality wanted ranks on that quality, as a
+    # recommendation does; a portable that is light is a laptop (the catalog weighs those).
+    looked, weight, price = conversation(
+        chat, "Je cherche un portable léger pour voyager", "combien il pèse ?", "il coûte combien ?"
+    )
+    assert looked.outcome == "tool_answer", looked.answer
+    assert looked.citations[0]["title"] == "Lenovo ThinkPad X1 Carbon Gen 12"
+    assert "weight: 1.09 kg" in looked.answer
+    assert [c["title"] for c in weight.citations] == ["Lenovo ThinkPad X1 Carbon Gen 12"]
+    assert "1.09 kg" in weight.answer
+    assert price.outcome == "tool_answer", price.answer
+    assert [c["title"] for c in price.citations] == ["Lenovo ThinkPad X1 Carbon Gen 12"]
+    assert "$2,199" in price.answer

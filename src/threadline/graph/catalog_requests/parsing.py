@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from threadline.graph.catalog_requests.criteria import asks_for_a_pick, wanted_quality
+from threadline.graph.catalog_requests.criteria import wants_one_of_quality
 from threadline.graph.catalog_requests.products import asked_specs, without_spec_words
 from threadline.graph.catalog_requests.wording import (
     BUDGET,
@@ -238,7 +238,7 @@ def _ranked_on_a_superlative(
             # "the lightest laptop under $1000": ranked among those the price bound keeps.
             return ranked | _price_bounds(text)
     # "Which phone should I buy? something simple and cheap": the quality wanted ranks.
-    if asks_for_a_pick(text, category) and (wanted := wanted_quality(text, category)):
+    if wanted := wants_one_of_quality(text, category):
         ranked = {"spec": wanted[0], "order": wanted[1], "category": category} | running
         return ranked | _price_bounds(text)
     return None

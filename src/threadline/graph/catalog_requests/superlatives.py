@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from threadline.graph.catalog_requests.criteria import asks_for_a_pick, wanted_quality
+from threadline.graph.catalog_requests.criteria import wants_one_of_quality
 from threadline.graph.catalog_requests.parsing import parse_catalog_request
 from threadline.graph.catalog_requests.wording import (
     CATEGORY_WORDS,
@@ -34,7 +34,7 @@ def asks_for_a_ranking(question: str) -> bool:
     # "Which phone should I buy? something cheap": a pick ranked on the quality wanted,
     # whose first is the one recommended, as "the cheapest phone" is.
     return any(
-        asks_for_a_pick(text, category) and wanted_quality(text, category) is not None
+        wants_one_of_quality(text, category) is not None
         for category, pattern in CATEGORY_WORDS.items()
         if re.search(pattern, text)
     )
