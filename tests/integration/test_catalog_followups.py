@@ -630,3 +630,20 @@ def test_looking_for_a_light_portable_ranks_the_laptops_by_weight_and_it_is_the_
     assert price.outcome == "tool_answer", price.answer
     assert [c["title"] for c in price.citations] == ["Lenovo ThinkPad X1 Carbon Gen 12"]
     assert "$2,199" in price.answer
+
+
+@pytest.mark.parametrize(
+    ("ranking", "then", "said"),
+    [
+        ("Which laptop has the best battery life?", "how many hours?", "battery: 18 hours"),
+        ("Quel ordinateur portable a la meilleure autonomie ?", "combien d'heures ?", "18 hours"),
+        ("Which phone has the biggest battery?", "how many mAh?", "battery: 5400 mAh"),
+    ],
+)
+def test_a_count_in_a_specs_unit_asks_that_spec_of_the_pick(chat, ranking, then, said):
+    # Round 21: "how many hours?" after the longest battery quoted three laptops' pages;
+    # the unit names the spec, asked of the one the ranking picked.
+    first, count = conversation(chat, ranking, then)
+    assert count.outcome == "tool_answer", count.answer
+    assert [c["title"] for c in count.citations] == [first.citations[0]["title"]]
+    assert said in count.answer
