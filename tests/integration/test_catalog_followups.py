@@ -647,3 +647,22 @@ def test_a_count_in_a_specs_unit_asks_that_spec_of_the_pick(chat, ranking, then,
     assert count.outcome == "tool_answer", count.answer
     assert [c["title"] for c in count.citations] == [first.citations[0]["title"]]
     assert said in count.answer
+
+
+@pytest.mark.parametrize(
+    ("asked", "spec", "pick", "tied_with"),
+    [
+        ("which one has the biggest screen?", 'display: 15.6"', "Acer", "HP Pavilion 15"),
+        ("which one has the most RAM?", "ram: 16 GB", "HP Pavilion 15", "Lenovo IdeaPad"),
+    ],
+)
+def test_the_first_ones_tied_among_those_listed_say_they_tie(chat, asked, spec, pick, tied_with):
+    # Round 21: after the laptops under $800, "which one has the biggest screen?" listed
+    # the three with their displays and named no pick: two are 15.6", a tie to say.
+    _, ranked = conversation(chat, "What laptops are under $800?", asked)
+    assert ranked.outcome == "tool_answer", ranked.answer
+    lines = [line for line in ranked.answer.splitlines() if line.startswith("- ")]
+    assert len(lines) == 3
+    assert pick in lines[0] and spec in lines[0]
+    assert f"tied with the {tied_with}" in lines[0] and "of these 3" in lines[0]
+    assert "tied with" in lines[1] and "tied with" not in lines[2]
