@@ -571,3 +571,98 @@ def test_a_superlative_naming_a_brand_ranks_that_brand(chat, asked, first, brand
     assert ranked.outcome == "tool_answer", ranked.answer
     assert ranked.citations[0]["title"] == first
     assert all(c["title"].startswith(brand) for c in ranked.citations)
+
+
+@pytest.mark.parametrize(
+    ("asked", "then"),
+    [
+        ("What's the cheapest Samsung?", "and the most expensive?"),
+        ("Quel est le Samsung le moins cher ?", "et le plus cher ?"),
+    ],
+)
+def test_a_superlative_on_a_brand_ranks_the_brand_and_the_next_one_keeps_it(chat, asked, then):
+    # Round 21: "What's the cheapest Samsung?" named no kind and was a document answer
+    # leading with the Galaxy S24 at $799; then "and the most expensive?" ranked every
+    # phone (the Pixel 8 Pro). A brand names its products; the next superlative ranks
+    # the same products.
+    cheapest, dearest = conversation(chat, asked, then)
+    assert cheapest.outcome == "tool_answer", cheapest.answer
+    assert [c["title"] for c in cheapest.citations] == [
+        "Samsung Galaxy A55 5G",
+        "Samsung Galaxy S24",
+    ]
+    assert "$449" in cheapest.answer.splitlines()[-2]
+    assert dearest.outcome == "tool_answer", dearest.answer
+    assert [c["title"] for c in dearest.citations] == [
+        "Samsung Galaxy S24",
+        "Samsung Galaxy A55 5G",
+    ]
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "What do I need to set up on a new Windows laptop?",
+        "Que dois-je configurer sur un nouveau portable Windows ?",
+    ],
+)
+def test_a_question_about_doing_something_on_a_kind_of_product_searches_no_products(chat, asked):
+    # Round 21: the system named made it a list of Windows laptops ("The documents say
+    # nothing about 'Windows laptops'", no_matching_products): it asks what to do on one.
+    (result,) = conversation(chat, asked)
+    assert result.route != "tool"
+    assert result.stop_reason != "no_matching_products"
+
+
+def test_looking_for_a_light_portable_ranks_the_laptops_by_weight_and_it_is_the_pick(chat):
+    # Round 21: « Je cherche un portable léger pour voyager » was declined, then « combien
+    # il pèse ? » quoted three laptops' pages and « il coûte combien ? » was declined.
+    # Looking for one product with a quality wanted ranks on that quality, as a
+    # recommendation does; a portable that is light is a laptop (the catalog weighs those).
+    looked, weight, price = conversation(
+        chat, "Je cherche un portable léger pour voyager", "combien il pèse ?", "il coûte combien ?"
+    )
+    assert looked.outcome == "tool_answer", looked.answer
+    assert looked.citations[0]["title"] == "Lenovo ThinkPad X1 Carbon Gen 12"
+    assert "weight: 1.09 kg" in looked.answer
+    assert [c["title"] for c in weight.citations] == ["Lenovo ThinkPad X1 Carbon Gen 12"]
+    assert "1.09 kg" in weight.answer
+    assert price.outcome == "tool_answer", price.answer
+    assert [c["title"] for c in price.citations] == ["Lenovo ThinkPad X1 Carbon Gen 12"]
+    assert "$2,199" in price.answer
+
+
+@pytest.mark.parametrize(
+    ("ranking", "then", "said"),
+    [
+        ("Which laptop has the best battery life?", "how many hours?", "battery: 18 hours"),
+        ("Quel ordinateur portable a la meilleure autonomie ?", "combien d'heures ?", "18 hours"),
+        ("Which phone has the biggest battery?", "how many mAh?", "battery: 5400 mAh"),
+    ],
+)
+def test_a_count_in_a_specs_unit_asks_that_spec_of_the_pick(chat, ranking, then, said):
+    # Round 21: "how many hours?" after the longest battery quoted three laptops' pages;
+    # the unit names the spec, asked of the one the ranking picked.
+    first, count = conversation(chat, ranking, then)
+    assert count.outcome == "tool_answer", count.answer
+    assert [c["title"] for c in count.citations] == [first.citations[0]["title"]]
+    assert said in count.answer
+
+
+@pytest.mark.parametrize(
+    ("asked", "spec", "pick", "tied_with"),
+    [
+        ("which one has the biggest screen?", 'display: 15.6"', "Acer", "HP Pavilion 15"),
+        ("which one has the most RAM?", "ram: 16 GB", "HP Pavilion 15", "Lenovo IdeaPad"),
+    ],
+)
+def test_the_first_ones_tied_among_those_listed_say_they_tie(chat, asked, spec, pick, tied_with):
+    # Round 21: after the laptops under $800, "which one has the biggest screen?" listed
+    # the three with their displays and named no pick: two are 15.6", a tie to say.
+    _, ranked = conversation(chat, "What laptops are under $800?", asked)
+    assert ranked.outcome == "tool_answer", ranked.answer
+    lines = [line for line in ranked.answer.splitlines() if line.startswith("- ")]
+    assert len(lines) == 3
+    assert pick in lines[0] and spec in lines[0]
+    assert f"tied with the {tied_with}" in lines[0] and "of these 3" in lines[0]
+    assert "tied with" in lines[1] and "tied with" not in lines[2]

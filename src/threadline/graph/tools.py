@@ -242,6 +242,15 @@ def products_as_sources(
     ranked_shown = name == "rank_products" and len(args.get("names") or []) >= 2
     top = [p.spec_number(spec) for p in products[:2]]
     picked = ranked_shown and len(products) >= 2 and None not in top and top[0] != top[1]
+    # "which one has the biggest screen?" over three laptops, two of them 15.6": no one
+    # is the pick, the first ones tie; each of them says it shares the first value.
+    first_tied = (
+        [p for p in products if p.spec_number(spec) == top[0]]
+        if ranked_shown and not tied and len(products) >= 2 and None not in top
+        else []
+    )
+    if len(first_tied) < 2:
+        first_tied = []
 
     def lead(product: Product) -> str:
         if name == "rank_products":
@@ -253,6 +262,17 @@ def products_as_sources(
                 end = _ENDS.get(spec, ("lowest", "highest"))[args.get("order") == "desc"]
                 named = _RANKED_NAMES.get(spec, label)
                 line = f"{line[:-1]}, the {end} {named} of these {len(products)}."
+            elif product in first_tied:
+                end = _ENDS.get(spec, ("lowest", "highest"))[args.get("order") == "desc"]
+                named = _RANKED_NAMES.get(spec, label)
+                others = " and the ".join(p.name for p in first_tied if p is not product)
+                if len(first_tied) == len(products):
+                    line = f"{line[:-1]}, the same {label} as the {others}."
+                else:
+                    line = (
+                        f"{line[:-1]}, tied with the {others} for the {end} {named} "
+                        f"of these {len(products)}."
+                    )
             return line
         if name in ("get_product", "compare_products") and args.get("specs"):
             return product.spec_line(

@@ -52,6 +52,7 @@ from threadline.graph.catalog_requests.superlatives import (
     asks_for_a_ranking,
     kind_last_named,
     ranking_of_kind,
+    reranked_on_another_spec,
     reranked_on_the_same_spec,
     terse_superlative,
 )
@@ -92,6 +93,7 @@ __all__ = [
     "ranked_on_ratings",
     "ranking_of_kind",
     "ranks_a_category",
+    "reranked_on_another_spec",
     "reranked_on_the_same_spec",
     "sort_listed",
     "spec_words",

@@ -131,6 +131,28 @@ def asks_for_a_pick(text: str, category: str) -> bool:
     return bool(re.search(governs, text) or re.search(_RECOMMEND.format(category=word), text))
 
 
+# Looking for one product of a kind: "I'm looking for a light laptop", « je cherche un
+# portable léger », « il me faut un téléphone pas cher » (folded text).
+_LOOKING_FOR = (
+    r"\b(?:looking for|searching for|je (?:re)?cherche|nous (?:re)?cherchons|je voudrais|"
+    r"j'aimerais|il me faut|(?:j'ai|on a) besoin d')\s*(?:un|une|a|an)\s+(?:[\w'-]+\s+)?{category}"
+)
+
+
+def wants_one_of_quality(text: str, category: str) -> tuple[str, str] | None:
+    """Return the spec and order a request for one product with a quality ranks on, or None.
+
+    "Which phone should I buy? something cheap", « je cherche un portable léger pour
+    voyager »: a pick asked, or one product looked for, with a quality wanted in the
+    plain degree ("cheap", « léger ») is a ranking on that quality. Looking for one
+    with no quality said asks nothing to rank.
+    """
+    looking = re.search(_LOOKING_FOR.format(category=CATEGORY_WORDS[category]), text)
+    if not (asks_for_a_pick(text, category) or looking):
+        return None
+    return wanted_quality(text, category)
+
+
 def wanted_quality(text: str, category: str) -> tuple[str, str] | None:
     """Return the spec and order a quality wanted of a product names ("cheap"), or None.
 

@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from threadline.graph.catalog_requests.criteria import asks_for_a_pick, wanted_quality
+from threadline.graph.catalog_requests.criteria import wants_one_of_quality
 from threadline.graph.catalog_requests.products import asked_specs, without_spec_words
 from threadline.graph.catalog_requests.wording import (
     BUDGET,
@@ -75,6 +75,16 @@ _LIST_CUE = r"\b(?:what|which|list|show|any|quels?|quelles?|liste|montre)\b"
 # makes the category a circumstance of another subject: "what about encryption on
 # phones?" asks about encryption, not which phones ("which of your phones" still lists).
 _CIRCUMSTANCE = r"(?:about|on|for|in|with|to|from|at|sur|pour|avec|dans|chez)"
+
+
+def _in_a_circumstance(text: str, category: str) -> bool:
+    """Whether a folded question names the category after a preposition ("on a laptop").
+
+    "set up on a new Windows laptop", « installer sur un portable Windows »: the kind of
+    product is where something is done, the question asks about that thing.
+    """
+    words = r"(?:[\w'-]+\s+){0,3}?"
+    return bool(re.search(rf"\b{_CIRCUMSTANCE}\s+{words}{CATEGORY_WORDS[category]}", text))
 
 
 _ON_SALE = re.compile(r"\b(do you (have|sell)|avez-vous|vendez-vous)\b")
@@ -171,6 +181,9 @@ def parse_catalog_request(question: str, brands: Sequence[str]) -> ToolRequest |
         if ranking is not None:
             # "which Samsung phone is the cheapest?": ranked among the brand's products.
             return ToolRequest("rank_products", ranking | ({"brand": brand} if brand else {}))
+    elif brand and (ranking := _ranked_within_a_brand(text, brand, running)) is not None:
+        # "What's the cheapest Samsung?": a brand names its products, the kind unsaid.
+        return ToolRequest("rank_products", ranking | {"brand": brand})
     if _OTHER_SUPERLATIVE.search(text):
         return None  # the superlatives the catalog can rank were all tried above
     if COMPARE.search(text) and len(names := _compared_names(text)) >= 2:
@@ -225,9 +238,42 @@ def _ranked_on_a_superlative(
             # "the lightest laptop under $1000": ranked among those the price bound keeps.
             return ranked | _price_bounds(text)
     # "Which phone should I buy? something simple and cheap": the quality wanted ranks.
-    if asks_for_a_pick(text, category) and (wanted := wanted_quality(text, category)):
+    if wanted := wants_one_of_quality(text, category):
         ranked = {"spec": wanted[0], "order": wanted[1], "category": category} | running
         return ranked | _price_bounds(text)
+    return None
+
+
+# What a superlative ranking a brand's products may hold beside the superlative and the
+# brand: the asking words, articles, "one", "model", "product" (« modèle », « produit »).
+_BRAND_RANKING_WORDS = frozenset(
+    "a an what whats s is are the which who one ones model models product products device devices "
+    "do does you have sell of your brightwell and so then quel quelle quels quelles est sont "
+    "c qui le la les l de des du d et alors modele modeles produit produits appareil "
+    "appareils vos vous avez vendez".split()
+)
+
+
+def _ranked_within_a_brand(text: str, brand: str, running: dict[str, str]) -> dict[str, Any] | None:
+    """Return the ranking of a brand's products a superlative naming no kind asks, or None.
+
+    "What's the cheapest Samsung?", « le Samsung le moins cher » rank the Samsung
+    products on price, every kind the brand sells. The brand must be what is ranked,
+    nothing else named ("the latest Apple security update" ranks no product). A battery
+    is counted in hours for a laptop and mAh for a phone, so a battery superlative naming
+    no kind ranks nothing here.
+    """
+    for pattern, spec, order in SUPERLATIVES:
+        if not (found := re.search(pattern, text)):
+            continue
+        rest = re.sub(rf"\b{re.escape(fold(brand))}\b", " ", text.replace(found[0], " "))
+        for bound in (_BETWEEN, MAX_PRICE, MIN_PRICE, BUDGET):  # "under $700" bounds it
+            rest = bound.sub(" ", rest)
+        if spec == "battery" or any(
+            word not in _BRAND_RANKING_WORDS for word in re.findall(r"[a-z0-9]+", rest)
+        ):
+            return None
+        return {"spec": spec, "order": order} | running | _price_bounds(text)
     return None
 
 
@@ -315,8 +361,13 @@ def _filtered_list(
     if brand:
         args["brand"] = brand
     args |= running | _price_bounds(text)
-    has_price = "max_price" in args or "min_price" in args or "os" in args
-    if not has_price and not (category and _asks_for_a_list(text, category)):
+    has_price = "max_price" in args or "min_price" in args
+    # A system alone filters a list asked ("which laptops run Windows?"), not a kind of
+    # product the question is about: "What do I need to set up on a new Windows laptop?"
+    # asks what to do with one (the handbook's BitLocker), no list of Windows laptops.
+    has_system = "os" in args and not (category and _in_a_circumstance(text, category))
+    listed = category and _asks_for_a_list(text, category)
+    if not has_price and not has_system and not listed:
         return None
     return ToolRequest("search_products", args)
 

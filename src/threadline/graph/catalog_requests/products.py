@@ -90,6 +90,13 @@ _SPEC_KEYS: list[tuple[str, tuple[str, ...]]] = [
     (r"processor|processeur|cpu", ("cpu",)),
     (r"operating system", ("os",)),
     (r"warranty|garantie", ("warranty_years",)),
+    # A count asked in a spec's unit names that spec: "how many hours?" is a laptop's
+    # battery life, « combien de kilos ? » a weight ("hours" alone may be support's).
+    (r"how many hours|combien d'heures", ("battery_hours",)),
+    (r"how many mah|combien de mah", ("battery_mah",)),
+    (r"how many (?:kilos|kilograms|kg)|combien de (?:kilos|kg)", ("weight_kg",)),
+    (r"how many inches|combien de pouces", ("display",)),
+    (r"how many megapixels|combien de megapixels", ("camera_mp",)),
 ]
 
 

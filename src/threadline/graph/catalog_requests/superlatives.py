@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from threadline.graph.catalog_requests.criteria import asks_for_a_pick, wanted_quality
+from threadline.graph.catalog_requests.criteria import wants_one_of_quality
 from threadline.graph.catalog_requests.parsing import parse_catalog_request
 from threadline.graph.catalog_requests.wording import (
     CATEGORY_WORDS,
@@ -34,7 +34,7 @@ def asks_for_a_ranking(question: str) -> bool:
     # "Which phone should I buy? something cheap": a pick ranked on the quality wanted,
     # whose first is the one recommended, as "the cheapest phone" is.
     return any(
-        asks_for_a_pick(text, category) and wanted_quality(text, category) is not None
+        wants_one_of_quality(text, category) is not None
         for category, pattern in CATEGORY_WORDS.items()
         if re.search(pattern, text)
     )
@@ -112,3 +112,36 @@ def reranked_on_the_same_spec(
     else:
         order = "asc" if match["asc"] else "desc"
     return ToolRequest("rank_products", {**previous.args, "order": order})
+
+
+# What a ranking keeps of the products it ranks, whatever its spec: their kind, brand,
+# system and price bounds (a bound on the spec ranked bounds that spec alone).
+_RANKED_SET = ("category", "brand", "os", "min_price", "max_price")
+
+
+def reranked_on_another_spec(
+    message: str, previous_question: str, brands: Sequence[str]
+) -> ToolRequest | None:
+    """Return the products the previous ranking ranked, ranked on a terse superlative's spec.
+
+    "What's the cheapest Samsung?" then "and the most expensive?" ranks the Samsung
+    products again, on price the other way: a superlative naming no kind nor brand ranks
+    the same products as the ranking before it (its kind, brand, system and price
+    bounds), not every product of the kind. None when the message is no such superlative
+    or the previous question ranked nothing.
+    """
+    if not terse_superlative(message, brands):
+        return None
+    previous = parse_catalog_request(previous_question, brands)
+    if previous is None or previous.name != "rank_products":
+        return None
+    kept = {key: previous.args[key] for key in _RANKED_SET if key in previous.args}
+    if not kept:
+        return None
+    text = folded_message(message)
+    spec, order = next((s, o) for p, s, o in SUPERLATIVES if re.search(p, text))
+    if spec == "battery":
+        if kept.get("category") is None:
+            return None  # hours for a laptop, mAh for a phone: the kind says which
+        spec = "battery_hours" if kept["category"] == "laptop" else "battery_mah"
+    return ToolRequest("rank_products", {"spec": spec, "order": order} | kept)

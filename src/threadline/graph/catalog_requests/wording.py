@@ -164,6 +164,7 @@ SUPERLATIVES: list[tuple[str, str, str]] = [
         "desc",
     ),
     (r"\b(newest|latest|most recent|plus recents?)\b", "release_year", "desc"),
+    (r"\b(oldest|least recent|plus anciens?|plus anciennes?)\b", "release_year", "asc"),
     (r"\blongest warranty|\bplus longue garantie\b", "warranty_years", "desc"),
 ]
 

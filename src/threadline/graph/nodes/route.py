@@ -30,6 +30,7 @@ from threadline.graph.catalog_requests import (
     product_line,
     ranking_of_kind,
     ranks_a_category,
+    reranked_on_another_spec,
     reranked_on_the_same_spec,
     spec_words,
     subject_product,
@@ -247,7 +248,8 @@ def _reranked_last_ranking(
 ) -> ToolRequest | None:
     """Return the last catalog ranking ranked the way a bare superlative says, or None.
 
-    `reranked_on_the_same_spec` over the previous tool turn; past tool turns that only
+    `reranked_on_the_same_spec` (or `reranked_on_another_spec`, the same products on
+    the spec a terse superlative names) over the previous tool turn; past tool turns that only
     ask about "it" ("how much does it cost?" after the phone with the biggest battery)
     rank nothing of their own, so the turn before them says what "and the smallest one?"
     ranks, as `_superlative_of_the_last_ranking` reads them for a document answer.
@@ -256,7 +258,9 @@ def _reranked_last_ranking(
         if past["route"] != "tool":
             return None
         question_asked = str(past["question"] or "")
-        reranked = reranked_on_the_same_spec(question, question_asked, brands)
+        reranked = reranked_on_the_same_spec(
+            question, question_asked, brands
+        ) or reranked_on_another_spec(question, question_asked, brands)
         if reranked is not None or not PRONOUN.search(question_asked):
             return reranked
     return None
