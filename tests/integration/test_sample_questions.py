@@ -2715,3 +2715,42 @@ def test_a_question_about_the_assistant_names_its_documents_and_cites_none(
     assert says in result.answer
     assert all(f"- {title}" in result.answer for title in TITLES), result.answer
     assert not any(step["node"] == "retrieve" for step in result.trace)
+
+
+# Round 20: the lead's probes.
+def test_one_ending_a_follow_up_is_the_thing_just_discussed(hybrid_chat):
+    # "what if I fail one?" was searched on its own and led with the incident priorities
+    # ("one of four priorities", "failed device enrolment"): "one" with no noun after it
+    # stands for the phishing exercise the conversation is about.
+    result = converse(
+        hybrid_chat, "How often are phishing simulations run?", "what if I fail one?"
+    )[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert "phishing exercise" in result.answer and "priorit" not in result.answer
+
+
+@pytest.mark.parametrize(
+    ("declined", "then", "kind"),
+    [
+        (
+            "I need a laptop for video editing, what do you recommend?",
+            "how much RAM does it have?",
+            "laptop",
+        ),
+    ],
+)
+def test_it_after_a_declined_turn_asks_which_thing(hybrid_chat, declined, then, kind):
+    # "how much RAM does it have?" after a declined recommendation quoted a laptop's, a
+    # phone's and another phone's RAM: the declined turn settled on no laptop, so "it"
+    # is none of those found in particular. The question back names laptops only, the
+    # kind the conversation carried.
+    first, result = converse(hybrid_chat, declined, then)
+    assert first.stop_reason == "not_in_documents"
+    assert result.outcome == "clarify" and result.stop_reason == "ambiguous", result.answer
+    assert result.citations == []
+    options = [option["label"] for option in (result.clarify or {}).get("options", [])]
+    assert len(options) >= 2, result.answer
+    laptops = {"HP Pavilion 15", "Dell XPS 13 (9340)", "Acer Aspire 5 (A515-58)",
+               "Lenovo IdeaPad Slim 5 14", "ASUS Zenbook 14 OLED (UX3405)",
+               "Apple MacBook Air 13 (M3)", "Lenovo ThinkPad X1 Carbon Gen 12"}  # fmt: skip
+    assert all(option in laptops for option in options), options
