@@ -2754,3 +2754,30 @@ def test_it_after_a_declined_turn_asks_which_thing(hybrid_chat, declined, then, 
                "Lenovo IdeaPad Slim 5 14", "ASUS Zenbook 14 OLED (UX3405)",
                "Apple MacBook Air 13 (M3)", "Lenovo ThinkPad X1 Carbon Gen 12"}  # fmt: skip
     assert all(option in laptops for option in options), options
+
+
+@pytest.mark.parametrize(
+    ("messages", "quoted"),
+    [
+        # "Enterprise SLA" was a name to find whole; the policy writes "The Enterprise plan
+        # SLA": a name before an acronym qualifies the noun the acronym shortens.
+        (
+            ("What's the Enterprise SLA in minutes of downtime?",),
+            "about 22 minutes of unplanned downtime",
+        ),
+        # "99.7%" was a name no passage holds: a measure the question supposes ("if
+        # uptime was 99.7%") is the user's case, measured against the SLA's own.
+        (
+            ("What does a service credit look like if uptime was 99.7% on Business?",),
+            "service credit of 10% of the monthly fee",
+        ),
+        # "when does it apply?" asked for a date ("no date that answers") and for the
+        # word "apply": a rule's applying is its condition, which it states in its words.
+        (("What is the restocking fee?", "when does it apply?"), "unless they are damaged"),
+        (("Quels sont les frais de restockage ?", "quand s'appliquent-ils ?"), "damaged"),
+    ],
+)
+def test_the_question_is_read_as_the_policy_answers_it(hybrid_chat, messages, quoted):
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in result.answer

@@ -373,6 +373,17 @@ def without_answer_language(question: str) -> str:
     return match["request"] if match else question
 
 
+# "When does the fee apply?", « quand s'appliquent-ils ? »: asked after "when", a rule's
+# applying is how the question asks for its condition, which the rule states in its own
+# words ("unless they are damaged"), not a word it must hold. "When do I apply for a
+# loan?" is the user's own act.
+_WHEN_IT_APPLIES = re.compile(
+    r"(?P<when>\b(?:when|quand)\b(?:\W+\w+){0,4}?\W+)"
+    r"(?:apply|applies|s['’]appliqu\w*|appliqu\w*)\b(?!\s+for\b)",
+    re.I,
+)
+
+
 def content_terms(question: str) -> list[str]:
     """Return the question's own content terms: stems minus request and generic words.
 
@@ -380,6 +391,7 @@ def content_terms(question: str) -> list[str]:
     the noun of a compound preposition is none (`LOCUTIONS`: "en cas de", "in case of").
     """
     question = LOCUTIONS.sub(" ", closed_compounds(question))
+    question = _WHEN_IT_APPLIES.sub(lambda m: m["when"], question)
     text = _WORD_POINTER.sub(" ", _ASKING.sub(" ", _without_how_it_works(question)))
     text = _WHAT_HAPPENS.sub(" ", _PART_POINTER.sub(" ", text))
     text = _POSSESSIVE.sub(_without_possessive, RELATIVE_TIME.sub(" ", text))

@@ -115,8 +115,28 @@ def names_not_held(
     return tuple(
         phrase
         for phrase in (*name_phrases(question), *edition_phrases(question))
-        if not any(holds_phrase(phrase, sequence) for sequence in sequences)
+        if not any(
+            holds_phrase(phrase, sequence)
+            or (_ends_in_an_acronym(phrase) and _holds_every_term(phrase, sequence))
+            for sequence in sequences
+        )
     ) + tuple(written_only_as_editions(question, sequences))
+
+
+def _ends_in_an_acronym(phrase: str) -> bool:
+    """Whether a name phrase ends in an acronym of capitals alone: "Enterprise SLA"."""
+    last = phrase.split()[-1]
+    return len(last) >= 2 and last.isalpha() and last.isupper()
+
+
+def _holds_every_term(phrase: str, sequence: Sequence[str]) -> bool:
+    """Whether one passage holds each of a phrase's terms, in any order."""
+    # "Enterprise SLA" is the SLA of the Enterprise plan, which the policy writes "The
+    # Enterprise plan SLA": an acronym shortens a common noun ("service level
+    # agreement"), so a name before it qualifies that noun rather than forming one name
+    # with it, as "Placer County" does; the passage must still hold both, together.
+    held = set(sequence)
+    return all(matches_term(t, held) for t in terms(phrase))
 
 
 def closest_titles(chunks: Sequence[Mapping[str, object]]) -> tuple[str, ...]:
