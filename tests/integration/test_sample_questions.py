@@ -2781,3 +2781,13 @@ def test_the_question_is_read_as_the_policy_answers_it(hybrid_chat, messages, qu
     result = converse(hybrid_chat, *messages)[-1]
     assert result.outcome == "grounded_answer", result.answer
     assert quoted in result.answer
+
+
+def test_the_users_own_case_is_no_part_to_cover(hybrid_chat):
+    # "I bought it 3 weeks ago." was a part of the question no passage covered: the
+    # answer ended "The documents do not cover: I bought it 3 weeks ago."
+    result = ask(
+        hybrid_chat, "Can I get a refund on my annual Business plan? I bought it 3 weeks ago."
+    )
+    assert result.outcome == "grounded_answer" and result.stop_reason == "completed", result.answer
+    assert "prorated refund" in result.answer and "do not cover" not in result.answer

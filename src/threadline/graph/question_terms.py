@@ -677,8 +677,28 @@ _PART_SPLIT = re.compile(
 )
 
 
+# A sentence telling the user's own case: "I bought it 3 weeks ago.", "We're on Business.",
+# « J'ai acheté mon téléphone il y a trois semaines. ». It gives the question its context
+# and asks nothing; a request in the first person ("I need the Enterprise SLA.", « je
+# cherche un portable ») still asks.
+_OWN_CASE = re.compile(
+    r"^\s*(?:i|i'm|i've|i'd|we|we're|we've|my|our|je|j['’]\w*|nous|mon|ma|mes|notre|nos)\b"
+    r"(?!.*\b(?:want|wants|need|needs|would like|'d like|looking for|wonder|wish|veux|voudrais|"
+    r"voudrions|aimerais|aimerions|cherche|cherchons|souhaite|souhaitons|besoin)\b)"
+    r"[^?]*\.\s*$",
+    re.I,
+)
+
+
 def question_parts(question: str) -> list[str]:
-    """Return the separately answerable parts of a question ("X? And how much is Y?")."""
+    """Return the separately answerable parts of a question ("X? And how much is Y?").
+
+    A sentence telling the user's own case (`_OWN_CASE`) is none, beside a question.
+    """
+    sentences = re.split(r"(?<=[.!?])\s+", question.strip())
+    asking = [s for s in sentences if not _OWN_CASE.match(s)]
+    if asking and len(asking) < len(sentences):
+        question = " ".join(asking)
     parts = [p.strip(" ,.") for p in _PART_SPLIT.split(question)]
     return [p for p in parts if content_terms(p)]
 
