@@ -2791,3 +2791,12 @@ def test_the_users_own_case_is_no_part_to_cover(hybrid_chat):
     )
     assert result.outcome == "grounded_answer" and result.stop_reason == "completed", result.answer
     assert "prorated refund" in result.answer and "do not cover" not in result.answer
+
+
+def test_what_the_company_sells_is_found_by_the_verbs_past(hybrid_chat):
+    # "What does Brightwell sell?" was declined: no passage retrieved writes "sell", and
+    # the catalog writes "sold by Brightwell for $449".
+    result = ask(hybrid_chat, "What does Brightwell sell?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "sold by Brightwell" in result.answer
+    assert {c["title"] for c in result.citations} == {"Brightwell product catalog 2024"}

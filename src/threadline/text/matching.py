@@ -129,7 +129,8 @@ def irregular_form_stems(word: str) -> frozenset[str]:
     "sell" → {"sold"}, "buy" → {"bought"}, "lose" → {"lost"}: the other direction of
     :func:`verb_lemma_stems`. Snowball joins the regular forms ("sells", "selling") to
     the verb's stem already; the irregular ones it leaves apart. Only a word that is its
-    own verb lemma in `lemminflect`'s table gives any ("sold" gives none: it is a form).
+    own verb lemma in `lemminflect`'s table, and no other verb's form, gives any ("sold"
+    gives none: it is a form; nor does "saw", also the past of "see").
 
     Args:
         word: A word as written (case folded here).
@@ -137,7 +138,8 @@ def irregular_form_stems(word: str) -> frozenset[str]:
     word = word.casefold()
     if not word.isalpha() or not word.isascii():
         return frozenset()
-    if word not in lemminflect.getAllLemmas(word).get("VERB", ()):
+    # "saw" is its own verb and the past of "see", "found" of "find": read as written.
+    if lemminflect.getAllLemmas(word).get("VERB", ()) != (word,):
         return frozenset()
     forms = {f for fs in lemminflect.getAllInflections(word, upos="VERB").values() for f in fs}
     own = stem(word)
