@@ -50,6 +50,7 @@ from benchmarks.retrieval import (
     open_index,
 )
 from threadline.chat import ChatService, TurnRequest, TurnResult
+from threadline.models.errors import LLMError
 from threadline.querylog import QueryLog
 from threadline.services import Services
 from threadline.settings import get_settings
@@ -338,10 +339,19 @@ def run_answers_benchmark(
         bench.clear_sessions(tasks)
         started = time.perf_counter()
         for done, task in enumerate(tasks, 1):
-            result = bench.answer(task)
-            if on_answer is not None:
-                on_answer(bench, task, result)
-            line = answer_line(task, result)
+            try:
+                result = bench.answer(task)
+            except LLMError as error:
+                # A model that times out or fails on one task answers nothing for that
+                # task, as the service's 503 `llm_unavailable` does; the run goes on,
+                # and the line says why (a non-answer to the scorer).
+                line = AnswerLine(
+                    task.task_id, "error", "", [], f"llm_error:{type(error).__name__}"
+                )
+            else:
+                if on_answer is not None:
+                    on_answer(bench, task, result)
+                line = answer_line(task, result)
             lines.append(line)
             report.outcomes[line.outcome] = report.outcomes.get(line.outcome, 0) + 1
             reason = (line.stop_reason or "").split(":")[0]

@@ -191,3 +191,33 @@ def test_ceilings_cli_runs_the_same_tasks_and_writes_its_report(files, tmp_path)
     assert record["gold_ceiling"]["100"] == pytest.approx(record["packed_ceiling"]["100"])
     assert report["summary"]["cite_hit"]["ceiling_packed"] == 1.0
     assert (results / "answers-ceilings.md").read_text(encoding="utf-8").startswith("# Answers")
+
+
+def test_a_model_that_fails_on_a_task_leaves_a_non_answer_and_the_run_goes_on(files, tmp_path):
+    # One model timeout aborted the whole run (the LLM benchmark on SmolLM2 at load 30):
+    # a failed turn answers nothing for its task, as the service's 503 does, and the
+    # other tasks are still run and written.
+    from support.openai_stub import OpenAIStub
+
+    corpus, tasks = files
+    out = tmp_path / "run.jsonl"
+    failing = {"error": "the model is down", "status": 503}
+    with OpenAIStub(responder=lambda body: failing) as stub:
+        report = run_answers_benchmark(
+            corpus,
+            tasks,
+            out,
+            embeddings="sparse",
+            settings_update={
+                "llm": "openai",
+                "openai_base_url": stub.base_url,
+                "openai_api_key": "test-key",
+            },
+        )
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [line["task_id"] for line in lines] == ["c1<::>1", "c1<::>2"]
+    failed = [line for line in lines if line["outcome"] == "error"]
+    assert failed, lines
+    assert all(line["stop_reason"].startswith("llm_error:") for line in failed)
+    assert all(line["answer"] == "" and line["cited_doc_ids"] == [] for line in failed)
+    assert report.outcomes.get("error") == len(failed)

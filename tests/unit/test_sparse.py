@@ -274,6 +274,18 @@ def test_a_query_searches_an_irregular_forms_verb_at_half_weight() -> None:
     assert sorted(both.values) == [1.0, 1.0]
 
 
+def test_a_query_searches_a_verbs_irregular_forms_at_half_weight() -> None:
+    # "What does Brightwell sell?" found no passage: the catalog writes "sold by
+    # Brightwell", a form Snowball keeps apart from "sell".
+    vec = Bm25SparseEmbeddings().embed_query("What does Brightwell sell?")
+    weights = dict(zip(vec.indices, vec.values, strict=True))
+    assert weights[term_index("sell")] == 1.0
+    assert weights[term_index("sold")] == sparse.VERB_FORM_WEIGHT
+    # A regular verb adds nothing; nor does a verb that is also another's form ("saw").
+    for query in ("returned phones", "use the portal", "saw blade"):
+        assert len(Bm25SparseEmbeddings().embed_query(query).indices) == len(set(terms(query)))
+
+
 def test_a_hyphenated_compound_also_holds_its_closed_form() -> None:
     # "et sur un wifi public ?" was declined: the handbook writes "public Wi-Fi networks",
     # whose terms were "wi" and "fi" alone.

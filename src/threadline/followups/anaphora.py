@@ -124,6 +124,18 @@ def looks_like_followup(question: str, languages: Sequence[str] | None = None) -
     for i, word in enumerate(words):
         if word in comp.one_words and i >= 2 and words[i - 2] in pointers:
             return True
+    # "what if I fail one?", "how can I create one?": "one" ending the message with no noun
+    # after it is a pronoun for a thing of the kind just discussed (a phishing exercise, an
+    # account), unless a noun before it makes it a number ("step one", "day one"), or the
+    # message names the thing itself ("I want to buy a laptop, can you recommend one?").
+    if (
+        len(words) >= 2
+        and words[-1] in comp.one_words
+        and len([w for w in words[:-1] if w not in comp.stopwords]) <= 2
+        and words[-2] not in comp.known
+        and words[-2] not in comp.measure_units
+    ):
+        return True
     # "how many days do I have?", "combien de jours ai-je ?": a measure of nothing named,
     # so of what the conversation is about.
     content = [w for w in words if w not in comp.stopwords]

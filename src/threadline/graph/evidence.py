@@ -1048,6 +1048,53 @@ def _pronoun_of_the_subject(turn: Turn, found: _Findings) -> Evidence | None:
     return None
 
 
+# "that", « ça »: what a declined turn asked of, as "it" is.
+_POINTING_BACK = re.compile(r"\b(?:that|ça|ca|cela)\b", re.I)
+
+
+def _pronoun_of_nothing_settled(turn: Turn, found: _Findings) -> Evidence | None:
+    if not (
+        turn.earlier
+        and not turn.focus
+        and not turn.anchor
+        and (pronoun := PRONOUN.search(turn.question) or _POINTING_BACK.search(turn.question))
+        and len(turn.own) <= 1
+        and looks_like_followup(turn.whole or turn.question)
+    ):
+        return None
+    # "how much RAM does it have?" after "I need a laptop for video editing, what do you
+    # recommend?" was declined: "it" stands for what the conversation settled on, and a
+    # declined turn settled on nothing (it quoted no source). Of the passages found, those
+    # holding what the conversation carried ("laptop") are about its subject; when they
+    # are several things of that kind (three laptops), "it" is none of them in
+    # particular: ask which, naming them, rather than quote each one's RAM.
+    subject = [t for t in content_terms(turn.carried) if t not in turn.own]
+    held = {
+        label: sum(matches_term(t, turn.vocab[label]) for t in subject)
+        for label in found.supporting
+    }
+    most = max(held.values(), default=0)
+    on_subject = [label for label in found.supporting if held[label] == most]
+    things = distinct_things(turn.chunks, on_subject)
+    # A name the message gives of its own ("RAM") is what it asks of "it", unless it
+    # names one of the things found: then that one is "it".
+    if any(fold(name) in fold(thing) for name in turn.names for thing in things):
+        return None
+    if len(things) >= 2:
+        return Evidence(
+            "ambiguous",
+            f"unanchored:{pronoun.group()}",
+            supporting=found.supporting,
+            candidates=tuple(things[:5]),
+            **found.base,
+        )
+    # One thing of the conversation's subject among what was found: that is what it asks
+    # of, not the other passages the message's own word matched ("cost": a phone's price).
+    found.supporting = tuple(on_subject)
+    found.base["about"] = tuple(on_subject)
+    return None
+
+
 def _every_part_covered(turn: Turn, found: _Findings) -> Evidence | None:
     uncovered = uncovered_parts(turn.question, list(turn.vocab.values()))
     if not (uncovered and len(uncovered) < len(question_parts(turn.question))):
@@ -1081,6 +1128,7 @@ _CHECKS_OF_SUPPORT = (
     _the_thing_discussed,
     _from_the_section_discussed,
     _pronoun_of_the_subject,
+    _pronoun_of_nothing_settled,
     _every_part_covered,
 )
 

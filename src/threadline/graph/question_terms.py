@@ -379,6 +379,17 @@ def without_answer_language(question: str) -> str:
     return match["request"] if match else question
 
 
+# "When does the fee apply?", « quand s'appliquent-ils ? »: asked after "when", a rule's
+# applying is how the question asks for its condition, which the rule states in its own
+# words ("unless they are damaged"), not a word it must hold. "When do I apply for a
+# loan?" is the user's own act.
+_WHEN_IT_APPLIES = re.compile(
+    r"(?P<when>\b(?:when|quand)\b(?:\W+\w+){0,4}?\W+)"
+    r"(?:apply|applies|s['’]appliqu\w*|appliqu\w*)\b(?!\s+for\b)",
+    re.I,
+)
+
+
 def content_terms(question: str) -> list[str]:
     """Return the question's own content terms: stems minus request and generic words.
 
@@ -386,6 +397,7 @@ def content_terms(question: str) -> list[str]:
     the noun of a compound preposition is none (`LOCUTIONS`: "en cas de", "in case of").
     """
     question = LOCUTIONS.sub(" ", closed_compounds(question))
+    question = _WHEN_IT_APPLIES.sub(lambda m: m["when"], question)
     text = _WORD_POINTER.sub(" ", _ASKING.sub(" ", _without_how_it_works(question)))
     text = _WHAT_HAPPENS.sub(" ", _PART_POINTER.sub(" ", text))
     text = _POSSESSIVE.sub(_without_possessive, RELATIVE_TIME.sub(" ", text))
@@ -671,8 +683,28 @@ _PART_SPLIT = re.compile(
 )
 
 
+# A sentence telling the user's own case: "I bought it 3 weeks ago.", "We're on Business.",
+# « J'ai acheté mon téléphone il y a trois semaines. ». It gives the question its context
+# and asks nothing; a request in the first person ("I need the Enterprise SLA.", « je
+# cherche un portable ») still asks.
+_OWN_CASE = re.compile(
+    r"^\s*(?:i|i'm|i've|i'd|we|we're|we've|my|our|je|j['’]\w*|nous|mon|ma|mes|notre|nos)\b"
+    r"(?!.*\b(?:want|wants|need|needs|would like|'d like|looking for|wonder|wish|veux|voudrais|"
+    r"voudrions|aimerais|aimerions|cherche|cherchons|souhaite|souhaitons|besoin)\b)"
+    r"[^?]*\.\s*$",
+    re.I,
+)
+
+
 def question_parts(question: str) -> list[str]:
-    """Return the separately answerable parts of a question ("X? And how much is Y?")."""
+    """Return the separately answerable parts of a question ("X? And how much is Y?").
+
+    A sentence telling the user's own case (`_OWN_CASE`) is none, beside a question.
+    """
+    sentences = re.split(r"(?<=[.!?])\s+", question.strip())
+    asking = [s for s in sentences if not _OWN_CASE.match(s)]
+    if asking and len(asking) < len(sentences):
+        question = " ".join(asking)
     parts = [p.strip(" ,.") for p in _PART_SPLIT.split(question)]
     return [p for p in parts if content_terms(p)]
 

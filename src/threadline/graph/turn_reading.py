@@ -115,8 +115,41 @@ def names_not_held(
     return tuple(
         phrase
         for phrase in (*name_phrases(question), *edition_phrases(question))
-        if not any(holds_phrase(phrase, sequence) for sequence in sequences)
+        if not any(
+            holds_phrase(phrase, sequence)
+            or (_ends_in_an_acronym(phrase) and _holds_with_one_word_between(phrase, sequence))
+            for sequence in sequences
+        )
     ) + tuple(written_only_as_editions(question, sequences))
+
+
+def _ends_in_an_acronym(phrase: str) -> bool:
+    """Whether a name phrase ends in an acronym of capitals alone: "Enterprise SLA"."""
+    last = phrase.split()[-1]
+    return len(last) >= 2 and last.isalpha() and last.isupper()
+
+
+def _holds_with_one_word_between(phrase: str, sequence: Sequence[str]) -> bool:
+    """Whether a passage holds a phrase's terms in order, at most one term between two."""
+    # "Enterprise SLA" is the SLA of the Enterprise plan, which the policy writes "The
+    # Enterprise plan SLA": an acronym shortens a common noun ("service level
+    # agreement"), and the name before it qualifies that noun, which may be written
+    # with its own noun between ("plan"). Further apart, the words name something
+    # else: "IBM Cloud IAM" is not a passage's "IBM Cloud ... Identity and Access
+    # Management (IAM)" page on support plans.
+    wanted = terms(phrase)
+
+    def from_here(k: int, i: int) -> bool:
+        if k == len(wanted):
+            return True
+        return any(
+            j < len(sequence) and matches_term(wanted[k], {sequence[j]}) and from_here(k + 1, j + 1)
+            for j in (i, i + 1)
+        )
+
+    return bool(wanted) and any(
+        matches_term(wanted[0], {term}) and from_here(1, i + 1) for i, term in enumerate(sequence)
+    )
 
 
 def closest_titles(chunks: Sequence[Mapping[str, object]]) -> tuple[str, ...]:

@@ -139,6 +139,9 @@ SALES_RANKING = re.compile(
 # time frame: a span of time within which something is allowed or done.
 _WHAT_IS = r"(?:what(?:'s| is| was| are| were)|quel(?:le)?s? (?:est|sont|etait)|c'est quoi)"
 _TIME_FRAME = r"window|time limit|time frame|timeframe|deadline|period|delai|duree"
+# The verb of a rule's applying, within the next few words of a "when" (folded text).
+_OF_APPLYING = r"(?:\W+\w+){0,4}?\W+(?:apply|applies|applied|s'?appliqu\w*|appliqu\w*)\b"
+
 _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
     ("rank", re.compile(rf"\b(?:{_RANKED})\b|{SALES_RANKING.pattern}")),
     # Contact details first: "what number do I call?" asks for a phone number, not a count.
@@ -232,12 +235,16 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
         "date",
         # "when" asks for a date as the question word, the verb after it ("when did",
         # "quand a"); before a subject or a participle it states a condition: "when
-        # applying for a mortgage, ...", "what happens when I exceed the limit?".
+        # applying for a mortgage, ...", "what happens when I exceed the limit?". Asked
+        # of a rule's applying ("when does the fee apply?", « quand s'applique-t-il ? »),
+        # it asks under what condition, which the rule states without a date.
         re.compile(
             r"^\W*(?:(?:and|so|but|ok|then)\W+)?when(?:'s| (?:do|does|did|is|are|was|were|"
-            r"will|would|can|could|should|has|have|had|must|shall)\b)|"
+            r"will|would|can|could|should|has|have|had|must|shall)\b)"
+            rf"(?!{_OF_APPLYING})|"
             r"\b(?:what year|which year|what date|quelle annee|en quelle|depuis quand)\b|"
             r"\bquand\b(?! (?:je|j|tu|il|elle|on|nous|vous|ils|elles|c)\b)"
+            rf"(?!{_OF_APPLYING})"
         ),
     ),
     ("person", re.compile(r"^\s*(who|qui)\b|\bwho (is|was|are|were)\b")),

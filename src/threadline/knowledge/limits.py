@@ -9,7 +9,8 @@ followed by a unit (days, hours, months, %, GB...) after a word that compares ("
 a number in a unit of the same dimension ("30 days", "10 business days", "30 jours" for
 "after 45 days" or "after 3 weeks");
 then it is no name the passages must hold. So is the time elapsed in the user's own
-case ("I bought it 40 days ago", « il y a 40 jours »). A number with no unit ("the P2 incident",
+case ("I bought it 40 days ago", « il y a 40 jours »), or the case the question supposes
+("if uptime was 99.7%"). A number with no unit ("the P2 incident",
 "the iPhone 15") or a unit no passage measures in stays a name.
 """
 
@@ -77,6 +78,11 @@ _COMPARING = re.compile(
 _ELAPSED_BEFORE = re.compile(r"(?:\b(?:il y a|ca fait|voila|depuis)\s+)$")
 _ELAPSED_AFTER = re.compile(r"^\s+(?:ago|back)\b")
 
+# A measure the question supposes: "if uptime was 99.7%", « si la disponibilité tombe à
+# 99,7 % ». The user's case again, within the clause the condition opens, measured against
+# what the passages state in that unit (the SLA's "99.9% monthly uptime" and its credit rule).
+_SUPPOSED = re.compile(r"\b(?:if|assuming|suppose|supposing|si|en cas de)\b[^,.;:!?]*$")
+
 
 def _measures(text: str, compared: bool = False) -> list[tuple[str, str]]:
     return [(number, _UNITS[unit]) for number, unit in _measures_as_written(text, compared)]
@@ -89,6 +95,7 @@ def _measures_as_written(text: str, compared: bool = False) -> list[tuple[str, s
         for m in _MEASURE.finditer(folded)
         if not compared
         or _COMPARING.search(folded[: m.start()])
+        or _SUPPOSED.search(folded[: m.start()])
         or (
             _DIMENSIONS.get(_UNITS[m["unit"].lower()]) == "time"
             and (

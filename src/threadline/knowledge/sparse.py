@@ -17,6 +17,7 @@ any other on any machine, with no vocabulary to store or keep in sync.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from hashlib import blake2b
@@ -25,7 +26,7 @@ from langchain_qdrant import SparseEmbeddings, SparseVector
 from qdrant_client import models
 
 from threadline.text import terms
-from threadline.text.matching import verb_lemma_stems
+from threadline.text.matching import irregular_form_stems, verb_lemma_stems
 from threadline.text.tokenize import closed_terms
 
 __all__ = [
@@ -156,6 +157,11 @@ class Bm25SparseEmbeddings(SparseEmbeddings):
             # the query also searches the verb's regular stem, at a lower weight.
             for lemma in verb_lemma_stems(term):
                 weights.setdefault(lemma, VERB_FORM_WEIGHT)
+        # ... and a verb its irregular forms ("sell" → "sold"): "What does Brightwell
+        # sell?" finds the catalog's "sold by Brightwell for $449".
+        for word in re.findall(r"[^\W\d_]+", text):
+            for form in irregular_form_stems(word):
+                weights.setdefault(form, VERB_FORM_WEIGHT)
         # "wi-fi" also searches "wifi", which a document writing either spelling holds.
         for term in closed_terms(text):
             weights.setdefault(term, 1.0)

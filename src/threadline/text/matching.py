@@ -122,6 +122,30 @@ def verb_lemma_stems(term: str) -> frozenset[str]:
     return frozenset(stem(lemma) for lemma in lemmas.get("VERB", ())) - {term}
 
 
+@lru_cache(maxsize=4096)
+def irregular_form_stems(word: str) -> frozenset[str]:
+    """Return the stems of a verb's irregular forms, the word being the verb itself.
+
+    "sell" → {"sold"}, "buy" → {"bought"}, "lose" → {"lost"}: the other direction of
+    :func:`verb_lemma_stems`. Snowball joins the regular forms ("sells", "selling") to
+    the verb's stem already; the irregular ones it leaves apart. Only a word that is its
+    own verb lemma in `lemminflect`'s table, and no other verb's form, gives any ("sold"
+    gives none: it is a form; nor does "saw", also the past of "see").
+
+    Args:
+        word: A word as written (case folded here).
+    """
+    word = word.casefold()
+    if not word.isalpha() or not word.isascii():
+        return frozenset()
+    # "saw" is its own verb and the past of "see", "found" of "find": read as written.
+    if lemminflect.getAllLemmas(word).get("VERB", ()) != (word,):
+        return frozenset()
+    forms = {f for fs in lemminflect.getAllInflections(word, upos="VERB").values() for f in fs}
+    own = stem(word)
+    return frozenset(stem(f) for f in forms) - {own}
+
+
 def another_verbs_forms(text: str) -> set[str]:
     """Return the stems a text writes only as an irregular form of another verb.
 
