@@ -2753,3 +2753,73 @@ def test_a_question_about_the_assistant_names_its_documents_and_cites_none(
     assert says in result.answer
     assert all(f"- {title}" in result.answer for title in TITLES), result.answer
     assert not any(step["node"] == "retrieve" for step in result.trace)
+
+
+def test_a_compound_asked_for_is_what_a_sentence_must_state(hybrid_chat):
+    # "Explain the incident priorities" was asked back « Which one do you mean by "the
+    # incident"? » among the plans, as if a response time were asked: "the incident
+    # priorities" asks for priorities, which the response times are not.
+    result = ask(hybrid_chat, "Explain the incident priorities")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Incident priorities"
+    assert "A P1 (critical) incident is" in result.answer
+    # A time per plan and priority is still several values to choose from.
+    result = ask(hybrid_chat, "What are the response times?")
+    assert result.outcome == "clarify" and result.stop_reason == "ambiguous", result.answer
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("Explain the incident priorities", "which one is a broken remote wipe?"),
+        ("what priority is a broken remote wipe?",),
+    ],
+)
+def test_the_member_of_the_kind_asked_is_the_sentence_under_its_heading(hybrid_chat, messages):
+    # Both quoted "Brightwell support classifies every incident into one of four
+    # priorities.": "which one" is no noun a sentence must write, and under "Incident
+    # priorities" the P2 definition is a priority without the word.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert first_sentence(result.answer).startswith("A P2 (high) incident is"), result.answer
+
+
+def test_a_plan_named_alone_keeps_the_other_plans_sentences_out(hybrid_chat):
+    # "Business" with no noun of its own is the passages' "Business plan": the answer
+    # ran on into "On the Basic plan, P1 incidents get a first response ...".
+    result = converse(
+        hybrid_chat, "what is a P2 incident?", "how fast will Business respond to it?"
+    )[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert "On the Business plan, P2 incidents get a first response" in result.answer
+    assert "Basic plan" not in result.answer and "Enterprise plan" not in result.answer
+
+
+def test_a_comparison_quotes_each_thing_compared(hybrid_chat):
+    # The quote stopped at its word limit after the Basic and Business prices and left
+    # the Enterprise plan out.
+    result = ask(hybrid_chat, "Compare the three support plans")
+    assert result.outcome == "grounded_answer", result.answer
+    for plan in ("Basic", "Business", "Enterprise"):
+        assert f"The {plan} plan costs $" in result.answer, result.answer
+
+
+def test_how_do_i_asks_about_the_action_as_can_i_does(hybrid_chat):
+    # "How do I contact support on the Business plan?" (and "and on Business?" after
+    # the Basic plan's) quoted the plans' overview, the Business price and the annual
+    # prices: the way to contact support is in the passage saying something of contacting.
+    result = converse(
+        hybrid_chat, "How do I contact support on the Basic plan?", "and on Business?"
+    )[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Support hours and channels"
+    assert first_sentence(result.answer).startswith("Business plan customers can also use")
+    assert "$" not in result.answer
+
+
+def test_an_acronyms_plural_names_the_acronym(hybrid_chat):
+    # "Compare the SLAs of the plans" was declined: 'The documents say nothing about
+    # "SLAs"', the plural read as a name no passage writes.
+    result = ask(hybrid_chat, "Compare the SLAs of the plans")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "The Enterprise plan SLA guarantees 99.95%" in result.answer

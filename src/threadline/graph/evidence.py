@@ -63,7 +63,7 @@ from threadline.graph.catalog_requests import (
     without_product_reference,
 )
 from threadline.graph.names import passage_terms
-from threadline.graph.noun_compounds import noun_compound_after
+from threadline.graph.noun_compounds import compound_head, noun_compound_after
 from threadline.graph.polar import (
     SENTENCE_KINDS,
     is_polar,
@@ -635,7 +635,16 @@ def _value_per_qualifier(turn: Turn, found: _Findings) -> Evidence | None:
         *valued_references(turn.question, turn.earlier, titles=turn.titles),
     ]
     for phrase in quantities:
-        if qualifiers := qualifiers_of(phrase, turn.question, about, turn.language, turn.kind):
+        # "the incident priorities": the nouns the anchor runs on into end with what is
+        # asked of it (`noun_compounds`).
+        if qualifiers := qualifiers_of(
+            phrase,
+            turn.question,
+            about,
+            turn.language,
+            turn.kind,
+            head=compound_head(turn.question, phrase),
+        ):
             return Evidence(
                 "ambiguous",
                 f"unanchored:{phrase}:qualified",

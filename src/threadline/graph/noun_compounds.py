@@ -31,6 +31,21 @@ def _is_noun_only(word: str) -> bool:
     return not known or ("NOUN" in known and "ADJ" not in known)
 
 
+def _words_from(question: str, anchor: str) -> list[str]:
+    # The words from the anchor's noun to where a compound ends; [] when the anchor is
+    # not found or is not English.
+    at = question.lower().find(anchor.lower())
+    if at < 0 or not anchor.lower().startswith("the "):
+        return []
+    rest = question[at + len("the ") :]
+    end = _COMPOUND_END.search(rest)
+    return (rest[: end.start()] if end else rest).split()
+
+
+def _nouns(words: list[str]) -> bool:
+    return all(_LOWER_WORD.fullmatch(w) and _is_noun_only(w) for w in words)
+
+
 def noun_compound_after(question: str, anchor: str) -> str:
     """Return the nouns a definite English anchor runs on into, without the article.
 
@@ -38,14 +53,21 @@ def noun_compound_after(question: str, anchor: str) -> str:
     the anchor is not found, is not English, runs on into nothing, or a word after it is
     no lower-case noun-only word (a name, a possessive, an adjective, a number).
     """
-    at = question.lower().find(anchor.lower())
-    if at < 0 or not anchor.lower().startswith("the "):
-        return ""
-    rest = question[at + len("the ") :]
-    end = _COMPOUND_END.search(rest)
-    words = (rest[: end.start()] if end else rest).split()
-    if len(words) < 2:
-        return ""
-    if not all(_LOWER_WORD.fullmatch(w) and _is_noun_only(w) for w in words):
+    words = _words_from(question, anchor)
+    if len(words) < 2 or not _nouns(words):
         return ""
     return " ".join(words)
+
+
+def compound_head(question: str, anchor: str) -> str:
+    """Return the noun ending the compound a definite English anchor runs on into.
+
+    "priorities" for "the incident" in "explain the incident priorities": what is asked,
+    of incidents. The anchor's own word may be an adjective too ("incident", "modern"):
+    the nouns after it still head the phrase. "" when it runs on into no noun-only
+    lower-case words.
+    """
+    words = _words_from(question, anchor)[1:]
+    if not words or not _nouns(words):
+        return ""
+    return words[-1]

@@ -57,6 +57,7 @@ def qualifiers_of(
     passages: Sequence[Mapping[str, object]],
     language: str | None = None,
     kind: AnswerType | None = None,
+    head: str = "",
 ) -> list[str]:
     """Return the qualifiers that tell apart several values of the asked thing, or [].
 
@@ -71,6 +72,10 @@ def qualifiers_of(
             only sentences holding a value of that kind state one ("the email for
             support" is an address: plans' sentences listing "email" support beside
             their prices are no several addresses).
+        head: The noun the asked phrase runs on into, when it heads an English noun
+            compound ("priorities" of "the incident priorities"): what is asked, so a
+            sentence states it only when it holds that noun, or, when the noun asks for
+            a value ("the response times"), a value of that kind ("within 1 hour").
 
     Returns:
         The qualifiers, each with the noun it qualifies ("Enterprise plan", "P1
@@ -95,6 +100,17 @@ def qualifiers_of(
         asked_terms = asked_terms[1:]
     else:
         value_kind = None
+    # "the incident priorities" asks for priorities, of incidents: the response times
+    # stated per plan and priority hold "incident" but are no priorities. A head asking
+    # for a value is stated by the value ("the response times": durations).
+    head_terms = terms(head)[-1:]
+    if head_terms and not value_kind:
+        value_kind = next(
+            (cast(AnswerType, k) for k, words in ASKING_TERMS.items() if head_terms[0] in words),
+            None,
+        )
+        if value_kind:
+            head_terms = []
     hyphenated = [terms(w) for w in asked_words if "-" in w.strip("-")]
     said = {fold(w) for w in re.findall(r"[A-Za-z0-9]+", question)}
     # What the question says in each other language a passage is written in (once each).
@@ -136,6 +152,8 @@ def qualifiers_of(
                 words |= translate_passage_terms(sentence, writer, asker)
             held = sum(1 for t in asked_terms if matches_term(t, words))
             if held * 2 < len(asked_terms) or not _NUMBER.search(sentence):
+                continue
+            if not all(matches_term(t, words) for t in head_terms):
                 continue
             # A hyphenated word is one word: "the post-incident review" is no incident.
             if not all(all(matches_term(t, words) for t in part) for part in hyphenated):

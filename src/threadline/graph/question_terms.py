@@ -79,6 +79,10 @@ _SET_ASIDE = re.compile(
 _MODEL_NUMBER = re.compile(r"\d{1,3}")
 
 
+# An acronym's plural: its capitals and a lower-case "s" ("SLAs", "APIs", "VPNs").
+_ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")
+
+
 def _name_words(question: str, *, model_numbers: bool = False) -> list[tuple[str, bool]]:
     """Return the question's name words, each with whether it continues the name before it.
 
@@ -98,6 +102,8 @@ def _name_words(question: str, *, model_numbers: bool = False) -> list[tuple[str
             word = match.group().strip(".'’-")
             if not word:
                 continue
+            if _ACRONYM_PLURAL.fullmatch(word):
+                word = word[:-1]  # "the SLAs of the plans" name the SLA, several
             has_digit = any(ch.isdigit() for ch in word)
             acronym = len(word) >= 2 and word.isupper() and word.isalpha()
             capital = word[0].isupper() and i > 0 and not word.isupper()

@@ -110,7 +110,13 @@ def answering_sentences(
         # Enterprise plan for P2?" is answered by the P2 response time, not by the
         # uptime SLA, which speaks of no P2.
         of = set(terms(" ".join(question_names(question)))) - named
-        naming = [r for r in rows if named & read[r[3]]]
+        # A sentence under a heading naming it speaks of it as its heading says: under
+        # "Incident priorities", "A P2 (high) incident is ... a broken remote wipe"
+        # answers "what priority is a broken remote wipe?" without writing "priority".
+        heads = [sentence_terms(section) for section in sections]
+        naming = [
+            r for r in rows if named & (read[r[3]] | (heads[r[1]] if r[1] < len(heads) else set()))
+        ]
         if not of or any(of & read[r[3]] for r in naming) or not any(of & read[r[3]] for r in rows):
             rows = naming or rows
     rows = _of_passages_acting(rows, question, read)

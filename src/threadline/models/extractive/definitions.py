@@ -74,6 +74,16 @@ _CONTRASTED = (
 )
 
 
+# "Compare the three support plans", "X vs Y", « comparez les offres »: things set side by
+# side, each to be said.
+_COMPARISON = re.compile(r"\b(?:compar\w*|versus|vs)\b", re.I)
+
+
+def asks_to_compare(question: str) -> bool:
+    """Whether a question asks to set several things side by side ("compare the plans")."""
+    return bool(_COMPARISON.search(question))
+
+
 def contrasted_terms(question: str) -> tuple[frozenset[str], ...]:
     """Return the terms of X and of Y in "the difference between X and Y?", else none.
 

@@ -22,7 +22,11 @@ from threadline.models.answer_prompt import INSUFFICIENT_CONTEXT, PromptSource, 
 from threadline.models.extractive.answer_styles import deliverable, list_answer
 from threadline.models.extractive.answering_sentences import answering_sentences
 from threadline.models.extractive.coverage import heading_coverage, question_coverage, sentence_fit
-from threadline.models.extractive.definitions import contrasted_terms, defined_terms
+from threadline.models.extractive.definitions import (
+    asks_to_compare,
+    contrasted_terms,
+    defined_terms,
+)
 from threadline.models.extractive.question import closed_compounds, translated_terms
 from threadline.models.extractive.quoted_passages import gathered
 from threadline.models.extractive.scoring import question_weights, scored_sentences
@@ -246,6 +250,7 @@ class ExtractiveChatModel(BaseChatModel):
                 defined=defined_terms(question),
                 sections=[source.section for source in sources],
                 contrasted=contrasted_terms(question),
+                compared=asks_to_compare(question),
             )
         if not chosen:
             return INSUFFICIENT_CONTEXT

@@ -115,7 +115,7 @@ def asking_terms(question: str, answer_type: str = "") -> set[str]:
 # happens if I cancel my annual plan?", "et si je perds mon ordinateur ?" ask what
 # follows an action: that action too, the verb after "if I" / « si je »; "how long do I
 # have to return it?", « combien de temps j'ai pour le retourner ? » the time allowed for
-# one.
+# one; "How do I contact support?" the way to do it, the verb after "how do I".
 _ASKED_ACTION = re.compile(
     r"\b(?:(?:can|could|may)\s+(?:i|we|one)|is\s+it\s+possible\s+to|am\s+i\s+allowed\s+to"
     r"|puis-je|peut-on|peux-je|pouvons-nous|est-il\s+possible\s+d[e']|ai-je\s+le\s+droit\s+d[e']"
@@ -123,7 +123,10 @@ _ASKED_ACTION = re.compile(
     # "How long do I have to return a product?" asks the time allowed for an action.
     r"|how\s+(?:long|much\s+time|many\s+days)\s+(?:do|does)\s+\w+\s+have\s+to"
     r"|combien\s+de\s+(?:temps|jours)\s+(?:j['’]ai|ai-je|a-t-on|on\s+a|avons-nous|avez-vous"
-    r"|as-tu|tu\s+as|t['’]as)\s+pour|d[ée]lai\s+pour)"
+    r"|as-tu|tu\s+as|t['’]as)\s+pour|d[ée]lai\s+pour"
+    # "How do I contact support?" asks the way to do an action: that action too. Not
+    # "how to X": no one acts in it, it is often a title ("How To Guides").
+    r"|how\s+(?:do|can|could|should|would)\s+(?:i|we))"
     # A negated action is the same action ("if I don't pay", « si je ne paie pas »), and
     # a wanted one is the verb wanted ("if I want to create", « si je veux créer »).
     r"\s*(?:(?:don['’]t|do\s+not|didn['’]t|did\s+not|never|ne|n['’])\s*)?"
@@ -301,6 +304,10 @@ def asked_for(question: str) -> set[str]:
     noun = match[1]
     if fold(noun) in fr.SEARCH_STOPWORDS | fr.AUXILIARY_FORMS:
         return set()  # « quel est », « quelle sera »: a verb, no noun
+    if fold(noun) in en.FOLLOWUPS.one_words:
+        # "which one is a broken remote wipe?": a pronoun for a noun said before (one of
+        # the priorities listed), no kind a sentence must write ("one of four priorities").
+        return set()
     found = set(terms(noun))
     if not found or found & (KIND_WORDS | GENERAL_NOUNS):
         return set()  # "what factors", "what size": a class or a kind of value, no content

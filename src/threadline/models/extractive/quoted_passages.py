@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -9,6 +10,7 @@ from threadline.knowledge.facts import states_an_aim
 from threadline.models.extractive.coverage import stated_coverage
 from threadline.models.extractive.definitions import defines_each, defines_under, defines_whole
 from threadline.models.extractive.sentences import Row, continues_previous, said_as, states_nothing
+from threadline.text import terms
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ def gathered(
     defined: set[str] = frozenset(),  # type: ignore[assignment]
     sections: Sequence[str] = (),
     contrasted: tuple[frozenset[str], ...] = (),
+    compared: bool = False,
 ) -> list[Row]:
     """Return the answering sentences of the best-ranked passages, each cited to its own.
 
@@ -111,7 +114,8 @@ def gathered(
     de clients satisfaits ?" by the satisfaction rate, not also by the count of
     business clients after it. "The difference between X and Y" (`contrasted`) is
     answered by the best-ranked passage saying what each of them is, with those
-    sentences alone.
+    sentences alone. A comparison (`compared`) quotes each thing compared that the lead
+    passage names, past `answer_words` (`lead_window`).
     """
     by_source = _answering_by_passage(rows)
     if not by_source:
@@ -137,7 +141,7 @@ def gathered(
     results_only = past and not states_an_aim(best[3])
     if results_only:
         answering = [r for r in answering if not states_an_aim(r[3])]
-    chosen = lead_window(answering, passages, answer_words)
+    chosen = lead_window(answering, passages, answer_words, compared=compared)
     return _with_next_passages(
         chosen, by_source, ranked, measures, one_fact=one_fact, results_only=results_only
     )
@@ -320,7 +324,13 @@ def _supports(s_index: int, lead: int, heading: Callable[[int], float] | None) -
     return heading is None or heading(s_index) >= heading(lead)
 
 
-def lead_window(answering: Sequence[Row], passages: Sequence[Row], answer_words: int) -> list[Row]:
+def lead_window(
+    answering: Sequence[Row],
+    passages: Sequence[Row],
+    answer_words: int,
+    *,
+    compared: bool = False,
+) -> list[Row]:
     """Return the lead passage's quote: its answering sentences from the first given on.
 
     In the passage's order, up to `answer_words`. A sentence that does not answer is
@@ -329,7 +339,11 @@ def lead_window(answering: Sequence[Row], passages: Sequence[Row], answer_words:
     common at airshows or airports." says more of the ground-to-air photography the
     sentence before it answered with, and holds none of the question's words.
     `passages` are every scored sentence of the passages in order (none: only the
-    answering ones are read).
+    answering ones are read). A comparison (`compared`: "Compare the three support
+    plans") sets each thing beside the others: past `answer_words`, an answering
+    sentence worded as one quoted, of another thing ("The Enterprise plan costs $899 per
+    month" after "The Basic plan costs $29 per month"), is still quoted, so none of the
+    things compared is left out.
     """
     if not answering:
         return []
@@ -340,9 +354,34 @@ def lead_window(answering: Sequence[Row], passages: Sequence[Row], answer_words:
     words = 0
     for row in order:
         if words >= answer_words:
+            if compared and (row[1], row[2]) in answers and _parallel_to_any(row[3], chosen):
+                chosen.append(row)
+                continue
+            if compared:
+                continue
             break
         following = bool(chosen) and chosen[-1][2] == row[2] - 1
         if (row[1], row[2]) in answers or (following and continues_previous(row[3])):
             chosen.append(row)
             words += len(row[3].split())
     return chosen
+
+
+# A name inside a sentence (a capitalised word after its first) or a figure: what
+# differs between two sentences worded alike about two things.
+_NAMES_AND_FIGURES = re.compile(r"(?<=\s)[A-ZÀ-Ý][\w'’-]*|[$€]?\d[\d.,/%]*")
+# Two sentences worded alike: this share of the shorter one's other words in the other
+# (one may say more of its thing: "with a named technical account manager").
+_ALIKE = 0.6
+
+
+def _wording(sentence: str) -> set[str]:
+    return set(terms(_NAMES_AND_FIGURES.sub(" ", sentence)))
+
+
+def _parallel_to_any(sentence: str, chosen: Sequence[Row]) -> bool:
+    own = _wording(sentence)
+    return any(
+        own and len(own & (theirs := _wording(r[3]))) >= _ALIKE * min(len(own), len(theirs))
+        for r in chosen
+    )

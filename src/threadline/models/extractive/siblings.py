@@ -8,9 +8,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import lemminflect
+
 from threadline.text import is_stopword, terms
 
 _CODE = re.compile(r"^([^\W\d_]+)(\d+)$")
+
+
+def _is_noun(word: str) -> bool:
+    # A word the dictionary reads as a noun, or does not know: "hours" of "business
+    # hours" is a noun of its own, "respond" of "will Business respond" a verb.
+    known = lemminflect.getAllLemmas(word.lower())
+    return not known or "NOUN" in known
 
 
 _CAPITALISED = r"[A-ZÀ-Ý][\w'’-]*"
@@ -37,14 +46,16 @@ def _names_as_the_passages_write_them(question: str, texts: Sequence[str]) -> li
             and is_stopword(words[position - 1].lower())
             and len(word) > 2
             and word.isalpha()
-            and word.islower()
-            and not is_stopword(word)
+            # Typed in lower case, or capitalised with no noun beside it ("how fast will
+            # Business respond?"): the passages say which noun it names.
+            and (word.islower() or word.istitle())
+            and not is_stopword(word.lower())
         ):
             name = word.capitalize()
             # Inside a sentence ("the Business plan"), not at its start.
             written = re.compile(rf"(?<=[a-z,] ){name} ([a-z]{{3,}})\b")
             nouns = {m.group(1) for text in texts for m in written.finditer(text)}
-            if after and after[0].isalnum() and not is_stopword(after.lower()):
+            if after and after[0].isalnum() and not is_stopword(after.lower()) and _is_noun(after):
                 # A noun of its own after it: a name only before the noun the passages
                 # write it with ("the enterprise plan", their "Enterprise plan"), where
                 # "business hours" is another thing than the "Business plan".
