@@ -2823,3 +2823,31 @@ def test_an_acronyms_plural_names_the_acronym(hybrid_chat):
     result = ask(hybrid_chat, "Compare the SLAs of the plans")
     assert result.outcome == "grounded_answer", result.answer
     assert "The Enterprise plan SLA guarantees 99.95%" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("messages", "said", "siblings"),
+    [
+        (
+            ("what is a P2 incident?", "how fast will Business respond to that?"),
+            "On the Business plan, P2 incidents get a first response within 4 business hours.",
+            ("P1 incidents", "P3 incidents"),
+        ),
+        (
+            ("what counts as a P1?", "how fast does Basic respond to one?"),
+            "On the Basic plan, P1 incidents get a first response within 4 business hours.",
+            ("P2 incidents", "P3 incidents"),
+        ),
+    ],
+)
+def test_a_pronoun_ending_a_message_is_the_priority_said_before(
+    hybrid_chat, messages, said, siblings
+):
+    # "that" and "one" ending a message stand for what was said before (the message was
+    # searched alone), and the priority the search carried for them has siblings as a
+    # priority typed would: the answer quoted every priority of the plan.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert said in result.answer
+    for sibling in siblings:
+        assert sibling not in result.answer, result.answer

@@ -121,6 +121,11 @@ def looks_like_followup(question: str, languages: Sequence[str] | None = None) -
         return True
     # "the Samsung one", "that cheaper one": an item named by the previous answer.
     pointers = comp.determiners | comp.anaphora_words
+    # "how fast will Business respond to that?", "... respond to one?": a demonstrative or
+    # "one" ending the message has no noun after it, so it stands for something said
+    # before (a determiner ends no message: « la », « les » are left out).
+    if words[-1] in (comp.anaphora_words | comp.one_words) - comp.determiners:
+        return True
     for i, word in enumerate(words):
         if word in comp.one_words and i >= 2 and words[i - 2] in pointers:
             return True
