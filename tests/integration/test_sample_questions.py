@@ -2851,3 +2851,15 @@ def test_a_pronoun_ending_a_message_is_the_priority_said_before(
     assert said in result.answer
     for sibling in siblings:
         assert sibling not in result.answer, result.answer
+
+
+def test_a_name_before_a_noun_the_passages_write_after_another_is_the_passages_name(
+    hybrid_chat,
+):
+    # "Basic customers" are the passages' "Basic plan customers": the answer went on into
+    # the Business and Enterprise channels, "Basic customers" read as a name of its own.
+    result = ask(hybrid_chat, "Can Basic customers call support?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert first_sentence(result.answer).startswith("Basic plan customers can contact")
+    assert "Business plan customers can also use" not in result.answer, result.answer
+    assert "Enterprise plan customers have" not in result.answer, result.answer

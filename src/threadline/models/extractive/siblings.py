@@ -59,7 +59,17 @@ def _names_as_the_passages_write_them(question: str, texts: Sequence[str]) -> li
                 # A noun of its own after it: a name only before the noun the passages
                 # write it with ("the enterprise plan", their "Enterprise plan"), where
                 # "business hours" is another thing than the "Business plan".
-                nouns &= {after.lower()}
+                # A noun the passages write only after another one beside the name
+                # ("Basic customers", their "Basic plan customers") is of the name and
+                # that other noun: the name is the "Basic plan" still.
+                nouns = nouns & {after.lower()} or {
+                    noun
+                    for noun in nouns
+                    if any(
+                        re.search(rf"\b{name} {noun} {re.escape(after)}\b", text, re.I)
+                        for text in texts
+                    )
+                }
             found.extend((name, noun) for noun in sorted(nouns) if not is_stopword(noun))
     return found
 
