@@ -2863,3 +2863,13 @@ def test_a_name_before_a_noun_the_passages_write_after_another_is_the_passages_n
     assert first_sentence(result.answer).startswith("Basic plan customers can contact")
     assert "Business plan customers can also use" not in result.answer, result.answer
     assert "Enterprise plan customers have" not in result.answer, result.answer
+
+
+def test_a_problem_fixed_is_a_problem_resolved(hybrid_chat):
+    # The policy writes "not resolved": "isn't fixed" was declined after the escalation
+    # answer ("The documents do not answer this question.").
+    result = converse(
+        hybrid_chat, "how do I escalate a ticket?", "what if it's a P1 that isn't fixed?"
+    )[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert first_sentence(result.answer).startswith("If a P1 or P2 incident is not resolved")
