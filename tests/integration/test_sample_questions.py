@@ -2984,3 +2984,53 @@ def test_what_the_company_sells_is_found_by_the_verbs_past(hybrid_chat):
     assert result.outcome == "grounded_answer", result.answer
     assert "sold by Brightwell" in result.answer
     assert {c["title"] for c in result.citations} == {"Brightwell product catalog 2024"}
+
+
+@pytest.mark.parametrize(
+    ("messages", "said", "siblings"),
+    [
+        (
+            ("what is a P2 incident?", "how fast will Business respond to that?"),
+            "On the Business plan, P2 incidents get a first response within 4 business hours.",
+            ("P1 incidents", "P3 incidents"),
+        ),
+        (
+            ("what counts as a P1?", "how fast does Basic respond to one?"),
+            "On the Basic plan, P1 incidents get a first response within 4 business hours.",
+            ("P2 incidents", "P3 incidents"),
+        ),
+    ],
+)
+def test_a_pronoun_ending_a_message_is_the_priority_said_before(
+    hybrid_chat, messages, said, siblings
+):
+    # "that" and "one" ending a message stand for what was said before (the message was
+    # searched alone), and the priority the search carried for them has siblings as a
+    # priority typed would: the answer quoted every priority of the plan.
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert said in result.answer
+    for sibling in siblings:
+        assert sibling not in result.answer, result.answer
+
+
+def test_a_name_before_a_noun_the_passages_write_after_another_is_the_passages_name(
+    hybrid_chat,
+):
+    # "Basic customers" are the passages' "Basic plan customers": the answer went on into
+    # the Business and Enterprise channels, "Basic customers" read as a name of its own.
+    result = ask(hybrid_chat, "Can Basic customers call support?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert first_sentence(result.answer).startswith("Basic plan customers can contact")
+    assert "Business plan customers can also use" not in result.answer, result.answer
+    assert "Enterprise plan customers have" not in result.answer, result.answer
+
+
+def test_a_problem_fixed_is_a_problem_resolved(hybrid_chat):
+    # The policy writes "not resolved": "isn't fixed" was declined after the escalation
+    # answer ("The documents do not answer this question.").
+    result = converse(
+        hybrid_chat, "how do I escalate a ticket?", "what if it's a P1 that isn't fixed?"
+    )[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert first_sentence(result.answer).startswith("If a P1 or P2 incident is not resolved")

@@ -468,6 +468,10 @@ def test_not_pure_anaphora(question):
         "combien de jours ai-je pour le faire ?",
         # Function words only: they name nothing of their own.
         "what do I do now?",
+        # A demonstrative or "one" ending the message: no noun after it, it stands for
+        # something said before.
+        "how fast will Business respond to that?",
+        "how fast does Basic respond to one?",
     ],
 )
 def test_looks_like_followup(question):

@@ -121,21 +121,22 @@ def looks_like_followup(question: str, languages: Sequence[str] | None = None) -
         return True
     # "the Samsung one", "that cheaper one": an item named by the previous answer.
     pointers = comp.determiners | comp.anaphora_words
+    # "how fast will Business respond to that?", "what if I fail one?": a demonstrative or
+    # "one" ending the message has no noun after it, so it stands for something said
+    # before (a determiner ends no message: « la », « les » are left out); "one" after a
+    # noun that makes it a number ("step one", "day one") is none.
+    last = words[-1]
+    if last in comp.anaphora_words - comp.determiners - comp.one_words or (
+        last in comp.one_words
+        and not (
+            len(words) >= 2
+            and (words[-2] in comp.known - comp.stopwords or words[-2] in comp.measure_units)
+        )
+    ):
+        return True
     for i, word in enumerate(words):
         if word in comp.one_words and i >= 2 and words[i - 2] in pointers:
             return True
-    # "what if I fail one?", "how can I create one?": "one" ending the message with no noun
-    # after it is a pronoun for a thing of the kind just discussed (a phishing exercise, an
-    # account), unless a noun before it makes it a number ("step one", "day one"), or the
-    # message names the thing itself ("I want to buy a laptop, can you recommend one?").
-    if (
-        len(words) >= 2
-        and words[-1] in comp.one_words
-        and len([w for w in words[:-1] if w not in comp.stopwords]) <= 2
-        and words[-2] not in comp.known
-        and words[-2] not in comp.measure_units
-    ):
-        return True
     # "how many days do I have?", "combien de jours ai-je ?": a measure of nothing named,
     # so of what the conversation is about.
     content = [w for w in words if w not in comp.stopwords]

@@ -64,6 +64,7 @@ def answering_sentences(
     native: frozenset[int] = frozenset(),
     texts: Sequence[str] = (),
     sections: Sequence[str] = (),
+    referred: str = "",
 ) -> list[Row]:
     """Only the sentences that answer the question: no filler.
 
@@ -139,7 +140,7 @@ def answering_sentences(
         if not of or any(of & read[r[3]] for r in naming) or not any(of & read[r[3]] for r in rows):
             rows = naming or rows
     rows = _of_passages_acting(rows, question, read)
-    if siblings := sibling_patterns(question, texts):
+    if siblings := sibling_patterns(question, texts, referred):
         # "What is a P2 incident?": "A P3 (medium) incident is..." holds "incident"
         # and speaks of another incident; "the Basic plan": not the Business plan's.
         rows = [r for r in rows if not names_another(r[3], siblings)] or rows

@@ -228,6 +228,8 @@ class ExtractiveChatModel(BaseChatModel):
                     native,
                     texts,
                     [source.section for source in sources],
+                    # What a follow-up's search carried is what its pronoun stands for.
+                    referred=search_query if search_query != question else "",
                 )
             chosen = gathered(
                 rows,

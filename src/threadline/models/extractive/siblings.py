@@ -59,21 +59,57 @@ def _names_as_the_passages_write_them(question: str, texts: Sequence[str]) -> li
                 # A noun of its own after it: a name only before the noun the passages
                 # write it with ("the enterprise plan", their "Enterprise plan"), where
                 # "business hours" is another thing than the "Business plan".
-                nouns &= {after.lower()}
+                # A noun the passages write only after another one beside the name
+                # ("Basic customers", their "Basic plan customers") is of the name and
+                # that other noun: the name is the "Basic plan" still.
+                nouns = nouns & {after.lower()} or {
+                    noun
+                    for noun in nouns
+                    if any(
+                        re.search(rf"\b{name} {noun} {re.escape(after)}\b", text, re.I)
+                        for text in texts
+                    )
+                }
             found.extend((name, noun) for noun in sorted(nouns) if not is_stopword(noun))
     return found
 
 
-def sibling_patterns(question: str, texts: Sequence[str] = ()) -> list[tuple[re.Pattern[str], str]]:
+def _codes_referred(question: str, referred: str, texts: Sequence[str]) -> list[str]:
+    """Return the codes a follow-up's search carried, as the passages write them.
+
+    "how fast will Business respond to that?" after "what is a P2 incident?" is searched
+    with "(p2 incident)": "that" stands for the P2 incident, whose code ("p2", "P2" in the
+    passages) has siblings as a code the question typed would. Not a code whose letters
+    the question types with a number of its own ("and P3?" asks of P3).
+    """
+    typed = {
+        code.group(1).lower() for w in question.split() if (code := _CODE.match(w.strip("?.,!;:")))
+    }
+    found: list[str] = []
+    for word in re.findall(r"[\w'’-]+", referred):
+        code = _CODE.match(word)
+        if not code or code.group(1).lower() in typed:
+            continue
+        written = re.compile(rf"\b{re.escape(word)}\b", re.I)
+        found.extend(
+            {m.group() for text in texts for m in written.finditer(text) if m.group()[0].isupper()}
+        )
+    return found
+
+
+def sibling_patterns(
+    question: str, texts: Sequence[str] = (), referred: str = ""
+) -> list[tuple[re.Pattern[str], str]]:
     """Return how a sentence names another thing of the kind the question names.
 
     "P2" has siblings "P1", "P3" (the same letters, another number); "the Basic plan"
     has "the Business plan", "the Enterprise plan" (another name before the same
     noun; "le plan Business" after it). Each pattern comes with the name it stands for.
     A name typed in lower case is read as the passages (`texts`) write it
-    (`_names_as_the_passages_write_them`).
+    (`_names_as_the_passages_write_them`). `referred` is what a follow-up's search
+    carried from the conversation: the codes it names are asked too (`_codes_referred`).
     """
-    words = re.findall(r"[\w'’-]+", question)
+    words = re.findall(r"[\w'’-]+", question) + _codes_referred(question, referred, texts)
     written = _names_as_the_passages_write_them(question, texts) if texts else []
     # The things the question names are no siblings of each other: "the difference
     # between P1 and P2" asks of both, and a sentence on P2 speaks of one asked.

@@ -295,6 +295,9 @@ SAME_SENSE: tuple[str, ...] = (
     # What a rule requires is mandatory: "Brightwell requires multi-factor authentication"
     # answers "is MFA mandatory?" ("compulsory", "obligatory" too).
     "required mandatory compulsory obligatory",
+    # A problem fixed is a problem resolved: "If a P1 ... is not resolved within 4 hours"
+    # answers "what if a P1 isn't fixed?".
+    "fixed resolved",
 )
 """Words that name the same thing, one group a line: a passage writes one where a question
 writes another ("the screen size" of a phone whose page gives its "6.82-inch display";
