@@ -24,6 +24,7 @@ from threadline.store.edits import answer_counts
 from threadline.store.ids import validate_id
 from threadline.store.models import Message, Session, UtcDatetime
 from threadline.text.storable import unstorable_text
+from threadline.tracing import TRACE_MAX_CHARS, sanitize_trace
 
 EXPORT_FORMAT: Literal["threadline.session"] = "threadline.session"
 MAX_IMPORT_MESSAGES = 10_000
@@ -36,6 +37,13 @@ few thousand characters under the model's token cap), far below what costs every
 turn of the session seconds of the server's CPU (a 12.8 MB answer: 59 s)."""
 MAX_IMPORTED_OUTLINE_TITLE_CHARS = 1000
 """Longest outline title an import may hold (a turn's are one heading or one line)."""
+MAX_IMPORTED_CITATIONS = 1000
+"""Most citations, cited document ids or titles one imported answer may hold: a turn
+cites the passages it packed (`max_chunks`, at most 50) or one catalog list, far fewer;
+an answer naming 10^6 document ids made each later turn of its session take 1 to 10 s."""
+MAX_IMPORTED_RATINGS = 1000
+"""Most ratings one imported answer may hold (one per user): 100,000 made each later
+turn of its session take 1.2 to 2 s and its regenerate 7 s."""
 CLOCK_SKEW = timedelta(days=1)
 """How far past this server's clock an imported time may lie (another server's clock)."""
 
@@ -127,6 +135,28 @@ def _check_answer_size(message: Message) -> None:
             f"answer {message.id!r} has {len(outline)} outline sections, a turn writes at "
             f"most {MAX_SECTIONS}"
         )
+    meta = message.metadata
+    if meta is not None:
+        for name, items in (
+            ("citations", meta.citations),
+            ("document ids", meta.doc_ids),
+            ("titles", meta.titles),
+        ):
+            if len(items) > MAX_IMPORTED_CITATIONS:
+                raise ValueError(
+                    f"answer {message.id!r} has {len(items)} {name}, more than the "
+                    f"{MAX_IMPORTED_CITATIONS} an answer may hold"
+                )
+        if len(meta.feedback) > MAX_IMPORTED_RATINGS:
+            raise ValueError(
+                f"answer {message.id!r} has {len(meta.feedback)} ratings, more than the "
+                f"{MAX_IMPORTED_RATINGS} an answer may hold"
+            )
+        raters = [rating.user for rating in meta.feedback]
+        twice = [user for user, n in Counter(raters).items() if n > 1]
+        if twice:
+            # One rating per user per answer (`threadline.feedback`): which would count?
+            raise ValueError(f"answer {message.id!r} has two ratings by user {twice[0]!r}")
     for item in outline:
         if len(item.title) > MAX_IMPORTED_OUTLINE_TITLE_CHARS:
             raise ValueError(
@@ -203,6 +233,14 @@ def from_export(
         InvalidIdError: If `session_id` is not a valid id.
     """
     data = export.session
+    messages = [m.model_copy(deep=True) for m in data.messages]
+    for message in messages:
+        if message.metadata is not None and message.metadata.trace is not None:
+            # Kept as a turn keeps its trace: without document text, within its size cap
+            # (a hand-made one of 500,000 entries would ride along with every export).
+            # Entries past the first TRACE_MAX_CHARS cannot fit (each takes two or more
+            # characters of JSON): cut first, so the cap costs no more than it keeps.
+            message.metadata.trace = sanitize_trace(message.metadata.trace[:TRACE_MAX_CHARS])
     return Session(
         id=validate_id(session_id, "session_id") if session_id is not None else data.id,
         tenant=tenant,
@@ -210,7 +248,7 @@ def from_export(
         title=data.title,
         created_at=data.created_at,
         updated_at=data.updated_at,
-        messages=[m.model_copy(deep=True) for m in data.messages],
+        messages=messages,
     )
 
 

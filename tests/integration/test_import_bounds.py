@@ -18,8 +18,14 @@ from fastapi.testclient import TestClient
 
 from support.services import make_services
 from threadline.api.main import create_app
-from threadline.export import MAX_IMPORTED_ANSWER_CHARS, MAX_IMPORTED_OUTLINE_TITLE_CHARS
+from threadline.export import (
+    MAX_IMPORTED_ANSWER_CHARS,
+    MAX_IMPORTED_CITATIONS,
+    MAX_IMPORTED_OUTLINE_TITLE_CHARS,
+    MAX_IMPORTED_RATINGS,
+)
 from threadline.followups.outline import MAX_SECTIONS
+from threadline.tracing import TRACE_MAX_CHARS
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +45,23 @@ def variant(export: dict, session_id: str, change) -> str:
     file["session"]["id"] = session_id
     change(file["session"]["messages"][-1])
     return json.dumps(file)
+
+
+def cited(message: dict, count: int) -> None:
+    """Make the answer name `count` citations, document ids and titles."""
+    citation = message["metadata"]["citations"][0]
+    message["metadata"].update(
+        citations=[{**citation, "id": str(i)} for i in range(1, count + 1)],
+        doc_ids=[f"doc-{i}" for i in range(count)],
+        titles=[f"Title {i}" for i in range(count)],
+    )
+
+
+def rated(message: dict, users: list[str]) -> None:
+    """Give the answer one rating by each of `users`."""
+    message["metadata"]["feedback"] = [
+        {"user": user, "rating": "down", "created_at": "2026-01-01T00:00:00Z"} for user in users
+    ]
 
 
 def outline_of(count: int, title_chars: int = 20) -> list[dict]:
@@ -72,6 +95,33 @@ def outline_of(count: int, title_chars: int = 20) -> list[dict]:
         ),
         ("answer-at-limit", lambda m: m.update(content="a" * MAX_IMPORTED_ANSWER_CHARS), False),
         ("answer-over", lambda m: m.update(content="a" * (MAX_IMPORTED_ANSWER_CHARS + 1)), True),
+        # Attack round 12: 10^6 document ids on one answer made each later turn of the
+        # session take 1 to 10 s ("détaille S3": 10.1 s), 100,000 ratings 1.2 to 2 s and
+        # its regenerate 7.4 s; a turn cites the passages it packed, at most 50.
+        ("citations-at-limit", lambda m: cited(m, MAX_IMPORTED_CITATIONS), False),
+        ("citations-over", lambda m: cited(m, MAX_IMPORTED_CITATIONS + 1), True),
+        (
+            "doc-ids-over",
+            lambda m: m["metadata"].update(doc_ids=["d"] * (MAX_IMPORTED_CITATIONS + 1)),
+            True,
+        ),
+        (
+            "titles-over",
+            lambda m: m["metadata"].update(titles=["t"] * (MAX_IMPORTED_CITATIONS + 1)),
+            True,
+        ),
+        (
+            "ratings-at-limit",
+            lambda m: rated(m, [f"u{i}" for i in range(MAX_IMPORTED_RATINGS)]),
+            False,
+        ),
+        (
+            "ratings-over",
+            lambda m: rated(m, [f"u{i}" for i in range(MAX_IMPORTED_RATINGS + 1)]),
+            True,
+        ),
+        # One rating per user per answer: two by one user leave which one counts unsaid.
+        ("ratings-by-one-user-twice", lambda m: rated(m, ["alice", "bob", "alice"]), True),
     ],
 )
 def test_imports_beyond_what_a_turn_writes_are_refused_and_store_nothing(
@@ -129,3 +179,35 @@ def test_a_session_at_the_import_limit_exports_as_markdown_in_linear_time(export
     assert markdown.status_code == 200
     assert markdown.text.count("\n## ") == 5_000 and "set aside" not in markdown.text
     assert cpu < 3.0, f"{cpu:.1f} s of CPU"
+
+
+def test_an_imported_trace_is_kept_as_a_turn_keeps_one(exported) -> None:
+    """A hand-made trace of 500,000 entries (4.9 MB) was stored whole, rode along with
+    every JSON export (15.5 MB, 10 s) and could carry text a turn's trace never keeps;
+    it is kept as a turn's: sanitised, within `TRACE_MAX_CHARS` of JSON."""
+    client, export = exported
+
+    def huge_trace(message: dict) -> None:
+        message["metadata"]["trace"] = [{"node": "x", "text": "passage text"}] * 200_000
+
+    body = variant(export, "imp-huge-trace", huge_trace)
+    response = client.post(
+        "/sessions/import", content=body, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 201, response.text
+
+    stored = client.get("/sessions/imp-huge-trace/export", params={"format": "json"}).json()
+    trace = stored["session"]["messages"][-1]["metadata"]["trace"]
+    assert trace and len(json.dumps(trace, separators=(",", ":"))) <= TRACE_MAX_CHARS
+    assert "passage text" not in json.dumps(trace)
+    # A turn's own trace, already within the cap, is imported unchanged.
+    assert (
+        client.post(
+            "/sessions/import",
+            content=variant(export, "imp-own-trace", lambda m: None),
+            headers={"content-type": "application/json"},
+        ).status_code
+        == 201
+    )
+    again = client.get("/sessions/imp-own-trace/export", params={"format": "json"}).json()
+    assert again["session"]["messages"] == export["session"]["messages"]
