@@ -886,3 +886,13 @@ def test_le_support_is_the_subject_of_one_document_not_a_value_per_plan(chat, qu
     result = converse(chat, question)
     assert result.outcome == "grounded_answer", result.answer
     assert "Monday to Friday, 8:00 to 20:00 Eastern Time" in result.answer
+
+
+def test_the_means_of_a_payment_is_its_method(chat):
+    # Round 21: « et par quel moyen ? » after the refund time was declined: « moyen »
+    # was translated "means" or "average" only, and a payment's means is its method
+    # ("paid to the original payment method").
+    result = converse(chat, "Combien de temps pour un remboursement ?", "et par quel moyen ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "Refunds are paid to the original payment method" in result.answer
+
