@@ -2753,3 +2753,15 @@ def test_a_question_about_the_assistant_names_its_documents_and_cites_none(
     assert says in result.answer
     assert all(f"- {title}" in result.answer for title in TITLES), result.answer
     assert not any(step["node"] == "retrieve" for step in result.trace)
+
+
+def test_the_thing_named_chooses_the_sentence_under_a_heading_on_what_is_asked(hybrid_chat):
+    # Round 21: "Is SMS OK for two-factor?" quoted "Brightwell requires multi-factor
+    # authentication (MFA) on all company accounts" alone: only it writes "factor". The
+    # heading "Passwords and multi-factor authentication" heads the SMS sentence too, and
+    # that sentence names the thing asked of.
+    result = ask(hybrid_chat, "Is SMS OK for two-factor?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.answer.startswith("Brightwell employees must use the authenticator app")
+    assert "SMS codes are allowed only as a temporary fallback for 7 days" in result.answer
+

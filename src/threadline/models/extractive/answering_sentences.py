@@ -147,7 +147,9 @@ def answering_sentences(
         # "What percentage of customers are businesses?": a percentage is a share of
         # what follows it ("99.9% monthly uptime"), no share of the customers.
         rows = [r for r in rows if states_percentage_of(r[3], _senses(terms_there_and_back(whole)))]
-    return _holding_what_is_asked(rows, question, answer_type, own, read, native, translated)
+    return _holding_what_is_asked(
+        rows, question, answer_type, own, read, native, translated, sections
+    )
 
 
 # "yearly", "monthly", "weekly", "hourly" ask how often, and share their stem with the
@@ -263,6 +265,7 @@ def _holding_what_is_asked(
     read: dict[str, set[str]],
     native: frozenset[int],
     translated: set[str] = frozenset(),  # type: ignore[assignment]
+    sections: Sequence[str] = (),
 ) -> list[Row]:
     """Return the rows holding what is asked beyond the question's names, if any do."""
     # "Quelle est la garantie du Pixel 8a ?": a sentence naming the Pixel 8a but not
@@ -275,7 +278,13 @@ def _holding_what_is_asked(
     # holds "data" alone. Across languages a shared start is a false friend ("revenue",
     # "revendus"); the question's words joined ("differenceamong") are no word of its
     # own: both are found whole or not at all.
-    asked = own - set(terms(" ".join(question_names(question)))) - KIND_WORDS
+    names = set(terms(" ".join(question_names(question))))
+    asked = own - names - KIND_WORDS
+    # A section's heading says what each of its sentences is about: under "Passwords and
+    # multi-factor authentication", the sentence naming the thing asked of ("Is SMS OK
+    # for two-factor?": "SMS codes are allowed only as a temporary fallback") speaks of
+    # it and of two-factor authentication, though only the heading writes "factor".
+    headed = {si: asked & sentence_terms(section) for si, section in enumerate(sections) if section}
     written = asked & own_terms(question, answer_type)
     # The question's words joined ("macbookair") are no translation: read by a shared
     # start in a French sentence they would hold "MacBook" and leave the English ones out.
@@ -296,6 +305,7 @@ def _holding_what_is_asked(
             # « Sur le plan environnemental » holds « environnement » (the stems differ).
             or (r[1] not in native and any(matches_term(t, read[r[3]]) for t in carried))
             or (members and enumerates(r[3]) and own & read[r[3]])
+            or (headed.get(r[1]) and names & read[r[3]])
         ]
     ):
         # A sentence saying what the whole of X is answers "what is X?" too, whatever
