@@ -2765,3 +2765,14 @@ def test_the_thing_named_chooses_the_sentence_under_a_heading_on_what_is_asked(h
     assert result.answer.startswith("Brightwell employees must use the authenticator app")
     assert "SMS codes are allowed only as a temporary fallback for 7 days" in result.answer
 
+
+def test_it_after_a_which_question_is_the_thing_the_answer_picked(hybrid_chat):
+    # Round 21: "how much is it per year?" after "Which support plan includes a Slack
+    # channel?" was searched and checked as the Slack channel's price ("nothing about
+    # Slack"): "it" is the plan the answer picked, "Enterprise plan customers have ...".
+    first, then = converse(
+        hybrid_chat, "Which support plan includes a Slack channel?", "how much is it per year?"
+    )
+    assert first.answer.startswith("Enterprise plan customers have"), first.answer
+    assert then.outcome == "grounded_answer", then.answer
+    assert "$8,990 per year for Enterprise" in then.answer
