@@ -896,3 +896,25 @@ def test_the_means_of_a_payment_is_its_method(chat):
     assert result.outcome == "grounded_answer", result.answer
     assert "Refunds are paid to the original payment method" in result.answer
 
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("Résume la politique de support", "quel est le délai pour un P1 ?"),
+        (
+            "Résume la politique de support",
+            "Quels sont les plans ?",
+            "quel est le délai pour un P1 ?",
+        ),
+    ],
+)
+def test_a_follow_up_on_a_section_quotes_what_it_names_not_its_siblings(chat, messages):
+    # Round 21: « quel est le délai pour un P1 ? », read as a follow-up on the response
+    # times, quoted every Enterprise priority and the Business P2: P1 of each plan only.
+    result = converse(chat, *messages)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "On the Enterprise plan, P1 incidents get a first response within 15 minutes" in (
+        result.answer
+    )
+    assert "On the Basic plan, P1 incidents get a first response" in result.answer
+    assert "P2" not in result.answer and "P3" not in result.answer
