@@ -2776,3 +2776,18 @@ def test_it_after_a_which_question_is_the_thing_the_answer_picked(hybrid_chat):
     assert first.answer.startswith("Enterprise plan customers have"), first.answer
     assert then.outcome == "grounded_answer", then.answer
     assert "$8,990 per year for Enterprise" in then.answer
+
+
+def test_how_that_compares_with_a_year_is_the_figures_of_that_year(hybrid_chat):
+    # Round 21: "how does that compare with 2023?" after S4 of the annual report was
+    # declined: "compare" was read as a word the passage must write, while the report
+    # states the comparison with the figures (« 91 %, contre 88 % en 2023 »).
+    *_, result = converse(
+        hybrid_chat,
+        "Give me an overview of the annual report",
+        "tell me more about S4",
+        "how does that compare with 2023?",
+    )
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Service client"
+    assert "contre 88 % en 2023" in result.answer
