@@ -232,7 +232,7 @@ class ExtractiveChatModel(BaseChatModel):
                 )
             chosen = gathered(
                 rows,
-                question_coverage(question, sources, answer_type=answer_type),
+                question_coverage(question, sources, answer_type=answer_type, compared=compared),
                 max_sources=self.max_sources,
                 answer_words=self.answer_words,
                 # A count or a share asked in the present ("How many stores does
@@ -242,7 +242,7 @@ class ExtractiveChatModel(BaseChatModel):
                 past=asks_what_was(question)
                 or (answer_type in ("quantity", "share") and asks_what_is_now(question)),
                 tie_break=question_coverage(
-                    question, sources, with_section=True, answer_type=answer_type
+                    question, sources, with_section=True, answer_type=answer_type, compared=compared
                 ),
                 heading=heading_coverage(question, sources, answer_type),
                 fit=sentence_fit(question, answer_type, translated | carried, compared),
