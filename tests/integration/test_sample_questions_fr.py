@@ -949,3 +949,35 @@ def test_a_share_asked_is_the_one_its_clause_gives_to_the_part_asked(chat, quest
     # sentence gives the share, and none is quoted as if it did.
     result = converse(chat, question)
     assert "27,4 %" not in result.answer and "14 %" not in result.answer, result.answer
+
+
+def test_the_means_of_a_payment_is_its_method(chat):
+    # Round 21: « et par quel moyen ? » after the refund time was declined: « moyen »
+    # was translated "means" or "average" only, and a payment's means is its method
+    # ("paid to the original payment method").
+    result = converse(chat, "Combien de temps pour un remboursement ?", "et par quel moyen ?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "Refunds are paid to the original payment method" in result.answer
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("Résume la politique de support", "quel est le délai pour un P1 ?"),
+        (
+            "Résume la politique de support",
+            "Quels sont les plans ?",
+            "quel est le délai pour un P1 ?",
+        ),
+    ],
+)
+def test_a_follow_up_on_a_section_quotes_what_it_names_not_its_siblings(chat, messages):
+    # Round 21: « quel est le délai pour un P1 ? », read as a follow-up on the response
+    # times, quoted every Enterprise priority and the Business P2: P1 of each plan only.
+    result = converse(chat, *messages)
+    assert result.outcome == "grounded_answer", result.answer
+    assert "On the Enterprise plan, P1 incidents get a first response within 15 minutes" in (
+        result.answer
+    )
+    assert "On the Basic plan, P1 incidents get a first response" in result.answer
+    assert "P2" not in result.answer and "P3" not in result.answer

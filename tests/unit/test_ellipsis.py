@@ -11,6 +11,7 @@ from threadline.graph.ellipsis import (
     substituted_question,
     with_the_year_meant,
 )
+from threadline.graph.picked import picked_by_the_answer
 from threadline.graph.reformulation import query_variants
 
 
@@ -350,3 +351,41 @@ def test_a_correction_naming_one_name_asks_the_previous_question_of_it(previous,
 def test_a_correction_saying_more_than_a_name_is_no_name_corrected(message):
     # Narrowed ("photos in the air") or naming what it rejects: searched as a correction.
     assert corrected_name(message) is None
+
+
+@pytest.mark.parametrize(
+    ("message", "question", "answer", "picked"),
+    [
+        (
+            "how much is it per year?",
+            "Which support plan includes a Slack channel?",
+            "Enterprise plan customers have 24/7 phone support and a private Slack channel.",
+            "Enterprise plan",
+        ),
+        (
+            "combien coûte-t-il ?",
+            "Quel plan inclut un canal Slack ?",
+            "Le plan Enterprise inclut un canal Slack privé.",
+            "plan Enterprise",
+        ),
+        (
+            "what's its warranty?",
+            "Which phone sold the most?",
+            "The Samsung Galaxy A55 5G phone sold the most.",
+            "Samsung Galaxy A55 5G phone",
+        ),
+        # No "it": the message asks of its own words.
+        (
+            "how much per year?",
+            "Which support plan includes a Slack channel?",
+            "Enterprise plan",
+            None,
+        ),
+        # No kind chosen by the previous question.
+        ("how much is it?", "Does any plan include Slack?", "Enterprise plan customers ...", None),
+    ],
+)
+def test_it_after_a_which_question_is_the_thing_the_answer_picked(
+    message, question, answer, picked
+):
+    assert picked_by_the_answer(message, question, answer) == picked

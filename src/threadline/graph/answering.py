@@ -31,10 +31,12 @@ from threadline.graph.ellipsis import (
     owned_by_the_one_named,
     read_ellipsis,
     substituted_question,
+    with_the_owner_named,
     with_the_year_meant,
 )
 from threadline.graph.evidence import Evidence, Verdict, decide
 from threadline.graph.grounding import neutralize_markers
+from threadline.graph.picked import picked_by_the_answer
 from threadline.graph.question_terms import PRONOUN
 from threadline.graph.reformulation import trail_turns
 from threadline.knowledge.facts import revenue_spelled_out
@@ -129,7 +131,11 @@ def asked_question(state: State, names: Sequence[str] = ()) -> str:
         # "and for Business?" after "what's its response time for P2?" swaps the name
         # "its" stood for: the previous question is read with it.
         before = as_the_passages_write_it(str(state.history[-2].get("question") or ""), texts)
-        previous = owned_by_the_one_named(previous, before) or previous
+        previous = (
+            _owned_by_the_one_picked(previous, before, str(state.history[-2].get("answer") or ""))
+            or owned_by_the_one_named(previous, before)
+            or previous
+        )
     searched = state.history[-1].get("search_query") or ""
     continued = str(state.history[-2].get("question") or "") if len(state.history) > 1 else ""
     query = year_meant(state, query)
@@ -138,10 +144,22 @@ def asked_question(state: State, names: Sequence[str] = ()) -> str:
     query = with_clippings_read(query, str(state.history[-1].get("answer") or ""))
     asked = (
         substituted_question(query, previous, searched, continued)
+        or _owned_by_the_one_picked(query, previous, str(state.history[-1].get("answer") or ""))
         or owned_by_the_one_named(query, as_the_passages_write_it(previous, texts))
         or query
     )
     return revenue_spelled_out(asked)
+
+
+def _owned_by_the_one_picked(question: str, previous: str, answered: str) -> str | None:
+    """Return a follow-up's "it" as the thing the answer to a "which X ...?" picked.
+
+    "how much is it per year?" after "Which support plan includes a Slack channel?"
+    asks the price of the plan the answer named ("Enterprise plan customers have ... a
+    private Slack channel"), not of the Slack channel the question named.
+    """
+    picked = picked_by_the_answer(question, previous, answered)
+    return with_the_owner_named(question, picked) if picked else None
 
 
 def year_meant(state: State, query: str | None = None) -> str:

@@ -54,6 +54,7 @@ from threadline.graph.condensation import (
 )
 from threadline.graph.ellipsis import substituted_question
 from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig
+from threadline.graph.picked import picked_by_the_answer
 from threadline.graph.question_terms import asks_of_the_subject
 from threadline.graph.question_terms import content_terms as asked_terms
 from threadline.knowledge.bilingual import content_words, translate_query
@@ -558,11 +559,13 @@ def reformulate_turn(state: State, services: Services, context: Context) -> dict
                 str(state.history[-2].get("question") or "") if len(state.history) > 1 else ""
             )
             # « et la marge opé ? »: searched as the word of the conversation it clips.
-            message = with_clippings_read(
-                state.query, str(state.history[-1].get("answer") or "") if state.history else ""
-            )
+            answered = str(state.history[-1].get("answer") or "") if state.history else ""
+            message = with_clippings_read(state.query, answered)
+            # "how much is it per year?" after "Which support plan includes a Slack
+            # channel?": "it" is the plan the answer picked, not the question's words.
+            picked = picked_by_the_answer(message, previous, answered)
             query = substituted_question(message, previous, last_query, continued) or condense(
-                message, last_query, titles
+                message, picked or last_query, titles
             )
             fu.method = "heuristic"
         else:

@@ -148,10 +148,50 @@ def compared_numbers(question: str, passages: Sequence[Mapping[str, object]]) ->
         share, a size) a passage states with a number; empty when none.
     """
     asked = _measures(question, compared=True)
+    counted = _counts_of_limited_things(question, passages)
     if not asked:
-        return frozenset()
+        return counted
     stated: set[str] = set()
     for passage in passages:
         for _, unit in _measures(str(passage.get("text", ""))):
             stated.add(_DIMENSIONS.get(unit, unit))
-    return frozenset(number for number, unit in asked if _DIMENSIONS.get(unit, unit) in stated)
+    return counted | frozenset(
+        number for number, unit in asked if _DIMENSIONS.get(unit, unit) in stated
+    )
+
+
+# A count of things ("500 devices") and a limit a passage states on the number of those
+# things: "covers up to 100 devices", "an unlimited number of devices", « jusqu'à 10
+# appareils », « un nombre illimité d'appareils ».
+_COUNT = re.compile(r"(?<![\w.,$€£])(?P<number>\d+)\s+(?P<noun>[a-z][a-z-]+)")
+_LIMITED = (
+    r"(?:up to|at most|a maximum of|maximum|no more than|jusqu'a|au plus|au maximum)\s+"
+    r"\d[\d,. ]*\s+{noun}|"
+    r"(?:unlimited|any) number of\s+{noun}|unlimited\s+{noun}|"
+    r"nombre illimite d(?:e\s+|')\s*{noun}|{noun}\s+illimite"
+)
+
+
+def _counts_of_limited_things(
+    question: str, passages: Sequence[Mapping[str, object]]
+) -> frozenset[str]:
+    """Return the question's counts of things whose number a passage limits.
+
+    "Does the Enterprise plan cover 500 devices?" measures its case against "covers an
+    unlimited number of devices", as "after 45 days" is measured against "within 30 days":
+    the 500 is no name the passages must write, and "up to 50% of the monthly fee" does
+    not hold it.
+    """
+    folded = fold(question)
+    counts = [(m["number"], m["noun"]) for m in _COUNT.finditer(folded) if m["noun"] not in _UNITS]
+    if not counts:
+        return frozenset()
+    texts = [fold(str(passage.get("text", ""))) for passage in passages]
+    found: set[str] = set()
+    for number, noun in counts:
+        # The noun as written or singular: "devices", "device"; « appareils ».
+        forms = rf"(?:{re.escape(noun)}|{re.escape(noun.rstrip('s'))}s?)\b"
+        limited = re.compile(_LIMITED.format(noun=forms))
+        if any(limited.search(text) for text in texts):
+            found.add(number)
+    return frozenset(found)

@@ -186,7 +186,9 @@ def answering_sentences(
             rows = [r for r in rows if not states_an_aim(r[3])]
     if answer_type != "share":
         rows = _naming_it_itself(rows, own - _names(question))
-    return _holding_what_is_asked(rows, question, answer_type, own, read, native, translated)
+    return _holding_what_is_asked(
+        rows, question, answer_type, own, read, native, translated, sections
+    )
 
 
 def _names(question: str) -> set[str]:
@@ -339,6 +341,7 @@ def _holding_what_is_asked(
     read: dict[str, set[str]],
     native: frozenset[int],
     translated: set[str] = frozenset(),  # type: ignore[assignment]
+    sections: Sequence[str] = (),
 ) -> list[Row]:
     """Return the rows holding what is asked beyond the question's names, if any do."""
     # "Quelle est la garantie du Pixel 8a ?": a sentence naming the Pixel 8a but not
@@ -351,7 +354,13 @@ def _holding_what_is_asked(
     # holds "data" alone. Across languages a shared start is a false friend ("revenue",
     # "revendus"); the question's words joined ("differenceamong") are no word of its
     # own: both are found whole or not at all.
-    asked = own - set(terms(" ".join(question_names(question)))) - KIND_WORDS
+    names = set(terms(" ".join(question_names(question))))
+    asked = own - names - KIND_WORDS
+    # A section's heading says what each of its sentences is about: under "Passwords and
+    # multi-factor authentication", the sentence naming the thing asked of ("Is SMS OK
+    # for two-factor?": "SMS codes are allowed only as a temporary fallback") speaks of
+    # it and of two-factor authentication, though only the heading writes "factor".
+    headed = {si: asked & sentence_terms(section) for si, section in enumerate(sections) if section}
     written = asked & own_terms(question, answer_type)
     # The question's words joined ("macbookair") are no translation: read by a shared
     # start in a French sentence they would hold "MacBook" and leave the English ones out.
@@ -372,6 +381,7 @@ def _holding_what_is_asked(
             # « Sur le plan environnemental » holds « environnement » (the stems differ).
             or (r[1] not in native and any(matches_term(t, read[r[3]]) for t in carried))
             or (members and enumerates(r[3]) and own & read[r[3]])
+            or (headed.get(r[1]) and names & read[r[3]])
         ]
     ):
         # A sentence saying what the whole of X is answers "what is X?" too, whatever

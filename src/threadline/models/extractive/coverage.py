@@ -29,8 +29,12 @@ def question_coverage(
     *,
     with_section: bool = False,
     answer_type: str = "",
+    compared: frozenset[str] = frozenset(),
 ) -> Callable[[tuple[float, int, int, str]], float]:
     """Return the share of the question's own words a sentence row holds, 0..1.
+
+    `compared`: the question's numbers measured against a limit (`limits.compared_numbers`),
+    no words a sentence must hold: "up to 50% of the monthly fee" holds no "50 devices".
 
     A sentence in another language than the question's is read with its words'
     translations, so that each of the question's words counts once whatever the
@@ -40,7 +44,7 @@ def question_coverage(
     asked = detect_language(question)
     # "Que faire si je perds...": French auxiliaries and modals ask how, as the English
     # stopwords "do", "should", "can" do; the index keeps them, a reader not.
-    own = own_terms(question, answer_type)
+    own = own_terms(question, answer_type) - compared
     languages = [detect_language(f"{s.title} {s.text}") for s in sources]
 
     # A phrase the lexicon translates whole ("ordinateur portable", a laptop) is one

@@ -31,6 +31,7 @@ from threadline.models.extractive.question import closed_compounds, translated_t
 from threadline.models.extractive.quoted_passages import gathered
 from threadline.models.extractive.scoring import question_weights, scored_sentences
 from threadline.models.extractive.sentences import Row
+from threadline.models.extractive.siblings import names_another, sibling_patterns
 from threadline.text import terms
 from threadline.text.language import detect_language
 
@@ -210,6 +211,10 @@ class ExtractiveChatModel(BaseChatModel):
         rows = scored_sentences(sources, weights, in_a_row, together)
         read_in_order = sorted(rows, key=lambda r: (r[1], r[2]))
         if reference:
+            if siblings := sibling_patterns(question, [source.text for source in sources]):
+                # « quel est le délai pour un P1 ? » on the response times: the section's
+                # sentences on P1, not those naming P2, P3 or P4 instead.
+                rows = [r for r in rows if not names_another(r[3], siblings)] or rows
             chosen = _of_the_sections_asked(rows, sources, reference, self.detail_sentences)
         else:
             if rows:
@@ -233,7 +238,7 @@ class ExtractiveChatModel(BaseChatModel):
                 )
             chosen = gathered(
                 rows,
-                question_coverage(question, sources, answer_type=answer_type),
+                question_coverage(question, sources, answer_type=answer_type, compared=compared),
                 max_sources=self.max_sources,
                 answer_words=self.answer_words,
                 # A count or a share asked in the present ("How many stores does
@@ -243,7 +248,7 @@ class ExtractiveChatModel(BaseChatModel):
                 past=asks_what_was(question)
                 or (answer_type in ("quantity", "share") and asks_what_is_now(question)),
                 tie_break=question_coverage(
-                    question, sources, with_section=True, answer_type=answer_type
+                    question, sources, with_section=True, answer_type=answer_type, compared=compared
                 ),
                 heading=heading_coverage(question, sources, answer_type),
                 fit=sentence_fit(question, answer_type, translated | carried, compared),
