@@ -2753,3 +2753,66 @@ def test_a_question_about_the_assistant_names_its_documents_and_cites_none(
     assert says in result.answer
     assert all(f"- {title}" in result.answer for title in TITLES), result.answer
     assert not any(step["node"] == "retrieve" for step in result.trace)
+
+
+# Round 20: multi-turn follow-ups asking only a circumstance of what was just said.
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [
+        ("what should I do if I lose my laptop?",),
+        ("We lost a company laptop on the train", "who do we tell?"),
+    ],
+)
+def test_how_fast_after_a_rule_asks_that_rules_time(hybrid_chat, opening):
+    # "how fast? (lose laptop)" ranked the catalog's laptops above the handbook's rule and
+    # quoted three laptops' descriptions: a follow-up asking only how long, when, how
+    # often or why asks of the passage just quoted, whose sources now rank first.
+    result = converse(hybrid_chat, *opening, "how fast?")[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert "within 1 hour" in result.answer
+    assert "laptop has a" not in result.answer
+    assert result.citations[0]["section"] == "Device encryption"
+
+
+def test_why_is_declined_when_no_sentence_gives_a_reason(hybrid_chat):
+    # The handbook states the password rules and no reason for them: "why?" quoted the
+    # Restricted-information sentence ("... passwords and security keys ... must only be
+    # stored in approved encrypted systems"), which gives none either.
+    result = converse(hybrid_chat, "What are the password rules?", "why?")[-1]
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert result.citations == [], result.answer
+
+
+@pytest.mark.parametrize(
+    ("messages", "quoted"),
+    [
+        # A reason in the sentence itself ("so that", « grâce à ») ...
+        (("what should I do if I lose my laptop?", "why?"), "so that the device can be wiped"),
+        (("What was the gross margin in 2024?", "why?"), "grâce à la part croissante"),
+        # ... or in the next one, which explains the one before (« Cette baisse s'explique »).
+        (
+            ("How much did CO2 emissions fall in 2024?", "pourquoi ?"),
+            "Cette baisse s'explique principalement",
+        ),
+    ],
+)
+def test_why_quotes_the_sentence_giving_the_reason(hybrid_chat, messages, quoted):
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert quoted in result.answer
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [("what's the outlook?",), ("what are the risks mentioned?", "and the outlook?")],
+)
+def test_the_outlook_without_a_year_is_the_reports_perspectives(hybrid_chat, messages):
+    # Declined ('nothing about "outlook"'): the lexicon's « perspective = outlook prospect
+    # perspective » read the English side as one phrase of three words, so "outlook"
+    # alone was not searched as « perspective » (only "the outlook for 2025" found it,
+    # by its year).
+    result = converse(hybrid_chat, *messages)[-1]
+    assert result.outcome == "grounded_answer", result.answer
+    assert result.citations[0]["section"] == "Perspectives 2025"

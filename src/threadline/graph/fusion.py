@@ -66,6 +66,9 @@ class FusionConfig:
         recurring: The message plus the words several past messages share.
         prior: The previous turn's sources as one more ranking of documents. Measured
             harmful on MTRAG (a follow-up there mostly needs new passages), so 0.
+        prior_circumstance: The same prior for a follow-up asking only why, when, how
+            long or how often ("why?", "how fast?", « dans quel délai ? »): it asks a
+            circumstance of what the previous answer said, whose sources rank first.
         answer_words: Most words taken from the previous answer.
         recurring_words: Most words taken from the past messages.
         recurring_min: Fewest past messages (questions and answers) a word must occur in.
@@ -95,6 +98,7 @@ class FusionConfig:
     answer: float = 0.5
     recurring: float = 0.25
     prior: float = 0.0
+    prior_circumstance: float = 1.0
     answer_words: int = 4
     recurring_words: int = 4
     recurring_min: int = 2

@@ -87,7 +87,7 @@ _FRENCH_INTERROGATIVE = re.compile(
 )
 # Kinds of fact a passage may state of one thing and not another in the next sentence:
 # checked in the sentence that holds what is asked (`states_kind_with`).
-SENTENCE_KINDS: frozenset[AnswerType] = frozenset({"frequency", "share"})
+SENTENCE_KINDS: frozenset[AnswerType] = frozenset({"frequency", "share", "reason"})
 
 
 def _asking_sentences(question: str) -> list[str]:
@@ -192,16 +192,20 @@ def states_kind_with(
     """
     text = str(passage.get("text", ""))
     written = detect_language(f"{passage.get('title', '')} {text}") if language else None
+    before = ""
     for sentence in sentences(text):
+        # A reason is often the next sentence's ("Cette baisse s'explique par ..."): it
+        # is read with the sentence it explains.
+        read, before = (f"{before} {sentence}" if kind == "reason" else sentence), sentence
         if not has_answer_type(kind, sentence):
             continue
-        vocabulary = set(terms(sentence)) | set(closed_terms(sentence))
+        vocabulary = set(terms(read)) | set(closed_terms(read))
         if language and written and written != language:
             # A sentence in another language holds a word asked through its translations
             # ("mot de passe" in "change the password"), as the year check reads one: the
             # phishing section's "every quarter" is still no frequency of a password.
             vocabulary |= translate_vocabulary(vocabulary, written, language)
-            vocabulary |= translate_passage_terms(sentence, written, language)
+            vocabulary |= translate_passage_terms(read, written, language)
         if not words or any(matches_term(word, vocabulary) for word in words):
             return True
     return False

@@ -55,8 +55,9 @@ from threadline.graph.condensation import (
 from threadline.graph.ellipsis import substituted_question
 from threadline.graph.fusion import DEFAULT_FUSION, FusionConfig
 from threadline.graph.question_terms import asks_of_the_subject
+from threadline.graph.question_terms import content_terms as asked_terms
 from threadline.knowledge.bilingual import content_words, translate_query
-from threadline.knowledge.facts import RELATIVE_TIME, as_a_staff_count
+from threadline.knowledge.facts import ASKING_TERMS, RELATIVE_TIME, as_a_staff_count, asked_type
 from threadline.knowledge.language import without_lead_in
 from threadline.models import quotes_sources
 from threadline.text import terms
@@ -114,6 +115,11 @@ def _conversation_language(previous: PreviousTurn | None) -> str | None:
 
 # The language a question's words are translated into (the lexicon's other side).
 _OTHER_LANGUAGE = {"fr": "en", "en": "fr"}
+
+# The words asking for a kind of fact ("fast", « délai »): no topic of their own.
+_ASKING_WORDS = frozenset().union(*ASKING_TERMS.values())
+# What a statement's circumstances are: its reason, its time, how long and how often.
+_CIRCUMSTANCES = frozenset({"reason", "date", "duration", "frequency"})
 
 
 @dataclass(frozen=True)
@@ -441,11 +447,33 @@ def query_variants(
     return _distinct_variants(candidates, translation)
 
 
-def prior_weight(previous: PreviousTurn | None, *, followup: bool, config: FusionConfig) -> float:
-    """Return the fusion weight of the previous turn's sources (0 on a first turn)."""
+def asks_a_circumstance_of_what_was_said(question: str) -> bool:
+    """Whether a message asks only why, when, how long or how often ("why?", "how fast?").
+
+    It names nothing of its own (its words are question words and the words asking for
+    that kind of fact: a duration's "fast", « délai »): it asks a circumstance of what
+    the previous answer stated, not for new things ("which is the most popular?",
+    "how do I use them?" ask of others, which new passages state).
+    """
+    return asked_type(question) in _CIRCUMSTANCES and not set(asked_terms(question)) - _ASKING_WORDS
+
+
+def prior_weight(
+    previous: PreviousTurn | None, *, followup: bool, config: FusionConfig, question: str = ""
+) -> float:
+    """Return the fusion weight of the previous turn's sources (0 on a first turn).
+
+    A follow-up asking only a circumstance of what was said weighs them
+    `config.prior_circumstance`: "how fast?" after the lost-laptop rule asks of that
+    rule's passage, which the carried words ("lose laptop") alone rank below the
+    catalog's laptops.
+    """
     if previous is None or not previous.doc_ids:
         return 0.0
-    return config.prior * (1.0 if followup else config.standalone)
+    weight = config.prior
+    if followup and question and asks_a_circumstance_of_what_was_said(question):
+        weight = max(weight, config.prior_circumstance)
+    return weight * (1.0 if followup else config.standalone)
 
 
 def trail_turns(history: Sequence[Mapping[str, Any]]) -> list[TrailTurn]:

@@ -385,7 +385,7 @@ def _fused_search(
             }
         )
     prior = previous.doc_ids if previous is not None else ()
-    weight = prior_weight(previous, followup=followup, config=fusion)
+    weight = prior_weight(previous, followup=followup, config=fusion, question=question)
     if weight and len(rankings) > 1:
         attempts.append({"variant": "prior", "doc_ids": list(prior), "weight": weight})
     else:

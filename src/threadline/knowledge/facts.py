@@ -115,6 +115,7 @@ AnswerType = Literal[
     "email",
     "rank",
     "share",
+    "reason",
 ]
 
 KINDS = frozenset(get_args(AnswerType))
@@ -240,6 +241,17 @@ _ASKS_FOR: list[tuple[AnswerType, re.Pattern[str]]] = [
         ),
     ),
     ("person", re.compile(r"^\s*(who|qui)\b|\bwho (is|was|are|were)\b")),
+    # A bare "why?" (« pourquoi ? ») asks the reason for what was just said, which a
+    # sentence states by a connective of cause or purpose: with none, there is no reason
+    # to quote, whatever the passage says of the topic. A "why" naming its own subject
+    # ("why is MFA required?") is read as any question is.
+    (
+        "reason",
+        re.compile(
+            r"^\W*(?:(?:and|so|but|ok|et|mais)\W+)?(?:why|pourquoi)"
+            r"(?:\W+(?:is that|is it|so|not|that|ca|cela|donc|ce|c'est))?\W*$"
+        ),
+    ),
     # A share of a whole is stated as a percentage: "la part des ventes en ligne" is
     # "41 % du chiffre d'affaires", not a sentence that names online sales.
     (
@@ -267,6 +279,13 @@ _TYPE_PATTERN: dict[AnswerType, re.Pattern[str]] = {
     "email": _EMAIL,
     "rank": re.compile(rf"\b(?:{_RANKED}|number one|numero un|n° ?1)\b", re.I),
     "share": re.compile(r"\d+(?:[.,]\d+)?\s*(?:%|percent\b|per cent\b|pour cent\b)", re.I),
+    "reason": re.compile(
+        r"\b(?:because|so that|in order to|due to|owing to|thanks to|as a result|"
+        r"the reason|which is why|that is why|so as to|to (?:prevent|protect|avoid|ensure|"
+        r"limit|reduce)|car|parce que?|puisque|afin (?:de|d'|que|qu')|pour que|pour qu'|"
+        r"gr[aâ]ce [aà]|en raison d|s'explique|du fait d|la raison)\b",
+        re.I,
+    ),
 }
 
 
