@@ -2816,3 +2816,27 @@ def test_the_outlook_without_a_year_is_the_reports_perspectives(hybrid_chat, mes
     result = converse(hybrid_chat, *messages)[-1]
     assert result.outcome == "grounded_answer", result.answer
     assert result.citations[0]["section"] == "Perspectives 2025"
+
+
+def test_the_same_question_in_another_place_is_declined_when_no_passage_asks_it(hybrid_chat):
+    # "and in the office?" asks printing confidential documents in the office, which the
+    # handbook does not speak of: the incident section's data protection "officer" (and
+    # its "confidentiality") was quoted for it, 48 hours to notify regulators.
+    result = converse(
+        hybrid_chat,
+        "Can I print confidential documents at home?",
+        "who approves it?",
+        "and in the office?",
+    )[-1]
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert "48 hours" not in result.answer and result.citations == []
+
+
+def test_what_is_included_after_a_plans_price_is_not_the_data_classification(hybrid_chat):
+    # "what's included?" asks what the Business plan includes: the data classification's
+    # "Public information at Brightwell includes published prices" was quoted for it.
+    result = converse(
+        hybrid_chat, "How much does the Business plan cost?", "and per year?", "what's included?"
+    )[-1]
+    assert "Public information" not in result.answer
+    assert all(c["section"] != "Data classification" for c in result.citations)
