@@ -2840,3 +2840,16 @@ def test_what_is_included_after_a_plans_price_is_not_the_data_classification(hyb
     )[-1]
     assert "Public information" not in result.answer
     assert all(c["section"] != "Data classification" for c in result.citations)
+
+
+def test_a_correction_of_the_cheapest_one_points_at_one_product(hybrid_chat):
+    # "no, I meant the most expensive" stands in for "the cheapest one" it corrects: the
+    # most expensive one, not the nine phones ranked by price.
+    result = converse(
+        hybrid_chat,
+        "What phones do you sell?",
+        "the cheapest one",
+        "no, I meant the most expensive",
+    )[-1]
+    assert result.outcome == "tool_answer", result.answer
+    assert [c["title"] for c in result.citations] == ["Google Pixel 8 Pro"]
