@@ -2853,3 +2853,14 @@ def test_a_correction_of_the_cheapest_one_points_at_one_product(hybrid_chat):
     )[-1]
     assert result.outcome == "tool_answer", result.answer
     assert [c["title"] for c in result.citations] == ["Google Pixel 8 Pro"]
+
+
+@pytest.mark.parametrize("comparison", ["compare them", "compare-les"])
+def test_compare_them_after_a_summary_asks_which_parts(hybrid_chat, comparison):
+    # The summary has six sections: which to compare is the user's to say. "compare
+    # them" was searched for "compare" and declined.
+    summary, result = converse(hybrid_chat, "Summarise the security handbook", comparison)
+    assert len(summary.outline) > 2
+    assert result.outcome == "clarify" and result.stop_reason == "ambiguous_reference"
+    assert "S1: Passwords and multi-factor authentication" in result.answer
+    assert result.clarify and len(result.clarify["options"]) == len(summary.outline)
