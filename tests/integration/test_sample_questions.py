@@ -2832,14 +2832,29 @@ def test_the_same_question_in_another_place_is_declined_when_no_passage_asks_it(
     assert "48 hours" not in result.answer and result.citations == []
 
 
-def test_what_is_included_after_a_plans_price_is_not_the_data_classification(hybrid_chat):
-    # "what's included?" asks what the Business plan includes: the data classification's
-    # "Public information at Brightwell includes published prices" was quoted for it.
-    result = converse(
-        hybrid_chat, "How much does the Business plan cost?", "and per year?", "what's included?"
-    )[-1]
-    assert "Public information" not in result.answer
-    assert all(c["section"] != "Data classification" for c in result.citations)
+def test_what_is_included_after_a_plans_price_is_what_the_plan_covers(hybrid_chat):
+    # "what's included?" asks what the Business plan includes, which its sentence says it
+    # "covers": the data classification's "Public information at Brightwell includes
+    # published prices" was quoted for it, and "and Enterprise?" was declined.
+    included, enterprise = converse(
+        hybrid_chat,
+        "How much does the Business plan cost?",
+        "and per year?",
+        "what's included?",
+        "and Enterprise?",
+    )[-2:]
+    assert "Public information" not in included.answer
+    assert "covers up to 100 devices with email, web, chat and phone support" in included.answer
+    assert enterprise.outcome == "grounded_answer", enterprise.answer
+    assert "named technical account manager" in enterprise.answer
+
+
+def test_a_passive_naming_nothing_is_asked_of_the_subject_discussed(hybrid_chat):
+    # "what's excluded?" asks what the refund policy excludes, which it does not say: the
+    # support hours' "excluding US public holidays" was quoted for it.
+    result = converse(hybrid_chat, "What's the refund policy?", "what's excluded?")[-1]
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert "public holidays" not in result.answer and result.citations == []
 
 
 def test_a_correction_of_the_cheapest_one_points_at_one_product(hybrid_chat):
