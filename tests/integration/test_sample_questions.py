@@ -3104,3 +3104,66 @@ def test_a_count_asked_is_measured_against_the_limit_stated(hybrid_chat, message
     assert result.outcome == "grounded_answer", result.answer
     assert result.answer.startswith(quoted) or quoted in result.answer.split(". ")[0]
     assert "service credit" not in result.answer
+
+
+def test_the_same_question_in_another_place_is_declined_when_no_passage_asks_it(hybrid_chat):
+    # "and in the office?" asks printing confidential documents in the office, which the
+    # handbook does not speak of: the incident section's data protection "officer" (and
+    # its "confidentiality") was quoted for it, 48 hours to notify regulators.
+    result = converse(
+        hybrid_chat,
+        "Can I print confidential documents at home?",
+        "who approves it?",
+        "and in the office?",
+    )[-1]
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert "48 hours" not in result.answer and result.citations == []
+
+
+def test_what_is_included_after_a_plans_price_is_what_the_plan_covers(hybrid_chat):
+    # "what's included?" asks what the Business plan includes, which its sentence says it
+    # "covers": the data classification's "Public information at Brightwell includes
+    # published prices" was quoted for it, and "and Enterprise?" was declined.
+    included, enterprise = converse(
+        hybrid_chat,
+        "How much does the Business plan cost?",
+        "and per year?",
+        "what's included?",
+        "and Enterprise?",
+    )[-2:]
+    assert "Public information" not in included.answer
+    assert "covers up to 100 devices with email, web, chat and phone support" in included.answer
+    assert enterprise.outcome == "grounded_answer", enterprise.answer
+    assert "named technical account manager" in enterprise.answer
+
+
+def test_a_passive_naming_nothing_is_asked_of_the_subject_discussed(hybrid_chat):
+    # "what's excluded?" asks what the refund policy excludes, which it does not say: the
+    # support hours' "excluding US public holidays" was quoted for it.
+    result = converse(hybrid_chat, "What's the refund policy?", "what's excluded?")[-1]
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents"
+    assert "public holidays" not in result.answer and result.citations == []
+
+
+def test_a_correction_of_the_cheapest_one_points_at_one_product(hybrid_chat):
+    # "no, I meant the most expensive" stands in for "the cheapest one" it corrects: the
+    # most expensive one, not the nine phones ranked by price.
+    result = converse(
+        hybrid_chat,
+        "What phones do you sell?",
+        "the cheapest one",
+        "no, I meant the most expensive",
+    )[-1]
+    assert result.outcome == "tool_answer", result.answer
+    assert [c["title"] for c in result.citations] == ["Google Pixel 8 Pro"]
+
+
+@pytest.mark.parametrize("comparison", ["compare them", "compare-les"])
+def test_compare_them_after_a_summary_asks_which_parts(hybrid_chat, comparison):
+    # The summary has six sections: which to compare is the user's to say. "compare
+    # them" was searched for "compare" and declined.
+    summary, result = converse(hybrid_chat, "Summarise the security handbook", comparison)
+    assert len(summary.outline) > 2
+    assert result.outcome == "clarify" and result.stop_reason == "ambiguous_reference"
+    assert "S1: Passwords and multi-factor authentication" in result.answer
+    assert result.clarify and len(result.clarify["options"]) == len(summary.outline)

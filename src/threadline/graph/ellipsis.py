@@ -92,6 +92,31 @@ def read_ellipsis(question: str) -> EllipticalMessage | None:
     return EllipticalMessage(phrase)
 
 
+# A preposition of place or time opening an ellipsis: "and in the office?", "and at
+# weekends?", « et au bureau ? ». What follows is where or when, not a thing asked of.
+_CIRCUMSTANCE_PREPOSITION = re.compile(
+    r"^(?:in|at|on|during|inside|outside|en|dans|au|aux|à|sur|pendant|hors)\s", re.I
+)
+
+
+def asks_under_another_circumstance(question: str) -> bool:
+    """Tell whether an elliptical message asks the previous question in another place or time.
+
+    "Can I print confidential documents at home?" then "and in the office?" asks the
+    same thing (printing them) in the office: a passage saying something of an office
+    but nothing of what was asked answers another question.
+
+    Args:
+        question: The user's message.
+
+    Returns:
+        True when the message is "and X?" whose phrase opens with a preposition of place
+        or time ("in the office", « au bureau »).
+    """
+    ellipsis = read_ellipsis(question)
+    return ellipsis is not None and bool(_CIRCUMSTANCE_PREPOSITION.match(ellipsis.phrase))
+
+
 def corrected_name(question: str) -> str | None:
     """Return the one name a correcting message says it meant, or None.
 

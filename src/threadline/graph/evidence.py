@@ -62,6 +62,7 @@ from threadline.graph.catalog_requests import (
     without_kind_words,
     without_product_reference,
 )
+from threadline.graph.ellipsis import asks_under_another_circumstance
 from threadline.graph.names import passage_terms
 from threadline.graph.noun_compounds import compound_head, noun_compound_after
 from threadline.graph.polar import (
@@ -79,6 +80,7 @@ from threadline.graph.question_terms import (
     asked_phrase_terms,
     asked_situation,
     asks_for_a_feature,
+    asks_what_is_done_to_the_subject,
     chunk_vocabulary,
     content_terms,
     happens_to_terms,
@@ -1028,17 +1030,32 @@ def _from_the_section_discussed(turn: Turn, found: _Findings) -> Evidence | None
 
 
 def _pronoun_of_the_subject(turn: Turn, found: _Findings) -> Evidence | None:
-    if (
-        turn.earlier
-        and not (turn.anchor or turn.names)
-        and PRONOUN.search(turn.question)
+    leans_on_the_subject = (
+        not (turn.anchor or turn.names)
+        and bool(PRONOUN.search(turn.question))
         # A message naming a thing of its own ("I tried to update my credit card, but it
         # keeps showing errors") says what its pronoun stands for; one content word at
         # most beside it ("can I write it down?") leaves the subject to the conversation.
         and len(turn.own) <= 1
+    )
+    # "and in the office?" after printing at home asks the same thing elsewhere, and
+    # "what's included?" after the Business plan's price what the plan includes: the
+    # message's own words are a place or a passive verb, not what a passage must speak
+    # of, which is most of what was asked (the "confidentiality" beside a data
+    # protection "officer", the "includes" of the data classification are not).
+    whole_subject = not turn.names and (
+        asks_under_another_circumstance(turn.question)
+        or (not turn.anchor and asks_what_is_done_to_the_subject(turn.question))
+    )
+    if (
+        turn.earlier
+        and (leans_on_the_subject or whole_subject)
         and looks_like_followup(turn.whole or turn.question)
         and not speaks_of_the_subject(
-            turn.carried, turn.own, [turn.vocab[label] for label in found.supporting]
+            turn.carried,
+            turn.own,
+            [turn.vocab[label] for label in found.supporting],
+            most=whole_subject,
         )
     ):
         # "can I write it down?" after the password rules: "it" is the password, and a
@@ -1147,15 +1164,22 @@ __all__ = [
 
 
 def speaks_of_the_subject(
-    carried: str, own: Sequence[str], vocabularies: Sequence[set[str]]
+    carried: str, own: Sequence[str], vocabularies: Sequence[set[str]], *, most: bool = False
 ) -> bool:
     """Whether a passage holds a word the follow-up carried from the conversation.
 
     A pronoun stands for the subject the conversation was about; the reformulator
     carried its words into the standalone query. With none carried there is nothing to
     hold, and the passages are not judged by it. `own` are the message's own content terms.
+    With `most`, a passage must hold more than half of them: the same question asked in
+    another place or time.
     """
     subject = [t for t in content_terms(carried) if t not in own]
     if not subject:
         return True
+    if most:
+        return any(
+            sum(matches_term(t, vocabulary) for t in subject) * 2 > len(subject)
+            for vocabulary in vocabularies
+        )
     return any(matches_term(t, vocabulary) for vocabulary in vocabularies for t in subject)

@@ -53,6 +53,27 @@ PRONOUN = re.compile(
 )
 
 
+# "what's included?", "what is covered?", « qu'est-ce qui est inclus ? »: what is done to a
+# thing the message leaves unnamed, the thing under discussion (the plan just priced).
+_DONE_TO_THE_UNNAMED = re.compile(
+    r"^\s*(?:(?:and|so|et|alors)\s+)?"
+    r"(?:what(?:['’]s|\s+is|\s+are)|which\s+(?:ones?\s+)?(?:is|are)|qu['’]est-ce\s+qui\s+est)"
+    r"\s+(?:not\s+|pas\s+)?(?:\w+ed|\w+en|inclus|incluse?s?|compris|couverte?s?|exclue?s?)"
+    r"\s*[?!.]*\s*$",
+    re.I,
+)
+
+
+def asks_what_is_done_to_the_subject(question: str) -> bool:
+    """Tell whether a message asks what is done to a thing it does not name.
+
+    "what's included?" after the Business plan's price asks what the plan includes: a
+    passive with no agent, place or object of its own ("what's covered?", « qu'est-ce qui
+    est inclus ? ») leans on the conversation's subject as a pronoun does.
+    """
+    return bool(_DONE_TO_THE_UNNAMED.match(question))
+
+
 def asks_of_the_subject(question: str) -> bool:
     """Tell whether a question is asked of the thing under discussion, not on its own.
 

@@ -291,6 +291,19 @@ def which_section(outline: Sequence[OutlineItem], language: str) -> str:
     return f'Which part do you mean?\n{listing}\nFor example: "Expand S2".'
 
 
+def which_sections_to_compare(outline: Sequence[OutlineItem], language: str) -> str:
+    """Ask which parts to compare after a bare "compare them", listing the outline."""
+    listing = "\n".join(f"- {o.id}: {o.title}" for o in outline)
+    first, second = outline[0].id, outline[1].id
+    if language == "fr":
+        return (
+            f"Quelles parties voulez-vous comparer ?\n{listing}\n"
+            f"Par exemple : « Compare {first} et {second} »."
+        )
+    example = f'For example: "Compare {first} and {second}".'
+    return f"Which parts do you want to compare?\n{listing}\n{example}"
+
+
 def which_source(count: int, language: str) -> str:
     """Return a reference to a source number the previous answer does not have."""
     if count == 1:  # nothing to choose between: say so rather than ask "which one?"

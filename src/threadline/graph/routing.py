@@ -33,6 +33,19 @@ from threadline.knowledge.bilingual import word_in_both_languages
 from threadline.text import fold
 from threadline.text.lexicons import en, fr
 
+# "compare them", « compare-les »: a comparison of what the previous answer showed, naming
+# none of it.
+_COMPARE_THEM = re.compile(
+    r"^\s*(?:(?:can|could) you\s+|please\s+|peux-tu\s+|pouvez-vous\s+)?"
+    r"(?:compare|comparer|comparez|compare-les|comparez-les)"
+    r"(?:\s+(?:them|those|these|les|ces|ceux-ci|celles-ci|ceux-la|celles-la))?"
+    r"(?:\s+(?:all|tous|toutes))?(?:\s+please)?\s*[?.!]*\s*$",
+    re.I,
+)
+# A comparison of the parts of an outline with more of them than this asks which.
+_PARTS_COMPARED_WHOLE = 2
+
+
 # The words of each language live in threadline.text.lexicons; a language is added there.
 SMALL_TALK = {"en": list(en.SMALL_TALK), "fr": list(fr.SMALL_TALK)}
 # Which reply small talk gets: thanks and goodbyes are not greeted.
@@ -170,6 +183,11 @@ def plan_turn(
         )
         if reference.detected:
             return TurnPlan("followup_reference", reference=reference)
+        if len(outline) > _PARTS_COMPARED_WHOLE and _COMPARE_THEM.match(fold(question)):
+            # "compare them" after a summary of six sections: which two (or more) is
+            # the user's to say; no passage holds "compare" to decline it on.
+            anaphora = _deterministic_anaphora(False, "which_to_compare")
+            return TurnPlan("clarify", reference=anaphora)
         if is_pure_anaphora(question):
             if outline:
                 anaphora = _deterministic_anaphora(False, "pure_anaphora")

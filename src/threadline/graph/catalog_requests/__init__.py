@@ -29,6 +29,7 @@ from threadline.graph.catalog_requests.criteria import (
 from threadline.graph.catalog_requests.listed import (
     chooses_among_shown,
     compare_listed,
+    corrects_one_ranked,
     listed_product,
     points_at_one_ranked,
     rank_listed,
@@ -87,6 +88,7 @@ __all__ = [
     "listed_product",
     "named_product",
     "parse_catalog_request",
+    "corrects_one_ranked",
     "points_at_one_ranked",
     "product_line",
     "rank_listed",

@@ -9,6 +9,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from threadline.followups.anaphora import read_correction
 from threadline.graph.catalog_requests.parsing import asks_for_a_superlative
 from threadline.graph.catalog_requests.products import asked_specs
 from threadline.graph.catalog_requests.superlatives import asks_for_a_ranking
@@ -193,6 +194,20 @@ def points_at_one_ranked(question: str) -> bool:
         if any(re.search(p, span) for p, _, _ in [*SUPERLATIVES, *COMPARATIVES]):
             return True
     return False
+
+
+def corrects_one_ranked(question: str, previous_question: str) -> bool:
+    """Whether a correction puts another ranking in place of a previous "the ... one".
+
+    "no, I meant the most expensive" after "the cheapest one" says which one was meant:
+    it takes the place of the words it corrects, so it points at one product as "the
+    most expensive one" would, not at the ranking of every product shown.
+    """
+    correction = read_correction(question)
+    if correction is None or not points_at_one_ranked(previous_question):
+        return False
+    meant = folded_message(correction.meant)
+    return any(re.search(p, meant) for p, _, _ in [*SUPERLATIVES, *COMPARATIVES])
 
 
 def chooses_among_shown(question: str) -> bool:

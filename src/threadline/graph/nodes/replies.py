@@ -120,6 +120,9 @@ def clarify(state: State) -> dict[str, Any]:
     elif reason == "pure_anaphora":
         text = replies.which_section(outline, language)
         stop_reason = "ambiguous_reference"
+    elif reason == "which_to_compare":
+        text = replies.which_sections_to_compare(outline, language)
+        stop_reason = "ambiguous_reference"
     elif reason and fu.ref_type == "document":
         text = replies.which_source(len(state.thread_state.last_titles), language)
         stop_reason = f"unresolved_reference:{reason}"

@@ -21,6 +21,7 @@ from threadline.graph.catalog_requests import (
     chosen_criterion,
     compared_pair,
     compared_to_it,
+    corrects_one_ranked,
     is_comparison,
     kind_last_named,
     listed_product,
@@ -73,7 +74,12 @@ def with_subject(tool: ToolRequest, found: list[Product], subject: str | None) -
 
 
 def one_ranked(
-    plan: TurnPlan, question: str, products: list[Product], catalog: Catalog, tenant: str
+    plan: TurnPlan,
+    question: str,
+    products: list[Product],
+    catalog: Catalog,
+    tenant: str,
+    previous_question: str = "",
 ) -> TurnPlan:
     """Resolve "the cheaper one" to the one product the ranking of those shown puts first.
 
@@ -84,7 +90,7 @@ def one_ranked(
     tool = plan.tool
     if tool is None or tool.name != "rank_products" or not tool.args.get("names"):
         return plan
-    if not points_at_one_ranked(question):
+    if not (points_at_one_ranked(question) or corrects_one_ranked(question, previous_question)):
         return plan
     ranked = catalog.rank(tenant, **{**tool.args, "limit": 1})
     if not ranked:
@@ -687,7 +693,8 @@ def route_update(state: State, services: Services) -> dict[str, Any]:
     )
     if catalog:
         plan = _ranked_in_the_kind_stating_it(plan, question, products, brands)
-        plan = one_ranked(plan, question, products, services.kb.catalog, state.tenant)
+        previous = str(state.history[-1]["question"] or "") if state.history else ""
+        plan = one_ranked(plan, question, products, services.kb.catalog, state.tenant, previous)
         plan = several_specs_of_one(plan, question, products)
         plan = switched_product(plan, question, state.history, services.kb.catalog, state.tenant)
     if _points_at_nothing(question, state.history, plan):

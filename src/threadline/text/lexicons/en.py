@@ -298,6 +298,9 @@ SAME_SENSE: tuple[str, ...] = (
     # A problem fixed is a problem resolved: "If a P1 ... is not resolved within 4 hours"
     # answers "what if a P1 isn't fixed?".
     "fixed resolved",
+    # What a plan or a warranty includes is what it covers: "what's included?" of the
+    # Business plan is answered by "covers up to 100 devices with email, web, chat ...".
+    "include included includes cover covers covered",
 )
 """Words that name the same thing, one group a line: a passage writes one where a question
 writes another ("the screen size" of a phone whose page gives its "6.82-inch display";
