@@ -2218,6 +2218,16 @@ def test_is_that_up_or_down_asks_of_the_figure_just_quoted(hybrid_chat):
     assert "soit une baisse de 18 % par rapport à 2023" in turns[-1].answer
 
 
+def test_acknowledging_a_report_is_responding_to_it(hybrid_chat):
+    # "respond" is in no sentence of the incident section: declined, while the security
+    # team "acknowledges every security incident report within 30 minutes".
+    turns = converse(
+        hybrid_chat, "Who do I report a security incident to?", "how fast will they respond?"
+    )
+    assert turns[-1].outcome == "grounded_answer", turns[-1].answer
+    assert "acknowledges every security incident report within 30 minutes" in turns[-1].answer
+
+
 def test_a_difference_is_anchored_by_what_it_is_between(hybrid_chat):
     # "the difference" was asked back among the sections holding "internal" or "public"
     # ("internal systems", "public computers"): "between X and Y" says what of.

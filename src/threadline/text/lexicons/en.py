@@ -308,6 +308,9 @@ SAME_SENSE: tuple[str, ...] = (
     # What a plan or a warranty includes is what it covers: "what's included?" of the
     # Business plan is answered by "covers up to 100 devices with email, web, chat ...".
     "include included includes cover covers covered",
+    # Acknowledging a report is the first response to it: "acknowledges every security
+    # incident report within 30 minutes" answers "how fast will they respond?".
+    "respond responds response acknowledge acknowledges acknowledged",
 )
 """Words that name the same thing, one group a line: a passage writes one where a question
 writes another ("the screen size" of a phone whose page gives its "6.82-inch display";
