@@ -2210,6 +2210,24 @@ def test_a_verb_is_stated_by_its_latin_noun(hybrid_chat):
     assert "6 800 tonnes d'équivalent CO2 en 2024" in result.answer
 
 
+def test_is_that_up_or_down_asks_of_the_figure_just_quoted(hybrid_chat):
+    # "is that" was no pointer the router read: a new question, declined. « une baisse de
+    # 18 % » answers the choice between the two directions.
+    turns = converse(hybrid_chat, "How much CO2 did Brightwell emit?", "is that up or down?")
+    assert turns[-1].outcome == "grounded_answer", turns[-1].answer
+    assert "soit une baisse de 18 % par rapport à 2023" in turns[-1].answer
+
+
+def test_acknowledging_a_report_is_responding_to_it(hybrid_chat):
+    # "respond" is in no sentence of the incident section: declined, while the security
+    # team "acknowledges every security incident report within 30 minutes".
+    turns = converse(
+        hybrid_chat, "Who do I report a security incident to?", "how fast will they respond?"
+    )
+    assert turns[-1].outcome == "grounded_answer", turns[-1].answer
+    assert "acknowledges every security incident report within 30 minutes" in turns[-1].answer
+
+
 def test_a_difference_is_anchored_by_what_it_is_between(hybrid_chat):
     # "the difference" was asked back among the sections holding "internal" or "public"
     # ("internal systems", "public computers"): "between X and Y" says what of.

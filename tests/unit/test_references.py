@@ -472,6 +472,9 @@ def test_not_pure_anaphora(question):
         # something said before.
         "how fast will Business respond to that?",
         "how fast does Basic respond to one?",
+        # A demonstrative right after an auxiliary is its subject: what was said before.
+        "is that up or down?",
+        "was this more than the year before?",
     ],
 )
 def test_looks_like_followup(question):
@@ -486,6 +489,8 @@ def test_looks_like_followup(question):
         "How many households does the utility serve in the valley?",
         "How many vacation days do I have?",
         "How many years of updates does the Galaxy S24 get?",
+        # "that" after a noun is a conjunction or a relative, no pointer.
+        "Which laptops have a keyboard that is backlit?",
         "",
     ],
 )

@@ -128,6 +128,13 @@ FOLLOWUPS = Lexicon(
         "it", "its", "they", "them", "their", "theirs", "he", "she", "him", "her",
         "that one", "this one", "these ones", "those ones", "the latter", "the former",
         "the same", "the other", "the other one", "the others", "those", "these",
+        # A demonstrative right after an auxiliary is its subject ("is that up or down?",
+        # "does this apply to contractors?"): a conjunction or relative "that" never
+        # follows one, so it stands for what was said before.
+        "is that", "is this", "was that", "was this", "are those", "are these",
+        "were those", "were these", "does that", "does this", "did that", "did this",
+        "has that", "has this", "will that", "will this", "would that", "would this",
+        "can that", "can this",
     ),
     followup_cues=(
         "and for", "and what about", "what about", "how about", "and the", "and in",
@@ -301,6 +308,9 @@ SAME_SENSE: tuple[str, ...] = (
     # What a plan or a warranty includes is what it covers: "what's included?" of the
     # Business plan is answered by "covers up to 100 devices with email, web, chat ...".
     "include included includes cover covers covered",
+    # Acknowledging a report is the first response to it: "acknowledges every security
+    # incident report within 30 minutes" answers "how fast will they respond?".
+    "respond responds response acknowledge acknowledges acknowledged",
 )
 """Words that name the same thing, one group a line: a passage writes one where a question
 writes another ("the screen size" of a phone whose page gives its "6.82-inch display";
