@@ -512,6 +512,16 @@ def test_the_outlook_in_english_is_the_french_reports_perspectives(hybrid_chat):
     assert result.citations[0]["section"] == "Perspectives 2025"
 
 
+def test_a_section_is_about_what_its_heading_names(hybrid_chat):
+    # The « Responsabilité environnementale » section's sentences write no word of
+    # "environment", only its heading does (a derivation, « environnementale »): the
+    # evidence check read the heading so and passed, the offline answer chose no sentence.
+    result = ask(hybrid_chat, "What does the annual report say about the environment?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "6 800 tonnes d'équivalent CO2" in result.answer
+    assert result.citations[0]["section"] == "Responsabilité environnementale"
+
+
 @pytest.mark.parametrize(
     ("question", "missing"),
     [

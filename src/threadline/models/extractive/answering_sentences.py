@@ -360,7 +360,8 @@ def _holding_what_is_asked(
     # multi-factor authentication", the sentence naming the thing asked of ("Is SMS OK
     # for two-factor?": "SMS codes are allowed only as a temporary fallback") speaks of
     # it and of two-factor authentication, though only the heading writes "factor".
-    headed = {si: asked & sentence_terms(section) for si, section in enumerate(sections) if section}
+    heads = {si: sentence_terms(section) for si, section in enumerate(sections) if section}
+    headed = {si: asked & head for si, head in heads.items()}
     written = asked & own_terms(question, answer_type)
     # The question's words joined ("macbookair") are no translation: read by a shared
     # start in a French sentence they would hold "MacBook" and leave the English ones out.
@@ -382,6 +383,13 @@ def _holding_what_is_asked(
             or (r[1] not in native and any(matches_term(t, read[r[3]]) for t in carried))
             or (members and enumerates(r[3]) and own & read[r[3]])
             or (headed.get(r[1]) and names & read[r[3]])
+            # A heading names what all its sentences are about: under « Responsabilité
+            # environnementale », each sentence holds the environment asked of the report.
+            or (
+                r[1] in heads
+                and r[1] not in native
+                and any(matches_term(t, heads[r[1]]) for t in carried)
+            )
         ]
     ):
         # A sentence saying what the whole of X is answers "what is X?" too, whatever

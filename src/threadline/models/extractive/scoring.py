@@ -15,7 +15,7 @@ from threadline.models.extractive.question import (
 )
 from threadline.models.extractive.sentences import Row, clauses, is_heading, split_sentences
 from threadline.text import terms
-from threadline.text.matching import terms_in_a_row
+from threadline.text.matching import matches_term, terms_in_a_row
 
 
 def question_weights(
@@ -65,6 +65,10 @@ def scored_sentences(
             if is_heading(sentence, source):
                 continue
             section = sentence_terms(source.section)
+            # A heading names what each of its sentences is about, read as the evidence
+            # check reads it, derivations included: under « Responsabilité
+            # environnementale », every sentence speaks of the environment asked.
+            section |= {t for t in weights if t not in section and matches_term(t, section)}
             parts = [sentence_terms(clause) | section for clause in clauses(sentence)]
             written = terms(sentence)
             apart = {t for phrase in phrases if not terms_in_a_row(phrase, written) for t in phrase}
