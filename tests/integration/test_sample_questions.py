@@ -3195,3 +3195,34 @@ def test_compare_them_after_a_summary_asks_which_parts(hybrid_chat, comparison):
     assert result.outcome == "clarify" and result.stop_reason == "ambiguous_reference"
     assert "S1: Passwords and multi-factor authentication" in result.answer
     assert result.clarify and len(result.clarify["options"]) == len(summary.outline)
+
+
+# Round 22: the company. Every passage names Brightwell: the name chooses none of them.
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # Quoted a security incident's definition and the 2025 outlook.
+        "What is Brightwell?",
+        # Quoted the staff's training hours, a warranty sentence and the Pixel 8a's specs.
+        "What kind of products does Brightwell offer?",
+        # Quoted the security incident rules and the phishing button.
+        "What does Brightwell do?",
+    ],
+)
+def test_what_a_name_every_passage_holds_is_said_with_it_as_subject_or_declined(
+    hybrid_chat, question
+):
+    # No packed sentence has Brightwell as the subject of "is", "offers", "sells"...:
+    # declined, not the sentences that merely hold the name.
+    result = ask(hybrid_chat, question)
+    assert result.outcome == "clarify" and result.stop_reason == "not_in_documents", result.answer
+    assert result.citations == []
+
+
+def test_what_a_name_sells_is_what_is_sold_by_it(hybrid_chat):
+    # "sold by Brightwell": the name as the agent of the passive is what it sells.
+    result = ask(hybrid_chat, "What does Brightwell sell?")
+    assert result.outcome == "grounded_answer", result.answer
+    assert "sold by Brightwell for $799" in result.answer

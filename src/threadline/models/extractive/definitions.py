@@ -196,3 +196,62 @@ def leads_with_asked(asked: set[str]) -> Callable[[str], int]:
         return sum(1 for t in asked if t in found)
 
     return held
+
+
+# "What does Brightwell sell?", "What kind of products does Brightwell offer?": what a
+# named thing does, asked of it as the subject of the verb, the verb ending the question
+# ("What does Brightwell do for the environment?" asks about the environment).
+_WHAT_X_DOES = re.compile(
+    r"^\W*(?:(?:so|and|but|ok|then)\W+)?what(?:\s+(?:kind|kinds|sort|type|types)\s+of)?"
+    r"(?:\s+\w+)?\s+(?:does|do)\s+(?P<x>[^?]+?)\s+(?:do|sell|offer|provide|make)\W*$",
+    re.I,
+)
+
+# "What is Brightwell?": one thing asked ("is"), where "What are ETFs?" asks for a kind.
+_WHAT_ONE_IS = re.compile(
+    r"^\W*(?:(?:so|and|but|ok|then)\W+)?what(?:'s|\s+is)\s+(?P<x>[^?]+)", re.I
+)
+
+# The verbs by which a sentence says what its subject is or does for whom it serves.
+_STATING_VERB = re.compile(
+    r"^(?P<subject>(?:(?:The|A|An)\s)?(?:[A-Z][\w'’&.-]*\s){1,4}?)"
+    r"(?:is|are|offers|sells|provides|makes|operates|designs|manufactures|supplies)\b"
+)
+
+
+def name_asked_about(question: str) -> set[str]:
+    """Return the terms of the name X in "what is X?" / "what does X do, sell, offer?", else none.
+
+    Only a name (one thing, every word capitalised: "Brightwell", "Fleet Portal") is
+    asked of as a company or a product is; "what is a security incident?" and "What are
+    ETFs?" ask what a kind of thing is.
+    """
+    match = _WHAT_X_DOES.search(question.strip()) or _WHAT_ONE_IS.search(question.strip())
+    if not match:
+        return set()
+    phrase = next(g for g in match.groups() if g).strip()
+    phrase = re.sub(r"(?:['’]s)$", "", phrase)
+    words = re.findall(r"[\w'’-]+", phrase)
+    if not words or not all(w[0].isupper() for w in words):
+        return set()
+    return set(terms(phrase)) - KIND_WORDS - REQUEST_TERMS
+
+
+# "..., sold by Brightwell for $799": the name as the agent of a passive verb.
+_BY_AGENT = re.compile(
+    r"\b(?:sold|offered|provided|made|supplied|operated)\s+by\s+(?P<agent>(?:[A-Z][\w'’&.-]*\s?){1,4})"
+)
+
+
+def states_what_it_is_or_does(sentence: str, named: set[str]) -> bool:
+    """Whether a sentence has the name X as the subject of "is", "offers"... or "sold by" X.
+
+    "Brightwell Devices offers three support plans" and "The iPhone 15 is ..., sold by
+    Brightwell" say what Brightwell offers and sells; "Brightwell employees must
+    report..." and "Brightwell business hours are..." say what the company's employees
+    or hours do or are, not the company.
+    """
+    match = _STATING_VERB.match(sentence)
+    if match and named <= sentence_terms(match.group("subject")):
+        return True
+    return any(named <= sentence_terms(m.group("agent")) for m in _BY_AGENT.finditer(sentence))

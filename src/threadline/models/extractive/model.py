@@ -26,8 +26,10 @@ from threadline.models.extractive.definitions import (
     asks_to_compare,
     contrasted_terms,
     defined_terms,
+    name_asked_about,
+    states_what_it_is_or_does,
 )
-from threadline.models.extractive.question import closed_compounds, translated_terms
+from threadline.models.extractive.question import closed_compounds, sentence_terms, translated_terms
 from threadline.models.extractive.quoted_passages import gathered
 from threadline.models.extractive.scoring import question_weights, scored_sentences
 from threadline.models.extractive.sentences import Row
@@ -236,6 +238,12 @@ class ExtractiveChatModel(BaseChatModel):
                     # What a follow-up's search carried is what its pronoun stands for.
                     referred=search_query if search_query != question else "",
                 )
+            named = name_asked_about(question)
+            if named and all(named <= sentence_terms(f"{s.title} {s.text}") for s in sources):
+                # A name every source holds chooses no passage ("What is Brightwell?" on
+                # Brightwell's documents): what X is or does is said by the sentences
+                # with X as the subject of "is", "offers", "sells"..., or by none.
+                rows = [r for r in rows if states_what_it_is_or_does(r[3], named)]
             chosen = gathered(
                 rows,
                 question_coverage(question, sources, answer_type=answer_type, compared=compared),
